@@ -1,0 +1,1 @@
+//! pgnkit: validate, convert and analyse chess game records (PGN).
