@@ -1,1 +1,8 @@
 //! pgnkit: validate, convert and analyse chess game records (PGN).
+//!
+//! The library is organised by how far data has been checked: raw bytes are split into games
+//! and tokens by [`pgn`], move tokens become patterns in [`notation`], patterns become legal
+//! moves and results by rule in [`rules`], and [`report`] turns problems into diagnostics.
+
+pub mod notation;
+pub mod pgn;

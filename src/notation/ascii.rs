@@ -1,0 +1,288 @@
+//! Reading ASCII move tokens: strict SAN and its lenient cousins (castling with zeros,
+//! lower-case pieces, missing `=`, long algebraic, UCI, null moves).
+
+use shakmaty::{CastlingSide, File, Rank, Role};
+
+use super::{CaptureClaim, CheckClaim, MovePattern, NormalPattern, Notes, ReadError, ReadMove};
+
+/// Reads one ASCII move token.
+///
+/// # Errors
+///
+/// [`ReadError::Unreadable`] when the token is not a move in SAN, long algebraic or UCI.
+pub fn read(token: &[u8]) -> Result<ReadMove, ReadError> {
+    let mut notes = Notes::default();
+    let mut s = token;
+    if s.is_empty() || !s.is_ascii() {
+        return Err(ReadError::Unreadable);
+    }
+    if s.contains(&b'~') {
+        return Err(ReadError::AnyMove);
+    }
+
+    // Check and mate signs.
+    let mut check = CheckClaim::None;
+    while let Some((&last, rest)) = s.split_last() {
+        match last {
+            b'#' => check = CheckClaim::Mate,
+            b'+' => {
+                if check == CheckClaim::Check {
+                    notes.set(Notes::DOUBLE_PLUS);
+                } else if check == CheckClaim::None {
+                    check = CheckClaim::Check;
+                }
+            }
+            _ => break,
+        }
+        s = rest;
+    }
+
+    // An en passant mark glued to the move.
+    for mark in [&b"e.p."[..], b"ep", b"e.p"] {
+        if s.len() > mark.len() + 2 && s.ends_with(mark) {
+            s = &s[..s.len() - mark.len()];
+            notes.set(Notes::EN_PASSANT_MARK);
+            break;
+        }
+    }
+
+    let end = token.len().min(usize::from(u16::MAX)) as u16;
+    let pattern = |pattern, notes| ReadMove {
+        pattern,
+        capture: CaptureClaim::Unwritten,
+        check,
+        notes,
+        start: 0,
+        end,
+    };
+
+    // Null moves and castling.
+    match s {
+        b"--" | b"Z0" | b"0000" | b"@@@@" => {
+            notes.set(Notes::NULL_MOVE);
+            return Ok(pattern(MovePattern::Null, notes));
+        }
+        b"O-O" => return Ok(pattern(MovePattern::Castle(CastlingSide::KingSide), notes)),
+        b"O-O-O" => return Ok(pattern(MovePattern::Castle(CastlingSide::QueenSide), notes)),
+        b"0-0" | b"o-o" | b"OO" | b"00" => {
+            notes.set(Notes::CASTLING_SPELLING);
+            return Ok(pattern(MovePattern::Castle(CastlingSide::KingSide), notes));
+        }
+        b"0-0-0" | b"o-o-o" | b"OOO" | b"000" => {
+            notes.set(Notes::CASTLING_SPELLING);
+            return Ok(pattern(MovePattern::Castle(CastlingSide::QueenSide), notes));
+        }
+        _ => {}
+    }
+
+    // Promotion piece at the end: `=Q`, `Q` after a rank, `q` in UCI.
+    let mut promotion = None;
+    if let Some((&last, rest)) = s.split_last() {
+        if let Some(role) = promotion_role(last) {
+            if let Some((&before, rest2)) = rest.split_last() {
+                if before == b'=' {
+                    promotion = Some(role);
+                    s = rest2;
+                } else if before == b'1' || before == b'8' {
+                    promotion = Some(role);
+                    s = rest;
+                    if last.is_ascii_uppercase() {
+                        notes.set(Notes::PROMOTION_WITHOUT_EQUALS);
+                    }
+                }
+            }
+        }
+    }
+
+    // The destination square.
+    if s.len() < 2 {
+        return Err(ReadError::Unreadable);
+    }
+    let (to_file, to_rank) = match (file(s[s.len() - 2]), rank(s[s.len() - 1])) {
+        (Some(f), Some(r)) => (f, r),
+        _ => return Err(ReadError::Unreadable),
+    };
+    s = &s[..s.len() - 2];
+
+    // Separator or capture sign.
+    let mut capture = CaptureClaim::Unwritten;
+    let mut separator = false;
+    if let Some((&last, rest)) = s.split_last() {
+        match last {
+            b'x' | b'X' | b':' => {
+                capture = CaptureClaim::Capture;
+                s = rest;
+            }
+            b'-' => {
+                capture = CaptureClaim::Quiet;
+                separator = true;
+                s = rest;
+            }
+            _ => {}
+        }
+    }
+
+    // Piece letter.
+    let mut role = None;
+    if let Some((&first, rest)) = s.split_first() {
+        match first {
+            b'K' | b'Q' | b'R' | b'B' | b'N' | b'P' => {
+                role = Role::from_char(first as char);
+                s = rest;
+            }
+            b'k' | b'q' | b'r' | b'n' => {
+                role = Role::from_char(first as char);
+                notes.set(Notes::LOWERCASE_PIECE);
+                s = rest;
+            }
+            _ => {}
+        }
+    }
+
+    // Origin hints.
+    let (mut from_file, mut from_rank) = (None, None);
+    if let Some((&first, rest)) = s.split_first() {
+        if let Some(f) = file(first) {
+            from_file = Some(f);
+            s = rest;
+        }
+    }
+    if let Some((&first, rest)) = s.split_first() {
+        if let Some(r) = rank(first) {
+            from_rank = Some(r);
+            s = rest;
+        }
+    }
+    if !s.is_empty() {
+        return Err(ReadError::Unreadable);
+    }
+
+    let full_origin = from_file.is_some() && from_rank.is_some();
+    if separator && !full_origin {
+        return Err(ReadError::Malformed(
+            "a '-' between squares needs the full origin square (long algebraic: Ng1-f3)",
+        ));
+    }
+    if role.is_none() {
+        if full_origin && capture == CaptureClaim::Unwritten {
+            // `g1f3`, `e7e8q`: UCI names squares only.
+            notes.set(Notes::UCI);
+        } else if full_origin {
+            // `e2-e4`, `e4xd5`: long algebraic without a piece letter is a pawn in print, but
+            // accept whatever stands on the origin square.
+            notes.set(Notes::LONG_ALGEBRAIC);
+        } else {
+            role = Some(Role::Pawn);
+        }
+    } else if separator || (full_origin && role == Some(Role::Pawn)) {
+        notes.set(Notes::LONG_ALGEBRAIC);
+    }
+    if notes.has(Notes::UCI) {
+        // UCI promotion letters are lower case and never take `=`.
+        notes.0 &= !Notes::PROMOTION_WITHOUT_EQUALS;
+    }
+
+    let mut m = pattern(
+        MovePattern::Normal(NormalPattern {
+            role,
+            from_file,
+            from_rank,
+            to_file,
+            to_rank: Some(to_rank),
+            promotion,
+        }),
+        notes,
+    );
+    m.capture = capture;
+    Ok(m)
+}
+
+fn promotion_role(b: u8) -> Option<Role> {
+    match b {
+        b'Q' | b'q' => Some(Role::Queen),
+        b'R' | b'r' => Some(Role::Rook),
+        b'B' | b'b' => Some(Role::Bishop),
+        b'N' | b'n' => Some(Role::Knight),
+        b'K' | b'k' => Some(Role::King), // antichess only; the matcher will find no move
+        _ => None,
+    }
+}
+
+fn file(b: u8) -> Option<File> {
+    (b'a'..=b'h')
+        .contains(&b)
+        .then(|| File::new(u32::from(b - b'a')))
+}
+
+fn rank(b: u8) -> Option<Rank> {
+    (b'1'..=b'8')
+        .contains(&b)
+        .then(|| Rank::new(u32::from(b - b'1')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normal(token: &str) -> (NormalPattern, ReadMove) {
+        let m = read(token.as_bytes()).unwrap();
+        match m.pattern {
+            MovePattern::Normal(n) => (n, m),
+            other => panic!("{token}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn strict_san_has_no_notes() {
+        for t in [
+            "e4", "Nf3", "exd5", "Nbd2", "R1e1", "Qh4xe1", "e8=Q", "Bxf7+", "Qxf7#",
+        ] {
+            assert_eq!(read(t.as_bytes()).unwrap().notes, Notes::default(), "{t}");
+        }
+    }
+
+    #[test]
+    fn pawn_push_has_no_origin() {
+        let (n, m) = normal("c4");
+        assert_eq!(n.role, Some(Role::Pawn));
+        assert_eq!(n.from_file, None);
+        assert_eq!(m.capture, CaptureClaim::Unwritten);
+    }
+
+    #[test]
+    fn lenient_forms_are_noted() {
+        let cases: &[(&str, u32)] = &[
+            ("0-0", Notes::CASTLING_SPELLING),
+            ("o-o-o", Notes::CASTLING_SPELLING),
+            ("nf3", Notes::LOWERCASE_PIECE),
+            ("e8Q", Notes::PROMOTION_WITHOUT_EQUALS),
+            ("Ng1-f3", Notes::LONG_ALGEBRAIC),
+            ("e2-e4", Notes::LONG_ALGEBRAIC),
+            ("g1f3", Notes::UCI),
+            ("e7e8q", Notes::UCI),
+            ("--", Notes::NULL_MOVE),
+            ("Z0", Notes::NULL_MOVE),
+            ("exd6e.p.", Notes::EN_PASSANT_MARK),
+        ];
+        for &(t, flag) in cases {
+            assert!(read(t.as_bytes()).unwrap().notes.has(flag), "{t}");
+        }
+    }
+
+    #[test]
+    fn check_signs() {
+        assert_eq!(read(b"Qh5+").unwrap().check, CheckClaim::Check);
+        assert_eq!(read(b"Qh5#").unwrap().check, CheckClaim::Mate);
+        let m = read(b"Qh5++").unwrap();
+        assert_eq!(m.check, CheckClaim::Check);
+        assert!(m.notes.has(Notes::DOUBLE_PLUS));
+    }
+
+    #[test]
+    fn rejects_non_moves() {
+        for t in ["", "e9", "Nf", "hello", "Ng1-f", "1.", "Nxx3", "象c4"] {
+            assert!(read(t.as_bytes()).is_err(), "{t}");
+        }
+        assert_eq!(read(b"~"), Err(ReadError::AnyMove));
+    }
+}

@@ -1,0 +1,803 @@
+//! The PGN lexer: turns the bytes of one game into tokens with byte spans, lines and columns.
+//!
+//! The lexer works on a slice that starts at the beginning of a game and reports where the game
+//! ends. When the slice ends before the game does, it says so ([`LexEnd::NeedMore`]) and the
+//! [`reader`](super::reader) supplies more bytes and lexes again. It never recurses (variations
+//! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
+//! the notation layer's business, so nothing is dropped here.
+
+use memchr::{memchr, memchr_iter, memmem};
+
+/// Where a token stands: byte range within the game, 1-based line in the file and 1-based
+/// column in characters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A game result as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    /// `*`: unfinished or unknown.
+    Unknown,
+}
+
+impl GameResult {
+    /// The PGN spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    /// Reads a result token in any common spelling. The flag is true for the four standard
+    /// PGN spellings.
+    pub fn parse(token: &[u8]) -> Option<(GameResult, bool)> {
+        Some(match token {
+            b"1-0" => (GameResult::WhiteWins, true),
+            b"0-1" => (GameResult::BlackWins, true),
+            b"1/2-1/2" => (GameResult::Draw, true),
+            b"*" => (GameResult::Unknown, true),
+            _ => {
+                let s = std::str::from_utf8(token).ok()?;
+                match s {
+                    "1–0" | "1—0" | "1:0" | "白胜" | "白勝" => {
+                        (GameResult::WhiteWins, false)
+                    }
+                    "0–1" | "0—1" | "0:1" | "黑胜" | "黑勝" => {
+                        (GameResult::BlackWins, false)
+                    }
+                    "½-½" | "½–½" | "1/2–1/2" | "½:½" | "1/2" | "½" | "=" | "和棋" | "和局" => {
+                        (GameResult::Draw, false)
+                    }
+                    _ => return None,
+                }
+            }
+        })
+    }
+}
+
+/// The kinds of token. Text of comments, moves and escapes is `bytes[span.start..span.end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A tag pair; the number indexes [`Lexed::tags`].
+    Tag(u32),
+    /// `12.` (dots = 1), `12...` (dots = 3), `12` (dots = 0).
+    MoveNumber {
+        number: u32,
+        dots: u8,
+    },
+    /// Anything that may be a move, kept raw.
+    Move,
+    /// `$n` or a suffix glyph (`!`, `?!`, ...), as its NAG number.
+    Nag(u16),
+    /// `{...}`; the span includes the braces.
+    Comment,
+    /// `; ...` to the end of the line; the span includes the `;`.
+    LineComment,
+    /// A `%` escape line.
+    Escape,
+    VariationStart,
+    VariationEnd,
+    /// A result token; `standard` is false for spellings like `½-½` or `1–0`.
+    Result {
+        result: GameResult,
+        standard: bool,
+    },
+    /// Bytes that belong to no PGN token (`]` in movetext, stray `[`, control characters).
+    Unknown,
+}
+
+/// A token with its place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub span: Span,
+}
+
+/// A tag pair, unescaped. Values that are not valid UTF-8 are kept with the bad bytes shown as
+/// `\xNN` and [`Tag::invalid_utf8`] set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tag {
+    pub name: String,
+    pub value: String,
+    pub span: Span,
+    pub invalid_utf8: bool,
+}
+
+/// Problems the lexer finds; the caller turns them into diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LexProblemKind {
+    /// A tag pair without its closing quote or bracket on its line.
+    UnterminatedTag,
+    /// A tag that is not `[Name "value"]`.
+    MalformedTag,
+    /// A `"` inside a tag value that was not escaped as `\"`.
+    UnescapedQuote,
+    /// A tag value that is not valid UTF-8.
+    InvalidUtf8Tag,
+    /// `{` without `}`.
+    UnterminatedComment,
+    /// `(` without `)` by the end of the game.
+    UnterminatedVariation,
+    /// `)` without `(`.
+    UnmatchedVariationEnd,
+    /// A result token inside a variation.
+    ResultInVariation,
+    /// The game ended without a result token.
+    MissingResult,
+    /// A result written in a non-standard way (`½-½`, `1–0`).
+    NonStandardResult,
+    /// A NAG number above 255 or without digits.
+    BadNag,
+    /// A tag pair after the movetext began.
+    TagInMovetext,
+    /// The game is larger than the reader's limit and was skipped.
+    GameTooLarge,
+}
+
+/// One lexer problem with its place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LexProblem {
+    pub kind: LexProblemKind,
+    pub span: Span,
+}
+
+/// The tokens, tags and problems of one game. Reused between games to save allocations.
+#[derive(Clone, Debug, Default)]
+pub struct Lexed {
+    pub tokens: Vec<Token>,
+    pub tags: Vec<Tag>,
+    pub problems: Vec<LexProblem>,
+    /// Line number (1-based) just after the game's last byte.
+    pub end_line: u32,
+}
+
+impl Lexed {
+    pub fn clear(&mut self) {
+        self.tokens.clear();
+        self.tags.clear();
+        self.problems.clear();
+        self.end_line = 0;
+    }
+
+    /// The value of the first tag with this name.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.value.as_str())
+    }
+}
+
+/// How lexing one game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LexEnd {
+    /// The game is complete and takes this many bytes of the slice.
+    Complete(usize),
+    /// The slice ended before the game did; call again with more bytes.
+    NeedMore,
+}
+
+/// Longest token the lexer keeps as a move; longer runs are reported as unknown.
+pub const MAX_SYMBOL: usize = 255;
+
+struct Lexer<'a> {
+    data: &'a [u8],
+    eof: bool,
+    i: usize,
+    line: u32,
+    line_start: usize,
+    // Column cache: `col_at` is the column of byte `col_pos` on the current line.
+    col_pos: usize,
+    col_at: u32,
+    // Whether a token has started on the current line (a `[` or `%` only counts at line start).
+    token_on_line: bool,
+    out: &'a mut Lexed,
+}
+
+/// Lexes one game from the start of `data`. `first_line` is the file line of `data[0]`.
+/// With `eof` false, a game that runs to the end of `data` gives [`LexEnd::NeedMore`].
+pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> LexEnd {
+    out.clear();
+    let mut lx = Lexer {
+        data,
+        eof,
+        i: 0,
+        line: first_line,
+        line_start: 0,
+        col_pos: 0,
+        col_at: 1,
+        token_on_line: false,
+        out,
+    };
+    lx.run()
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+fn is_delimiter(b: u8) -> bool {
+    is_space(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"')
+}
+
+/// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`.
+fn wide_space(s: &[u8]) -> usize {
+    if s.starts_with(&[0xE3, 0x80, 0x80]) {
+        3
+    } else if s.starts_with(&[0xC2, 0xA0]) {
+        2
+    } else {
+        0
+    }
+}
+
+fn nag_glyph(s: &[u8]) -> Option<u16> {
+    Some(match s {
+        b"!" => 1,
+        b"?" => 2,
+        b"!!" => 3,
+        b"??" => 4,
+        b"!?" => 5,
+        b"?!" => 6,
+        _ => return None,
+    })
+}
+
+/// Evaluation symbols written as standalone tokens.
+fn evaluation_glyph(s: &[u8]) -> Option<u16> {
+    Some(match s {
+        b"=" => 10,
+        b"+=" | b"+/=" => 14,
+        b"=+" | b"=/+" => 15,
+        b"+/-" => 16,
+        b"-/+" => 17,
+        b"+-" | b"+--" => 18,
+        b"-+" | b"--+" => 19,
+        b"N" => 146,
+        _ => return None,
+    })
+}
+
+impl Lexer<'_> {
+    fn run(&mut self) -> LexEnd {
+        let mut depth: u32 = 0;
+        let mut movetext = false;
+        let mut newlines_since_tag: u32 = 0;
+        let mut last_end = 0usize;
+        loop {
+            // Whitespace.
+            while self.i < self.data.len() {
+                let b = self.data[self.i];
+                if b == b'\n' {
+                    self.newline(self.i);
+                    newlines_since_tag += 1;
+                    self.i += 1;
+                } else if is_space(b) {
+                    self.i += 1;
+                } else if b >= 0x80 {
+                    let n = wide_space(&self.data[self.i..]);
+                    if n == 0 {
+                        break;
+                    }
+                    self.i += n;
+                } else {
+                    break;
+                }
+            }
+            if self.i >= self.data.len() {
+                if !self.eof {
+                    return LexEnd::NeedMore;
+                }
+                return self.finish(last_end, depth, movetext);
+            }
+            let start = self.i;
+            let b = self.data[start];
+            let at_line_start = !self.token_on_line;
+            self.token_on_line = true;
+            match b {
+                b'[' if !movetext || at_line_start => {
+                    if movetext || (newlines_since_tag >= 2 && self.is_repeated_tag(start)) {
+                        // A new game begins on this line.
+                        if depth > 0 {
+                            self.problem_at(LexProblemKind::UnterminatedVariation, last_end);
+                        }
+                        self.missing_result(last_end);
+                        self.out.end_line = self.line_of(last_end);
+                        return LexEnd::Complete(last_end);
+                    }
+                    match self.tag() {
+                        Some(()) => {}
+                        None => return LexEnd::NeedMore,
+                    }
+                    newlines_since_tag = 0;
+                }
+                b'{' => match self.comment() {
+                    Some(()) => {}
+                    None => return LexEnd::NeedMore,
+                },
+                b';' => {
+                    let end = match memchr(b'\n', &self.data[start..]) {
+                        Some(n) => start + n,
+                        None if self.eof => self.data.len(),
+                        None => return LexEnd::NeedMore,
+                    };
+                    self.i = end;
+                    self.push(TokenKind::LineComment, start, end);
+                }
+                b'%' if at_line_start => {
+                    let end = match memchr(b'\n', &self.data[start..]) {
+                        Some(n) => start + n,
+                        None if self.eof => self.data.len(),
+                        None => return LexEnd::NeedMore,
+                    };
+                    self.i = end;
+                    self.push(TokenKind::Escape, start, end);
+                }
+                b'(' => {
+                    self.i += 1;
+                    depth += 1;
+                    self.push(TokenKind::VariationStart, start, start + 1);
+                    movetext = true;
+                }
+                b')' => {
+                    self.i += 1;
+                    if depth == 0 {
+                        self.push(TokenKind::Unknown, start, start + 1);
+                        self.problem(LexProblemKind::UnmatchedVariationEnd, start, start + 1);
+                    } else {
+                        depth -= 1;
+                        self.push(TokenKind::VariationEnd, start, start + 1);
+                    }
+                }
+                b'$' => {
+                    let mut j = start + 1;
+                    while j < self.data.len() && self.data[j].is_ascii_digit() && j - start < 8 {
+                        j += 1;
+                    }
+                    if j == self.data.len() && !self.eof {
+                        return LexEnd::NeedMore;
+                    }
+                    let digits = &self.data[start + 1..j];
+                    let value = digits
+                        .iter()
+                        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                    self.i = j;
+                    if digits.is_empty() || value > 255 {
+                        self.problem(LexProblemKind::BadNag, start, j);
+                        self.push(TokenKind::Unknown, start, j);
+                    } else {
+                        self.push(TokenKind::Nag(value as u16), start, j);
+                    }
+                    movetext = true;
+                }
+                b'[' | b']' | b'}' | b'"' => {
+                    self.i += 1;
+                    if b == b'[' {
+                        self.problem(LexProblemKind::TagInMovetext, start, start + 1);
+                    }
+                    self.push(TokenKind::Unknown, start, start + 1);
+                    movetext = true;
+                }
+                _ => {
+                    // A symbol: runs to the next delimiter.
+                    let mut j = start;
+                    while j < self.data.len() {
+                        let c = self.data[j];
+                        if c < 0x80 {
+                            if is_delimiter(c) {
+                                break;
+                            }
+                        } else if wide_space(&self.data[j..]) > 0 {
+                            break;
+                        }
+                        j += 1;
+                    }
+                    if j == self.data.len() && !self.eof {
+                        return LexEnd::NeedMore;
+                    }
+                    self.i = j;
+                    movetext = true;
+                    if self.symbol(start, j, depth) {
+                        self.out.end_line = self.line;
+                        return LexEnd::Complete(j);
+                    }
+                }
+            }
+            last_end = self.i;
+        }
+    }
+
+    fn finish(&mut self, last_end: usize, depth: u32, movetext: bool) -> LexEnd {
+        if depth > 0 {
+            self.problem_at(LexProblemKind::UnterminatedVariation, last_end);
+        }
+        if movetext || !self.out.tags.is_empty() {
+            self.missing_result(last_end);
+        }
+        self.out.end_line = self.line_of(last_end);
+        LexEnd::Complete(last_end)
+    }
+
+    fn missing_result(&mut self, at: usize) {
+        let has_result = self
+            .out
+            .tokens
+            .iter()
+            .any(|t| matches!(t.kind, TokenKind::Result { .. }));
+        if !has_result {
+            self.problem_at(LexProblemKind::MissingResult, at);
+        }
+    }
+
+    /// The line of a byte offset at or before the current position.
+    fn line_of(&self, at: usize) -> u32 {
+        if at >= self.line_start {
+            self.line
+        } else {
+            let newlines = memchr_iter(b'\n', &self.data[at..self.line_start]).count() as u32;
+            self.line - newlines
+        }
+    }
+
+    fn newline(&mut self, at: usize) {
+        self.line += 1;
+        self.line_start = at + 1;
+        self.col_pos = at + 1;
+        self.col_at = 1;
+        self.token_on_line = false;
+    }
+
+    fn column(&mut self, at: usize) -> u32 {
+        if at < self.col_pos {
+            // Only for spans behind the cache (rare): count from the line start.
+            let from = self.line_start.min(at);
+            return 1 + count_chars(&self.data[from..at]);
+        }
+        self.col_at += count_chars(&self.data[self.col_pos..at]);
+        self.col_pos = at;
+        self.col_at
+    }
+
+    fn span(&mut self, start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+            line: self.line,
+            col: self.column(start),
+        }
+    }
+
+    fn push(&mut self, kind: TokenKind, start: usize, end: usize) {
+        let span = self.span(start, end);
+        self.out.tokens.push(Token { kind, span });
+    }
+
+    fn problem(&mut self, kind: LexProblemKind, start: usize, end: usize) {
+        let span = self.span(start, end);
+        self.out.problems.push(LexProblem { kind, span });
+    }
+
+    /// A problem at a point that may lie on an earlier line than the current one.
+    fn problem_at(&mut self, kind: LexProblemKind, at: usize) {
+        let line = self.line_of(at);
+        let line_start = self.data[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let col = 1 + count_chars(&self.data[line_start..at]);
+        self.out.problems.push(LexProblem {
+            kind,
+            span: Span {
+                start: at as u32,
+                end: at as u32,
+                line,
+                col,
+            },
+        });
+    }
+
+    /// Whether the tag at `start` repeats a name already in this game's tags.
+    fn is_repeated_tag(&self, start: usize) -> bool {
+        let rest = &self.data[start + 1..];
+        let name_len = rest
+            .iter()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        let name = &rest[..name_len];
+        !name.is_empty() && self.out.tags.iter().any(|t| t.name.as_bytes() == name)
+    }
+
+    /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.
+    fn tag(&mut self) -> Option<()> {
+        let start = self.i;
+        let line_end = match memchr(b'\n', &self.data[start..]) {
+            Some(n) => start + n,
+            None if self.eof => self.data.len(),
+            None => return None,
+        };
+        let line = &self.data[start..line_end];
+        let mut j = 1;
+        while j < line.len() && is_space(line[j]) {
+            j += 1;
+        }
+        let name_start = j;
+        while j < line.len() && (line[j].is_ascii_alphanumeric() || line[j] == b'_') {
+            j += 1;
+        }
+        let name = String::from_utf8_lossy(&line[name_start..j]).into_owned();
+        while j < line.len() && is_space(line[j]) {
+            j += 1;
+        }
+        if name.is_empty() || j >= line.len() || line[j] != b'"' {
+            // Not a tag pair: skip to `]` or the end of the line.
+            let end = memchr(b']', line).map_or(line.len(), |p| p + 1);
+            self.problem(LexProblemKind::MalformedTag, start, start + end);
+            self.push(TokenKind::Unknown, start, start + end);
+            self.i = start + end;
+            return Some(());
+        }
+        j += 1;
+        let mut raw: Vec<u8> = Vec::new();
+        let mut closed = None;
+        while j < line.len() {
+            match line[j] {
+                b'\\' if j + 1 < line.len() && matches!(line[j + 1], b'"' | b'\\') => {
+                    raw.push(line[j + 1]);
+                    j += 2;
+                }
+                b'"' => {
+                    let mut k = j + 1;
+                    while k < line.len() && is_space(line[k]) {
+                        k += 1;
+                    }
+                    if k < line.len() && line[k] == b']' {
+                        closed = Some(k + 1);
+                        break;
+                    }
+                    // No `]` follows: an inner quote the writer forgot to escape, unless no
+                    // later quote on the line could close the value.
+                    if !line[j + 1..].contains(&b'"') {
+                        // A closing quote without its bracket.
+                        break;
+                    }
+                    let span_at = start + j;
+                    self.problem(LexProblemKind::UnescapedQuote, span_at, span_at + 1);
+                    raw.push(b'"');
+                    j += 1;
+                }
+                c => {
+                    raw.push(c);
+                    j += 1;
+                }
+            }
+        }
+        let end = match closed {
+            Some(end) => end,
+            None => {
+                // Unterminated: keep what there is, up to a final `"]` or `]` if any.
+                while raw
+                    .last()
+                    .is_some_and(|&c| c == b']' || c == b'"' || is_space(c))
+                {
+                    raw.pop();
+                }
+                self.problem(LexProblemKind::UnterminatedTag, start, line_end);
+                let mut e = line.len();
+                while e > 0 && (line[e - 1] == b'\r' || line[e - 1] == b' ') {
+                    e -= 1;
+                }
+                e
+            }
+        };
+        let (value, invalid_utf8) = match String::from_utf8(raw) {
+            Ok(s) => (s, false),
+            Err(e) => (escape_invalid(e.as_bytes()), true),
+        };
+        let span = self.span(start, start + end);
+        if invalid_utf8 {
+            self.out.problems.push(LexProblem {
+                kind: LexProblemKind::InvalidUtf8Tag,
+                span,
+            });
+        }
+        let index = self.out.tags.len() as u32;
+        self.out.tags.push(Tag {
+            name,
+            value,
+            span,
+            invalid_utf8,
+        });
+        self.out.tokens.push(Token {
+            kind: TokenKind::Tag(index),
+            span,
+        });
+        self.i = start + end;
+        Some(())
+    }
+
+    /// Lexes `{...}`. An unclosed comment ends where a line that looks like a tag pair begins,
+    /// so that one missing `}` costs one game, not the rest of the file.
+    fn comment(&mut self) -> Option<()> {
+        let start = self.i;
+        let body = &self.data[start + 1..];
+        let close = memchr(b'}', body);
+        let scan = &body[..close.unwrap_or(body.len())];
+        let mut tag_line = None;
+        for p in memmem::find_iter(scan, b"\n[") {
+            if looks_like_tag(&scan[p + 1..]) {
+                tag_line = Some(p);
+                break;
+            }
+        }
+        let (end, terminated) = match (tag_line, close) {
+            (Some(p), _) => (start + 1 + p, false),
+            (None, Some(c)) => (start + 1 + c + 1, true),
+            (None, None) if self.eof => (self.data.len(), false),
+            (None, None) => return None,
+        };
+        let span = self.span(start, end);
+        self.out.tokens.push(Token {
+            kind: TokenKind::Comment,
+            span,
+        });
+        if !terminated {
+            self.out.problems.push(LexProblem {
+                kind: LexProblemKind::UnterminatedComment,
+                span: Span {
+                    end: span.start + 1,
+                    ..span
+                },
+            });
+        }
+        let mut last_nl = None;
+        for p in memchr_iter(b'\n', &self.data[start..end]) {
+            self.line += 1;
+            last_nl = Some(start + p);
+        }
+        if let Some(p) = last_nl {
+            self.line_start = p + 1;
+            self.col_pos = p + 1;
+            self.col_at = 1;
+        }
+        self.i = end;
+        Some(())
+    }
+
+    /// Classifies the symbol `data[start..end]`, splitting move numbers and suffix glyphs off.
+    /// Returns true when it is a result that ends the game.
+    fn symbol(&mut self, mut start: usize, end: usize, depth: u32) -> bool {
+        loop {
+            let s = &self.data[start..end];
+            if s.is_empty() {
+                return false;
+            }
+            if s.len() > MAX_SYMBOL {
+                self.push(TokenKind::Unknown, start, end);
+                return false;
+            }
+            if let Some((result, standard)) = GameResult::parse(s) {
+                self.push(TokenKind::Result { result, standard }, start, end);
+                if !standard {
+                    self.problem(LexProblemKind::NonStandardResult, start, end);
+                }
+                if depth > 0 {
+                    self.problem(LexProblemKind::ResultInVariation, start, end);
+                    return false;
+                }
+                return true;
+            }
+            if s[0].is_ascii_digit() {
+                let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+                let rest = &s[digits..];
+                let dots = move_number_dots(rest);
+                if digits == s.len() || dots.1 > 0 {
+                    let number = s[..digits]
+                        .iter()
+                        .take(9)
+                        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                    let next = start + digits + dots.1;
+                    self.push(
+                        TokenKind::MoveNumber {
+                            number,
+                            dots: dots.0,
+                        },
+                        start,
+                        next,
+                    );
+                    start = next;
+                    continue;
+                }
+            }
+            if let Some(nag) = nag_glyph(s).or_else(|| evaluation_glyph(s)) {
+                self.push(TokenKind::Nag(nag), start, end);
+                return false;
+            }
+            // Suffix glyphs glued to a move: `e4!?`.
+            let glyphs = s
+                .iter()
+                .rev()
+                .take_while(|&&c| c == b'!' || c == b'?')
+                .count();
+            if glyphs > 0 && glyphs < s.len() {
+                let split = end - glyphs;
+                self.push(TokenKind::Move, start, split);
+                match nag_glyph(&self.data[split..end]) {
+                    Some(nag) => self.push(TokenKind::Nag(nag), split, end),
+                    None => {
+                        self.problem(LexProblemKind::BadNag, split, end);
+                        self.push(TokenKind::Unknown, split, end);
+                    }
+                }
+                return false;
+            }
+            if s[0] < 0x20 || s[0] == 0x7f {
+                self.push(TokenKind::Unknown, start, end);
+            } else {
+                self.push(TokenKind::Move, start, end);
+            }
+            return false;
+        }
+    }
+}
+
+/// Dots after a move number: `.` (1), `...` (3), `…` (3), `、` and full-width `．` (1).
+/// Returns (dots meaning, bytes used).
+fn move_number_dots(rest: &[u8]) -> (u8, usize) {
+    let dots = rest.iter().take_while(|&&c| c == b'.').count();
+    if dots > 0 {
+        return (if dots >= 2 { 3 } else { 1 }, dots);
+    }
+    for (pat, meaning) in [("…", 3u8), ("...", 3), ("、", 1), ("．", 1), ("。", 1)] {
+        if rest.starts_with(pat.as_bytes()) {
+            return (meaning, pat.len());
+        }
+    }
+    (0, 0)
+}
+
+fn count_chars(s: &[u8]) -> u32 {
+    s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
+}
+
+/// Whether `s` starts like a tag pair line: `[Name "`.
+pub fn looks_like_tag(s: &[u8]) -> bool {
+    if s.first() != Some(&b'[') {
+        return false;
+    }
+    let name = s[1..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    if name == 0 || !s[1].is_ascii_alphabetic() {
+        return false;
+    }
+    let rest = &s[1 + name..];
+    let spaces = rest
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    spaces > 0 && rest.get(spaces) == Some(&b'"')
+}
+
+/// Shows bytes that are not UTF-8 as `\xNN`.
+pub fn escape_invalid(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,7 @@
+//! PGN text: the streaming game reader, the lexer (tokens with byte spans), and tags.
+
+pub mod lexer;
+pub mod reader;
+
+pub use lexer::{lex_game, GameResult, LexEnd, LexProblem, Lexed, Span, Tag, Token, TokenKind};
+pub use reader::{GameReader, RawGame};

@@ -1,0 +1,313 @@
+//! The streaming game reader: splits any byte stream into games with a bounded buffer.
+//!
+//! The reader keeps one buffer. It lexes from the start of the next game; when the buffer ends
+//! before the game does, it reads more and lexes that game again. A game larger than the limit
+//! is reported ([`LexProblemKind::GameTooLarge`]) and skipped to the next tag line, so memory
+//! stays bounded whatever the input.
+
+use std::io::{self, Read};
+
+use memchr::memchr_iter;
+
+use super::lexer::{lex_game, looks_like_tag, LexEnd, LexProblem, LexProblemKind, Lexed, Span};
+
+/// Bytes read from the source at a time.
+const CHUNK: usize = 1 << 20;
+
+/// Default limit on the size of one game.
+pub const DEFAULT_MAX_GAME: usize = 32 << 20;
+
+/// One game's bytes, exactly as read, and where they were.
+#[derive(Debug)]
+pub struct RawGame<'a> {
+    /// The game's bytes, from its first token to its last. Empty for a skipped oversized game.
+    pub bytes: &'a [u8],
+    /// Byte offset of the game in the stream.
+    pub offset: u64,
+    /// Line (1-based) of the game's first byte.
+    pub line: u32,
+    /// Game number in the stream (1-based).
+    pub number: u64,
+}
+
+/// Splits a byte stream into games.
+pub struct GameReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    offset: u64,
+    line: u32,
+    games: u64,
+    max_game: usize,
+    at_stream_start: bool,
+}
+
+impl<R: Read> GameReader<R> {
+    pub fn new(inner: R) -> Self {
+        Self::with_limit(inner, DEFAULT_MAX_GAME)
+    }
+
+    /// A reader that skips (and reports) games larger than `max_game` bytes.
+    pub fn with_limit(inner: R, max_game: usize) -> Self {
+        GameReader {
+            inner,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            eof: false,
+            offset: 0,
+            line: 1,
+            games: 0,
+            max_game: max_game.max(1024),
+            at_stream_start: true,
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads more bytes into the buffer, compacting or growing it. Returns false at the end of
+    /// the stream.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() < self.end + CHUNK {
+            self.buf.resize(self.end + CHUNK, 0);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn consume(&mut self, n: usize, lines: u32) {
+        self.start += n;
+        self.offset += n as u64;
+        self.line = lines;
+    }
+
+    /// Skips whitespace (and a UTF-8 byte order mark at the start of the stream) before a game.
+    fn skip_space(&mut self) -> io::Result<()> {
+        loop {
+            if self.at_stream_start {
+                while self.end - self.start < 3 && self.fill()? {}
+                if self.buf[self.start..self.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
+                    let line = self.line;
+                    self.consume(3, line);
+                }
+                self.at_stream_start = false;
+            }
+            let data = &self.buf[self.start..self.end];
+            let mut n = 0;
+            let mut lines = self.line;
+            while n < data.len() && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
+                if data[n] == b'\n' {
+                    lines += 1;
+                }
+                n += 1;
+            }
+            let all = n == data.len();
+            self.consume(n, lines);
+            if !all || !self.fill()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads the next game into `lexed` and returns its bytes, or `None` at the end.
+    ///
+    /// # Errors
+    ///
+    /// Only errors of the underlying reader; any bytes at all make games (possibly with
+    /// problems in `lexed.problems`).
+    pub fn next_game(&mut self, lexed: &mut Lexed) -> io::Result<Option<RawGame<'_>>> {
+        self.skip_space()?;
+        if self.start == self.end && !self.fill()? {
+            lexed.clear();
+            return Ok(None);
+        }
+        loop {
+            let data = &self.buf[self.start..self.end];
+            match lex_game(data, self.eof, self.line, lexed) {
+                LexEnd::Complete(len) => {
+                    let len = len.max(1).min(data.len());
+                    let first_line = self.line;
+                    let offset = self.offset;
+                    let end_line = lexed.end_line.max(first_line);
+                    let start = self.start;
+                    self.consume(len, end_line);
+                    self.games += 1;
+                    return Ok(Some(RawGame {
+                        bytes: &self.buf[start..start + len],
+                        offset,
+                        line: first_line,
+                        number: self.games,
+                    }));
+                }
+                LexEnd::NeedMore => {
+                    if self.end - self.start >= self.max_game {
+                        return self.skip_oversized(lexed).map(Some);
+                    }
+                    self.fill()?;
+                }
+            }
+        }
+    }
+
+    /// Skips a game larger than the limit up to the next line that looks like a tag pair.
+    fn skip_oversized(&mut self, lexed: &mut Lexed) -> io::Result<RawGame<'_>> {
+        let first_line = self.line;
+        let offset = self.offset;
+        lexed.clear();
+        lexed.problems.push(LexProblem {
+            kind: LexProblemKind::GameTooLarge,
+            span: Span {
+                start: 0,
+                end: 0,
+                line: first_line,
+                col: 1,
+            },
+        });
+        // Never stop at the very first byte: that is where this game starts.
+        let mut from = 1;
+        loop {
+            let data = &self.buf[self.start..self.end];
+            let mut found = None;
+            for p in memchr_iter(b'\n', &data[from.min(data.len())..]) {
+                let at = from + p + 1;
+                if at + 64 > data.len() && !self.eof {
+                    break;
+                }
+                if looks_like_tag(&data[at..]) {
+                    found = Some(at);
+                    break;
+                }
+            }
+            let keep = match found {
+                Some(at) => at,
+                None if self.eof => data.len(),
+                // Keep a small tail in case a tag line straddles the refill.
+                None => data.len().saturating_sub(64).max(from.min(data.len())),
+            };
+            let line = self.line + memchr_iter(b'\n', &data[..keep]).count() as u32;
+            self.consume(keep, line);
+            if found.is_some() || self.eof {
+                break;
+            }
+            from = 0;
+            self.fill()?;
+        }
+        lexed.end_line = self.line;
+        self.games += 1;
+        Ok(RawGame {
+            bytes: &[],
+            offset,
+            line: first_line,
+            number: self.games,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::lexer::TokenKind;
+
+    /// A reader that returns at most `n` bytes a call, to force every refill path.
+    struct Chunked<'a>(&'a [u8], usize);
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(self.1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn games(input: &[u8], limit: usize) -> Vec<(Vec<u8>, u32, usize, Vec<LexProblemKind>)> {
+        let mut r = GameReader::with_limit(Chunked(input, 100), limit);
+        let mut lexed = Lexed::default();
+        let mut out = Vec::new();
+        while let Some(g) = r.next_game(&mut lexed).unwrap() {
+            let moves = lexed
+                .tokens
+                .iter()
+                .filter(|t| t.kind == TokenKind::Move)
+                .count();
+            let problems = lexed.problems.iter().map(|p| p.kind).collect();
+            out.push((g.bytes.to_vec(), g.line, moves, problems));
+        }
+        out
+    }
+
+    #[test]
+    fn splits_on_results_and_tags() {
+        let input = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\n1. c4 0-1";
+        let g = games(input, 1 << 20);
+        assert_eq!(g.len(), 3);
+        assert_eq!(g[0].1, 1);
+        assert_eq!(g[1].1, 5);
+        assert_eq!(g[2].1, 8);
+        assert_eq!(g[2].2, 1);
+        assert_eq!(g[1].0, b"[Event \"b\"]\n\n1. d4 *");
+    }
+
+    #[test]
+    fn game_without_result_ends_at_next_tags() {
+        let input = b"[Event \"a\"]\n1. e4 e5\n[Event \"b\"]\n1. d4 1-0\n";
+        let g = games(input, 1 << 20);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].0, b"[Event \"a\"]\n1. e4 e5");
+        assert!(g[0].3.contains(&LexProblemKind::MissingResult));
+        assert_eq!(g[1].1, 3);
+    }
+
+    #[test]
+    fn small_chunks_give_same_games() {
+        let input: &[u8] =
+            b"\xEF\xBB\xBF[Event \"a\"]\n{c}\n1. e4 {x} (1. d4) e5 1-0\n\n[Event \"b\"]\n1. Nf3 *";
+        let mut r = GameReader::new(Chunked(input, 1));
+        let mut lexed = Lexed::default();
+        let mut n = 0;
+        while let Some(g) = r.next_game(&mut lexed).unwrap() {
+            n += 1;
+            assert!(lexed.problems.is_empty(), "{:?}", lexed.problems);
+            if n == 2 {
+                assert_eq!(g.line, 5);
+            }
+        }
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn oversized_game_is_reported_and_skipped() {
+        let mut input = b"[Event \"big\"]\n{".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 5000));
+        input.extend(b"}\n1. e4 1-0\n\n[Event \"next\"]\n1. d4 *\n");
+        let g = games(&input, 1024);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].3, vec![LexProblemKind::GameTooLarge]);
+        assert_eq!(g[1].0, b"[Event \"next\"]\n1. d4 *");
+        assert_eq!(g[1].1, 5);
+    }
+}
