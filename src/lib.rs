@@ -4,5 +4,10 @@
 //! and tokens by [`pgn`], move tokens become patterns in [`notation`], patterns become legal
 //! moves and results by rule in [`rules`], and [`report`] turns problems into diagnostics.
 
+pub mod cli;
+pub mod cmd;
+pub mod diag;
 pub mod notation;
 pub mod pgn;
+pub mod report;
+pub mod rules;

@@ -3,5 +3,7 @@
 pub mod lexer;
 pub mod reader;
 
-pub use lexer::{lex_game, GameResult, LexEnd, LexProblem, Lexed, Span, Tag, Token, TokenKind};
+pub use lexer::{
+    lex_game, GameResult, LexEnd, LexProblem, LexProblemKind, Lexed, Span, Tag, Token, TokenKind,
+};
 pub use reader::{GameReader, RawGame};

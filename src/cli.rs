@@ -1,0 +1,54 @@
+//! The command line: top-level clap types. Each subcommand's arguments live next to its `run`
+//! in [`crate::cmd`].
+
+use clap::{Parser, Subcommand};
+
+use crate::cmd;
+
+/// Validate, convert and analyse chess game records (PGN).
+///
+/// Exit status: 0 = the input is clean; 1 = problems were found in the input;
+/// 2 = pgnkit itself failed (unreadable file, bad arguments).
+#[derive(Debug, Parser)]
+#[command(name = "pgnkit", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check that every move is legal and every result is the one the rules allow.
+    Validate(cmd::validate::Args),
+}
+
+/// How a run ended, as the process exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The input is clean.
+    Clean = 0,
+    /// Problems were found in the input.
+    Problems = 1,
+    /// pgnkit itself failed: unreadable file, bad arguments, broken output.
+    Failed = 2,
+}
+
+/// Runs the chosen subcommand.
+///
+/// # Errors
+///
+/// A fatal error that stopped the run (an output that cannot be written).
+pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        Command::Validate(args) => cmd::validate::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cli_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

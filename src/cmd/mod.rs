@@ -1,0 +1,3 @@
+//! Subcommands: one file each, its arguments next to its `run`.
+
+pub mod validate;

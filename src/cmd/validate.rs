@@ -1,0 +1,268 @@
+//! `pgnkit validate`: checks every game of every input and reports each problem with its
+//! place, what is wrong and the likely fix.
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::ValueEnum;
+
+use crate::cli::Outcome;
+use crate::diag::Severity;
+use crate::pgn::{GameReader, Lexed};
+use crate::report::{self, Format, GameContext, RenderOptions};
+use crate::rules::adjudicate::{DeadSearch, Insufficient};
+use crate::rules::game::{check_game, CheckOptions};
+
+/// Check PGN files: legal moves (variations, FEN starts and Chess960 included), results by
+/// rule, tags and syntax.
+///
+/// Each problem is reported with file:line:column, game, move, what is wrong and the likely
+/// fix. Exit status: 0 clean, 1 problems found, 2 pgnkit failed.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// PGN files to check; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Output format of the diagnostics.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub format: FormatArg,
+
+    /// Treat lenient notation (0-0, nf3, e8Q, Ng1-f3, g1f3...) as errors, not warnings.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Exit with status 1 when there are warnings, even without errors.
+    #[arg(long)]
+    pub warnings_as_errors: bool,
+
+    /// Meaning of "insufficient material": `helpmate` (FIDE: K+N v K+N can still mate) or
+    /// `force` (a side that cannot force mate has insufficient material).
+    #[arg(long, value_enum, default_value_t = InsufficientArg::Helpmate)]
+    pub insufficient: InsufficientArg,
+
+    /// How to look for dead positions beyond material: chasolver's `fast` check or its `full`
+    /// search.
+    #[arg(long, value_enum, default_value_t = DeadArg::Fast)]
+    pub dead_position: DeadArg,
+
+    /// Print the board before each bad move (text format).
+    #[arg(long)]
+    pub board: bool,
+
+    /// Also report notes: claimable threefold and fifty-move draws, perpetual check.
+    #[arg(long)]
+    pub notes: bool,
+
+    /// With --format json, also write one record per game (result by rule, final FEN...).
+    #[arg(long)]
+    pub game_records: bool,
+
+    /// Write every game that has an error, byte for byte as read, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+
+    /// Skip (and report) games larger than this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    pub max_game_size: usize,
+
+    /// Do not print the closing summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InsufficientArg {
+    Helpmate,
+    Force,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DeadArg {
+    Fast,
+    Full,
+}
+
+/// Totals over the run.
+#[derive(Debug, Default)]
+struct Totals {
+    files: usize,
+    games: u64,
+    errors: u64,
+    warnings: u64,
+    notes: u64,
+    bytes: u64,
+    failed_inputs: usize,
+}
+
+/// Runs `pgnkit validate`.
+///
+/// # Errors
+///
+/// When the output or the rejects file cannot be written.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let format = match args.format {
+        FormatArg::Text => Format::Text,
+        FormatArg::Json => Format::Json,
+        FormatArg::Csv => Format::Csv,
+    };
+    let opts = CheckOptions {
+        strict: args.strict,
+        insufficient: match args.insufficient {
+            InsufficientArg::Helpmate => Insufficient::Helpmate,
+            InsufficientArg::Force => Insufficient::Force,
+        },
+        dead_search: match args.dead_position {
+            DeadArg::Fast => DeadSearch::Fast,
+            DeadArg::Full => DeadSearch::Full,
+        },
+        ..CheckOptions::default()
+    };
+    let stdout = io::stdout();
+    let render = RenderOptions {
+        board: args.board,
+        notes: args.notes,
+        color: format == Format::Text
+            && stdout.is_terminal()
+            && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut csv_out = (format == Format::Csv).then(|| csv::Writer::from_writer(io::stdout()));
+    if let Some(w) = csv_out.as_mut() {
+        w.write_record(report::CSV_HEADER)?;
+    }
+    let mut rejects = match &args.rejects {
+        Some(path) => {
+            Some(BufWriter::new(File::create(path).with_context(|| {
+                format!("cannot create {}", path.display())
+            })?))
+        }
+        None => None,
+    };
+
+    let started = Instant::now();
+    let mut totals = Totals::default();
+    for path in &args.files {
+        let (name, input): (String, Box<dyn Read>) = if path.as_os_str() == "-" {
+            ("<stdin>".into(), Box::new(io::stdin().lock()))
+        } else {
+            match File::open(path) {
+                Ok(f) => (path.display().to_string(), Box::new(f)),
+                Err(e) => {
+                    eprintln!("pgnkit: cannot open {}: {e}", path.display());
+                    totals.failed_inputs += 1;
+                    continue;
+                }
+            }
+        };
+        totals.files += 1;
+        let mut reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
+        let mut lexed = Lexed::default();
+        loop {
+            let game = match reader.next_game(&mut lexed) {
+                Ok(Some(g)) => g,
+                Ok(None) => break,
+                Err(e) => {
+                    eprintln!("pgnkit: cannot read {name}: {e}");
+                    totals.failed_inputs += 1;
+                    break;
+                }
+            };
+            totals.games += 1;
+            let report = check_game(game.bytes, &lexed, &opts);
+            let shown = |sev: Severity| sev != Severity::Note || render.notes;
+            let ctx = GameContext {
+                file: &name,
+                number: game.number,
+                line: game.line,
+                white: lexed.tag("White").unwrap_or("?"),
+                black: lexed.tag("Black").unwrap_or("?"),
+                bytes: game.bytes,
+            };
+            let mut has_error = false;
+            for f in &report.findings {
+                match f.severity {
+                    Severity::Error => {
+                        totals.errors += 1;
+                        has_error = true;
+                    }
+                    Severity::Warning => totals.warnings += 1,
+                    Severity::Note => totals.notes += 1,
+                }
+                if !shown(f.severity) {
+                    continue;
+                }
+                match format {
+                    Format::Text => report::write_text(&mut out, &ctx, f, &render)?,
+                    Format::Json => report::write_json(&mut out, &ctx, f)?,
+                    Format::Csv => {
+                        if let Some(w) = csv_out.as_mut() {
+                            report::write_csv(w, &ctx, f)?;
+                        }
+                    }
+                }
+            }
+            if args.game_records && format == Format::Json {
+                report::write_game_json(&mut out, &ctx, &report)?;
+            }
+            if has_error {
+                if let Some(w) = rejects.as_mut() {
+                    w.write_all(game.bytes)?;
+                    w.write_all(b"\n\n")?;
+                }
+            }
+        }
+        totals.bytes += reader.bytes_read();
+    }
+    if let Some(w) = csv_out.as_mut() {
+        w.flush()?;
+    }
+    out.flush()?;
+    if let Some(mut w) = rejects {
+        w.flush()?;
+    }
+    if !args.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        let mb = totals.bytes as f64 / 1e6;
+        eprintln!(
+            "pgnkit: {} file{}, {} game{}: {} error{}, {} warning{}, {} note{} in {:.2} s ({:.1} MB/s)",
+            totals.files,
+            s(totals.files as u64),
+            totals.games,
+            s(totals.games),
+            totals.errors,
+            s(totals.errors),
+            totals.warnings,
+            s(totals.warnings),
+            totals.notes,
+            s(totals.notes),
+            secs,
+            if secs > 0.0 { mb / secs } else { 0.0 }
+        );
+    }
+    Ok(if totals.failed_inputs > 0 {
+        Outcome::Failed
+    } else if totals.errors > 0 || (args.warnings_as_errors && totals.warnings > 0) {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn s(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,163 @@
+//! Diagnostics as data: stable codes, severities and findings. Rendering (text, JSON, CSV)
+//! lives in [`crate::report`]; this module knows nothing of files or terminals.
+
+use serde::Serialize;
+
+use crate::pgn::Span;
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Facts worth knowing that are not problems (a claimable draw).
+    Note,
+    /// Accepted and normalised, but not as the standard writes it.
+    Warning,
+    /// The game is wrong: illegal move, wrong result, broken syntax.
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($( $variant:ident = $code:literal, $sev:ident, $title:literal; )*) => {
+        /// Every diagnostic pgnkit emits. Codes are stable; `docs/diagnostics.md` explains each.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Code { $( $variant, )* }
+
+        impl Code {
+            /// Every code, in documentation order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable code, like `M001`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $code, )* }
+            }
+
+            /// The default severity.
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$sev, )* }
+            }
+
+            /// A short title.
+            pub fn title(self) -> &'static str {
+                match self { $( Code::$variant => $title, )* }
+            }
+        }
+    };
+}
+
+codes! {
+    // PGN syntax.
+    UnterminatedTag = "P001", Error, "unterminated tag pair";
+    MalformedTag = "P002", Error, "malformed tag pair";
+    UnescapedQuote = "P003", Warning, "unescaped quote in tag value";
+    UnterminatedComment = "P004", Error, "unterminated comment";
+    UnterminatedVariation = "P005", Error, "unterminated variation";
+    UnmatchedVariationEnd = "P006", Error, "')' without '('";
+    MissingResult = "P007", Warning, "game without result token";
+    UnexpectedToken = "P008", Error, "unexpected characters in movetext";
+    ResultInVariation = "P009", Error, "result token inside a variation";
+    NonStandardResult = "P010", Warning, "result written in a non-standard way";
+    BadNag = "P011", Error, "malformed annotation glyph";
+    GameTooLarge = "P012", Error, "game larger than the size limit";
+    VariationTooDeep = "P013", Error, "variations nested too deep";
+    VariationWithoutMove = "P014", Error, "variation before any move";
+    MoveNumberMismatch = "P015", Warning, "move number does not match the position";
+    InvalidUtf8Tag = "P016", Warning, "tag value is not UTF-8";
+    TagInMovetext = "P017", Error, "tag pair inside the movetext";
+    NoMoves = "P018", Warning, "game without moves";
+    // Tags.
+    MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
+    MalformedDate = "T002", Warning, "malformed Date tag";
+    UnknownResultTag = "T003", Error, "unknown Result tag value";
+    DuplicateTag = "T004", Warning, "duplicate tag";
+    PlyCountMismatch = "T005", Warning, "PlyCount disagrees with the moves";
+    FenWithoutSetUp = "T006", Warning, "FEN tag without SetUp \"1\"";
+    InvalidFen = "T007", Error, "invalid FEN";
+    UnsupportedVariant = "T008", Error, "not standard chess or Chess960";
+    SetUpWithoutFen = "T009", Error, "SetUp \"1\" without FEN tag";
+    // Moves.
+    IllegalMove = "M001", Error, "illegal move";
+    AmbiguousMove = "M002", Error, "ambiguous move";
+    UnreadableMove = "M003", Error, "unreadable move";
+    NullMove = "M004", Warning, "null move";
+    // Notation normalised.
+    CastlingSpelling = "N001", Warning, "castling not written O-O / O-O-O";
+    LowercasePiece = "N002", Warning, "lower-case piece letter";
+    MissingCaptureSign = "N003", Warning, "capture without 'x'";
+    WrongCaptureSign = "N004", Warning, "capture sign on a quiet move";
+    PromotionWithoutEquals = "N005", Warning, "promotion without '='";
+    OverDisambiguated = "N006", Warning, "more origin than SAN needs";
+    MissingCheckSign = "N007", Warning, "check or mate not marked";
+    WrongCheckSign = "N008", Warning, "check or mate sign that does not fit";
+    LongAlgebraic = "N009", Warning, "long algebraic notation";
+    UciNotation = "N010", Warning, "UCI notation";
+    OtherNotation = "N011", Warning, "non-SAN notation read";
+    // Results.
+    ResultAfterCheckmate = "R001", Error, "result contradicts checkmate";
+    ResultAfterStalemate = "R002", Error, "result contradicts stalemate";
+    ResultAfterDeadPosition = "R003", Error, "result contradicts a dead position";
+    ResultAfterFivefold = "R004", Error, "result contradicts fivefold repetition";
+    ResultAfterSeventyFive = "R005", Error, "result contradicts the 75-move rule";
+    UnearnableWin = "R006", Error, "win the winner could not have earned";
+    MovesAfterEnd = "R007", Error, "moves after the game was over";
+    ResultMismatch = "R008", Error, "Result tag and result token disagree";
+    ThreefoldClaimable = "R009", Note, "threefold repetition claimable";
+    FiftyMoveClaimable = "R010", Note, "fifty-move draw claimable";
+    PerpetualCheck = "R011", Note, "perpetual check";
+    UnfinishedButOver = "R012", Error, "'*' for a game that is over";
+}
+
+/// One problem found in a game, with its place inside the game. The outer layers add file,
+/// game number and players.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub code: Code,
+    pub severity: Severity,
+    /// The token (or point) it is about; `None` for the game as a whole.
+    pub span: Option<Span>,
+    /// Move number and side of the move it is about: (number, white to move).
+    pub ply: Option<(u32, bool)>,
+    /// What is wrong.
+    pub message: String,
+    /// The likely fix.
+    pub help: Option<String>,
+    /// FEN of the position before the move it is about.
+    pub fen: Option<String>,
+    /// More facts (how many moves were skipped, the rule's article).
+    pub notes: Vec<String>,
+}
+
+impl Finding {
+    pub fn new(code: Code, span: Option<Span>, message: impl Into<String>) -> Finding {
+        Finding {
+            code,
+            severity: code.severity(),
+            span,
+            ply: None,
+            message: message.into(),
+            help: None,
+            fen: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Finding {
+        self.notes.push(note.into());
+        self
+    }
+}

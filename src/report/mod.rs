@@ -1,0 +1,348 @@
+//! Diagnostics with their place in the input, and their renderings: compiler-style text,
+//! JSON lines and CSV. Writers take any `io::Write`; nothing here opens files.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::diag::{Finding, Severity};
+use crate::pgn::Span;
+use crate::rules::game::GameReport;
+
+/// Where a game is: file, number, first line, players.
+#[derive(Clone, Debug)]
+pub struct GameContext<'a> {
+    pub file: &'a str,
+    pub number: u64,
+    pub line: u32,
+    pub white: &'a str,
+    pub black: &'a str,
+    /// The game's bytes, to quote source lines.
+    pub bytes: &'a [u8],
+}
+
+/// Output format of diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+/// Rendering options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenderOptions {
+    /// Print the board before a bad move (text only).
+    pub board: bool,
+    /// Show notes (claimable draws, perpetual check).
+    pub notes: bool,
+    /// ANSI colours in text.
+    pub color: bool,
+}
+
+/// The source line holding `span`, and the span's start and width in display columns.
+fn source_line(bytes: &[u8], span: &Span) -> Option<(String, usize, usize)> {
+    let start = (span.start as usize).min(bytes.len());
+    let end = (span.end as usize).clamp(start, bytes.len());
+    let line_start = bytes[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line_end = bytes[start..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| start + p);
+    let line = String::from_utf8_lossy(&bytes[line_start..line_end]);
+    let line = line.trim_end_matches('\r');
+    if line.len() > 400 {
+        // Quote long lines around the token only.
+        return None;
+    }
+    let before = String::from_utf8_lossy(&bytes[line_start..start]);
+    let token = String::from_utf8_lossy(&bytes[start..end.min(line_end)]);
+    let col = display_width(&before.replace('\t', " "));
+    let width = display_width(&token).max(1);
+    Some((line.replace('\t', " "), col, width))
+}
+
+/// Terminal columns of a string: East Asian wide characters take two.
+pub fn display_width(s: &str) -> usize {
+    s.chars()
+        .map(|c| {
+            let c = c as u32;
+            let wide = (0x1100..=0x115F).contains(&c)
+                || (0x2E80..=0x303E).contains(&c)
+                || (0x3041..=0x33FF).contains(&c)
+                || (0x3400..=0x4DBF).contains(&c)
+                || (0x4E00..=0x9FFF).contains(&c)
+                || (0xA000..=0xA4CF).contains(&c)
+                || (0xAC00..=0xD7A3).contains(&c)
+                || (0xF900..=0xFAFF).contains(&c)
+                || (0xFE30..=0xFE4F).contains(&c)
+                || (0xFF00..=0xFF60).contains(&c)
+                || (0xFFE0..=0xFFE6).contains(&c);
+            if wide {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+fn side(white: bool) -> &'static str {
+    if white {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// Writes one finding as a compiler-style text block.
+///
+/// # Errors
+///
+/// Errors of the writer.
+pub fn write_text(
+    out: &mut impl Write,
+    ctx: &GameContext,
+    f: &Finding,
+    opts: &RenderOptions,
+) -> io::Result<()> {
+    let (line, col) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
+    let (on, off) = if opts.color {
+        (
+            match f.severity {
+                Severity::Error => "\x1b[1;31m",
+                Severity::Warning => "\x1b[1;33m",
+                Severity::Note => "\x1b[1;36m",
+            },
+            "\x1b[0m",
+        )
+    } else {
+        ("", "")
+    };
+    writeln!(
+        out,
+        "{on}{}[{}]{off}: {}",
+        f.severity.as_str(),
+        f.code.as_str(),
+        f.message
+    )?;
+    let mut place = format!(
+        "  --> {}:{line}:{col} · game {} ({} – {})",
+        ctx.file, ctx.number, ctx.white, ctx.black
+    );
+    if let Some((number, white)) = f.ply {
+        let dots = if white { "." } else { "..." };
+        place.push_str(&format!(" · move {number}{dots} ({})", side(white)));
+    }
+    writeln!(out, "{place}")?;
+    if let Some(span) = &f.span {
+        if let Some((text, col, width)) = source_line(ctx.bytes, span) {
+            let num = line.to_string();
+            let pad = " ".repeat(num.len());
+            writeln!(out, " {pad} |")?;
+            writeln!(out, " {num} | {text}")?;
+            writeln!(
+                out,
+                " {pad} | {}{on}{}{off}",
+                " ".repeat(col),
+                "^".repeat(width)
+            )?;
+        }
+    }
+    if let Some(fen) = &f.fen {
+        writeln!(out, "   = position: {fen}")?;
+        if opts.board {
+            write_board(out, fen)?;
+        }
+    }
+    if let Some(help) = &f.help {
+        writeln!(out, "   = help: {help}")?;
+    }
+    for note in &f.notes {
+        writeln!(out, "   = note: {note}")?;
+    }
+    writeln!(out)
+}
+
+/// Draws the board of a FEN, White at the bottom.
+fn write_board(out: &mut impl Write, fen: &str) -> io::Result<()> {
+    let board = fen.split(' ').next().unwrap_or("");
+    for (i, rank) in board.split('/').enumerate() {
+        let mut row = String::new();
+        for c in rank.chars() {
+            if let Some(n) = c.to_digit(10) {
+                for _ in 0..n {
+                    row.push_str(" .");
+                }
+            } else {
+                row.push(' ');
+                row.push(c);
+            }
+        }
+        writeln!(out, "     {} |{row}", 8 - i)?;
+    }
+    writeln!(out, "       +----------------")?;
+    writeln!(out, "         a b c d e f g h")
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    r#type: &'static str,
+    code: &'static str,
+    severity: &'static str,
+    title: &'static str,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    game: u64,
+    white: &'a str,
+    black: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r#move: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    side: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<String>,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fen: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+fn token_text(ctx: &GameContext, f: &Finding) -> Option<String> {
+    let s = f.span?;
+    let (a, b) = (s.start as usize, s.end as usize);
+    (a < b && b <= ctx.bytes.len()).then(|| String::from_utf8_lossy(&ctx.bytes[a..b]).into_owned())
+}
+
+/// Writes one finding as a JSON object on one line.
+///
+/// # Errors
+///
+/// Errors of the writer.
+pub fn write_json(out: &mut impl Write, ctx: &GameContext, f: &Finding) -> io::Result<()> {
+    let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
+    let d = JsonDiagnostic {
+        r#type: "diagnostic",
+        code: f.code.as_str(),
+        severity: f.severity.as_str(),
+        title: f.code.title(),
+        file: ctx.file,
+        line,
+        column,
+        game: ctx.number,
+        white: ctx.white,
+        black: ctx.black,
+        r#move: f.ply.map(|p| p.0),
+        side: f.ply.map(|p| if p.1 { "white" } else { "black" }),
+        token: token_text(ctx, f),
+        message: &f.message,
+        help: f.help.as_deref(),
+        fen: f.fen.as_deref(),
+        notes: &f.notes,
+    };
+    serde_json::to_writer(&mut *out, &d)?;
+    writeln!(out)
+}
+
+#[derive(Serialize)]
+struct JsonGame<'a> {
+    r#type: &'static str,
+    file: &'a str,
+    game: u64,
+    line: u32,
+    white: &'a str,
+    black: &'a str,
+    variant: &'a str,
+    legal: bool,
+    plies: u32,
+    final_fen: Option<&'a str>,
+    result_tag: Option<&'a str>,
+    result_token: Option<&'static str>,
+    result_by_rule: Option<&'static str>,
+    termination: &'static str,
+    termination_ply: Option<u32>,
+    threefold_ply: Option<u32>,
+    fifty_ply: Option<u32>,
+    perpetual_check: bool,
+    errors: usize,
+    warnings: usize,
+}
+
+/// Writes the per-game record (`--game-records`) as a JSON object on one line.
+///
+/// # Errors
+///
+/// Errors of the writer.
+pub fn write_game_json(out: &mut impl Write, ctx: &GameContext, r: &GameReport) -> io::Result<()> {
+    let g = JsonGame {
+        r#type: "game",
+        file: ctx.file,
+        game: ctx.number,
+        line: ctx.line,
+        white: ctx.white,
+        black: ctx.black,
+        variant: &r.variant,
+        legal: r.legal,
+        plies: r.plies,
+        final_fen: r.final_fen.as_deref(),
+        result_tag: r.result_tag.as_deref(),
+        result_token: r.result_token.map(|t| t.as_str()),
+        result_by_rule: r.result_by_rule.map(|t| t.as_str()),
+        termination: r.termination.as_str(),
+        termination_ply: r.termination_ply,
+        threefold_ply: r.threefold_ply,
+        fifty_ply: r.fifty_ply,
+        perpetual_check: r.perpetual_check,
+        errors: r.count(Severity::Error),
+        warnings: r.count(Severity::Warning),
+    };
+    serde_json::to_writer(&mut *out, &g)?;
+    writeln!(out)
+}
+
+/// Column names of the CSV format.
+pub const CSV_HEADER: [&str; 14] = [
+    "file", "line", "column", "game", "white", "black", "move", "side", "severity", "code",
+    "token", "message", "help", "fen",
+];
+
+/// Writes one finding as a CSV record.
+///
+/// # Errors
+///
+/// Errors of the CSV writer.
+pub fn write_csv<W: Write>(
+    out: &mut csv::Writer<W>,
+    ctx: &GameContext,
+    f: &Finding,
+) -> csv::Result<()> {
+    let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
+    let mut message = f.message.clone();
+    for n in &f.notes {
+        message.push_str("; ");
+        message.push_str(n);
+    }
+    out.write_record([
+        ctx.file,
+        &line.to_string(),
+        &column.to_string(),
+        &ctx.number.to_string(),
+        ctx.white,
+        ctx.black,
+        &f.ply.map(|p| p.0.to_string()).unwrap_or_default(),
+        f.ply.map_or("", |p| if p.1 { "white" } else { "black" }),
+        f.severity.as_str(),
+        f.code.as_str(),
+        &token_text(ctx, f).unwrap_or_default(),
+        &message,
+        f.help.as_deref().unwrap_or(""),
+        f.fen.as_deref().unwrap_or(""),
+    ])
+}

@@ -1,0 +1,188 @@
+//! Results by rule: dead positions (insufficient material and, through chasolver, everything
+//! beyond it) and whether a side could still mate at all (FIDE 5.2.2 and 6.9).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::str::FromStr;
+
+use shakmaty::{fen::Fen, Chess, Color, EnPassantMode, Position};
+
+/// Which meaning of "insufficient material" to apply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Insufficient {
+    /// FIDE: only when no sequence of legal moves at all lets the side mate (K+N v K+N is
+    /// not dead: a helpmate exists).
+    #[default]
+    Helpmate,
+    /// Older tools and some national rules: a side that cannot force mate (K+N, K+B, K+N+N
+    /// without pawns) has insufficient material.
+    Force,
+}
+
+/// How hard to look for dead positions beyond material.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeadSearch {
+    /// chasolver's fast, sound but incomplete check (about a microsecond a position).
+    #[default]
+    Fast,
+    /// chasolver's complete search (tens of microseconds on average, rarely up to a second).
+    Full,
+}
+
+/// What the rules say about a side's chances to mate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mateable {
+    /// Proven: no sequence of legal moves lets this side mate.
+    Never,
+    /// A mate exists or could not be ruled out.
+    Possible,
+}
+
+/// Material-only test: true when `color` cannot mate with its material, in the chosen meaning.
+pub fn insufficient_material(pos: &Chess, color: Color, meaning: Insufficient) -> bool {
+    match meaning {
+        Insufficient::Helpmate => pos.has_insufficient_material(color),
+        Insufficient::Force => {
+            let board = pos.board();
+            let ours = board.by_color(color);
+            if (ours & (board.pawns() | board.rooks_and_queens())).any() {
+                return false;
+            }
+            let knights = (ours & board.knights()).count();
+            let bishops = (ours & board.bishops()).count();
+            knights + bishops <= 1
+                || (bishops == 0 && knights == 2)
+                || pos.has_insufficient_material(color)
+        }
+    }
+}
+
+/// Whether `color` could still mate in `pos` by any series of legal moves.
+pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSearch) -> Mateable {
+    if insufficient_material(pos, color, meaning) {
+        return Mateable::Never;
+    }
+    if !worth_searching(pos) {
+        return Mateable::Possible;
+    }
+    match solver_unwinnable(pos, color, search) {
+        Some(true) => Mateable::Never,
+        _ => Mateable::Possible,
+    }
+}
+
+/// Whether neither side can mate (FIDE 5.2.2).
+pub fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
+    let white = insufficient_material(pos, Color::White, meaning);
+    let black = insufficient_material(pos, Color::Black, meaning);
+    if white && black {
+        return true;
+    }
+    if !worth_searching(pos) {
+        return false;
+    }
+    (white || solver_unwinnable(pos, Color::White, search) == Some(true))
+        && (black || solver_unwinnable(pos, Color::Black, search) == Some(true))
+}
+
+/// Positions with a queen or with mobile rooks are never dead in practice; chasolver would say
+/// so too, but slower. A cheap screen keeps the per-game cost down: only positions where every
+/// pawn is blocked or few pieces are left are handed to the solver.
+fn worth_searching(pos: &Chess) -> bool {
+    let board = pos.board();
+    let pieces = (board.occupied() & !board.pawns() & !board.kings()).count();
+    if pieces <= 2 {
+        return true;
+    }
+    // A pawn that can still move forward (or capture) keeps the position alive.
+    let occupied = board.occupied();
+    let white_pawns = board.pawns() & board.white();
+    let black_pawns = board.pawns() & board.black();
+    let white_blocked = white_pawns
+        .into_iter()
+        .all(|sq| sq.offset(8).is_none_or(|ahead| occupied.contains(ahead)));
+    let black_blocked = black_pawns
+        .into_iter()
+        .all(|sq| sq.offset(-8).is_none_or(|ahead| occupied.contains(ahead)));
+    white_blocked && black_blocked && board.rooks_and_queens().is_empty()
+}
+
+/// Asks chasolver whether `color` is proven unable to mate. `None` when undecided or when the
+/// position cannot be handed over.
+fn solver_unwinnable(pos: &Chess, color: Color, search: DeadSearch) -> Option<bool> {
+    // chasolver speaks the `chess` crate; castling rights do not matter for unwinnability
+    // questions once they reach the solver's screen (no rooks move), but a Chess960 right could
+    // not be expressed, so hand over the position without them.
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    setup.castling_rights = shakmaty::Bitboard::EMPTY;
+    let fen = Fen::try_from_setup(setup).ok()?.to_string();
+    let board = chess::Board::from_str(&fen).ok()?;
+    let winner = match color {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
+    };
+    catch_unwind(AssertUnwindSafe(|| match search {
+        DeadSearch::Fast => chasolver::is_unwinnable_fast(&board, winner).then_some(true),
+        DeadSearch::Full => match chasolver::winnability(&board, winner) {
+            Some(chasolver::Winnability::Unwinnable) => Some(true),
+            Some(chasolver::Winnability::Winnable { .. }) => Some(false),
+            None => None,
+        },
+    }))
+    .ok()
+    .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+
+    fn pos(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn knight_versus_knight_is_not_dead_by_default() {
+        let p = pos("8/8/4k3/8/2n5/8/3K1N2/8 w - - 0 1");
+        assert!(!is_dead(&p, Insufficient::Helpmate, DeadSearch::Fast));
+        assert!(is_dead(&p, Insufficient::Force, DeadSearch::Fast));
+    }
+
+    #[test]
+    fn bare_kings_and_king_bishop_are_dead() {
+        assert!(is_dead(
+            &pos("8/8/4k3/8/8/8/3K4/8 w - - 0 1"),
+            Insufficient::Helpmate,
+            DeadSearch::Fast
+        ));
+        assert!(is_dead(
+            &pos("8/8/4k3/8/8/8/3K1B2/8 w - - 0 1"),
+            Insufficient::Helpmate,
+            DeadSearch::Fast
+        ));
+    }
+
+    #[test]
+    fn locked_pawn_wall_is_dead() {
+        // Kings behind a complete locked pawn chain.
+        let p = pos("8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/8 w - - 0 1");
+        assert!(is_dead(&p, Insufficient::Helpmate, DeadSearch::Full));
+    }
+
+    #[test]
+    fn chasolver_readme_position() {
+        // lichess ijyj0mHa: Black cannot mate, White can.
+        let p = pos("5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1");
+        assert_eq!(
+            can_mate(&p, Color::Black, Insufficient::Helpmate, DeadSearch::Full),
+            Mateable::Never
+        );
+        assert_eq!(
+            can_mate(&p, Color::White, Insufficient::Helpmate, DeadSearch::Full),
+            Mateable::Possible
+        );
+    }
+}

@@ -1,0 +1,1445 @@
+//! Checking one game: tags, syntax problems, every move (variations too) replayed through
+//! shakmaty, repetition and move counters on the main line, and the result by rule reconciled
+//! with the `Result` tag and the result token.
+
+use shakmaty::{
+    fen::{Fen, ParseFenError},
+    san::San,
+    zobrist::Zobrist64,
+    CastlingMode, Chess, Color, EnPassantMode, Move, Position, PositionErrorKinds,
+};
+
+use crate::diag::{Code, Finding, Severity};
+use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
+use crate::pgn::{GameResult, LexProblemKind, Lexed, Span, TokenKind};
+use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
+use crate::rules::matcher::{self, long_form, MatchError};
+
+/// How to check.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckOptions {
+    /// Lenient notation is an error, not a warning.
+    pub strict: bool,
+    pub insufficient: Insufficient,
+    pub dead_search: DeadSearch,
+    /// Deepest variation nesting replayed.
+    pub max_depth: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            strict: false,
+            insufficient: Insufficient::Helpmate,
+            dead_search: DeadSearch::Fast,
+            max_depth: 256,
+        }
+    }
+}
+
+/// How a game ended by rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    Fivefold,
+    SeventyFive,
+    /// No rule ended the game (resignation, time, agreement, or unfinished).
+    None,
+}
+
+impl Termination {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::DeadPosition => "dead position",
+            Termination::Fivefold => "fivefold repetition",
+            Termination::SeventyFive => "seventy-five moves",
+            Termination::None => "none",
+        }
+    }
+}
+
+/// What the check of one game found out.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    /// `standard`, `chess960`, or the unsupported variant's name.
+    pub variant: String,
+    /// Every main-line move matched exactly one legal move (warnings allowed).
+    pub legal: bool,
+    /// Main-line plies replayed.
+    pub plies: u32,
+    /// FEN after the last replayed main-line move.
+    pub final_fen: Option<String>,
+    pub result_tag: Option<String>,
+    pub result_token: Option<GameResult>,
+    /// The one result the rules allow, when they decide it.
+    pub result_by_rule: Option<GameResult>,
+    pub termination: Termination,
+    /// Main-line ply (1-based) at which the terminating event happened.
+    pub termination_ply: Option<u32>,
+    /// First ply at which a threefold repetition could be claimed.
+    pub threefold_ply: Option<u32>,
+    /// First ply at which a fifty-move draw could be claimed.
+    pub fifty_ply: Option<u32>,
+    /// The repetition that ended or could end the game came from perpetual check.
+    pub perpetual_check: bool,
+    pub findings: Vec<Finding>,
+}
+
+impl GameReport {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// One line of play being replayed: the main line or a variation.
+struct Line {
+    pos: Chess,
+    /// Position before the last move of this line: where a variation that replaces that move
+    /// starts. `None` before the first move or after a move that could not be replayed.
+    before_last: Option<Chess>,
+    /// Set after a move that could not be replayed: (index of its finding, moves skipped since).
+    broken: Option<(usize, u32)>,
+    main: bool,
+    /// Move number written before the next move, checked against the position.
+    pending_number: Option<(u32, u8, Span)>,
+}
+
+/// State kept for the main line only: repetition and the events that end a game.
+struct MainState {
+    /// Zobrist hash of the current main-line position.
+    hash: Zobrist64,
+    /// Hashes since the last irreversible move, with whether the move into each gave check.
+    history: Vec<(Zobrist64, bool)>,
+    plies: u32,
+    ended: Option<(Termination, u32, Chess)>,
+    moves_after_end: u32,
+    first_after_end: Option<(Span, (u32, bool))>,
+    threefold_ply: Option<u32>,
+    fifty_ply: Option<u32>,
+    perpetual_check: bool,
+}
+
+/// Checks one lexed game.
+pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
+    let mut report = GameReport {
+        variant: "standard".into(),
+        legal: true,
+        plies: 0,
+        final_fen: None,
+        result_tag: lexed.tag("Result").map(str::to_owned),
+        result_token: None,
+        result_by_rule: None,
+        termination: Termination::None,
+        termination_ply: None,
+        threefold_ply: None,
+        fifty_ply: None,
+        perpetual_check: false,
+        findings: Vec::new(),
+    };
+    lex_findings(lexed, &mut report.findings);
+    if lexed
+        .problems
+        .iter()
+        .any(|p| p.kind == LexProblemKind::GameTooLarge)
+    {
+        report.legal = false;
+        return report;
+    }
+    tag_findings(lexed, &mut report.findings);
+
+    let start = match start_position(lexed, &mut report) {
+        Some(pos) => pos,
+        None => {
+            report.legal = false;
+            return report;
+        }
+    };
+    let mut replay = Replay {
+        bytes,
+        opts,
+        findings: &mut report.findings,
+        main: MainState {
+            hash: start.zobrist_hash(EnPassantMode::Legal),
+            history: Vec::new(),
+            plies: 0,
+            ended: None,
+            moves_after_end: 0,
+            first_after_end: None,
+            threefold_ply: None,
+            fifty_ply: None,
+            perpetual_check: false,
+        },
+        lines: Vec::new(),
+        skipped_depth: 0,
+        read_buf: Vec::with_capacity(2),
+        result_token: None,
+        main_broken: false,
+    };
+    replay.main.history.push((replay.main.hash, false));
+    replay.lines.push(Line {
+        pos: start,
+        before_last: None,
+        broken: None,
+        main: true,
+        pending_number: None,
+    });
+    replay.run(lexed);
+    let Replay {
+        main,
+        mut lines,
+        result_token,
+        main_broken,
+        ..
+    } = replay;
+    let main_line = lines.swap_remove(0);
+    report.legal = !main_broken;
+    report.plies = main.plies;
+    report.result_token = result_token;
+    report.threefold_ply = main.threefold_ply;
+    report.fifty_ply = main.fifty_ply;
+    report.perpetual_check = main.perpetual_check;
+    report.final_fen = Some(Fen::from_position(&main_line.pos, EnPassantMode::Legal).to_string());
+    if main.plies == 0 && !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move) {
+        if lexed
+            .tokens
+            .iter()
+            .any(|t| matches!(t.kind, TokenKind::Tag(_)))
+        {
+            report.findings.push(Finding::new(
+                Code::NoMoves,
+                None,
+                "the game has tags but no moves",
+            ));
+        }
+    }
+    if let Some((span, ply)) = main.first_after_end {
+        let (term, at, _) =
+            main.ended
+                .as_ref()
+                .map(|e| (e.0, e.1, ()))
+                .unwrap_or((Termination::None, 0, ()));
+        let mut f = Finding::new(
+            Code::MovesAfterEnd,
+            Some(span),
+            format!(
+                "the game was over after ply {at} ({}), but {} more move{} {} recorded",
+                term.as_str(),
+                main.moves_after_end,
+                plural(main.moves_after_end),
+                if main.moves_after_end == 1 {
+                    "was"
+                } else {
+                    "were"
+                },
+            ),
+        )
+        .help("delete the moves after the end, or check the earlier moves for a misprint");
+        f.ply = Some(ply);
+        report.findings.push(f);
+    }
+    adjudicate(&main_line.pos, main.ended, lexed, opts, &mut report);
+    report
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+struct Replay<'a> {
+    bytes: &'a [u8],
+    opts: &'a CheckOptions,
+    findings: &'a mut Vec<Finding>,
+    main: MainState,
+    lines: Vec<Line>,
+    /// Variations opened beyond the depth limit and not yet closed.
+    skipped_depth: usize,
+    read_buf: Vec<ReadMove>,
+    result_token: Option<GameResult>,
+    main_broken: bool,
+}
+
+impl Replay<'_> {
+    fn run(&mut self, lexed: &Lexed) {
+        for token in &lexed.tokens {
+            match token.kind {
+                TokenKind::Move => {
+                    if self.skipped_depth == 0 {
+                        self.move_token(token.span);
+                    }
+                }
+                TokenKind::MoveNumber { number, dots } => {
+                    if self.skipped_depth == 0 {
+                        if let Some(line) = self.lines.last_mut() {
+                            line.pending_number = Some((number, dots, token.span));
+                        }
+                    }
+                }
+                TokenKind::VariationStart => self.start_variation(token.span),
+                TokenKind::VariationEnd => self.end_variation(),
+                TokenKind::Result { result, .. } => {
+                    if self.lines.len() == 1 && self.skipped_depth == 0 {
+                        self.result_token = Some(result);
+                    }
+                }
+                TokenKind::Unknown => {
+                    let text = String::from_utf8_lossy(
+                        &self.bytes[token.span.start as usize..token.span.end as usize],
+                    );
+                    self.findings.push(
+                        Finding::new(
+                            Code::UnexpectedToken,
+                            Some(token.span),
+                            format!("unexpected '{}' in the movetext", text.escape_debug()),
+                        )
+                        .help("remove it, or put commentary inside { braces }"),
+                    );
+                }
+                TokenKind::Tag(_)
+                | TokenKind::Nag(_)
+                | TokenKind::Comment
+                | TokenKind::LineComment
+                | TokenKind::Escape => {}
+            }
+        }
+        while self.lines.len() > 1 {
+            self.end_variation();
+        }
+        self.close_line_note(0);
+    }
+
+    fn start_variation(&mut self, span: Span) {
+        if self.skipped_depth > 0 || self.lines.len() > self.opts.max_depth {
+            if self.skipped_depth == 0 {
+                self.findings.push(
+                    Finding::new(
+                        Code::VariationTooDeep,
+                        Some(span),
+                        format!(
+                            "variations nested deeper than {} levels are not replayed",
+                            self.opts.max_depth
+                        ),
+                    )
+                    .help("check for unbalanced parentheses"),
+                );
+            }
+            self.skipped_depth += 1;
+            return;
+        }
+        let parent = self.lines.last().expect("the main line is always there");
+        let start = parent.before_last.clone();
+        let broken = if start.is_none() {
+            let f = if parent.broken.is_some() {
+                Finding::new(
+                    Code::VariationWithoutMove,
+                    Some(span),
+                    "this variation replaces a move that could not be replayed, so it is not replayed either",
+                )
+            } else {
+                Finding::new(
+                    Code::VariationWithoutMove,
+                    Some(span),
+                    "a variation must follow the move it replaces",
+                )
+                .help("move the variation after the move it is an alternative to")
+            };
+            self.findings.push(f);
+            Some((self.findings.len() - 1, 0))
+        } else {
+            None
+        };
+        let pos = start.unwrap_or_else(|| parent.pos.clone());
+        self.lines.push(Line {
+            pos,
+            before_last: None,
+            broken,
+            main: false,
+            pending_number: None,
+        });
+    }
+
+    fn end_variation(&mut self) {
+        if self.skipped_depth > 0 {
+            self.skipped_depth -= 1;
+            return;
+        }
+        if self.lines.len() > 1 {
+            let last = self.lines.len() - 1;
+            self.close_line_note(last);
+            self.lines.pop();
+        }
+    }
+
+    /// Adds "n moves not replayed" to the finding that broke the line.
+    fn close_line_note(&mut self, line: usize) {
+        if let Some((index, skipped)) = self.lines[line].broken {
+            if skipped > 0 && index < self.findings.len() {
+                let what = if self.lines[line].main {
+                    "the main line"
+                } else {
+                    "this variation"
+                };
+                self.findings[index].notes.push(format!(
+                    "{skipped} later move{} of {what} could not be replayed",
+                    plural(skipped)
+                ));
+            }
+        }
+    }
+
+    fn move_token(&mut self, span: Span) {
+        let depth = self.lines.len() - 1;
+        if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+            *skipped += 1;
+            return;
+        }
+        let token = &self.bytes[span.start as usize..span.end as usize];
+        if is_en_passant_mark(token) {
+            return;
+        }
+        let mut moves = std::mem::take(&mut self.read_buf);
+        match notation::read_token(token, &mut moves) {
+            Ok(()) => {
+                for m in &moves {
+                    let sub = Span {
+                        start: span.start + u32::from(m.start),
+                        end: span.start + u32::from(m.end),
+                        line: span.line,
+                        col: span.col + count_chars(&token[..usize::from(m.start)]),
+                    };
+                    if !self.play(depth, m, sub) {
+                        break;
+                    }
+                }
+            }
+            Err(e) => {
+                let line = &self.lines[depth];
+                let mut f = Finding::new(
+                    Code::UnreadableMove,
+                    Some(span),
+                    format!(
+                        "cannot read '{}' as a move: {e}",
+                        String::from_utf8_lossy(token)
+                    ),
+                )
+                .help("write the move in SAN (Nf3, exd5, O-O, e8=Q)");
+                f.ply = Some(ply_label(&line.pos));
+                f.fen = Some(fen(&line.pos));
+                self.break_line(depth, f, None);
+            }
+        }
+        self.read_buf = moves;
+    }
+
+    fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
+        self.findings.push(finding);
+        let index = self.findings.len() - 1;
+        let line = &mut self.lines[depth];
+        line.broken = Some((index, 0));
+        // A variation after the failed move replaces it, so it starts where that move would.
+        line.before_last = before;
+        if line.main {
+            self.main_broken = true;
+        }
+    }
+
+    /// Plays one read move on line `depth`. Returns false when the line breaks.
+    fn play(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+        let token = String::from_utf8_lossy(&self.bytes[span.start as usize..span.end as usize])
+            .into_owned();
+        let line = &mut self.lines[depth];
+        let label = ply_label(&line.pos);
+        if let Some((number, dots, nspan)) = line.pending_number.take() {
+            if number != label.0 || (dots == 3 && label.1) {
+                let expected = if label.1 {
+                    format!("{}.", label.0)
+                } else {
+                    format!("{}...", label.0)
+                };
+                let mut f = Finding::new(
+                    Code::MoveNumberMismatch,
+                    Some(nspan),
+                    format!(
+                        "move number {number}{} does not fit: this is {expected}",
+                        if dots == 3 { "..." } else { "." }
+                    ),
+                )
+                .help(format!("write {expected}"));
+                f.ply = Some(label);
+                self.findings.push(f);
+            }
+        }
+        let line = &mut self.lines[depth];
+        let is_main = line.main;
+        if let MovePattern::Null = m.pattern {
+            if line.pos.is_check() {
+                let mut f = Finding::new(
+                    Code::IllegalMove,
+                    Some(span),
+                    "a null move is impossible while in check",
+                );
+                f.ply = Some(label);
+                f.fen = Some(fen(&line.pos));
+                let before = line.pos.clone();
+                self.break_line(depth, f, Some(before));
+                return false;
+            }
+            let before = line.pos.clone();
+            match line.pos.clone().swap_turn() {
+                Ok(p) => line.pos = p,
+                Err(_) => return false,
+            }
+            line.before_last = Some(before);
+            let mut f = Finding::new(
+                Code::NullMove,
+                Some(span),
+                format!("'{token}' is a null move: the turn passes without a move"),
+            )
+            .note("null moves are used in analysis; they are not legal chess moves");
+            f.ply = Some(label);
+            self.findings.push(f);
+            if is_main {
+                self.main.plies += 1;
+                self.main.hash = self.lines[depth].pos.zobrist_hash(EnPassantMode::Legal);
+                self.main.history.clear();
+                self.main.history.push((self.main.hash, false));
+            }
+            return true;
+        }
+
+        let found = matcher::find_move(&line.pos, m);
+        let (mv, mnotes) = match found {
+            Ok(x) => x,
+            Err(err) => {
+                if is_main {
+                    if let Some((term, _, _)) = &self.main.ended {
+                        if matches!(term, Termination::Checkmate | Termination::Stalemate) {
+                            // The game was already over; R007 reports it.
+                            self.after_end(span, label);
+                            // Break without a finding of its own: R007 sums these up.
+                            let before = self.lines[depth].pos.clone();
+                            self.lines[depth].broken = Some((usize::MAX, 0));
+                            self.lines[depth].before_last = Some(before);
+                            return false;
+                        }
+                    }
+                    if self.main.ended.is_none() && self.lines[depth].pos.legal_moves().is_empty() {
+                        let pos = self.lines[depth].pos.clone();
+                        {
+                            let term = if pos.is_check() {
+                                Termination::Checkmate
+                            } else {
+                                Termination::Stalemate
+                            };
+                            self.main.ended = Some((term, self.main.plies, pos.clone()));
+                            self.after_end(span, label);
+                            let before = pos;
+                            self.lines[depth].broken = Some((usize::MAX, 0));
+                            self.lines[depth].before_last = Some(before);
+                            return false;
+                        }
+                    }
+                }
+                let pos = &self.lines[depth].pos;
+                let f = self.match_failure(pos, m, &token, span, label, err);
+                let before = pos.clone();
+                self.break_line(depth, f, Some(before));
+                return false;
+            }
+        };
+
+        if is_main && self.main.ended.is_some() {
+            self.after_end(span, label);
+        }
+        self.notation_findings(m, &mnotes, &mv, &token, span, label, depth);
+
+        let line = &mut self.lines[depth];
+        let before = line.pos.clone();
+        let irreversible = is_main && before.is_irreversible(mv);
+        if is_main {
+            self.main.hash = before
+                .update_zobrist_hash(self.main.hash, mv, EnPassantMode::Legal)
+                .unwrap_or_else(|| {
+                    let mut p = before.clone();
+                    p.play_unchecked(mv);
+                    p.zobrist_hash(EnPassantMode::Legal)
+                });
+        }
+        line.pos.play_unchecked(mv);
+        line.before_last = Some(before);
+        let gives_check = line.pos.is_check();
+        let actual = if gives_check {
+            if line.pos.legal_moves().is_empty() {
+                CheckClaim::Mate
+            } else {
+                CheckClaim::Check
+            }
+        } else {
+            CheckClaim::None
+        };
+        self.check_sign(m, actual, &token, span, label);
+        if is_main {
+            self.main_ply(
+                depth,
+                mv,
+                irreversible,
+                gives_check,
+                actual == CheckClaim::Mate,
+            );
+        }
+        true
+    }
+
+    fn after_end(&mut self, span: Span, label: (u32, bool)) {
+        self.main.moves_after_end += 1;
+        if self.main.first_after_end.is_none() {
+            self.main.first_after_end = Some((span, label));
+        }
+    }
+
+    /// Repetition, move counters and game-ending events after a main-line ply.
+    fn main_ply(&mut self, depth: usize, mv: Move, irreversible: bool, check: bool, mate: bool) {
+        self.main.plies += 1;
+        let ply = self.main.plies;
+        if irreversible {
+            self.main.history.clear();
+        }
+        self.main.history.push((self.main.hash, check));
+        if self.main.ended.is_some() {
+            return;
+        }
+        let pos = &self.lines[depth].pos;
+        if mate {
+            self.main.ended = Some((Termination::Checkmate, ply, pos.clone()));
+            return;
+        }
+        if mv.is_capture() || mv.is_promotion() {
+            let ins = self.opts.insufficient;
+            if adjudicate::insufficient_material(pos, Color::White, ins)
+                && adjudicate::insufficient_material(pos, Color::Black, ins)
+            {
+                self.main.ended = Some((Termination::DeadPosition, ply, pos.clone()));
+                return;
+            }
+        }
+        let hash = self.main.hash;
+        let repeats = self.main.history.iter().filter(|(h, _)| *h == hash).count();
+        if repeats >= 3 && self.main.threefold_ply.is_none() {
+            self.main.threefold_ply = Some(ply);
+            self.main.perpetual_check = self.perpetual();
+        }
+        if repeats >= 5 {
+            self.main.perpetual_check = self.perpetual();
+            self.main.ended = Some((Termination::Fivefold, ply, pos.clone()));
+            return;
+        }
+        if pos.halfmoves() >= 100 && self.main.fifty_ply.is_none() {
+            self.main.fifty_ply = Some(ply);
+        }
+        if pos.halfmoves() >= 150 {
+            self.main.ended = Some((Termination::SeventyFive, ply, pos.clone()));
+        }
+    }
+
+    /// Whether every move of one side gave check over the cycle back to the first occurrence
+    /// of the current position.
+    fn perpetual(&self) -> bool {
+        let history = &self.main.history;
+        let last = history.len() - 1;
+        let hash = history[last].0;
+        let first = match history.iter().position(|(h, _)| *h == hash) {
+            Some(i) if i < last => i,
+            _ => return false,
+        };
+        // Moves into positions first+1..=last; the mover alternates, starting with the side
+        // that made the last move when counted backwards.
+        let moves: Vec<bool> = history[first + 1..=last].iter().map(|(_, c)| *c).collect();
+        let by_last_mover: Vec<bool> = moves.iter().rev().step_by(2).copied().collect();
+        let by_other: Vec<bool> = moves.iter().rev().skip(1).step_by(2).copied().collect();
+        (by_last_mover.len() >= 2 && by_last_mover.iter().all(|&c| c))
+            || (by_other.len() >= 2 && by_other.iter().all(|&c| c))
+    }
+
+    fn match_failure(
+        &self,
+        pos: &Chess,
+        m: &ReadMove,
+        token: &str,
+        span: Span,
+        label: (u32, bool),
+        err: MatchError,
+    ) -> Finding {
+        let side = if label.1 { "White" } else { "Black" };
+        let mut f = match err {
+            MatchError::Ambiguous(moves) => {
+                let list: Vec<String> = moves.iter().map(|mv| san(pos, mv)).collect();
+                Finding::new(
+                    Code::AmbiguousMove,
+                    Some(span),
+                    format!("'{token}' is ambiguous: it fits {}", list.join(" and ")),
+                )
+                .help(format!("write {}", list.join(" or ")))
+            }
+            MatchError::NullInCheck => Finding::new(
+                Code::IllegalMove,
+                Some(span),
+                "a null move is impossible while in check",
+            ),
+            MatchError::Illegal => {
+                let why = explain_illegal(pos, m);
+                let mut f = Finding::new(
+                    Code::IllegalMove,
+                    Some(span),
+                    format!("'{token}' is not a legal move for {side}: {why}"),
+                );
+                let suggestions = matcher::suggest(pos, m, token);
+                if !suggestions.is_empty() {
+                    let long = match m.pattern {
+                        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
+                        _ => false,
+                    };
+                    let texts: Vec<String> = suggestions
+                        .iter()
+                        .map(|mv| {
+                            let s = san(pos, mv) + suffix(pos, mv);
+                            let shown = if long {
+                                long_form(mv) + suffix(pos, mv)
+                            } else {
+                                s.clone()
+                            };
+                            if shown == s {
+                                s
+                            } else {
+                                format!("{shown} ({s})")
+                            }
+                        })
+                        .collect();
+                    f = f.help(format!("did you mean {}?", texts.join(" or ")));
+                }
+                f
+            }
+        };
+        f.ply = Some(label);
+        f.fen = Some(fen(pos));
+        f
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn notation_findings(
+        &mut self,
+        m: &ReadMove,
+        mnotes: &matcher::MatchNotes,
+        mv: &Move,
+        token: &str,
+        span: Span,
+        label: (u32, bool),
+        depth: usize,
+    ) {
+        let n = m.notes;
+        if n.0 == 0
+            && !mnotes.missing_capture
+            && !mnotes.wrong_capture
+            && !mnotes.over_disambiguated
+        {
+            return;
+        }
+        let pos = &self.lines[depth].pos;
+        let canonical = san(pos, mv) + suffix(pos, mv);
+        let mut push = |code: Code, what: String| {
+            let mut f = Finding::new(code, Some(span), what).help(format!("write {canonical}"));
+            f.ply = Some(label);
+            if self.opts.strict && code.severity() == Severity::Warning {
+                f.severity = Severity::Error;
+            }
+            self.findings.push(f);
+        };
+        if n.has(Notes::CASTLING_SPELLING) {
+            push(
+                Code::CastlingSpelling,
+                format!("castling written '{token}'"),
+            );
+        }
+        if n.has(Notes::LOWERCASE_PIECE) {
+            push(
+                Code::LowercasePiece,
+                format!("'{token}' uses a lower-case piece letter"),
+            );
+        }
+        if n.has(Notes::PROMOTION_WITHOUT_EQUALS) {
+            push(
+                Code::PromotionWithoutEquals,
+                format!("'{token}' promotes without '='"),
+            );
+        }
+        if n.has(Notes::UCI) {
+            push(Code::UciNotation, format!("'{token}' is UCI notation"));
+        } else if n.has(Notes::LONG_ALGEBRAIC) {
+            push(
+                Code::LongAlgebraic,
+                format!("'{token}' is long algebraic notation"),
+            );
+        } else {
+            if mnotes.missing_capture && !n.has(Notes::CHINESE) {
+                push(
+                    Code::MissingCaptureSign,
+                    format!("'{token}' captures but has no 'x'"),
+                );
+            }
+            if mnotes.over_disambiguated {
+                push(
+                    Code::OverDisambiguated,
+                    format!("'{token}' names more of the origin than needed"),
+                );
+            }
+        }
+        if mnotes.wrong_capture {
+            let what = if mv.is_capture() {
+                format!("'{token}' is marked as a quiet move but captures")
+            } else {
+                format!("'{token}' is marked as a capture but takes nothing")
+            };
+            push(Code::WrongCaptureSign, what);
+        }
+        if n.has(Notes::CHINESE) || n.has(Notes::FIGURINE) || n.has(Notes::FOREIGN_LETTERS) {
+            push(
+                Code::OtherNotation,
+                format!("'{token}' read as {canonical}"),
+            );
+        }
+    }
+
+    fn check_sign(
+        &mut self,
+        m: &ReadMove,
+        actual: CheckClaim,
+        token: &str,
+        span: Span,
+        label: (u32, bool),
+    ) {
+        if m.check == actual || m.notes.has(Notes::UCI) {
+            return;
+        }
+        let (code, what) = match (m.check, actual) {
+            (CheckClaim::None, CheckClaim::Check) => {
+                (Code::MissingCheckSign, "gives check but has no '+'")
+            }
+            (CheckClaim::None, CheckClaim::Mate) => {
+                (Code::MissingCheckSign, "mates but has no '#'")
+            }
+            (CheckClaim::Check, CheckClaim::Mate) => {
+                (Code::WrongCheckSign, "mates but is marked '+'")
+            }
+            (CheckClaim::Mate, CheckClaim::Check) => (
+                Code::WrongCheckSign,
+                "is marked as mate but only gives check",
+            ),
+            (_, CheckClaim::None) => (Code::WrongCheckSign, "is marked as check but gives none"),
+            _ => return,
+        };
+        let mut f = Finding::new(code, Some(span), format!("'{token}' {what}"));
+        f.ply = Some(label);
+        if self.opts.strict {
+            f.severity = Severity::Error;
+        }
+        self.findings.push(f);
+    }
+}
+
+fn count_chars(s: &[u8]) -> u32 {
+    s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
+}
+
+fn is_en_passant_mark(token: &[u8]) -> bool {
+    matches!(token, b"e.p." | b"ep" | b"e.p" | b"(ep)")
+        || token == "吃过路兵".as_bytes()
+        || token == "吃過路兵".as_bytes()
+}
+
+/// Move number and whether White is to move.
+fn ply_label(pos: &Chess) -> (u32, bool) {
+    (pos.fullmoves().get(), pos.turn() == Color::White)
+}
+
+fn fen(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+fn san(pos: &Chess, mv: &Move) -> String {
+    San::from_move(pos, *mv).to_string()
+}
+
+/// `+` or `#` for the move played in `pos`.
+fn suffix(pos: &Chess, mv: &Move) -> &'static str {
+    let mut after = pos.clone();
+    after.play_unchecked(*mv);
+    if after.is_checkmate() {
+        "#"
+    } else if after.is_check() {
+        "+"
+    } else {
+        ""
+    }
+}
+
+/// Why no legal move fits the pattern, in words.
+fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
+    use shakmaty::{Role, Square};
+    match m.pattern {
+        MovePattern::Castle(side) => {
+            let name = if side == shakmaty::CastlingSide::KingSide {
+                "short"
+            } else {
+                "long"
+            };
+            if !pos.castles().has(pos.turn(), side) {
+                format!("{name} castling is no longer allowed (king or rook has moved)")
+            } else if pos.is_check() {
+                "the king is in check".into()
+            } else {
+                format!("{name} castling is blocked or passes through an attacked square")
+            }
+        }
+        MovePattern::CastleAnySide => "no castling move is legal".into(),
+        MovePattern::Null => "null move".into(),
+        MovePattern::Normal(n) => {
+            let role_name = |r: Role| match r {
+                Role::Pawn => "pawn",
+                Role::Knight => "knight",
+                Role::Bishop => "bishop",
+                Role::Rook => "rook",
+                Role::Queen => "queen",
+                Role::King => "king",
+            };
+            if let (Some(f), Some(r)) = (n.from_file, n.from_rank) {
+                let from = Square::from_coords(f, r);
+                match pos.board().piece_at(from) {
+                    None => return format!("there is no piece on {from}"),
+                    Some(p) if p.color != pos.turn() => {
+                        return format!("the piece on {from} belongs to the opponent")
+                    }
+                    Some(p) if n.role.is_some_and(|r| r != p.role) => {
+                        return format!(
+                            "there is no {} on {from} (a {} stands there)",
+                            role_name(n.role.unwrap_or(p.role)),
+                            role_name(p.role)
+                        )
+                    }
+                    _ => {}
+                }
+            }
+            let role = n.role.unwrap_or(Role::Pawn);
+            if n.role.is_some() && (pos.board().by_piece(role.of(pos.turn()))).is_empty() {
+                return format!(
+                    "{} has no {}",
+                    if pos.turn() == Color::White {
+                        "White"
+                    } else {
+                        "Black"
+                    },
+                    role_name(role)
+                );
+            }
+            if let Some(rank) = n.to_rank {
+                let to = Square::from_coords(n.to_file, rank);
+                if pos.us().contains(to) {
+                    return format!("{to} is occupied by a piece of the side to move");
+                }
+                if m.capture == CaptureClaim::Capture
+                    && !pos.them().contains(to)
+                    && pos.ep_square(EnPassantMode::Legal) != Some(to)
+                {
+                    return format!("there is nothing to capture on {to}");
+                }
+                if pos.is_check() {
+                    return format!(
+                        "no {} can go to {to} while the king is in check",
+                        role_name(role)
+                    );
+                }
+                return format!("no {} can go to {to}", role_name(role));
+            }
+            "no legal move fits".into()
+        }
+    }
+}
+
+fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
+    let tags = &lexed.tags;
+    if !tags.is_empty() {
+        let missing: Vec<&str> = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+            .into_iter()
+            .filter(|name| !tags.iter().any(|t| t.name == *name))
+            .collect();
+        if !missing.is_empty() {
+            out.push(
+                Finding::new(
+                    Code::MissingRosterTag,
+                    Some(tags[0].span),
+                    format!(
+                        "missing Seven Tag Roster tag{}: {}",
+                        if missing.len() == 1 { "" } else { "s" },
+                        missing.join(", ")
+                    ),
+                )
+                .help("add them; use \"?\" for an unknown value"),
+            );
+        }
+    }
+    for (i, t) in tags.iter().enumerate() {
+        if tags[..i].iter().any(|u| u.name == t.name) {
+            out.push(
+                Finding::new(
+                    Code::DuplicateTag,
+                    Some(t.span),
+                    format!("tag {} appears more than once", t.name),
+                )
+                .help("keep one of them; pgnkit uses the first"),
+            );
+        }
+    }
+    if let Some(t) = tags.iter().find(|t| t.name == "Date") {
+        if let Err(why) = check_date(&t.value) {
+            out.push(
+                Finding::new(
+                    Code::MalformedDate,
+                    Some(t.span),
+                    format!("Date \"{}\" {why}", t.value),
+                )
+                .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)"),
+            );
+        }
+    }
+    if let Some(t) = tags.iter().find(|t| t.name == "Result") {
+        if !matches!(t.value.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
+            let mut f = Finding::new(
+                Code::UnknownResultTag,
+                Some(t.span),
+                format!("Result \"{}\" is not a PGN result", t.value),
+            );
+            f = match GameResult::parse(t.value.as_bytes()) {
+                Some((r, _)) => f.help(format!("write [Result \"{}\"]", r.as_str())),
+                None => f.help("use 1-0, 0-1, 1/2-1/2 or *"),
+            };
+            out.push(f);
+        }
+    }
+    let fen = tags.iter().find(|t| t.name == "FEN");
+    let setup = tags.iter().find(|t| t.name == "SetUp");
+    match (fen, setup) {
+        (Some(f), None) => out.push(
+            Finding::new(
+                Code::FenWithoutSetUp,
+                Some(f.span),
+                "FEN tag without SetUp \"1\"",
+            )
+            .help("add [SetUp \"1\"] before the FEN tag"),
+        ),
+        (Some(f), Some(s)) if s.value != "1" => out.push(
+            Finding::new(
+                Code::FenWithoutSetUp,
+                Some(f.span),
+                format!("FEN tag with SetUp \"{}\"", s.value),
+            )
+            .help("set [SetUp \"1\"]"),
+        ),
+        (None, Some(s)) if s.value == "1" => out.push(
+            Finding::new(
+                Code::SetUpWithoutFen,
+                Some(s.span),
+                "SetUp \"1\" but no FEN tag: the starting position is unknown",
+            )
+            .help("add the FEN tag, or remove SetUp to start from the standard position"),
+        ),
+        _ => {}
+    }
+}
+
+fn check_date(value: &str) -> Result<(), &'static str> {
+    let parts: Vec<&str> = value.split('.').collect();
+    if parts.len() != 3 {
+        return Err("is not in YYYY.MM.DD form");
+    }
+    let field = |s: &str, len: usize, max: u32| -> Result<(), &'static str> {
+        if s.len() != len {
+            return Err("is not in YYYY.MM.DD form");
+        }
+        if s.bytes().all(|b| b == b'?') {
+            return Ok(());
+        }
+        if !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("has characters other than digits and '?'");
+        }
+        let v: u32 = s.parse().map_err(|_| "is not a number")?;
+        if max > 0 && (v == 0 || v > max) {
+            return Err("has a month or day out of range");
+        }
+        Ok(())
+    };
+    field(parts[0], 4, 0)?;
+    field(parts[1], 2, 12)?;
+    field(parts[2], 2, 31)?;
+    Ok(())
+}
+
+/// The position the game starts from, per its `Variant`, `SetUp` and `FEN` tags.
+fn start_position(lexed: &Lexed, report: &mut GameReport) -> Option<Chess> {
+    let variant = lexed
+        .tag("Variant")
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let chess960 = match variant.as_str() {
+        "" | "standard" | "from position" | "from_position" | "normal" | "chess" => false,
+        "chess960"
+        | "chess 960"
+        | "960"
+        | "fischerandom"
+        | "fischer random"
+        | "fischerrandom"
+        | "fischer random chess"
+        | "freestyle" => true,
+        _ => {
+            report.variant = variant.clone();
+            let span = lexed
+                .tags
+                .iter()
+                .find(|t| t.name == "Variant")
+                .map(|t| t.span);
+            report.findings.push(
+                Finding::new(
+                    Code::UnsupportedVariant,
+                    span,
+                    format!("variant \"{}\" is not standard chess or Chess960; the game is not replayed", lexed.tag("Variant").unwrap_or("")),
+                )
+                .help("pgnkit checks standard chess and Chess960 only"),
+            );
+            return None;
+        }
+    };
+    if chess960 {
+        report.variant = "chess960".into();
+    }
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let fen_tag = lexed.tags.iter().find(|t| t.name == "FEN");
+    let Some(tag) = fen_tag else {
+        if lexed.tag("SetUp") == Some("1") {
+            return None;
+        }
+        return Some(Chess::default());
+    };
+    let fen = match Fen::from_ascii(tag.value.trim().as_bytes()) {
+        Ok(f) => f,
+        Err(e) => {
+            let why = match e {
+                ParseFenError::InvalidBoard => "the board part is not 8 ranks of 8 squares",
+                ParseFenError::InvalidTurn => "the side to move is not 'w' or 'b'",
+                ParseFenError::InvalidCastling => "the castling field is not valid",
+                ParseFenError::InvalidEpSquare => "the en passant square is not valid",
+                ParseFenError::InvalidHalfmoveClock => "the halfmove clock is not a number",
+                ParseFenError::InvalidFullmoves => "the move number is not a positive number",
+                _ => "it is not a FEN",
+            };
+            report.findings.push(
+                Finding::new(Code::InvalidFen, Some(tag.span), format!("FEN \"{}\" cannot be read: {why}", tag.value))
+                    .help("a FEN has six fields: board, side to move, castling, en passant, halfmove clock, move number"),
+            );
+            return None;
+        }
+    };
+    let attempt = fen.clone().into_position::<Chess>(mode);
+    match attempt {
+        Ok(pos) => Some(pos),
+        Err(e) if !chess960 && e.kinds() == PositionErrorKinds::INVALID_CASTLING_RIGHTS => {
+            // Shredder or X-FEN castling of a Chess960 start without the Variant tag.
+            match fen.into_position::<Chess>(CastlingMode::Chess960) {
+                Ok(pos) => {
+                    report.variant = "chess960".into();
+                    Some(pos)
+                }
+                Err(_) => {
+                    invalid_position(report, tag.span, &tag.value, e.kinds());
+                    None
+                }
+            }
+        }
+        Err(e) => {
+            invalid_position(report, tag.span, &tag.value, e.kinds());
+            None
+        }
+    }
+}
+
+fn invalid_position(report: &mut GameReport, span: Span, fen: &str, kinds: PositionErrorKinds) {
+    let mut why = Vec::new();
+    for (kind, text) in [
+        (PositionErrorKinds::EMPTY_BOARD, "the board is empty"),
+        (PositionErrorKinds::MISSING_KING, "a king is missing"),
+        (
+            PositionErrorKinds::TOO_MANY_KINGS,
+            "a side has more than one king",
+        ),
+        (
+            PositionErrorKinds::PAWNS_ON_BACKRANK,
+            "a pawn stands on the first or last rank",
+        ),
+        (
+            PositionErrorKinds::INVALID_CASTLING_RIGHTS,
+            "the castling rights do not fit the kings and rooks",
+        ),
+        (
+            PositionErrorKinds::INVALID_EP_SQUARE,
+            "the en passant square does not fit the last pawn move",
+        ),
+        (
+            PositionErrorKinds::OPPOSITE_CHECK,
+            "the side not to move is in check",
+        ),
+        (
+            PositionErrorKinds::IMPOSSIBLE_CHECK,
+            "the check could not have arisen from a legal move",
+        ),
+        (
+            PositionErrorKinds::TOO_MUCH_MATERIAL,
+            "a side has more material than promotions allow",
+        ),
+        (
+            PositionErrorKinds::VARIANT,
+            "the position breaks a variant rule",
+        ),
+    ] {
+        if kinds.contains(kind) {
+            why.push(text);
+        }
+    }
+    report.findings.push(
+        Finding::new(
+            Code::InvalidFen,
+            Some(span),
+            format!("FEN \"{fen}\" is not a legal position: {}", why.join("; ")),
+        )
+        .help("correct the FEN; the game cannot be replayed from an impossible position"),
+    );
+}
+
+fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
+    for p in &lexed.problems {
+        let span = Some(p.span);
+        let f = match p.kind {
+            LexProblemKind::UnterminatedTag => Finding::new(Code::UnterminatedTag, span, "the tag pair is not closed on its line")
+                .help("end it with \"] — [Name \"value\"]"),
+            LexProblemKind::MalformedTag => Finding::new(Code::MalformedTag, span, "this is not a tag pair")
+                .help("write tags as [Name \"value\"]"),
+            LexProblemKind::UnescapedQuote => Finding::new(Code::UnescapedQuote, span, "a quote inside the tag value is not escaped")
+                .help("write \\\" for a quote inside a value"),
+            LexProblemKind::InvalidUtf8Tag => Finding::new(Code::InvalidUtf8Tag, span, "the tag value is not valid UTF-8; bad bytes are shown as \\xNN")
+                .help("convert the file to UTF-8 (or give its encoding)"),
+            LexProblemKind::UnterminatedComment => Finding::new(Code::UnterminatedComment, span, "the comment opened here is never closed")
+                .help("add the missing '}'"),
+            LexProblemKind::UnterminatedVariation => Finding::new(Code::UnterminatedVariation, span, "a variation is still open at the end of the game")
+                .help("add the missing ')'"),
+            LexProblemKind::UnmatchedVariationEnd => Finding::new(Code::UnmatchedVariationEnd, span, "')' closes no variation")
+                .help("remove it or add the missing '('"),
+            LexProblemKind::ResultInVariation => Finding::new(Code::ResultInVariation, span, "a result token inside a variation")
+                .help("results belong at the end of the main line; remove it or close the variation first"),
+            LexProblemKind::MissingResult => Finding::new(Code::MissingResult, span, "the game ends without a result token")
+                .help("end the movetext with 1-0, 0-1, 1/2-1/2 or *"),
+            LexProblemKind::NonStandardResult => Finding::new(Code::NonStandardResult, span, "the result is not written 1-0, 0-1, 1/2-1/2 or *")
+                .help("use the PGN spelling"),
+            LexProblemKind::BadNag => Finding::new(Code::BadNag, span, "not an annotation glyph ($0 to $255, !, ?, !!, ??, !?, ?!)")
+                .help("fix or remove the annotation"),
+            LexProblemKind::TagInMovetext => Finding::new(Code::TagInMovetext, span, "'[' inside the movetext")
+                .help("tag pairs go before the moves; put commentary in { braces }"),
+            LexProblemKind::GameTooLarge => Finding::new(Code::GameTooLarge, span, "the game is larger than the size limit and was skipped")
+                .help("raise --max-game-size if the game is genuine"),
+        };
+        out.push(f);
+    }
+}
+
+/// Decides the result by rule and reconciles it with the tag and the token.
+fn adjudicate(
+    final_pos: &Chess,
+    ended: Option<(Termination, u32, Chess)>,
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    report: &mut GameReport,
+) {
+    let (termination, ply, pos) = match ended {
+        Some((t, ply, pos)) => (t, Some(ply), pos),
+        None => {
+            let pos = final_pos.clone();
+            let term = if pos.is_checkmate() {
+                Termination::Checkmate
+            } else if pos.is_stalemate() {
+                Termination::Stalemate
+            } else if adjudicate::is_dead(&pos, opts.insufficient, opts.dead_search) {
+                Termination::DeadPosition
+            } else {
+                Termination::None
+            };
+            let ply = (term != Termination::None).then_some(report.plies);
+            (term, ply, pos)
+        }
+    };
+    report.termination = termination;
+    report.termination_ply = ply;
+    report.result_by_rule = match termination {
+        Termination::Checkmate => Some(if pos.turn() == Color::White {
+            GameResult::BlackWins
+        } else {
+            GameResult::WhiteWins
+        }),
+        Termination::None => None,
+        _ => Some(GameResult::Draw),
+    };
+
+    let tag_span = lexed
+        .tags
+        .iter()
+        .find(|t| t.name == "Result")
+        .map(|t| t.span);
+    let token_span = lexed
+        .tokens
+        .iter()
+        .rev()
+        .find(|t| matches!(t.kind, TokenKind::Result { .. }))
+        .map(|t| t.span);
+    let tag = report
+        .result_tag
+        .as_deref()
+        .and_then(|v| GameResult::parse(v.as_bytes()))
+        .map(|r| r.0);
+    let token = report.result_token;
+    if let (Some(a), Some(b)) = (tag, token) {
+        if a != b {
+            report.findings.push(
+                Finding::new(
+                    Code::ResultMismatch,
+                    token_span,
+                    format!(
+                        "the Result tag says {} but the movetext ends with {}",
+                        a.as_str(),
+                        b.as_str()
+                    ),
+                )
+                .help("make them agree"),
+            );
+        }
+    }
+    let recorded = tag.or(token);
+    let span = if tag.is_some() { tag_span } else { token_span };
+    let at = ply.map(|p| format!(" after ply {p}")).unwrap_or_default();
+    if let (Some(rule), Some(recorded)) = (report.result_by_rule, recorded) {
+        if rule != recorded {
+            let (code, article, event) = match termination {
+                Termination::Checkmate => (Code::ResultAfterCheckmate, "5.1.1", "checkmate"),
+                Termination::Stalemate => (Code::ResultAfterStalemate, "5.2.1", "stalemate"),
+                Termination::DeadPosition => {
+                    (Code::ResultAfterDeadPosition, "5.2.2", "a dead position")
+                }
+                Termination::Fivefold => {
+                    (Code::ResultAfterFivefold, "9.6.1", "fivefold repetition")
+                }
+                _ => (
+                    Code::ResultAfterSeventyFive,
+                    "9.6.2",
+                    "75 moves without capture or pawn move",
+                ),
+            };
+            let code = if recorded == GameResult::Unknown {
+                Code::UnfinishedButOver
+            } else {
+                code
+            };
+            report.findings.push(
+                Finding::new(
+                    code,
+                    span,
+                    format!(
+                        "the game ended{at} by {event}, so the result is {}, not {}",
+                        rule.as_str(),
+                        recorded.as_str()
+                    ),
+                )
+                .help(format!("set the result to {}", rule.as_str()))
+                .note(format!("FIDE Laws of Chess, article {article}")),
+            );
+        }
+    } else if let Some(recorded @ (GameResult::WhiteWins | GameResult::BlackWins)) = recorded {
+        // 6.9 / 5.1.2: a win needs a winner who could still mate.
+        let winner = if recorded == GameResult::WhiteWins {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if report.legal
+            && adjudicate::can_mate(&pos, winner, opts.insufficient, opts.dead_search)
+                == Mateable::Never
+        {
+            let name = if winner == Color::White {
+                "White"
+            } else {
+                "Black"
+            };
+            let mut f = Finding::new(
+                Code::UnearnableWin,
+                span,
+                format!("{name} is scored as the winner but could not checkmate by any series of legal moves in the final position"),
+            )
+            .help("set the result to 1/2-1/2")
+            .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation)");
+            if let Some(t) = lexed.tag("Termination") {
+                f = f.note(format!("Termination tag: \"{t}\""));
+            }
+            report.findings.push(f);
+        }
+    }
+    if termination == Termination::None {
+        if let Some(p) = report.threefold_ply {
+            let what = if report.perpetual_check {
+                " (perpetual check)"
+            } else {
+                ""
+            };
+            report.findings.push(
+                Finding::new(
+                    Code::ThreefoldClaimable,
+                    None,
+                    format!("a draw by threefold repetition{what} could be claimed at ply {p}"),
+                )
+                .note("FIDE Laws of Chess, article 9.2"),
+            );
+        }
+        if let Some(p) = report.fifty_ply {
+            report.findings.push(
+                Finding::new(
+                    Code::FiftyMoveClaimable,
+                    None,
+                    format!("a draw by the fifty-move rule could be claimed at ply {p}"),
+                )
+                .note("FIDE Laws of Chess, article 9.3"),
+            );
+        }
+    }
+    if report.perpetual_check {
+        report.findings.push(Finding::new(
+            Code::PerpetualCheck,
+            None,
+            "the repetition came from perpetual check (长将和)",
+        ));
+    }
+}

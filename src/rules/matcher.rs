@@ -1,0 +1,348 @@
+//! The matcher: turns a [`ReadMove`] pattern into the one legal move it describes, notices
+//! lenient spellings, and, when no move or several fit, finds what the writer most likely meant.
+
+use shakmaty::{san::San, CastlingSide, Chess, File, Move, MoveList, Position, Rank, Role, Square};
+
+use crate::notation::{CaptureClaim, MovePattern, NormalPattern, ReadMove};
+
+/// Why a pattern did not give exactly one legal move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatchError {
+    /// No legal move fits.
+    Illegal,
+    /// Several legal moves fit; they are listed.
+    Ambiguous(Vec<Move>),
+    /// A null move was given where none is possible (the side to move is in check).
+    NullInCheck,
+}
+
+/// Lenient spellings found by comparing the pattern with the move it matched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchNotes {
+    /// `x` missing on a capture.
+    pub missing_capture: bool,
+    /// `x` (or a long-algebraic `-` claim) that does not fit the move.
+    pub wrong_capture: bool,
+    /// Origin given where SAN needs none.
+    pub over_disambiguated: bool,
+}
+
+/// Finds the one legal move `m` describes in `pos`.
+///
+/// Null moves are not matched here (they are not moves of the position); the replay handles
+/// them.
+///
+/// # Errors
+///
+/// [`MatchError::Illegal`] when no legal move fits, [`MatchError::Ambiguous`] when several do.
+pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchError> {
+    let mut notes = MatchNotes::default();
+    let found = match m.pattern {
+        MovePattern::Null => {
+            return Err(if pos.is_check() {
+                MatchError::NullInCheck
+            } else {
+                MatchError::Illegal
+            })
+        }
+        MovePattern::Castle(side) => one(pos.castling_moves(side))?,
+        MovePattern::CastleAnySide => {
+            let mut moves = pos.castling_moves(CastlingSide::KingSide);
+            moves.extend(pos.castling_moves(CastlingSide::QueenSide));
+            one(moves)?
+        }
+        MovePattern::Normal(n) => {
+            let mut moves = candidates(pos, &n);
+            moves.retain(|c| fits(c, &n));
+            one(moves)?
+        }
+    };
+    if let MovePattern::Normal(n) = m.pattern {
+        let is_uci = n.role.is_none() && m.capture == CaptureClaim::Unwritten;
+        match (m.capture, found.is_capture()) {
+            (CaptureClaim::Capture, false) | (CaptureClaim::Quiet, true) => {
+                notes.wrong_capture = true
+            }
+            (CaptureClaim::Unwritten, true) if !is_uci => notes.missing_capture = true,
+            _ => {}
+        }
+        let long = n.from_file.is_some() && n.from_rank.is_some();
+        if !long && n.role != Some(Role::Pawn) {
+            if let San::Normal { file, rank, .. } = San::from_move(pos, found) {
+                notes.over_disambiguated = (n.from_file.is_some() && file.is_none())
+                    || (n.from_rank.is_some() && rank.is_none());
+            }
+        }
+    }
+    Ok((found, notes))
+}
+
+fn one(moves: MoveList) -> Result<Move, MatchError> {
+    match moves.len() {
+        1 => Ok(moves[0]),
+        0 => Err(MatchError::Illegal),
+        _ => Err(MatchError::Ambiguous(moves.to_vec())),
+    }
+}
+
+/// Legal moves that could fit the pattern, cheaply: only moves to the destination when it is
+/// known and the piece is named.
+fn candidates(pos: &Chess, n: &NormalPattern) -> MoveList {
+    match (n.role, n.to_rank) {
+        (Some(role), Some(rank)) if role != Role::King => {
+            pos.san_candidates(role, Square::from_coords(n.to_file, rank))
+        }
+        _ => pos.legal_moves(),
+    }
+}
+
+/// The square a king lands on when castling (not the rook square shakmaty stores).
+pub fn king_target(m: &Move) -> Option<Square> {
+    match *m {
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_queen_side(rook < king);
+            Some(Square::from_coords(side.king_to_file(), king.rank()))
+        }
+        _ => None,
+    }
+}
+
+fn fits(m: &Move, n: &NormalPattern) -> bool {
+    if let Some(role) = n.role {
+        if m.role() != role {
+            return false;
+        }
+    }
+    let from = match m.from() {
+        Some(f) => f,
+        None => return false,
+    };
+    if n.from_file.is_some_and(|f| f != from.file())
+        || n.from_rank.is_some_and(|r| r != from.rank())
+    {
+        return false;
+    }
+    // A pawn written without its file never captures (`c4` is not `dxc4`).
+    if m.role() == Role::Pawn && n.from_file.is_none() && m.is_capture() {
+        return false;
+    }
+    if m.promotion() != n.promotion {
+        return false;
+    }
+    let dest_ok = |sq: Square| sq.file() == n.to_file && n.to_rank.is_none_or(|r| r == sq.rank());
+    match king_target(m) {
+        // Castling written as a king move: to the king's square, or to the rook (Chess960 UCI).
+        Some(target) => dest_ok(target) || dest_ok(m.to()),
+        None => dest_ok(m.to()),
+    }
+}
+
+/// Legal moves the writer most likely meant, best first: the same piece to the same square
+/// from elsewhere, a one-character slip of the token, then another piece to the same square.
+pub fn suggest(pos: &Chess, m: &ReadMove, token: &str) -> Vec<Move> {
+    let legal = pos.legal_moves();
+    let mut out: Vec<Move> = Vec::new();
+    let push = |mv: &Move, out: &mut Vec<Move>| {
+        if !out.contains(mv) {
+            out.push(*mv);
+        }
+    };
+    if let MovePattern::Normal(n) = m.pattern {
+        let dest = |sq: Square| sq.file() == n.to_file && n.to_rank.is_none_or(|r| r == sq.rank());
+        // Same piece, same destination, any origin; promotion piece forgiven.
+        for mv in legal.iter() {
+            if n.role.is_none_or(|r| r == mv.role())
+                && dest(king_target(mv).unwrap_or(mv.to()))
+                && (n.promotion.is_none() || mv.promotion() == n.promotion)
+            {
+                push(mv, &mut out);
+            }
+        }
+    }
+    let same_piece = out.len();
+    // One-character slips of the written token against each legal move's SAN and long forms.
+    let written = strip_suffix(token);
+    for mv in legal.iter() {
+        let san = San::from_move(pos, *mv).to_string();
+        let lan = long_form(mv);
+        if edit_distance_at_most_one(written, &san) || edit_distance_at_most_one(written, &lan) {
+            push(mv, &mut out);
+        }
+    }
+    if same_piece > 0 {
+        // The writer named the piece and the square: only the origin was wrong.
+        out.truncate(same_piece.max(1));
+        return out;
+    }
+    if let MovePattern::Normal(n) = m.pattern {
+        if let Some(rank) = n.to_rank {
+            let to = Square::from_coords(n.to_file, rank);
+            for mv in legal.iter() {
+                if mv.to() == to {
+                    push(mv, &mut out);
+                }
+            }
+        }
+    }
+    out.truncate(4);
+    out
+}
+
+fn strip_suffix(token: &str) -> &str {
+    token.trim_end_matches(['+', '#', '!', '?'])
+}
+
+/// Long algebraic without check sign: `Ng1-f3`, `e2-e4`, `Nf3xe5`, `O-O`.
+pub fn long_form(m: &Move) -> String {
+    match *m {
+        Move::Castle { king, rook } => {
+            if rook < king {
+                "O-O-O".into()
+            } else {
+                "O-O".into()
+            }
+        }
+        Move::Put { role, to } => format!("{}@{}", role.upper_char(), to),
+        _ => {
+            let mut s = String::new();
+            if m.role() != Role::Pawn {
+                s.push(m.role().upper_char());
+            }
+            if let Some(from) = m.from() {
+                s.push_str(&from.to_string());
+            }
+            s.push(if m.is_capture() { 'x' } else { '-' });
+            s.push_str(&m.to().to_string());
+            if let Some(p) = m.promotion() {
+                s.push('=');
+                s.push(p.upper_char());
+            }
+            s
+        }
+    }
+}
+
+fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a == b {
+        return true;
+    }
+    let (la, lb) = (a.len(), b.len());
+    if la.abs_diff(lb) > 1 {
+        return false;
+    }
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if la == lb {
+        // One substitution, or one transposition of neighbours.
+        let rest_equal = a[prefix + 1..] == b[prefix + 1..];
+        let transposed = prefix + 1 < la
+            && a[prefix] == b[prefix + 1]
+            && a[prefix + 1] == b[prefix]
+            && a[prefix + 2..] == b[prefix + 2..];
+        rest_equal || transposed
+    } else if la > lb {
+        a[prefix + 1..] == b[prefix..]
+    } else {
+        b[prefix + 1..] == a[prefix..]
+    }
+}
+
+/// Parses a square name, for tests and tools.
+pub fn square(s: &str) -> Option<Square> {
+    let b = s.as_bytes();
+    if b.len() != 2 {
+        return None;
+    }
+    let f = b[0].checked_sub(b'a').filter(|&f| f < 8)?;
+    let r = b[1].checked_sub(b'1').filter(|&r| r < 8)?;
+    Some(Square::from_coords(
+        File::new(u32::from(f)),
+        Rank::new(u32::from(r)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::ascii;
+    use shakmaty::fen::Fen;
+    use shakmaty::CastlingMode;
+
+    fn pos(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn play(moves: &[&str]) -> Chess {
+        let mut p = Chess::default();
+        for t in moves {
+            let (m, _) = find_move(&p, &ascii::read(t.as_bytes()).unwrap()).unwrap();
+            p.play_unchecked(m);
+        }
+        p
+    }
+
+    #[test]
+    fn pawn_without_file_never_captures() {
+        let p = play(&["e4", "d5"]);
+        let r = ascii::read(b"d5").unwrap();
+        assert_eq!(find_move(&p, &r), Err(MatchError::Illegal));
+        let (m, notes) = find_move(&p, &ascii::read(b"ed5").unwrap()).unwrap();
+        assert!(m.is_capture());
+        assert!(notes.missing_capture);
+    }
+
+    #[test]
+    fn lowercase_knight_is_a_knight() {
+        let p = Chess::default();
+        let (m, _) = find_move(&p, &ascii::read(b"nf3").unwrap()).unwrap();
+        assert_eq!(m.role(), Role::Knight);
+    }
+
+    #[test]
+    fn ambiguity_lists_candidates() {
+        let p = pos("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
+        match find_move(&p, &ascii::read(b"Nd2").unwrap()) {
+            Err(MatchError::Ambiguous(ms)) => assert_eq!(ms.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        let (_, notes) = find_move(&p, &ascii::read(b"Nbd2").unwrap()).unwrap();
+        assert!(!notes.over_disambiguated);
+        let (_, notes) = find_move(&Chess::default(), &ascii::read(b"Ngf3").unwrap()).unwrap();
+        assert!(notes.over_disambiguated);
+    }
+
+    #[test]
+    fn uci_and_long_algebraic_castling() {
+        let p = pos("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        for t in ["e1g1", "O-O", "0-0", "e1h1"] {
+            let (m, _) = find_move(&p, &ascii::read(t.as_bytes()).unwrap()).unwrap();
+            assert!(m.is_castle(), "{t}");
+        }
+    }
+
+    #[test]
+    fn suggests_the_bishop_that_can_take() {
+        // Legall's mate position before 7.Bxf7+ (written Be4xf7+).
+        let p = play(&[
+            "e4", "e5", "Nf3", "Nc6", "Bc4", "d6", "Nc3", "Bg4", "O-O", "Nd4", "Nxe5", "Bxd1",
+        ]);
+        let r = ascii::read(b"Be4xf7+").unwrap();
+        assert_eq!(find_move(&p, &r), Err(MatchError::Illegal));
+        let s = suggest(&p, &r, "Be4xf7+");
+        assert_eq!(San::from_move(&p, s[0]).to_string(), "Bxf7");
+        assert_eq!(long_form(&s[0]), "Bc4xf7");
+    }
+
+    #[test]
+    fn one_character_slips() {
+        assert!(edit_distance_at_most_one("Nf3", "Nf3"));
+        assert!(edit_distance_at_most_one("Nf4", "Nf3"));
+        assert!(edit_distance_at_most_one("fN3", "Nf3"));
+        assert!(edit_distance_at_most_one("Nff3", "Nf3"));
+        assert!(!edit_distance_at_most_one("Qd1", "Nf3"));
+    }
+}

@@ -1,0 +1,6 @@
+//! The rules: matching move patterns to legal moves, replaying games through shakmaty, and
+//! deciding results by rule (checkmate, stalemate, dead position, repetition, move limits).
+
+pub mod adjudicate;
+pub mod game;
+pub mod matcher;
