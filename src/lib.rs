@@ -1,1 +1,3 @@
 //! pgnkit: validate, convert and analyse chess game records (PGN).
+
+pub mod stats;
