@@ -205,7 +205,7 @@ fn unknown_names_share_one_unranked_bucket_and_are_counted() {
     let (acc, standings) = single_event("unknown.games.tsv", KindChoice::Detect);
     assert_eq!(acc.unknown_sides, 3);
     assert_eq!(acc.unrated_unknown_games, 2);
-    assert_eq!(acc.ratings.games().len(), 1);
+    assert_eq!(acc.ratings.len(), 1);
     assert_eq!(standings.unknown_vs_unknown, 1);
     assert_eq!(standings.kind, EventKind::RoundRobin);
     assert_eq!(standings.rows.last().unwrap().player, PlayerKey::Unknown);
@@ -278,7 +278,7 @@ fn club_totals_follow_date_and_round_not_file_order() {
             start,
             ..ClubConfig::default()
         };
-        let table = club::club_table(acc.ratings.games(), &config);
+        let table = club::club_table(&acc.ratings, &config);
         assert_eq!(table.len(), expected.len());
         for (row, want) in table.iter().zip(&expected) {
             let at = &want.at;
@@ -300,7 +300,7 @@ fn club_config_sets_one_players_start() {
         start: 0.0,
         starting: [("X".to_owned(), 250.0)].into_iter().collect(),
     };
-    let table = club::club_table(acc.ratings.games(), &config);
+    let table = club::club_table(&acc.ratings, &config);
     let x = table.iter().find(|r| r.player == "X").unwrap();
     // X 250 beats Y 0 (d=250, higher wins: 0), then Z 0 (0 again): X stays 250, 29级.
     assert_eq!((x.start, x.total, x.level), (250.0, 250.0, Level::Ji(29)));
@@ -334,7 +334,7 @@ fn elo_k_factor() {
 #[test]
 fn elo_replay_matches_hand_computed_ratings() {
     let acc = accumulate(games("elo_sequence.games.tsv"));
-    let table = elo::elo_table(acc.ratings.games(), &EloConfig::default());
+    let table = elo::elo_table(&acc.ratings, &EloConfig::default());
     let expected = records("elo_sequence.ratings.tsv");
     assert_eq!(table.len(), expected.len(), "number of players");
     for (row, want) in table.iter().zip(&expected) {
@@ -388,10 +388,7 @@ fn merged_halves_of_the_worked_example_give_its_table() {
         &standings.standings(KindChoice::Detect),
         "worked_example.standings.tsv",
     );
-    let elo_whole = elo::elo_table(
-        accumulate(all.clone()).ratings.games(),
-        &EloConfig::default(),
-    );
-    let elo_merged = elo::elo_table(merged.ratings.games(), &EloConfig::default());
+    let elo_whole = elo::elo_table(&accumulate(all.clone()).ratings, &EloConfig::default());
+    let elo_merged = elo::elo_table(&merged.ratings, &EloConfig::default());
     assert_eq!(elo_merged, elo_whole);
 }

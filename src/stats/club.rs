@@ -29,7 +29,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::{RatedGame, Score};
+use super::{RatingLog, Score};
 
 /// How far below a bracket edge a computed `d` still counts as reaching it, absorbing binary
 /// rounding of totals that are decimal fractions.
@@ -146,11 +146,10 @@ pub struct ClubRow {
     pub level: Level,
 }
 
-/// Replays `games` (which must be in chronological order, as [`super::RatingLog::games`] gives
-/// them) and returns every player's total, highest first (then by name).
-pub fn club_table(games: &[RatedGame], config: &ClubConfig) -> Vec<ClubRow> {
+/// Replays the games of `log` in chronological order and returns every player's total, highest first (then by name).
+pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
     let mut rows: BTreeMap<&str, ClubRow> = BTreeMap::new();
-    for game in games {
+    for game in log.games() {
         for name in [&game.white, &game.black] {
             rows.entry(name).or_insert_with(|| {
                 let start = config.start_of(name);

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use super::RatedGame;
+use super::RatingLog;
 
 /// Settings for the replay.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,12 +84,11 @@ impl EloRow {
     }
 }
 
-/// Replays `games` (which must be in chronological order, as [`super::RatingLog::games`] gives
-/// them) and returns every player's rating, highest first (then by name).
-pub fn elo_table(games: &[RatedGame], config: &EloConfig) -> Vec<EloRow> {
+/// Replays the games of `log` in chronological order and returns every player's rating, highest first (then by name).
+pub fn elo_table(log: &RatingLog, config: &EloConfig) -> Vec<EloRow> {
     // First pass: starting ratings, from the first game that tags each player.
     let mut rows: BTreeMap<&str, EloRow> = BTreeMap::new();
-    for game in games {
+    for game in log.games() {
         for (name, tag) in [(&game.white, game.white_elo), (&game.black, game.black_elo)] {
             let row = rows.entry(name).or_insert_with(|| EloRow {
                 player: name.clone(),
@@ -112,7 +111,7 @@ pub fn elo_table(games: &[RatedGame], config: &EloConfig) -> Vec<EloRow> {
         row.reached_k10 = row.start >= K10_FROM;
     }
 
-    for game in games {
+    for game in log.games() {
         let (white_rating, white_k) = {
             let row = &rows[game.white.as_str()];
             (row.rating, row.k(config))

@@ -230,10 +230,13 @@ pub struct RatedGame {
 /// The games sequential ratings replay, kept in chronological order.
 ///
 /// Memory grows with the number of rated games; that is the price of exact merges for
-/// order-dependent ratings.
+/// order-dependent ratings. Adding a game costs O(log n) whatever order games arrive in.
+/// Games with the same [`ChronoKey`] (possible only if callers reuse a file order) keep the
+/// order they were added in, so for them alone `a.merge(b)` and `b.merge(a)` may differ.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RatingLog {
-    games: Vec<RatedGame>,
+    games: BTreeMap<ChronoKey, Vec<RatedGame>>,
+    len: usize,
 }
 
 impl RatingLog {
@@ -242,22 +245,37 @@ impl RatingLog {
         RatingLog::default()
     }
 
-    /// Adds one game, keeping chronological order.
+    /// Adds one game.
     pub fn push(&mut self, game: RatedGame) {
-        let at = self.games.partition_point(|g| g.key <= game.key);
-        self.games.insert(at, game);
+        self.games.entry(game.key.clone()).or_default().push(game);
+        self.len += 1;
     }
 
     /// Takes in every game of `other`.
     pub fn merge(&mut self, other: RatingLog) {
-        self.games.extend(other.games);
-        // Stable: equal keys (only possible with duplicate file order) keep their order.
-        self.games.sort_by(|a, b| a.key.cmp(&b.key));
+        if self.games.is_empty() {
+            *self = other;
+            return;
+        }
+        for (key, games) in other.games {
+            self.games.entry(key).or_default().extend(games);
+        }
+        self.len += other.len;
     }
 
     /// The games, earliest first.
-    pub fn games(&self) -> &[RatedGame] {
-        &self.games
+    pub fn games(&self) -> impl Iterator<Item = &RatedGame> + Clone {
+        self.games.values().flatten()
+    }
+
+    /// The number of games.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the log has no games.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
