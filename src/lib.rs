@@ -11,3 +11,4 @@ pub mod notation;
 pub mod pgn;
 pub mod report;
 pub mod rules;
+pub mod stats;

@@ -1,0 +1,393 @@
+//! Statistics over finished games as plain data: standings, club points and Elo.
+//!
+//! Nothing here reads files or prints. The command layer turns each parsed game into a
+//! [`ScoredGame`], feeds it to a [`StatsAccumulator`], and asks the accumulator for tables.
+//!
+//! Every accumulator is *mergeable*: `a.merge(b)` leaves `a` holding exactly what one
+//! accumulator fed all games of `a` and `b` would hold, so inputs can be split across threads
+//! or files and recombined. To make that possible the accumulators keep per-game facts (bounded
+//! by the number of games) rather than running totals, because tie-breaks and sequential
+//! ratings depend on the whole set of games, not on partial sums.
+
+pub mod club;
+pub mod elo;
+pub mod standings;
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use standings::EventAccumulator;
+
+/// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Score {
+    /// `1-0`.
+    WhiteWin,
+    /// `1/2-1/2`.
+    Draw,
+    /// `0-1`.
+    BlackWin,
+}
+
+impl Score {
+    /// White's points in half points: 2, 1 or 0. Half points keep all game-point sums exact.
+    pub fn white_half_points(self) -> u32 {
+        match self {
+            Score::WhiteWin => 2,
+            Score::Draw => 1,
+            Score::BlackWin => 0,
+        }
+    }
+
+    /// Black's points in half points: 0, 1 or 2.
+    pub fn black_half_points(self) -> u32 {
+        2 - self.white_half_points()
+    }
+
+    /// White's score as 1, 0.5 or 0.
+    pub fn white_score(self) -> f64 {
+        f64::from(self.white_half_points()) / 2.0
+    }
+
+    /// Parses a PGN result token; `*` and anything else give `None`.
+    pub fn from_pgn(result: &str) -> Option<Score> {
+        match result {
+            "1-0" => Some(Score::WhiteWin),
+            "1/2-1/2" => Some(Score::Draw),
+            "0-1" => Some(Score::BlackWin),
+            _ => None,
+        }
+    }
+}
+
+/// A PGN `Date` as far as it is known. Orders unknown months and days before known ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameDate {
+    /// The year.
+    pub year: u16,
+    /// The month, 1–12, when known.
+    pub month: Option<u8>,
+    /// The day of the month, when known.
+    pub day: Option<u8>,
+}
+
+/// What tells one event from another in a mixed database: `Event`, `Site` and the year of
+/// `Date` (tag values kept exactly as written).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct EventKey {
+    /// The `Event` tag.
+    pub event: String,
+    /// The `Site` tag.
+    pub site: String,
+    /// The year of the `Date` tag, when known.
+    pub year: Option<u16>,
+}
+
+/// One finished game reduced to the facts statistics need.
+///
+/// Player and team names are kept exactly as written (any Unicode); a name that is empty,
+/// blank or `?` means "unknown" (see [`PlayerKey`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScoredGame {
+    /// The event the game belongs to.
+    pub event: EventKey,
+    /// The `White` tag.
+    pub white: String,
+    /// The `Black` tag.
+    pub black: String,
+    /// The `WhiteTeam` tag, if any.
+    pub white_team: Option<String>,
+    /// The `BlackTeam` tag, if any.
+    pub black_team: Option<String>,
+    /// The result.
+    pub score: Score,
+    /// The `Date` tag, if at least the year is known.
+    pub date: Option<GameDate>,
+    /// The `Round` tag as written, if any.
+    pub round: Option<String>,
+    /// The `WhiteElo` tag, if it is a positive number.
+    pub white_elo: Option<u32>,
+    /// The `BlackElo` tag, if it is a positive number.
+    pub black_elo: Option<u32>,
+    /// Position of the game in the input (file order), used as the last ordering key.
+    /// Callers that split an input must number games globally for merges to be exact.
+    pub order: u64,
+}
+
+/// A player as statistics see one: a name kept exactly, or the one shared "unknown" bucket
+/// for empty, blank and `?` names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum PlayerKey {
+    /// A known name, exactly as written.
+    Named(String),
+    /// Every game side whose name is empty, blank or `?`.
+    Unknown,
+}
+
+impl PlayerKey {
+    /// Maps a tag value to a key: empty, blank and `?` become [`PlayerKey::Unknown`].
+    pub fn from_name(name: &str) -> PlayerKey {
+        let trimmed = name.trim();
+        if trimmed.is_empty() || trimmed == "?" {
+            PlayerKey::Unknown
+        } else {
+            PlayerKey::Named(name.to_owned())
+        }
+    }
+
+    /// Whether this is the unknown bucket.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, PlayerKey::Unknown)
+    }
+}
+
+impl fmt::Display for PlayerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerKey::Named(name) => f.write_str(name),
+            PlayerKey::Unknown => f.write_str("?"),
+        }
+    }
+}
+
+/// A `Round` tag turned into something that sorts: dotted numbers (`3`, `2.1`) numerically,
+/// anything else as text after them; `?`, `-` and a missing tag first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RoundKey {
+    /// No usable round.
+    Unknown,
+    /// Dotted numeric rounds, compared part by part.
+    Numeric(Vec<u64>),
+    /// Any other round text, compared as written.
+    Text(String),
+}
+
+impl RoundKey {
+    /// Reads a `Round` tag value.
+    pub fn parse(round: Option<&str>) -> RoundKey {
+        let Some(round) = round.map(str::trim) else {
+            return RoundKey::Unknown;
+        };
+        if round.is_empty() || round == "?" || round == "-" {
+            return RoundKey::Unknown;
+        }
+        let parts: Option<Vec<u64>> = round.split('.').map(|p| p.parse().ok()).collect();
+        match parts {
+            Some(parts) => RoundKey::Numeric(parts),
+            None => RoundKey::Text(round.to_owned()),
+        }
+    }
+}
+
+/// The order in which sequential ratings apply games: `Date`, then `Round`, then file order.
+/// Games without a date sort before dated ones, partial dates before full ones of the same
+/// year or month.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ChronoKey {
+    /// The date, if known.
+    pub date: Option<GameDate>,
+    /// The round.
+    pub round: RoundKey,
+    /// The file order.
+    pub order: u64,
+}
+
+impl Ord for ChronoKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.date
+            .cmp(&other.date)
+            .then_with(|| self.round.cmp(&other.round))
+            .then_with(|| self.order.cmp(&other.order))
+    }
+}
+
+impl PartialOrd for ChronoKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// One game as sequential ratings (club points, Elo) need it. Only games between two known
+/// players are logged: a rating for the "unknown" bucket would mix many people and pass their
+/// mixture on to real opponents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RatedGame {
+    /// Where the game falls in time.
+    pub key: ChronoKey,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// The result.
+    pub score: Score,
+    /// The `WhiteElo` tag.
+    pub white_elo: Option<u32>,
+    /// The `BlackElo` tag.
+    pub black_elo: Option<u32>,
+}
+
+/// The games sequential ratings replay, kept in chronological order.
+///
+/// Memory grows with the number of rated games; that is the price of exact merges for
+/// order-dependent ratings. Adding a game costs O(log n) whatever order games arrive in.
+/// Games with the same [`ChronoKey`] (possible only if callers reuse a file order) keep the
+/// order they were added in, so for them alone `a.merge(b)` and `b.merge(a)` may differ.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RatingLog {
+    games: BTreeMap<ChronoKey, Vec<RatedGame>>,
+    len: usize,
+}
+
+impl RatingLog {
+    /// An empty log.
+    pub fn new() -> RatingLog {
+        RatingLog::default()
+    }
+
+    /// Adds one game.
+    pub fn push(&mut self, game: RatedGame) {
+        self.games.entry(game.key.clone()).or_default().push(game);
+        self.len += 1;
+    }
+
+    /// Takes in every game of `other`.
+    pub fn merge(&mut self, other: RatingLog) {
+        if self.games.is_empty() {
+            *self = other;
+            return;
+        }
+        for (key, games) in other.games {
+            self.games.entry(key).or_default().extend(games);
+        }
+        self.len += other.len;
+    }
+
+    /// The games, earliest first.
+    pub fn games(&self) -> impl Iterator<Item = &RatedGame> + Clone {
+        self.games.values().flatten()
+    }
+
+    /// The number of games.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the log has no games.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatsAccumulator {
+    /// Per-event game facts, for standings.
+    pub events: BTreeMap<EventKey, EventAccumulator>,
+    /// Games between known players, for club points and Elo.
+    pub ratings: RatingLog,
+    /// Games seen.
+    pub games: u64,
+    /// Game sides (White or Black) whose player name was empty, blank or `?`.
+    pub unknown_sides: u64,
+    /// Games left out of ratings because at least one player was unknown.
+    pub unrated_unknown_games: u64,
+}
+
+impl StatsAccumulator {
+    /// An empty accumulator.
+    pub fn new() -> StatsAccumulator {
+        StatsAccumulator::default()
+    }
+
+    /// Counts one finished game.
+    pub fn add(&mut self, game: ScoredGame) {
+        self.games += 1;
+        let white = PlayerKey::from_name(&game.white);
+        let black = PlayerKey::from_name(&game.black);
+        self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
+        if white.is_unknown() || black.is_unknown() {
+            self.unrated_unknown_games += 1;
+        } else {
+            self.ratings.push(RatedGame {
+                key: ChronoKey {
+                    date: game.date,
+                    round: RoundKey::parse(game.round.as_deref()),
+                    order: game.order,
+                },
+                white: game.white,
+                black: game.black,
+                score: game.score,
+                white_elo: game.white_elo,
+                black_elo: game.black_elo,
+            });
+        }
+        self.events
+            .entry(game.event)
+            .or_default()
+            .add(standings::GameFact {
+                white,
+                black,
+                white_team: game.white_team,
+                black_team: game.black_team,
+                score: game.score,
+                white_elo: game.white_elo,
+                black_elo: game.black_elo,
+                order: game.order,
+            });
+    }
+
+    /// Takes in everything `other` counted, as if its games had been added here.
+    pub fn merge(&mut self, other: StatsAccumulator) {
+        for (key, event) in other.events {
+            self.events.entry(key).or_default().merge(event);
+        }
+        self.ratings.merge(other.ratings);
+        self.games += other.games;
+        self.unknown_sides += other.unknown_sides;
+        self.unrated_unknown_games += other.unrated_unknown_games;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_mean_unknown_share_one_bucket() {
+        for name in ["", " ", "?", " ? "] {
+            assert_eq!(PlayerKey::from_name(name), PlayerKey::Unknown, "{name:?}");
+        }
+        assert_eq!(
+            PlayerKey::from_name("王天一"),
+            PlayerKey::Named("王天一".to_owned())
+        );
+        // Kept exactly: no trimming of real names, no case folding.
+        assert_eq!(
+            PlayerKey::from_name("Carlsen, M "),
+            PlayerKey::Named("Carlsen, M ".to_owned())
+        );
+    }
+
+    #[test]
+    fn rounds_sort_numerically_then_as_text() {
+        let mut rounds: Vec<RoundKey> = ["10", "2", "2.10", "2.2", "?", "final", "1"]
+            .iter()
+            .map(|r| RoundKey::parse(Some(r)))
+            .collect();
+        rounds.sort();
+        let shown: Vec<String> = rounds.iter().map(|r| format!("{r:?}")).collect();
+        assert_eq!(
+            shown,
+            [
+                "Unknown",
+                "Numeric([1])",
+                "Numeric([2])",
+                "Numeric([2, 2])",
+                "Numeric([2, 10])",
+                "Numeric([10])",
+                "Text(\"final\")"
+            ]
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! Table-driven tests of the scoring core (`pgnkit::stats`) over the files in `testdata/stats/`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use pgnkit::stats::club::{self, ClubConfig, Level};
+use pgnkit::stats::elo::{self, EloConfig, EloRow};
+use pgnkit::stats::standings::{EventKind, KindChoice, Standings};
+use pgnkit::stats::{EventKey, GameDate, PlayerKey, Score, ScoredGame, StatsAccumulator};
+
+/// One data line: its place in the file and its fields by column name.
+struct Record {
+    at: String,
+    fields: HashMap<String, String>,
+}
+
+impl Record {
+    fn get(&self, column: &str) -> &str {
+        self.fields.get(column).map_or("", String::as_str)
+    }
+
+    fn num(&self, column: &str) -> f64 {
+        let text = self.get(column);
+        text.parse()
+            .unwrap_or_else(|_| panic!("{}: column {column}: not a number: {text:?}", self.at))
+    }
+
+    fn int(&self, column: &str) -> u64 {
+        let text = self.get(column);
+        text.parse()
+            .unwrap_or_else(|_| panic!("{}: column {column}: not a count: {text:?}", self.at))
+    }
+}
+
+fn path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/stats")
+        .join(name)
+}
+
+/// Reads a tab-separated table: `#` lines and blank lines skipped, the first other line is the
+/// header.
+fn records(name: &str) -> Vec<Record> {
+    let text = std::fs::read_to_string(path(name))
+        .unwrap_or_else(|e| panic!("testdata/stats/{name}: {e}"));
+    let mut header: Option<Vec<String>> = None;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cells = line.split('\t').map(str::to_owned);
+        match &header {
+            None => header = Some(cells.collect()),
+            Some(columns) => out.push(Record {
+                at: format!("testdata/stats/{name}:{}", i + 1),
+                fields: columns.iter().cloned().zip(cells).collect(),
+            }),
+        }
+    }
+    assert!(!out.is_empty(), "testdata/stats/{name}: no data lines");
+    out
+}
+
+fn optional(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+fn date(text: &str) -> Option<GameDate> {
+    let mut parts = text.split('.');
+    let year = parts.next()?.parse().ok()?;
+    let month = parts.next().and_then(|m| m.parse().ok());
+    let day = parts.next().and_then(|d| d.parse().ok());
+    Some(GameDate { year, month, day })
+}
+
+/// The games of a `*.games.tsv` file, numbered in file order.
+fn games(name: &str) -> Vec<ScoredGame> {
+    records(name)
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let date = date(r.get("date"));
+            let elo = |column: &str| r.get(column).parse().ok();
+            ScoredGame {
+                event: EventKey {
+                    event: r.get("event").to_owned(),
+                    site: r.get("site").to_owned(),
+                    year: date.map(|d| d.year),
+                },
+                white: r.get("white").to_owned(),
+                black: r.get("black").to_owned(),
+                white_team: optional(r.get("white_team")),
+                black_team: optional(r.get("black_team")),
+                score: Score::from_pgn(r.get("result"))
+                    .unwrap_or_else(|| panic!("{}: bad result", r.at)),
+                date,
+                round: optional(r.get("round")),
+                white_elo: elo("white_elo"),
+                black_elo: elo("black_elo"),
+                order: i as u64,
+            }
+        })
+        .collect()
+}
+
+fn accumulate(games: impl IntoIterator<Item = ScoredGame>) -> StatsAccumulator {
+    let mut acc = StatsAccumulator::new();
+    for game in games {
+        acc.add(game);
+    }
+    acc
+}
+
+/// The accumulator of a games file holding a single event, and that event's table.
+fn single_event(name: &str, choice: KindChoice) -> (StatsAccumulator, Standings) {
+    let acc = accumulate(games(name));
+    assert_eq!(acc.events.len(), 1, "{name}: expected one event");
+    let standings = acc.events.values().next().unwrap().standings(choice);
+    (acc, standings)
+}
+
+fn assert_close(actual: f64, expected: f64, tolerance: f64, at: &str, what: &str) {
+    assert!(
+        (actual - expected).abs() <= tolerance,
+        "{at}: {what}: got {actual}, expected {expected}"
+    );
+}
+
+fn check_standings(standings: &Standings, expected: &str) {
+    let expected = records(expected);
+    assert_eq!(
+        standings.rows.len(),
+        expected.len(),
+        "{}: number of rows",
+        expected[0].at
+    );
+    for (row, want) in standings.rows.iter().zip(&expected) {
+        let at = &want.at;
+        let place = row.place.map_or("-".to_owned(), |p| p.to_string());
+        assert_eq!(row.player.to_string(), want.get("player"), "{at}: player");
+        assert_eq!(place, want.get("place"), "{at}: place");
+        assert_eq!(row.games, want.int("games"), "{at}: games");
+        assert_eq!(row.wins, want.int("wins"), "{at}: wins");
+        assert_eq!(row.draws, want.int("draws"), "{at}: draws");
+        assert_eq!(row.losses, want.int("losses"), "{at}: losses");
+        assert_eq!(row.points(), want.num("points"), "{at}: points");
+        assert_eq!(
+            row.sonneborn_berger(),
+            want.num("sonneborn_berger"),
+            "{at}: 小分"
+        );
+        assert_eq!(row.buchholz(), want.num("buchholz"), "{at}: 对手分");
+        match (row.performance, want.get("performance")) {
+            (None, "-") => {}
+            (Some(p), _) => assert_close(p, want.num("performance"), 0.001, at, "performance"),
+            (None, other) => panic!("{at}: performance: got none, expected {other}"),
+        }
+    }
+}
+
+#[test]
+fn worked_example_is_a_round_robin_with_places_2_3_shared() {
+    let (_, standings) = single_event("worked_example.games.tsv", KindChoice::Detect);
+    assert_eq!(standings.detected, EventKind::RoundRobin);
+    assert_eq!(standings.kind, EventKind::RoundRobin);
+    check_standings(&standings, "worked_example.standings.tsv");
+}
+
+#[test]
+fn worked_example_forced_swiss_still_shares_2_3_on_buchholz() {
+    let (_, standings) = single_event(
+        "worked_example.games.tsv",
+        KindChoice::Force(EventKind::Swiss),
+    );
+    assert_eq!(standings.kind, EventKind::Swiss);
+    assert_eq!(standings.detected, EventKind::RoundRobin);
+    check_standings(&standings, "worked_example.standings.tsv");
+}
+
+#[test]
+fn swiss_is_detected_and_ranked_by_buchholz() {
+    let (_, standings) = single_event("swiss.games.tsv", KindChoice::Detect);
+    assert_eq!(standings.kind, EventKind::Swiss);
+    check_standings(&standings, "swiss.standings.tsv");
+}
+
+#[test]
+fn swiss_forced_to_round_robin_is_ranked_by_sonneborn_berger() {
+    let (_, standings) = single_event("swiss.games.tsv", KindChoice::Force(EventKind::RoundRobin));
+    assert_eq!(standings.detected, EventKind::Swiss);
+    assert_eq!(standings.kind, EventKind::RoundRobin);
+    check_standings(&standings, "swiss_as_round_robin.standings.tsv");
+}
+
+#[test]
+fn double_round_robin_is_detected() {
+    let (_, standings) = single_event("double_round_robin.games.tsv", KindChoice::Detect);
+    assert_eq!(standings.kind, EventKind::RoundRobin);
+    check_standings(&standings, "double_round_robin.standings.tsv");
+}
+
+#[test]
+fn unknown_names_share_one_unranked_bucket_and_are_counted() {
+    let (acc, standings) = single_event("unknown.games.tsv", KindChoice::Detect);
+    assert_eq!(acc.unknown_sides, 3);
+    assert_eq!(acc.unrated_unknown_games, 2);
+    assert_eq!(acc.ratings.len(), 1);
+    assert_eq!(standings.unknown_vs_unknown, 1);
+    assert_eq!(standings.kind, EventKind::RoundRobin);
+    assert_eq!(standings.rows.last().unwrap().player, PlayerKey::Unknown);
+    check_standings(&standings, "unknown.standings.tsv");
+}
+
+#[test]
+fn team_table_counts_game_points_only() {
+    let acc = accumulate(games("teams.games.tsv"));
+    let teams = acc.events.values().next().unwrap().team_standings();
+    let expected = records("teams.teams.tsv");
+    assert_eq!(
+        teams.len(),
+        expected.len(),
+        "teams.teams.tsv: number of rows"
+    );
+    for (row, want) in teams.iter().zip(&expected) {
+        let at = &want.at;
+        assert_eq!(row.team, want.get("team"), "{at}: team");
+        assert_eq!(row.place.unwrap().to_string(), want.get("place"), "{at}");
+        assert_eq!(row.games, want.int("games"), "{at}: games");
+        assert_eq!(row.points(), want.num("points"), "{at}: points");
+    }
+}
+
+#[test]
+fn events_are_told_apart_by_site_and_year() {
+    let acc = accumulate(games("events.games.tsv"));
+    let keys: Vec<(&str, Option<u16>, usize)> = acc
+        .events
+        .iter()
+        .map(|(k, e)| (k.site.as_str(), k.year, e.games().len()))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("Beijing", Some(2023), 2),
+            ("Beijing", Some(2024), 1),
+            ("Tianjin", Some(2023), 1)
+        ]
+    );
+}
+
+#[test]
+fn club_points_at_every_bracket_edge() {
+    for r in records("club_boundaries.tsv") {
+        let score = Score::from_pgn(r.get("result")).expect("result");
+        let (white, black) = (r.num("white_before"), r.num("black_before"));
+        let gain = club::white_gain(white, black, score);
+        let what = r.get("case");
+        assert_close(white + gain, r.num("white_after"), 1e-9, &r.at, what);
+        assert_close(black - gain, r.num("black_after"), 1e-9, &r.at, what);
+    }
+}
+
+#[test]
+fn club_levels() {
+    for r in records("club_levels.tsv") {
+        let level = Level::of(r.num("total"));
+        assert_eq!(level.to_string(), r.get("level"), "{}", r.at);
+    }
+}
+
+#[test]
+fn club_totals_follow_date_and_round_not_file_order() {
+    let acc = accumulate(games("club_sequence.games.tsv"));
+    let expected = records("club_sequence.totals.tsv");
+    for start in [0.0, 1000.0] {
+        let config = ClubConfig {
+            start,
+            ..ClubConfig::default()
+        };
+        let table = club::club_table(&acc.ratings, &config);
+        assert_eq!(table.len(), expected.len());
+        for (row, want) in table.iter().zip(&expected) {
+            let at = &want.at;
+            assert_eq!(row.player, want.get("player"), "{at}: start {start}");
+            assert_eq!(row.games, want.int("games"), "{at}");
+            assert_eq!(row.start, start, "{at}");
+            assert_close(row.total, start + want.num("total"), 1e-9, at, "total");
+            if start == 0.0 {
+                assert_eq!(row.level.to_string(), want.get("level"), "{at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn club_config_sets_one_players_start() {
+    let acc = accumulate(games("club_sequence.games.tsv"));
+    let config = ClubConfig {
+        start: 0.0,
+        starting: [("X".to_owned(), 250.0)].into_iter().collect(),
+    };
+    let table = club::club_table(&acc.ratings, &config);
+    let x = table.iter().find(|r| r.player == "X").unwrap();
+    // X 250 beats Y 0 (d=250, higher wins: 0), then Z 0 (0 again): X stays 250, 29级.
+    assert_eq!((x.start, x.total, x.level), (250.0, 250.0, Level::Ji(29)));
+}
+
+#[test]
+fn elo_expected_score_with_the_400_cap() {
+    for r in records("elo_expected.tsv") {
+        let e = elo::expected_score(r.num("rating"), r.num("opponent"));
+        assert_close(e, r.num("expected"), 1e-9, &r.at, "expected score");
+    }
+}
+
+#[test]
+fn elo_k_factor() {
+    let config = EloConfig::default();
+    for r in records("elo_k.tsv") {
+        let row = EloRow {
+            player: "P".to_owned(),
+            start: 1500.0,
+            start_from_tag: false,
+            rating: 1500.0,
+            games: r.int("games"),
+            reached_k10: r.get("reached_2400") == "yes",
+            new_player: r.get("new_player") == "yes",
+        };
+        assert_eq!(row.k(&config), r.num("k"), "{}", r.at);
+    }
+}
+
+#[test]
+fn elo_replay_matches_hand_computed_ratings() {
+    let acc = accumulate(games("elo_sequence.games.tsv"));
+    let table = elo::elo_table(&acc.ratings, &EloConfig::default());
+    let expected = records("elo_sequence.ratings.tsv");
+    assert_eq!(table.len(), expected.len(), "number of players");
+    for (row, want) in table.iter().zip(&expected) {
+        let at = &want.at;
+        assert_eq!(row.player, want.get("player"), "{at}: order");
+        assert_eq!(row.games, want.int("games"), "{at}: games");
+        assert_eq!(row.start, want.num("start"), "{at}: start");
+        assert_close(row.rating, want.num("rating"), 1e-6, at, "rating");
+    }
+}
+
+/// Every games file, split in two at each possible point: merging the halves (either way
+/// round) gives exactly the accumulator of the whole, and so the same tables.
+#[test]
+fn merged_halves_equal_the_whole() {
+    let mut names: Vec<String> = std::fs::read_dir(path(""))
+        .expect("testdata/stats")
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.ends_with(".games.tsv"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 7, "games files found: {names:?}");
+    for name in &names {
+        let all = games(name);
+        let whole = accumulate(all.clone());
+        for split in 0..=all.len() {
+            let (a, b) = all.split_at(split);
+            let mut ab = accumulate(a.to_vec());
+            ab.merge(accumulate(b.to_vec()));
+            let mut ba = accumulate(b.to_vec());
+            ba.merge(accumulate(a.to_vec()));
+            assert_eq!(ab, whole, "{name} split at {split}");
+            assert_eq!(ba, whole, "{name} split at {split}, merged the other way");
+        }
+    }
+}
+
+#[test]
+fn merged_halves_of_the_worked_example_give_its_table() {
+    let all = games("worked_example.games.tsv");
+    let (a, b) = all.split_at(3);
+    let mut merged = accumulate(a.to_vec());
+    merged.merge(accumulate(b.to_vec()));
+    let standings = merged.events.values().next().unwrap();
+    check_standings(
+        &standings.standings(KindChoice::Detect),
+        "worked_example.standings.tsv",
+    );
+    let elo_whole = elo::elo_table(&accumulate(all.clone()).ratings, &EloConfig::default());
+    let elo_merged = elo::elo_table(&merged.ratings, &EloConfig::default());
+    assert_eq!(elo_merged, elo_whole);
+}
