@@ -74,7 +74,7 @@ codes! {
     MoveNumberMismatch = "P015", Warning, "move number does not match the position";
     InvalidUtf8Tag = "P016", Warning, "tag value is not UTF-8";
     TagInMovetext = "P017", Error, "tag pair inside the movetext";
-    NoMoves = "P018", Warning, "game without moves";
+    NoMoves = "P018", Note, "game without moves";
     // Tags.
     MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
     MalformedDate = "T002", Warning, "malformed Date tag";
@@ -109,12 +109,13 @@ codes! {
     ResultAfterFivefold = "R004", Error, "result contradicts fivefold repetition";
     ResultAfterSeventyFive = "R005", Error, "result contradicts the 75-move rule";
     UnearnableWin = "R006", Error, "win the winner could not have earned";
-    MovesAfterEnd = "R007", Error, "moves after the game was over";
+    MovesAfterEnd = "R007", Error, "moves after checkmate or stalemate";
     ResultMismatch = "R008", Error, "Result tag and result token disagree";
     ThreefoldClaimable = "R009", Note, "threefold repetition claimable";
     FiftyMoveClaimable = "R010", Note, "fifty-move draw claimable";
     PerpetualCheck = "R011", Note, "perpetual check";
     UnfinishedButOver = "R012", Error, "'*' for a game that is over";
+    MovesAfterAutomaticDraw = "R013", Warning, "moves after a dead position, fivefold repetition or 75 moves";
 }
 
 /// One problem found in a game, with its place inside the game. The outer layers add file,

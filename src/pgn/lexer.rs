@@ -48,6 +48,10 @@ impl GameResult {
             b"1/2-1/2" => (GameResult::Draw, true),
             b"*" => (GameResult::Unknown, true),
             _ => {
+                // Most tokens are moves: rule them out before decoding.
+                if !matches!(token.first(), Some(b'0' | b'1' | b'=' | 0x80..)) {
+                    return None;
+                }
                 let s = std::str::from_utf8(token).ok()?;
                 match s {
                     "1–0" | "1—0" | "1:0" | "白胜" | "白勝" => {

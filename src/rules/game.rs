@@ -71,8 +71,9 @@ pub struct GameReport {
     pub legal: bool,
     /// Main-line plies replayed.
     pub plies: u32,
-    /// FEN after the last replayed main-line move.
-    pub final_fen: Option<String>,
+    /// The position after the last replayed main-line move (`None` when the game could not
+    /// start: unsupported variant, bad FEN).
+    pub final_position: Option<Chess>,
     pub result_tag: Option<String>,
     pub result_token: Option<GameResult>,
     /// The one result the rules allow, when they decide it.
@@ -90,6 +91,11 @@ pub struct GameReport {
 }
 
 impl GameReport {
+    /// FEN after the last replayed main-line move.
+    pub fn final_fen(&self) -> Option<String> {
+        self.final_position.as_ref().map(fen)
+    }
+
     pub fn count(&self, severity: Severity) -> usize {
         self.findings
             .iter()
@@ -132,7 +138,7 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
         variant: "standard".into(),
         legal: true,
         plies: 0,
-        final_fen: None,
+        final_position: None,
         result_tag: lexed.tag("Result").map(str::to_owned),
         result_token: None,
         result_by_rule: None,
@@ -205,19 +211,15 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
     report.threefold_ply = main.threefold_ply;
     report.fifty_ply = main.fifty_ply;
     report.perpetual_check = main.perpetual_check;
-    report.final_fen = Some(Fen::from_position(&main_line.pos, EnPassantMode::Legal).to_string());
-    if main.plies == 0 && !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move) {
-        if lexed
-            .tokens
-            .iter()
-            .any(|t| matches!(t.kind, TokenKind::Tag(_)))
-        {
-            report.findings.push(Finding::new(
-                Code::NoMoves,
-                None,
-                "the game has tags but no moves",
-            ));
-        }
+    report.final_position = Some(main_line.pos.clone());
+    let has = |kind: fn(&TokenKind) -> bool| lexed.tokens.iter().any(|t| kind(&t.kind));
+    if main.plies == 0 && !has(|k| *k == TokenKind::Move) && has(|k| matches!(k, TokenKind::Tag(_)))
+    {
+        report.findings.push(Finding::new(
+            Code::NoMoves,
+            None,
+            "the game has tags but no moves",
+        ));
     }
     if let Some((span, ply)) = main.first_after_end {
         let (term, at, _) =
@@ -225,8 +227,12 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
                 .as_ref()
                 .map(|e| (e.0, e.1, ()))
                 .unwrap_or((Termination::None, 0, ()));
+        let code = match term {
+            Termination::Checkmate | Termination::Stalemate => Code::MovesAfterEnd,
+            _ => Code::MovesAfterAutomaticDraw,
+        };
         let mut f = Finding::new(
-            Code::MovesAfterEnd,
+            code,
             Some(span),
             format!(
                 "the game was over after ply {at} ({}), but {} more move{} {} recorded",
@@ -455,8 +461,8 @@ impl Replay<'_> {
 
     /// Plays one read move on line `depth`. Returns false when the line breaks.
     fn play(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
-        let token = String::from_utf8_lossy(&self.bytes[span.start as usize..span.end as usize])
-            .into_owned();
+        let bytes = self.bytes;
+        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
         if let Some((number, dots, nspan)) = line.pending_number.take() {
@@ -503,7 +509,10 @@ impl Replay<'_> {
             let mut f = Finding::new(
                 Code::NullMove,
                 Some(span),
-                format!("'{token}' is a null move: the turn passes without a move"),
+                format!(
+                    "'{}' is a null move: the turn passes without a move",
+                    token_text()
+                ),
             )
             .note("null moves are used in analysis; they are not legal chess moves");
             f.ply = Some(label);
@@ -551,7 +560,7 @@ impl Replay<'_> {
                     }
                 }
                 let pos = &self.lines[depth].pos;
-                let f = self.match_failure(pos, m, &token, span, label, err);
+                let f = self.match_failure(pos, m, &token_text(), span, label, err);
                 let before = pos.clone();
                 self.break_line(depth, f, Some(before));
                 return false;
@@ -561,7 +570,9 @@ impl Replay<'_> {
         if is_main && self.main.ended.is_some() {
             self.after_end(span, label);
         }
-        self.notation_findings(m, &mnotes, &mv, &token, span, label, depth);
+        if m.notes.0 != 0 || mnotes != matcher::MatchNotes::default() {
+            self.notation_findings(m, &mnotes, &mv, &token_text(), span, label, depth);
+        }
 
         let line = &mut self.lines[depth];
         let before = line.pos.clone();
@@ -587,7 +598,9 @@ impl Replay<'_> {
         } else {
             CheckClaim::None
         };
-        self.check_sign(m, actual, &token, span, label);
+        if m.check != actual && !m.notes.has(Notes::UCI) {
+            self.check_sign(m, actual, &token_text(), span, label);
+        }
         if is_main {
             self.main_ply(
                 depth,

@@ -45,16 +45,16 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
                 MatchError::Illegal
             })
         }
-        MovePattern::Castle(side) => one(pos.castling_moves(side))?,
+        MovePattern::Castle(side) => one(&pos.castling_moves(side))?,
         MovePattern::CastleAnySide => {
             let mut moves = pos.castling_moves(CastlingSide::KingSide);
             moves.extend(pos.castling_moves(CastlingSide::QueenSide));
-            one(moves)?
+            one(&moves)?
         }
         MovePattern::Normal(n) => {
             let mut moves = candidates(pos, &n);
             moves.retain(|c| fits(c, &n));
-            one(moves)?
+            one(&moves)?
         }
     };
     if let MovePattern::Normal(n) = m.pattern {
@@ -77,7 +77,8 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
     Ok((found, notes))
 }
 
-fn one(moves: MoveList) -> Result<Move, MatchError> {
+// By reference: a `MoveList` is a 2 KiB array, too big to move around per ply.
+fn one(moves: &MoveList) -> Result<Move, MatchError> {
     match moves.len() {
         1 => Ok(moves[0]),
         0 => Err(MatchError::Illegal),
@@ -89,7 +90,9 @@ fn one(moves: MoveList) -> Result<Move, MatchError> {
 /// known and the piece is named.
 fn candidates(pos: &Chess, n: &NormalPattern) -> MoveList {
     match (n.role, n.to_rank) {
-        (Some(role), Some(rank)) if role != Role::King => {
+        (Some(role), Some(rank))
+            if n.from_file.is_none() || n.from_rank.is_none() || role != Role::King =>
+        {
             pos.san_candidates(role, Square::from_coords(n.to_file, rank))
         }
         _ => pos.legal_moves(),
@@ -131,8 +134,11 @@ fn fits(m: &Move, n: &NormalPattern) -> bool {
     }
     let dest_ok = |sq: Square| sq.file() == n.to_file && n.to_rank.is_none_or(|r| r == sq.rank());
     match king_target(m) {
-        // Castling written as a king move: to the king's square, or to the rook (Chess960 UCI).
-        Some(target) => dest_ok(target) || dest_ok(m.to()),
+        // Castling written as a king move from its square (UCI, long algebraic): to the king's
+        // square, or to the rook (Chess960 UCI). `Kc8` in SAN is never castling.
+        Some(target) => {
+            n.from_file.is_some() && n.from_rank.is_some() && (dest_ok(target) || dest_ok(m.to()))
+        }
         None => dest_ok(m.to()),
     }
 }
