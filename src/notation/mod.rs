@@ -8,6 +8,14 @@
 //! languages' letters) share one matcher and one set of diagnostics.
 
 pub mod ascii;
+pub mod chinese;
+pub mod figurine;
+pub mod letters;
+mod scan;
+pub mod write;
+
+pub use chinese::{trailing_sign, TrailingSign};
+pub use letters::Lang;
 
 use shakmaty::{CastlingSide, File, Rank, Role};
 
@@ -131,15 +139,39 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// Reads a move token in any notation pgnkit detects on its own (SAN, lenient SAN, long
-/// algebraic, UCI, null moves). Glued moves produce several entries in `out`.
+/// Reads a move token in any notation pgnkit detects on its own: SAN and its lenient cousins,
+/// long algebraic, UCI and null moves in ASCII; Chinese notation ([`chinese::read`]) when the
+/// token holds Chinese characters or other non-ASCII signs (`×`, full-width forms); figurines
+/// ([`figurine::read`]). Glued moves produce several entries in `out`. Other languages' letters
+/// are never guessed: see [`read_token_with`].
 ///
 /// # Errors
 ///
 /// [`ReadError`] when the token is not a move in any supported notation.
 pub fn read_token(token: &[u8], out: &mut Vec<ReadMove>) -> Result<(), ReadError> {
+    read_token_with(token, None, out)
+}
+
+/// [`read_token`] with the piece letters of an explicitly chosen language (`--lang`). With
+/// `Some(lang)` other than English, ASCII letters are read as that language's
+/// ([`letters::read`]); Chinese characters and figurines are recognised either way.
+///
+/// # Errors
+///
+/// [`ReadError`] when the token is not a move in any supported notation.
+pub fn read_token_with(
+    token: &[u8],
+    lang: Option<Lang>,
+    out: &mut Vec<ReadMove>,
+) -> Result<(), ReadError> {
     out.clear();
-    let mv = ascii::read(token)?;
-    out.push(mv);
-    Ok(())
+    match lang {
+        Some(lang) if lang != Lang::En => letters::read(token, lang, out),
+        _ if token.is_ascii() => {
+            out.push(ascii::read(token)?);
+            Ok(())
+        }
+        _ if figurine::has_figurine(token) && !scan::has_cjk(token) => figurine::read(token, out),
+        _ => chinese::read(token, out),
+    }
 }
