@@ -43,3 +43,185 @@ pub fn read(token: &[u8], out: &mut Vec<ReadMove>) -> Result<(), ReadError> {
 pub fn trailing_sign(token: &[u8]) -> Option<TrailingSign> {
     scan::trailing_sign(token)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::{read_token, CaptureClaim, CheckClaim, MovePattern, Notes};
+    use shakmaty::Role;
+
+    const NOTE_NAMES: &[(&str, u32)] = &[
+        ("chinese", Notes::CHINESE),
+        ("typo", Notes::TYPOGRAPHY),
+        ("long", Notes::LONG_ALGEBRAIC),
+        ("uci", Notes::UCI),
+        ("castle", Notes::CASTLING_SPELLING),
+        ("promo", Notes::PROMOTION_WITHOUT_EQUALS),
+        ("ep", Notes::EN_PASSANT_MARK),
+        ("dplus", Notes::DOUBLE_PLUS),
+        ("figurine", Notes::FIGURINE),
+        ("foreign", Notes::FOREIGN_LETTERS),
+        ("lower", Notes::LOWERCASE_PIECE),
+        ("null", Notes::NULL_MOVE),
+    ];
+
+    /// The columns of `testdata/notation/chinese.txt` for one read move.
+    fn describe(m: &ReadMove, token: &str) -> Vec<String> {
+        let opt = |c: Option<char>| c.unwrap_or('_');
+        let pattern = match m.pattern {
+            MovePattern::Normal(n) => {
+                let mut s = format!(
+                    "{}:{}{}:{}{}",
+                    n.role.map_or('?', Role::upper_char),
+                    opt(n.from_file.map(|f| f.char())),
+                    opt(n.from_rank.map(|r| r.char())),
+                    n.to_file.char(),
+                    opt(n.to_rank.map(|r| r.char())),
+                );
+                if let Some(p) = n.promotion {
+                    s.push('=');
+                    s.push(p.upper_char());
+                }
+                s
+            }
+            MovePattern::Castle(shakmaty::CastlingSide::KingSide) => "O-O".into(),
+            MovePattern::Castle(shakmaty::CastlingSide::QueenSide) => "O-O-O".into(),
+            MovePattern::CastleAnySide => "O-O?".into(),
+            MovePattern::Null => "null".into(),
+        };
+        let capture = match m.capture {
+            CaptureClaim::Capture => "x",
+            CaptureClaim::Quiet => "-",
+            CaptureClaim::Unwritten => ".",
+        };
+        let check = match m.check {
+            CheckClaim::None => ".",
+            CheckClaim::Check => "+",
+            CheckClaim::Mate => "#",
+        };
+        let mut names: Vec<&str> = NOTE_NAMES
+            .iter()
+            .filter(|(_, flag)| m.notes.has(*flag))
+            .map(|(name, _)| *name)
+            .collect();
+        names.sort_unstable();
+        let notes = if names.is_empty() {
+            "-".to_owned()
+        } else {
+            names.join(",")
+        };
+        let text = &token[usize::from(m.start)..usize::from(m.end)];
+        vec![pattern, capture.into(), check.into(), notes, text.into()]
+    }
+
+    #[test]
+    fn table() {
+        let data = include_str!("../../testdata/notation/chinese.txt");
+        let mut out = Vec::new();
+        let mut token = String::new();
+        let mut index = 0;
+        let mut rows = 0;
+        for (number, line) in data.lines().enumerate() {
+            let line_no = number + 1;
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.is_empty() || fields[0].starts_with('#') {
+                continue;
+            }
+            rows += 1;
+            if fields[0] == "\"" {
+                index += 1;
+            } else {
+                token = fields[0].to_owned();
+                index = 0;
+                let result = read_token(token.as_bytes(), &mut out);
+                if let Some(kind) = fields[1].strip_prefix("error:") {
+                    let expected = match kind {
+                        "any" => ReadError::AnyMove,
+                        "unreadable" => ReadError::Unreadable,
+                        "malformed" => match &result {
+                            Err(ReadError::Malformed(why)) => ReadError::Malformed(why),
+                            _ => ReadError::Malformed("?"),
+                        },
+                        other => panic!("line {line_no}: unknown error kind {other}"),
+                    };
+                    assert_eq!(result, Err(expected), "line {line_no}: {token}");
+                    continue;
+                }
+                assert_eq!(result, Ok(()), "line {line_no}: {token}");
+            }
+            let m = out
+                .get(index)
+                .unwrap_or_else(|| panic!("line {line_no}: {token} read as {out:?}"));
+            let got = describe(m, &token);
+            let mut want: Vec<String> = fields[1..].iter().map(|s| s.to_string()).collect();
+            let mut want_notes: Vec<&str> = fields[4].split(',').collect();
+            want_notes.sort_unstable();
+            want[3] = want_notes.join(",");
+            if want.len() == 4 {
+                want.push(token.clone());
+            }
+            assert_eq!(got, want, "line {line_no}: {token}");
+            let last = fields[0] != "\"" && index + 1 == out.len();
+            let next_is_continuation = data
+                .lines()
+                .skip(line_no)
+                .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                .is_some_and(|l| l.starts_with('"'));
+            if fields[0] != "\"" && !next_is_continuation {
+                assert!(last, "line {line_no}: {token} holds {} moves", out.len());
+            }
+        }
+        assert!(rows > 100, "only {rows} rows read");
+    }
+
+    #[test]
+    fn trailing_signs() {
+        let mate = trailing_sign("×".as_bytes()).unwrap();
+        assert_eq!(mate.check, Some(CheckClaim::Mate));
+        assert_eq!(trailing_sign(b"x").unwrap().check, Some(CheckClaim::Mate));
+        assert_eq!(
+            trailing_sign("≠".as_bytes()).unwrap().check,
+            Some(CheckClaim::Mate)
+        );
+        assert_eq!(
+            trailing_sign("将死".as_bytes()).unwrap().check,
+            Some(CheckClaim::Mate)
+        );
+        let check = trailing_sign("将军".as_bytes()).unwrap();
+        assert_eq!(check.check, Some(CheckClaim::Check));
+        assert!(check.notes.has(Notes::CHINESE));
+        let ep = trailing_sign("吃过路兵".as_bytes()).unwrap();
+        assert!(ep.notes.has(Notes::EN_PASSANT_MARK));
+        assert_eq!(ep.check, None);
+        assert!(trailing_sign(b"e.p.")
+            .unwrap()
+            .notes
+            .has(Notes::EN_PASSANT_MARK));
+        assert_eq!(
+            trailing_sign("变后".as_bytes()).unwrap().promotion,
+            Some(Role::Queen)
+        );
+        for not_a_sign in ["吃", "马", "e4", "", "x4", "!"] {
+            assert_eq!(trailing_sign(not_a_sign.as_bytes()), None, "{not_a_sign}");
+        }
+
+        // Attaching: `11.后f5-f7 ×` is mate; `e7-e8 变后` promotes.
+        let mut out = Vec::new();
+        read("后f5-f7".as_bytes(), &mut out).unwrap();
+        let mut m = out[0];
+        mate.apply_to(&mut m);
+        assert_eq!(m.check, CheckClaim::Mate);
+        read("e7-e8".as_bytes(), &mut out).unwrap();
+        let mut m = out[0];
+        trailing_sign("变后".as_bytes()).unwrap().apply_to(&mut m);
+        match m.pattern {
+            MovePattern::Normal(n) => assert_eq!(n.promotion, Some(Role::Queen)),
+            other => panic!("{other:?}"),
+        }
+        read("后h5+".as_bytes(), &mut out).unwrap();
+        let mut m = out[0];
+        check.apply_to(&mut m);
+        assert_eq!(m.check, CheckClaim::Check);
+        assert!(m.notes.has(Notes::DOUBLE_PLUS));
+    }
+}

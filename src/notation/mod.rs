@@ -167,10 +167,15 @@ pub fn read_token_with(
     out.clear();
     match lang {
         Some(lang) if lang != Lang::En => letters::read(token, lang, out),
-        _ if token.is_ascii() => {
-            out.push(ascii::read(token)?);
-            Ok(())
-        }
+        _ if token.is_ascii() => match ascii::read(token) {
+            Ok(m) => {
+                out.push(m);
+                Ok(())
+            }
+            // Shapes only the shared scanner knows: `cd` (pawn capture by files), glued moves.
+            Err(ReadError::Unreadable) => scan::read(token, Lang::En, out),
+            Err(err) => Err(err),
+        },
         _ if figurine::has_figurine(token) && !scan::has_cjk(token) => figurine::read(token, out),
         _ => chinese::read(token, out),
     }

@@ -24,8 +24,8 @@ enum Sym {
     Digit(u8),
     /// `O` or `o` (castling).
     Oh(bool),
-    /// `×` `x` `X` `:` `吃`.
-    Capture,
+    /// `×` `x` `X` `:` `吃`; `true` for the signs that alone after a move mean mate (`×` `x`).
+    Capture(bool),
     /// `-` `–` `—` `−` `到` `至`.
     Sep,
     /// `+` `†` `将军`.
@@ -105,7 +105,7 @@ const WORDS: &[(&str, Sym)] = &[
     ("馬", Sym::Piece(Role::Knight)),
     ("兵", Sym::Piece(Role::Pawn)),
     ("卒", Sym::Piece(Role::Pawn)),
-    ("吃", Sym::Capture),
+    ("吃", Sym::Capture(false)),
     ("到", Sym::Sep),
     ("至", Sym::Sep),
 ];
@@ -153,7 +153,11 @@ fn lexeme(s: &str, lang: Lang) -> Lexeme {
     let lx = |sym, len, notes| Lexeme { sym, len, notes };
     for &(word, sym) in WORDS {
         if s.starts_with(word) {
-            return lx(sym, word.len(), Notes::CHINESE);
+            let notes = match sym {
+                Sym::EnPassant => Notes::CHINESE | Notes::EN_PASSANT_MARK,
+                _ => Notes::CHINESE,
+            };
+            return lx(sym, word.len(), notes);
         }
     }
     if let Some((role, len)) = lang.piece_at(s) {
@@ -180,11 +184,18 @@ fn lexeme(s: &str, lang: Lang) -> Lexeme {
         Some(c) => (c, Notes::TYPOGRAPHY),
         None => (raw, 0),
     };
+    if notes != 0 {
+        // A full-width piece letter (`Ｎ`).
+        if let Some((role, _)) = lang.piece_at(c.encode_utf8(&mut [0; 4])) {
+            return lx(Sym::Piece(role), len, notes);
+        }
+    }
     let sym = match c {
         'a'..='h' => Sym::File(File::new(u32::from(c) - u32::from('a'))),
         '0'..='9' => Sym::Digit(c as u8 - b'0'),
         'O' | 'o' => Sym::Oh(c == 'O'),
-        '×' | 'x' | 'X' | ':' => Sym::Capture,
+        '×' | 'x' => Sym::Capture(true),
+        'X' | ':' => Sym::Capture(false),
         '-' => Sym::Sep,
         '+' | '†' => Sym::Check,
         '#' | '≠' | '‡' => Sym::Mate,
@@ -336,7 +347,7 @@ fn normal(c: &mut Cursor<'_>, notes: &mut Notes) -> Result<(MovePattern, Capture
         c.bump(notes);
         role = Some(r);
         // `马×e5`, `马吃e5`: the sign right after the piece name.
-        if c.peek_sym() == Some(Sym::Capture) {
+        if let Some(Sym::Capture(_)) = c.peek_sym() {
             c.bump(notes);
             capture = CaptureClaim::Capture;
         }
@@ -350,7 +361,7 @@ fn normal(c: &mut Cursor<'_>, notes: &mut Notes) -> Result<(MovePattern, Capture
         let coord = match c.peek_sym() {
             Some(Sym::File(f)) => Coord::File(f),
             Some(Sym::Digit(d @ 1..=8)) => Coord::Rank(Rank::new(u32::from(d - 1))),
-            Some(sign @ (Sym::Capture | Sym::Sep)) if n > 0 && infix.is_none() => {
+            Some(sign @ (Sym::Capture(_) | Sym::Sep)) if n > 0 && infix.is_none() => {
                 // A sign is infix only when a square follows; a trailing `×` means mate.
                 let mut ahead = *c;
                 let mut scratch = Notes::default();
@@ -509,7 +520,7 @@ fn suffixes(c: &mut Cursor<'_>, notes: &mut Notes) -> CheckClaim {
             Some(Sym::Mate) => check = CheckClaim::Mate,
             // `×` after the destination is the old mate sign (`后f5-f7×`), unless a square
             // follows, which makes it a malformed capture the caller reports.
-            Some(Sym::Capture) if !matches!(c.peek2_sym(), Some(Sym::File(_))) => {
+            Some(Sym::Capture(true)) if !matches!(c.peek2_sym(), Some(Sym::File(_))) => {
                 check = CheckClaim::Mate;
             }
             Some(Sym::EnPassant | Sym::Glyph | Sym::Punct) => {}
@@ -563,9 +574,7 @@ pub(crate) fn trailing_sign(token: &[u8]) -> Option<TrailingSign> {
     let mut sign = TrailingSign::default();
     let mut notes = Notes::default();
     let mut meaningful = false;
-    loop {
-        let at = c.pos;
-        let Some(sym) = c.bump(&mut notes) else { break };
+    while let Some(sym) = c.bump(&mut notes) {
         match sym {
             Sym::Check => {
                 if sign.check == Some(CheckClaim::Check) {
@@ -576,7 +585,7 @@ pub(crate) fn trailing_sign(token: &[u8]) -> Option<TrailingSign> {
             }
             Sym::Mate => sign.check = Some(CheckClaim::Mate),
             // A lone `×` or `x` after a move is the old mate sign (`吃` alone means nothing).
-            Sym::Capture if text[at..].starts_with(['×', 'x']) => {
+            Sym::Capture(true) => {
                 sign.check = Some(CheckClaim::Mate);
             }
             Sym::EnPassant => notes.set(Notes::EN_PASSANT_MARK),
