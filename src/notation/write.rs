@@ -296,3 +296,276 @@ fn long(_pos: &Chess, m: Move, check: CheckClaim, sp: &Spelling, out: &mut Strin
     }
     suffix(check, sp.mate, out);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::{read_token_with, CaptureClaim, MovePattern, ReadMove};
+    use shakmaty::fen::Fen;
+    use shakmaty::san::SanPlus;
+    use shakmaty::{File, Position};
+
+    const OPERA_GAME: &str = "e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6 Qb3 Qe7 Nc3 c6 Bg5 \
+        b5 Nxb5 cxb5 Bxb5+ Nbd7 O-O-O Rd8 Rxd7 Rxd7 Rd1 Qe6 Bxd7+ Nxd7 Qb8+ Nxb8 Rd8#";
+
+    fn claim_after(pos: &Chess, m: Move) -> CheckClaim {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        if after.is_checkmate() {
+            CheckClaim::Mate
+        } else if after.is_check() {
+            CheckClaim::Check
+        } else {
+            CheckClaim::None
+        }
+    }
+
+    fn written(pos: &Chess, m: Move, notation: Notation) -> String {
+        let mut s = String::new();
+        write(pos, m, claim_after(pos, m), notation, &mut s);
+        s
+    }
+
+    /// A stand-in for the real matcher: does the pattern describe this legal move?
+    fn fits(read: &ReadMove, m: Move) -> bool {
+        let n = match read.pattern {
+            MovePattern::Castle(side) => return m.castling_side() == Some(side),
+            MovePattern::CastleAnySide => return m.is_castle(),
+            MovePattern::Null => return false,
+            MovePattern::Normal(n) => n,
+        };
+        let Some(from) = m.from() else { return false };
+        // Castling in UCI: the king's destination, or the rook's square (Chess960).
+        let tos = match m {
+            Move::Castle { king, rook } => {
+                let file = if rook > king { File::G } else { File::C };
+                [rook, Square::from_coords(file, king.rank())]
+            }
+            _ => [m.to(), m.to()],
+        };
+        n.role.is_none_or(|r| r == m.role())
+            && n.from_file.is_none_or(|f| f == from.file())
+            && n.from_rank.is_none_or(|r| r == from.rank())
+            && tos
+                .iter()
+                .any(|to| to.file() == n.to_file && n.to_rank.is_none_or(|r| r == to.rank()))
+            && n.promotion == m.promotion()
+            // A pawn pattern without its file never matches a capture; two files always do.
+            && !(n.role == Some(Role::Pawn) && n.from_file.is_none() && m.is_capture())
+            && (n.to_rank.is_some() || m.is_capture())
+    }
+
+    fn all_notations() -> Vec<(Notation, Option<Lang>)> {
+        let mut all = vec![
+            (Notation::San, None),
+            (Notation::Lan, None),
+            (Notation::Uci(CastlingMode::Standard), None),
+            (Notation::Uci(CastlingMode::Chess960), None),
+            (Notation::Fan, None),
+        ];
+        for traditional in [false, true] {
+            for capture in [CaptureSign::Times, CaptureSign::X, CaptureSign::Colon] {
+                for mate in [MateSign::NotEqual, MateSign::Hash] {
+                    let style = ZhStyle {
+                        traditional,
+                        capture,
+                        mate,
+                    };
+                    all.push((Notation::Zh(style), None));
+                    all.push((Notation::ZhLong(style), None));
+                }
+            }
+        }
+        for lang in Lang::ALL {
+            for long in [false, true] {
+                all.push((Notation::Letters { lang, long }, Some(lang)));
+            }
+        }
+        all
+    }
+
+    /// Every legal move in `pos`, in every notation, reads back as a pattern that matches that
+    /// move and no other, with the right capture and check claims.
+    fn round_trip_all_moves(pos: &Chess, notations: &[(Notation, Option<Lang>)]) {
+        let legal = pos.legal_moves();
+        let mut out = Vec::new();
+        for &m in &legal {
+            let claim = claim_after(pos, m);
+            for &(notation, lang) in notations {
+                let text = written(pos, m, notation);
+                let context = format!(
+                    "{notation:?}: {text} ({m:?}) in {}",
+                    Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+                );
+                read_token_with(text.as_bytes(), lang, &mut out)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                assert_eq!(out.len(), 1, "{context}: {out:?}");
+                let read = out[0];
+                let matching: Vec<_> = legal.iter().filter(|&&c| fits(&read, c)).collect();
+                assert_eq!(matching, [&m], "{context}: {read:?}");
+                if !matches!(notation, Notation::Uci(_)) {
+                    assert_eq!(read.check, claim, "{context}");
+                    let expected = match (m.is_capture(), read.capture) {
+                        (true, _) => CaptureClaim::Capture,
+                        (false, CaptureClaim::Quiet) => CaptureClaim::Quiet,
+                        (false, _) => CaptureClaim::Unwritten,
+                    };
+                    assert_eq!(read.capture, expected, "{context}");
+                }
+                assert_eq!(usize::from(read.end), text.len(), "{context}");
+            }
+        }
+    }
+
+    struct Row<'a> {
+        line: usize,
+        fen: Option<&'a str>,
+        fields: Vec<&'a str>,
+    }
+
+    fn rows() -> Vec<Row<'static>> {
+        include_str!("../../testdata/notation/writers.txt")
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|(i, l)| Row {
+                line: i + 1,
+                fen: l.strip_prefix("fen "),
+                fields: l.split_whitespace().collect(),
+            })
+            .collect()
+    }
+
+    fn position(fen: &str) -> Chess {
+        if fen == "start" {
+            return Chess::default();
+        }
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn writers_spell_the_table() {
+        let mut pos = Chess::default();
+        let mut checked = 0;
+        for row in rows() {
+            if let Some(fen) = row.fen {
+                pos = position(fen);
+                continue;
+            }
+            let line = row.line;
+            let [san_text, lan_text, uci_text, fan_text, zh_text, trad_text, long_text] =
+                row.fields[..]
+            else {
+                panic!("line {line}: expected 7 columns");
+            };
+            let m = san_text
+                .parse::<San>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap_or_else(|e| panic!("line {line}: {san_text}: {e}"));
+            let traditional = ZhStyle {
+                traditional: true,
+                ..ZhStyle::default()
+            };
+            let cases = [
+                (Notation::San, san_text),
+                (Notation::Lan, lan_text),
+                (Notation::Uci(CastlingMode::Standard), uci_text),
+                (Notation::Fan, fan_text),
+                (Notation::Zh(ZhStyle::default()), zh_text),
+                (Notation::Zh(traditional), trad_text),
+                (Notation::ZhLong(ZhStyle::default()), long_text),
+            ];
+            for (notation, want) in cases {
+                assert_eq!(
+                    written(&pos, m, notation),
+                    want,
+                    "line {line}: {notation:?}"
+                );
+            }
+            // SAN agrees with shakmaty's, suffix included.
+            assert_eq!(SanPlus::from_move(pos.clone(), m).to_string(), san_text);
+            pos.play_unchecked(m);
+            checked += 1;
+        }
+        assert!(checked >= 30, "only {checked} moves checked");
+    }
+
+    #[test]
+    fn options_change_the_signs() {
+        let pos = position("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+        let m = "Rd8#".parse::<San>().unwrap().to_move(&pos).unwrap();
+        let style = ZhStyle {
+            traditional: true,
+            capture: CaptureSign::Colon,
+            mate: MateSign::Hash,
+        };
+        assert_eq!(written(&pos, m, Notation::Zh(style)), "車d8#");
+        assert_eq!(written(&pos, m, Notation::ZhLong(style)), "車d1-d8#");
+        let pos = position("4k3/8/8/3p4/5N2/8/8/4K3 w - - 0 1");
+        let m = "Nxd5".parse::<San>().unwrap().to_move(&pos).unwrap();
+        let x = ZhStyle {
+            capture: CaptureSign::X,
+            ..ZhStyle::default()
+        };
+        assert_eq!(written(&pos, m, Notation::Zh(x)), "马xd5");
+        assert_eq!(written(&pos, m, Notation::Zh(style)), "馬:d5");
+        assert_eq!(written(&pos, m, Notation::ZhLong(style)), "馬f4:d5");
+        let german = Notation::Letters {
+            lang: Lang::De,
+            long: false,
+        };
+        assert_eq!(written(&pos, m, german), "Sxd5");
+        let russian = Notation::Letters {
+            lang: Lang::Ru,
+            long: true,
+        };
+        assert_eq!(written(&pos, m, russian), "Кf4xd5");
+    }
+
+    #[test]
+    fn chess960_uci_takes_the_rook() {
+        let pos = position("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        let m = "O-O".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(
+            written(&pos, m, Notation::Uci(CastlingMode::Standard)),
+            "e1g1"
+        );
+        assert_eq!(
+            written(&pos, m, Notation::Uci(CastlingMode::Chess960)),
+            "e1h1"
+        );
+    }
+
+    #[test]
+    fn every_legal_move_round_trips_through_every_notation() {
+        let notations = all_notations();
+        let mut positions = Vec::new();
+        let mut pos = Chess::default();
+        for row in rows() {
+            if let Some(fen) = row.fen {
+                pos = position(fen);
+                positions.push(pos.clone());
+                continue;
+            }
+            let m = row.fields[0].parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            positions.push(pos.clone());
+        }
+        let mut pos = Chess::default();
+        for san in OPERA_GAME.split_whitespace() {
+            positions.push(pos.clone());
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+        }
+        // Under-promotions, with and without capture, and a disambiguated capture.
+        positions.push(position("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1"));
+        positions.push(position("4k3/8/8/3p1N2/8/8/8/4KN2 w - - 0 1"));
+        for pos in &positions {
+            round_trip_all_moves(pos, &notations);
+        }
+    }
+}
