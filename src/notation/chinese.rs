@@ -225,3 +225,64 @@ mod tests {
         assert!(m.notes.has(Notes::DOUBLE_PLUS));
     }
 }
+
+#[cfg(test)]
+mod primer {
+    use crate::notation::test_match::fits;
+    use crate::notation::{read_token, CheckClaim, MovePattern, ReadMove};
+    use crate::pgn::{lex_game, Lexed, TokenKind};
+    use shakmaty::{Chess, Position};
+
+    /// The primer's sample game as printed: every move reads (the glued `+王e8-e7` as two),
+    /// every move but the misprinted `7.象e4×f7+` names exactly one legal move, and that one
+    /// names none, while its piece, destination and capture name only `象c4×f7+`.
+    #[test]
+    fn the_primer_game_replays_except_its_misprint() {
+        let data = include_bytes!("../../testdata/notation/primer-legall.txt");
+        let mut lexed = Lexed::default();
+        lex_game(data, true, 1, &mut lexed);
+        let mut moves: Vec<ReadMove> = Vec::new();
+        let mut out = Vec::new();
+        for t in lexed.tokens.iter().filter(|t| t.kind == TokenKind::Move) {
+            let text = &data[t.span.start as usize..t.span.end as usize];
+            if read_token(text, &mut out).is_ok() {
+                moves.extend_from_slice(&out);
+            }
+        }
+        assert_eq!(moves.len(), 15);
+
+        let mut pos = Chess::default();
+        for (i, read) in moves.iter().enumerate() {
+            let legal = pos.legal_moves();
+            let matching: Vec<_> = legal.iter().filter(|&&m| fits(read, m)).collect();
+            let m = if i == 12 {
+                assert!(matching.is_empty(), "象e4×f7+ must not match: {matching:?}");
+                let MovePattern::Normal(mut loose) = read.pattern else {
+                    panic!("{read:?}");
+                };
+                (loose.from_file, loose.from_rank) = (None, None);
+                let loose = ReadMove {
+                    pattern: MovePattern::Normal(loose),
+                    ..*read
+                };
+                let guesses: Vec<_> = legal.iter().filter(|&&m| fits(&loose, m)).collect();
+                assert_eq!(guesses.len(), 1, "{guesses:?}");
+                assert_eq!(guesses[0].to_string(), "Bc4xf7");
+                *guesses[0]
+            } else {
+                assert_eq!(matching.len(), 1, "move {}: {read:?}", i + 1);
+                *matching[0]
+            };
+            pos.play_unchecked(m);
+            let claim = if pos.is_checkmate() {
+                CheckClaim::Mate
+            } else if pos.is_check() {
+                CheckClaim::Check
+            } else {
+                CheckClaim::None
+            };
+            assert_eq!(read.check, claim, "move {}", i + 1);
+        }
+        assert!(pos.is_checkmate());
+    }
+}

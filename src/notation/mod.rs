@@ -180,3 +180,39 @@ pub fn read_token_with(
         _ => chinese::read(token, out),
     }
 }
+
+/// A stand-in for the matcher in tests of this module's readers and writers.
+#[cfg(test)]
+pub(crate) mod test_match {
+    use super::{MovePattern, ReadMove};
+    use shakmaty::{File, Move, Role, Square};
+
+    /// A stand-in for the real matcher: does the pattern describe this legal move?
+    pub(crate) fn fits(read: &ReadMove, m: Move) -> bool {
+        let n = match read.pattern {
+            MovePattern::Castle(side) => return m.castling_side() == Some(side),
+            MovePattern::CastleAnySide => return m.is_castle(),
+            MovePattern::Null => return false,
+            MovePattern::Normal(n) => n,
+        };
+        let Some(from) = m.from() else { return false };
+        // Castling in UCI: the king's destination, or the rook's square (Chess960).
+        let tos = match m {
+            Move::Castle { king, rook } => {
+                let file = if rook > king { File::G } else { File::C };
+                [rook, Square::from_coords(file, king.rank())]
+            }
+            _ => [m.to(), m.to()],
+        };
+        n.role.is_none_or(|r| r == m.role())
+            && n.from_file.is_none_or(|f| f == from.file())
+            && n.from_rank.is_none_or(|r| r == from.rank())
+            && tos
+                .iter()
+                .any(|to| to.file() == n.to_file && n.to_rank.is_none_or(|r| r == to.rank()))
+            && n.promotion == m.promotion()
+            // A pawn pattern without its file never matches a capture; two files always do.
+            && !(n.role == Some(Role::Pawn) && n.from_file.is_none() && m.is_capture())
+            && (n.to_rank.is_some() || m.is_capture())
+    }
+}

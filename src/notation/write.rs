@@ -300,10 +300,11 @@ fn long(_pos: &Chess, m: Move, check: CheckClaim, sp: &Spelling, out: &mut Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::{read_token_with, CaptureClaim, MovePattern, ReadMove};
+    use crate::notation::test_match::fits;
+    use crate::notation::{read_token_with, CaptureClaim};
     use shakmaty::fen::Fen;
     use shakmaty::san::SanPlus;
-    use shakmaty::{File, Position};
+    use shakmaty::Position;
 
     const OPERA_GAME: &str = "e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6 Qb3 Qe7 Nc3 c6 Bg5 \
         b5 Nxb5 cxb5 Bxb5+ Nbd7 O-O-O Rd8 Rxd7 Rxd7 Rd1 Qe6 Bxd7+ Nxd7 Qb8+ Nxb8 Rd8#";
@@ -324,35 +325,6 @@ mod tests {
         let mut s = String::new();
         write(pos, m, claim_after(pos, m), notation, &mut s);
         s
-    }
-
-    /// A stand-in for the real matcher: does the pattern describe this legal move?
-    fn fits(read: &ReadMove, m: Move) -> bool {
-        let n = match read.pattern {
-            MovePattern::Castle(side) => return m.castling_side() == Some(side),
-            MovePattern::CastleAnySide => return m.is_castle(),
-            MovePattern::Null => return false,
-            MovePattern::Normal(n) => n,
-        };
-        let Some(from) = m.from() else { return false };
-        // Castling in UCI: the king's destination, or the rook's square (Chess960).
-        let tos = match m {
-            Move::Castle { king, rook } => {
-                let file = if rook > king { File::G } else { File::C };
-                [rook, Square::from_coords(file, king.rank())]
-            }
-            _ => [m.to(), m.to()],
-        };
-        n.role.is_none_or(|r| r == m.role())
-            && n.from_file.is_none_or(|f| f == from.file())
-            && n.from_rank.is_none_or(|r| r == from.rank())
-            && tos
-                .iter()
-                .any(|to| to.file() == n.to_file && n.to_rank.is_none_or(|r| r == to.rank()))
-            && n.promotion == m.promotion()
-            // A pawn pattern without its file never matches a capture; two files always do.
-            && !(n.role == Some(Role::Pawn) && n.from_file.is_none() && m.is_capture())
-            && (n.to_rank.is_some() || m.is_capture())
     }
 
     fn all_notations() -> Vec<(Notation, Option<Lang>)> {
