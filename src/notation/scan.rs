@@ -627,4 +627,63 @@ mod tests {
             Err(ReadError::Unreadable)
         );
     }
+
+    /// Every token of up to three pieces from an alphabet of signs, names and coordinates reads
+    /// without panicking, and every move's span lies on character boundaries.
+    #[test]
+    fn combinations_never_panic() {
+        const ALPHABET: &[&str] = &[
+            "马",
+            "后",
+            "王车易位",
+            "e",
+            "8",
+            "0",
+            "-",
+            "×",
+            "x",
+            "+",
+            "≠",
+            "=",
+            "(",
+            ")",
+            "变",
+            "吃过路兵",
+            "e.p.",
+            "ｅ",
+            "４",
+            "〇",
+            "！",
+            "♘",
+            "Кр",
+            "O",
+            "~",
+            "、",
+            "——",
+            "将",
+        ];
+        let mut out = Vec::new();
+        let mut token = String::new();
+        for a in ALPHABET {
+            for b in ALPHABET {
+                for c in ALPHABET {
+                    for lang in [Lang::En, Lang::Ru] {
+                        token.clear();
+                        token.push_str(a);
+                        token.push_str(b);
+                        token.push_str(c);
+                        if read(token.as_bytes(), lang, &mut out).is_ok() {
+                            assert!(!out.is_empty(), "{token}");
+                            for m in &out {
+                                let span = usize::from(m.start)..usize::from(m.end);
+                                assert!(token.get(span).is_some(), "{token}: {m:?}");
+                            }
+                        }
+                        let _ = trailing_sign(token.as_bytes());
+                        let _ = crate::notation::read_token(token.as_bytes(), &mut out);
+                    }
+                }
+            }
+        }
+    }
 }
