@@ -8,6 +8,14 @@
 //! languages' letters) share one matcher and one set of diagnostics.
 
 pub mod ascii;
+pub mod chinese;
+pub mod figurine;
+pub mod letters;
+mod scan;
+pub mod write;
+
+pub use chinese::{trailing_sign, TrailingSign};
+pub use letters::Lang;
 
 use shakmaty::{CastlingSide, File, Rank, Role};
 
@@ -131,15 +139,80 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// Reads a move token in any notation pgnkit detects on its own (SAN, lenient SAN, long
-/// algebraic, UCI, null moves). Glued moves produce several entries in `out`.
+/// Reads a move token in any notation pgnkit detects on its own: SAN and its lenient cousins,
+/// long algebraic, UCI and null moves in ASCII; Chinese notation ([`chinese::read`]) when the
+/// token holds Chinese characters or other non-ASCII signs (`×`, full-width forms); figurines
+/// ([`figurine::read`]). Glued moves produce several entries in `out`. Other languages' letters
+/// are never guessed: see [`read_token_with`].
 ///
 /// # Errors
 ///
 /// [`ReadError`] when the token is not a move in any supported notation.
 pub fn read_token(token: &[u8], out: &mut Vec<ReadMove>) -> Result<(), ReadError> {
+    read_token_with(token, None, out)
+}
+
+/// [`read_token`] with the piece letters of an explicitly chosen language (`--lang`). With
+/// `Some(lang)` other than English, ASCII letters are read as that language's
+/// ([`letters::read`]); Chinese characters and figurines are recognised either way.
+///
+/// # Errors
+///
+/// [`ReadError`] when the token is not a move in any supported notation.
+pub fn read_token_with(
+    token: &[u8],
+    lang: Option<Lang>,
+    out: &mut Vec<ReadMove>,
+) -> Result<(), ReadError> {
     out.clear();
-    let mv = ascii::read(token)?;
-    out.push(mv);
-    Ok(())
+    match lang {
+        Some(lang) if lang != Lang::En => letters::read(token, lang, out),
+        _ if token.is_ascii() => match ascii::read(token) {
+            Ok(m) => {
+                out.push(m);
+                Ok(())
+            }
+            // Shapes only the shared scanner knows: `cd` (pawn capture by files), glued moves.
+            Err(ReadError::Unreadable) => scan::read(token, Lang::En, out),
+            Err(err) => Err(err),
+        },
+        _ if figurine::has_figurine(token) && !scan::has_cjk(token) => figurine::read(token, out),
+        _ => chinese::read(token, out),
+    }
+}
+
+/// A stand-in for the matcher in tests of this module's readers and writers.
+#[cfg(test)]
+pub(crate) mod test_match {
+    use super::{MovePattern, ReadMove};
+    use shakmaty::{File, Move, Role, Square};
+
+    /// A stand-in for the real matcher: does the pattern describe this legal move?
+    pub(crate) fn fits(read: &ReadMove, m: Move) -> bool {
+        let n = match read.pattern {
+            MovePattern::Castle(side) => return m.castling_side() == Some(side),
+            MovePattern::CastleAnySide => return m.is_castle(),
+            MovePattern::Null => return false,
+            MovePattern::Normal(n) => n,
+        };
+        let Some(from) = m.from() else { return false };
+        // Castling in UCI: the king's destination, or the rook's square (Chess960).
+        let tos = match m {
+            Move::Castle { king, rook } => {
+                let file = if rook > king { File::G } else { File::C };
+                [rook, Square::from_coords(file, king.rank())]
+            }
+            _ => [m.to(), m.to()],
+        };
+        n.role.is_none_or(|r| r == m.role())
+            && n.from_file.is_none_or(|f| f == from.file())
+            && n.from_rank.is_none_or(|r| r == from.rank())
+            && tos
+                .iter()
+                .any(|to| to.file() == n.to_file && n.to_rank.is_none_or(|r| r == to.rank()))
+            && n.promotion == m.promotion()
+            // A pawn pattern without its file never matches a capture; two files always do.
+            && !(n.role == Some(Role::Pawn) && n.from_file.is_none() && m.is_capture())
+            && (n.to_rank.is_some() || m.is_capture())
+    }
 }
