@@ -49,6 +49,11 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = DeadArg::Fast)]
     pub dead_position: DeadArg,
 
+    /// Read piece letters of this language (de, fr, es, it, nl, pt, ru, pl). Letters are
+    /// ambiguous between languages, so they are never guessed.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<crate::notation::Lang>,
+
     /// Print the board before each bad move (text format).
     #[arg(long)]
     pub board: bool,
@@ -126,6 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             DeadArg::Fast => DeadSearch::Fast,
             DeadArg::Full => DeadSearch::Full,
         },
+        lang: args.lang,
         ..CheckOptions::default()
     };
     let stdout = io::stdout();
@@ -179,6 +185,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 }
             };
             totals.games += 1;
+            crate::pgn::book::extract_header(game.bytes, &mut lexed);
             let report = check_game(game.bytes, &lexed, &opts);
             let shown = |sev: Severity| sev != Severity::Note || render.notes;
             let ctx = GameContext {

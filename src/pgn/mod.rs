@@ -1,5 +1,6 @@
 //! PGN text: the streaming game reader, the lexer (tokens with byte spans), and tags.
 
+pub mod book;
 pub mod lexer;
 pub mod reader;
 

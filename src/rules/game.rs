@@ -24,6 +24,8 @@ pub struct CheckOptions {
     pub dead_search: DeadSearch,
     /// Deepest variation nesting replayed.
     pub max_depth: usize,
+    /// Piece letters of another language (`--lang`); never guessed.
+    pub lang: Option<notation::Lang>,
 }
 
 impl Default for CheckOptions {
@@ -33,6 +35,7 @@ impl Default for CheckOptions {
             insufficient: Insufficient::Helpmate,
             dead_search: DeadSearch::Fast,
             max_depth: 256,
+            lang: None,
         }
     }
 }
@@ -187,6 +190,13 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
         read_buf: Vec::with_capacity(2),
         result_token: None,
         main_broken: false,
+        chinese_game: lexed.tokens.iter().any(|t| {
+            t.kind == TokenKind::Move
+                && bytes[t.span.start as usize..t.span.end as usize]
+                    .iter()
+                    .any(|&b| b >= 0x80)
+        }),
+        chinese_moves: 0,
     };
     replay.main.history.push((replay.main.hash, false));
     replay.lines.push(Line {
@@ -202,8 +212,19 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
         mut lines,
         result_token,
         main_broken,
+        chinese_moves,
         ..
     } = replay;
+    if chinese_moves > 0 {
+        report.findings.push(
+            Finding::new(
+                Code::OtherNotation,
+                None,
+                format!("{chinese_moves} move{} in Chinese (or other non-SAN) notation were read as SAN", plural(chinese_moves)),
+            )
+            .help("pgnkit convert --to san writes the game in standard PGN"),
+        );
+    }
     let main_line = lines.swap_remove(0);
     report.legal = !main_broken;
     report.plies = main.plies;
@@ -273,15 +294,31 @@ struct Replay<'a> {
     read_buf: Vec<ReadMove>,
     result_token: Option<GameResult>,
     main_broken: bool,
+    /// The game has moves in Chinese (or other non-ASCII) notation.
+    chinese_game: bool,
+    /// Moves read in that notation.
+    chinese_moves: u32,
 }
 
 impl Replay<'_> {
     fn run(&mut self, lexed: &Lexed) {
-        for token in &lexed.tokens {
+        let mut tokens = lexed.tokens.iter().peekable();
+        while let Some(token) = tokens.next() {
             match token.kind {
                 TokenKind::Move => {
+                    // A sign standing alone after a move (`11.后f5-f7 ×`) belongs to it.
+                    let sign = match tokens.peek() {
+                        Some(next) if next.kind == TokenKind::Move => {
+                            let b = &self.bytes[next.span.start as usize..next.span.end as usize];
+                            notation::trailing_sign(b).map(|s| (s, next.span))
+                        }
+                        _ => None,
+                    };
+                    if sign.is_some() {
+                        tokens.next();
+                    }
                     if self.skipped_depth == 0 {
-                        self.move_token(token.span);
+                        self.move_token(token.span, sign);
                     }
                 }
                 TokenKind::MoveNumber { number, dots } => {
@@ -403,7 +440,7 @@ impl Replay<'_> {
         }
     }
 
-    fn move_token(&mut self, span: Span) {
+    fn move_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
         let depth = self.lines.len() - 1;
         if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
             *skipped += 1;
@@ -414,8 +451,12 @@ impl Replay<'_> {
             return;
         }
         let mut moves = std::mem::take(&mut self.read_buf);
-        match notation::read_token(token, &mut moves) {
+        match notation::read_token_with(token, self.opts.lang, &mut moves) {
             Ok(()) => {
+                if let (Some((sign, sign_span)), Some(last)) = (sign, moves.last_mut()) {
+                    sign.apply_to(last);
+                    last.end = (sign_span.end - span.start).min(u32::from(u16::MAX)) as u16;
+                }
                 for m in &moves {
                     let sub = Span {
                         start: span.start + u32::from(m.start),
@@ -598,7 +639,7 @@ impl Replay<'_> {
         } else {
             CheckClaim::None
         };
-        if m.check != actual && !m.notes.has(Notes::UCI) {
+        if m.check != actual {
             self.check_sign(m, actual, &token_text(), span, label);
         }
         if is_main {
@@ -721,11 +762,25 @@ impl Replay<'_> {
                         MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
                         _ => false,
                     };
+                    let chinese = m.notes.has(Notes::CHINESE);
+                    let style = notation::write::ZhStyle {
+                        traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
+                        ..Default::default()
+                    };
                     let texts: Vec<String> = suggestions
                         .iter()
                         .map(|mv| {
                             let s = san(pos, mv) + suffix(pos, mv);
-                            let shown = if long {
+                            let shown = if chinese {
+                                let mut out = String::new();
+                                let check = check_after(pos, mv);
+                                if long {
+                                    notation::write::zh_long(pos, *mv, check, style, &mut out);
+                                } else {
+                                    notation::write::zh(pos, *mv, check, style, &mut out);
+                                }
+                                out
+                            } else if long {
                                 long_form(mv) + suffix(pos, mv)
                             } else {
                                 s.clone()
@@ -776,6 +831,20 @@ impl Replay<'_> {
             }
             self.findings.push(f);
         };
+        if self.chinese_game {
+            // Chinese records are written in full (long) form with 0-0 castling by convention;
+            // one game-level warning says the notation was read, not one per move.
+            self.chinese_moves += 1;
+            if mnotes.wrong_capture {
+                let what = if mv.is_capture() {
+                    format!("'{token}' is marked as a quiet move but captures")
+                } else {
+                    format!("'{token}' is marked as a capture but takes nothing")
+                };
+                push(Code::WrongCaptureSign, what);
+            }
+            return;
+        }
         if n.has(Notes::CASTLING_SPELLING) {
             push(
                 Code::CastlingSpelling,
@@ -839,7 +908,10 @@ impl Replay<'_> {
         span: Span,
         label: (u32, bool),
     ) {
-        if m.check == actual || m.notes.has(Notes::UCI) {
+        if m.check == actual
+            || m.notes.has(Notes::UCI)
+            || (m.notes.has(Notes::DOUBLE_PLUS) && actual == CheckClaim::Mate)
+        {
             return;
         }
         let (code, what) = match (m.check, actual) {
@@ -889,6 +961,15 @@ fn fen(pos: &Chess) -> String {
 
 fn san(pos: &Chess, mv: &Move) -> String {
     San::from_move(pos, *mv).to_string()
+}
+
+/// Check or mate after the move played in `pos`.
+fn check_after(pos: &Chess, mv: &Move) -> CheckClaim {
+    match suffix(pos, mv) {
+        "#" => CheckClaim::Mate,
+        "+" => CheckClaim::Check,
+        _ => CheckClaim::None,
+    }
 }
 
 /// `+` or `#` for the move played in `pos`.
