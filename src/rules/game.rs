@@ -6,7 +6,7 @@ use shakmaty::{
     fen::{Fen, ParseFenError},
     san::San,
     zobrist::Zobrist64,
-    CastlingMode, Chess, Color, EnPassantMode, Move, Position, PositionErrorKinds,
+    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, PositionErrorKinds,
 };
 
 use crate::diag::{Code, Finding, Severity};
@@ -542,7 +542,15 @@ impl Replay<'_> {
                 return false;
             }
             let before = line.pos.clone();
-            match line.pos.clone().swap_turn() {
+            // Pass the turn and count the move as played, so move numbers stay right.
+            let mut setup = before.to_setup(EnPassantMode::Legal);
+            setup.ep_square = None;
+            setup.halfmoves = setup.halfmoves.saturating_add(1);
+            if before.turn() == Color::Black {
+                setup.fullmoves = setup.fullmoves.saturating_add(1);
+            }
+            setup.turn = !before.turn();
+            match Chess::from_setup(setup, CastlingMode::Chess960) {
                 Ok(p) => line.pos = p,
                 Err(_) => return false,
             }
