@@ -1,0 +1,223 @@
+//! `pgnkit validate` run as a user runs it: exit codes, output formats, rejects, bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnkit"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("pgnkit runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.map(<[u8]>::to_vec);
+    let writer = std::thread::spawn(move || {
+        if let Some(d) = data {
+            let _ = input.write_all(&d);
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn clean_file_exits_0() {
+    let o = pgnkit(&["validate", "testdata/validate/clean.pgn"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 game: 0 errors"));
+}
+
+#[test]
+fn problems_exit_1_with_place_and_fix() {
+    let o = pgnkit(&["validate", "testdata/validate/two-games.pgn"], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.contains("error[M001]"), "{text}");
+    assert!(
+        text.contains("testdata/validate/two-games.pgn:19:69 · game 2 (C – D) · move 7. (White)"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean Bc4xf7+ (Bxf7+)?"), "{text}");
+    assert!(
+        text.contains("= position: r2qkbnr/ppp2ppp/3p4/4N3/2BnP3/2N5/PPPP1PPP/R1Bb1RK1 w kq - 0 7"),
+        "{text}"
+    );
+    // The caret stands under the token.
+    let lines: Vec<&str> = text.lines().collect();
+    let src = lines.iter().position(|l| l.contains("7. Be4xf7+")).unwrap();
+    let caret = lines[src + 1];
+    let col = caret.find('^').unwrap();
+    assert_eq!(&lines[src][col..col + 7], "Be4xf7+");
+}
+
+#[test]
+fn missing_file_exits_2_and_goes_on() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "testdata/validate/nope.pgn",
+            "testdata/validate/clean.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot open testdata/validate/nope.pgn"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 file, 1 game"));
+}
+
+#[test]
+fn reads_stdin() {
+    let o = pgnkit(
+        &["validate", "-"],
+        Some(b"1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = pgnkit(&["validate", "-"], Some(b"1. e4 e5 2. Ke3 *\n"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("<stdin>:1:13"), "{}", stdout(&o));
+}
+
+#[test]
+fn json_lines_and_game_records() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "--game-records",
+            "testdata/validate/two-games.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let values: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let games: Vec<&serde_json::Value> = values.iter().filter(|v| v["type"] == "game").collect();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0]["termination"], "checkmate");
+    assert_eq!(games[0]["result_by_rule"], "0-1");
+    assert_eq!(games[1]["legal"], false);
+    let d = values.iter().find(|v| v["code"] == "M001").unwrap();
+    assert_eq!(d["line"], 19);
+    assert_eq!(d["column"], 69);
+    assert_eq!(d["move"], 7);
+    assert_eq!(d["side"], "white");
+    assert_eq!(d["token"], "Be4xf7+");
+}
+
+#[test]
+fn csv_has_a_header_and_one_row_per_problem() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "csv",
+            "testdata/validate/two-games.pgn",
+        ],
+        None,
+    );
+    let mut rdr = csv::Reader::from_reader(o.stdout.as_slice());
+    let headers = rdr.headers().unwrap().clone();
+    assert_eq!(&headers[0], "file");
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert!(rows.iter().any(|r| &r[9] == "M001" && &r[10] == "Be4xf7+"));
+}
+
+#[test]
+fn rejects_keep_bad_games_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("pgnkit-rejects-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rejects = dir.join("rejects.pgn");
+    let o = pgnkit(
+        &[
+            "validate",
+            "--rejects",
+            rejects.to_str().unwrap(),
+            "testdata/validate/two-games.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let written = std::fs::read_to_string(&rejects).unwrap();
+    let source = std::fs::read_to_string("testdata/validate/two-games.pgn").unwrap();
+    let second = &source[source.find("[Event \"Bad\"]").unwrap()..];
+    assert_eq!(written.trim_end(), second.trim_end());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn warnings_as_errors() {
+    let input = b"[Event \"x\"]\n1. e4 e5 2. nf3 *\n";
+    assert_eq!(
+        pgnkit(&["validate", "-"], Some(input)).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        pgnkit(&["validate", "--warnings-as-errors", "-"], Some(input))
+            .status
+            .code(),
+        Some(1)
+    );
+    let o = pgnkit(&["validate", "--strict", "-"], Some(input));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("error[N002]"));
+}
+
+#[test]
+fn primer_game_is_read_and_the_misprint_found() {
+    let o = pgnkit(&["validate", "testdata/notation/primer-legall.txt"], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(
+        text.contains("game 1 (○○○ – ×××) · move 7. (White)"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean 象c4×f7+ (Bxf7+)?"), "{text}");
+    assert_eq!(text.matches("error[").count(), 1, "{text}");
+}
+
+#[test]
+fn garbage_is_reported_not_a_crash() {
+    let mut bytes = Vec::new();
+    let mut x: u32 = 12345;
+    for _ in 0..200_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        bytes.push((x >> 16) as u8);
+    }
+    let o = pgnkit(&["validate", "-q", "-"], Some(&bytes));
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let mut input = b"1. e4 ".to_vec();
+    input.extend(std::iter::repeat_n(b'(', 100_000));
+    input.extend(b" e5 ");
+    input.extend(std::iter::repeat_n(b')', 100_000));
+    input.extend(b" e5 *\n");
+    let o = pgnkit(&["validate", "--format", "json", "-"], Some(&input));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("\"code\":\"P013\""));
+}
+
+#[test]
+fn unterminated_comment_costs_one_game() {
+    let input = b"[Event \"a\"]\n1. e4 { never closed e5 1-0\n\n[Event \"b\"]\n1. d4 d5 *\n";
+    let o = pgnkit(
+        &["validate", "--format", "json", "--game-records", "-"],
+        Some(input),
+    );
+    let text = stdout(&o);
+    assert!(text.contains("\"code\":\"P004\""), "{text}");
+    assert_eq!(text.matches("\"type\":\"game\"").count(), 2, "{text}");
+}
