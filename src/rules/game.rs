@@ -242,6 +242,30 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
             "the game has tags but no moves",
         ));
     }
+    if let Some(tag) = lexed.tags.iter().find(|t| t.name == "PlyCount") {
+        match tag.value.trim().parse::<u32>() {
+            Ok(n) if n == main.plies || !report.legal => {}
+            Ok(n) => report.findings.push(
+                Finding::new(
+                    Code::PlyCountMismatch,
+                    Some(tag.span),
+                    format!(
+                        "PlyCount says {n} but the main line has {} plies",
+                        main.plies
+                    ),
+                )
+                .help(format!("set [PlyCount \"{}\"]", main.plies)),
+            ),
+            Err(_) => report.findings.push(
+                Finding::new(
+                    Code::PlyCountMismatch,
+                    Some(tag.span),
+                    format!("PlyCount \"{}\" is not a number", tag.value),
+                )
+                .help(format!("set [PlyCount \"{}\"]", main.plies)),
+            ),
+        }
+    }
     if let Some((span, ply)) = main.first_after_end {
         let (term, at, _) =
             main.ended
