@@ -53,7 +53,8 @@ impl Visitor for Replayer {
                 let variant = value.decode_utf8_lossy().to_ascii_lowercase();
                 match variant.as_str() {
                     "" | "standard" | "normal" | "chess" | "classical" => {}
-                    "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random" => {
+                    "chess960" | "chess 960" | "fischerandom" | "fischerrandom"
+                    | "fischer random" => {
                         tags.chess960 = true;
                     }
                     _ => tags.broken = true,
