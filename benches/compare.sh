@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Times `pgnkit validate` against other tools that check every move of every game, on the
+# project's standard inputs (../shared/bench/make-inputs.sh), in one run:
+#   pgnkit       target/release/pgnkit validate FILE
+#   pgn-reader   examples/pgn_reader_replay.rs (pgn-reader + shakmaty, the Rust baseline)
+#   pgn-extract  pgn-extract -r (Debian package; installed with apt-get when missing)
+#   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
+# Every tool is pinned to one core (taskset -c 0) and measured with GNU time -v: wall seconds,
+# MiB/s of input, peak RSS. "x pgnkit" is the tool's time per MiB over pgnkit's on the same
+# input (2.0 = takes twice as long as pgnkit; below 1 = faster than pgnkit).
+#
+# Usage: benches/compare.sh [--quick] [--no-python] [--only NAME]... [--repeat N] [--out FILE]
+#                           [--no-build]
+#   --quick      python-chess reads only the first 10 MiB of each input (whole games); it needs
+#                about 4 s per MiB here, so the full inputs cost it some 20 minutes
+#   --no-python  leave python-chess out
+#   --only NAME  only this input (lichess100, twic100, tcec150); repeatable
+#   --repeat N   run each measurement N times and keep the fastest (default 1)
+#   --out FILE   also write the table (Markdown) to FILE
+#   --no-build   use the binaries already built
+# Inputs go to $CARGO_TARGET_DIR/bench-inputs (default target/bench-inputs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+target=${CARGO_TARGET_DIR:-$root/target}
+
+quick=0 python=1 repeat=1 out="" build=1 only=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --no-python) python=0 ;;
+    --only) only+=("$2"); shift ;;
+    --repeat) repeat=$2; shift ;;
+    --out) out=$2; shift ;;
+    --no-build) build=0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#only[@]} -gt 0 ] || only=(lichess100 twic100 tcec150)
+
+section() { printf '\n=== %s ===\n' "$*" >&2; }
+
+section "tools"
+need_apt=()
+[ -x /usr/bin/time ] || need_apt+=(time)
+command -v zstd >/dev/null || need_apt+=(zstd)
+command -v taskset >/dev/null || need_apt+=(util-linux)
+pgn_extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
+[ -x "$pgn_extract" ] || need_apt+=(pgn-extract)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "installing ${need_apt[*]}" >&2
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >&2
+fi
+py=""
+[ "$python" = 1 ] && py=$(bash .ci/python-env.sh)
+
+if [ "$build" = 1 ]; then
+  section "build (release)"
+  cargo build --release --bin pgnkit --example pgn_reader_replay >&2
+fi
+pgnkit=$target/release/pgnkit
+reader=$target/release/examples/pgn_reader_replay
+for bin in "$pgnkit" "$reader"; do
+  [ -x "$bin" ] || { echo "compare.sh: $bin is missing; run without --no-build" >&2; exit 2; }
+done
+
+section "inputs"
+inputs=$target/bench-inputs
+bash ../shared/bench/make-inputs.sh "$inputs" >&2
+
+# head FILE MIB: the first MIB MiB of FILE cut at a game boundary, made once.
+head_of() {
+  local src=$1 mib=$2 dst=${1%.pgn}-head${2}.pgn
+  [ -s "$dst" ] || python3 - "$src" "$dst" "$mib" <<'PY'
+import sys
+src, dst, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = open(src, 'rb').read(mib << 20)
+cut = max(data.rfind(b'\n\n[Event '), data.rfind(b'\r\n\r\n[Event '))
+open(dst, 'wb').write(data[:cut].rstrip(b'\r\n') + b'\n\n')
+PY
+  echo "$dst"
+}
+
+# measure NAME FILE CMD...: best of $repeat runs; appends "name file bytes seconds rss_kib".
+rows=()
+measure() {
+  local name=$1 file=$2; shift 2
+  local best="" rss="" log status
+  log=$(mktemp)
+  cat "$file" >/dev/null # same warm page cache for every tool
+  for _ in $(seq "$repeat"); do
+    status=0
+    taskset -c 0 /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$log.err" || status=$?
+    # pgnkit exits 1 when it finds problems in the input; only 2 and up mean it failed.
+    if [ "$status" -gt 1 ] || { [ "$status" = 1 ] && [ "$name" != pgnkit ]; }; then
+      echo "compare.sh: $name failed on $file (exit $status):" >&2
+      tail -5 "$log.err" >&2
+      rm -f "$log" "$log.err"
+      return 1
+    fi
+    local secs kib
+    secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+      n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$log")
+    kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+    if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+      best=$secs rss=$kib
+    fi
+  done
+  rm -f "$log" "$log.err"
+  rows+=("$name $file $(stat -c %s "$file") $best $rss")
+  printf '%-13s %-22s %8.2f s\n' "$name" "$(basename "$file")" "$best" >&2
+}
+
+section "measurements (one core each)"
+for name in "${only[@]}"; do
+  file=$inputs/$name.pgn
+  [ -f "$file" ] || { echo "compare.sh: no input $file" >&2; exit 2; }
+  measure pgnkit "$file" "$pgnkit" validate "$file"
+  measure pgn-reader "$file" "$reader" "$file"
+  measure pgn-extract "$file" "$pgn_extract" -r -s --quiet "$file"
+  if [ "$python" = 1 ]; then
+    pyfile=$file
+    [ "$quick" = 1 ] && pyfile=$(head_of "$file" 10)
+    measure python-chess "$pyfile" "$py" benches/python_chess_replay.py "$pyfile"
+  fi
+done
+
+# The table: the ratio compares time per MiB with pgnkit's on the same input (a head of an
+# input is compared with pgnkit on the whole input, whose speed is taken as the same).
+table=$(printf '%s\n' "${rows[@]}" | awk '
+  { name[NR] = $1; file[NR] = $2; mib[NR] = $3 / 1048576; secs[NR] = $4; rss[NR] = $5 / 1024
+    input = $2; sub(/.*\//, "", input); sub(/-head[0-9]+/, "", input); base[NR] = input
+    if ($1 == "pgnkit") per_mib[input] = $4 / mib[NR] }
+  END {
+    print "| tool | file | MiB | seconds | MiB/s | peak RSS MiB | x pgnkit |"
+    print "|---|---|---:|---:|---:|---:|---:|"
+    for (i = 1; i <= NR; i++) {
+      f = file[i]; sub(/.*\//, "", f)
+      speed = secs[i] > 0 ? sprintf("%.1f", mib[i] / secs[i]) : "-"
+      ratio = (base[i] in per_mib) && per_mib[base[i]] > 0 ? \
+        sprintf("%.2f", secs[i] / mib[i] / per_mib[base[i]]) : "-"
+      printf "| %s | %s | %.1f | %.2f | %s | %.1f | %s |\n", \
+        name[i], f, mib[i], secs[i], speed, rss[i], ratio
+    }
+  }')
+
+section "results"
+echo "pgnkit $("$pgnkit" --version 2>/dev/null || echo '(no --version)'); $(nproc) cores;" \
+  "$(date -u +%Y-%m-%dT%H:%MZ)"
+echo "$table"
+if [ -n "$out" ]; then
+  { echo "pgnkit $(git rev-parse --short HEAD) $(date -u +%Y-%m-%dT%H:%MZ)"; echo; echo "$table"; } >"$out"
+  echo "table written to $out" >&2
+fi
