@@ -121,6 +121,12 @@ def python_chess_records(path: str, every: int) -> list[Record | None]:
             game = chess.pgn.read_game(handle, Visitor=make)
             if game is None:
                 break
+            if not records and game.next() is None and game.comment and \
+                    dict(game.headers) == dict(chess.pgn.Game().headers):
+                # python-chess makes a game of a comment that stands before the first tag
+                # section (eco.pgn's preamble); pgnkit keeps it with the game it precedes.
+                # See tests/validate.rs `leading_comment_belongs_to_the_first_game`.
+                continue
             if (builder.index - 1) % every:
                 records.append(None)
                 continue

@@ -221,3 +221,28 @@ fn unterminated_comment_costs_one_game() {
     assert!(text.contains("\"code\":\"P004\""), "{text}");
     assert_eq!(text.matches("\"type\":\"game\"").count(), 2, "{text}");
 }
+
+#[test]
+fn leading_comment_belongs_to_the_first_game() {
+    // A preamble comment before the first tags (as in pgn-extract's eco.pgn) is part of the
+    // first game, and a comment after the last result is not a game of its own.
+    let input =
+        b"{ preamble }\n\n[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 * ; trailing\n";
+    let o = pgnkit(
+        &["validate", "--format", "json", "--game-records", "-"],
+        Some(input),
+    );
+    let text = stdout(&o);
+    assert_eq!(text.matches("\"type\":\"game\"").count(), 2, "{text}");
+}
+
+#[test]
+fn truncated_move_token_is_unreadable() {
+    // chess-library's corrupted.pgn ends in `Kx`; python-chess calls that game legal.
+    let o = pgnkit(
+        &["validate", "--format", "json", "-"],
+        Some(b"1. e4 e5 2. Kx"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("\"code\":\"M003\""));
+}

@@ -9,7 +9,9 @@ use std::io::{self, Read};
 
 use memchr::memchr_iter;
 
-use super::lexer::{lex_game, looks_like_tag, LexEnd, LexProblem, LexProblemKind, Lexed, Span};
+use super::lexer::{
+    lex_game, looks_like_tag, LexEnd, LexProblem, LexProblemKind, Lexed, Span, TokenKind,
+};
 
 /// Bytes read from the source at a time.
 const CHUNK: usize = 1 << 20;
@@ -151,6 +153,24 @@ impl<R: Read> GameReader<R> {
             match lex_game(data, self.eof, self.line, lexed) {
                 LexEnd::Complete(len) => {
                     let len = len.max(1).min(data.len());
+                    if lexed.tokens.iter().all(|t| {
+                        matches!(
+                            t.kind,
+                            TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape
+                        )
+                    }) && lexed.problems.is_empty()
+                    {
+                        // Only commentary between games (`; { Game Nr. 30 ... }` after a
+                        // result): not a game. Skip it and read on.
+                        let end_line = lexed.end_line.max(self.line);
+                        self.consume(len, end_line);
+                        self.skip_space()?;
+                        if self.start == self.end && !self.fill()? {
+                            lexed.clear();
+                            return Ok(None);
+                        }
+                        continue;
+                    }
                     let first_line = self.line;
                     let offset = self.offset;
                     let end_line = lexed.end_line.max(first_line);
