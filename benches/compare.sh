@@ -69,7 +69,12 @@ done
 
 section "inputs"
 inputs=$target/bench-inputs
-bash ../shared/bench/make-inputs.sh "$inputs" >&2
+# make-inputs.sh rewrites the 100 MB files each time: leave them be while another run reads them.
+if [ -s "$inputs/lichess100.pgn" ] && [ -s "$inputs/twic100.pgn" ] && [ -s "$inputs/tcec150.pgn" ]; then
+  ls -l "$inputs"/{lichess100,twic100,tcec150}.pgn >&2
+else
+  bash ../shared/bench/make-inputs.sh "$inputs" >&2
+fi
 
 # head FILE MIB: the first MIB MiB of FILE cut at a game boundary, made once.
 head_of() {
