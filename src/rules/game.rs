@@ -135,8 +135,37 @@ struct MainState {
     perpetual_check: bool,
 }
 
+/// Sees every move as it is replayed, so that writers (`convert`) and statistics can use the
+/// replay without doing it again.
+pub trait MoveObserver {
+    /// A move of token `token` (index into `Lexed::tokens`) matched `mv` in `before`; `depth`
+    /// is 0 on the main line; `check` is what holds after it. A token with glued moves calls
+    /// this once per move.
+    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim);
+
+    /// Token `token` held a move that could not be replayed (or was skipped after one).
+    fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
+}
+
+/// An observer that ignores everything.
+pub struct NoObserver;
+
+impl MoveObserver for NoObserver {
+    fn on_move(&mut self, _: usize, _: usize, _: &Chess, _: Move, _: CheckClaim) {}
+}
+
 /// Checks one lexed game.
 pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
+    check_game_with(bytes, lexed, opts, &mut NoObserver)
+}
+
+/// Checks one lexed game and reports every replayed move to `observer`.
+pub fn check_game_with(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+) -> GameReport {
     let mut report = GameReport {
         variant: "standard".into(),
         legal: true,
@@ -174,6 +203,8 @@ pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameRepor
     };
     let mut replay = Replay {
         bytes,
+        observer,
+        token_index: 0,
         opts,
         findings: &mut report.findings,
         main: MainState {
@@ -311,6 +342,9 @@ fn plural(n: u32) -> &'static str {
 
 struct Replay<'a> {
     bytes: &'a [u8],
+    observer: &'a mut dyn MoveObserver,
+    /// Index of the token being replayed.
+    token_index: usize,
     opts: &'a CheckOptions,
     findings: &'a mut Vec<Finding>,
     main: MainState,
@@ -328,13 +362,14 @@ struct Replay<'a> {
 
 impl Replay<'_> {
     fn run(&mut self, lexed: &Lexed) {
-        let mut tokens = lexed.tokens.iter().peekable();
-        while let Some(token) = tokens.next() {
+        let mut tokens = lexed.tokens.iter().enumerate().peekable();
+        while let Some((index, token)) = tokens.next() {
+            self.token_index = index;
             match token.kind {
                 TokenKind::Move => {
                     // A sign standing alone after a move (`11.后f5-f7 ×`) belongs to it.
                     let sign = match tokens.peek() {
-                        Some(next) if next.kind == TokenKind::Move => {
+                        Some((_, next)) if next.kind == TokenKind::Move => {
                             let b = &self.bytes[next.span.start as usize..next.span.end as usize];
                             notation::trailing_sign(b).map(|s| (s, next.span))
                         }
@@ -470,6 +505,7 @@ impl Replay<'_> {
         let depth = self.lines.len() - 1;
         if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
             *skipped += 1;
+            self.observer.on_unplayed(self.token_index, depth);
             return;
         }
         let token = &self.bytes[span.start as usize..span.end as usize];
@@ -491,6 +527,7 @@ impl Replay<'_> {
                         col: span.col + count_chars(&token[..usize::from(m.start)]),
                     };
                     if !self.play(depth, m, sub) {
+                        self.observer.on_unplayed(self.token_index, depth);
                         break;
                     }
                 }
@@ -509,6 +546,7 @@ impl Replay<'_> {
                 f.ply = Some(ply_label(&line.pos));
                 f.fen = Some(fen(&line.pos));
                 self.break_line(depth, f, None);
+                self.observer.on_unplayed(self.token_index, depth);
             }
         }
         self.read_buf = moves;
@@ -675,6 +713,10 @@ impl Replay<'_> {
         };
         if m.check != actual {
             self.check_sign(m, actual, &token_text(), span, label);
+        }
+        if let Some(before) = &self.lines[depth].before_last {
+            self.observer
+                .on_move(self.token_index, depth, before, mv, actual);
         }
         if is_main {
             self.main_ply(
