@@ -90,6 +90,7 @@ codes! {
     AmbiguousMove = "M002", Error, "ambiguous move";
     UnreadableMove = "M003", Error, "unreadable move";
     NullMove = "M004", Warning, "null move";
+    RepairedMove = "M005", Warning, "illegal move repaired";
     // Notation normalised.
     CastlingSpelling = "N001", Warning, "castling not written O-O / O-O-O";
     LowercasePiece = "N002", Warning, "lower-case piece letter";

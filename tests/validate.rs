@@ -246,3 +246,25 @@ fn truncated_move_token_is_unreadable() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("\"code\":\"M003\""));
 }
+
+#[test]
+fn repair_replaces_the_one_likely_move() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "--repair",
+            "--format",
+            "json",
+            "--game-records",
+            "testdata/validate/two-games.pgn",
+        ],
+        None,
+    );
+    let text = stdout(&o);
+    assert!(text.contains("\"code\":\"M005\""), "{text}");
+    assert!(text.contains("read as Bc4xf7+ (Bxf7+)"), "{text}");
+    assert!(!text.contains("\"code\":\"M001\""), "{text}");
+    // With the repair the game replays to Legall's mate.
+    assert!(text.contains("\"termination\":\"checkmate\""), "{text}");
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -54,6 +54,11 @@ pub struct Args {
     #[arg(long, value_name = "LANG")]
     pub lang: Option<crate::notation::Lang>,
 
+    /// Replace an illegal move by the one legal move the writer most likely meant, when exactly
+    /// one fits (reported as M005 warnings instead of M001 errors).
+    #[arg(long)]
+    pub repair: bool,
+
     /// Print the board before each bad move (text format).
     #[arg(long)]
     pub board: bool,
@@ -132,6 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             DeadArg::Full => DeadSearch::Full,
         },
         lang: args.lang,
+        repair: args.repair,
         ..CheckOptions::default()
     };
     let stdout = io::stdout();

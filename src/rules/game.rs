@@ -26,6 +26,9 @@ pub struct CheckOptions {
     pub max_depth: usize,
     /// Piece letters of another language (`--lang`); never guessed.
     pub lang: Option<notation::Lang>,
+    /// Replace an illegal move by the one legal move the suggestion rules find, when there is
+    /// exactly one (reported as M005, a warning).
+    pub repair: bool,
 }
 
 impl Default for CheckOptions {
@@ -36,6 +39,7 @@ impl Default for CheckOptions {
             dead_search: DeadSearch::Fast,
             max_depth: 256,
             lang: None,
+            repair: false,
         }
     }
 }
@@ -145,6 +149,10 @@ pub trait MoveObserver {
 
     /// Token `token` held a move that could not be replayed (or was skipped after one).
     fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
+
+    /// The move of token `token` was illegal as written and replaced (`--repair`); the next
+    /// `on_move` is the replacement. `written` is the move as written.
+    fn on_repaired(&mut self, _token: usize, _written: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -639,7 +647,29 @@ impl Replay<'_> {
             return true;
         }
 
-        let found = matcher::find_move(&line.pos, m);
+        let mut found = matcher::find_move(&line.pos, m);
+        if self.opts.repair
+            && found == Err(MatchError::Illegal)
+            && !(is_main && self.main.ended.is_some())
+        {
+            let pos = &self.lines[depth].pos;
+            let token = token_text();
+            let suggestions = matcher::suggest(pos, m, &token);
+            if let [only] = suggestions[..] {
+                let shown = shown_move(pos, m, &token, &only);
+                let mut f = Finding::new(
+                    Code::RepairedMove,
+                    Some(span),
+                    format!("'{token}' is not a legal move; read as {shown}"),
+                )
+                .help(format!("correct the score to {shown}"));
+                f.ply = Some(label);
+                f.fen = Some(fen(pos));
+                self.findings.push(f);
+                self.observer.on_repaired(self.token_index, &token);
+                found = Ok((only, matcher::MatchNotes::default()));
+            }
+        }
         let (mv, mnotes) = match found {
             Ok(x) => x,
             Err(err) => {
@@ -834,39 +864,9 @@ impl Replay<'_> {
                 );
                 let suggestions = matcher::suggest(pos, m, token);
                 if !suggestions.is_empty() {
-                    let long = match m.pattern {
-                        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
-                        _ => false,
-                    };
-                    let chinese = m.notes.has(Notes::CHINESE);
-                    let style = notation::write::ZhStyle {
-                        traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
-                        ..Default::default()
-                    };
                     let texts: Vec<String> = suggestions
                         .iter()
-                        .map(|mv| {
-                            let s = san(pos, mv) + suffix(pos, mv);
-                            let shown = if chinese {
-                                let mut out = String::new();
-                                let check = check_after(pos, mv);
-                                if long {
-                                    notation::write::zh_long(pos, *mv, check, style, &mut out);
-                                } else {
-                                    notation::write::zh(pos, *mv, check, style, &mut out);
-                                }
-                                out
-                            } else if long {
-                                long_form(mv) + suffix(pos, mv)
-                            } else {
-                                s.clone()
-                            };
-                            if shown == s {
-                                s
-                            } else {
-                                format!("{shown} ({s})")
-                            }
-                        })
+                        .map(|mv| shown_move(pos, m, token, mv))
                         .collect();
                     f = f.help(format!("did you mean {}?", texts.join(" or ")));
                 }
@@ -1037,6 +1037,39 @@ fn fen(pos: &Chess) -> String {
 
 fn san(pos: &Chess, mv: &Move) -> String {
     San::from_move(pos, *mv).to_string()
+}
+
+/// A legal move as the writer of `token` would have written it, with SAN in parentheses when
+/// that differs: `Bc4xf7+ (Bxf7+)`, `象c4×f7+ (Bxf7+)`.
+fn shown_move(pos: &Chess, m: &ReadMove, token: &str, mv: &Move) -> String {
+    let long = match m.pattern {
+        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
+        _ => false,
+    };
+    let s = san(pos, mv) + suffix(pos, mv);
+    let shown = if m.notes.has(Notes::CHINESE) {
+        let style = notation::write::ZhStyle {
+            traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
+            ..Default::default()
+        };
+        let mut out = String::new();
+        let check = check_after(pos, mv);
+        if long {
+            notation::write::zh_long(pos, *mv, check, style, &mut out);
+        } else {
+            notation::write::zh(pos, *mv, check, style, &mut out);
+        }
+        out
+    } else if long {
+        long_form(mv) + suffix(pos, mv)
+    } else {
+        s.clone()
+    };
+    if shown == s {
+        s
+    } else {
+        format!("{shown} ({s})")
+    }
 }
 
 /// Check or mate after the move played in `pos`.
