@@ -110,7 +110,7 @@ pub struct Token {
 
 /// A tag pair, unescaped. Values that are not valid UTF-8 are kept with the bad bytes shown as
 /// `\xNN` and [`Tag::invalid_utf8`] set.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tag {
     pub name: String,
     pub value: String,
@@ -164,12 +164,16 @@ pub struct Lexed {
     pub problems: Vec<LexProblem>,
     /// Line number (1-based) just after the game's last byte.
     pub end_line: u32,
+    /// Tags of earlier games, kept so their string buffers are reused (no allocation per tag).
+    spare_tags: Vec<Tag>,
+    /// Scratch buffer for unescaping tag values.
+    scratch: Vec<u8>,
 }
 
 impl Lexed {
     pub fn clear(&mut self) {
         self.tokens.clear();
-        self.tags.clear();
+        self.spare_tags.append(&mut self.tags);
         self.problems.clear();
         self.end_line = 0;
     }
@@ -539,11 +543,11 @@ impl Lexer<'_> {
         while j < line.len() && (line[j].is_ascii_alphanumeric() || line[j] == b'_') {
             j += 1;
         }
-        let name = String::from_utf8_lossy(&line[name_start..j]).into_owned();
+        let name_range = name_start..j;
         while j < line.len() && is_space(line[j]) {
             j += 1;
         }
-        if name.is_empty() || j >= line.len() || line[j] != b'"' {
+        if name_range.is_empty() || j >= line.len() || line[j] != b'"' {
             // Not a tag pair: skip to `]` or the end of the line.
             let end = memchr(b']', line).map_or(line.len(), |p| p + 1);
             self.problem(LexProblemKind::MalformedTag, start, start + end);
@@ -552,7 +556,8 @@ impl Lexer<'_> {
             return Some(());
         }
         j += 1;
-        let mut raw: Vec<u8> = Vec::new();
+        let mut raw = std::mem::take(&mut self.out.scratch);
+        raw.clear();
         let mut closed = None;
         while j < line.len() {
             match line[j] {
@@ -604,10 +609,23 @@ impl Lexer<'_> {
                 e
             }
         };
-        let (value, invalid_utf8) = match String::from_utf8(raw) {
-            Ok(s) => (s, false),
-            Err(e) => (escape_invalid(e.as_bytes()), true),
+        let mut tag = self.out.spare_tags.pop().unwrap_or_default();
+        tag.name.clear();
+        // The name is ASCII alphanumerics by construction.
+        tag.name
+            .push_str(std::str::from_utf8(&line[name_range]).unwrap_or_default());
+        tag.value.clear();
+        let invalid_utf8 = match std::str::from_utf8(&raw) {
+            Ok(s) => {
+                tag.value.push_str(s);
+                false
+            }
+            Err(_) => {
+                tag.value.push_str(&escape_invalid(&raw));
+                true
+            }
         };
+        self.out.scratch = raw;
         let span = self.span(start, start + end);
         if invalid_utf8 {
             self.out.problems.push(LexProblem {
@@ -616,12 +634,9 @@ impl Lexer<'_> {
             });
         }
         let index = self.out.tags.len() as u32;
-        self.out.tags.push(Tag {
-            name,
-            value,
-            span,
-            invalid_utf8,
-        });
+        tag.span = span;
+        tag.invalid_utf8 = invalid_utf8;
+        self.out.tags.push(tag);
         self.out.tokens.push(Token {
             kind: TokenKind::Tag(index),
             span,
@@ -690,17 +705,7 @@ impl Lexer<'_> {
                 self.push(TokenKind::Unknown, start, end);
                 return false;
             }
-            if let Some((result, standard)) = GameResult::parse(s) {
-                self.push(TokenKind::Result { result, standard }, start, end);
-                if !standard {
-                    self.problem(LexProblemKind::NonStandardResult, start, end);
-                }
-                if depth > 0 {
-                    self.problem(LexProblemKind::ResultInVariation, start, end);
-                    return false;
-                }
-                return true;
-            }
+            // Move numbers first: they are the most common symbol after moves.
             if s[0].is_ascii_digit() {
                 let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
                 let rest = &s[digits..];
@@ -722,6 +727,17 @@ impl Lexer<'_> {
                     start = next;
                     continue;
                 }
+            }
+            if let Some((result, standard)) = GameResult::parse(s) {
+                self.push(TokenKind::Result { result, standard }, start, end);
+                if !standard {
+                    self.problem(LexProblemKind::NonStandardResult, start, end);
+                }
+                if depth > 0 {
+                    self.problem(LexProblemKind::ResultInVariation, start, end);
+                    return false;
+                }
+                return true;
             }
             if let Some(nag) = nag_glyph(s).or_else(|| evaluation_glyph(s)) {
                 self.push(TokenKind::Nag(nag), start, end);

@@ -150,6 +150,11 @@ pub trait MoveObserver {
     /// Token `token` held a move that could not be replayed (or was skipped after one).
     fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
 
+    /// Whether `on_move` needs the positions (false only for observers that ignore moves).
+    fn wants_positions(&self) -> bool {
+        true
+    }
+
     /// The move of token `token` was illegal as written and replaced (`--repair`); the next
     /// `on_move` is the replacement. `written` is the move as written.
     fn on_repaired(&mut self, _token: usize, _written: &str) {}
@@ -160,6 +165,10 @@ pub struct NoObserver;
 
 impl MoveObserver for NoObserver {
     fn on_move(&mut self, _: usize, _: usize, _: &Chess, _: Move, _: CheckClaim) {}
+
+    fn wants_positions(&self) -> bool {
+        false
+    }
 }
 
 /// Checks one lexed game.
@@ -213,6 +222,7 @@ pub fn check_game_with(
         bytes,
         observer,
         token_index: 0,
+        variation_follows: false,
         opts,
         findings: &mut report.findings,
         main: MainState {
@@ -353,6 +363,8 @@ struct Replay<'a> {
     observer: &'a mut dyn MoveObserver,
     /// Index of the token being replayed.
     token_index: usize,
+    /// A variation starts right after the token being replayed.
+    variation_follows: bool,
     opts: &'a CheckOptions,
     findings: &'a mut Vec<Finding>,
     main: MainState,
@@ -379,13 +391,26 @@ impl Replay<'_> {
                     let sign = match tokens.peek() {
                         Some((_, next)) if next.kind == TokenKind::Move => {
                             let b = &self.bytes[next.span.start as usize..next.span.end as usize];
-                            notation::trailing_sign(b).map(|s| (s, next.span))
+                            may_be_sign(b)
+                                .then(|| notation::trailing_sign(b))
+                                .flatten()
+                                .map(|s| (s, next.span))
                         }
                         _ => None,
                     };
                     if sign.is_some() {
                         tokens.next();
                     }
+                    self.variation_follows = tokens.clone().map(|(_, t)| t.kind).find(|k| {
+                        !matches!(
+                            k,
+                            TokenKind::Comment
+                                | TokenKind::LineComment
+                                | TokenKind::Escape
+                                | TokenKind::Nag(_)
+                                | TokenKind::MoveNumber { .. }
+                        )
+                    }) == Some(TokenKind::VariationStart);
                     if self.skipped_depth == 0 {
                         self.move_token(token.span, sign);
                     }
@@ -718,19 +743,23 @@ impl Replay<'_> {
         }
 
         let line = &mut self.lines[depth];
-        let before = line.pos.clone();
-        let irreversible = is_main && before.is_irreversible(mv);
+        let irreversible = is_main && line.pos.is_irreversible(mv);
         if is_main {
-            self.main.hash = before
-                .update_zobrist_hash(self.main.hash, mv, EnPassantMode::Legal)
-                .unwrap_or_else(|| {
-                    let mut p = before.clone();
-                    p.play_unchecked(mv);
-                    p.zobrist_hash(EnPassantMode::Legal)
-                });
+            let hash = line
+                .pos
+                .update_zobrist_hash(self.main.hash, mv, EnPassantMode::Legal);
+            self.main.hash = hash.unwrap_or_default();
         }
+        // The position before the move is kept only when something needs it: a variation
+        // that follows (it starts there) or an observer. Cloning it on every ply is the
+        // single largest cost of a replay.
+        let keep_before = self.observer.wants_positions() || self.variation_follows;
+        line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
-        line.before_last = Some(before);
+        if is_main && self.main.hash == Zobrist64::default() {
+            // No incremental update for this move: hash from scratch.
+            self.main.hash = line.pos.zobrist_hash(EnPassantMode::Legal);
+        }
         let gives_check = line.pos.is_check();
         let actual = if gives_check {
             if line.pos.legal_moves().is_empty() {
@@ -1013,6 +1042,15 @@ impl Replay<'_> {
             f.severity = Severity::Error;
         }
         self.findings.push(f);
+    }
+}
+
+/// A cheap screen before [`notation::trailing_sign`]: moves start with a file or piece letter.
+fn may_be_sign(token: &[u8]) -> bool {
+    match token.first() {
+        Some(b'x' | b'#' | b'+' | b'=' | b'(' | 0x80..) => true,
+        Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
+        _ => false,
     }
 }
 
