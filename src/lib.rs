@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod diag;
+pub mod input;
 pub mod notation;
 pub mod pgn;
 pub mod report;

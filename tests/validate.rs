@@ -268,3 +268,42 @@ fn repair_replaces_the_one_likely_move() {
     assert!(text.contains("\"termination\":\"checkmate\""), "{text}");
     assert_eq!(o.status.code(), Some(0));
 }
+
+#[test]
+fn jobs_do_not_change_the_output() {
+    let mut input = Vec::new();
+    for i in 0..400 {
+        let game = match i % 4 {
+            0 => "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0",
+            1 => "1. f3 e5 2. g4 Qh4# 1-0",
+            2 => "1. d4 d5 2. Nf3 Nf9 *",
+            _ => "1. e4 (1. d4 d5 (1... Nf6 2. c4)) 1... c5 2. nf3 *",
+        };
+        input.extend(
+            format!("[Event \"{i}\"]\n[White \"W{i}\"]\n[Black \"B\"]\n\n{game}\n\n").bytes(),
+        );
+    }
+    let run = |jobs: &str, format: &str| {
+        let o = pgnkit(
+            &[
+                "validate",
+                "-j",
+                jobs,
+                "--format",
+                format,
+                "--game-records",
+                "--notes",
+                "-",
+            ],
+            Some(&input),
+        );
+        assert_eq!(o.status.code(), Some(1));
+        o.stdout
+    };
+    for format in ["text", "json", "csv"] {
+        let one = run("1", format);
+        assert!(!one.is_empty());
+        assert_eq!(run("2", format), one, "{format}");
+        assert_eq!(run("4", format), one, "{format}");
+    }
+}

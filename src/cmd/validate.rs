@@ -11,7 +11,8 @@ use clap::ValueEnum;
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
-use crate::pgn::{GameReader, Lexed};
+use crate::input::pipeline::{self, OwnedGame};
+use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::game::{check_game, CheckOptions};
@@ -78,6 +79,10 @@ pub struct Args {
     /// Skip (and report) games larger than this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 32)]
     pub max_game_size: usize,
+
+    /// Worker threads (default: the number of cores). Output is the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 
     /// Do not print the closing summary.
     #[arg(long, short)]
@@ -149,9 +154,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             && std::env::var_os("NO_COLOR").is_none(),
     };
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut csv_out = (format == Format::Csv).then(|| csv::Writer::from_writer(io::stdout()));
-    if let Some(w) = csv_out.as_mut() {
+    if format == Format::Csv {
+        let mut w = csv::Writer::from_writer(&mut out);
         w.write_record(report::CSV_HEADER)?;
+        w.flush()?;
     }
     let mut rejects = match &args.rejects {
         Some(path) => {
@@ -164,9 +170,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
     let started = Instant::now();
     let mut totals = Totals::default();
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     for path in &args.files {
-        let (name, input): (String, Box<dyn Read>) = if path.as_os_str() == "-" {
-            ("<stdin>".into(), Box::new(io::stdin().lock()))
+        let (name, input): (String, Box<dyn Read + Send>) = if path.as_os_str() == "-" {
+            ("<stdin>".into(), Box::new(io::stdin()))
         } else {
             match File::open(path) {
                 Ok(f) => (path.display().to_string(), Box::new(f)),
@@ -178,67 +187,28 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
         };
         totals.files += 1;
-        let mut reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let mut lexed = Lexed::default();
-        loop {
-            let game = match reader.next_game(&mut lexed) {
-                Ok(Some(g)) => g,
-                Ok(None) => break,
-                Err(e) => {
-                    eprintln!("pgnkit: cannot read {name}: {e}");
-                    totals.failed_inputs += 1;
-                    break;
-                }
-            };
+        let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
+        let work = |game: &mut OwnedGame| check_one(game, &name, &opts, format, &render, &args);
+        let sink = |g: GameOutput| -> io::Result<()> {
             totals.games += 1;
-            crate::pgn::book::extract_header(game.bytes, &mut lexed);
-            let report = check_game(game.bytes, &lexed, &opts);
-            let shown = |sev: Severity| sev != Severity::Note || render.notes;
-            let ctx = GameContext {
-                file: &name,
-                number: game.number,
-                line: game.line,
-                white: lexed.tag("White").unwrap_or("?"),
-                black: lexed.tag("Black").unwrap_or("?"),
-                bytes: game.bytes,
-            };
-            let mut has_error = false;
-            for f in &report.findings {
-                match f.severity {
-                    Severity::Error => {
-                        totals.errors += 1;
-                        has_error = true;
-                    }
-                    Severity::Warning => totals.warnings += 1,
-                    Severity::Note => totals.notes += 1,
-                }
-                if !shown(f.severity) {
-                    continue;
-                }
-                match format {
-                    Format::Text => report::write_text(&mut out, &ctx, f, &render)?,
-                    Format::Json => report::write_json(&mut out, &ctx, f)?,
-                    Format::Csv => {
-                        if let Some(w) = csv_out.as_mut() {
-                            report::write_csv(w, &ctx, f)?;
-                        }
-                    }
-                }
+            totals.errors += g.errors;
+            totals.warnings += g.warnings;
+            totals.notes += g.notes;
+            out.write_all(&g.text)?;
+            if let (Some(bytes), Some(w)) = (g.reject, rejects.as_mut()) {
+                w.write_all(&bytes)?;
+                w.write_all(b"\n\n")?;
             }
-            if args.game_records && format == Format::Json {
-                report::write_game_json(&mut out, &ctx, &report)?;
-            }
-            if has_error {
-                if let Some(w) = rejects.as_mut() {
-                    w.write_all(game.bytes)?;
-                    w.write_all(b"\n\n")?;
-                }
+            Ok(())
+        };
+        match pipeline::run(reader, jobs, work, sink) {
+            Ok(bytes) => totals.bytes += bytes,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
+            Err(e) => {
+                eprintln!("pgnkit: cannot read {name}: {e}");
+                totals.failed_inputs += 1;
             }
         }
-        totals.bytes += reader.bytes_read();
-    }
-    if let Some(w) = csv_out.as_mut() {
-        w.flush()?;
     }
     out.flush()?;
     if let Some(mut w) = rejects {
@@ -270,6 +240,76 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// What checking one game produced, rendered, ready to be written in input order.
+struct GameOutput {
+    text: Vec<u8>,
+    errors: u64,
+    warnings: u64,
+    notes: u64,
+    /// The game's bytes, when it has an error and rejects are kept.
+    reject: Option<Vec<u8>>,
+}
+
+/// Checks one game and renders its diagnostics (runs on a worker thread).
+fn check_one(
+    game: &mut OwnedGame,
+    file: &str,
+    opts: &CheckOptions,
+    format: Format,
+    render: &RenderOptions,
+    args: &Args,
+) -> GameOutput {
+    crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
+    let report = check_game(&game.bytes, &game.lexed, opts);
+    let mut out = GameOutput {
+        text: Vec::new(),
+        errors: report.count(Severity::Error) as u64,
+        warnings: report.count(Severity::Warning) as u64,
+        notes: report.count(Severity::Note) as u64,
+        reject: None,
+    };
+    let records = args.game_records && format == Format::Json;
+    if report.findings.is_empty() && !records {
+        return out;
+    }
+    let ctx = GameContext {
+        file,
+        number: game.number,
+        line: game.line,
+        white: game.lexed.tag("White").unwrap_or("?"),
+        black: game.lexed.tag("Black").unwrap_or("?"),
+        bytes: &game.bytes,
+    };
+    // Writing into a Vec cannot fail.
+    let text = &mut out.text;
+    let mut csv = (format == Format::Csv).then(|| csv::Writer::from_writer(Vec::new()));
+    for f in &report.findings {
+        if f.severity == Severity::Note && !render.notes {
+            continue;
+        }
+        let _ = match format {
+            Format::Text => report::write_text(text, &ctx, f, render),
+            Format::Json => report::write_json(text, &ctx, f),
+            Format::Csv => match csv.as_mut() {
+                Some(w) => report::write_csv(w, &ctx, f).map_err(io::Error::other),
+                None => Ok(()),
+            },
+        };
+    }
+    if let Some(w) = csv {
+        if let Ok(bytes) = w.into_inner() {
+            text.extend_from_slice(&bytes);
+        }
+    }
+    if records {
+        let _ = report::write_game_json(text, &ctx, &report);
+    }
+    if out.errors > 0 && args.rejects.is_some() {
+        out.reject = Some(game.bytes.clone());
+    }
+    out
 }
 
 fn s(n: u64) -> &'static str {

@@ -1,0 +1,176 @@
+//! The game pipeline: one thread splits the stream into games (lexing them), worker threads
+//! do the per-game work, and the caller receives the results in input order, so the output of
+//! `--jobs N` is byte-identical to `--jobs 1`. Channels are bounded: memory stays flat.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use crate::pgn::{GameReader, Lexed};
+
+/// One game, owned, so it can cross threads.
+#[derive(Debug, Default)]
+pub struct OwnedGame {
+    pub bytes: Vec<u8>,
+    pub lexed: Lexed,
+    /// Game number in the stream (1-based).
+    pub number: u64,
+    /// Line of the game's first byte.
+    pub line: u32,
+    /// Byte offset of the game in the stream.
+    pub offset: u64,
+}
+
+/// Games per batch handed to a worker: enough to amortise the channel, few enough to keep
+/// memory small.
+const BATCH_BYTES: usize = 256 << 10;
+const BATCH_GAMES: usize = 512;
+
+/// Reads every game of `reader`, applies `work` to each on `jobs` threads (inline when
+/// `jobs <= 1`), and calls `sink` with the results in input order. Returns the bytes read.
+///
+/// # Errors
+///
+/// A read error of the input (after the games before it were delivered) or the first error
+/// `sink` returns.
+pub fn run<R, T, W, S>(
+    mut reader: GameReader<R>,
+    jobs: usize,
+    work: W,
+    mut sink: S,
+) -> io::Result<u64>
+where
+    R: Read + Send,
+    T: Send,
+    W: Fn(&mut OwnedGame) -> T + Sync,
+    S: FnMut(T) -> io::Result<()>,
+{
+    if jobs <= 1 {
+        let mut lexed = Lexed::default();
+        let mut game = OwnedGame::default();
+        while let Some(raw) = reader.next_game(&mut lexed)? {
+            game.bytes.clear();
+            game.bytes.extend_from_slice(raw.bytes);
+            game.number = raw.number;
+            game.line = raw.line;
+            game.offset = raw.offset;
+            std::mem::swap(&mut game.lexed, &mut lexed);
+            let out = work(&mut game);
+            std::mem::swap(&mut game.lexed, &mut lexed);
+            sink(out)?;
+        }
+        return Ok(reader.bytes_read());
+    }
+
+    thread::scope(|scope| {
+        let (job_tx, job_rx) = sync_channel::<(u64, Vec<OwnedGame>)>(jobs * 2);
+        let (out_tx, out_rx) = sync_channel::<(u64, Vec<T>)>(jobs * 2);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        for _ in 0..jobs {
+            let job_rx = Arc::clone(&job_rx);
+            let out_tx = out_tx.clone();
+            let work = &work;
+            scope.spawn(move || loop {
+                let next = job_rx.lock().map(|rx| rx.recv());
+                let Ok(Ok((seq, mut games))) = next else {
+                    break;
+                };
+                let results: Vec<T> = games.iter_mut().map(work).collect();
+                if out_tx.send((seq, results)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(out_tx);
+        let producer = scope.spawn(move || -> io::Result<u64> {
+            let mut lexed = Lexed::default();
+            let mut seq = 0;
+            let mut batch = Vec::new();
+            let mut size = 0;
+            while let Some(raw) = reader.next_game(&mut lexed)? {
+                size += raw.bytes.len();
+                batch.push(OwnedGame {
+                    bytes: raw.bytes.to_vec(),
+                    lexed: std::mem::take(&mut lexed),
+                    number: raw.number,
+                    line: raw.line,
+                    offset: raw.offset,
+                });
+                if size >= BATCH_BYTES || batch.len() >= BATCH_GAMES {
+                    if job_tx.send((seq, std::mem::take(&mut batch))).is_err() {
+                        return Ok(reader.bytes_read());
+                    }
+                    seq += 1;
+                    size = 0;
+                }
+            }
+            if !batch.is_empty() {
+                let _ = job_tx.send((seq, batch));
+            }
+            Ok(reader.bytes_read())
+        });
+        let delivered = deliver(out_rx, &mut sink);
+        // On a sink error the receiver is gone: workers and the producer stop at their next
+        // send.
+        let read = producer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
+        delivered?;
+        read
+    })
+}
+
+/// Hands results to `sink` in sequence order.
+fn deliver<T, S>(out_rx: Receiver<(u64, Vec<T>)>, sink: &mut S) -> io::Result<()>
+where
+    S: FnMut(T) -> io::Result<()>,
+{
+    let mut pending: BTreeMap<u64, Vec<T>> = BTreeMap::new();
+    let mut next = 0;
+    for (seq, results) in out_rx {
+        pending.insert(seq, results);
+        while let Some(results) = pending.remove(&next) {
+            for r in results {
+                sink(r)?;
+            }
+            next += 1;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
+        let mut got = Vec::new();
+        run(
+            GameReader::new(input),
+            jobs,
+            |g: &mut OwnedGame| (g.number, g.lexed.tokens.len()),
+            |x| {
+                got.push(x);
+                Ok(())
+            },
+        )
+        .unwrap();
+        got
+    }
+
+    #[test]
+    fn same_results_in_the_same_order_with_any_jobs() {
+        let mut input = Vec::new();
+        for i in 0..3000 {
+            input.extend(
+                format!("[Event \"{i}\"]\n\n1. e4 e5 {} *\n\n", "Nf3 ".repeat(i % 7)).bytes(),
+            );
+        }
+        let one = numbers(&input, 1);
+        assert_eq!(one.len(), 3000);
+        assert_eq!(numbers(&input, 2), one);
+        assert_eq!(numbers(&input, 3), one);
+    }
+}
