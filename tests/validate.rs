@@ -307,3 +307,70 @@ fn jobs_do_not_change_the_output() {
         assert_eq!(run("4", format), one, "{format}");
     }
 }
+
+#[test]
+fn compressed_copies_give_the_same_output() {
+    let plain = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "--game-records",
+            "testdata/input/games.pgn",
+        ],
+        None,
+    );
+    let expected = stdout(&plain).replace("testdata/input/games.pgn", "FILE");
+    assert!(expected.contains("\"code\":\"M001\""));
+    for ext in ["gz", "bz2", "zst", "xz"] {
+        let name = format!("testdata/input/games.pgn.{ext}");
+        let o = pgnkit(
+            &["validate", "--format", "json", "--game-records", &name],
+            None,
+        );
+        assert_eq!(o.status.code(), plain.status.code(), "{ext}");
+        assert_eq!(stdout(&o).replace(&name, "FILE"), expected, "{ext}");
+        // Compression is recognised by content, also on stdin.
+        let bytes = std::fs::read(&name).unwrap();
+        let o = pgnkit(
+            &["validate", "--format", "json", "--game-records", "-"],
+            Some(&bytes),
+        );
+        assert_eq!(
+            stdout(&o).replace("<stdin>", "FILE"),
+            expected,
+            "stdin {ext}"
+        );
+    }
+}
+
+#[test]
+fn directories_are_walked_in_a_stable_order() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "--game-records",
+            "testdata/input",
+        ],
+        None,
+    );
+    let text = stdout(&o);
+    let files: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "game" && v["game"] == 1)
+        .map(|v| v["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "testdata/input/games.pgn",
+            "testdata/input/games.pgn.bz2",
+            "testdata/input/games.pgn.gz",
+            "testdata/input/games.pgn.xz",
+            "testdata/input/games.pgn.zst"
+        ]
+    );
+}

@@ -2,7 +2,7 @@
 //! place, what is wrong and the likely fix.
 
 use std::fs::File;
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -11,6 +11,7 @@ use clap::ValueEnum;
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
+use crate::input::open;
 use crate::input::pipeline::{self, OwnedGame};
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
@@ -24,7 +25,9 @@ use crate::rules::game::{check_game, CheckOptions};
 /// fix. Exit status: 0 clean, 1 problems found, 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// PGN files to check; `-` reads standard input.
+    /// PGN files or directories to check (directories are searched for *.pgn and compressed
+    /// *.pgn.gz, .bz2, .zst, .xz files); `-` reads standard input. Compression is recognised
+    /// by content, not by name.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 
@@ -173,17 +176,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    for path in &args.files {
-        let (name, input): (String, Box<dyn Read + Send>) = if path.as_os_str() == "-" {
-            ("<stdin>".into(), Box::new(io::stdin()))
-        } else {
-            match File::open(path) {
-                Ok(f) => (path.display().to_string(), Box::new(f)),
-                Err(e) => {
-                    eprintln!("pgnkit: cannot open {}: {e}", path.display());
-                    totals.failed_inputs += 1;
-                    continue;
-                }
+    let (sources, walk_errors) = open::expand(&args.files);
+    for (path, e) in walk_errors {
+        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
+        totals.failed_inputs += 1;
+    }
+    for source in &sources {
+        let name = source.name();
+        let input = match open::open(source) {
+            Ok((input, _compression)) => input,
+            Err(e) => {
+                eprintln!("pgnkit: cannot open {name}: {e}");
+                totals.failed_inputs += 1;
+                continue;
             }
         };
         totals.files += 1;

@@ -1,4 +1,5 @@
 //! Input: opening paths and stdin, and the parallel game pipeline that reads games on one
 //! thread, works on them on several, and hands the results back in input order.
 
+pub mod open;
 pub mod pipeline;
