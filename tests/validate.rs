@@ -316,14 +316,14 @@ fn compressed_copies_give_the_same_output() {
             "--format",
             "json",
             "--game-records",
-            "testdata/input/games.pgn",
+            "testdata/input/compressed/games.pgn",
         ],
         None,
     );
-    let expected = stdout(&plain).replace("testdata/input/games.pgn", "FILE");
+    let expected = stdout(&plain).replace("testdata/input/compressed/games.pgn", "FILE");
     assert!(expected.contains("\"code\":\"M001\""));
     for ext in ["gz", "bz2", "zst", "xz"] {
-        let name = format!("testdata/input/games.pgn.{ext}");
+        let name = format!("testdata/input/compressed/games.pgn.{ext}");
         let o = pgnkit(
             &["validate", "--format", "json", "--game-records", &name],
             None,
@@ -352,7 +352,7 @@ fn directories_are_walked_in_a_stable_order() {
             "--format",
             "json",
             "--game-records",
-            "testdata/input",
+            "testdata/input/compressed",
         ],
         None,
     );
@@ -366,11 +366,67 @@ fn directories_are_walked_in_a_stable_order() {
     assert_eq!(
         files,
         [
-            "testdata/input/games.pgn",
-            "testdata/input/games.pgn.bz2",
-            "testdata/input/games.pgn.gz",
-            "testdata/input/games.pgn.xz",
-            "testdata/input/games.pgn.zst"
+            "testdata/input/compressed/games.pgn",
+            "testdata/input/compressed/games.pgn.bz2",
+            "testdata/input/compressed/games.pgn.gz",
+            "testdata/input/compressed/games.pgn.xz",
+            "testdata/input/compressed/games.pgn.zst"
         ]
+    );
+}
+
+#[test]
+fn legacy_encodings_decode_to_the_same_games() {
+    let json = |file: &str| {
+        let o = pgnkit(
+            &[
+                "validate",
+                "--format",
+                "json",
+                "--game-records",
+                "--notes",
+                file,
+            ],
+            None,
+        );
+        (
+            stdout(&o).replace(file, "FILE"),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    for (copy, original, encoding) in [
+        ("chinese-gbk", "chinese-utf8", "GBK"),
+        ("chinese-big5", "chinese-big5-utf8", "Big5"),
+        ("latin-1252", "latin-utf8", "windows-1252"),
+        ("latin-utf16", "latin-utf8", "UTF-16LE"),
+    ] {
+        let (want, _) = json(&format!("testdata/input/{original}.pgn"));
+        let (got, summary) = json(&format!("testdata/input/{copy}.pgn"));
+        assert_eq!(got, want, "{copy}");
+        assert!(
+            summary.contains(&format!("{encoding} (1 file)")),
+            "{copy}: {summary}"
+        );
+    }
+    let (text, _) = json("testdata/input/chinese-gbk.pgn");
+    assert!(text.contains("\"white\":\"张伟\""), "{text}");
+}
+
+#[test]
+fn a_byte_that_does_not_decode_is_reported_with_its_offset() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "--encoding",
+            "gbk",
+            "testdata/input/chinese-gbk-badbyte.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("1 byte sequence is not valid GBK (at byte offset 115)"),
+        "{err}"
     );
 }

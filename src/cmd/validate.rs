@@ -11,8 +11,8 @@ use clap::ValueEnum;
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
-use crate::input::open;
 use crate::input::pipeline::{self, OwnedGame};
+use crate::input::{decode, open};
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
@@ -83,6 +83,11 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = 32)]
     pub max_game_size: usize,
 
+    /// Read the input in this encoding (utf-8, windows-1252, latin1, gbk, gb18030, big5,
+    /// utf-16le, utf-16be) instead of detecting it per file.
+    #[arg(long, value_name = "NAME")]
+    pub encoding: Option<String>,
+
     /// Worker threads (default: the number of cores). Output is the same for any number.
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
@@ -121,6 +126,8 @@ struct Totals {
     notes: u64,
     bytes: u64,
     failed_inputs: usize,
+    /// Files read per encoding.
+    encodings: std::collections::BTreeMap<&'static str, usize>,
 }
 
 /// Runs `pgnkit validate`.
@@ -176,6 +183,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let encoding = match &args.encoding {
+        Some(name) => Some(decode::by_name(name).ok_or_else(|| {
+            anyhow::anyhow!("unknown encoding '{name}' (try utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le)")
+        })?),
+        None => None,
+    };
     let (sources, walk_errors) = open::expand(&args.files);
     for (path, e) in walk_errors {
         eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
@@ -183,14 +196,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     for source in &sources {
         let name = source.name();
-        let input = match open::open(source) {
-            Ok((input, _compression)) => input,
+        let opened =
+            open::open(source).and_then(|(input, _compression)| decode::decoded(input, encoding));
+        let (input, detected, malformed) = match opened {
+            Ok(x) => x,
             Err(e) => {
                 eprintln!("pgnkit: cannot open {name}: {e}");
                 totals.failed_inputs += 1;
                 continue;
             }
         };
+        *totals
+            .encodings
+            .entry(detected.encoding.name())
+            .or_insert(0) += 1;
         totals.files += 1;
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
         let work = |game: &mut OwnedGame| check_one(game, &name, &opts, format, &render, &args);
@@ -206,7 +225,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             Ok(())
         };
-        match pipeline::run(reader, jobs, work, sink) {
+        let result = pipeline::run(reader, jobs, work, sink);
+        let (bad, offsets) = malformed.get();
+        if bad > 0 {
+            let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
+            eprintln!(
+                "error: {name}: {bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
+                if bad == 1 { " is" } else { "s are" },
+                detected.encoding.name(),
+                if offsets.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if bad as usize > offsets.len() { ", ..." } else { "" },
+            );
+            eprintln!("   = help: give the file's encoding with --encoding, or repair the bytes");
+            totals.errors += bad;
+        }
+        match result {
             Ok(bytes) => totals.bytes += bytes,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
             Err(e) => {
@@ -237,6 +271,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             secs,
             if secs > 0.0 { mb / secs } else { 0.0 }
         );
+        let legacy: Vec<String> = totals
+            .encodings
+            .iter()
+            .filter(|(name, _)| **name != "UTF-8")
+            .map(|(name, n)| format!("{name} ({n} file{})", s(*n as u64)))
+            .collect();
+        if !legacy.is_empty() {
+            eprintln!("pgnkit: encodings other than UTF-8: {}", legacy.join(", "));
+        }
     }
     Ok(if totals.failed_inputs > 0 {
         Outcome::Failed

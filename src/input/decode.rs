@@ -1,0 +1,247 @@
+//! Text encodings: detection per file (byte order marks, then UTF-8 validity, then chardetng
+//! for legacy encodings such as Windows-1252, GBK and Big5) and a decoding reader that turns
+//! any of them into UTF-8. Bytes that do not decode are counted with their offsets and shown
+//! as U+FFFD, never dropped silently.
+
+use std::io::{self, Read};
+use std::sync::{Arc, Mutex};
+
+use encoding_rs::{Decoder, DecoderResult, Encoding, UTF_8};
+
+/// How much of a file is looked at to guess its encoding.
+const SAMPLE: usize = 256 << 10;
+
+/// Offsets (in the decompressed input) of byte sequences that did not decode.
+#[derive(Clone, Debug, Default)]
+pub struct Malformed(Arc<Mutex<(u64, Vec<u64>)>>);
+
+impl Malformed {
+    fn record(&self, offset: u64) {
+        if let Ok(mut m) = self.0.lock() {
+            m.0 += 1;
+            if m.1.len() < 10 {
+                m.1.push(offset);
+            }
+        }
+    }
+
+    /// How many sequences did not decode, and the offsets of the first few.
+    pub fn get(&self) -> (u64, Vec<u64>) {
+        self.0.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+}
+
+/// What was decided about a stream's encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detected {
+    pub encoding: &'static Encoding,
+    /// True when forced with `--encoding`, false when detected.
+    pub forced: bool,
+}
+
+/// Looks up an encoding by a user-given name (`gbk`, `big5`, `latin1`, `windows-1252`,
+/// `utf-16le`...).
+pub fn by_name(name: &str) -> Option<&'static Encoding> {
+    let name = name.trim().to_ascii_lowercase();
+    let alias = match name.as_str() {
+        "latin1" | "latin-1" => "iso-8859-1",
+        "utf16le" => "utf-16le",
+        "utf16be" => "utf-16be",
+        "gb2312" | "cp936" => "gbk",
+        "utf8" => "utf-8",
+        other => other,
+    };
+    Encoding::for_label(alias.as_bytes())
+}
+
+/// Wraps `inner` so that it yields UTF-8: detects the encoding from the first bytes unless
+/// `forced` is given.
+///
+/// # Errors
+///
+/// Errors reading the sample.
+pub fn decoded(
+    mut inner: Box<dyn Read + Send>,
+    forced: Option<&'static Encoding>,
+) -> io::Result<(Box<dyn Read + Send>, Detected, Malformed)> {
+    let mut sample = Vec::with_capacity(SAMPLE.min(1 << 16));
+    (&mut inner).take(SAMPLE as u64).read_to_end(&mut sample)?;
+    let complete = sample.len() < SAMPLE;
+    let (encoding, bom) = match Encoding::for_bom(&sample) {
+        Some((enc, len)) => (enc, len),
+        None => (forced.unwrap_or_else(|| guess(&sample, complete)), 0),
+    };
+    let detected = Detected {
+        encoding,
+        forced: forced.is_some() && bom == 0,
+    };
+    let malformed = Malformed::default();
+    let rest = io::Cursor::new(sample).chain(inner);
+    if encoding == UTF_8 && bom == 0 {
+        // UTF-8 needs no decoding; the lexer copes with stray bytes and reports them.
+        return Ok((Box::new(rest), detected, malformed));
+    }
+    let reader = DecodingReader {
+        inner: rest,
+        // The BOM is removed by the decoder itself.
+        decoder: encoding.new_decoder_with_bom_removal(),
+        input: vec![0; 1 << 16],
+        start: 0,
+        end: 0,
+        output: Vec::with_capacity(1 << 17),
+        pos: 0,
+        eof: false,
+        done: false,
+        consumed: 0,
+        malformed: malformed.clone(),
+    };
+    Ok((Box::new(reader), detected, malformed))
+}
+
+/// UTF-8 when the sample is valid UTF-8 (allowing a sequence cut at the sample's end), else
+/// chardetng's guess.
+fn guess(sample: &[u8], complete: bool) -> &'static Encoding {
+    match std::str::from_utf8(sample) {
+        Ok(_) => return UTF_8,
+        Err(e) if !complete && e.error_len().is_none() => return UTF_8,
+        Err(_) => {}
+    }
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(sample, complete);
+    detector.guess(None, chardetng::Utf8Detection::Deny)
+}
+
+struct DecodingReader<R> {
+    inner: R,
+    decoder: Decoder,
+    input: Vec<u8>,
+    start: usize,
+    end: usize,
+    output: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    done: bool,
+    /// Input bytes handed to the decoder so far.
+    consumed: u64,
+    malformed: Malformed,
+}
+
+impl<R: Read> Read for DecodingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.output.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.output.clear();
+            self.pos = 0;
+            if self.start == self.end && !self.eof {
+                let n = loop {
+                    match self.inner.read(&mut self.input) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        other => break other?,
+                    }
+                };
+                self.start = 0;
+                self.end = n;
+                self.eof = n == 0;
+            }
+            let capacity = self.output.capacity().max(1 << 17);
+            self.output.resize(capacity, 0);
+            let (result, read, written) = self.decoder.decode_to_utf8_without_replacement(
+                &self.input[self.start..self.end],
+                &mut self.output,
+                self.eof,
+            );
+            self.output.truncate(written);
+            self.start += read;
+            self.consumed += read as u64;
+            match result {
+                DecoderResult::InputEmpty => {
+                    if self.eof {
+                        self.done = true;
+                    }
+                }
+                DecoderResult::OutputFull => {}
+                DecoderResult::Malformed(bad, after) => {
+                    let at = self.consumed - u64::from(after) - u64::from(bad);
+                    self.malformed.record(at);
+                    self.output.extend_from_slice("\u{FFFD}".as_bytes());
+                }
+            }
+        }
+        let n = buf.len().min(self.output.len() - self.pos);
+        buf[..n].copy_from_slice(&self.output[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(bytes: &[u8], forced: Option<&'static Encoding>) -> (String, &'static str, u64) {
+        let (mut r, d, m) = decoded(Box::new(io::Cursor::new(bytes.to_vec())), forced).unwrap();
+        let mut s = String::new();
+        r.read_to_string(&mut s).unwrap();
+        (s, d.encoding.name(), m.get().0)
+    }
+
+    #[test]
+    fn utf8_passes_through() {
+        let (s, name, bad) = decode("[White \"Müller\"] 1. e4 *".as_bytes(), None);
+        assert_eq!(
+            (s.as_str(), name, bad),
+            ("[White \"Müller\"] 1. e4 *", "UTF-8", 0)
+        );
+    }
+
+    #[test]
+    fn legacy_encodings_are_detected() {
+        let text =
+            "[White \"张三\"]\n[Black \"李四\"]\n1. e4 e5 2. 马f3 马c6 3. 象b5 a6 4. 象a4 马f6 *\n"
+                .repeat(20);
+        for enc in [encoding_rs::GBK, encoding_rs::BIG5] {
+            let text = if enc == encoding_rs::BIG5 {
+                text.replace('马', "馬").replace("张三", "張三")
+            } else {
+                text.clone()
+            };
+            let (bytes, _, _) = enc.encode(&text);
+            let (s, name, bad) = decode(&bytes, None);
+            assert_eq!(name, enc.name());
+            assert_eq!(s, text);
+            assert_eq!(bad, 0);
+        }
+        let latin = encoding_rs::WINDOWS_1252
+            .encode("[White \"Müller, Jörg\"]\n[Black \"Gonçalves\"] 1. e4 *\n")
+            .0;
+        assert_eq!(decode(&latin, None).1, "windows-1252");
+    }
+
+    #[test]
+    fn utf16_with_bom() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in "1. e4 e5 *".encode_utf16() {
+            bytes.extend(u.to_le_bytes());
+        }
+        assert_eq!(decode(&bytes, None).0, "1. e4 e5 *");
+    }
+
+    #[test]
+    fn bad_bytes_are_counted_with_offsets() {
+        let mut bytes = encoding_rs::GBK
+            .encode("[White \"张三\"] 1. e4 ")
+            .0
+            .into_owned();
+        let at = bytes.len() as u64;
+        bytes.extend([0x81, 0x20]);
+        bytes.extend(b"e5 *");
+        let (mut r, _, m) =
+            decoded(Box::new(io::Cursor::new(bytes)), Some(encoding_rs::GBK)).unwrap();
+        let mut s = String::new();
+        r.read_to_string(&mut s).unwrap();
+        assert!(s.contains('\u{FFFD}'));
+        assert_eq!(m.get(), (1, vec![at]));
+    }
+}
