@@ -39,6 +39,14 @@ pub enum Outcome {
 ///
 /// A fatal error that stopped the run (an output that cannot be written).
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    // Ctrl-C stops reading; the games read so far are finished and summed up. A second
+    // Ctrl-C ends the process at once.
+    let _ = ctrlc::set_handler(|| {
+        use std::sync::atomic::Ordering;
+        if crate::input::pipeline::INTERRUPTED.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
     match cli.command {
         Command::Validate(args) => cmd::validate::run(args),
     }

@@ -12,6 +12,7 @@ use clap::ValueEnum;
 use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{self, OwnedGame};
+use crate::input::progress::Progress;
 use crate::input::{decode, open};
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
@@ -194,6 +195,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
         totals.failed_inputs += 1;
     }
+    // The size is known when every input is an uncompressed file; otherwise no estimate.
+    let total = sources.iter().try_fold(0u64, |acc, s| match s {
+        open::Source::File(p) => {
+            let len = std::fs::metadata(p).ok()?.len();
+            let mut head = [0u8; 6];
+            let n = File::open(p)
+                .and_then(|mut f| io::Read::read(&mut f, &mut head))
+                .ok()?;
+            (open::Compression::sniff(&head[..n]) == open::Compression::None).then_some(acc + len)
+        }
+        open::Source::Stdin => None,
+    });
+    let mut progress = Progress::new(total, !args.quiet);
     for source in &sources {
         let name = source.name();
         let opened =
@@ -215,6 +229,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let work = |game: &mut OwnedGame| check_one(game, &name, &opts, format, &render, &args);
         let sink = |g: GameOutput| -> io::Result<()> {
             totals.games += 1;
+            progress.game(g.end_offset, g.errors);
             totals.errors += g.errors;
             totals.warnings += g.warnings;
             totals.notes += g.notes;
@@ -241,7 +256,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             totals.errors += bad;
         }
         match result {
-            Ok(bytes) => totals.bytes += bytes,
+            Ok(bytes) => {
+                totals.bytes += bytes;
+                progress.input_done(bytes);
+            }
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
             Err(e) => {
                 eprintln!("pgnkit: cannot read {name}: {e}");
@@ -250,8 +268,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     out.flush()?;
+    progress.finish();
     if let Some(mut w) = rejects {
         w.flush()?;
+    }
+    let interrupted =
+        crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
+    if interrupted {
+        eprintln!("pgnkit: interrupted; the summary covers the games read so far");
     }
     if !args.quiet {
         let secs = started.elapsed().as_secs_f64();
@@ -281,7 +305,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             eprintln!("pgnkit: encodings other than UTF-8: {}", legacy.join(", "));
         }
     }
-    Ok(if totals.failed_inputs > 0 {
+    Ok(if totals.failed_inputs > 0 || interrupted {
         Outcome::Failed
     } else if totals.errors > 0 || (args.warnings_as_errors && totals.warnings > 0) {
         Outcome::Problems
@@ -298,6 +322,8 @@ struct GameOutput {
     notes: u64,
     /// The game's bytes, when it has an error and rejects are kept.
     reject: Option<Vec<u8>>,
+    /// Where the game ends in its input, for the progress bar.
+    end_offset: u64,
 }
 
 /// Checks one game and renders its diagnostics (runs on a worker thread).
@@ -317,6 +343,7 @@ fn check_one(
         warnings: report.count(Severity::Warning) as u64,
         notes: report.count(Severity::Note) as u64,
         reject: None,
+        end_offset: game.offset + game.bytes.len() as u64,
     };
     let records = args.game_records && format == Format::Json;
     if report.findings.is_empty() && !records {

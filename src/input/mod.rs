@@ -4,3 +4,4 @@
 pub mod decode;
 pub mod open;
 pub mod pipeline;
+pub mod progress;

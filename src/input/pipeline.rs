@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -21,6 +22,14 @@ pub struct OwnedGame {
     pub line: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
+}
+
+/// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
+/// delivered, the rest of the input is left.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
 }
 
 /// Games per batch handed to a worker: enough to amortise the channel, few enough to keep
@@ -51,6 +60,9 @@ where
         let mut lexed = Lexed::default();
         let mut game = OwnedGame::default();
         while let Some(raw) = reader.next_game(&mut lexed)? {
+            if interrupted() {
+                break;
+            }
             game.bytes.clear();
             game.bytes.extend_from_slice(raw.bytes);
             game.number = raw.number;
@@ -90,6 +102,9 @@ where
             let mut batch = Vec::new();
             let mut size = 0;
             while let Some(raw) = reader.next_game(&mut lexed)? {
+                if interrupted() {
+                    break;
+                }
                 size += raw.bytes.len();
                 batch.push(OwnedGame {
                     bytes: raw.bytes.to_vec(),
