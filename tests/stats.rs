@@ -405,3 +405,31 @@ fn merge_refuses_parts_with_different_opening_keys() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--opening-plies"), "{}", stderr(&o));
 }
+
+#[test]
+fn every_column_is_documented() {
+    let dir = scratch("documented");
+    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let docs = String::from_utf8(read(Path::new("docs/stats.md"))).unwrap();
+    for report in REPORTS {
+        assert!(
+            docs.contains(&format!("## `{report}`")),
+            "{report}: no section"
+        );
+        for name in &records(&dir.join(report))[0] {
+            assert!(
+                docs.contains(&format!("| `{name}` |")),
+                "docs/stats.md: column `{name}` of {report} is not documented"
+            );
+        }
+    }
+    let summary = records(&dir.join("summary.csv"));
+    for row in &summary[1..] {
+        assert!(
+            docs.contains(&format!("| `{}` |", row[0])),
+            "docs/stats.md: metric `{}` is not documented",
+            row[0]
+        );
+    }
+}

@@ -402,15 +402,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(mut w) = sinks.csv.take() {
         w.flush()?;
     }
-    if let Some(mut p) = sinks.partial.take() {
-        let totals = PartLine::Totals(Box::new(PartTotals {
-            acc: acc.clone(),
-            tally: tally.clone(),
-        }));
-        serde_json::to_writer(&mut p, &totals)?;
-        p.write_all(b"\n")?;
-        p.flush()?;
-    }
     write_tables(output, &acc, &tally)?;
     if !output.quiet {
         let secs = started.elapsed().as_secs_f64();
@@ -425,7 +416,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         );
     }
-    Ok(outcome(failed_inputs, &tally))
+    let outcome = outcome(failed_inputs, &tally);
+    if let Some(mut p) = sinks.partial.take() {
+        let totals = PartLine::Totals(Box::new(PartTotals { acc, tally }));
+        serde_json::to_writer(&mut p, &totals)?;
+        p.write_all(b"\n")?;
+        p.flush()?;
+    }
+    Ok(outcome)
 }
 
 fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
