@@ -171,8 +171,15 @@ struct PartTotals {
 #[serde(rename_all = "lowercase")]
 enum PartLine {
     Header(PartHeader),
-    Game(GameRow),
+    Game(Box<GameRow>),
     Totals(Box<PartTotals>),
+}
+
+/// [`PartLine::Game`] as written, without copying the row.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum PartGameOut<'a> {
+    Game(&'a GameRow),
 }
 
 /// Where games.csv rows go while games are read.
@@ -188,7 +195,7 @@ impl GameSinks {
             csvout::write_game(w, row, self.csv_opts)?;
         }
         if let Some(p) = self.partial.as_mut() {
-            serde_json::to_writer(&mut *p, &PartLine::Game(row.clone()))?;
+            serde_json::to_writer(&mut *p, &PartGameOut::Game(row))?;
             p.write_all(b"\n")?;
         }
         Ok(())
@@ -211,8 +218,7 @@ impl MoveObserver for OpeningMoves {
         if self.count > 0 {
             self.moves.push(' ');
         }
-        self.moves
-            .push_str(&San::from_move(before, mv.clone()).to_string());
+        self.moves.push_str(&San::from_move(before, mv).to_string());
         self.count += 1;
     }
 

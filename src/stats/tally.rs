@@ -200,7 +200,14 @@ impl Tally {
         self.games_with_errors += u64::from(game.has_error);
         self.games_with_illegal_moves += u64::from(game.illegal);
         widen(&mut self.first_date, &mut self.last_date, game.date);
-        let opening = self.openings.entry(game.opening.to_owned()).or_default();
+        // Most games open a line already seen: look it up before allocating a key.
+        if !self.openings.contains_key(game.opening) {
+            self.openings
+                .insert(game.opening.to_owned(), OpeningTally::default());
+        }
+        let Some(opening) = self.openings.get_mut(game.opening) else {
+            return;
+        };
         opening.games += 1;
         opening.plies += u64::from(game.plies);
         *self.terminations.entry(game.termination).or_default() += 1;
