@@ -20,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Check that every move is legal and every result is the one the rules allow.
     Validate(cmd::validate::Args),
+    /// Write CSV reports: games, standings, players, openings, terminations, summary.
+    Stats(cmd::stats::Args),
 }
 
 /// How a run ended, as the process exit status.
@@ -49,6 +51,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     });
     match cli.command {
         Command::Validate(args) => cmd::validate::run(args),
+        Command::Stats(args) => cmd::stats::run(args),
     }
 }
 

@@ -9,6 +9,8 @@ use crate::diag::{Finding, Severity};
 use crate::pgn::Span;
 use crate::rules::game::GameReport;
 
+pub mod stats;
+
 /// Where a game is: file, number, first line, players.
 #[derive(Clone, Debug)]
 pub struct GameContext<'a> {

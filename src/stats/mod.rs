@@ -12,6 +12,7 @@
 pub mod club;
 pub mod elo;
 pub mod standings;
+pub mod tally;
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -20,7 +21,9 @@ use std::fmt;
 use standings::EventAccumulator;
 
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Score {
     /// `1-0`.
     WhiteWin,
@@ -62,7 +65,9 @@ impl Score {
 }
 
 /// A PGN `Date` as far as it is known. Orders unknown months and days before known ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct GameDate {
     /// The year.
     pub year: u16,
@@ -72,9 +77,48 @@ pub struct GameDate {
     pub day: Option<u8>,
 }
 
+impl GameDate {
+    /// Reads a PGN `Date` value (`2024.03.17`, `2024.??.??`); `None` when even the year is
+    /// unknown or the value is not a date.
+    pub fn parse(date: &str) -> Option<GameDate> {
+        let mut parts = date.trim().split('.');
+        let year = parts.next()?;
+        if year.len() != 4 || !year.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let part = |p: Option<&str>, max: u8| {
+            p.and_then(|p| p.parse::<u8>().ok())
+                .filter(|&n| (1..=max).contains(&n))
+        };
+        let month = part(parts.next(), 12);
+        let day = month.and(part(parts.next(), 31));
+        Some(GameDate {
+            year: year.parse().ok()?,
+            month,
+            day,
+        })
+    }
+}
+
+impl fmt::Display for GameDate {
+    /// PGN style: `2024.03.17`, unknown parts as `??`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}", self.year)?;
+        for part in [self.month, self.day] {
+            match part {
+                Some(n) => write!(f, ".{n:02}")?,
+                None => f.write_str(".??")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What tells one event from another in a mixed database: `Event`, `Site` and the year of
 /// `Date` (tag values kept exactly as written).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct EventKey {
     /// The `Event` tag.
     pub event: String,
@@ -117,7 +161,9 @@ pub struct ScoredGame {
 
 /// A player as statistics see one: a name kept exactly, or the one shared "unknown" bucket
 /// for empty, blank and `?` names.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum PlayerKey {
     /// A known name, exactly as written.
     Named(String),
@@ -153,7 +199,9 @@ impl fmt::Display for PlayerKey {
 
 /// A `Round` tag turned into something that sorts: dotted numbers (`3`, `2.1`) numerically,
 /// anything else as text after them; `?`, `-` and a missing tag first.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum RoundKey {
     /// No usable round.
     Unknown,
@@ -183,7 +231,7 @@ impl RoundKey {
 /// The order in which sequential ratings apply games: `Date`, then `Round`, then file order.
 /// Games without a date sort before dated ones, partial dates before full ones of the same
 /// year or month.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ChronoKey {
     /// The date, if known.
     pub date: Option<GameDate>,
@@ -211,7 +259,7 @@ impl PartialOrd for ChronoKey {
 /// One game as sequential ratings (club points, Elo) need it. Only games between two known
 /// players are logged: a rating for the "unknown" bucket would mix many people and pass their
 /// mixture on to real opponents.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RatedGame {
     /// Where the game falls in time.
     pub key: ChronoKey,
@@ -233,7 +281,8 @@ pub struct RatedGame {
 /// order-dependent ratings. Adding a game costs O(log n) whatever order games arrive in.
 /// Games with the same [`ChronoKey`] (possible only if callers reuse a file order) keep the
 /// order they were added in, so for them alone `a.merge(b)` and `b.merge(a)` may differ.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "Vec<RatedGame>", from = "Vec<RatedGame>")]
 pub struct RatingLog {
     games: BTreeMap<ChronoKey, Vec<RatedGame>>,
     len: usize,
@@ -279,10 +328,52 @@ impl RatingLog {
     }
 }
 
+impl From<RatingLog> for Vec<RatedGame> {
+    fn from(log: RatingLog) -> Vec<RatedGame> {
+        log.games.into_values().flatten().collect()
+    }
+}
+
+impl From<Vec<RatedGame>> for RatingLog {
+    fn from(games: Vec<RatedGame>) -> RatingLog {
+        let mut log = RatingLog::new();
+        for game in games {
+            log.push(game);
+        }
+        log
+    }
+}
+
+/// (De)serialises a map as a list of pairs, for keys JSON cannot hold as object keys.
+pub(crate) mod pairs {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S, K, V>(map: &BTreeMap<K, V>, s: S) -> Result<S::Ok, S::Error>
+    where
+        S: Serializer,
+        K: Serialize,
+        V: Serialize,
+    {
+        s.collect_seq(map.iter())
+    }
+
+    pub fn deserialize<'de, D, K, V>(d: D) -> Result<BTreeMap<K, V>, D::Error>
+    where
+        D: Deserializer<'de>,
+        K: Deserialize<'de> + Ord,
+        V: Deserialize<'de>,
+    {
+        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
+    }
+}
+
 /// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StatsAccumulator {
     /// Per-event game facts, for standings.
+    #[serde(with = "pairs")]
     pub events: BTreeMap<EventKey, EventAccumulator>,
     /// Games between known players, for club points and Elo.
     pub ratings: RatingLog,
@@ -335,6 +426,26 @@ impl StatsAccumulator {
                 black_elo: game.black_elo,
                 order: game.order,
             });
+    }
+
+    /// Moves every game `by` places later in file order: what a part read after `by` other
+    /// games needs before it is merged, so that merged parts number games as one run would.
+    pub fn shift_order(&mut self, by: u64) {
+        if by == 0 {
+            return;
+        }
+        for event in self.events.values_mut() {
+            event.shift_order(by);
+        }
+        let games: Vec<RatedGame> = std::mem::take(&mut self.ratings).into();
+        self.ratings = games
+            .into_iter()
+            .map(|mut g| {
+                g.key.order += by;
+                g
+            })
+            .collect::<Vec<_>>()
+            .into();
     }
 
     /// Takes in everything `other` counted, as if its games had been added here.

@@ -69,7 +69,7 @@ impl fmt::Display for Place {
 }
 
 /// One game as an event table needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameFact {
     /// White.
     pub white: PlayerKey,
@@ -92,7 +92,7 @@ pub struct GameFact {
 /// The games of one event. Tie-breaks depend on every opponent's final score, so the
 /// accumulator keeps the games themselves (bounded by the event's size) and computes tables on
 /// demand.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EventAccumulator {
     games: Vec<GameFact>,
 }
@@ -113,6 +113,14 @@ impl EventAccumulator {
     pub fn merge(&mut self, other: EventAccumulator) {
         self.games.extend(other.games);
         self.games.sort_by_key(|g| g.order);
+    }
+
+    /// Moves every game `by` places later in file order (see
+    /// [`StatsAccumulator::shift_order`](super::StatsAccumulator::shift_order)).
+    pub fn shift_order(&mut self, by: u64) {
+        for game in &mut self.games {
+            game.order += by;
+        }
     }
 
     /// The games, in file order.

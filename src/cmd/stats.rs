@@ -1,0 +1,592 @@
+//! `pgnkit stats`: CSV reports (games, standings, players, openings, terminations, summary)
+//! from replayed games, and `pgnkit stats merge` to combine partial results.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+use shakmaty::{san::San, Chess, Move};
+
+use crate::cli::Outcome;
+use crate::diag::Severity;
+use crate::notation::CheckClaim;
+use crate::pgn::{GameReader, Lexed};
+use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
+use crate::rules::game::{check_game_with, CheckOptions, MoveObserver};
+use crate::stats::elo::EloConfig;
+use crate::stats::standings::{EventKind, KindChoice};
+use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
+use crate::stats::{EventKey, GameDate, Score, ScoredGame, StatsAccumulator};
+
+/// Write CSV reports from PGN files: games, standings (小分 / 对手分), players (Elo, club
+/// points), openings, terminations and a summary.
+///
+/// `--out DIR` writes every report; `--report NAME` writes one to standard output (or `-o`).
+/// `--partial FILE` saves mergeable results for `pgnkit stats merge`. Exit status: 0 when the
+/// reports were written and no game had an error, 1 when some game had an error (the reports
+/// are still complete), 2 when pgnkit failed (unreadable input, unwritable output).
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Args {
+    #[command(subcommand)]
+    pub merge: Option<Sub>,
+
+    /// PGN files to read, in this order; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Group openings by their first N plies in SAN instead of the ECO tag.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub opening_plies: usize,
+
+    /// Also write mergeable partial results (JSON lines) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub partial: Option<PathBuf>,
+
+    /// Skip (and count as errors) games larger than this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    pub max_game_size: usize,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    /// Combine partial results written with `--partial` into the reports of all their games.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Partial results, in input order (game order decides ties in ratings).
+    #[arg(required = true)]
+    pub parts: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Where and how reports are written; shared by `stats` and `stats merge`.
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// Write every report into this directory (created if missing).
+    #[arg(long, value_name = "DIR", conflicts_with = "report")]
+    pub out: Option<PathBuf>,
+
+    /// Write only this report, to standard output or `-o FILE`.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub report: Option<ReportName>,
+
+    /// With --report: the file to write instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE", requires = "report")]
+    pub output: Option<PathBuf>,
+
+    /// Tie-break for every event instead of detecting round robin (小分) or Swiss (对手分).
+    #[arg(long, value_enum)]
+    pub tiebreak: Option<TiebreakArg>,
+
+    /// Elo of players no game tags with `WhiteElo`/`BlackElo`.
+    #[arg(long, value_name = "ELO", default_value_t = 1500.0)]
+    pub initial_elo: f64,
+
+    /// Start every file with a UTF-8 byte order mark, so Excel shows non-ASCII names.
+    #[arg(long)]
+    pub excel: bool,
+
+    /// Keep text from the input as it is, even cells a spreadsheet would run as formulas.
+    #[arg(long)]
+    pub raw_csv: bool,
+
+    /// Do not print the closing summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A report of `pgnkit stats`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportName {
+    Games,
+    Standings,
+    Players,
+    Openings,
+    Terminations,
+    Summary,
+}
+
+impl ReportName {
+    const ALL: [ReportName; 6] = [
+        ReportName::Games,
+        ReportName::Standings,
+        ReportName::Players,
+        ReportName::Openings,
+        ReportName::Terminations,
+        ReportName::Summary,
+    ];
+
+    fn file_name(self) -> &'static str {
+        match self {
+            ReportName::Games => "games.csv",
+            ReportName::Standings => "standings.csv",
+            ReportName::Players => "players.csv",
+            ReportName::Openings => "openings.csv",
+            ReportName::Terminations => "terminations.csv",
+            ReportName::Summary => "summary.csv",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TiebreakArg {
+    /// 小分 (Sonneborn-Berger), the round-robin tie-break.
+    SonnebornBerger,
+    /// 对手分 (Buchholz), the Swiss tie-break.
+    Buchholz,
+}
+
+/// The first line of a partial file, naming its format.
+#[derive(Debug, Serialize, Deserialize)]
+struct PartHeader {
+    format: String,
+    version: u32,
+    opening_plies: usize,
+}
+
+const PART_FORMAT: &str = "pgnkit-stats-partial";
+const PART_VERSION: u32 = 1;
+
+/// Everything a part counted; its last line.
+#[derive(Debug, Serialize, Deserialize)]
+struct PartTotals {
+    acc: StatsAccumulator,
+    tally: Tally,
+}
+
+/// One line of a partial file: the header, a row of `games.csv`, or the totals.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PartLine {
+    Header(PartHeader),
+    Game(Box<GameRow>),
+    Totals(Box<PartTotals>),
+}
+
+/// [`PartLine::Game`] as written, without copying the row.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum PartGameOut<'a> {
+    Game(&'a GameRow),
+}
+
+/// Where games.csv rows go while games are read.
+struct GameSinks {
+    csv: Option<csv::Writer<Box<dyn Write>>>,
+    partial: Option<BufWriter<File>>,
+    csv_opts: CsvOptions,
+}
+
+impl GameSinks {
+    fn write(&mut self, row: &GameRow) -> anyhow::Result<()> {
+        if let Some(w) = self.csv.as_mut() {
+            csvout::write_game(w, row, self.csv_opts)?;
+        }
+        if let Some(p) = self.partial.as_mut() {
+            serde_json::to_writer(&mut *p, &PartGameOut::Game(row))?;
+            p.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// Collects the SAN of the first main-line moves.
+struct OpeningMoves {
+    wanted: usize,
+    moves: String,
+    count: usize,
+    stopped: bool,
+}
+
+impl MoveObserver for OpeningMoves {
+    fn on_move(&mut self, _: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
+        if depth != 0 || self.stopped || self.count >= self.wanted {
+            return;
+        }
+        if self.count > 0 {
+            self.moves.push(' ');
+        }
+        self.moves.push_str(&San::from_move(before, mv).to_string());
+        self.count += 1;
+    }
+
+    fn on_unplayed(&mut self, _: usize, depth: usize) {
+        if depth == 0 {
+            self.stopped = true;
+        }
+    }
+}
+
+/// Runs `pgnkit stats` (or `pgnkit stats merge`).
+///
+/// # Errors
+///
+/// When an output cannot be created or written, or a partial file cannot be read.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    if let Some(Sub::Merge(merge)) = args.merge {
+        return run_merge(merge);
+    }
+    let output = &args.output;
+    if output.out.is_none() && output.report.is_none() && args.partial.is_none() {
+        bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
+    }
+    let started = Instant::now();
+    let csv_opts = CsvOptions {
+        raw: output.raw_csv,
+    };
+    let mut sinks = GameSinks {
+        csv: open_games_csv(output)?,
+        partial: match &args.partial {
+            Some(path) => {
+                Some(BufWriter::new(File::create(path).with_context(|| {
+                    format!("cannot create {}", path.display())
+                })?))
+            }
+            None => None,
+        },
+        csv_opts,
+    };
+    if let Some(p) = sinks.partial.as_mut() {
+        let header = PartLine::Header(PartHeader {
+            format: PART_FORMAT.into(),
+            version: PART_VERSION,
+            opening_plies: args.opening_plies,
+        });
+        serde_json::to_writer(&mut *p, &header)?;
+        p.write_all(b"\n")?;
+    }
+
+    let opts = CheckOptions::default();
+    let mut acc = StatsAccumulator::new();
+    let mut tally = Tally::new();
+    let mut failed_inputs = 0usize;
+    let mut bytes = 0u64;
+    let mut lexed = Lexed::default();
+    let mut opening = OpeningMoves {
+        wanted: args.opening_plies,
+        moves: String::new(),
+        count: 0,
+        stopped: false,
+    };
+    for path in &args.files {
+        let (name, input): (String, Box<dyn Read>) = if path.as_os_str() == "-" {
+            ("<stdin>".into(), Box::new(io::stdin().lock()))
+        } else {
+            match File::open(path) {
+                Ok(f) => (path.display().to_string(), Box::new(f)),
+                Err(e) => {
+                    eprintln!("pgnkit: cannot open {}: {e}", path.display());
+                    failed_inputs += 1;
+                    continue;
+                }
+            }
+        };
+        tally.files += 1;
+        let mut reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
+        loop {
+            let game = match reader.next_game(&mut lexed) {
+                Ok(Some(g)) => g,
+                Ok(None) => break,
+                Err(e) => {
+                    eprintln!("pgnkit: cannot read {name}: {e}");
+                    failed_inputs += 1;
+                    break;
+                }
+            };
+            crate::pgn::book::extract_header(game.bytes, &mut lexed);
+            opening.moves.clear();
+            opening.count = 0;
+            opening.stopped = false;
+            let report = check_game_with(game.bytes, &lexed, &opts, &mut opening);
+            // The global game index: merged parts renumber theirs to match.
+            let order = tally.games;
+            let tag = |name: &str| lexed.tag(name).unwrap_or("");
+            let (termination, termination_ply) = termination_by_rule(&report);
+            let errors = report.count(Severity::Error);
+            let first_error = report
+                .findings
+                .iter()
+                .find(|f| f.severity == Severity::Error)
+                .map(|f| f.code.as_str());
+            let result = report.result_tag.as_deref().unwrap_or("");
+            let score = Score::from_pgn(result);
+            let date = GameDate::parse(tag("Date"));
+            let result_by_rule = report.result_by_rule.map(|r| r.as_str());
+            let opening_key = if args.opening_plies > 0 {
+                opening.moves.as_str()
+            } else {
+                lexed
+                    .tag("ECO")
+                    .filter(|e| !e.trim().is_empty())
+                    .unwrap_or("?")
+            };
+            tally.add(GameSummary {
+                white: tag("White"),
+                black: tag("Black"),
+                score,
+                date,
+                plies: report.plies,
+                opening: opening_key,
+                termination: TerminationKey {
+                    termination: termination.into(),
+                    result_by_rule: result_by_rule.map(str::to_owned),
+                    result: result.into(),
+                },
+                has_error: errors > 0,
+                illegal: !report.legal,
+            });
+            if let Some(score) = score {
+                let optional = |name: &str| lexed.tag(name).map(str::to_owned);
+                let elo = |name: &str| {
+                    lexed
+                        .tag(name)
+                        .and_then(|e| e.trim().parse::<u32>().ok())
+                        .filter(|&e| e > 0)
+                };
+                acc.add(ScoredGame {
+                    event: EventKey {
+                        event: tag("Event").into(),
+                        site: tag("Site").into(),
+                        year: date.map(|d| d.year),
+                    },
+                    white: tag("White").into(),
+                    black: tag("Black").into(),
+                    white_team: optional("WhiteTeam"),
+                    black_team: optional("BlackTeam"),
+                    score,
+                    date,
+                    round: optional("Round"),
+                    white_elo: elo("WhiteElo"),
+                    black_elo: elo("BlackElo"),
+                    order,
+                });
+            }
+            if sinks.csv.is_some() || sinks.partial.is_some() {
+                sinks.write(&GameRow {
+                    file: name.clone(),
+                    game: game.number,
+                    line: game.line,
+                    event: tag("Event").into(),
+                    site: tag("Site").into(),
+                    date: tag("Date").into(),
+                    round: tag("Round").into(),
+                    white: tag("White").into(),
+                    black: tag("Black").into(),
+                    result: result.into(),
+                    white_elo: tag("WhiteElo").into(),
+                    black_elo: tag("BlackElo").into(),
+                    eco: tag("ECO").into(),
+                    time_control: tag("TimeControl").into(),
+                    termination: tag("Termination").into(),
+                    plies: report.plies,
+                    result_by_rule: result_by_rule.unwrap_or("").into(),
+                    termination_by_rule: termination.into(),
+                    termination_ply,
+                    final_fen: report.final_fen().unwrap_or_default(),
+                    legal: report.legal,
+                    errors: errors as u32,
+                    warnings: report.count(Severity::Warning) as u32,
+                    first_error: first_error.unwrap_or("").into(),
+                })?;
+            }
+        }
+        bytes += reader.bytes_read();
+    }
+
+    if let Some(mut w) = sinks.csv.take() {
+        w.flush()?;
+    }
+    write_tables(output, &acc, &tally)?;
+    if !output.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "pgnkit: {} file(s), {} game(s), {} with errors, {} player(s), {} event(s) in {:.2} s ({:.1} MB/s)",
+            tally.files,
+            tally.games,
+            tally.games_with_errors,
+            tally.players.keys().filter(|k| !k.is_unknown()).count(),
+            acc.events.len(),
+            secs,
+            if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
+        );
+    }
+    let outcome = outcome(failed_inputs, &tally);
+    if let Some(mut p) = sinks.partial.take() {
+        let totals = PartLine::Totals(Box::new(PartTotals { acc, tally }));
+        serde_json::to_writer(&mut p, &totals)?;
+        p.write_all(b"\n")?;
+        p.flush()?;
+    }
+    Ok(outcome)
+}
+
+fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
+    if failed_inputs > 0 {
+        Outcome::Failed
+    } else if tally.games_with_errors > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// Opens the destination of a report: `DIR/NAME.csv` with `--out`, else `-o FILE` or
+/// standard output. Writes the BOM for `--excel`.
+fn open_report(output: &OutputArgs, name: ReportName) -> anyhow::Result<Box<dyn Write>> {
+    let mut w: Box<dyn Write> = if let Some(dir) = &output.out {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create directory {}", dir.display()))?;
+        let path = dir.join(name.file_name());
+        Box::new(BufWriter::with_capacity(
+            1 << 16,
+            File::create(&path).with_context(|| format!("cannot create {}", path.display()))?,
+        ))
+    } else if let Some(path) = &output.output {
+        Box::new(BufWriter::with_capacity(
+            1 << 16,
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        ))
+    } else {
+        Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))
+    };
+    csvout::start(&mut w, output.excel)?;
+    Ok(w)
+}
+
+/// The games.csv writer, when games.csv is wanted, with its header written.
+fn open_games_csv(output: &OutputArgs) -> anyhow::Result<Option<csv::Writer<Box<dyn Write>>>> {
+    let wanted = output.out.is_some() || output.report == Some(ReportName::Games);
+    if !wanted {
+        return Ok(None);
+    }
+    let mut w = csv::Writer::from_writer(open_report(output, ReportName::Games)?);
+    csvout::write_games_header(&mut w)?;
+    Ok(Some(w))
+}
+
+/// Writes the table reports (all but games.csv) that `output` asks for.
+fn write_tables(output: &OutputArgs, acc: &StatsAccumulator, tally: &Tally) -> anyhow::Result<()> {
+    let opts = TableOptions {
+        kind: match output.tiebreak {
+            None => KindChoice::Detect,
+            Some(TiebreakArg::SonnebornBerger) => KindChoice::Force(EventKind::RoundRobin),
+            Some(TiebreakArg::Buchholz) => KindChoice::Force(EventKind::Swiss),
+        },
+        elo: EloConfig {
+            default_rating: output.initial_elo,
+            ..EloConfig::default()
+        },
+        club: Default::default(),
+        csv: CsvOptions {
+            raw: output.raw_csv,
+        },
+    };
+    for name in ReportName::ALL {
+        if name == ReportName::Games {
+            continue;
+        }
+        if output.out.is_none() && output.report != Some(name) {
+            continue;
+        }
+        let mut w = csv::Writer::from_writer(open_report(output, name)?);
+        match name {
+            ReportName::Games => {}
+            ReportName::Standings => csvout::write_standings(&mut w, acc, &opts)?,
+            ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
+            ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
+            ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
+            ReportName::Summary => csvout::write_summary(&mut w, acc, tally, &opts)?,
+        }
+        w.flush()?;
+    }
+    Ok(())
+}
+
+/// Runs `pgnkit stats merge`.
+fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+    let output = &args.output;
+    if output.out.is_none() && output.report.is_none() {
+        bail!("nothing to write: give --out DIR or --report NAME");
+    }
+    let csv_opts = CsvOptions {
+        raw: output.raw_csv,
+    };
+    let mut games_csv = open_games_csv(output)?;
+    let mut acc = StatsAccumulator::new();
+    let mut tally = Tally::new();
+    let mut opening_plies = None;
+    for path in &args.parts {
+        let part = read_part(path, &mut opening_plies, |row| {
+            if let Some(w) = games_csv.as_mut() {
+                csvout::write_game(w, row, csv_opts)?;
+            }
+            Ok(())
+        })
+        .with_context(|| format!("cannot merge {}", path.display()))?;
+        let mut part_acc = part.acc;
+        // This part's games come after every game of the parts before it.
+        part_acc.shift_order(tally.games);
+        acc.merge(part_acc);
+        tally.merge(part.tally);
+    }
+    if let Some(mut w) = games_csv.take() {
+        w.flush()?;
+    }
+    write_tables(output, &acc, &tally)?;
+    if !output.quiet {
+        eprintln!(
+            "pgnkit: merged {} part(s): {} game(s), {} with errors, {} event(s)",
+            args.parts.len(),
+            tally.games,
+            tally.games_with_errors,
+            acc.events.len()
+        );
+    }
+    Ok(outcome(0, &tally))
+}
+
+/// Reads one partial file, handing each games.csv row to `on_row`, and returns its totals.
+fn read_part(
+    path: &Path,
+    opening_plies: &mut Option<usize>,
+    mut on_row: impl FnMut(&GameRow) -> anyhow::Result<()>,
+) -> anyhow::Result<PartTotals> {
+    let file = File::open(path).context("cannot open")?;
+    let mut lines = BufReader::new(file).lines();
+    let first = lines.next().transpose()?.unwrap_or_default();
+    match serde_json::from_str::<PartLine>(&first) {
+        Ok(PartLine::Header(h)) if h.format == PART_FORMAT && h.version == PART_VERSION => {
+            match *opening_plies {
+                Some(n) if n != h.opening_plies => bail!(
+                    "written with --opening-plies {}, other parts with {n}: openings would not add up",
+                    h.opening_plies
+                ),
+                _ => *opening_plies = Some(h.opening_plies),
+            }
+        }
+        _ => bail!("not a partial result of this pgnkit version (write one with `pgnkit stats --partial FILE`)"),
+    }
+    for (i, line) in lines.enumerate() {
+        let line = line?;
+        let parsed: PartLine = serde_json::from_str(&line)
+            .with_context(|| format!("line {}: damaged partial result", i + 2))?;
+        match parsed {
+            PartLine::Game(row) => on_row(&row)?,
+            PartLine::Totals(totals) => return Ok(*totals),
+            PartLine::Header(_) => bail!("line {}: a second header", i + 2),
+        }
+    }
+    bail!("incomplete partial result: no totals line (was the run interrupted?)")
+}

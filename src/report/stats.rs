@@ -1,0 +1,533 @@
+//! The CSV reports of `pgnkit stats`: one record per game, and the tables built from the
+//! accumulated statistics. Writers take any `io::Write`; nothing here opens files.
+
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::club::{self, ClubConfig, Level};
+use crate::stats::elo::{self, EloConfig};
+use crate::stats::standings::{EventKind, KindChoice};
+use crate::stats::tally::Tally;
+use crate::stats::{PlayerKey, StatsAccumulator};
+
+/// The UTF-8 byte order mark `--excel` puts first, so that Excel reads the file as UTF-8.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How cells are written.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CsvOptions {
+    /// Leave text from the input as it is, even when a spreadsheet would run it as a formula.
+    pub raw: bool,
+}
+
+/// A cell: text taken from the input (which may need neutralising) or a value pgnkit made.
+enum Cell<'a> {
+    Input(&'a str),
+    Own(String),
+}
+
+/// Text from the input that a spreadsheet would read as a formula (`=`, `+`, `-`, `@`) or
+/// that starts with a tab or carriage return gets a leading `'`.
+pub fn neutralise(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
+        _ => text.into(),
+    }
+}
+
+fn write_cells<W: Write>(
+    out: &mut csv::Writer<W>,
+    cells: &[Cell<'_>],
+    opts: CsvOptions,
+) -> csv::Result<()> {
+    for cell in cells {
+        match cell {
+            Cell::Input(text) if !opts.raw => out.write_field(neutralise(text).as_bytes())?,
+            Cell::Input(text) => out.write_field(text.as_bytes())?,
+            Cell::Own(text) => out.write_field(text.as_bytes())?,
+        }
+    }
+    out.write_record(None::<&[u8]>)
+}
+
+/// A number with at most `decimals` decimals, trailing zeros dropped (`2.75`, `3.5`, `4`).
+pub fn number(x: f64, decimals: usize) -> String {
+    let mut s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        let trimmed = s.trim_end_matches('0').trim_end_matches('.').len();
+        s.truncate(trimmed);
+    }
+    if s == "-0" {
+        s = "0".into();
+    }
+    s
+}
+
+fn int(n: impl ToString) -> Cell<'static> {
+    Cell::Own(n.to_string())
+}
+
+fn opt<T: ToString>(v: Option<T>) -> Cell<'static> {
+    Cell::Own(v.map(|v| v.to_string()).unwrap_or_default())
+}
+
+/// `part / whole` as a percentage with one decimal, empty when `whole` is 0.
+fn percent(part: u64, whole: u64) -> Cell<'static> {
+    Cell::Own(if whole == 0 {
+        String::new()
+    } else {
+        number(100.0 * part as f64 / whole as f64, 1)
+    })
+}
+
+/// `part / whole` as a fraction with four decimals, empty when `whole` is 0.
+fn share(part: u64, whole: u64) -> Cell<'static> {
+    Cell::Own(if whole == 0 {
+        String::new()
+    } else {
+        number(part as f64 / whole as f64, 4)
+    })
+}
+
+/// One row of `games.csv`, kept with the values as read so that a merge can write it again
+/// with its own options.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRow {
+    pub file: String,
+    pub game: u64,
+    pub line: u32,
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    pub result: String,
+    pub white_elo: String,
+    pub black_elo: String,
+    pub eco: String,
+    pub time_control: String,
+    pub termination: String,
+    pub plies: u32,
+    pub result_by_rule: String,
+    pub termination_by_rule: String,
+    pub termination_ply: Option<u32>,
+    pub final_fen: String,
+    pub legal: bool,
+    pub errors: u32,
+    pub warnings: u32,
+    pub first_error: String,
+}
+
+/// The columns of `games.csv`.
+pub const GAMES_HEADER: [&str; 24] = [
+    "file",
+    "game",
+    "line",
+    "event",
+    "site",
+    "date",
+    "round",
+    "white",
+    "black",
+    "result",
+    "white_elo",
+    "black_elo",
+    "eco",
+    "time_control",
+    "termination",
+    "plies",
+    "result_by_rule",
+    "termination_by_rule",
+    "termination_ply",
+    "final_fen",
+    "legal",
+    "errors",
+    "warnings",
+    "first_error",
+];
+
+/// Writes the header of `games.csv`.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_games_header<W: Write>(out: &mut csv::Writer<W>) -> csv::Result<()> {
+    out.write_record(GAMES_HEADER)
+}
+
+/// Writes one row of `games.csv`.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_game<W: Write>(
+    out: &mut csv::Writer<W>,
+    row: &GameRow,
+    opts: CsvOptions,
+) -> csv::Result<()> {
+    let cells = [
+        Cell::Own(row.file.clone()),
+        int(row.game),
+        int(row.line),
+        Cell::Input(&row.event),
+        Cell::Input(&row.site),
+        Cell::Input(&row.date),
+        Cell::Input(&row.round),
+        Cell::Input(&row.white),
+        Cell::Input(&row.black),
+        Cell::Input(&row.result),
+        Cell::Input(&row.white_elo),
+        Cell::Input(&row.black_elo),
+        Cell::Input(&row.eco),
+        Cell::Input(&row.time_control),
+        Cell::Input(&row.termination),
+        int(row.plies),
+        Cell::Own(row.result_by_rule.clone()),
+        Cell::Own(row.termination_by_rule.clone()),
+        opt(row.termination_ply),
+        Cell::Own(row.final_fen.clone()),
+        Cell::Own(if row.legal { "yes" } else { "no" }.into()),
+        int(row.errors),
+        int(row.warnings),
+        Cell::Own(row.first_error.clone()),
+    ];
+    write_cells(out, &cells, opts)
+}
+
+/// How the tables are computed.
+#[derive(Debug, Clone, Default)]
+pub struct TableOptions {
+    /// Round robin / Swiss detection, or a forced tie-break.
+    pub kind: KindChoice,
+    /// Elo settings (`--initial-elo`).
+    pub elo: EloConfig,
+    /// Club points settings.
+    pub club: ClubConfig,
+    /// Cell writing.
+    pub csv: CsvOptions,
+}
+
+fn kind_name(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::RoundRobin => "round robin",
+        EventKind::Swiss => "swiss",
+    }
+}
+
+fn tiebreak_name(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::RoundRobin => "sonneborn-berger",
+        EventKind::Swiss => "buchholz",
+    }
+}
+
+/// Writes `standings.csv`: every event's player table, then its team table if it has teams.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_standings<W: Write>(
+    out: &mut csv::Writer<W>,
+    acc: &StatsAccumulator,
+    opts: &TableOptions,
+) -> csv::Result<()> {
+    out.write_record([
+        "event",
+        "site",
+        "year",
+        "table",
+        "kind",
+        "tiebreak",
+        "place",
+        "player",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "points",
+        "sonneborn_berger",
+        "buchholz",
+        "performance",
+    ])?;
+    for (key, event) in &acc.events {
+        let standings = event.standings(opts.kind);
+        let year = key.year.map(|y| y.to_string()).unwrap_or_default();
+        for row in &standings.rows {
+            let player = row.player.to_string();
+            write_cells(
+                out,
+                &[
+                    Cell::Input(&key.event),
+                    Cell::Input(&key.site),
+                    Cell::Own(year.clone()),
+                    Cell::Own("players".into()),
+                    Cell::Own(kind_name(standings.kind).into()),
+                    Cell::Own(tiebreak_name(standings.kind).into()),
+                    opt(row.place),
+                    Cell::Input(&player),
+                    int(row.games),
+                    int(row.wins),
+                    int(row.draws),
+                    int(row.losses),
+                    Cell::Own(number(row.points(), 1)),
+                    Cell::Own(number(row.sonneborn_berger(), 2)),
+                    Cell::Own(number(row.buchholz(), 1)),
+                    Cell::Own(row.performance.map(|p| number(p, 1)).unwrap_or_default()),
+                ],
+                opts.csv,
+            )?;
+        }
+        for team in event.team_standings() {
+            write_cells(
+                out,
+                &[
+                    Cell::Input(&key.event),
+                    Cell::Input(&key.site),
+                    Cell::Own(year.clone()),
+                    Cell::Own("teams".into()),
+                    Cell::Own(kind_name(standings.kind).into()),
+                    Cell::Own("game points".into()),
+                    opt(team.place),
+                    Cell::Input(&team.team),
+                    int(team.games),
+                    Cell::Own(String::new()),
+                    Cell::Own(String::new()),
+                    Cell::Own(String::new()),
+                    Cell::Own(number(team.points(), 1)),
+                    Cell::Own(String::new()),
+                    Cell::Own(String::new()),
+                    Cell::Own(String::new()),
+                ],
+                opts.csv,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `players.csv`: one row a player (by name; the unknown bucket `?` last), with Elo and
+/// club points replayed in chronological order.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_players<W: Write>(
+    out: &mut csv::Writer<W>,
+    acc: &StatsAccumulator,
+    tally: &Tally,
+    opts: &TableOptions,
+) -> csv::Result<()> {
+    out.write_record([
+        "player",
+        "games",
+        "white_wins",
+        "white_draws",
+        "white_losses",
+        "black_wins",
+        "black_draws",
+        "black_losses",
+        "points",
+        "score_pct",
+        "elo_start",
+        "elo",
+        "rated_games",
+        "club_points",
+        "club_level",
+        "first_date",
+        "last_date",
+    ])?;
+    let elo: std::collections::BTreeMap<String, elo::EloRow> =
+        elo::elo_table(&acc.ratings, &opts.elo)
+            .into_iter()
+            .map(|r| (r.player.clone(), r))
+            .collect();
+    let club: std::collections::BTreeMap<String, club::ClubRow> =
+        club::club_table(&acc.ratings, &opts.club)
+            .into_iter()
+            .map(|r| (r.player.clone(), r))
+            .collect();
+    // `PlayerKey` orders names before the unknown bucket.
+    for (key, player) in &tally.players {
+        let name = key.to_string();
+        let (elo_row, club_row) = match key {
+            PlayerKey::Named(name) => (elo.get(name), club.get(name)),
+            PlayerKey::Unknown => (None, None),
+        };
+        write_cells(
+            out,
+            &[
+                Cell::Input(&name),
+                int(player.games()),
+                int(player.as_white.wins),
+                int(player.as_white.draws),
+                int(player.as_white.losses),
+                int(player.as_black.wins),
+                int(player.as_black.draws),
+                int(player.as_black.losses),
+                Cell::Own(number(player.half_points() as f64 / 2.0, 1)),
+                percent(player.half_points(), 2 * player.games()),
+                Cell::Own(elo_row.map(|r| number(r.start, 1)).unwrap_or_default()),
+                Cell::Own(elo_row.map(|r| number(r.rating, 1)).unwrap_or_default()),
+                Cell::Own(elo_row.map(|r| r.games.to_string()).unwrap_or_default()),
+                Cell::Own(club_row.map(|r| number(r.total, 2)).unwrap_or_default()),
+                Cell::Own(
+                    club_row
+                        .map(|r| Level::of(r.total).to_string())
+                        .unwrap_or_default(),
+                ),
+                opt(player.first_date),
+                opt(player.last_date),
+            ],
+            opts.csv,
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `openings.csv`: most played first, then by key.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_openings<W: Write>(
+    out: &mut csv::Writer<W>,
+    tally: &Tally,
+    opts: &TableOptions,
+) -> csv::Result<()> {
+    out.write_record([
+        "opening",
+        "games",
+        "white_wins",
+        "draws",
+        "black_wins",
+        "unfinished",
+        "white_score_pct",
+        "average_plies",
+    ])?;
+    let mut openings: Vec<_> = tally.openings.iter().collect();
+    openings.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(b.0)));
+    for (key, o) in openings {
+        write_cells(
+            out,
+            &[
+                Cell::Input(key),
+                int(o.games),
+                int(o.white_wins),
+                int(o.draws),
+                int(o.black_wins),
+                int(o.games - o.finished()),
+                percent(2 * o.white_wins + o.draws, 2 * o.finished()),
+                Cell::Own(if o.games == 0 {
+                    String::new()
+                } else {
+                    number(o.plies as f64 / o.games as f64, 1)
+                }),
+            ],
+            opts.csv,
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `terminations.csv`: every termination by rule met with a result tag.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_terminations<W: Write>(
+    out: &mut csv::Writer<W>,
+    tally: &Tally,
+    opts: &TableOptions,
+) -> csv::Result<()> {
+    out.write_record([
+        "termination_by_rule",
+        "result_by_rule",
+        "result",
+        "mismatch",
+        "games",
+        "share",
+    ])?;
+    for (key, &n) in &tally.terminations {
+        write_cells(
+            out,
+            &[
+                Cell::Own(key.termination.clone()),
+                Cell::Own(key.result_by_rule.clone().unwrap_or_default()),
+                Cell::Input(&key.result),
+                Cell::Own(if key.mismatch() { "yes" } else { "no" }.into()),
+                int(n),
+                share(n, tally.games),
+            ],
+            opts.csv,
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `summary.csv`: one `metric,value` row per figure.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn write_summary<W: Write>(
+    out: &mut csv::Writer<W>,
+    acc: &StatsAccumulator,
+    tally: &Tally,
+    opts: &TableOptions,
+) -> csv::Result<()> {
+    out.write_record(["metric", "value"])?;
+    let named = tally.players.keys().filter(|k| !k.is_unknown()).count();
+    let finished = tally.finished();
+    let rows: [(&str, Cell<'_>); 19] = [
+        ("files", int(tally.files)),
+        ("games", int(tally.games)),
+        ("finished_games", int(finished)),
+        ("unfinished_games", int(tally.games - finished)),
+        ("white_wins", int(tally.white_wins)),
+        ("draws", int(tally.draws)),
+        ("black_wins", int(tally.black_wins)),
+        ("white_win_share", share(tally.white_wins, finished)),
+        ("draw_share", share(tally.draws, finished)),
+        ("black_win_share", share(tally.black_wins, finished)),
+        (
+            "average_plies",
+            Cell::Own(if tally.games == 0 {
+                String::new()
+            } else {
+                number(tally.plies as f64 / tally.games as f64, 1)
+            }),
+        ),
+        ("games_with_errors", int(tally.games_with_errors)),
+        (
+            "games_with_illegal_moves",
+            int(tally.games_with_illegal_moves),
+        ),
+        ("players", int(named)),
+        ("unknown_player_sides", int(acc.unknown_sides)),
+        (
+            "unrated_games_with_unknown_players",
+            int(acc.unrated_unknown_games),
+        ),
+        ("events", int(acc.events.len())),
+        ("first_date", opt(tally.first_date)),
+        ("last_date", opt(tally.last_date)),
+    ];
+    for (metric, value) in rows {
+        write_cells(out, &[Cell::Own(metric.into()), value], opts.csv)?;
+    }
+    Ok(())
+}
+
+/// Writes the BOM when asked, for `--excel`.
+///
+/// # Errors
+///
+/// Errors of the underlying writer.
+pub fn start(out: &mut impl Write, excel: bool) -> io::Result<()> {
+    if excel {
+        out.write_all(BOM)?;
+    }
+    Ok(())
+}

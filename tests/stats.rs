@@ -1,0 +1,435 @@
+//! `pgnkit stats` run as a user runs it: reports, spreadsheet safety, Unicode, merges, exit
+//! codes. Inputs are the PGN files in `testdata/stats/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pgnkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("pgnkit runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("stats")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The records of a CSV report (header first).
+fn records(path: &Path) -> Vec<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect()
+}
+
+/// The value of `column` in every data row of a report.
+fn column(path: &Path, column: &str) -> Vec<String> {
+    let rows = records(path);
+    let at = rows[0]
+        .iter()
+        .position(|c| c == column)
+        .unwrap_or_else(|| panic!("{}: no column {column}", path.display()));
+    rows[1..].iter().map(|r| r[at].clone()).collect()
+}
+
+const REPORTS: [&str; 6] = [
+    "games.csv",
+    "standings.csv",
+    "players.csv",
+    "openings.csv",
+    "terminations.csv",
+    "summary.csv",
+];
+
+fn stats_out(files: &[&str], dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["stats"];
+    args.extend_from_slice(files);
+    args.extend_from_slice(&["--out", dir.to_str().unwrap()]);
+    args.extend_from_slice(extra);
+    pgnkit(&args)
+}
+
+#[test]
+fn worked_example_of_the_reference() {
+    let dir = scratch("worked_example");
+    let o = stats_out(&["testdata/stats/worked_example.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for report in REPORTS {
+        assert!(dir.join(report).is_file(), "{report} not written");
+    }
+    let standings = dir.join("standings.csv");
+    assert_eq!(column(&standings, "player"), ["A", "B", "C", "D"]);
+    assert_eq!(column(&standings, "place"), ["1", "2-3", "2-3", "4"]);
+    assert_eq!(column(&standings, "points"), ["2.5", "1.5", "1.5", "0.5"]);
+    assert_eq!(
+        column(&standings, "sonneborn_berger"),
+        ["2.75", "1.75", "1.75", "0.75"]
+    );
+    assert_eq!(column(&standings, "buchholz"), ["3.5", "4.5", "4.5", "5.5"]);
+    assert_eq!(column(&standings, "kind"), ["round robin"; 4]);
+    // The whole file, byte for byte.
+    assert_eq!(
+        String::from_utf8(read(&standings)).unwrap(),
+        String::from_utf8(read(Path::new(
+            "testdata/stats/worked_example.standings.csv"
+        )))
+        .unwrap()
+    );
+    let games = dir.join("games.csv");
+    assert_eq!(column(&games, "termination_by_rule")[0], "checkmate");
+    assert_eq!(column(&games, "termination_ply")[0], "7");
+}
+
+#[test]
+fn tiebreak_override_switches_to_buchholz() {
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/worked_example.pgn",
+        "--report",
+        "standings",
+        "--tiebreak",
+        "buchholz",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].contains(",swiss,buchholz,1,A,"), "{text}");
+    // B and C are equal on Buchholz too: still a shared place.
+    assert!(lines[2].contains(",2-3,B,"), "{text}");
+}
+
+#[test]
+fn formulas_from_the_file_are_neutralised() {
+    let dir = scratch("injection");
+    let o = stats_out(&["testdata/stats/injection.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for report in REPORTS {
+        for row in records(&dir.join(report)) {
+            for cell in row {
+                assert!(
+                    !cell.starts_with(['=', '+', '@', '\t', '\r']),
+                    "{report}: live formula {cell:?}"
+                );
+            }
+        }
+    }
+    let games = dir.join("games.csv");
+    assert_eq!(
+        column(&games, "white"),
+        ["'=HYPERLINK(\"http://evil.example\",\"click\")"]
+    );
+    assert_eq!(column(&games, "black"), ["'+cmd|' /C calc'!A0"]);
+    assert_eq!(column(&games, "white_elo"), ["'-5"]);
+    assert_eq!(column(&games, "event"), ["'=1+1"]);
+    // Numbers pgnkit writes itself are never touched, negative ones included.
+    // Players are listed by name: `+cmd...` (the loser) before `=HYPERLINK...`.
+    let players = dir.join("players.csv");
+    assert_eq!(column(&players, "club_points"), ["-10", "10"]);
+
+    let raw = scratch("injection_raw");
+    let o = stats_out(&["testdata/stats/injection.pgn"], &raw, &["--raw-csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        column(&raw.join("games.csv"), "white"),
+        ["=HYPERLINK(\"http://evil.example\",\"click\")"]
+    );
+}
+
+#[test]
+fn unicode_names_are_kept_and_unknown_names_share_a_bucket() {
+    let dir = scratch("unicode");
+    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let standings = dir.join("standings.csv");
+    assert_eq!(column(&standings, "event")[0], "全国象棋锦标赛");
+    assert_eq!(
+        column(&standings, "player"),
+        ["Müller, Jürgen", "王天一", "?"]
+    );
+    // The unknown bucket stands for several people: no place.
+    assert_eq!(column(&standings, "place"), ["1-2", "1-2", ""]);
+    // The `*` game is in games.csv only: 王天一 played one counted game.
+    assert_eq!(column(&standings, "games"), ["2", "1", "1"]);
+    assert_eq!(column(&dir.join("games.csv"), "result").len(), 3);
+    let players = dir.join("players.csv");
+    assert_eq!(
+        column(&players, "player"),
+        ["Müller, Jürgen", "王天一", "?"]
+    );
+    assert_eq!(
+        column(&players, "elo")[2],
+        "",
+        "no rating for the unknown bucket"
+    );
+    let summary: Vec<Vec<String>> = records(&dir.join("summary.csv"));
+    let metric = |name: &str| {
+        summary
+            .iter()
+            .find(|r| r[0] == name)
+            .unwrap_or_else(|| panic!("no {name}"))[1]
+            .clone()
+    };
+    assert_eq!(metric("unknown_player_sides"), "1");
+    assert_eq!(metric("unfinished_games"), "1");
+    assert_eq!(metric("players"), "2");
+}
+
+#[test]
+fn excel_adds_a_byte_order_mark() {
+    let dir = scratch("excel");
+    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &["--excel"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for report in REPORTS {
+        assert!(
+            read(&dir.join(report)).starts_with(b"\xEF\xBB\xBF"),
+            "{report}: no BOM"
+        );
+    }
+    let plain = scratch("no_excel");
+    let o = stats_out(&["testdata/stats/unicode.pgn"], &plain, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(read(&plain.join("standings.csv")).starts_with(b"event,"));
+}
+
+#[test]
+fn initial_elo_sets_untagged_players() {
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/unicode.pgn",
+        "--report",
+        "players",
+        "--initial-elo",
+        "1200",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("\"Müller, Jürgen\",2,0,0,1,0,1,0,0.5,25,1200,1200,1,"),
+        "{text}"
+    );
+}
+
+#[test]
+fn openings_by_first_plies() {
+    let out = scratch("openings").join("openings.csv");
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/worked_example.pgn",
+        "--report",
+        "openings",
+        "--opening-plies",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = records(&out);
+    assert_eq!(rows[1], ["e4 e5", "2", "2", "0", "0", "0", "100", "6.5"]);
+    assert_eq!(rows.len(), 1 + 5);
+}
+
+#[test]
+fn illegal_games_keep_their_result_and_are_flagged() {
+    let dir = scratch("illegal");
+    let o = stats_out(&["testdata/stats/illegal.pgn"], &dir, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "errors in the input: {}",
+        stderr(&o)
+    );
+    let games = dir.join("games.csv");
+    assert_eq!(column(&games, "legal"), ["no", "yes"]);
+    assert_eq!(column(&games, "first_error"), ["M001", "R001"]);
+    let standings = dir.join("standings.csv");
+    assert_eq!(column(&standings, "player"), ["E", "G", "H", "F"]);
+    assert_eq!(column(&standings, "points"), ["1", "0.5", "0.5", "0"]);
+    let terminations = records(&dir.join("terminations.csv"));
+    assert_eq!(
+        terminations[1],
+        ["checkmate", "0-1", "1/2-1/2", "yes", "1", "0.5"]
+    );
+}
+
+#[test]
+fn exit_codes() {
+    let dir = scratch("exit");
+    let o = stats_out(&["testdata/stats/no-such-file.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot open"), "{}", stderr(&o));
+    let o = pgnkit(&["stats", "testdata/stats/worked_example.pgn"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nothing to write"), "{}", stderr(&o));
+    let o = pgnkit(&[
+        "stats",
+        "merge",
+        "testdata/stats/worked_example.pgn",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a partial result"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Runs `stats --partial` on each file, merges the parts, and returns the merged directory.
+fn merged(test: &str, files: &[&str]) -> PathBuf {
+    let dir = scratch(test);
+    let mut parts = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let part = dir.join(format!("part{i}.jsonl"));
+        let o = pgnkit(&["stats", file, "--partial", part.to_str().unwrap(), "-q"]);
+        assert!(o.status.code() != Some(2), "{file}: {}", stderr(&o));
+        parts.push(part.to_str().unwrap().to_owned());
+    }
+    let out = dir.join("merged");
+    let mut args = vec!["stats", "merge"];
+    args.extend(parts.iter().map(String::as_str));
+    args.extend(["--out", out.to_str().unwrap()]);
+    let o = pgnkit(&args);
+    assert!(o.status.code() != Some(2), "merge: {}", stderr(&o));
+    out
+}
+
+/// `undated.pgn` twice: its games tie on date and round, so only file order, renumbered
+/// across parts by the merge, puts them in the order one run would rate them.
+const MERGE_INPUTS: [&str; 5] = [
+    "testdata/stats/undated.pgn",
+    "testdata/stats/worked_example.pgn",
+    "testdata/stats/unicode.pgn",
+    "testdata/stats/illegal.pgn",
+    "testdata/stats/undated.pgn",
+];
+
+#[test]
+fn merge_of_parts_equals_one_run_over_the_same_files() {
+    let out = merged("merge_files", &MERGE_INPUTS);
+    let whole = scratch("merge_files_whole");
+    let o = stats_out(&MERGE_INPUTS, &whole, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    for report in REPORTS {
+        assert_eq!(
+            String::from_utf8(read(&out.join(report))).unwrap(),
+            String::from_utf8(read(&whole.join(report))).unwrap(),
+            "{report}"
+        );
+    }
+}
+
+#[test]
+fn merge_of_parts_equals_one_run_over_their_concatenation() {
+    let out = merged("merge_concat", &MERGE_INPUTS);
+    let dir = scratch("merge_concat_whole");
+    let mut all = Vec::new();
+    for file in MERGE_INPUTS {
+        all.extend(read(Path::new(file)));
+    }
+    let concatenated = dir.join("all.pgn");
+    std::fs::write(&concatenated, all).unwrap();
+    let whole = dir.join("reports");
+    let o = stats_out(&[concatenated.to_str().unwrap()], &whole, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // games.csv names the file and numbers games within it, and the summary counts files;
+    // everything else is the same.
+    let without_files = |path: PathBuf| -> String {
+        String::from_utf8(read(&path))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("files,"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for report in REPORTS.iter().filter(|r| **r != "games.csv") {
+        assert_eq!(
+            without_files(out.join(report)),
+            without_files(whole.join(report)),
+            "{report}"
+        );
+    }
+    let games = |dir: &Path| -> Vec<Vec<String>> {
+        records(&dir.join("games.csv"))
+            .into_iter()
+            .map(|r| r[3..].to_vec())
+            .collect()
+    };
+    assert_eq!(games(&out), games(&whole));
+}
+
+#[test]
+fn merge_refuses_parts_with_different_opening_keys() {
+    let dir = scratch("merge_mismatch");
+    let a = dir.join("a.jsonl");
+    let b = dir.join("b.jsonl");
+    let o = pgnkit(&["stats", MERGE_INPUTS[0], "--partial", a.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pgnkit(&[
+        "stats",
+        MERGE_INPUTS[1],
+        "--partial",
+        b.to_str().unwrap(),
+        "--opening-plies",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pgnkit(&[
+        "stats",
+        "merge",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--report",
+        "summary",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--opening-plies"), "{}", stderr(&o));
+}
+
+#[test]
+fn every_column_is_documented() {
+    let dir = scratch("documented");
+    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let docs = String::from_utf8(read(Path::new("docs/stats.md"))).unwrap();
+    for report in REPORTS {
+        assert!(
+            docs.contains(&format!("## `{report}`")),
+            "{report}: no section"
+        );
+        for name in &records(&dir.join(report))[0] {
+            assert!(
+                docs.contains(&format!("| `{name}` |")),
+                "docs/stats.md: column `{name}` of {report} is not documented"
+            );
+        }
+    }
+    let summary = records(&dir.join("summary.csv"));
+    for row in &summary[1..] {
+        assert!(
+            docs.contains(&format!("| `{}` |", row[0])),
+            "docs/stats.md: metric `{}` is not documented",
+            row[0]
+        );
+    }
+}
