@@ -11,6 +11,11 @@ use pgnkit::diag::{Code, Severity};
 /// Codes without an example file, each with the reason. Adding a code here is a decision.
 const NO_EXAMPLE: &[(&str, &str)] = &[
     (
+        "P016",
+        "needs input read as UTF-8 (a small file with a stray byte is detected as Windows-1252); \
+         tested in tests/validate.rs invalid_utf8_tag_with_forced_encoding",
+    ),
+    (
         "M005",
         "fires only with --repair; tested in tests/validate.rs repair_replaces_the_one_likely_move",
     ),

@@ -430,3 +430,17 @@ fn a_byte_that_does_not_decode_is_reported_with_its_offset() {
         "{err}"
     );
 }
+
+#[test]
+fn invalid_utf8_tag_with_forced_encoding() {
+    let input = b"[Event \"Gen\xe8ve\"]\n\n1. e4 *\n";
+    let o = pgnkit(
+        &["validate", "--encoding", "utf-8", "--format", "json", "-"],
+        Some(input),
+    );
+    let text = stdout(&o);
+    assert!(text.contains("\"code\":\"P016\""), "{text}");
+    // Detected, the same bytes read as Windows-1252 and need no warning.
+    let o = pgnkit(&["validate", "--format", "json", "-"], Some(input));
+    assert!(!stdout(&o).contains("P016"));
+}

@@ -2,7 +2,7 @@
 //! from replayed games, and `pgnkit stats merge` to combine partial results.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -13,6 +13,7 @@ use shakmaty::{san::San, Chess, Move};
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
+use crate::input::{decode, open};
 use crate::notation::CheckClaim;
 use crate::pgn::{GameReader, Lexed};
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
@@ -280,17 +281,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         count: 0,
         stopped: false,
     };
-    for path in &args.files {
-        let (name, input): (String, Box<dyn Read>) = if path.as_os_str() == "-" {
-            ("<stdin>".into(), Box::new(io::stdin().lock()))
-        } else {
-            match File::open(path) {
-                Ok(f) => (path.display().to_string(), Box::new(f)),
-                Err(e) => {
-                    eprintln!("pgnkit: cannot open {}: {e}", path.display());
-                    failed_inputs += 1;
-                    continue;
-                }
+    let (sources, walk_errors) = open::expand(&args.files);
+    for (path, e) in walk_errors {
+        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
+        failed_inputs += 1;
+    }
+    for source in &sources {
+        let name = source.name();
+        let input = match open::open(source).and_then(|(input, _)| decode::decoded(input, None)) {
+            Ok((input, _, _)) => input,
+            Err(e) => {
+                eprintln!("pgnkit: cannot open {name}: {e}");
+                failed_inputs += 1;
+                continue;
             }
         };
         tally.files += 1;

@@ -49,7 +49,7 @@ impl Progress {
         self.games += 1;
         self.errors += errors;
         if let Some(bar) = &self.bar {
-            if self.games % 256 == 0 {
+            if self.games.is_multiple_of(256) {
                 bar.set_position(self.done_bytes + offset);
                 let per_sec = self.games as f64 / bar.elapsed().as_secs_f64().max(1e-3);
                 bar.set_message(format!(

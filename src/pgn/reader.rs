@@ -177,6 +177,26 @@ impl<R: Read> GameReader<R> {
                     let start = self.start;
                     self.consume(len, end_line);
                     self.games += 1;
+                    if len > self.max_game {
+                        // The limit holds however the bytes arrived.
+                        lexed.clear();
+                        lexed.problems.push(LexProblem {
+                            kind: LexProblemKind::GameTooLarge,
+                            span: Span {
+                                start: 0,
+                                end: 0,
+                                line: first_line,
+                                col: 1,
+                            },
+                        });
+                        lexed.end_line = end_line;
+                        return Ok(Some(RawGame {
+                            bytes: &[],
+                            offset,
+                            line: first_line,
+                            number: self.games,
+                        }));
+                    }
                     return Ok(Some(RawGame {
                         bytes: &self.buf[start..start + len],
                         offset,
