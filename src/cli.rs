@@ -20,6 +20,9 @@ pub struct Cli {
 pub enum Command {
     /// Check that every move is legal and every result is the one the rules allow.
     Validate(cmd::validate::Args),
+    /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
+    /// Chinese book layout, JSON lines, CSV, EPD).
+    Convert(cmd::convert::Args),
 }
 
 /// How a run ended, as the process exit status.
@@ -41,6 +44,7 @@ pub enum Outcome {
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Validate(args) => cmd::validate::run(args),
+        Command::Convert(args) => cmd::convert::run(args),
     }
 }
 

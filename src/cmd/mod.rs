@@ -1,3 +1,4 @@
 //! Subcommands: one file each, its arguments next to its `run`.
 
+pub mod convert;
 pub mod validate;
