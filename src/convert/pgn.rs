@@ -181,7 +181,12 @@ pub fn write_movetext(
                 }
             }
             Element::Null => {
-                lines.word("--");
+                // UCI spells a null move `0000`; the other notations `--`.
+                let null = match collector.notation {
+                    crate::notation::write::Notation::Uci(_) => "0000",
+                    _ => "--",
+                };
+                lines.word(null);
                 need_number = true;
             }
             Element::Comment(text) => {
