@@ -111,7 +111,8 @@ def mainline(game: chess.pgn.Game) -> tuple[list[str], list[str], list[str], str
     for move in game.mainline_moves():
         sans.append(board.san(move))
         lans.append(board.lan(move))
-        ucis.append(move.uci())
+        # pgnkit writes null moves `--` in every notation (`0000` reads as a move number).
+        ucis.append(move.uci() if move else "--")
         board.push(move)
     return sans, lans, ucis, board.fen()
 

@@ -181,11 +181,8 @@ pub fn write_movetext(
                 }
             }
             Element::Null => {
-                // UCI spells a null move `0000`; the other notations `--`.
-                let null = match collector.notation {
-                    crate::notation::write::Notation::Uci(_) => "0000",
-                    _ => "--",
-                };
+                // `--` in every notation: UCI's `0000` would be lexed as a move number.
+                let null = "--";
                 lines.word(null);
                 need_number = true;
             }
