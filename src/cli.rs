@@ -22,6 +22,9 @@ pub enum Command {
     Validate(cmd::validate::Args),
     /// Write CSV reports: games, standings, players, openings, terminations, summary.
     Stats(cmd::stats::Args),
+    /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
+    /// Chinese book layout, JSON lines, CSV, EPD).
+    Convert(cmd::convert::Args),
 }
 
 /// How a run ended, as the process exit status.
@@ -52,6 +55,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Stats(args) => cmd::stats::run(args),
+        Command::Convert(args) => cmd::convert::run(args),
     }
 }
 

@@ -1,4 +1,5 @@
 //! Subcommands: one file each, its arguments next to its `run`.
 
+pub mod convert;
 pub mod stats;
 pub mod validate;

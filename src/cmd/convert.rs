@@ -1,0 +1,456 @@
+//! `pgnkit convert`: rewrites games in another move notation (SAN, long algebraic, UCI,
+//! figurines, Chinese) and another container (PGN, Chinese book layout, JSON lines, CSV, EPD).
+//! Games that do not replay are not written: they go to `--rejects` with their diagnostics.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::ValueEnum;
+
+use crate::cli::Outcome;
+use crate::convert::pgn::{self as pgn_out, Layout};
+use crate::convert::{self, records, Collector, Keep};
+use crate::diag::{Code, Severity};
+use crate::input::{decode, open};
+use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
+use crate::notation::Lang;
+use crate::pgn::{GameReader, Lexed};
+use crate::report::{self, GameContext, RenderOptions};
+use crate::rules::game::{check_game_with, CheckOptions};
+
+/// Convert games to another notation or format: SAN, long algebraic, UCI, figurines or Chinese
+/// moves, in PGN, the Chinese book layout, JSON lines, CSV or EPD.
+///
+/// Games with an illegal or unreadable move are not written: they go byte for byte to
+/// --rejects, and their diagnostics to standard error. Exit status: 0 every game written,
+/// 1 some games rejected, 2 pgnkit failed.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files to convert; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Move notation to write.
+    #[arg(long, value_enum, default_value_t = ToArg::San)]
+    pub to: ToArg,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Pgn)]
+    pub format: FormatArg,
+
+    /// Chinese moves in traditional characters (馬 車) instead of simplified (马 车).
+    #[arg(long)]
+    pub traditional: bool,
+
+    /// Capture sign of Chinese moves: `×` (default), `x` or `:`.
+    #[arg(long, value_name = "SIGN", value_parser = parse_capture_sign, default_value = "×")]
+    pub capture_sign: CaptureSign,
+
+    /// Mate sign of Chinese moves: `≠` (default) or `#`.
+    #[arg(long, value_name = "SIGN", value_parser = parse_mate_sign, default_value = "≠")]
+    pub mate_sign: MateSign,
+
+    /// Piece letters of this language (de, fr, es, it, nl, pt, ru, pl), for reading the input
+    /// and for writing --to san or lan. Letters are ambiguous, so they are never guessed.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<Lang>,
+
+    /// Encoding of the input (utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le,
+    /// utf-16be) instead of detecting it per file.
+    #[arg(long, value_name = "NAME")]
+    pub encoding: Option<String>,
+
+    /// Drop comments.
+    #[arg(long)]
+    pub no_comments: bool,
+
+    /// Drop annotation glyphs (NAGs).
+    #[arg(long)]
+    pub no_nags: bool,
+
+    /// Drop variations.
+    #[arg(long)]
+    pub no_variations: bool,
+
+    /// Replace an illegal move by the one legal move the writer most likely meant, when exactly
+    /// one fits; the replacement is marked in a comment and reported as a warning.
+    #[arg(long)]
+    pub repair: bool,
+
+    /// Rewrite the Result tag and the result where the rules decide it (checkmate, stalemate,
+    /// dead position, fivefold repetition, 75 moves).
+    #[arg(long)]
+    pub fix_results: bool,
+
+    /// Write to this file (atomically: a temporary file renamed at the end) instead of
+    /// standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write every game that is not converted, byte for byte as read, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+
+    /// Skip (and reject) games larger than this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    pub max_game_size: usize,
+
+    /// Do not print the closing summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ToArg {
+    /// Standard algebraic notation: Nf3 exd5 O-O e8=Q.
+    San,
+    /// Long algebraic, as python-chess's lan(): Ng1-f3 e4xd5 O-O e7-e8=Q.
+    Lan,
+    /// UCI: g1f3 e7e8q (e1h1 castling in Chess960).
+    Uci,
+    /// Figurines: ♘f3 ♗xf7+.
+    Fan,
+    /// Chinese short record: 马f3 马×e5 e8=后.
+    Zh,
+    /// Chinese full record: 马g1-f3 马f3×e5 e7-e8=后.
+    ZhLong,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// PGN export layout.
+    Pgn,
+    /// Chinese book layout: a header line and numbered moves.
+    Book,
+    /// One JSON object a game, every move in every notation.
+    Jsonl,
+    /// One row a main-line ply.
+    Csv,
+    /// One position a line.
+    Epd,
+}
+
+fn parse_capture_sign(s: &str) -> Result<CaptureSign, String> {
+    match s {
+        "×" | "times" => Ok(CaptureSign::Times),
+        "x" => Ok(CaptureSign::X),
+        ":" | "colon" => Ok(CaptureSign::Colon),
+        _ => Err("expected ×, x or :".into()),
+    }
+}
+
+fn parse_mate_sign(s: &str) -> Result<MateSign, String> {
+    match s {
+        "≠" | "ne" => Ok(MateSign::NotEqual),
+        "#" | "hash" => Ok(MateSign::Hash),
+        _ => Err("expected ≠ or #".into()),
+    }
+}
+
+impl Args {
+    fn notation(&self) -> Notation {
+        let style = ZhStyle {
+            traditional: self.traditional,
+            capture: self.capture_sign,
+            mate: self.mate_sign,
+        };
+        let lang = self.lang.filter(|l| *l != Lang::En);
+        match (self.to, lang) {
+            (ToArg::San, Some(lang)) => Notation::Letters { lang, long: false },
+            (ToArg::Lan, Some(lang)) => Notation::Letters { lang, long: true },
+            (ToArg::San, None) => Notation::San,
+            (ToArg::Lan, None) => Notation::Lan,
+            (ToArg::Uci, _) => Notation::Uci(shakmaty::CastlingMode::Standard),
+            (ToArg::Fan, _) => Notation::Fan,
+            (ToArg::Zh, _) => Notation::Zh(style),
+            (ToArg::ZhLong, _) => Notation::ZhLong(style),
+        }
+    }
+}
+
+/// Totals over the run: every game read is written or rejected.
+#[derive(Debug, Default)]
+struct Totals {
+    games: u64,
+    written: u64,
+    repaired: u64,
+    rejected: u64,
+    bytes: u64,
+    failed_inputs: usize,
+}
+
+/// The output file, written to a temporary file beside it and renamed when the run succeeds;
+/// dropped without [`AtomicFile::commit`], the temporary file is removed.
+struct AtomicFile {
+    temp: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+impl AtomicFile {
+    fn create(target: &Path) -> anyhow::Result<(AtomicFile, File)> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target
+            .file_name()
+            .with_context(|| format!("{} is not a file name", target.display()))?;
+        let temp = dir.join(format!(
+            ".{}.pgnkit-{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .with_context(|| format!("cannot create {}", temp.display()))?;
+        let guard = AtomicFile {
+            temp,
+            target: target.to_path_buf(),
+            committed: false,
+        };
+        Ok((guard, file))
+    }
+
+    fn commit(mut self) -> anyhow::Result<()> {
+        fs::rename(&self.temp, &self.target).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                self.temp.display(),
+                self.target.display()
+            )
+        })?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Runs `pgnkit convert`.
+///
+/// # Errors
+///
+/// When the output or the rejects file cannot be created or written.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let (atomic, out): (Option<AtomicFile>, Box<dyn Write>) = match &args.output {
+        Some(path) => {
+            let (guard, file) = AtomicFile::create(path)?;
+            (Some(guard), Box::new(file))
+        }
+        None => (None, Box::new(io::stdout().lock())),
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    let totals = convert_all(&args, &mut out)?;
+    out.flush()?;
+    drop(out);
+    if totals.failed_inputs == 0 {
+        if let Some(guard) = atomic {
+            guard.commit()?;
+        }
+    }
+    Ok(if totals.failed_inputs > 0 {
+        Outcome::Failed
+    } else if totals.rejected > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
+    let opts = CheckOptions {
+        lang: args.lang,
+        repair: args.repair,
+        ..CheckOptions::default()
+    };
+    let keep = Keep {
+        no_comments: args.no_comments,
+        no_nags: args.no_nags,
+        no_variations: args.no_variations,
+    };
+    let records = matches!(
+        args.format,
+        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
+    );
+    let mut collector = Collector::new(args.notation(), records);
+    let mut rejects = match &args.rejects {
+        Some(path) => {
+            Some(BufWriter::new(File::create(path).with_context(|| {
+                format!("cannot create {}", path.display())
+            })?))
+        }
+        None => None,
+    };
+    if args.format == FormatArg::Csv {
+        let mut w = csv::Writer::from_writer(&mut *out);
+        w.write_record(records::CSV_HEADER)?;
+        w.flush()?;
+    }
+    let render = RenderOptions {
+        board: false,
+        notes: false,
+        color: false,
+    };
+    let stderr = io::stderr();
+    let mut text = String::new();
+    let started = Instant::now();
+    let mut totals = Totals::default();
+    let forced = match &args.encoding {
+        Some(name) => Some(decode::by_name(name).ok_or_else(|| {
+            anyhow::anyhow!("unknown encoding '{name}' (try utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le)")
+        })?),
+        None => None,
+    };
+    let (sources, walk_errors) = open::expand(&args.files);
+    for (path, e) in walk_errors {
+        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
+        totals.failed_inputs += 1;
+    }
+    for source in &sources {
+        let name = source.name();
+        let opened = open::open(source).and_then(|(input, _)| decode::decoded(input, forced));
+        let (input, detected, malformed) = match opened {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("pgnkit: cannot open {name}: {e}");
+                totals.failed_inputs += 1;
+                continue;
+            }
+        };
+        let mut reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
+        let mut lexed = Lexed::default();
+        loop {
+            let game = match reader.next_game(&mut lexed) {
+                Ok(Some(g)) => g,
+                Ok(None) => break,
+                Err(e) => {
+                    eprintln!("pgnkit: cannot read {name}: {e}");
+                    totals.failed_inputs += 1;
+                    break;
+                }
+            };
+            totals.games += 1;
+            crate::pgn::book::extract_header(game.bytes, &mut lexed);
+            collector.clear();
+            let report = check_game_with(game.bytes, &lexed, &opts, &mut collector);
+            let rejected = convert::is_rejected(&report);
+            let ctx = GameContext {
+                file: &name,
+                number: game.number,
+                line: game.line,
+                white: lexed.tag("White").unwrap_or("?"),
+                black: lexed.tag("Black").unwrap_or("?"),
+                bytes: game.bytes,
+            };
+            {
+                let mut err = stderr.lock();
+                for f in &report.findings {
+                    let shown = if rejected {
+                        f.severity == Severity::Error
+                    } else {
+                        f.code == Code::RepairedMove
+                    };
+                    if shown {
+                        report::write_text(&mut err, &ctx, f, &render)?;
+                    }
+                }
+            }
+            if rejected {
+                totals.rejected += 1;
+                if let Some(w) = rejects.as_mut() {
+                    w.write_all(game.bytes)?;
+                    w.write_all(b"\n\n")?;
+                }
+                continue;
+            }
+            totals.written += 1;
+            if collector.plies.iter().any(|p| p.repaired_from.is_some()) {
+                totals.repaired += 1;
+            }
+            let result = convert::final_result(&lexed, &report, args.fix_results);
+            let fixed = args.fix_results && report.result_by_rule.is_some();
+            let elements = convert::elements(game.bytes, &lexed, &collector, keep);
+            text.clear();
+            match args.format {
+                FormatArg::Pgn => {
+                    pgn_out::write_tags(&lexed, result, fixed, &mut text);
+                    text.push('\n');
+                    pgn_out::write_movetext(&elements, &collector, result, Layout::Pgn, &mut text);
+                    text.push('\n');
+                    out.write_all(text.as_bytes())?;
+                }
+                FormatArg::Book => {
+                    pgn_out::write_book_header(&lexed, &mut text);
+                    pgn_out::write_movetext(&elements, &collector, result, Layout::Book, &mut text);
+                    text.push('\n');
+                    out.write_all(text.as_bytes())?;
+                }
+                FormatArg::Jsonl | FormatArg::Csv => {
+                    let record = records::game_record(
+                        game.number,
+                        &lexed,
+                        &elements,
+                        &collector,
+                        &report,
+                        result,
+                    );
+                    if args.format == FormatArg::Csv {
+                        let mut w = csv::Writer::from_writer(&mut *out);
+                        records::write_csv(&mut w, &record)?;
+                        w.flush()?;
+                    } else {
+                        records::write_jsonl(out, &record)?;
+                    }
+                }
+                FormatArg::Epd => {
+                    records::write_epd(
+                        out,
+                        game.number,
+                        &collector,
+                        report.final_position.as_ref(),
+                    )?;
+                }
+            }
+        }
+        totals.bytes += reader.bytes_read();
+        let (bad, offsets) = malformed.get();
+        if bad > 0 {
+            eprintln!(
+                "pgnkit: {name}: {bad} byte sequence{} not valid {} (first at byte {}) read as U+FFFD",
+                if bad == 1 { "" } else { "s" },
+                detected.encoding.name(),
+                offsets.first().copied().unwrap_or(0),
+            );
+        }
+    }
+    if let Some(mut w) = rejects {
+        w.flush()?;
+    }
+    if !args.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        let mb = totals.bytes as f64 / 1e6;
+        eprintln!(
+            "pgnkit: {} game{}: {} written ({} repaired), {} rejected in {:.2} s ({:.1} MB/s)",
+            totals.games,
+            if totals.games == 1 { "" } else { "s" },
+            totals.written,
+            totals.repaired,
+            totals.rejected,
+            secs,
+            if secs > 0.0 { mb / secs } else { 0.0 }
+        );
+    }
+    Ok(totals)
+}

@@ -1,0 +1,250 @@
+//! Converting replayed games: collecting every move as the replay plays it (a
+//! [`MoveObserver`]), turning a game's tokens into movetext elements with the moves rewritten,
+//! and writing them as PGN, the Chinese book layout ([`pgn`]), JSON lines, CSV or EPD
+//! ([`records`]).
+//!
+//! Nothing here touches the file system or the command line: writers append to a `String` or
+//! an `io::Write` the caller owns.
+
+pub mod pgn;
+pub mod records;
+
+use std::ops::Range;
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::diag::{Code, Severity};
+use crate::notation::write::{self, Notation};
+use crate::notation::{self, CheckClaim, MovePattern};
+use crate::pgn::{GameResult, Lexed, TokenKind};
+use crate::rules::game::{GameReport, MoveObserver};
+
+/// One replayed move, written in the target notation.
+#[derive(Clone, Debug)]
+pub struct Ply {
+    /// Index of its token in `Lexed::tokens`.
+    pub token: usize,
+    /// 0 on the main line.
+    pub depth: usize,
+    pub mv: Move,
+    /// What holds after the move.
+    pub check: CheckClaim,
+    /// Full-move number of the move.
+    pub number: u32,
+    /// White made the move.
+    pub white: bool,
+    /// The move in the target notation: a range of [`Collector::text`].
+    pub text: Range<usize>,
+    /// The illegal move as written, when `--repair` replaced it by this one.
+    pub repaired_from: Option<String>,
+    /// The position before the move, kept only when the output needs every notation.
+    pub before: Option<Chess>,
+}
+
+/// Collects the moves of one game as the replay plays them.
+#[derive(Debug)]
+pub struct Collector {
+    pub notation: Notation,
+    /// Keep the position before each move (JSON lines, CSV, EPD).
+    pub keep_positions: bool,
+    pub plies: Vec<Ply>,
+    pub text: String,
+    pending_repair: Option<String>,
+}
+
+impl Collector {
+    pub fn new(notation: Notation, keep_positions: bool) -> Collector {
+        Collector {
+            notation,
+            keep_positions,
+            plies: Vec::new(),
+            text: String::new(),
+            pending_repair: None,
+        }
+    }
+
+    /// Empties the collector for the next game, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.plies.clear();
+        self.text.clear();
+        self.pending_repair = None;
+    }
+
+    /// The written text of a ply.
+    pub fn written(&self, ply: &Ply) -> &str {
+        &self.text[ply.text.clone()]
+    }
+}
+
+impl MoveObserver for Collector {
+    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim) {
+        let start = self.text.len();
+        let notation = match self.notation {
+            // The position knows whether it is Chess960 (a FEN start may make it so).
+            Notation::Uci(_) => Notation::Uci(before.castles().mode()),
+            n => n,
+        };
+        write::write(before, mv, check, notation, &mut self.text);
+        self.plies.push(Ply {
+            token,
+            depth,
+            mv,
+            check,
+            number: before.fullmoves().get(),
+            white: before.turn() == Color::White,
+            text: start..self.text.len(),
+            repaired_from: self.pending_repair.take(),
+            before: self.keep_positions.then(|| before.clone()),
+        });
+    }
+
+    fn on_repaired(&mut self, _token: usize, written: &str) {
+        self.pending_repair = Some(written.to_string());
+    }
+}
+
+/// True when a finding keeps a game from being written: the moves could not all be replayed,
+/// the start position is unknown, or the movetext is broken. Errors about the recorded result
+/// (R001–R008, R012, T003) do not: the moves are right and `--fix-results` can mend the result.
+pub fn blocks_output(code: Code) -> bool {
+    code.severity() == Severity::Error
+        && !matches!(
+            code,
+            Code::ResultAfterCheckmate
+                | Code::ResultAfterStalemate
+                | Code::ResultAfterDeadPosition
+                | Code::ResultAfterFivefold
+                | Code::ResultAfterSeventyFive
+                | Code::UnearnableWin
+                | Code::ResultMismatch
+                | Code::UnfinishedButOver
+                | Code::UnknownResultTag
+        )
+}
+
+/// True when the game cannot be written faithfully (see [`blocks_output`]).
+pub fn is_rejected(report: &GameReport) -> bool {
+    !report.legal || report.findings.iter().any(|f| blocks_output(f.code))
+}
+
+/// What to keep of the movetext, and whether to mend results.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keep {
+    pub no_comments: bool,
+    pub no_nags: bool,
+    pub no_variations: bool,
+}
+
+/// One piece of converted movetext.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Element<'a> {
+    /// Index into [`Collector::plies`].
+    Move(usize),
+    /// A null move (`--`), passed through.
+    Null,
+    /// A comment's text, without braces (line comments included).
+    Comment(&'a str),
+    Nag(u16),
+    VariationStart,
+    VariationEnd,
+    /// A token that could not be converted, kept as written.
+    Raw(&'a str),
+}
+
+/// The result to write, and the value of the `Result` tag.
+pub fn final_result(lexed: &Lexed, report: &GameReport, fix_results: bool) -> GameResult {
+    if fix_results {
+        if let Some(r) = report.result_by_rule {
+            return r;
+        }
+    }
+    report
+        .result_token
+        .or_else(|| {
+            lexed
+                .tag("Result")
+                .and_then(|v| GameResult::parse(v.trim().as_bytes()))
+                .map(|(r, _)| r)
+        })
+        .unwrap_or(GameResult::Unknown)
+}
+
+/// The movetext of a replayed game as elements: move tokens replaced by the collected moves,
+/// move numbers and the result left out (writers put their own), trailing signs and en passant
+/// marks folded into their moves, and whatever `keep` drops left out.
+pub fn elements<'a>(
+    bytes: &'a [u8],
+    lexed: &Lexed,
+    collector: &Collector,
+    keep: Keep,
+) -> Vec<Element<'a>> {
+    let mut out = Vec::with_capacity(lexed.tokens.len());
+    let mut next_ply = 0;
+    let mut skipping = 0usize;
+    let text = |span: crate::pgn::Span| -> &'a str {
+        std::str::from_utf8(&bytes[span.start as usize..span.end as usize]).unwrap_or("")
+    };
+    for (index, token) in lexed.tokens.iter().enumerate() {
+        let first = next_ply;
+        while next_ply < collector.plies.len() && collector.plies[next_ply].token == index {
+            next_ply += 1;
+        }
+        if skipping > 0 {
+            match token.kind {
+                TokenKind::VariationStart => skipping += 1,
+                TokenKind::VariationEnd => skipping -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        match token.kind {
+            TokenKind::Move if first < next_ply => out.extend((first..next_ply).map(Element::Move)),
+            TokenKind::Move => {
+                let raw = &bytes[token.span.start as usize..token.span.end as usize];
+                let after_move = index > 0 && lexed.tokens[index - 1].kind == TokenKind::Move;
+                if after_move && notation::trailing_sign(raw).is_some() || is_en_passant_mark(raw) {
+                    continue;
+                }
+                let mut read = Vec::new();
+                match notation::read_token(raw, &mut read) {
+                    Ok(()) if read.iter().all(|m| m.pattern == MovePattern::Null) => {
+                        out.push(Element::Null)
+                    }
+                    _ => out.push(Element::Raw(text(token.span))),
+                }
+            }
+            TokenKind::Comment if !keep.no_comments => {
+                let s = text(token.span);
+                let inner = s.strip_prefix('{').unwrap_or(s);
+                out.push(Element::Comment(inner.strip_suffix('}').unwrap_or(inner)));
+            }
+            TokenKind::LineComment if !keep.no_comments => {
+                let s = text(token.span);
+                out.push(Element::Comment(s.strip_prefix(';').unwrap_or(s)));
+            }
+            TokenKind::Nag(n) if !keep.no_nags => out.push(Element::Nag(n)),
+            TokenKind::VariationStart if keep.no_variations => skipping = 1,
+            TokenKind::VariationStart => out.push(Element::VariationStart),
+            TokenKind::VariationEnd => out.push(Element::VariationEnd),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_en_passant_mark(token: &[u8]) -> bool {
+    matches!(token, b"e.p." | b"ep" | b"e.p" | b"(ep)")
+        || token == "吃过路兵".as_bytes()
+        || token == "吃過路兵".as_bytes()
+}
+
+/// The move number prefix of a ply: `7.` for White, `7...` for Black.
+pub fn number_prefix(ply: &Ply, out: &mut String) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "{}{}", ply.number, if ply.white { "." } else { "..." });
+}
+
+/// The UCI castling convention for a game: king-takes-rook in Chess960.
+pub fn is_chess960(report: &GameReport) -> bool {
+    report.variant == "chess960"
+}

@@ -1,0 +1,279 @@
+//! Writing converted games as text: PGN in export layout (Seven Tag Roster first, movetext in
+//! lines of at most 80 columns) and the Chinese book layout (header line, numbered moves).
+
+use std::fmt::Write as _;
+
+use super::{number_prefix, Collector, Element};
+use crate::pgn::{GameResult, Lexed};
+
+/// The Seven Tag Roster, in its order, with the value written when the tag is missing.
+const ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// Longest movetext line, in display columns (a CJK character takes two).
+pub const LINE_WIDTH: usize = 80;
+
+/// Appends the tag section: the Seven Tag Roster in order (missing tags filled in), then the
+/// other tags as read. `result` is the `Result` value to write.
+pub fn write_tags(lexed: &Lexed, result: GameResult, fix_result: bool, out: &mut String) {
+    for (name, default) in ROSTER {
+        let value = if name == "Result" && (fix_result || lexed.tag("Result").is_none()) {
+            result.as_str()
+        } else {
+            lexed.tag(name).unwrap_or(default)
+        };
+        tag(name, value, out);
+    }
+    let mut seen_roster = [false; 7];
+    for t in &lexed.tags {
+        match ROSTER.iter().position(|(n, _)| *n == t.name) {
+            // Only the first of duplicated roster tags was written above.
+            Some(i) if !seen_roster[i] => seen_roster[i] = true,
+            _ => tag(&t.name, &t.value, out),
+        }
+    }
+}
+
+fn tag(name: &str, value: &str, out: &mut String) {
+    out.push('[');
+    out.push_str(name);
+    out.push_str(" \"");
+    for c in value.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push_str("\"]\n");
+}
+
+/// Fills lines with words up to [`LINE_WIDTH`] columns. A word is held until the next one
+/// comes, so that `)` can join the word before it and `(` the word after it.
+struct Lines<'a> {
+    out: &'a mut String,
+    col: usize,
+    held: String,
+    prefix: String,
+}
+
+impl Lines<'_> {
+    fn word(&mut self, w: &str) {
+        self.flush();
+        self.held.push_str(&self.prefix);
+        self.held.push_str(w);
+        self.prefix.clear();
+    }
+
+    fn open(&mut self) {
+        self.prefix.push('(');
+    }
+
+    fn close(&mut self) {
+        if self.prefix.is_empty() {
+            self.held.push(')');
+        } else {
+            self.prefix.push(')');
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        let width = display_width(&self.held);
+        if self.col > 0 {
+            if self.col + 1 + width > LINE_WIDTH {
+                self.out.push('\n');
+                self.col = 0;
+            } else {
+                self.out.push(' ');
+                self.col += 1;
+            }
+        }
+        self.out.push_str(&self.held);
+        self.col += width;
+        self.held.clear();
+    }
+}
+
+/// Columns a string takes in a terminal: two for East Asian wide characters.
+pub fn display_width(s: &str) -> usize {
+    s.chars()
+        .map(|c| {
+            let c = c as u32;
+            let wide = (0x1100..=0x115F).contains(&c)
+                || (0x2E80..=0xA4CF).contains(&c)
+                || (0xAC00..=0xD7A3).contains(&c)
+                || (0xF900..=0xFAFF).contains(&c)
+                || (0xFE30..=0xFE4F).contains(&c)
+                || (0xFF00..=0xFF60).contains(&c)
+                || (0xFFE0..=0xFFE6).contains(&c)
+                || (0x20000..=0x3FFFD).contains(&c);
+            if wide {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// How the movetext looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// PGN export: NAGs as `$n`.
+    Pgn,
+    /// Chinese book layout: the common NAGs as `!`, `?`, `!!`, `??`, `!?`, `?!`.
+    Book,
+}
+
+/// Appends the movetext: moves with numbers (`1.e4 e5`, `1...e5` after a comment, a variation
+/// or at the start of a line of play), comments, NAGs, variations, repair notes, and the
+/// result, in lines of at most [`LINE_WIDTH`] columns.
+pub fn write_movetext(
+    elements: &[Element],
+    collector: &Collector,
+    result: GameResult,
+    layout: Layout,
+    out: &mut String,
+) {
+    let mut lines = Lines {
+        out,
+        col: 0,
+        held: String::new(),
+        prefix: String::new(),
+    };
+    let mut word = String::new();
+    // A Black move needs its number at the start of a line of play and after a comment,
+    // a variation or a note.
+    let mut need_number = true;
+    for el in elements {
+        match el {
+            Element::Move(i) => {
+                let ply = &collector.plies[*i];
+                word.clear();
+                if ply.white || need_number {
+                    number_prefix(ply, &mut word);
+                }
+                word.push_str(collector.written(ply));
+                lines.word(&word);
+                need_number = false;
+                if let Some(from) = &ply.repaired_from {
+                    word.clear();
+                    word.push('{');
+                    number_prefix(ply, &mut word);
+                    let _ = write!(word, "{from} read as {}}}", collector.written(ply));
+                    for w in word.split(' ') {
+                        lines.word(w);
+                    }
+                    need_number = true;
+                }
+            }
+            Element::Null => {
+                // `--` in every notation: UCI's `0000` would be lexed as a move number.
+                let null = "--";
+                lines.word(null);
+                need_number = true;
+            }
+            Element::Comment(text) => {
+                let mut words = text.split_whitespace().peekable();
+                if words.peek().is_none() {
+                    lines.word("{}");
+                }
+                let mut first = true;
+                while let Some(w) = words.next() {
+                    word.clear();
+                    if first {
+                        word.push('{');
+                        first = false;
+                    }
+                    word.push_str(w);
+                    if words.peek().is_none() {
+                        word.push('}');
+                    }
+                    lines.word(&word);
+                }
+                need_number = true;
+            }
+            Element::Nag(n) => {
+                word.clear();
+                match (layout, glyph(*n)) {
+                    (Layout::Book, Some(g)) => word.push_str(g),
+                    _ => {
+                        let _ = write!(word, "${n}");
+                    }
+                }
+                lines.word(&word);
+            }
+            Element::VariationStart => {
+                lines.open();
+                need_number = true;
+            }
+            Element::VariationEnd => {
+                lines.close();
+                need_number = true;
+            }
+            Element::Raw(text) => {
+                lines.word(text);
+                need_number = true;
+            }
+        }
+    }
+    lines.word(result.as_str());
+    lines.flush();
+    lines.out.push('\n');
+}
+
+/// The suffix glyph of the six common NAGs.
+fn glyph(nag: u16) -> Option<&'static str> {
+    Some(match nag {
+        1 => "!",
+        2 => "?",
+        3 => "!!",
+        4 => "??",
+        5 => "!?",
+        6 => "?!",
+        _ => return None,
+    })
+}
+
+/// Appends the header line of the Chinese book layout: `白方:… 黑方:… 1981年5月1日于…`.
+pub fn write_book_header(lexed: &Lexed, out: &mut String) {
+    let name = |tag: &str| {
+        lexed
+            .tag(tag)
+            .map(|v| v.split_whitespace().collect::<Vec<_>>().join("_"))
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "?".into())
+    };
+    let _ = write!(out, "白方:{} 黑方:{}", name("White"), name("Black"));
+    let date = lexed.tag("Date").unwrap_or("");
+    let mut parts = date.split('.');
+    if let Some(year) = parts.next().and_then(|y| y.parse::<u32>().ok()) {
+        let _ = write!(out, " {year}年");
+        let month = parts.next().and_then(|m| m.parse::<u32>().ok());
+        let day = parts.next().and_then(|d| d.parse::<u32>().ok());
+        if let Some(m) = month {
+            let _ = write!(out, "{m}月");
+            if let Some(d) = day {
+                let _ = write!(out, "{d}日");
+            }
+        }
+        if let Some(site) = lexed.tag("Site").filter(|s| !s.is_empty() && *s != "?") {
+            let site: String = site.split_whitespace().collect();
+            let _ = write!(out, "于{site}");
+        }
+    }
+    out.push('\n');
+}

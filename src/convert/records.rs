@@ -1,0 +1,334 @@
+//! Converted games as data: JSON lines (one game a line, variations as nested lists), CSV (one
+//! row a main-line ply) and EPD (one position a line). Every move is given in SAN, long
+//! algebraic, UCI, figurines and Chinese, with the position after it and the clock and
+//! evaluation found in `[%clk …]` / `[%eval …]` comments.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::Serialize;
+use shakmaty::fen::{Epd, Fen};
+use shakmaty::{Chess, EnPassantMode, Position};
+
+use super::{Collector, Element, Ply};
+use crate::notation::write::{self, Notation, ZhStyle};
+use crate::pgn::{GameResult, Lexed};
+use crate::rules::game::GameReport;
+
+/// An engine evaluation from a `[%eval …]` comment.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Eval {
+    /// Pawns, from White's point of view.
+    Pawns(f64),
+    /// Mate in this many moves; negative when Black mates.
+    Mate(i32),
+}
+
+/// Seconds from the first `[%clk h:mm:ss(.f)]` in `comment`.
+pub fn parse_clock(comment: &str) -> Option<f64> {
+    let arg = command_arg(comment, "%clk")?;
+    let mut secs = 0.0;
+    for part in arg.split(':') {
+        let v: f64 = part.parse().ok()?;
+        if !v.is_finite() || v < 0.0 {
+            return None;
+        }
+        secs = secs * 60.0 + v;
+    }
+    Some(secs)
+}
+
+/// The evaluation from the first `[%eval x]` in `comment` (`0.17`, `-1.5`, `#3`, `#-2`, with
+/// an optional `,depth`).
+pub fn parse_eval(comment: &str) -> Option<Eval> {
+    let arg = command_arg(comment, "%eval")?;
+    let value = arg.split(',').next()?.trim();
+    if let Some(m) = value.strip_prefix('#') {
+        return m.parse().ok().map(Eval::Mate);
+    }
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(Eval::Pawns)
+}
+
+fn command_arg<'a>(comment: &'a str, name: &str) -> Option<&'a str> {
+    let at = comment.find(&format!("[{name} "))?;
+    let rest = &comment[at + name.len() + 2..];
+    let end = rest.find(']')?;
+    Some(rest[..end].trim())
+}
+
+/// One move with every notation.
+#[derive(Debug, Serialize)]
+pub struct MoveRecord {
+    pub number: u32,
+    /// `w` or `b`: who moved.
+    pub side: &'static str,
+    /// The move in the notation chosen with `--to`.
+    #[serde(rename = "move")]
+    pub written: String,
+    pub san: String,
+    pub lan: String,
+    pub uci: String,
+    pub fan: String,
+    pub zh: String,
+    pub zh_long: String,
+    /// The position after the move.
+    pub fen: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nags: Vec<u16>,
+    /// Comments before the move (at the start of a line of play).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comments_before: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<Eval>,
+    /// The illegal move as written, when `--repair` replaced it by this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repaired_from: Option<String>,
+    /// Lines of play that replace this move.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variations: Vec<Vec<MoveRecord>>,
+}
+
+impl MoveRecord {
+    fn new(ply: &Ply, written: &str) -> MoveRecord {
+        let before = ply.before.clone().unwrap_or_default();
+        let each = |n: Notation| {
+            let mut s = String::new();
+            write::write(&before, ply.mv, ply.check, n, &mut s);
+            s
+        };
+        let mut after = before.clone();
+        after.play_unchecked(ply.mv);
+        MoveRecord {
+            number: ply.number,
+            side: if ply.white { "w" } else { "b" },
+            written: written.to_string(),
+            san: each(Notation::San),
+            lan: each(Notation::Lan),
+            uci: each(Notation::Uci(before.castles().mode())),
+            fan: each(Notation::Fan),
+            zh: each(Notation::Zh(ZhStyle::default())),
+            zh_long: each(Notation::ZhLong(ZhStyle::default())),
+            fen: Fen::from_position(&after, EnPassantMode::Legal).to_string(),
+            nags: Vec::new(),
+            comments_before: Vec::new(),
+            comments: Vec::new(),
+            clock: None,
+            eval: None,
+            repaired_from: ply.repaired_from.clone(),
+            variations: Vec::new(),
+        }
+    }
+}
+
+/// One game as a JSON line.
+#[derive(Debug, Serialize)]
+pub struct GameRecord {
+    /// 1-based number of the game in its input.
+    pub game: u64,
+    pub tags: BTreeMap<String, String>,
+    /// Comments before the first move.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<String>,
+    pub moves: Vec<MoveRecord>,
+    /// The result written (the `Result` tag after `--fix-results`).
+    pub result: &'static str,
+    /// The one result the rules allow, when they decide it.
+    pub result_by_rule: Option<&'static str>,
+    pub termination: &'static str,
+    /// FEN of the position after the last main-line move.
+    pub final_fen: Option<String>,
+}
+
+/// Builds the record of one game from its elements (see [`super::elements`]).
+pub fn game_record(
+    number: u64,
+    lexed: &Lexed,
+    elements: &[Element],
+    collector: &Collector,
+    report: &GameReport,
+    result: GameResult,
+) -> GameRecord {
+    let mut tags = BTreeMap::new();
+    for t in &lexed.tags {
+        tags.entry(t.name.clone())
+            .or_insert_with(|| t.value.clone());
+    }
+    tags.insert("Result".into(), result.as_str().into());
+    // Lines of play being built; a finished variation joins the last move of its parent.
+    let mut stack: Vec<Vec<MoveRecord>> = vec![Vec::new()];
+    let mut pending: Vec<Vec<String>> = vec![Vec::new()];
+    let mut game_comments = Vec::new();
+    for el in elements {
+        let depth = stack.len() - 1;
+        match el {
+            Element::Move(i) => {
+                let ply = &collector.plies[*i];
+                let mut rec = MoveRecord::new(ply, collector.written(ply));
+                rec.comments_before = std::mem::take(&mut pending[depth]);
+                stack[depth].push(rec);
+            }
+            Element::Comment(text) => {
+                let text = text.trim().to_string();
+                match stack[depth].last_mut() {
+                    Some(m) => {
+                        if m.clock.is_none() {
+                            m.clock = parse_clock(&text);
+                        }
+                        if m.eval.is_none() {
+                            m.eval = parse_eval(&text);
+                        }
+                        m.comments.push(text);
+                    }
+                    None if depth == 0 => game_comments.push(text),
+                    None => pending[depth].push(text),
+                }
+            }
+            Element::Nag(n) => {
+                if let Some(m) = stack[depth].last_mut() {
+                    m.nags.push(*n);
+                }
+            }
+            Element::VariationStart => {
+                stack.push(Vec::new());
+                pending.push(Vec::new());
+            }
+            Element::VariationEnd if depth > 0 => {
+                let line = stack.pop().unwrap_or_default();
+                pending.pop();
+                if let Some(m) = stack[depth - 1].last_mut() {
+                    m.variations.push(line);
+                }
+            }
+            Element::VariationEnd | Element::Null | Element::Raw(_) => {}
+        }
+    }
+    while stack.len() > 1 {
+        let line = stack.pop().unwrap_or_default();
+        if let Some(m) = stack.last_mut().and_then(|l| l.last_mut()) {
+            m.variations.push(line);
+        }
+    }
+    GameRecord {
+        game: number,
+        tags,
+        comments: game_comments,
+        moves: stack.pop().unwrap_or_default(),
+        result: result.as_str(),
+        result_by_rule: report.result_by_rule.map(GameResult::as_str),
+        termination: report.termination.as_str(),
+        final_fen: report.final_fen(),
+    }
+}
+
+/// Writes a game record as one JSON line.
+///
+/// # Errors
+///
+/// Errors of the writer.
+pub fn write_jsonl(out: &mut impl Write, record: &GameRecord) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, record)?;
+    out.write_all(b"\n")
+}
+
+/// The CSV columns, one row a main-line ply.
+pub const CSV_HEADER: [&str; 17] = [
+    "game", "white", "black", "ply", "number", "side", "move", "san", "lan", "uci", "fan", "zh",
+    "zh_long", "fen", "clock", "eval", "nags",
+];
+
+/// Writes the main-line plies of a game record as CSV rows.
+///
+/// # Errors
+///
+/// Errors of the writer.
+pub fn write_csv<W: Write>(out: &mut csv::Writer<W>, record: &GameRecord) -> csv::Result<()> {
+    let tag = |name: &str| record.tags.get(name).map_or("", String::as_str);
+    for (i, m) in record.moves.iter().enumerate() {
+        let eval = match m.eval {
+            Some(Eval::Pawns(p)) => p.to_string(),
+            Some(Eval::Mate(n)) => format!("#{n}"),
+            None => String::new(),
+        };
+        let nags: Vec<String> = m.nags.iter().map(|n| format!("${n}")).collect();
+        out.write_record([
+            record.game.to_string().as_str(),
+            tag("White"),
+            tag("Black"),
+            (i + 1).to_string().as_str(),
+            m.number.to_string().as_str(),
+            m.side,
+            &m.written,
+            &m.san,
+            &m.lan,
+            &m.uci,
+            &m.fan,
+            &m.zh,
+            &m.zh_long,
+            &m.fen,
+            m.clock.map(|c| c.to_string()).unwrap_or_default().as_str(),
+            &eval,
+            &nags.join(" "),
+        ])?;
+    }
+    Ok(())
+}
+
+/// Writes the positions of the main line, one EPD a line: each position before a move with
+/// the move played (`sm`, in the chosen notation), then the final position. Opcodes `hmvc`
+/// and `fmvn` carry the move counters; `id` names the game and ply.
+pub fn write_epd(
+    out: &mut impl Write,
+    number: u64,
+    collector: &Collector,
+    final_position: Option<&Chess>,
+) -> io::Result<()> {
+    let mut ply_no = 0;
+    for ply in collector.plies.iter().filter(|p| p.depth == 0) {
+        let Some(before) = &ply.before else { continue };
+        writeln!(
+            out,
+            "{} sm {}; hmvc {}; fmvn {}; id \"game {number} ply {ply_no}\";",
+            Epd::from_position(before, EnPassantMode::Legal),
+            collector.written(ply),
+            before.halfmoves(),
+            before.fullmoves(),
+        )?;
+        ply_no += 1;
+    }
+    if let Some(pos) = final_position {
+        writeln!(
+            out,
+            "{} hmvc {}; fmvn {}; id \"game {number} ply {ply_no}\";",
+            Epd::from_position(pos, EnPassantMode::Legal),
+            pos.halfmoves(),
+            pos.fullmoves(),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_and_eval_are_read_from_comments() {
+        assert_eq!(parse_clock("[%eval 0.17] [%clk 1:02:03.5]"), Some(3723.5));
+        assert_eq!(parse_clock("[%clk 0:00:09]"), Some(9.0));
+        assert_eq!(parse_clock("no clock"), None);
+        assert_eq!(parse_clock("[%clk x:00]"), None);
+        assert_eq!(parse_eval("[%eval -1.25]"), Some(Eval::Pawns(-1.25)));
+        assert_eq!(parse_eval("[%eval #-3]"), Some(Eval::Mate(-3)));
+        assert_eq!(parse_eval("[%eval 0.3,22]"), Some(Eval::Pawns(0.3)));
+        assert_eq!(parse_eval("[%eval nan]"), None);
+    }
+}

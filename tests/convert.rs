@@ -1,0 +1,469 @@
+//! `pgnkit convert` run as a user runs it: notations, formats, rejects, repair, encodings,
+//! atomic output, round trips, and the examples of docs/notation.md.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnkit"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("pgnkit runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.map(<[u8]>::to_vec);
+    let writer = std::thread::spawn(move || {
+        if let Some(d) = data {
+            let _ = input.write_all(&d);
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs convert and insists on exit status 0.
+fn convert(args: &[&str], stdin: Option<&[u8]>) -> String {
+    let mut all = vec!["convert", "-q"];
+    all.extend_from_slice(args);
+    let o = pgnkit(&all, stdin);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+const PRIMER: &str = "testdata/notation/primer-legall.txt";
+const CHINESE: &str = "testdata/convert/chinese-games.txt";
+const ANNOTATED: &str = "testdata/convert/annotated.pgn";
+
+#[test]
+fn primer_game_is_repaired_and_ends_in_legalls_mate() {
+    let o = pgnkit(
+        &[
+            "convert",
+            "--repair",
+            "--fix-results",
+            "--to",
+            "san",
+            PRIMER,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("8.Nd5# 1-0"), "{out}");
+    assert!(out.contains("[Result \"1-0\"]"), "{out}");
+    assert!(out.contains("[White \"○○○\"]"), "{out}");
+    // The replacement is marked in the output and reported as a warning.
+    assert!(out.contains("{7.象e4×f7+"), "{out}");
+    assert!(out.contains("read as Bxf7+}"), "{out}");
+    let err = stderr(&o);
+    assert!(err.contains("warning[M005]"), "{err}");
+    assert!(
+        err.contains("1 game: 1 written (1 repaired), 0 rejected"),
+        "{err}"
+    );
+}
+
+#[test]
+fn game_that_does_not_replay_goes_to_rejects_byte_for_byte() {
+    let dir = tempdir("rejects");
+    let rejects = dir.join("rejects.txt");
+    let o = pgnkit(
+        &["convert", PRIMER, "--rejects", rejects.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("error[M001]"), "{err}");
+    assert!(err.contains("did you mean 象c4×f7+ (Bxf7+)?"), "{err}");
+    assert!(
+        err.contains("1 game: 0 written (0 repaired), 1 rejected"),
+        "{err}"
+    );
+    let original = std::fs::read(PRIMER).unwrap();
+    let rejected = std::fs::read(&rejects).unwrap();
+    assert!(
+        rejected.starts_with(original.trim_ascii_end()),
+        "rejects differ"
+    );
+}
+
+#[test]
+fn every_game_is_accounted_for() {
+    let mut input = std::fs::read(CHINESE).unwrap();
+    input.extend_from_slice(b"\n\n");
+    input.extend(std::fs::read(PRIMER).unwrap());
+    let o = pgnkit(&["convert", "-"], Some(&input));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("6 games: 5 written (0 repaired), 1 rejected"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Each notation on the Chinese test set: (arguments, moves that must appear).
+const NOTATIONS: &[(&[&str], &[&str])] = &[
+    (
+        &["--to", "san"],
+        &["10.Rfe1 O-O-O", "4.Qxf7# 1-0", "5.gxh8=Q", "1.e8=Q Kf6"],
+    ),
+    (
+        &["--to", "lan"],
+        &["10.Rf1-e1 O-O-O", "4.Qh5xf7# 1-0", "5.g7xh8=Q", "3.e5xf6"],
+    ),
+    (
+        &["--to", "uci"],
+        &["10.f1e1 e8c8", "4.h5f7 1-0", "5.g7h8q", "9.e1g1"],
+    ),
+    (
+        &["--to", "fan"],
+        &["10.♖fe1 O-O-O", "4.♕xf7# 1-0", "5.gxh8=♕"],
+    ),
+    (
+        &["--to", "zh"],
+        &[
+            "10.车fe1 0-0-0",
+            "4.后×f7≠ 1-0",
+            "5.g×h8=后",
+            "2.马f3 马c6 3.象b5",
+        ],
+    ),
+    (
+        &["--to", "zh-long"],
+        &[
+            "10.车f1-e1 0-0-0",
+            "4.后h5×f7≠",
+            "1.e7-e8=后 王g7-f6",
+            "2.马g1-f3",
+        ],
+    ),
+    (
+        &["--to", "zh-long", "--traditional"],
+        &["10.車f1-e1", "2.馬g1-f3", "7.后h8×g8"],
+    ),
+    (
+        &["--to", "zh", "--capture-sign", "x", "--mate-sign", "#"],
+        &["4.后xf7# 1-0", "12.象xc3"],
+    ),
+    (&["--to", "zh", "--capture-sign", ":"], &["12.象:c3"]),
+    (
+        &["--to", "san", "--lang", "de"],
+        &["10.Tfe1", "4.Dxf7#", "2.Sf3 Sc6 3.Lb5"],
+    ),
+    (
+        &["--to", "lan", "--lang", "fr"],
+        &["2.Cg1-f3 Cb8-c6 3.Ff1-b5"],
+    ),
+];
+
+#[test]
+fn each_notation_writes_its_moves() {
+    for (args, expected) in NOTATIONS {
+        let mut all = args.to_vec();
+        all.push(CHINESE);
+        let out = convert(&all, None);
+        for e in *expected {
+            assert!(out.contains(e), "{args:?}: '{e}' not in\n{out}");
+        }
+    }
+}
+
+#[test]
+fn every_notation_reads_back_to_the_same_san() {
+    let san = convert(&["--to", "san", CHINESE], None);
+    for to in ["lan", "uci", "fan", "zh", "zh-long"] {
+        let there = convert(&["--to", to, CHINESE], None);
+        assert_ne!(there, san, "{to} is not SAN");
+        let back = convert(&["--to", "san", "-"], Some(there.as_bytes()));
+        assert_eq!(back, san, "san -> {to} -> san");
+    }
+    let trad = convert(&["--to", "zh", "--traditional", ANNOTATED], None);
+    let back = convert(&["--to", "san", "-"], Some(trad.as_bytes()));
+    assert_eq!(back, convert(&[ANNOTATED], None));
+}
+
+#[test]
+fn other_letters_read_back_with_lang() {
+    let san = convert(&[CHINESE], None);
+    let de = convert(&["--lang", "de", CHINESE], None);
+    assert!(de.contains("2.Sf3 Sc6 3.Lb5"), "{de}");
+    // German letters read with --lang de; written without letters, then back to SAN.
+    let zh = convert(&["--lang", "de", "--to", "zh", "-"], Some(de.as_bytes()));
+    assert_eq!(convert(&["-"], Some(zh.as_bytes())), san);
+}
+
+#[test]
+fn legacy_encodings_decode_to_the_same_output() {
+    for (utf8, copy, encoding) in [
+        (CHINESE, "testdata/convert/chinese-games.gbk.txt", "gbk"),
+        (
+            "testdata/convert/traditional.txt",
+            "testdata/convert/traditional.big5.txt",
+            "big5",
+        ),
+    ] {
+        for to in ["san", "zh"] {
+            let expected = convert(&["--to", to, utf8], None);
+            assert_eq!(
+                convert(&["--encoding", encoding, "--to", to, copy], None),
+                expected,
+                "{copy}"
+            );
+        }
+    }
+}
+
+#[test]
+fn undecodable_bytes_are_reported() {
+    let o = pgnkit(
+        &[
+            "convert",
+            "--encoding",
+            "big5",
+            "testdata/convert/chinese-games.gbk.txt",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not valid Big5"), "{}", stderr(&o));
+}
+
+#[test]
+fn pgn_format_is_export_layout() {
+    let out = convert(&["testdata/convert/traditional.txt"], None);
+    // The book game has no tags: the Seven Tag Roster is filled in, in order.
+    let second = &out[out.find("\n\n[Event").unwrap() + 2..];
+    let tags: Vec<&str> = second.lines().take(7).collect();
+    assert_eq!(
+        tags,
+        [
+            "[Event \"?\"]",
+            "[Site \"香港\"]",
+            "[Date \"1998.08.08\"]",
+            "[Round \"?\"]",
+            "[White \"陳\"]",
+            "[Black \"林\"]",
+            "[Result \"1/2-1/2\"]"
+        ]
+    );
+    for line in out.lines() {
+        assert!(line.chars().count() <= 80, "too long: {line}");
+    }
+    // Comments, NAGs and variations are kept; Black's number after a comment or variation.
+    let out = convert(&[ANNOTATED], None);
+    assert!(
+        out.contains("{A comment before the first move.} 1.e4"),
+        "{out}"
+    );
+    assert!(out.contains("2.Nf3 $1 (2.Bc4 Nf6"), "{out}");
+    assert!(out.contains("(2...Bc5 3.Qh5) 3.d3) 2...Nc6 $6"), "{out}");
+    assert!(out.contains("{a line comment}"), "{out}");
+    let bare = convert(
+        &["--no-comments", "--no-nags", "--no-variations", ANNOTATED],
+        None,
+    );
+    assert!(
+        bare.ends_with("\n\n1.e4 e5 2.Nf3 Nc6 3.Bb5 a6 0-1\n\n"),
+        "{bare}"
+    );
+}
+
+#[test]
+fn book_format_reads_back() {
+    let book = convert(
+        &["--format", "book", "--to", "zh-long", PRIMER, "--repair"],
+        None,
+    );
+    assert!(
+        book.starts_with(
+            "白方:○○○ 黑方:××× 1981年5月1日于北京市勞動人民文化宮\n1.e2-e4 e7-e5 2.马g1-f3"
+        ),
+        "{book}"
+    );
+    let again = convert(
+        &["--format", "book", "--to", "zh-long", "-"],
+        Some(book.as_bytes()),
+    );
+    // Read back, the repair note is an ordinary comment and the moves are the same.
+    assert_eq!(again, book);
+}
+
+#[test]
+fn jsonl_format_has_every_notation_clock_and_eval() {
+    let out = convert(&["--format", "jsonl", ANNOTATED], None);
+    assert_eq!(out.lines().count(), 1);
+    let game: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(game["tags"]["White"], "Alice");
+    assert_eq!(game["comments"][0], "A comment before the first move.");
+    let first = &game["moves"][0];
+    assert_eq!(first["san"], "e4");
+    assert_eq!(first["lan"], "e2-e4");
+    assert_eq!(first["uci"], "e2e4");
+    assert_eq!(first["clock"], 180.0);
+    assert_eq!(first["eval"]["pawns"], 0.17);
+    assert_eq!(
+        first["fen"],
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+    let nf3 = &game["moves"][2];
+    assert_eq!(nf3["zh"], "马f3");
+    assert_eq!(nf3["zh_long"], "马g1-f3");
+    assert_eq!(nf3["fan"], "♘f3");
+    assert_eq!(nf3["nags"][0], 1);
+    let variation = &nf3["variations"][0];
+    assert_eq!(variation[0]["san"], "Bc4");
+    assert_eq!(variation[1]["variations"][0][0]["san"], "Bc5");
+    assert_eq!(game["moves"][3]["eval"]["mate"], -3);
+    assert_eq!(game["moves"][3]["clock"], 170.5);
+    assert_eq!(game["moves"].as_array().unwrap().len(), 6);
+    let primer = convert(&["--format", "jsonl", "--repair", PRIMER], None);
+    let primer: serde_json::Value = serde_json::from_str(primer.trim()).unwrap();
+    assert_eq!(primer["result_by_rule"], "1-0");
+    assert_eq!(primer["termination"], "checkmate");
+    assert_eq!(primer["moves"][12]["repaired_from"], "象e4×f7+");
+}
+
+#[test]
+fn csv_format_has_one_row_a_ply() {
+    let out = convert(&["--format", "csv", ANNOTATED, CHINESE], None);
+    let mut rows = csv::Reader::from_reader(out.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    assert_eq!(&header[7], "san");
+    let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
+    // 6 plies, then 28 + 14 + 7 + 24 + 3 in the Chinese set.
+    assert_eq!(rows.len(), 6 + 28 + 14 + 7 + 24 + 3);
+    assert_eq!(&rows[3][7], "Nc6");
+    assert_eq!(&rows[3][14], "170.5");
+    assert_eq!(&rows[3][15], "#-3");
+    assert_eq!(&rows[3][16], "$6");
+}
+
+#[test]
+fn epd_format_has_one_position_a_line() {
+    let out = convert(&["--format", "epd", "--to", "uci", ANNOTATED], None);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7);
+    assert_eq!(
+        lines[0],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - sm e2e4; hmvc 0; fmvn 1; id \"game 1 ply 0\";"
+    );
+    assert!(lines[6].starts_with(
+        "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - hmvc 0; fmvn 4;"
+    ));
+}
+
+#[test]
+fn fix_results_only_where_the_rules_decide() {
+    // A mate recorded as a draw is fixed; an undecided game keeps its result.
+    let input = b"[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1/2-1/2\n\n\
+        [Result \"0-1\"]\n\n1. e4 e5 0-1\n";
+    let out = convert(&["--fix-results", "-"], Some(input));
+    assert!(out.contains("[Result \"1-0\"]"), "{out}");
+    assert!(out.contains("4.Qxf7# 1-0"), "{out}");
+    assert!(out.contains("[Result \"0-1\"]"), "{out}");
+    assert!(out.contains("1.e4 e5 0-1"), "{out}");
+    let kept = convert(&["-"], Some(input));
+    assert!(kept.contains("4.Qxf7# 1/2-1/2"), "{kept}");
+}
+
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("convert-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn output_file_is_written_atomically() {
+    let dir = tempdir("atomic");
+    let target = dir.join("out.pgn");
+    let o = pgnkit(&["convert", CHINESE, "-o", target.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    assert_eq!(names(&dir), ["out.pgn"]);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        convert(&[CHINESE], None)
+    );
+
+    // A failed run leaves neither the target nor a temporary file, and an old target alone.
+    let o = pgnkit(
+        &[
+            "convert",
+            CHINESE,
+            "no/such/file.pgn",
+            "-o",
+            target.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(names(&dir), ["out.pgn"]);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        convert(&[CHINESE], None)
+    );
+    let fresh = dir.join("fresh.pgn");
+    let o = pgnkit(
+        &["convert", "no/such/file.pgn", "-o", fresh.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(names(&dir), ["out.pgn"]);
+}
+
+/// The examples of docs/notation.md: every table row `| `input` | `--to …` | `output` |` is
+/// run through the binary.
+#[test]
+fn notation_guide_examples_hold() {
+    let doc = std::fs::read_to_string("docs/notation.md").unwrap();
+    let mut checked = 0;
+    for (n, line) in doc.lines().enumerate() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 5 || !cells[1].starts_with('`') || !cells[2].starts_with("`--") {
+            continue;
+        }
+        let unquote = |s: &str| s.trim_matches('`').to_string();
+        let (input, args, output) = (unquote(cells[1]), unquote(cells[2]), unquote(cells[3]));
+        let mut all: Vec<&str> = args.split_whitespace().collect();
+        all.push("-");
+        let out = convert(&all, Some(input.as_bytes()));
+        let moves: Vec<&str> = out
+            .split("\n\n")
+            .nth(1)
+            .unwrap_or("")
+            .split_whitespace()
+            .filter(|w| *w != "*")
+            .collect();
+        assert_eq!(
+            moves.join(" "),
+            output,
+            "docs/notation.md:{}: {input} with {args}",
+            n + 1
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} examples found");
+}
