@@ -710,7 +710,10 @@ impl Lexer<'_> {
                 let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
                 let rest = &s[digits..];
                 let dots = move_number_dots(rest);
-                if digits == s.len() || dots.1 > 0 {
+                // `0000` (UCI null move) and `00` (castling in Chinese texts) are moves, and no
+                // move number is 0.
+                let zero = s[..digits].iter().all(|&d| d == b'0');
+                if (digits == s.len() && !zero) || dots.1 > 0 {
                     let number = s[..digits]
                         .iter()
                         .take(9)
