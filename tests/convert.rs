@@ -467,3 +467,33 @@ fn notation_guide_examples_hold() {
     }
     assert!(checked >= 10, "only {checked} examples found");
 }
+
+#[test]
+fn jobs_do_not_change_the_output() {
+    let mut input = Vec::new();
+    for i in 0..300 {
+        let game = match i % 3 {
+            0 => "1. e4 e5 2. Nf3 {a comment} Nc6 (2... d6 3. d4) 3. Bb5 a6 $1 1-0",
+            1 => "1. f3 e5 2. g4 Qh4# 0-1",
+            _ => "1. d4 d5 2. Nf3 Nf9 *",
+        };
+        input.extend(
+            format!("[Event \"{i}\"]\n[White \"W{i}\"]\n[Black \"B\"]\n\n{game}\n\n").bytes(),
+        );
+    }
+    for to in ["san", "zh"] {
+        for format in ["pgn", "jsonl", "csv", "epd"] {
+            let run = |jobs: &str| {
+                pgnkit(
+                    &["convert", "-j", jobs, "--to", to, "--format", format, "-"],
+                    Some(&input),
+                )
+                .stdout
+            };
+            let one = run("1");
+            assert!(!one.is_empty());
+            assert_eq!(run("2"), one, "{to} {format}");
+            assert_eq!(run("3"), one, "{to} {format}");
+        }
+    }
+}

@@ -14,10 +14,11 @@ use crate::cli::Outcome;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
+use crate::input::pipeline::{self, OwnedGame};
 use crate::input::{decode, open};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
-use crate::pgn::{GameReader, Lexed};
+use crate::pgn::GameReader;
 use crate::report::{self, GameContext, RenderOptions};
 use crate::rules::game::{check_game_with, CheckOptions};
 
@@ -62,6 +63,10 @@ pub struct Args {
     /// utf-16be) instead of detecting it per file.
     #[arg(long, value_name = "NAME")]
     pub encoding: Option<String>,
+
+    /// Worker threads (default: the number of cores). The output is the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 
     /// Drop comments.
     #[arg(long)]
@@ -182,6 +187,103 @@ struct Totals {
     failed_inputs: usize,
 }
 
+/// One game converted on a worker: what to print and write, in input order.
+struct Converted {
+    /// Diagnostics for standard error (rejected games, repairs).
+    diagnostics: Vec<u8>,
+    /// The converted game.
+    body: Vec<u8>,
+    rejected: bool,
+    repaired: bool,
+    /// The game's bytes, for `--rejects`.
+    reject: Option<Vec<u8>>,
+}
+
+/// Converts one game (runs on a worker thread). Writing into vectors cannot fail.
+fn convert_one(
+    game: &mut OwnedGame,
+    name: &str,
+    opts: &CheckOptions,
+    keep: Keep,
+    render: &RenderOptions,
+    args: &Args,
+    collector: &mut Collector,
+) -> Converted {
+    crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
+    let lexed = &game.lexed;
+    let report = check_game_with(&game.bytes, lexed, opts, collector);
+    let rejected = convert::is_rejected(&report);
+    let mut done = Converted {
+        diagnostics: Vec::new(),
+        body: Vec::new(),
+        rejected,
+        repaired: collector.plies.iter().any(|p| p.repaired_from.is_some()),
+        reject: None,
+    };
+    let ctx = GameContext {
+        file: name,
+        number: game.number,
+        line: game.line,
+        white: lexed.tag("White").unwrap_or("?"),
+        black: lexed.tag("Black").unwrap_or("?"),
+        bytes: &game.bytes,
+    };
+    for f in &report.findings {
+        let shown = if rejected {
+            f.severity == Severity::Error
+        } else {
+            f.code == Code::RepairedMove
+        };
+        if shown {
+            let _ = report::write_text(&mut done.diagnostics, &ctx, f, render);
+        }
+    }
+    if rejected {
+        if args.rejects.is_some() {
+            done.reject = Some(game.bytes.clone());
+        }
+        return done;
+    }
+    let result = convert::final_result(lexed, &report, args.fix_results);
+    let fixed = args.fix_results && report.result_by_rule.is_some();
+    let elements = convert::elements(&game.bytes, lexed, collector, keep);
+    let out = &mut done.body;
+    let _ = match args.format {
+        FormatArg::Pgn => {
+            let mut text = String::new();
+            pgn_out::write_tags(lexed, result, fixed, &mut text);
+            text.push('\n');
+            pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut text);
+            text.push('\n');
+            out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }
+        FormatArg::Book => {
+            let mut text = String::new();
+            pgn_out::write_book_header(lexed, &mut text);
+            pgn_out::write_movetext(&elements, collector, result, Layout::Book, &mut text);
+            text.push('\n');
+            out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }
+        FormatArg::Jsonl | FormatArg::Csv => {
+            let record =
+                records::game_record(game.number, lexed, &elements, collector, &report, result);
+            if args.format == FormatArg::Csv {
+                let mut w = csv::Writer::from_writer(&mut *out);
+                records::write_csv(&mut w, &record).and_then(|()| w.flush().map_err(Into::into))
+            } else {
+                records::write_jsonl(out, &record).map_err(Into::into)
+            }
+        }
+        FormatArg::Epd => {
+            records::write_epd(out, game.number, collector, report.final_position.as_ref())
+                .map_err(Into::into)
+        }
+    };
+    done
+}
+
 /// The output file, written to a temporary file beside it and renamed when the run succeeds;
 /// dropped without [`AtomicFile::commit`], the temporary file is removed.
 struct AtomicFile {
@@ -255,12 +357,17 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let totals = convert_all(&args, &mut out)?;
     out.flush()?;
     drop(out);
-    if totals.failed_inputs == 0 {
+    let interrupted =
+        crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
+    if interrupted {
+        eprintln!("pgnkit: interrupted; no output file was written");
+    }
+    if totals.failed_inputs == 0 && !interrupted {
         if let Some(guard) = atomic {
             guard.commit()?;
         }
     }
-    Ok(if totals.failed_inputs > 0 {
+    Ok(if totals.failed_inputs > 0 || interrupted {
         Outcome::Failed
     } else if totals.rejected > 0 {
         Outcome::Problems
@@ -284,7 +391,9 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         args.format,
         FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
     );
-    let mut collector = Collector::new(args.notation(), records);
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut rejects = match &args.rejects {
         Some(path) => {
             Some(BufWriter::new(File::create(path).with_context(|| {
@@ -303,8 +412,6 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         notes: false,
         color: false,
     };
-    let stderr = io::stderr();
-    let mut text = String::new();
     let started = Instant::now();
     let mut totals = Totals::default();
     let forced = match &args.encoding {
@@ -329,102 +436,34 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
                 continue;
             }
         };
-        let mut reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let mut lexed = Lexed::default();
-        loop {
-            let game = match reader.next_game(&mut lexed) {
-                Ok(Some(g)) => g,
-                Ok(None) => break,
-                Err(e) => {
-                    eprintln!("pgnkit: cannot read {name}: {e}");
-                    totals.failed_inputs += 1;
-                    break;
-                }
-            };
+        let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
+        let work = |game: &mut OwnedGame| {
+            let mut collector = Collector::new(args.notation(), records);
+            convert_one(game, &name, &opts, keep, &render, args, &mut collector)
+        };
+        let sink = |g: Converted| -> io::Result<()> {
             totals.games += 1;
-            crate::pgn::book::extract_header(game.bytes, &mut lexed);
-            collector.clear();
-            let report = check_game_with(game.bytes, &lexed, &opts, &mut collector);
-            let rejected = convert::is_rejected(&report);
-            let ctx = GameContext {
-                file: &name,
-                number: game.number,
-                line: game.line,
-                white: lexed.tag("White").unwrap_or("?"),
-                black: lexed.tag("Black").unwrap_or("?"),
-                bytes: game.bytes,
-            };
-            {
-                let mut err = stderr.lock();
-                for f in &report.findings {
-                    let shown = if rejected {
-                        f.severity == Severity::Error
-                    } else {
-                        f.code == Code::RepairedMove
-                    };
-                    if shown {
-                        report::write_text(&mut err, &ctx, f, &render)?;
-                    }
-                }
-            }
-            if rejected {
+            io::stderr().lock().write_all(&g.diagnostics)?;
+            if g.rejected {
                 totals.rejected += 1;
-                if let Some(w) = rejects.as_mut() {
-                    w.write_all(game.bytes)?;
+                if let (Some(w), Some(bytes)) = (rejects.as_mut(), g.reject) {
+                    w.write_all(&bytes)?;
                     w.write_all(b"\n\n")?;
                 }
-                continue;
+                return Ok(());
             }
             totals.written += 1;
-            if collector.plies.iter().any(|p| p.repaired_from.is_some()) {
-                totals.repaired += 1;
-            }
-            let result = convert::final_result(&lexed, &report, args.fix_results);
-            let fixed = args.fix_results && report.result_by_rule.is_some();
-            let elements = convert::elements(game.bytes, &lexed, &collector, keep);
-            text.clear();
-            match args.format {
-                FormatArg::Pgn => {
-                    pgn_out::write_tags(&lexed, result, fixed, &mut text);
-                    text.push('\n');
-                    pgn_out::write_movetext(&elements, &collector, result, Layout::Pgn, &mut text);
-                    text.push('\n');
-                    out.write_all(text.as_bytes())?;
-                }
-                FormatArg::Book => {
-                    pgn_out::write_book_header(&lexed, &mut text);
-                    pgn_out::write_movetext(&elements, &collector, result, Layout::Book, &mut text);
-                    text.push('\n');
-                    out.write_all(text.as_bytes())?;
-                }
-                FormatArg::Jsonl | FormatArg::Csv => {
-                    let record = records::game_record(
-                        game.number,
-                        &lexed,
-                        &elements,
-                        &collector,
-                        &report,
-                        result,
-                    );
-                    if args.format == FormatArg::Csv {
-                        let mut w = csv::Writer::from_writer(&mut *out);
-                        records::write_csv(&mut w, &record)?;
-                        w.flush()?;
-                    } else {
-                        records::write_jsonl(out, &record)?;
-                    }
-                }
-                FormatArg::Epd => {
-                    records::write_epd(
-                        out,
-                        game.number,
-                        &collector,
-                        report.final_position.as_ref(),
-                    )?;
-                }
+            totals.repaired += u64::from(g.repaired);
+            out.write_all(&g.body)
+        };
+        match pipeline::run(reader, jobs, work, sink) {
+            Ok(bytes) => totals.bytes += bytes,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
+            Err(e) => {
+                eprintln!("pgnkit: cannot read {name}: {e}");
+                totals.failed_inputs += 1;
             }
         }
-        totals.bytes += reader.bytes_read();
         let (bad, offsets) = malformed.get();
         if bad > 0 {
             eprintln!(
