@@ -433,3 +433,56 @@ fn every_column_is_documented() {
         );
     }
 }
+
+#[test]
+fn jobs_do_not_change_the_reports() {
+    let base = std::env::temp_dir().join(format!("pgnkit-stats-jobs-{}", std::process::id()));
+    let mut input = String::new();
+    for i in 0..300 {
+        let (w, b) = (format!("P{}", i % 7), format!("P{}", (i * 3 + 1) % 7));
+        let (result, moves) = match i % 3 {
+            0 => ("1-0", "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0"),
+            1 => ("1/2-1/2", "1. d4 d5 1/2-1/2"),
+            _ => ("0-1", "1. f3 e5 2. g4 Qh4# 0-1"),
+        };
+        input.push_str(&format!(
+            "[Event \"E{}\"]\n[Site \"S\"]\n[Date \"2026.01.{:02}\"]\n[Round \"{}\"]\n[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{result}\"]\n[ECO \"C{:02}\"]\n\n{moves}\n\n",
+            i % 3, i % 28 + 1, i, i % 50
+        ));
+    }
+    std::fs::create_dir_all(&base).unwrap();
+    let file = base.join("in.pgn");
+    std::fs::write(&file, input).unwrap();
+    let mut outputs = Vec::new();
+    for jobs in ["1", "2", "3"] {
+        let dir = base.join(format!("out{jobs}"));
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+            .args([
+                "stats",
+                "-j",
+                jobs,
+                "--out",
+                dir.to_str().unwrap(),
+                file.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 6);
+        outputs.push(files);
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+    assert_eq!(outputs[1], outputs[0]);
+    assert_eq!(outputs[2], outputs[0]);
+}

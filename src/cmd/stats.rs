@@ -13,9 +13,10 @@ use shakmaty::{san::San, Chess, Move};
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
+use crate::input::pipeline::{self, OwnedGame};
 use crate::input::{decode, open};
 use crate::notation::CheckClaim;
-use crate::pgn::{GameReader, Lexed};
+use crate::pgn::GameReader;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::{check_game_with, CheckOptions, MoveObserver};
 use crate::stats::elo::EloConfig;
@@ -54,6 +55,10 @@ pub struct Args {
     /// Skip (and count as errors) games larger than this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 32)]
     pub max_game_size: usize,
+
+    /// Worker threads (default: the number of cores). The reports are the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -230,6 +235,101 @@ impl MoveObserver for OpeningMoves {
     }
 }
 
+/// What one game contributes to the reports, worked out on a worker thread.
+struct GameFacts {
+    row: GameRow,
+    opening: String,
+    score: Option<Score>,
+    date: Option<GameDate>,
+    termination: TerminationKey,
+    white_team: Option<String>,
+    black_team: Option<String>,
+    round: Option<String>,
+    white_elo: Option<u32>,
+    black_elo: Option<u32>,
+}
+
+/// Replays one game and collects its facts (runs on a worker thread).
+fn game_facts(game: &mut OwnedGame, name: &str, opts: &CheckOptions, plies: usize) -> GameFacts {
+    crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
+    let lexed = &game.lexed;
+    let mut opening = OpeningMoves {
+        wanted: plies,
+        moves: String::new(),
+        count: 0,
+        stopped: false,
+    };
+    let report = check_game_with(&game.bytes, lexed, opts, &mut opening);
+    let tag = |name: &str| lexed.tag(name).unwrap_or("");
+    let optional = |name: &str| lexed.tag(name).map(str::to_owned);
+    let elo = |name: &str| {
+        lexed
+            .tag(name)
+            .and_then(|e| e.trim().parse::<u32>().ok())
+            .filter(|&e| e > 0)
+    };
+    let (termination, termination_ply) = termination_by_rule(&report);
+    let errors = report.count(Severity::Error);
+    let first_error = report
+        .findings
+        .iter()
+        .find(|f| f.severity == Severity::Error)
+        .map(|f| f.code.as_str());
+    let result = report.result_tag.as_deref().unwrap_or("");
+    let date = GameDate::parse(tag("Date"));
+    let result_by_rule = report.result_by_rule.map(|r| r.as_str());
+    let opening_key = if plies > 0 {
+        opening.moves
+    } else {
+        lexed
+            .tag("ECO")
+            .filter(|e| !e.trim().is_empty())
+            .unwrap_or("?")
+            .to_owned()
+    };
+    GameFacts {
+        opening: opening_key,
+        score: Score::from_pgn(result),
+        date,
+        termination: TerminationKey {
+            termination: termination.into(),
+            result_by_rule: result_by_rule.map(str::to_owned),
+            result: result.into(),
+        },
+        white_team: optional("WhiteTeam"),
+        black_team: optional("BlackTeam"),
+        round: optional("Round"),
+        white_elo: elo("WhiteElo"),
+        black_elo: elo("BlackElo"),
+        row: GameRow {
+            file: name.to_owned(),
+            game: game.number,
+            line: game.line,
+            event: tag("Event").into(),
+            site: tag("Site").into(),
+            date: tag("Date").into(),
+            round: tag("Round").into(),
+            white: tag("White").into(),
+            black: tag("Black").into(),
+            result: result.into(),
+            white_elo: tag("WhiteElo").into(),
+            black_elo: tag("BlackElo").into(),
+            eco: tag("ECO").into(),
+            time_control: tag("TimeControl").into(),
+            termination: tag("Termination").into(),
+            plies: report.plies,
+            result_by_rule: result_by_rule.unwrap_or("").into(),
+            termination_by_rule: termination.into(),
+            termination_ply,
+            final_fen: report.final_fen().unwrap_or_default(),
+            legal: report.legal,
+            errors: errors as u32,
+            warnings: report.count(Severity::Warning) as u32,
+            first_error: first_error.unwrap_or("").into(),
+        },
+    }
+}
+
 /// Runs `pgnkit stats` (or `pgnkit stats merge`).
 ///
 /// # Errors
@@ -274,13 +374,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut tally = Tally::new();
     let mut failed_inputs = 0usize;
     let mut bytes = 0u64;
-    let mut lexed = Lexed::default();
-    let mut opening = OpeningMoves {
-        wanted: args.opening_plies,
-        moves: String::new(),
-        count: 0,
-        stopped: false,
-    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (sources, walk_errors) = open::expand(&args.files);
     for (path, e) in walk_errors {
         eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
@@ -297,115 +393,55 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
         };
         tally.files += 1;
-        let mut reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        loop {
-            let game = match reader.next_game(&mut lexed) {
-                Ok(Some(g)) => g,
-                Ok(None) => break,
-                Err(e) => {
-                    eprintln!("pgnkit: cannot read {name}: {e}");
-                    failed_inputs += 1;
-                    break;
-                }
-            };
-            crate::pgn::book::extract_header(game.bytes, &mut lexed);
-            opening.moves.clear();
-            opening.count = 0;
-            opening.stopped = false;
-            let report = check_game_with(game.bytes, &lexed, &opts, &mut opening);
+        let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
+        let work = |game: &mut OwnedGame| game_facts(game, &name, &opts, args.opening_plies);
+        let sink = |f: GameFacts| -> io::Result<()> {
             // The global game index: merged parts renumber theirs to match.
             let order = tally.games;
-            let tag = |name: &str| lexed.tag(name).unwrap_or("");
-            let (termination, termination_ply) = termination_by_rule(&report);
-            let errors = report.count(Severity::Error);
-            let first_error = report
-                .findings
-                .iter()
-                .find(|f| f.severity == Severity::Error)
-                .map(|f| f.code.as_str());
-            let result = report.result_tag.as_deref().unwrap_or("");
-            let score = Score::from_pgn(result);
-            let date = GameDate::parse(tag("Date"));
-            let result_by_rule = report.result_by_rule.map(|r| r.as_str());
-            let opening_key = if args.opening_plies > 0 {
-                opening.moves.as_str()
-            } else {
-                lexed
-                    .tag("ECO")
-                    .filter(|e| !e.trim().is_empty())
-                    .unwrap_or("?")
-            };
+            let row = &f.row;
             tally.add(GameSummary {
-                white: tag("White"),
-                black: tag("Black"),
-                score,
-                date,
-                plies: report.plies,
-                opening: opening_key,
-                termination: TerminationKey {
-                    termination: termination.into(),
-                    result_by_rule: result_by_rule.map(str::to_owned),
-                    result: result.into(),
-                },
-                has_error: errors > 0,
-                illegal: !report.legal,
+                white: &row.white,
+                black: &row.black,
+                score: f.score,
+                date: f.date,
+                plies: row.plies,
+                opening: &f.opening,
+                termination: f.termination,
+                has_error: row.errors > 0,
+                illegal: !row.legal,
             });
-            if let Some(score) = score {
-                let optional = |name: &str| lexed.tag(name).map(str::to_owned);
-                let elo = |name: &str| {
-                    lexed
-                        .tag(name)
-                        .and_then(|e| e.trim().parse::<u32>().ok())
-                        .filter(|&e| e > 0)
-                };
+            if let Some(score) = f.score {
                 acc.add(ScoredGame {
                     event: EventKey {
-                        event: tag("Event").into(),
-                        site: tag("Site").into(),
-                        year: date.map(|d| d.year),
+                        event: row.event.clone(),
+                        site: row.site.clone(),
+                        year: f.date.map(|d| d.year),
                     },
-                    white: tag("White").into(),
-                    black: tag("Black").into(),
-                    white_team: optional("WhiteTeam"),
-                    black_team: optional("BlackTeam"),
+                    white: row.white.clone(),
+                    black: row.black.clone(),
+                    white_team: f.white_team,
+                    black_team: f.black_team,
                     score,
-                    date,
-                    round: optional("Round"),
-                    white_elo: elo("WhiteElo"),
-                    black_elo: elo("BlackElo"),
+                    date: f.date,
+                    round: f.round,
+                    white_elo: f.white_elo,
+                    black_elo: f.black_elo,
                     order,
                 });
             }
             if sinks.csv.is_some() || sinks.partial.is_some() {
-                sinks.write(&GameRow {
-                    file: name.clone(),
-                    game: game.number,
-                    line: game.line,
-                    event: tag("Event").into(),
-                    site: tag("Site").into(),
-                    date: tag("Date").into(),
-                    round: tag("Round").into(),
-                    white: tag("White").into(),
-                    black: tag("Black").into(),
-                    result: result.into(),
-                    white_elo: tag("WhiteElo").into(),
-                    black_elo: tag("BlackElo").into(),
-                    eco: tag("ECO").into(),
-                    time_control: tag("TimeControl").into(),
-                    termination: tag("Termination").into(),
-                    plies: report.plies,
-                    result_by_rule: result_by_rule.unwrap_or("").into(),
-                    termination_by_rule: termination.into(),
-                    termination_ply,
-                    final_fen: report.final_fen().unwrap_or_default(),
-                    legal: report.legal,
-                    errors: errors as u32,
-                    warnings: report.count(Severity::Warning) as u32,
-                    first_error: first_error.unwrap_or("").into(),
-                })?;
+                sinks.write(row).map_err(io::Error::other)?;
+            }
+            Ok(())
+        };
+        let read = pipeline::run(reader, jobs, work, sink);
+        match read {
+            Ok(n) => bytes += n,
+            Err(e) => {
+                eprintln!("pgnkit: cannot read {name}: {e}");
+                failed_inputs += 1;
             }
         }
-        bytes += reader.bytes_read();
     }
 
     if let Some(mut w) = sinks.csv.take() {
