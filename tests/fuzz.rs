@@ -367,25 +367,34 @@ fn generate(seed: u64) -> Vec<u8> {
     out
 }
 
-/// Runs the checks on one input; on failure saves it and says how to replay it.
-fn run_case(name: &str, input: &[u8], salt: usize) {
+/// Runs the checks on one input; on failure saves it and says what failed and where it is.
+fn run_case(name: &str, input: &[u8], salt: usize) -> Result<(), String> {
     let outcome = catch_unwind(AssertUnwindSafe(|| fuzz_support::check_input(input, salt)));
-    if let Err(panic) = outcome {
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let path = dir.join(format!("fuzz-failure-{}", name.trim_end_matches(".pgn")));
-        let _ = std::fs::write(&path, input);
-        let why = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("(no message)");
-        panic!(
-            "fuzz case {name} failed: {why}\n  input ({} bytes) saved to {}\n  {:?}",
-            input.len(),
-            path.display(),
-            String::from_utf8_lossy(&input[..input.len().min(400)])
-        );
-    }
+    let Err(panic) = outcome else { return Ok(()) };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join(format!("fuzz-failure-{}", name.trim_end_matches(".pgn")));
+    let _ = std::fs::write(&path, input);
+    let why = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(no message)");
+    Err(format!(
+        "fuzz case {name} failed: {why}\n  input ({} bytes) saved to {}\n  {:?}",
+        input.len(),
+        path.display(),
+        String::from_utf8_lossy(&input[..input.len().min(400)])
+    ))
+}
+
+/// Fails with every failure, so that a long run reports all it found, not just the first.
+fn report(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failing inputs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -398,15 +407,20 @@ fn generated_inputs() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
+    let mut failures = Vec::new();
     for case in seed..seed + cases {
         let input = generate(case);
-        run_case(&format!("seed{case}"), &input, case as usize);
+        if let Err(failure) = run_case(&format!("seed{case}"), &input, case as usize) {
+            failures.push(failure);
+        }
     }
+    report(&failures);
 }
 
 /// Replays every file of the corpus directories; returns how many there were.
 fn replay_corpus(dirs: &[&str]) -> usize {
     let mut replayed = 0;
+    let mut failures = Vec::new();
     for dir in dirs {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -420,10 +434,13 @@ fn replay_corpus(dirs: &[&str]) -> usize {
         for (k, path) in paths.iter().enumerate() {
             let input = std::fs::read(path).unwrap();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            run_case(&name, &input, k);
+            if let Err(failure) = run_case(&name, &input, k) {
+                failures.push(failure);
+            }
             replayed += 1;
         }
     }
+    report(&failures);
     replayed
 }
 
