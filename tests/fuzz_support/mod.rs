@@ -274,7 +274,7 @@ fn notation(k: usize) -> (Notation, Option<Lang>) {
             (
                 Notation::Letters {
                     lang,
-                    long: k % 2 == 0,
+                    long: k.is_multiple_of(2),
                 },
                 Some(lang),
             )
