@@ -1,0 +1,468 @@
+//! Deterministic fuzzing of the reader, the lexer, the notation readers and the replay: PGN-ish
+//! byte soup from a fixed-seed generator, then the corpus under `testdata/fuzz/`, each input
+//! checked against the properties in `fuzz_support` (no panic, spans in bounds and ordered,
+//! the same games whatever the read size, games covering the input, write → read round trips).
+//!
+//! `PGNKIT_FUZZ_CASES=N` runs N generated cases instead of the default; `PGNKIT_FUZZ_SEED=S`
+//! starts from another seed. A failing case is written to `$CARGO_TARGET_TMPDIR` so that it
+//! can be added to `testdata/fuzz/`.
+
+mod fuzz_support;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pgnkit::notation::write::{self, Notation, ZhStyle};
+use pgnkit::notation::{CheckClaim, Lang};
+use shakmaty::{Chess, Position};
+
+/// Cases run by a plain `cargo test`: a few seconds in a debug build.
+const DEFAULT_CASES: u64 = 80;
+
+/// xorshift64*: small, fast, and the same sequence on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        // Spread nearby seeds apart; zero is a fixed point of xorshift.
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn percent(&mut self, p: usize) -> bool {
+        self.below(100) < p
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const TAG_NAMES: &[&str] = &[
+    "Event",
+    "Site",
+    "Date",
+    "White",
+    "Black",
+    "Result",
+    "FEN",
+    "SetUp",
+    "Variant",
+    "PlyCount",
+    "ECO",
+    "Round",
+    "Termination",
+    "WhiteElo",
+];
+
+const TAG_VALUES: &[&str] = &[
+    "?",
+    "Casual",
+    "1-0",
+    "0-1",
+    "1/2-1/2",
+    "*",
+    "2024.01.??",
+    "Chess960",
+    "antichess",
+    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+    "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+    "8/8/8/8/8/8/8/8 w - - 0 1",
+    "not a fen",
+    "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+    "1",
+    "白方",
+    "say \\\"hi\\\"",
+    "back\\\\slash",
+    "unescaped \" quote",
+];
+
+/// Move-like tokens that are not (all) legal: every notation's oddities.
+const ODD_MOVES: &[&str] = &[
+    "Kx",
+    "--",
+    "Z0",
+    "e2-e4",
+    "g1f3",
+    "e7e8q",
+    "ed",
+    "exd6e.p.",
+    "e8Q",
+    "0-0",
+    "o-o",
+    "O-O-O+",
+    "nf3",
+    "Nbd2",
+    "R1e2",
+    "Qh4xe1",
+    "♘f3",
+    "♕xf7#",
+    "e8=♕",
+    "炮二平五",
+    "马8进7",
+    "兵五进一",
+    "马g1-f3",
+    "王e1-e2",
+    "e×d5",
+    "后×f7≠",
+    "象c4×f7+",
+    "Sf3",
+    "Крe2",
+    "~",
+    "Nf3++",
+    "e4!?",
+    "Nf3??",
+    "e5!",
+    "ｅ４",
+    "Ｎｆ３",
+    "易位",
+    "P@e4",
+    "e9",
+    "i4",
+    "Kxx",
+    "=Q",
+    "x",
+    "+",
+    "#",
+    "a1=K",
+    "h8=P",
+    "Bb5+-",
+];
+
+const RESULTS: &[&str] = &[
+    "1-0", "0-1", "1/2-1/2", "*", "½-½", "1–0", "0—1", "1:0", "白胜", "和棋", "=", "1/2",
+];
+
+/// Fragments that stress token and game boundaries.
+const NASTY: &[&[u8]] = &[
+    b"{",
+    b"}",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b"\"",
+    b"\\",
+    b";",
+    b"\n%",
+    b"$",
+    b"$256",
+    b"$99999999",
+    b"\n[Event \"",
+    b"\n\n[Event \"x\"]\n",
+    b"\r\n",
+    b"\r",
+    b"\n\n",
+    "\u{3000}".as_bytes(),
+    "\u{a0}".as_bytes(),
+    b"\xEF\xBB\xBF",
+    b"\xE3",
+    b"\xE3\x80",
+    b"\x80",
+    b"\xFF\xFE",
+    b"\x00",
+    b"\x1b",
+    b"\x7f",
+    b"\t",
+    "½".as_bytes(),
+    "…".as_bytes(),
+    "．".as_bytes(),
+    "、".as_bytes(),
+    b"99999999999.",
+    b"12...",
+    b"1.",
+    b"1-0",
+    b"*",
+];
+
+/// A random walk from the start position (or a set-up), written in mixed notations with move
+/// numbers, comments, NAGs and variations, so that the replay goes deep.
+fn movetext(rng: &mut Rng, out: &mut Vec<u8>, start: Chess, depth: u32) {
+    let mut pos = start;
+    let mut prev: Option<Chess> = None;
+    let plies = rng.below(if depth == 0 { 80 } else { 8 }) + 1;
+    let style = rng.below(10);
+    let mut text = String::new();
+    for _ in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        if pos.turn().is_white() || rng.percent(10) {
+            let number = pos.fullmoves().get();
+            let dots = if pos.turn().is_white() { "." } else { "..." };
+            out.extend(format!("{number}{dots}").as_bytes());
+            if rng.percent(70) {
+                out.push(b' ');
+            }
+        }
+        let m = *rng.pick(&legal);
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let claim = if after.is_checkmate() {
+            CheckClaim::Mate
+        } else if after.is_check() {
+            CheckClaim::Check
+        } else {
+            CheckClaim::None
+        };
+        let notation = match (style, rng.below(20)) {
+            (0..=5, _) | (_, 0..=13) => Notation::San,
+            (6, _) | (_, 14) => Notation::Lan,
+            (7, _) | (_, 15) => Notation::Fan,
+            (8, _) | (_, 16) => Notation::Zh(ZhStyle::default()),
+            (_, 17) => Notation::ZhLong(ZhStyle::default()),
+            (_, 18) => Notation::Uci(shakmaty::CastlingMode::Standard),
+            _ => Notation::Letters {
+                lang: Lang::En,
+                long: false,
+            },
+        };
+        text.clear();
+        write::write(&pos, m, claim, notation, &mut text);
+        if rng.percent(3) {
+            text = rng.pick(ODD_MOVES).to_string();
+        }
+        out.extend(text.as_bytes());
+        match rng.below(40) {
+            0 => out.extend(b" $1"),
+            1 => out.extend(b"!?"),
+            2 => out.extend(b" {a comment}"),
+            3 => out.extend(b" { [%clk 0:03:00] }"),
+            4 => out.extend(b"\n; rest of line\n"),
+            5 => out.extend("{注释：好棋}".as_bytes()),
+            6 if depth < 3 => {
+                if let Some(before) = &prev {
+                    out.extend(b" (");
+                    movetext(rng, out, before.clone(), depth + 1);
+                    out.push(b')');
+                }
+            }
+            _ => {}
+        }
+        out.push(if rng.percent(8) { b'\n' } else { b' ' });
+        prev = Some(pos);
+        pos = after;
+    }
+}
+
+fn game(rng: &mut Rng, out: &mut Vec<u8>) {
+    let tags = rng.below(5);
+    for _ in 0..tags {
+        match rng.below(12) {
+            0 => out.extend(b"[Event \"unterminated\n"),
+            1 => out.extend(b"[Bad tag]\n"),
+            _ => out.extend(
+                format!("[{} \"{}\"]\n", rng.pick(TAG_NAMES), rng.pick(TAG_VALUES)).as_bytes(),
+            ),
+        }
+    }
+    if tags > 0 && rng.percent(80) {
+        out.push(b'\n');
+    }
+    if rng.percent(5) {
+        out.extend("白方:甲 黑方:乙 1981年5月1日于北京\n".as_bytes());
+    }
+    movetext(rng, out, Chess::default(), 0);
+    if rng.percent(85) {
+        out.extend(rng.pick(RESULTS).as_bytes());
+    }
+}
+
+fn random_bytes(rng: &mut Rng, out: &mut Vec<u8>, n: usize) {
+    for _ in 0..n {
+        out.push(rng.next() as u8);
+    }
+}
+
+/// Damages `input` in place: flips, insertions, deletions, duplications.
+fn mutate(rng: &mut Rng, input: &mut Vec<u8>) {
+    for _ in 0..rng.below(6) {
+        let at = rng.below(input.len() + 1);
+        match rng.below(6) {
+            0 if at < input.len() => input[at] = rng.next() as u8,
+            1 => {
+                let piece = rng.pick(NASTY);
+                input.splice(at..at, piece.iter().copied());
+            }
+            2 if at < input.len() => {
+                let end = (at + rng.below(20)).min(input.len());
+                input.drain(at..end);
+            }
+            3 if at < input.len() => {
+                let end = (at + rng.below(40)).min(input.len());
+                let copy = input[at..end].to_vec();
+                let to = rng.below(input.len() + 1);
+                input.splice(to..to, copy);
+            }
+            4 => {
+                let mut bytes = Vec::new();
+                let n = rng.below(8);
+                random_bytes(rng, &mut bytes, n);
+                input.splice(at..at, bytes);
+            }
+            _ => {
+                let piece = rng.pick(ODD_MOVES).as_bytes().to_vec();
+                input.splice(at..at, piece);
+            }
+        }
+    }
+}
+
+/// One generated input: a stream of games and commentary between them, sometimes damaged.
+fn generate(seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    if rng.percent(5) {
+        out.extend(b"\xEF\xBB\xBF");
+    }
+    match rng.below(20) {
+        // Pure soup.
+        0 => {
+            for _ in 0..rng.below(200) {
+                if rng.percent(50) {
+                    out.extend(*rng.pick(NASTY));
+                } else {
+                    out.extend(rng.pick(ODD_MOVES).as_bytes());
+                    out.push(b' ');
+                }
+            }
+        }
+        1 => {
+            let n = rng.below(400);
+            random_bytes(&mut rng, &mut out, n);
+        }
+        // A symbol longer than the lexer keeps.
+        2 => {
+            out.extend(b"1. ");
+            out.extend(std::iter::repeat_n(b'N', 200 + rng.below(200)));
+            out.extend(b" *");
+        }
+        _ => {
+            for _ in 0..rng.below(4) + 1 {
+                game(&mut rng, &mut out);
+                match rng.below(8) {
+                    0 => out.extend(b"\n\n{ between games }\n\n"),
+                    1 => out.extend(b"\n; a note\n\n"),
+                    2 => out.extend(b"\n%escape\n"),
+                    3 => out.push(b' '),
+                    _ => out.extend(b"\n\n"),
+                }
+            }
+        }
+    }
+    if rng.percent(40) {
+        mutate(&mut rng, &mut out);
+    }
+    out
+}
+
+/// Runs the checks on one input; on failure saves it and says what failed and where it is.
+fn run_case(name: &str, input: &[u8], salt: usize) -> Result<(), String> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| fuzz_support::check_input(input, salt)));
+    let Err(panic) = outcome else { return Ok(()) };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join(format!("fuzz-failure-{}", name.trim_end_matches(".pgn")));
+    let _ = std::fs::write(&path, input);
+    let why = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(no message)");
+    Err(format!(
+        "fuzz case {name} failed: {why}\n  input ({} bytes) saved to {}\n  {:?}",
+        input.len(),
+        path.display(),
+        String::from_utf8_lossy(&input[..input.len().min(400)])
+    ))
+}
+
+/// Fails with every failure, so that a long run reports all it found, not just the first.
+fn report(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failing inputs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn generated_inputs() {
+    let cases: u64 = std::env::var("PGNKIT_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_CASES);
+    let seed: u64 = std::env::var("PGNKIT_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut failures = Vec::new();
+    for case in seed..seed + cases {
+        let input = generate(case);
+        if let Err(failure) = run_case(&format!("seed{case}"), &input, case as usize) {
+            failures.push(failure);
+        }
+    }
+    report(&failures);
+}
+
+/// Replays every file of the corpus directories; returns how many there were.
+fn replay_corpus(dirs: &[&str]) -> usize {
+    let mut replayed = 0;
+    let mut failures = Vec::new();
+    for dir in dirs {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "pgn"))
+            .collect();
+        paths.sort();
+        for (k, path) in paths.iter().enumerate() {
+            let input = std::fs::read(path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if let Err(failure) = run_case(&name, &input, k) {
+                failures.push(failure);
+            }
+            replayed += 1;
+        }
+    }
+    report(&failures);
+    replayed
+}
+
+/// Inputs that once failed or that reach corners the generator rarely does, and the curated
+/// inputs of the libFuzzer target (`*.pgn`; what libFuzzer adds on its own stays local).
+#[test]
+fn corpus_inputs() {
+    let replayed = replay_corpus(&["testdata/fuzz", "fuzz/corpus/lex_replay"]);
+    assert!(replayed > 0, "no corpus found under testdata/fuzz");
+}
+
+/// Reproducers of bugs found by fuzzing and not fixed yet (one file each, named after the
+/// bug). Run with `cargo test --test fuzz -- --ignored`; once one passes, move its file up
+/// into `testdata/fuzz/` so that every run keeps it fixed.
+#[test]
+#[ignore = "open bugs: reproducers under testdata/fuzz/open/"]
+fn open_bugs() {
+    assert!(replay_corpus(&["testdata/fuzz/open"]) > 0);
+}
+
+#[test]
+fn generator_is_deterministic() {
+    assert_eq!(generate(7), generate(7));
+    assert_ne!(generate(7), generate(8));
+}

@@ -1,0 +1,398 @@
+//! What must hold for any bytes at all: the properties that `tests/fuzz.rs` checks on generated
+//! inputs and its corpus, and that the libFuzzer target in `fuzz/` checks on its own inputs.
+//!
+//! Shared through `#[path]` so both harnesses assert exactly the same things.
+
+#![allow(dead_code)] // each harness uses its own subset of the helpers
+
+use std::io::{self, Read};
+
+use pgnkit::notation::write::{self, Notation, ZhStyle};
+use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
+use pgnkit::pgn::{book, lex_game, GameReader, LexEnd, Lexed, Span, TokenKind};
+use pgnkit::rules::game::{check_game, check_game_with, CheckOptions, MoveObserver};
+use pgnkit::rules::matcher::find_move;
+use shakmaty::{Chess, Move, Position};
+
+/// A reader that hands out at most `n` bytes a call, to drive every refill path of the
+/// game reader.
+pub struct Chunked<'a> {
+    data: &'a [u8],
+    n: usize,
+}
+
+impl<'a> Chunked<'a> {
+    pub fn new(data: &'a [u8], n: usize) -> Self {
+        Chunked { data, n: n.max(1) }
+    }
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.data.len().min(buf.len()).min(self.n);
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// One game as the reader gave it, owned so that runs with different chunk sizes compare.
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub bytes: Vec<u8>,
+    pub offset: u64,
+    pub line: u32,
+    pub number: u64,
+    pub lexed: Lexed,
+}
+
+impl PartialEq for Game {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+            && self.offset == other.offset
+            && self.line == other.line
+            && self.number == other.number
+            && self.lexed.tokens == other.lexed.tokens
+            && self.lexed.tags == other.lexed.tags
+            && self.lexed.problems == other.lexed.problems
+            && self.lexed.end_line == other.lexed.end_line
+    }
+}
+
+/// Every game of `input`, read `chunk` bytes at a time.
+pub fn read_games(input: &[u8], chunk: usize, limit: Option<usize>) -> Vec<Game> {
+    let source = Chunked::new(input, chunk);
+    let mut reader = match limit {
+        Some(limit) => GameReader::with_limit(source, limit),
+        None => GameReader::new(source),
+    };
+    let mut lexed = Lexed::default();
+    let mut games = Vec::new();
+    while let Some(game) = reader
+        .next_game(&mut lexed)
+        .expect("reading a slice never fails")
+    {
+        games.push(Game {
+            bytes: game.bytes.to_vec(),
+            offset: game.offset,
+            line: game.line,
+            number: game.number,
+            lexed: lexed.clone(),
+        });
+    }
+    games
+}
+
+fn is_commentary(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape
+    )
+}
+
+fn count_chars(s: &[u8]) -> u32 {
+    s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
+}
+
+/// The line and column the lexer must give to byte `at` of a game that starts on `first_line`.
+/// Columns on the game's first line count from the game's first byte (see the report: games
+/// that start in the middle of a line).
+fn expected_place(bytes: &[u8], first_line: u32, at: usize) -> (u32, u32) {
+    let before = &bytes[..at];
+    let newlines = before.iter().filter(|&&b| b == b'\n').count() as u32;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    (
+        first_line + newlines,
+        1 + count_chars(&before[line_start..]),
+    )
+}
+
+fn check_span(what: &str, span: Span, game: &Game) {
+    let len = game.bytes.len();
+    assert!(
+        span.start <= span.end && span.end as usize <= len,
+        "{what}: span {span:?} outside the game's {len} bytes"
+    );
+    assert!(span.line >= 1 && span.col >= 1, "{what}: {span:?}");
+    let want = expected_place(&game.bytes, game.line, span.start as usize);
+    assert_eq!(
+        (span.line, span.col),
+        want,
+        "{what}: line/column of {span:?} (game at line {})",
+        game.line
+    );
+}
+
+/// Spans in bounds, ordered and not overlapping, with the right lines and columns.
+pub fn check_lexed(game: &Game) {
+    let lexed = &game.lexed;
+    let mut prev_end = 0u32;
+    for (i, t) in lexed.tokens.iter().enumerate() {
+        check_span(&format!("token {i} {:?}", t.kind), t.span, game);
+        assert!(
+            t.span.start >= prev_end,
+            "token {i} {:?} at {:?} overlaps the one before (ends at {prev_end})",
+            t.kind,
+            t.span
+        );
+        prev_end = t.span.end;
+        match t.kind {
+            TokenKind::Tag(k) => {
+                assert!((k as usize) < lexed.tags.len(), "token {i}: tag {k}");
+                assert_eq!(lexed.tags[k as usize].span, t.span, "token {i}");
+            }
+            TokenKind::Move => {
+                assert!(t.span.end > t.span.start, "token {i}: empty move");
+            }
+            _ => {}
+        }
+    }
+    for (i, p) in lexed.problems.iter().enumerate() {
+        check_span(&format!("problem {i} {:?}", p.kind), p.span, game);
+    }
+    assert!(lexed.end_line >= game.line, "end line {}", lexed.end_line);
+    if let (Some(first), Some(last)) = (lexed.tokens.first(), lexed.tokens.last()) {
+        // The game's bytes run from its first token to its last.
+        assert_eq!(
+            last.span.end as usize,
+            game.bytes.len(),
+            "bytes after the last token"
+        );
+        let lead = &game.bytes[..first.span.start as usize];
+        assert!(
+            std::str::from_utf8(lead).is_ok_and(|s| s.chars().all(char::is_whitespace)),
+            "bytes before the first token: {lead:?}"
+        );
+    }
+}
+
+/// Games in order, without overlap, covering the input except whitespace and commentary
+/// between games; a game of valid UTF-8 input is valid UTF-8.
+pub fn check_coverage(input: &[u8], games: &[Game]) {
+    let mut covered = 0usize;
+    let utf8 = std::str::from_utf8(input).is_ok();
+    for (i, g) in games.iter().enumerate() {
+        assert_eq!(g.number, i as u64 + 1, "game numbers");
+        let offset = g.offset as usize;
+        assert!(offset >= covered, "game {} overlaps the one before", i + 1);
+        assert_eq!(
+            &input[offset..offset + g.bytes.len()],
+            &g.bytes[..],
+            "game {} bytes are not the input's at its offset",
+            i + 1
+        );
+        check_gap(input, covered, offset);
+        assert!(!g.bytes.is_empty(), "game {} is empty", i + 1);
+        if utf8 {
+            assert!(
+                std::str::from_utf8(&g.bytes).is_ok(),
+                "game {} of UTF-8 input is not UTF-8: {:?}",
+                i + 1,
+                String::from_utf8_lossy(&g.bytes)
+            );
+        }
+        let expected_line = 1 + input[..offset].iter().filter(|&&b| b == b'\n').count() as u32;
+        assert_eq!(g.line, expected_line, "line of game {}", i + 1);
+        covered = offset + g.bytes.len();
+    }
+    check_gap(input, covered, input.len());
+}
+
+/// What lies between two games: whitespace, a byte order mark at the very start, commentary.
+fn check_gap(input: &[u8], from: usize, to: usize) {
+    let mut gap = &input[from..to];
+    if from == 0 {
+        gap = gap.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(gap);
+    }
+    let start = gap.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(start) = start else { return };
+    let rest = &gap[start..];
+    let mut lexed = Lexed::default();
+    let end = lex_game(rest, true, 1, &mut lexed);
+    assert!(
+        lexed.tokens.iter().all(|t| is_commentary(t.kind)) && lexed.problems.is_empty(),
+        "bytes {from}..{to} between games are not commentary: {:?} ({end:?}, {:?})",
+        String::from_utf8_lossy(rest),
+        lexed.tokens
+    );
+}
+
+/// Checks what the replay reports about every move it plays.
+struct Observer<'a> {
+    lexed: &'a Lexed,
+    opts: &'a CheckOptions,
+    main_moves: u32,
+    seen: Vec<(Chess, Move)>,
+}
+
+impl MoveObserver for Observer<'_> {
+    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
+        assert!(token < self.lexed.tokens.len(), "move of token {token}");
+        assert_eq!(
+            self.lexed.tokens[token].kind,
+            TokenKind::Move,
+            "token {token}"
+        );
+        assert!(depth <= self.opts.max_depth, "depth {depth}");
+        assert!(
+            before.is_legal(mv),
+            "{mv:?} is not legal where it was played"
+        );
+        if depth == 0 {
+            self.main_moves += 1;
+        }
+        if self.seen.len() < 64 {
+            self.seen.push((before.clone(), mv));
+        }
+    }
+
+    fn on_unplayed(&mut self, token: usize, _depth: usize) {
+        assert!(token < self.lexed.tokens.len(), "unplayed token {token}");
+    }
+}
+
+/// Notations a replayed move is written in and read back from, with the language to read it.
+fn notation(k: usize) -> (Notation, Option<Lang>) {
+    let langs = Lang::ALL;
+    match k % 6 {
+        0 => (Notation::San, None),
+        1 => (Notation::Lan, None),
+        2 => (Notation::Fan, None),
+        3 => (Notation::Zh(ZhStyle::default()), None),
+        4 => (
+            Notation::ZhLong(ZhStyle {
+                traditional: true,
+                ..ZhStyle::default()
+            }),
+            None,
+        ),
+        _ => {
+            let lang = langs[(k / 6) % langs.len()];
+            (
+                Notation::Letters {
+                    lang,
+                    long: k.is_multiple_of(2),
+                },
+                Some(lang),
+            )
+        }
+    }
+}
+
+fn claim_after(pos: &Chess, m: Move) -> CheckClaim {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_checkmate() {
+        CheckClaim::Mate
+    } else if after.is_check() {
+        CheckClaim::Check
+    } else {
+        CheckClaim::None
+    }
+}
+
+/// Writes `m` in a notation and reads it back to the same move.
+pub fn check_round_trip(pos: &Chess, m: Move, k: usize) {
+    let (notation, lang) = notation(k);
+    let mut text = String::new();
+    write::write(pos, m, claim_after(pos, m), notation, &mut text);
+    let mut read = Vec::new();
+    read_token_with(text.as_bytes(), lang, &mut read)
+        .unwrap_or_else(|e| panic!("{notation:?} {text:?} of {m:?} does not read back: {e}"));
+    assert_eq!(read.len(), 1, "{notation:?} {text:?}: {read:?}");
+    let found = find_move(pos, &read[0]).map(|(found, _)| found);
+    assert_eq!(found, Ok(m), "{notation:?} {text:?} in {pos:?}");
+}
+
+/// Replays every game (book header too) under a few option sets and checks the observer's
+/// view; reads every move token on its own.
+pub fn check_replay(game: &Game, salt: usize) {
+    let mut moves = Vec::new();
+    let mut null_moves = 0;
+    for t in &game.lexed.tokens {
+        if t.kind == TokenKind::Move {
+            let token = &game.bytes[t.span.start as usize..t.span.end as usize];
+            if read_token(token, &mut moves).is_ok() {
+                for m in &moves {
+                    null_moves += u32::from(m.pattern == MovePattern::Null);
+                    assert!(
+                        m.start <= m.end && usize::from(m.end) <= token.len(),
+                        "{m:?}"
+                    );
+                }
+            }
+        }
+    }
+    let strict = CheckOptions {
+        strict: true,
+        max_depth: 2,
+        ..CheckOptions::default()
+    };
+    for opts in [CheckOptions::default(), strict] {
+        let mut observer = Observer {
+            lexed: &game.lexed,
+            opts: &opts,
+            main_moves: 0,
+            seen: Vec::new(),
+        };
+        let report = check_game_with(&game.bytes, &game.lexed, &opts, &mut observer);
+        // Null moves count as plies but are no moves of the position.
+        assert!(
+            observer.main_moves + null_moves >= report.plies,
+            "{} main-line moves seen, {null_moves} null moves, {} plies reported",
+            observer.main_moves,
+            report.plies
+        );
+        for (k, (pos, m)) in observer.seen.iter().enumerate() {
+            check_round_trip(pos, *m, salt + k);
+        }
+    }
+    let mut lexed = game.lexed.clone();
+    if book::extract_header(&game.bytes, &mut lexed) {
+        check_game(&game.bytes, &lexed, &CheckOptions::default());
+    }
+}
+
+/// Everything that must hold for `input`.
+pub fn check_input(input: &[u8], salt: usize) {
+    let games = read_games(input, 4096, None);
+    for chunk in [1, 7] {
+        let other = read_games(input, chunk, None);
+        assert_eq!(
+            games.len(),
+            other.len(),
+            "{} games read 4096 bytes at a time, {} read {chunk} at a time",
+            games.len(),
+            other.len()
+        );
+        for (a, b) in games.iter().zip(&other) {
+            assert_eq!(
+                a, b,
+                "game {} differs read {chunk} bytes at a time",
+                a.number
+            );
+        }
+    }
+    check_coverage(input, &games);
+    for game in &games {
+        check_lexed(game);
+        check_replay(game, salt);
+    }
+    // The size limit: oversized games are skipped, never a panic.
+    if input.len() > 1024 {
+        for game in read_games(input, 97, Some(1024)) {
+            if !game.bytes.is_empty() {
+                check_lexed(&game);
+            }
+        }
+    }
+    // The lexer on the whole input in one piece.
+    let mut lexed = Lexed::default();
+    assert!(matches!(
+        lex_game(input, true, 1, &mut lexed),
+        LexEnd::Complete(n) if n <= input.len()
+    ));
+}
