@@ -208,6 +208,8 @@ struct Lexer<'a> {
     // Column cache: `col_at` is the column of byte `col_pos` on the current line.
     col_pos: usize,
     col_at: u32,
+    // Column of `data[0]`: games can start in the middle of a line.
+    first_col: u32,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
     out: &'a mut Lexed,
@@ -216,6 +218,18 @@ struct Lexer<'a> {
 /// Lexes one game from the start of `data`. `first_line` is the file line of `data[0]`.
 /// With `eof` false, a game that runs to the end of `data` gives [`LexEnd::NeedMore`].
 pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> LexEnd {
+    lex_game_at(data, eof, first_line, 1, out)
+}
+
+/// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an
+/// earlier game's result on the same line).
+pub fn lex_game_at(
+    data: &[u8],
+    eof: bool,
+    first_line: u32,
+    first_col: u32,
+    out: &mut Lexed,
+) -> LexEnd {
     out.clear();
     let mut lx = Lexer {
         data,
@@ -224,8 +238,9 @@ pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> Lex
         line: first_line,
         line_start: 0,
         col_pos: 0,
-        col_at: 1,
-        token_on_line: false,
+        col_at: first_col.max(1),
+        first_col: first_col.max(1),
+        token_on_line: first_col > 1,
         out,
     };
     lx.run()
@@ -240,7 +255,7 @@ fn is_delimiter(b: u8) -> bool {
 }
 
 /// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`.
-fn wide_space(s: &[u8]) -> usize {
+pub(crate) fn wide_space(s: &[u8]) -> usize {
     if s.starts_with(&[0xE3, 0x80, 0x80]) {
         3
     } else if s.starts_with(&[0xC2, 0xA0]) {
@@ -470,7 +485,8 @@ impl Lexer<'_> {
         if at < self.col_pos {
             // Only for spans behind the cache (rare): count from the line start.
             let from = self.line_start.min(at);
-            return 1 + count_chars(&self.data[from..at]);
+            let base = if from == 0 { self.first_col } else { 1 };
+            return base + count_chars(&self.data[from..at]);
         }
         self.col_at += count_chars(&self.data[self.col_pos..at]);
         self.col_pos = at;
@@ -503,7 +519,8 @@ impl Lexer<'_> {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |p| p + 1);
-        let col = 1 + count_chars(&self.data[line_start..at]);
+        let base = if line_start == 0 { self.first_col } else { 1 };
+        let col = base + count_chars(&self.data[line_start..at]);
         self.out.problems.push(LexProblem {
             kind,
             span: Span {
@@ -601,11 +618,12 @@ impl Lexer<'_> {
                 {
                     raw.pop();
                 }
-                self.problem(LexProblemKind::UnterminatedTag, start, line_end);
                 let mut e = line.len();
                 while e > 0 && (line[e - 1] == b'\r' || line[e - 1] == b' ') {
                     e -= 1;
                 }
+                // The problem covers the tag as kept, never bytes past the game's end.
+                self.problem(LexProblemKind::UnterminatedTag, start, start + e);
                 e
             }
         };

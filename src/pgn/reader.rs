@@ -10,7 +10,8 @@ use std::io::{self, Read};
 use memchr::memchr_iter;
 
 use super::lexer::{
-    lex_game, looks_like_tag, LexEnd, LexProblem, LexProblemKind, Lexed, Span, TokenKind,
+    lex_game_at, looks_like_tag, wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
+    TokenKind,
 };
 
 /// Bytes read from the source at a time.
@@ -44,6 +45,8 @@ pub struct GameReader<R> {
     games: u64,
     max_game: usize,
     at_stream_start: bool,
+    /// Column (in characters, 1-based) of `buf[start]` on its line.
+    col: u32,
 }
 
 impl<R: Read> GameReader<R> {
@@ -64,6 +67,7 @@ impl<R: Read> GameReader<R> {
             games: 0,
             max_game: max_game.max(1024),
             at_stream_start: true,
+            col: 1,
         }
     }
 
@@ -103,6 +107,12 @@ impl<R: Read> GameReader<R> {
     }
 
     fn consume(&mut self, n: usize, lines: u32) {
+        let consumed = &self.buf[self.start..self.start + n];
+        let chars = |s: &[u8]| s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32;
+        self.col = match consumed.iter().rposition(|&b| b == b'\n') {
+            Some(p) => 1 + chars(&consumed[p + 1..]),
+            None => self.col + chars(consumed),
+        };
         self.start += n;
         self.offset += n as u64;
         self.line = lines;
@@ -116,19 +126,27 @@ impl<R: Read> GameReader<R> {
                 if self.buf[self.start..self.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
                     let line = self.line;
                     self.consume(3, line);
+                    self.col = 1;
                 }
                 self.at_stream_start = false;
             }
             let data = &self.buf[self.start..self.end];
             let mut n = 0;
             let mut lines = self.line;
-            while n < data.len() && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
-                if data[n] == b'\n' {
-                    lines += 1;
+            loop {
+                if n < data.len() && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
+                    if data[n] == b'\n' {
+                        lines += 1;
+                    }
+                    n += 1;
+                } else if n < data.len() && wide_space(&data[n..]) > 0 {
+                    n += wide_space(&data[n..]);
+                } else {
+                    break;
                 }
-                n += 1;
             }
-            let all = n == data.len();
+            // A wide space may be cut at the end of the buffer: read more before deciding.
+            let all = n == data.len() || (data.len() - n < 3 && data[n] >= 0x80 && !self.eof);
             self.consume(n, lines);
             if !all || !self.fill()? {
                 return Ok(());
@@ -150,7 +168,7 @@ impl<R: Read> GameReader<R> {
         }
         loop {
             let data = &self.buf[self.start..self.end];
-            match lex_game(data, self.eof, self.line, lexed) {
+            match lex_game_at(data, self.eof, self.line, self.col, lexed) {
                 LexEnd::Complete(len) => {
                     let len = len.max(1).min(data.len());
                     if lexed.tokens.iter().all(|t| {
@@ -208,7 +226,10 @@ impl<R: Read> GameReader<R> {
                     if self.end - self.start >= self.max_game {
                         return self.skip_oversized(lexed).map(Some);
                     }
-                    self.fill()?;
+                    // Lexing starts again from the game's first byte, so grow what is buffered
+                    // geometrically: a long game costs linear time however small the reads.
+                    let target = (2 * (self.end - self.start)).max(CHUNK).min(self.max_game);
+                    while self.end - self.start < target && self.fill()? {}
                 }
             }
         }

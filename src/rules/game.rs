@@ -1481,7 +1481,7 @@ fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
         let span = Some(p.span);
         let f = match p.kind {
             LexProblemKind::UnterminatedTag => Finding::new(Code::UnterminatedTag, span, "the tag pair is not closed on its line")
-                .help("end it with \"] — [Name \"value\"]"),
+                .help("close it on its line: [Name \"value\"]"),
             LexProblemKind::MalformedTag => Finding::new(Code::MalformedTag, span, "this is not a tag pair")
                 .help("write tags as [Name \"value\"]"),
             LexProblemKind::UnescapedQuote => Finding::new(Code::UnescapedQuote, span, "a quote inside the tag value is not escaped")

@@ -42,6 +42,8 @@ pub struct Game {
     pub bytes: Vec<u8>,
     pub offset: u64,
     pub line: u32,
+    /// Column of the game's first byte on its line (games may start mid-line).
+    pub col: u32,
     pub number: u64,
     pub lexed: Lexed,
 }
@@ -72,10 +74,17 @@ pub fn read_games(input: &[u8], chunk: usize, limit: Option<usize>) -> Vec<Game>
         .next_game(&mut lexed)
         .expect("reading a slice never fails")
     {
+        let before = &input[..game.offset as usize];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let bom = usize::from(line_start == 0 && before.starts_with(&[0xEF, 0xBB, 0xBF])) * 3;
         games.push(Game {
             bytes: game.bytes.to_vec(),
             offset: game.offset,
             line: game.line,
+            col: 1 + count_chars(&before[line_start + bom.min(before.len() - line_start)..]),
             number: game.number,
             lexed: lexed.clone(),
         });
@@ -95,18 +104,18 @@ fn count_chars(s: &[u8]) -> u32 {
 }
 
 /// The line and column the lexer must give to byte `at` of a game that starts on `first_line`.
-/// Columns on the game's first line count from the game's first byte (see the report: games
-/// that start in the middle of a line).
-fn expected_place(bytes: &[u8], first_line: u32, at: usize) -> (u32, u32) {
+/// Columns on the game's first line count from the game's own column on that line.
+fn expected_place(bytes: &[u8], first_line: u32, first_col: u32, at: usize) -> (u32, u32) {
     let before = &bytes[..at];
     let newlines = before.iter().filter(|&&b| b == b'\n').count() as u32;
     let line_start = before
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |p| p + 1);
+    let base = if line_start == 0 { first_col } else { 1 };
     (
         first_line + newlines,
-        1 + count_chars(&before[line_start..]),
+        base + count_chars(&before[line_start..]),
     )
 }
 
@@ -117,7 +126,7 @@ fn check_span(what: &str, span: Span, game: &Game) {
         "{what}: span {span:?} outside the game's {len} bytes"
     );
     assert!(span.line >= 1 && span.col >= 1, "{what}: {span:?}");
-    let want = expected_place(&game.bytes, game.line, span.start as usize);
+    let want = expected_place(&game.bytes, game.line, game.col, span.start as usize);
     assert_eq!(
         (span.line, span.col),
         want,
