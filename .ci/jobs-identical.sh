@@ -3,7 +3,7 @@
 # for validate, convert and stats; and a .zst copy gives the same output as the plain file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=target/release/pgnkit
+bin=${PGNKIT:-${CARGO_TARGET_DIR:-target}/release/pgnkit}
 corpus=../shared/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -5,7 +5,7 @@
 # results of two files gives the same reports as one run over both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pgnkit=${PGNKIT:-target/release/pgnkit}
+pgnkit=${PGNKIT:-${CARGO_TARGET_DIR:-target}/release/pgnkit}
 corpus=${CORPUS:-../shared/corpus}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pgnkit-stats.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
