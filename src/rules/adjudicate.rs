@@ -61,7 +61,7 @@ pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSe
     if insufficient_material(pos, color, meaning) {
         return Mateable::Never;
     }
-    if !worth_searching(pos) {
+    if obviously_can_mate(pos, color) {
         return Mateable::Possible;
     }
     match solver_unwinnable(pos, color, search) {
@@ -77,33 +77,36 @@ pub fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
     if white && black {
         return true;
     }
-    if !worth_searching(pos) {
+    if obviously_can_mate(pos, Color::White) || obviously_can_mate(pos, Color::Black) {
         return false;
     }
     (white || solver_unwinnable(pos, Color::White, search) == Some(true))
         && (black || solver_unwinnable(pos, Color::Black, search) == Some(true))
 }
 
-/// Positions with a queen or with mobile rooks are never dead in practice; chasolver would say
-/// so too, but slower. A cheap screen keeps the per-game cost down: only positions where every
-/// pawn is blocked or few pieces are left are handed to the solver.
-fn worth_searching(pos: &Chess) -> bool {
+/// A cheap screen before the solver: a side with a rook or queen, or with a pawn that can
+/// still push or capture, can (with the opponent's help) reach a mate in every practical
+/// position, so the solver is asked only about sides whose pawns are all stuck and whose
+/// pieces are minor. This keeps chasolver (and the conversion to its board type) off almost
+/// every game's final position; the price is that a rare unwinnable position with a mobile
+/// pawn is not detected.
+fn obviously_can_mate(pos: &Chess, color: Color) -> bool {
     let board = pos.board();
-    let pieces = (board.occupied() & !board.pawns() & !board.kings()).count();
-    if pieces <= 2 {
+    let ours = board.by_color(color);
+    if (ours & board.rooks_and_queens()).any() {
         return true;
     }
-    // A pawn that can still move forward (or capture) keeps the position alive.
     let occupied = board.occupied();
-    let white_pawns = board.pawns() & board.white();
-    let black_pawns = board.pawns() & board.black();
-    let white_blocked = white_pawns
-        .into_iter()
-        .all(|sq| sq.offset(8).is_none_or(|ahead| occupied.contains(ahead)));
-    let black_blocked = black_pawns
-        .into_iter()
-        .all(|sq| sq.offset(-8).is_none_or(|ahead| occupied.contains(ahead)));
-    white_blocked && black_blocked && board.rooks_and_queens().is_empty()
+    let theirs = board.by_color(!color);
+    (ours & board.pawns()).into_iter().any(|sq| {
+        let ahead = match color {
+            Color::White => sq.offset(8),
+            Color::Black => sq.offset(-8),
+        };
+        let can_push = ahead.is_some_and(|a| !occupied.contains(a));
+        let can_take = (shakmaty::attacks::pawn_attacks(color, sq) & theirs).any();
+        can_push || can_take
+    })
 }
 
 /// Asks chasolver whether `color` is proven unable to mate. `None` when undecided or when the

@@ -812,14 +812,13 @@ impl Replay<'_> {
             self.main.ended = Some((Termination::Checkmate, ply, pos.clone()));
             return;
         }
-        if mv.is_capture() || mv.is_promotion() {
-            let ins = self.opts.insufficient;
-            if adjudicate::insufficient_material(pos, Color::White, ins)
-                && adjudicate::insufficient_material(pos, Color::Black, ins)
-            {
-                self.main.ended = Some((Termination::DeadPosition, ply, pos.clone()));
-                return;
-            }
+        // A position can only become dead after a capture or a pawn move (material or the pawn
+        // structure changed); the solver is consulted only past a cheap screen.
+        if irreversible_material(&mv)
+            && adjudicate::is_dead(pos, self.opts.insufficient, self.opts.dead_search)
+        {
+            self.main.ended = Some((Termination::DeadPosition, ply, pos.clone()));
+            return;
         }
         let hash = self.main.hash;
         let repeats = self.main.history.iter().filter(|(h, _)| *h == hash).count();
@@ -1043,6 +1042,11 @@ impl Replay<'_> {
         }
         self.findings.push(f);
     }
+}
+
+/// Captures, promotions and pawn moves: the moves after which a position can become dead.
+fn irreversible_material(mv: &Move) -> bool {
+    mv.is_capture() || mv.is_promotion() || mv.role() == shakmaty::Role::Pawn
 }
 
 /// A cheap screen before [`notation::trailing_sign`]: moves start with a file or piece letter.
@@ -1523,9 +1527,11 @@ fn adjudicate(
         Some((t, ply, pos)) => (t, Some(ply), pos),
         None => {
             let pos = final_pos.clone();
-            let term = if pos.is_checkmate() {
+            // One legal-move generation for both mate and stalemate.
+            let no_moves = pos.legal_moves().is_empty();
+            let term = if no_moves && pos.is_check() {
                 Termination::Checkmate
-            } else if pos.is_stalemate() {
+            } else if no_moves {
                 Termination::Stalemate
             } else if adjudicate::is_dead(&pos, opts.insufficient, opts.dead_search) {
                 Termination::DeadPosition
