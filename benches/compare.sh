@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times `pgnkit validate` against other tools that check every move of every game, on the
 # project's standard inputs (../shared/bench/make-inputs.sh), in one run:
-#   pgnkit       target/release/pgnkit validate FILE
+#   pgnkit       target/release/pgnkit validate -j 1 FILE (also -j 2 unpinned, convert and stats)
 #   pgn-reader   examples/pgn_reader_replay.rs (pgn-reader + shakmaty, the Rust baseline)
 #   pgn-extract  pgn-extract -r (Debian package; installed with apt-get when missing)
 #   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
@@ -98,9 +98,14 @@ measure() {
   cat "$file" >/dev/null # same warm page cache for every tool
   for _ in $(seq "$repeat"); do
     status=0
-    taskset -c 0 /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$log.err" || status=$?
+    if [ "${name%-j2}" != "$name" ]; then
+      # The parallel run gets every core.
+      /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$log.err" || status=$?
+    else
+      taskset -c 0 /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$log.err" || status=$?
+    fi
     # pgnkit exits 1 when it finds problems in the input; only 2 and up mean it failed.
-    if [ "$status" -gt 1 ] || { [ "$status" = 1 ] && [ "$name" != pgnkit ]; }; then
+    if [ "$status" -gt 1 ] || { [ "$status" = 1 ] && [ "${name#pgnkit}" = "$name" ]; }; then
       echo "compare.sh: $name failed on $file (exit $status):" >&2
       tail -5 "$log.err" >&2
       rm -f "$log" "$log.err"
@@ -123,7 +128,11 @@ section "measurements (one core each)"
 for name in "${only[@]}"; do
   file=$inputs/$name.pgn
   [ -f "$file" ] || { echo "compare.sh: no input $file" >&2; exit 2; }
-  measure pgnkit "$file" "$pgnkit" validate "$file"
+  measure pgnkit "$file" "$pgnkit" validate -q -j 1 "$file"
+  measure pgnkit-j2 "$file" "$pgnkit" validate -q -j 2 "$file"
+  measure pgnkit-convert-san "$file" "$pgnkit" convert -q -j 1 --to san "$file"
+  measure pgnkit-convert-zh "$file" "$pgnkit" convert -q -j 1 --to zh "$file"
+  measure pgnkit-stats "$file" "$pgnkit" stats -q -j 1 --report summary "$file"
   measure pgn-reader "$file" "$reader" "$file"
   measure pgn-extract "$file" "$pgn_extract" -r -s --quiet "$file"
   if [ "$python" = 1 ]; then

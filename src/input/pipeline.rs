@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{GameReader, Lexed};
+use crate::pgn::{lex_game_at, GameReader, Lexed};
 
 /// One game, owned, so it can cross threads.
 #[derive(Debug, Default)]
@@ -20,6 +20,8 @@ pub struct OwnedGame {
     pub number: u64,
     /// Line of the game's first byte.
     pub line: u32,
+    /// Column of the game's first byte.
+    pub col: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
 }
@@ -67,6 +69,7 @@ where
             game.bytes.extend_from_slice(raw.bytes);
             game.number = raw.number;
             game.line = raw.line;
+            game.col = raw.col;
             game.offset = raw.offset;
             std::mem::swap(&mut game.lexed, &mut lexed);
             let out = work(&mut game);
@@ -89,7 +92,16 @@ where
                 let Ok(Ok((seq, mut games))) = next else {
                     break;
                 };
-                let results: Vec<T> = games.iter_mut().map(work).collect();
+                let results: Vec<T> = games
+                    .iter_mut()
+                    .map(|game| {
+                        // The reader only split the stream; lexing is the workers' job.
+                        if !game.bytes.is_empty() {
+                            lex_game_at(&game.bytes, true, game.line, game.col, &mut game.lexed);
+                        }
+                        work(game)
+                    })
+                    .collect();
                 if out_tx.send((seq, results)).is_err() {
                     break;
                 }
@@ -97,6 +109,7 @@ where
         }
         drop(out_tx);
         let producer = scope.spawn(move || -> io::Result<u64> {
+            reader.set_split_only(true);
             let mut lexed = Lexed::default();
             let mut seq = 0;
             let mut batch = Vec::new();
@@ -106,11 +119,18 @@ where
                     break;
                 }
                 size += raw.bytes.len();
+                // Only an oversized game's problem needs to travel; the rest is lexed again.
+                let oversized = raw.bytes.is_empty() && !lexed.problems.is_empty();
                 batch.push(OwnedGame {
                     bytes: raw.bytes.to_vec(),
-                    lexed: std::mem::take(&mut lexed),
+                    lexed: if oversized {
+                        std::mem::take(&mut lexed)
+                    } else {
+                        Lexed::default()
+                    },
                     number: raw.number,
                     line: raw.line,
+                    col: raw.col,
                     offset: raw.offset,
                 });
                 if size >= BATCH_BYTES || batch.len() >= BATCH_GAMES {

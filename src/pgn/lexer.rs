@@ -164,6 +164,10 @@ pub struct Lexed {
     pub problems: Vec<LexProblem>,
     /// Line number (1-based) just after the game's last byte.
     pub end_line: u32,
+    /// The game has something besides commentary (a tag, a move, a result...).
+    pub content: bool,
+    /// The game has a result token.
+    pub has_result: bool,
     /// Tags of earlier games, kept so their string buffers are reused (no allocation per tag).
     spare_tags: Vec<Tag>,
     /// Scratch buffer for unescaping tag values.
@@ -172,6 +176,8 @@ pub struct Lexed {
 
 impl Lexed {
     pub fn clear(&mut self) {
+        self.content = false;
+        self.has_result = false;
         self.tokens.clear();
         self.spare_tags.append(&mut self.tags);
         self.problems.clear();
@@ -210,6 +216,8 @@ struct Lexer<'a> {
     col_at: u32,
     // Column of `data[0]`: games can start in the middle of a line.
     first_col: u32,
+    // Record tokens (false: only find where the game ends).
+    record: bool,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
     out: &'a mut Lexed,
@@ -230,6 +238,19 @@ pub fn lex_game_at(
     first_col: u32,
     out: &mut Lexed,
 ) -> LexEnd {
+    lex_game_mode(data, eof, first_line, first_col, true, out)
+}
+
+/// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
+/// are found (no tokens): the cheap pass that splits a stream into games for parallel work.
+pub fn lex_game_mode(
+    data: &[u8],
+    eof: bool,
+    first_line: u32,
+    first_col: u32,
+    record: bool,
+    out: &mut Lexed,
+) -> LexEnd {
     out.clear();
     let mut lx = Lexer {
         data,
@@ -241,6 +262,7 @@ pub fn lex_game_at(
         col_at: first_col.max(1),
         first_col: first_col.max(1),
         token_on_line: first_col > 1,
+        record,
         out,
     };
     lx.run()
@@ -453,12 +475,7 @@ impl Lexer<'_> {
     }
 
     fn missing_result(&mut self, at: usize) {
-        let has_result = self
-            .out
-            .tokens
-            .iter()
-            .any(|t| matches!(t.kind, TokenKind::Result { .. }));
-        if !has_result {
+        if !self.out.has_result {
             self.problem_at(LexProblemKind::MissingResult, at);
         }
     }
@@ -503,6 +520,17 @@ impl Lexer<'_> {
     }
 
     fn push(&mut self, kind: TokenKind, start: usize, end: usize) {
+        match kind {
+            TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape => {}
+            TokenKind::Result { .. } => {
+                self.out.content = true;
+                self.out.has_result = true;
+            }
+            _ => self.out.content = true,
+        }
+        if !self.record {
+            return;
+        }
         let span = self.span(start, end);
         self.out.tokens.push(Token { kind, span });
     }
@@ -655,10 +683,13 @@ impl Lexer<'_> {
         tag.span = span;
         tag.invalid_utf8 = invalid_utf8;
         self.out.tags.push(tag);
-        self.out.tokens.push(Token {
-            kind: TokenKind::Tag(index),
-            span,
-        });
+        self.out.content = true;
+        if self.record {
+            self.out.tokens.push(Token {
+                kind: TokenKind::Tag(index),
+                span,
+            });
+        }
         self.i = start + end;
         Some(())
     }
@@ -684,10 +715,12 @@ impl Lexer<'_> {
             (None, None) => return None,
         };
         let span = self.span(start, end);
-        self.out.tokens.push(Token {
-            kind: TokenKind::Comment,
-            span,
-        });
+        if self.record {
+            self.out.tokens.push(Token {
+                kind: TokenKind::Comment,
+                span,
+            });
+        }
         if !terminated {
             self.out.problems.push(LexProblem {
                 kind: LexProblemKind::UnterminatedComment,

@@ -5,6 +5,7 @@ pub mod lexer;
 pub mod reader;
 
 pub use lexer::{
-    lex_game, GameResult, LexEnd, LexProblem, LexProblemKind, Lexed, Span, Tag, Token, TokenKind,
+    lex_game, lex_game_at, lex_game_mode, GameResult, LexEnd, LexProblem, LexProblemKind, Lexed,
+    Span, Tag, Token, TokenKind,
 };
 pub use reader::{GameReader, RawGame};

@@ -10,8 +10,7 @@ use std::io::{self, Read};
 use memchr::memchr_iter;
 
 use super::lexer::{
-    lex_game_at, looks_like_tag, wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
-    TokenKind,
+    lex_game_mode, looks_like_tag, wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
 };
 
 /// Bytes read from the source at a time.
@@ -29,6 +28,8 @@ pub struct RawGame<'a> {
     pub offset: u64,
     /// Line (1-based) of the game's first byte.
     pub line: u32,
+    /// Column (1-based, in characters) of the game's first byte.
+    pub col: u32,
     /// Game number in the stream (1-based).
     pub number: u64,
 }
@@ -47,6 +48,8 @@ pub struct GameReader<R> {
     at_stream_start: bool,
     /// Column (in characters, 1-based) of `buf[start]` on its line.
     col: u32,
+    /// Only split games (tags and problems are found, tokens are not recorded).
+    split_only: bool,
 }
 
 impl<R: Read> GameReader<R> {
@@ -68,7 +71,14 @@ impl<R: Read> GameReader<R> {
             max_game: max_game.max(1024),
             at_stream_start: true,
             col: 1,
+            split_only: false,
         }
+    }
+
+    /// Only split the stream into games: `next_game` then fills in tags and problems but no
+    /// tokens (lex each game's bytes afterwards with [`super::lex_game_at`]).
+    pub fn set_split_only(&mut self, split_only: bool) {
+        self.split_only = split_only;
     }
 
     /// Bytes consumed so far.
@@ -168,16 +178,10 @@ impl<R: Read> GameReader<R> {
         }
         loop {
             let data = &self.buf[self.start..self.end];
-            match lex_game_at(data, self.eof, self.line, self.col, lexed) {
+            match lex_game_mode(data, self.eof, self.line, self.col, !self.split_only, lexed) {
                 LexEnd::Complete(len) => {
                     let len = len.max(1).min(data.len());
-                    if lexed.tokens.iter().all(|t| {
-                        matches!(
-                            t.kind,
-                            TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape
-                        )
-                    }) && lexed.problems.is_empty()
-                    {
+                    if !lexed.content && lexed.problems.is_empty() {
                         // Only commentary between games (`; { Game Nr. 30 ... }` after a
                         // result): not a game. Skip it and read on.
                         let end_line = lexed.end_line.max(self.line);
@@ -190,6 +194,7 @@ impl<R: Read> GameReader<R> {
                         continue;
                     }
                     let first_line = self.line;
+                    let first_col = self.col;
                     let offset = self.offset;
                     let end_line = lexed.end_line.max(first_line);
                     let start = self.start;
@@ -212,6 +217,7 @@ impl<R: Read> GameReader<R> {
                             bytes: &[],
                             offset,
                             line: first_line,
+                            col: first_col,
                             number: self.games,
                         }));
                     }
@@ -219,6 +225,7 @@ impl<R: Read> GameReader<R> {
                         bytes: &self.buf[start..start + len],
                         offset,
                         line: first_line,
+                        col: first_col,
                         number: self.games,
                     }));
                 }
@@ -238,6 +245,7 @@ impl<R: Read> GameReader<R> {
     /// Skips a game larger than the limit up to the next line that looks like a tag pair.
     fn skip_oversized(&mut self, lexed: &mut Lexed) -> io::Result<RawGame<'_>> {
         let first_line = self.line;
+        let first_col = self.col;
         let offset = self.offset;
         lexed.clear();
         lexed.problems.push(LexProblem {
@@ -284,6 +292,7 @@ impl<R: Read> GameReader<R> {
             bytes: &[],
             offset,
             line: first_line,
+            col: first_col,
             number: self.games,
         })
     }
