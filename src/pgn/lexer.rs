@@ -6,7 +6,7 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
-use memchr::{memchr, memchr_iter, memmem};
+use memchr::{memchr, memchr_iter};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
 /// column in characters.
@@ -702,8 +702,9 @@ impl Lexer<'_> {
         let close = memchr(b'}', body);
         let scan = &body[..close.unwrap_or(body.len())];
         let mut tag_line = None;
-        for p in memmem::find_iter(scan, b"\n[") {
-            if looks_like_tag(&scan[p + 1..]) {
+        // Most comments have no newline at all: look for one before anything else.
+        for p in memchr_iter(b'\n', scan) {
+            if scan.get(p + 1) == Some(&b'[') && looks_like_tag(&scan[p + 1..]) {
                 tag_line = Some(p);
                 break;
             }

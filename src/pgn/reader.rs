@@ -118,8 +118,14 @@ impl<R: Read> GameReader<R> {
 
     fn consume(&mut self, n: usize, lines: u32) {
         let consumed = &self.buf[self.start..self.start + n];
-        let chars = |s: &[u8]| s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32;
-        self.col = match consumed.iter().rposition(|&b| b == b'\n') {
+        let chars = |s: &[u8]| {
+            if s.is_ascii() {
+                s.len() as u32
+            } else {
+                s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
+            }
+        };
+        self.col = match memchr::memrchr(b'\n', consumed) {
             Some(p) => 1 + chars(&consumed[p + 1..]),
             None => self.col + chars(consumed),
         };
