@@ -817,7 +817,13 @@ impl Replay<'_> {
         if irreversible_material(&mv)
             && adjudicate::is_dead(pos, self.opts.insufficient, self.opts.dead_search)
         {
-            self.main.ended = Some((Termination::DeadPosition, ply, pos.clone()));
+            // Stalemate comes before the dead position in the order of events (5.2.1).
+            let term = if pos.legal_moves().is_empty() {
+                Termination::Stalemate
+            } else {
+                Termination::DeadPosition
+            };
+            self.main.ended = Some((term, ply, pos.clone()));
             return;
         }
         let hash = self.main.hash;
