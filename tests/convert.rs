@@ -497,3 +497,10 @@ fn jobs_do_not_change_the_output() {
         }
     }
 }
+
+#[test]
+fn strict_san_tokens_are_copied_and_others_rewritten() {
+    // `e:d5`, `Pe4`-style and over-disambiguated moves are rewritten; canonical SAN is kept.
+    let out = convert(&["--to", "san", "-"], Some(b"1. Pe4 d5 2. e:d5 Qd8xd5 3. Ngf3 Qe4+ 4. Qe2 Qxe2+ 5. Bxe2 *\n"));
+    assert!(out.contains("1.e4 d5 2.exd5 Qxd5 3.Nf3 Qe4+ 4.Qe2 Qxe2+ 5.Bxe2 *"), "{out}");
+}

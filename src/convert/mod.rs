@@ -78,13 +78,29 @@ impl Collector {
 
 impl MoveObserver for Collector {
     fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim) {
+        self.on_move_written(token, depth, before, mv, check, None);
+    }
+
+    fn on_move_written(
+        &mut self,
+        token: usize,
+        depth: usize,
+        before: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
         let start = self.text.len();
         let notation = match self.notation {
             // The position knows whether it is Chess960 (a FEN start may make it so).
             Notation::Uci(_) => Notation::Uci(before.castles().mode()),
             n => n,
         };
-        write::write(before, mv, check, notation, &mut self.text);
+        match (notation, san) {
+            // The token was canonical SAN already: copy it.
+            (Notation::San, Some(san)) => self.text.push_str(san),
+            _ => write::write(before, mv, check, notation, &mut self.text),
+        }
         self.plies.push(Ply {
             token,
             depth,

@@ -147,6 +147,20 @@ pub trait MoveObserver {
     /// this once per move.
     fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim);
 
+    /// Like [`MoveObserver::on_move`], with the move's SAN (check sign included) when the token
+    /// was written exactly so: writers can copy it instead of computing it again.
+    fn on_move_written(
+        &mut self,
+        token: usize,
+        depth: usize,
+        before: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        _san: Option<&str>,
+    ) {
+        self.on_move(token, depth, before, mv, check);
+    }
+
     /// Token `token` held a move that could not be replayed (or was skipped after one).
     fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
 
@@ -774,8 +788,23 @@ impl Replay<'_> {
             self.check_sign(m, actual, &token_text(), span, label);
         }
         if let Some(before) = &self.lines[depth].before_last {
+            // Strict SAN as written (no lenient form, the right signs) is the canonical SAN.
+            let text = &self.bytes[span.start as usize..span.end as usize];
+            let full_origin = match m.pattern {
+                MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
+                _ => false,
+            };
+            let canonical = m.notes.0 == 0
+                && mnotes == matcher::MatchNotes::default()
+                && m.check == actual
+                && !full_origin
+                && text.first() != Some(&b'P')
+                && text
+                    .iter()
+                    .all(|&b| matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-'));
+            let san = canonical.then(|| std::str::from_utf8(text).ok()).flatten();
             self.observer
-                .on_move(self.token_index, depth, before, mv, actual);
+                .on_move_written(self.token_index, depth, before, mv, actual, san);
         }
         if is_main {
             self.main_ply(
