@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Round trips of `pgnkit convert` on the shared corpus, checked against python-chess.
 
-For every file of ../shared/corpus/{lichess,twic,python-chess,eco}:
+For every file of ../shared/corpus/{lichess,twic,python-chess,eco,chess-library}:
 
 1. `pgnkit convert --to san FILE` (san.pgn) must be read by python-chess to the same main-line
    moves and final position as python-chess reads from FILE itself, game by game (games are
@@ -33,7 +33,7 @@ import chess.pgn
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
-FOLDERS = ["lichess", "twic", "python-chess", "eco"]
+FOLDERS = ["lichess", "twic", "python-chess", "eco", "chess-library"]
 NOTATIONS = ["lan", "uci", "fan", "zh", "zh-long"]
 STANDARD_TAGS = {"", "standard", "chess", "normal", "from position", "from_position"}
 NUMBER = re.compile(r"^\d+\.(\.\.)?")
