@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Round trips of `pgnkit convert` on the shared corpus, checked against python-chess.
 
-For every file of ../shared/corpus/{lichess,twic,python-chess,eco,chess-library}:
+For every file of ../shared/corpus/{lichess,twic,python-chess,eco,chess-library} and every
+10th game of the TCEC archive (Chess960 and engine comments included):
 
 1. `pgnkit convert --to san FILE` (san.pgn) must be read by python-chess to the same main-line
    moves and final position as python-chess reads from FILE itself, game by game (games are
@@ -34,6 +35,8 @@ import chess.pgn
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 FOLDERS = ["lichess", "twic", "python-chess", "eco", "chess-library"]
+# Every Nth game of the 150 MB TCEC archive (decompressed into a temporary file).
+TCEC_EVERY = 10
 NOTATIONS = ["lan", "uci", "fan", "zh", "zh-long"]
 STANDARD_TAGS = {"", "standard", "chess", "normal", "from position", "from_position"}
 NUMBER = re.compile(r"^\d+\.(\.\.)?")
@@ -66,6 +69,10 @@ def mainline_tokens(game: str) -> list[str]:
         if c == "{":
             end = movetext.find("}", i)
             i = len(movetext) if end < 0 else end + 1
+            continue
+        if c == ";":  # a line comment runs to the end of the line
+            end = movetext.find("\n", i)
+            i = len(movetext) if end < 0 else end
             continue
         if c in "() \n":
             if word and depth == 0:
@@ -186,6 +193,16 @@ def main() -> int:
         print(f"roundtrip: no pgnkit binary at {args.pgnkit}", file=sys.stderr)
         return 2
     files = sorted(p for folder in FOLDERS for p in (args.corpus / folder).glob("*.pgn"))
+    tcec = args.corpus / "tcec" / "tcec-shared.pgn.zst"
+    if tcec.is_file():
+        import subprocess as sp
+        import tempfile
+        raw = sp.run(["zstd", "-dqc", str(tcec)], check=True, capture_output=True).stdout
+        games = raw.split(b"\n[Event ")
+        sample = b"\n[Event ".join(g for i, g in enumerate(games) if i % TCEC_EVERY == 0)
+        with tempfile.NamedTemporaryFile(prefix="tcec-sample-", suffix=".pgn", delete=False) as f:
+            f.write(sample)
+        files.append(Path(f.name))
     if not files:
         print(f"roundtrip: no corpus at {args.corpus}", file=sys.stderr)
         return 2

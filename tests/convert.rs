@@ -501,6 +501,40 @@ fn jobs_do_not_change_the_output() {
 #[test]
 fn strict_san_tokens_are_copied_and_others_rewritten() {
     // `e:d5`, `Pe4`-style and over-disambiguated moves are rewritten; canonical SAN is kept.
-    let out = convert(&["--to", "san", "-"], Some(b"1. Pe4 d5 2. e:d5 Qd8xd5 3. Ngf3 Qe4+ 4. Qe2 Qxe2+ 5. Bxe2 *\n"));
-    assert!(out.contains("1.e4 d5 2.exd5 Qxd5 3.Nf3 Qe4+ 4.Qe2 Qxe2+ 5.Bxe2 *"), "{out}");
+    let out = convert(
+        &["--to", "san", "-"],
+        Some(b"1. Pe4 d5 2. e:d5 Qd8xd5 3. Ngf3 Qe4+ 4. Qe2 Qxe2+ 5. Bxe2 *\n"),
+    );
+    assert!(
+        out.contains("1.e4 d5 2.exd5 Qxd5 3.Nf3 Qe4+ 4.Qe2 Qxe2+ 5.Bxe2 *"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_line_comment_with_braces_stays_a_line_comment() {
+    // TCEC files end games with `; { Game Nr. 1 ... }`: a brace comment cannot hold `}`.
+    let input =
+        b"[Event \"a\"]\n\n1. e4 e5 1-0 ; { Game Nr. 1 : A wins }\n\n[Event \"b\"]\n\n1. d4 d5 *\n";
+    let out = convert(&["--to", "san", "-"], Some(input));
+    assert!(!out.contains("}}"), "{out}");
+    let back = pgnkit(
+        &["validate", "--format", "json", "--game-records", "-"],
+        Some(out.as_bytes()),
+    );
+    let text = String::from_utf8_lossy(&back.stdout);
+    assert!(!text.contains("\"severity\":\"error\""), "{out}\n{text}");
+    assert_eq!(text.matches("\"type\":\"game\"").count(), 2, "{text}");
+}
+
+#[test]
+fn chess960_king_step_is_not_castling() {
+    // Black's king on d8 with a rook on a8: Kd8-c8 / d8c8 is the king's step (in Chess960 UCI
+    // castling is written as the king taking its rook, d8a8).
+    let input = b"[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"r2k3r/8/8/8/8/8/8/R2K3R b KQkq - 0 1\"]\n\n1... Kc8 2. Kc1 *\n";
+    for to in ["lan", "uci"] {
+        let written = convert(&["--to", to, "-"], Some(input));
+        let back = convert(&["--to", "san", "-"], Some(written.as_bytes()));
+        assert!(back.contains("1...Kc8 2.Kc1 *"), "{to}: {written}\n{back}");
+    }
 }

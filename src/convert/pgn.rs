@@ -75,6 +75,22 @@ impl Lines<'_> {
         self.prefix.clear();
     }
 
+    /// A `;` comment: it runs to the end of the line, so a line break follows it. Used for
+    /// comment text that holds a `}` (possible only from a `;` comment in the input), which a
+    /// brace comment could not.
+    fn line_comment(&mut self, text: &str) {
+        self.flush();
+        if self.col > 0 {
+            self.out.push(' ');
+        }
+        self.out.push_str(&self.prefix);
+        self.prefix.clear();
+        self.out.push(';');
+        self.out.push_str(text.trim_end());
+        self.out.push('\n');
+        self.col = 0;
+    }
+
     fn open(&mut self) {
         self.prefix.push('(');
     }
@@ -186,6 +202,7 @@ pub fn write_movetext(
                 lines.word(null);
                 need_number = true;
             }
+            Element::Comment(text) if text.contains('}') => lines.line_comment(text),
             Element::Comment(text) => {
                 let mut words = text.split_whitespace().peekable();
                 if words.peek().is_none() {

@@ -53,7 +53,8 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
         }
         MovePattern::Normal(n) => {
             let mut moves = candidates(pos, &n);
-            moves.retain(|c| fits(c, &n));
+            let chess960 = pos.castles().mode() == shakmaty::CastlingMode::Chess960;
+            moves.retain(|c| fits(c, &n, chess960));
             one(&moves)?
         }
     };
@@ -110,7 +111,7 @@ pub fn king_target(m: &Move) -> Option<Square> {
     }
 }
 
-fn fits(m: &Move, n: &NormalPattern) -> bool {
+fn fits(m: &Move, n: &NormalPattern, chess960: bool) -> bool {
     if let Some(role) = n.role {
         if m.role() != role {
             return false;
@@ -136,8 +137,15 @@ fn fits(m: &Move, n: &NormalPattern) -> bool {
     match king_target(m) {
         // Castling written as a king move from its square (UCI, long algebraic): to the king's
         // square, or to the rook (Chess960 UCI). `Kc8` in SAN is never castling.
+        // Only a pattern without a piece letter (UCI, `e1-g1`) can mean castling: `Kd8-c8` in
+        // Chess960 is the king's step, not O-O-O.
         Some(target) => {
-            n.from_file.is_some() && n.from_rank.is_some() && (dest_ok(target) || dest_ok(m.to()))
+            n.role.is_none()
+                && n.from_file.is_some()
+                && n.from_rank.is_some()
+                // Chess960 UCI writes castling as the king taking its rook; standard UCI (and
+                // long algebraic) as the king's two-square step.
+                && if chess960 { dest_ok(m.to()) } else { dest_ok(target) || dest_ok(m.to()) }
         }
         None => dest_ok(m.to()),
     }
