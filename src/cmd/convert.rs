@@ -15,7 +15,6 @@ use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
 use crate::input::pipeline::{self, OwnedGame};
-use crate::input::{decode, open};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::pgn::GameReader;
@@ -391,9 +390,7 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         args.format,
         FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
     );
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = crate::input::jobs(args.jobs);
     let mut rejects = match &args.rejects {
         Some(path) => {
             Some(BufWriter::new(File::create(path).with_context(|| {
@@ -414,20 +411,13 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
     };
     let started = Instant::now();
     let mut totals = Totals::default();
-    let forced = match &args.encoding {
-        Some(name) => Some(decode::by_name(name).ok_or_else(|| {
-            anyhow::anyhow!("unknown encoding '{name}' (try utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le)")
-        })?),
-        None => None,
-    };
-    let (sources, walk_errors) = open::expand(&args.files);
-    for (path, e) in walk_errors {
-        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
-        totals.failed_inputs += 1;
-    }
+    let forced =
+        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
+    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    totals.failed_inputs += failed_dirs;
     for source in &sources {
         let name = source.name();
-        let opened = open::open(source).and_then(|(input, _)| decode::decoded(input, forced));
+        let opened = crate::input::open_text(source, forced);
         let (input, detected, malformed) = match opened {
             Ok(x) => x,
             Err(e) => {

@@ -14,7 +14,6 @@ use shakmaty::{san::San, Chess, Move};
 use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{self, OwnedGame};
-use crate::input::{decode, open};
 use crate::notation::CheckClaim;
 use crate::pgn::GameReader;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
@@ -374,17 +373,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut tally = Tally::new();
     let mut failed_inputs = 0usize;
     let mut bytes = 0u64;
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (sources, walk_errors) = open::expand(&args.files);
-    for (path, e) in walk_errors {
-        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
-        failed_inputs += 1;
-    }
+    let jobs = crate::input::jobs(args.jobs);
+    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    failed_inputs += failed_dirs;
     for source in &sources {
         let name = source.name();
-        let input = match open::open(source).and_then(|(input, _)| decode::decoded(input, None)) {
+        let input = match crate::input::open_text(source, None) {
             Ok((input, _, _)) => input,
             Err(e) => {
                 eprintln!("pgnkit: cannot open {name}: {e}");

@@ -181,20 +181,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
     let started = Instant::now();
     let mut totals = Totals::default();
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let encoding = match &args.encoding {
-        Some(name) => Some(decode::by_name(name).ok_or_else(|| {
-            anyhow::anyhow!("unknown encoding '{name}' (try utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le)")
-        })?),
-        None => None,
-    };
-    let (sources, walk_errors) = open::expand(&args.files);
-    for (path, e) in walk_errors {
-        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
-        totals.failed_inputs += 1;
-    }
+    let jobs = crate::input::jobs(args.jobs);
+    let encoding =
+        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
+    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    totals.failed_inputs += failed_dirs;
     // The size is known when every input is an uncompressed file; otherwise no estimate.
     let total = sources.iter().try_fold(0u64, |acc, s| match s {
         open::Source::File(p) => {

@@ -123,27 +123,7 @@ impl Lines<'_> {
     }
 }
 
-/// Columns a string takes in a terminal: two for East Asian wide characters.
-pub fn display_width(s: &str) -> usize {
-    s.chars()
-        .map(|c| {
-            let c = c as u32;
-            let wide = (0x1100..=0x115F).contains(&c)
-                || (0x2E80..=0xA4CF).contains(&c)
-                || (0xAC00..=0xD7A3).contains(&c)
-                || (0xF900..=0xFAFF).contains(&c)
-                || (0xFE30..=0xFE4F).contains(&c)
-                || (0xFF00..=0xFF60).contains(&c)
-                || (0xFFE0..=0xFFE6).contains(&c)
-                || (0x20000..=0x3FFFD).contains(&c);
-            if wide {
-                2
-            } else {
-                1
-            }
-        })
-        .sum()
-}
+pub use crate::report::display_width;
 
 /// How the movetext looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
