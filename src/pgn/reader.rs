@@ -208,16 +208,7 @@ impl<R: Read> GameReader<R> {
                     self.games += 1;
                     if len > self.max_game {
                         // The limit holds however the bytes arrived.
-                        lexed.clear();
-                        lexed.problems.push(LexProblem {
-                            kind: LexProblemKind::GameTooLarge,
-                            span: Span {
-                                start: 0,
-                                end: 0,
-                                line: first_line,
-                                col: 1,
-                            },
-                        });
+                        too_large(lexed, first_line);
                         lexed.end_line = end_line;
                         return Ok(Some(RawGame {
                             bytes: &[],
@@ -253,16 +244,7 @@ impl<R: Read> GameReader<R> {
         let first_line = self.line;
         let first_col = self.col;
         let offset = self.offset;
-        lexed.clear();
-        lexed.problems.push(LexProblem {
-            kind: LexProblemKind::GameTooLarge,
-            span: Span {
-                start: 0,
-                end: 0,
-                line: first_line,
-                col: 1,
-            },
-        });
+        too_large(lexed, first_line);
         // Never stop at the very first byte: that is where this game starts.
         let mut from = 1;
         loop {
@@ -302,6 +284,20 @@ impl<R: Read> GameReader<R> {
             number: self.games,
         })
     }
+}
+
+/// Leaves in `lexed` only the report that the game starting on `line` was too large.
+fn too_large(lexed: &mut Lexed, line: u32) {
+    lexed.clear();
+    lexed.problems.push(LexProblem {
+        kind: LexProblemKind::GameTooLarge,
+        span: Span {
+            start: 0,
+            end: 0,
+            line,
+            col: 1,
+        },
+    });
 }
 
 #[cfg(test)]
