@@ -6,7 +6,7 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
-use memchr::{memchr, memchr_iter};
+use memchr::{memchr, memchr2, memchr_iter};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
 /// column in characters.
@@ -272,8 +272,34 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
+/// Bytes that end a symbol, as a table: the symbol scan is the lexer's innermost loop.
+static DELIMITER: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = matches!(
+            b as u8,
+            b' ' | b'\t'
+                | b'\n'
+                | b'\r'
+                | 0x0b
+                | 0x0c
+                | b'{'
+                | b'}'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b';'
+                | b'"'
+        );
+        b += 1;
+    }
+    table
+};
+
 fn is_delimiter(b: u8) -> bool {
-    is_space(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"')
+    DELIMITER[usize::from(b)]
 }
 
 /// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`.
@@ -605,6 +631,14 @@ impl Lexer<'_> {
         raw.clear();
         let mut closed = None;
         while j < line.len() {
+            // Copy the run up to the next quote or backslash at once: most values have none
+            // but the closing quote.
+            let run = memchr2(b'"', b'\\', &line[j..]).map_or(line.len(), |p| j + p);
+            raw.extend_from_slice(&line[j..run]);
+            j = run;
+            if j >= line.len() {
+                break;
+            }
             match line[j] {
                 b'\\' if j + 1 < line.len() && matches!(line[j + 1], b'"' | b'\\') => {
                     raw.push(line[j + 1]);
@@ -757,7 +791,14 @@ impl Lexer<'_> {
                 self.push(TokenKind::Unknown, start, end);
                 return false;
             }
-            // Move numbers first: they are the most common symbol after moves.
+            // Most symbols are SAN moves: a letter first and no glyph glued on. No result,
+            // NAG or evaluation sign has that shape (`N` alone is the novelty sign).
+            if s.len() >= 2 && s[0].is_ascii_alphabetic() && !matches!(s[s.len() - 1], b'!' | b'?')
+            {
+                self.push(TokenKind::Move, start, end);
+                return false;
+            }
+            // Move numbers next: they are the most common symbol after moves.
             if s[0].is_ascii_digit() {
                 let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
                 let rest = &s[digits..];

@@ -72,13 +72,14 @@ pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSe
 
 /// Whether neither side can mate (FIDE 5.2.2).
 pub fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
+    // Most positions of a game still hold a side that can obviously mate: decide those first.
+    if obviously_can_mate(pos, Color::White) || obviously_can_mate(pos, Color::Black) {
+        return false;
+    }
     let white = insufficient_material(pos, Color::White, meaning);
     let black = insufficient_material(pos, Color::Black, meaning);
     if white && black {
         return true;
-    }
-    if obviously_can_mate(pos, Color::White) || obviously_can_mate(pos, Color::Black) {
-        return false;
     }
     (white || solver_unwinnable(pos, Color::White, search) == Some(true))
         && (black || solver_unwinnable(pos, Color::Black, search) == Some(true))

@@ -757,12 +757,11 @@ impl Replay<'_> {
         }
 
         let line = &mut self.lines[depth];
-        let irreversible = is_main && line.pos.is_irreversible(mv);
+        let mut irreversible = false;
         if is_main {
-            let hash = line
-                .pos
-                .update_zobrist_hash(self.main.hash, mv, EnPassantMode::Legal);
-            self.main.hash = hash.unwrap_or_default();
+            let ep_before = line.pos.legal_ep_square();
+            irreversible = ep_before.is_some() || changes_for_good(&line.pos, mv);
+            self.main.hash = hash_before_move(&line.pos, mv, ep_before, self.main.hash);
         }
         // The position before the move is kept only when something needs it: a variation
         // that follows (it starts there) or an observer. Cloning it on every ply is the
@@ -770,13 +769,17 @@ impl Replay<'_> {
         let keep_before = self.observer.wants_positions() || self.variation_follows;
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
-        if is_main && self.main.hash == Zobrist64::default() {
-            // No incremental update for this move: hash from scratch.
-            self.main.hash = line.pos.zobrist_hash(EnPassantMode::Legal);
+        if is_main {
+            self.main.hash = hash_after_move(&line.pos, mv, self.main.hash);
+            debug_assert_eq!(
+                self.main.hash,
+                line.pos.zobrist_hash(EnPassantMode::Legal),
+                "incremental hash after {mv:?}"
+            );
         }
         let gives_check = line.pos.is_check();
         let actual = if gives_check {
-            if line.pos.legal_moves().is_empty() {
+            if !matcher::king_can_step(&line.pos) && line.pos.legal_moves().is_empty() {
                 CheckClaim::Mate
             } else {
                 CheckClaim::Check
@@ -1080,6 +1083,120 @@ impl Replay<'_> {
 }
 
 /// Captures, promotions and pawn moves: the moves after which a position can become dead.
+/// Whether a move makes every earlier position unreachable, as shakmaty's
+/// `is_irreversible` decides apart from its en passant clause (the caller knows that one).
+fn changes_for_good(pos: &Chess, mv: Move) -> bool {
+    match mv {
+        Move::Normal {
+            role: shakmaty::Role::Pawn,
+            ..
+        }
+        | Move::Normal {
+            capture: Some(_), ..
+        }
+        | Move::Castle { .. }
+        | Move::EnPassant { .. }
+        | Move::Put { .. } => true,
+        Move::Normal { role, from, to, .. } => {
+            let rights = pos.castles().castling_rights();
+            rights.contains(from)
+                || rights.contains(to)
+                || (role == shakmaty::Role::King && pos.castles().has_color(pos.turn()))
+        }
+    }
+}
+
+/// The parts of a position's Zobrist hash (as shakmaty computes it, en passant counted only
+/// when legal) that the move takes away or changes: the pieces it moves, the turn, the
+/// castling rights and en passant file of the position before it. [`hash_after_move`] adds
+/// those of the position after. Together they replace hashing every position from scratch,
+/// which shakmaty's own incremental update falls back to after every double pawn push,
+/// king move and castling-rights change.
+fn hash_before_move(
+    pos: &Chess,
+    mv: Move,
+    ep_before: Option<shakmaty::Square>,
+    mut hash: Zobrist64,
+) -> Zobrist64 {
+    use shakmaty::{zobrist::ZobristValue, CastlingSide, Role, Square};
+    let turn = pos.turn();
+    let piece =
+        |sq: Square, role: Role, color: Color| Zobrist64::zobrist_for_piece(sq, role.of(color));
+    match mv {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            hash ^= piece(from, role, turn);
+            hash ^= piece(to, promotion.unwrap_or(role), turn);
+            if let Some(captured) = capture {
+                hash ^= piece(to, captured, !turn);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            hash ^= piece(from, Role::Pawn, turn);
+            hash ^= piece(to, Role::Pawn, turn);
+            hash ^= piece(
+                Square::from_coords(to.file(), from.rank()),
+                Role::Pawn,
+                !turn,
+            );
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_queen_side(rook < king);
+            hash ^= piece(king, Role::King, turn);
+            hash ^= piece(rook, Role::Rook, turn);
+            hash ^= piece(side.king_to(turn), Role::King, turn);
+            hash ^= piece(side.rook_to(turn), Role::Rook, turn);
+        }
+        Move::Put { role, to } => hash ^= piece(to, role, turn),
+    }
+    hash ^= Zobrist64::zobrist_for_white_turn();
+    hash ^= castling_hash(pos);
+    if let Some(sq) = ep_before {
+        hash ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    }
+    hash
+}
+
+/// Completes [`hash_before_move`] with the castling rights and en passant file of the position
+/// after the move (only a double pawn push can leave an en passant square).
+fn hash_after_move(after: &Chess, mv: Move, mut hash: Zobrist64) -> Zobrist64 {
+    use shakmaty::zobrist::ZobristValue;
+    hash ^= castling_hash(after);
+    let double_push = matches!(
+        mv,
+        Move::Normal { role: shakmaty::Role::Pawn, from, to, .. }
+            if from.rank().distance(to.rank()) == 2
+    );
+    if double_push {
+        if let Some(sq) = after.legal_ep_square() {
+            hash ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+        }
+    }
+    hash
+}
+
+fn castling_hash(pos: &Chess) -> Zobrist64 {
+    use shakmaty::{zobrist::ZobristValue, CastlingSide};
+    let castles = pos.castles();
+    let mut hash = Zobrist64::default();
+    if castles.is_empty() {
+        return hash;
+    }
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if castles.has(color, side) {
+                hash ^= Zobrist64::zobrist_for_castling_right(color, side);
+            }
+        }
+    }
+    hash
+}
+
 fn irreversible_material(mv: &Move) -> bool {
     mv.is_capture() || mv.is_promotion() || mv.role() == shakmaty::Role::Pawn
 }

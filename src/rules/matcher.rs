@@ -1,7 +1,10 @@
 //! The matcher: turns a [`ReadMove`] pattern into the one legal move it describes, notices
 //! lenient spellings, and, when no move or several fit, finds what the writer most likely meant.
 
-use shakmaty::{san::San, CastlingSide, Chess, File, Move, MoveList, Position, Rank, Role, Square};
+use shakmaty::{
+    attacks, san::San, Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Rank,
+    Role, Square,
+};
 
 use crate::notation::{CaptureClaim, MovePattern, NormalPattern, ReadMove};
 
@@ -45,17 +48,25 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
                 MatchError::Illegal
             })
         }
-        MovePattern::Castle(side) => one(&pos.castling_moves(side))?,
+        MovePattern::Castle(side) => match fast_castle(pos, side) {
+            Some(mv) => {
+                debug_assert_eq!(Ok(mv), one(&pos.castling_moves(side)), "fast castling");
+                mv
+            }
+            None => one(&pos.castling_moves(side))?,
+        },
         MovePattern::CastleAnySide => {
             let mut moves = pos.castling_moves(CastlingSide::KingSide);
             moves.extend(pos.castling_moves(CastlingSide::QueenSide));
             one(&moves)?
         }
         MovePattern::Normal(n) => {
-            let mut moves = candidates(pos, &n);
-            let chess960 = pos.castles().mode() == shakmaty::CastlingMode::Chess960;
-            moves.retain(|c| fits(c, &n, chess960));
-            one(&moves)?
+            if let Some(mv) = fast_one(pos, &n) {
+                debug_assert_eq!(Ok(mv), one(&general(pos, &n)), "fast path for {n:?}");
+                mv
+            } else {
+                one(&general(pos, &n))?
+            }
         }
     };
     if let MovePattern::Normal(n) = m.pattern {
@@ -68,7 +79,8 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
             _ => {}
         }
         let long = n.from_file.is_some() && n.from_rank.is_some();
-        if !long && n.role != Some(Role::Pawn) {
+        let disambiguated = n.from_file.is_some() || n.from_rank.is_some();
+        if disambiguated && !long && n.role != Some(Role::Pawn) {
             if let San::Normal { file, rank, .. } = San::from_move(pos, found) {
                 notes.over_disambiguated = (n.from_file.is_some() && file.is_none())
                     || (n.from_rank.is_some() && rank.is_none());
@@ -85,6 +97,154 @@ fn one(moves: &MoveList) -> Result<Move, MatchError> {
         0 => Err(MatchError::Illegal),
         _ => Err(MatchError::Ambiguous(moves.to_vec())),
     }
+}
+
+/// Every legal move that fits the pattern, through shakmaty's move generation.
+fn general(pos: &Chess, n: &NormalPattern) -> MoveList {
+    let mut moves = candidates(pos, n);
+    let chess960 = pos.castles().mode() == shakmaty::CastlingMode::Chess960;
+    moves.retain(|c| fits(c, n, chess960));
+    moves
+}
+
+/// The one legal move a piece letter (or pawn) and a full destination describe, found
+/// without generating a move list: the common case of every SAN game, and most of the cost
+/// of a replay. `None` when the case is not a plain one (in check, en passant, castling, a
+/// square-only pattern) or when not exactly one move fits: [`general`] then decides, and
+/// explains.
+fn fast_one(pos: &Chess, n: &NormalPattern) -> Option<Move> {
+    let role = n.role?;
+    let to = Square::from_coords(n.to_file, n.to_rank?);
+    let board = pos.board();
+    let turn = pos.turn();
+    let us = board.by_color(turn);
+    if us.contains(to) {
+        return None;
+    }
+    let king = board.king_of(turn)?;
+    let occupied = board.occupied();
+    let them = board.by_color(!turn);
+    if board.attacks_to(king, !turn, occupied).any() {
+        return None;
+    }
+    let ours = board.by_role(role) & us;
+    let mut from = match role {
+        Role::Pawn => {
+            let mut from = Bitboard::EMPTY;
+            if them.contains(to) {
+                // A pawn written without its file never captures (`c4` is not `dxc4`).
+                if n.from_file.is_some() {
+                    from |= attacks::pawn_attacks(!turn, to) & ours;
+                }
+            } else if Some(to) == pos.maybe_ep_square() {
+                return None;
+            } else {
+                let back = |sq: Square| sq.offset(if turn == Color::White { -8 } else { 8 });
+                let one = back(to)?;
+                if ours.contains(one) {
+                    from.add(one);
+                } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
+                    let two = back(one)?;
+                    if ours.contains(two) {
+                        from.add(two);
+                    }
+                }
+            }
+            let last = to.rank() == turn.relative_rank(Rank::Eighth);
+            match n.promotion {
+                None if last => return None,
+                Some(_) if !last => return None,
+                Some(Role::Pawn | Role::King) => return None,
+                _ => {}
+            }
+            from
+        }
+        _ if n.promotion.is_some() => return None,
+        Role::Knight => attacks::knight_attacks(to) & ours,
+        Role::Bishop => attacks::bishop_attacks(to, occupied) & ours,
+        Role::Rook => attacks::rook_attacks(to, occupied) & ours,
+        Role::Queen => attacks::queen_attacks(to, occupied) & ours,
+        Role::King => attacks::king_attacks(to) & ours,
+    };
+    if let Some(file) = n.from_file {
+        from &= Bitboard::from_file(file);
+    }
+    if let Some(rank) = n.from_rank {
+        from &= Bitboard::from_rank(rank);
+    }
+    let capture = board.role_at(to);
+    let mut found = None;
+    for sq in from {
+        let legal = if role == Role::King {
+            // The king may not step onto a square the other side attacks once it has left
+            // its own (a slider behind it would otherwise look blocked).
+            board
+                .attacks_to(to, !turn, occupied.without(king))
+                .is_empty()
+        } else if attacks::ray(king, sq).is_empty() || attacks::aligned(king, sq, to) {
+            // Not on a line with the king, or moving along it: cannot expose the king.
+            true
+        } else {
+            let after = occupied.without(sq).with(to);
+            let sliders = (attacks::rook_attacks(king, after) & board.rooks_and_queens())
+                | (attacks::bishop_attacks(king, after) & board.bishops_and_queens());
+            (sliders & them).without(to).is_empty()
+        };
+        if legal {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(Move::Normal {
+                role,
+                from: sq,
+                capture,
+                to,
+                promotion: n.promotion,
+            });
+        }
+    }
+    found
+}
+
+/// Whether the side to move has a legal king step (not castling): a cheap proof that a check
+/// is not mate, which saves generating every legal move for most checks.
+pub fn king_can_step(pos: &Chess) -> bool {
+    let board = pos.board();
+    let turn = pos.turn();
+    let Some(king) = board.king_of(turn) else {
+        return false;
+    };
+    let without_king = board.occupied().without(king);
+    (attacks::king_attacks(king) & !board.by_color(turn))
+        .into_iter()
+        .any(|to| board.attacks_to(to, !turn, without_king).is_empty())
+}
+
+/// Castling to `side` when it is legal, checked as shakmaty's move generator does but without
+/// generating every legal move: the right is held, the squares between are empty, and the king
+/// does not start, pass or land in check. `None` sends the case to the general path.
+fn fast_castle(pos: &Chess, side: CastlingSide) -> Option<Move> {
+    let turn = pos.turn();
+    let castles = pos.castles();
+    let rook = castles.rook(turn, side)?;
+    let board = pos.board();
+    let king = board.king_of(turn)?;
+    let occupied = board.occupied();
+    if (castles.path(turn, side) & occupied).any() {
+        return None;
+    }
+    let king_to = side.king_to(turn);
+    let after = occupied ^ king ^ rook ^ side.rook_to(turn);
+    if board.attacks_to(king_to, !turn, after).any() {
+        return None;
+    }
+    let without_king = occupied ^ king;
+    for sq in attacks::between(king, king_to).with(king) {
+        if board.attacks_to(sq, !turn, without_king).any() {
+            return None;
+        }
+    }
+    Some(Move::Castle { king, rook })
 }
 
 /// Legal moves that could fit the pattern, cheaply: only moves to the destination when it is
