@@ -87,23 +87,32 @@ where
             let job_rx = Arc::clone(&job_rx);
             let out_tx = out_tx.clone();
             let work = &work;
-            scope.spawn(move || loop {
-                let next = job_rx.lock().map(|rx| rx.recv());
-                let Ok(Ok((seq, mut games))) = next else {
-                    break;
-                };
-                let results: Vec<T> = games
-                    .iter_mut()
-                    .map(|game| {
-                        // The reader only split the stream; lexing is the workers' job.
-                        if !game.bytes.is_empty() {
+            scope.spawn(move || {
+                // One token buffer per worker, lent to each game in turn: no allocations per
+                // game once it has grown.
+                let mut scratch = Lexed::default();
+                loop {
+                    let next = job_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((seq, mut games))) = next else {
+                        break;
+                    };
+                    let results: Vec<T> = games
+                        .iter_mut()
+                        .map(|game| {
+                            // The reader only split the stream; lexing is the workers' job.
+                            if game.bytes.is_empty() {
+                                return work(game);
+                            }
+                            std::mem::swap(&mut game.lexed, &mut scratch);
                             lex_game_at(&game.bytes, true, game.line, game.col, &mut game.lexed);
-                        }
-                        work(game)
-                    })
-                    .collect();
-                if out_tx.send((seq, results)).is_err() {
-                    break;
+                            let out = work(game);
+                            std::mem::swap(&mut game.lexed, &mut scratch);
+                            out
+                        })
+                        .collect();
+                    if out_tx.send((seq, results)).is_err() {
+                        break;
+                    }
                 }
             });
         }

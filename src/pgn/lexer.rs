@@ -627,6 +627,21 @@ impl Lexer<'_> {
             return Some(());
         }
         j += 1;
+        if !self.record {
+            if let Some(end) = self.simple_tag_end(line, j) {
+                // Splitting only needs the tag's name (a repeated name starts a new game)
+                // and where it ends: leave the value to the full lexing.
+                let mut tag = self.out.spare_tags.pop().unwrap_or_default();
+                tag.name.clear();
+                tag.name
+                    .push_str(std::str::from_utf8(&line[name_range]).unwrap_or_default());
+                tag.value.clear();
+                self.out.tags.push(tag);
+                self.out.content = true;
+                self.i = start + end;
+                return Some(());
+            }
+        }
         let mut raw = std::mem::take(&mut self.out.scratch);
         raw.clear();
         let mut closed = None;
@@ -728,6 +743,45 @@ impl Lexer<'_> {
         Some(())
     }
 
+    /// Records a comment's token (and its problem when unterminated).
+    fn comment_token(&mut self, start: usize, end: usize, terminated: bool) {
+        let span = self.span(start, end);
+        if self.record {
+            self.out.tokens.push(Token {
+                kind: TokenKind::Comment,
+                span,
+            });
+        }
+        if !terminated {
+            self.out.problems.push(LexProblem {
+                kind: LexProblemKind::UnterminatedComment,
+                span: Span {
+                    end: span.start + 1,
+                    ..span
+                },
+            });
+        }
+    }
+
+    /// Where a tag whose value (from `value` on) holds no quote or backslash ends, when its
+    /// closing quote is followed by `]`: the case that needs no unescaping, so the full lexer
+    /// ends the tag at the same byte. (An invalid UTF-8 value is a problem only the full
+    /// lexing reports: splitting needs only the tag's name and end.)
+    fn simple_tag_end(&self, line: &[u8], value: usize) -> Option<usize> {
+        let quote = value + memchr2(b'"', b'\\', &line[value..])?;
+        if line[quote] != b'"' {
+            return None;
+        }
+        let mut k = quote + 1;
+        while k < line.len() && is_space(line[k]) {
+            k += 1;
+        }
+        if k >= line.len() || line[k] != b']' {
+            return None;
+        }
+        Some(k + 1)
+    }
+
     /// Lexes `{...}`. An unclosed comment ends where a line that looks like a tag pair begins,
     /// so that one missing `}` costs one game, not the rest of the file.
     fn comment(&mut self) -> Option<()> {
@@ -749,21 +803,8 @@ impl Lexer<'_> {
             (None, None) if self.eof => (self.data.len(), false),
             (None, None) => return None,
         };
-        let span = self.span(start, end);
-        if self.record {
-            self.out.tokens.push(Token {
-                kind: TokenKind::Comment,
-                span,
-            });
-        }
-        if !terminated {
-            self.out.problems.push(LexProblem {
-                kind: LexProblemKind::UnterminatedComment,
-                span: Span {
-                    end: span.start + 1,
-                    ..span
-                },
-            });
+        if self.record || !terminated {
+            self.comment_token(start, end, terminated);
         }
         let mut last_nl = None;
         for p in memchr_iter(b'\n', &self.data[start..end]) {
