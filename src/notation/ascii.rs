@@ -11,6 +11,108 @@ use super::{CaptureClaim, CheckClaim, MovePattern, NormalPattern, Notes, ReadErr
 ///
 /// [`ReadError::Unreadable`] when the token is not a move in SAN, long algebraic or UCI.
 pub fn read(token: &[u8]) -> Result<ReadMove, ReadError> {
+    if let Some(m) = plain_san(token) {
+        debug_assert_eq!(Ok(m), read_any(token), "plain SAN {token:?}");
+        return Ok(m);
+    }
+    read_any(token)
+}
+
+/// Strict SAN as most files write it (`e4`, `Nbd2`, `exd5`, `e8=Q+`, `O-O`), read without the
+/// checks the lenient forms need. `None` for anything else, which [`read_any`] then reads.
+fn plain_san(token: &[u8]) -> Option<ReadMove> {
+    let mut s = token;
+    let mut check = CheckClaim::None;
+    match s.last()? {
+        b'+' => check = CheckClaim::Check,
+        b'#' => check = CheckClaim::Mate,
+        _ => {}
+    }
+    if check != CheckClaim::None {
+        s = &s[..s.len() - 1];
+    }
+    let end = u16::try_from(token.len()).ok()?;
+    let castle = |side| ReadMove {
+        pattern: MovePattern::Castle(side),
+        capture: CaptureClaim::Unwritten,
+        check,
+        notes: Notes::default(),
+        start: 0,
+        end,
+    };
+    match s {
+        b"O-O" => return Some(castle(CastlingSide::KingSide)),
+        b"O-O-O" => return Some(castle(CastlingSide::QueenSide)),
+        _ => {}
+    }
+    let mut promotion = None;
+    if s.len() >= 4 && s[s.len() - 2] == b'=' {
+        promotion = Some(match s[s.len() - 1] {
+            b'Q' => Role::Queen,
+            b'R' => Role::Rook,
+            b'B' => Role::Bishop,
+            b'N' => Role::Knight,
+            _ => return None,
+        });
+        s = &s[..s.len() - 2];
+    }
+    if s.len() < 2 {
+        return None;
+    }
+    let to_file = file(s[s.len() - 2])?;
+    let to_rank = rank(s[s.len() - 1])?;
+    s = &s[..s.len() - 2];
+    let mut capture = CaptureClaim::Unwritten;
+    if let Some((b'x', rest)) = s.split_last() {
+        capture = CaptureClaim::Capture;
+        s = rest;
+    }
+    let mut role = Role::Pawn;
+    if let Some((&first @ (b'K' | b'Q' | b'R' | b'B' | b'N'), rest)) = s.split_first() {
+        role = Role::from_char(first as char)?;
+        s = rest;
+    }
+    let mut from_file = None;
+    if let Some((&first, rest)) = s.split_first() {
+        if let Some(f) = file(first) {
+            from_file = Some(f);
+            s = rest;
+        }
+    }
+    let mut from_rank = None;
+    if let Some((&first, rest)) = s.split_first() {
+        if let Some(r) = rank(first) {
+            from_rank = Some(r);
+            s = rest;
+        }
+    }
+    let strict = s.is_empty()
+        && !(from_file.is_some() && from_rank.is_some())
+        && if role == Role::Pawn {
+            // `exd5`; never `ed5`, `e2e4` or `4e5`.
+            from_rank.is_none() && from_file.is_some() == (capture == CaptureClaim::Capture)
+        } else {
+            promotion.is_none()
+        };
+    strict.then_some(ReadMove {
+        pattern: MovePattern::Normal(NormalPattern {
+            role: Some(role),
+            from_file,
+            from_rank,
+            to_file,
+            to_rank: Some(to_rank),
+            promotion,
+        }),
+        capture,
+        check,
+        notes: Notes::default(),
+        start: 0,
+        end,
+    })
+}
+
+/// Reads any ASCII move token (see [`read`]).
+fn read_any(token: &[u8]) -> Result<ReadMove, ReadError> {
     let mut notes = Notes::default();
     let mut s = token;
     if s.is_empty() || !s.is_ascii() {

@@ -787,6 +787,17 @@ impl Lexer<'_> {
     fn comment(&mut self) -> Option<()> {
         let start = self.i;
         let body = &self.data[start + 1..];
+        // Most comments are on one line (`{ [%clk 0:03:00] }`): one search finds their end.
+        if let Some(p) = memchr2(b'}', b'\n', body) {
+            if body[p] == b'}' {
+                let end = start + 1 + p + 1;
+                if self.record {
+                    self.comment_token(start, end, true);
+                }
+                self.i = end;
+                return Some(());
+            }
+        }
         let close = memchr(b'}', body);
         let scan = &body[..close.unwrap_or(body.len())];
         let mut tag_line = None;

@@ -109,8 +109,8 @@ fn general(pos: &Chess, n: &NormalPattern) -> MoveList {
 
 /// The one legal move a piece letter (or pawn) and a full destination describe, found
 /// without generating a move list: the common case of every SAN game, and most of the cost
-/// of a replay. `None` when the case is not a plain one (in check, en passant, castling, a
-/// square-only pattern) or when not exactly one move fits: [`general`] then decides, and
+/// of a replay. `None` when the case is not a plain one (double check, en passant, castling,
+/// a square-only pattern) or when not exactly one move fits: [`general`] then decides, and
 /// explains.
 fn fast_one(pos: &Chess, n: &NormalPattern) -> Option<Move> {
     let role = n.role?;
@@ -124,8 +124,13 @@ fn fast_one(pos: &Chess, n: &NormalPattern) -> Option<Move> {
     let king = board.king_of(turn)?;
     let occupied = board.occupied();
     let them = board.by_color(!turn);
-    if board.attacks_to(king, !turn, occupied).any() {
-        return None;
+    let checkers = board.attacks_to(king, !turn, occupied);
+    if role != Role::King && checkers.any() {
+        // In check, a piece other than the king must take the one checker or step between.
+        let checker = checkers.single_square()?;
+        if !attacks::between(king, checker).with(checker).contains(to) {
+            return None;
+        }
     }
     let ours = board.by_role(role) & us;
     let mut from = match role {
