@@ -6,7 +6,8 @@ use shakmaty::{
     fen::{Fen, ParseFenError},
     san::San,
     zobrist::Zobrist64,
-    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, PositionErrorKinds,
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position,
+    PositionErrorKinds,
 };
 
 use crate::diag::{Code, Finding, Severity};
@@ -114,6 +115,9 @@ impl GameReport {
 /// One line of play being replayed: the main line or a variation.
 struct Line {
     pos: Chess,
+    /// The pieces giving check in `pos`, once known: found after each move for its check
+    /// sign, and used again to match the next move.
+    checkers: Option<Bitboard>,
     /// Position before the last move of this line: where a variation that replaces that move
     /// starts. `None` before the first move or after a move that could not be replayed.
     before_last: Option<Chess>,
@@ -266,6 +270,7 @@ pub fn check_game_with(
     replay.main.history.push((replay.main.hash, false));
     replay.lines.push(Line {
         pos: start,
+        checkers: None,
         before_last: None,
         broken: None,
         main: true,
@@ -512,6 +517,7 @@ impl Replay<'_> {
         let pos = start.unwrap_or_else(|| parent.pos.clone());
         self.lines.push(Line {
             pos,
+            checkers: None,
             before_last: None,
             broken,
             main: false,
@@ -662,7 +668,10 @@ impl Replay<'_> {
             }
             setup.turn = !before.turn();
             match Chess::from_setup(setup, CastlingMode::Chess960) {
-                Ok(p) => line.pos = p,
+                Ok(p) => {
+                    line.pos = p;
+                    line.checkers = None;
+                }
                 Err(_) => return false,
             }
             line.before_last = Some(before);
@@ -686,7 +695,8 @@ impl Replay<'_> {
             return true;
         }
 
-        let mut found = matcher::find_move(&line.pos, m);
+        let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
+        let mut found = matcher::find_move_with(&line.pos, m, checkers);
         if self.opts.repair
             && found == Err(MatchError::Illegal)
             && !(is_main && self.main.ended.is_some())
@@ -763,6 +773,7 @@ impl Replay<'_> {
             irreversible = ep_before.is_some() || changes_for_good(&line.pos, mv);
             self.main.hash = hash_before_move(&line.pos, mv, ep_before, self.main.hash);
         }
+        let castles_before = is_main.then(|| line.pos.castles().clone());
         // The position before the move is kept only when something needs it: a variation
         // that follows (it starts there) or an observer. Cloning it on every ply is the
         // single largest cost of a replay.
@@ -771,13 +782,21 @@ impl Replay<'_> {
         line.pos.play_unchecked(mv);
         if is_main {
             self.main.hash = hash_after_move(&line.pos, mv, self.main.hash);
+            if let Some(before) = castles_before {
+                let after = line.pos.castles();
+                if after.castling_rights() != before.castling_rights() {
+                    self.main.hash ^= castling_hash(&before) ^ castling_hash(after);
+                }
+            }
             debug_assert_eq!(
                 self.main.hash,
                 line.pos.zobrist_hash(EnPassantMode::Legal),
                 "incremental hash after {mv:?}"
             );
         }
-        let gives_check = line.pos.is_check();
+        let checkers = line.pos.checkers();
+        line.checkers = Some(checkers);
+        let gives_check = checkers.any();
         let actual = if gives_check {
             if !matcher::king_can_step(&line.pos) && line.pos.legal_moves().is_empty() {
                 CheckClaim::Mate
@@ -1107,9 +1126,9 @@ fn changes_for_good(pos: &Chess, mv: Move) -> bool {
 }
 
 /// The parts of a position's Zobrist hash (as shakmaty computes it, en passant counted only
-/// when legal) that the move takes away or changes: the pieces it moves, the turn, the
-/// castling rights and en passant file of the position before it. [`hash_after_move`] adds
-/// those of the position after. Together they replace hashing every position from scratch,
+/// when legal) that the move takes away or changes: the pieces it moves, the turn and the
+/// en passant file of the position before it. [`hash_after_move`] adds the en passant file
+/// after it, and the caller swaps the castling rights' part when the rights changed. Together they replace hashing every position from scratch,
 /// which shakmaty's own incremental update falls back to after every double pawn push,
 /// king move and castling-rights change.
 fn hash_before_move(
@@ -1155,18 +1174,16 @@ fn hash_before_move(
         Move::Put { role, to } => hash ^= piece(to, role, turn),
     }
     hash ^= Zobrist64::zobrist_for_white_turn();
-    hash ^= castling_hash(pos);
     if let Some(sq) = ep_before {
         hash ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
     }
     hash
 }
 
-/// Completes [`hash_before_move`] with the castling rights and en passant file of the position
-/// after the move (only a double pawn push can leave an en passant square).
+/// Completes [`hash_before_move`] with the en passant file of the position after the move
+/// (only a double pawn push can leave an en passant square).
 fn hash_after_move(after: &Chess, mv: Move, mut hash: Zobrist64) -> Zobrist64 {
     use shakmaty::zobrist::ZobristValue;
-    hash ^= castling_hash(after);
     let double_push = matches!(
         mv,
         Move::Normal { role: shakmaty::Role::Pawn, from, to, .. }
@@ -1180,9 +1197,8 @@ fn hash_after_move(after: &Chess, mv: Move, mut hash: Zobrist64) -> Zobrist64 {
     hash
 }
 
-fn castling_hash(pos: &Chess) -> Zobrist64 {
+fn castling_hash(castles: &shakmaty::Castles) -> Zobrist64 {
     use shakmaty::{zobrist::ZobristValue, CastlingSide};
-    let castles = pos.castles();
     let mut hash = Zobrist64::default();
     if castles.is_empty() {
         return hash;

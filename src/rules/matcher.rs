@@ -39,6 +39,20 @@ pub struct MatchNotes {
 ///
 /// [`MatchError::Illegal`] when no legal move fits, [`MatchError::Ambiguous`] when several do.
 pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchError> {
+    find_move_with(pos, m, pos.checkers())
+}
+
+/// [`find_move`] for a caller that already knows the pieces giving check (`pos.checkers()`).
+///
+/// # Errors
+///
+/// As [`find_move`].
+pub fn find_move_with(
+    pos: &Chess,
+    m: &ReadMove,
+    checkers: Bitboard,
+) -> Result<(Move, MatchNotes), MatchError> {
+    debug_assert_eq!(checkers, pos.checkers());
     let mut notes = MatchNotes::default();
     let found = match m.pattern {
         MovePattern::Null => {
@@ -61,7 +75,7 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
             one(&moves)?
         }
         MovePattern::Normal(n) => {
-            if let Some(mv) = fast_one(pos, &n) {
+            if let Some(mv) = fast_one(pos, &n, checkers) {
                 debug_assert_eq!(Ok(mv), one(&general(pos, &n)), "fast path for {n:?}");
                 mv
             } else {
@@ -112,7 +126,7 @@ fn general(pos: &Chess, n: &NormalPattern) -> MoveList {
 /// of a replay. `None` when the case is not a plain one (double check, en passant, castling,
 /// a square-only pattern) or when not exactly one move fits: [`general`] then decides, and
 /// explains.
-fn fast_one(pos: &Chess, n: &NormalPattern) -> Option<Move> {
+fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> {
     let role = n.role?;
     let to = Square::from_coords(n.to_file, n.to_rank?);
     let board = pos.board();
@@ -124,7 +138,6 @@ fn fast_one(pos: &Chess, n: &NormalPattern) -> Option<Move> {
     let king = board.king_of(turn)?;
     let occupied = board.occupied();
     let them = board.by_color(!turn);
-    let checkers = board.attacks_to(king, !turn, occupied);
     if role != Role::King && checkers.any() {
         // In check, a piece other than the king must take the one checker or step between.
         let checker = checkers.single_square()?;
