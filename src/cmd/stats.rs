@@ -21,7 +21,7 @@ use crate::rules::game::{check_game_with, CheckOptions, MoveObserver};
 use crate::stats::elo::EloConfig;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::{EventKey, GameDate, Score, ScoredGame, StatsAccumulator};
+use crate::stats::{GameDate, Score, ScoredGame, StatsAccumulator};
 
 /// Write CSV reports from PGN files: games, standings (小分 / 对手分), players (Elo, club
 /// points), openings, terminations and a summary.
@@ -162,7 +162,7 @@ struct PartHeader {
 }
 
 const PART_FORMAT: &str = "pgnkit-stats-partial";
-const PART_VERSION: u32 = 1;
+const PART_VERSION: u32 = 2;
 
 /// Everything a part counted; its last line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -243,7 +243,6 @@ struct GameFacts {
     termination: TerminationKey,
     white_team: Option<String>,
     black_team: Option<String>,
-    round: Option<String>,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
 }
@@ -297,7 +296,6 @@ fn game_facts(game: &mut OwnedGame, name: &str, opts: &CheckOptions, plies: usiz
         },
         white_team: optional("WhiteTeam"),
         black_team: optional("BlackTeam"),
-        round: optional("Round"),
         white_elo: elo("WhiteElo"),
         black_elo: elo("BlackElo"),
         row: GameRow {
@@ -406,18 +404,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             });
             if let Some(score) = f.score {
                 acc.add(ScoredGame {
-                    event: EventKey {
-                        event: row.event.clone(),
-                        site: row.site.clone(),
-                        year: f.date.map(|d| d.year),
-                    },
-                    white: row.white.clone(),
-                    black: row.black.clone(),
-                    white_team: f.white_team,
-                    black_team: f.black_team,
+                    event: &row.event,
+                    site: &row.site,
+                    white: &row.white,
+                    black: &row.black,
+                    white_team: f.white_team.as_deref(),
+                    black_team: f.black_team.as_deref(),
                     score,
                     date: f.date,
-                    round: f.round,
+                    // A missing tag reads as "", which sorts as an unknown round too.
+                    round: Some(&row.round),
                     white_elo: f.white_elo,
                     black_elo: f.black_elo,
                     order,
@@ -449,8 +445,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             tally.files,
             tally.games,
             tally.games_with_errors,
-            tally.players.keys().filter(|k| !k.is_unknown()).count(),
-            acc.events.len(),
+            tally.players.len(),
+            acc.event_count(),
             secs,
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         );
@@ -584,7 +580,7 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
             args.parts.len(),
             tally.games,
             tally.games_with_errors,
-            acc.events.len()
+            acc.event_count()
         );
     }
     Ok(outcome(0, &tally))

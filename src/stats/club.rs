@@ -29,7 +29,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::{RatingLog, Score};
+use super::{NameId, Names, RatingLog, Score};
 
 /// How far below a bracket edge a computed `d` still counts as reaching it, absorbing binary
 /// rounding of totals that are decimal fractions.
@@ -146,15 +146,17 @@ pub struct ClubRow {
     pub level: Level,
 }
 
-/// Replays the games of `log` in chronological order and returns every player's total, highest first (then by name).
-pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
-    let mut rows: BTreeMap<&str, ClubRow> = BTreeMap::new();
+/// Replays the games of `log` in chronological order and returns every player's total,
+/// highest first (then by name). Player ids are names of `names`.
+pub fn club_table(log: &RatingLog, names: &Names, config: &ClubConfig) -> Vec<ClubRow> {
+    let mut rows: Vec<Option<ClubRow>> = vec![None; names.len()];
     for game in log.games() {
-        for name in [&game.white, &game.black] {
-            rows.entry(name).or_insert_with(|| {
-                let start = config.start_of(name);
+        for name in [game.white, game.black] {
+            rows[name.index()].get_or_insert_with(|| {
+                let player = names.get(name);
+                let start = config.start_of(player);
                 ClubRow {
-                    player: name.clone(),
+                    player: player.to_owned(),
                     games: 0,
                     wins: 0,
                     draws: 0,
@@ -165,15 +167,14 @@ pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
                 }
             });
         }
-        let white_total = rows[game.white.as_str()].total;
-        let black_total = rows[game.black.as_str()].total;
-        let gain = white_gain(white_total, black_total, game.score);
+        let total = |name: NameId| rows[name.index()].as_ref().map_or(0.0, |r| r.total);
+        let gain = white_gain(total(game.white), total(game.black), game.score);
         let sides = [
-            (&game.white, gain, game.score.white_half_points()),
-            (&game.black, -gain, game.score.black_half_points()),
+            (game.white, gain, game.score.white_half_points()),
+            (game.black, -gain, game.score.black_half_points()),
         ];
         for (name, change, half_points) in sides {
-            if let Some(row) = rows.get_mut(name.as_str()) {
+            if let Some(row) = rows[name.index()].as_mut() {
                 row.total += change;
                 row.games += 1;
                 match half_points {
@@ -184,7 +185,7 @@ pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
             }
         }
     }
-    let mut rows: Vec<ClubRow> = rows.into_values().collect();
+    let mut rows: Vec<ClubRow> = rows.into_iter().flatten().collect();
     for row in &mut rows {
         row.level = Level::of(row.total);
     }

@@ -11,13 +11,15 @@
 
 pub mod club;
 pub mod elo;
+pub mod names;
 pub mod standings;
 pub mod tally;
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+pub use names::{NameId, Names};
 use standings::EventAccumulator;
 
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
@@ -115,41 +117,52 @@ impl fmt::Display for GameDate {
 }
 
 /// What tells one event from another in a mixed database: `Event`, `Site` and the year of
-/// `Date` (tag values kept exactly as written).
-#[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct EventKey {
+/// `Date` (tag values kept exactly as written). Events sort by these, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventKey<'a> {
     /// The `Event` tag.
-    pub event: String,
+    pub event: &'a str,
     /// The `Site` tag.
-    pub site: String,
+    pub site: &'a str,
     /// The year of the `Date` tag, when known.
     pub year: Option<u16>,
 }
 
-/// One finished game reduced to the facts statistics need.
+/// An event as an accumulator keys it: names from its [`Names`] table, and the year.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub(crate) struct EventIds {
+    event: NameId,
+    site: NameId,
+    year: Option<u16>,
+}
+
+/// One finished game reduced to the facts statistics need, borrowed from the caller: adding
+/// it copies a name only the first time the accumulator sees it.
 ///
 /// Player and team names are kept exactly as written (any Unicode); a name that is empty,
 /// blank or `?` means "unknown" (see [`PlayerKey`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScoredGame {
-    /// The event the game belongs to.
-    pub event: EventKey,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoredGame<'a> {
+    /// The `Event` tag.
+    pub event: &'a str,
+    /// The `Site` tag.
+    pub site: &'a str,
     /// The `White` tag.
-    pub white: String,
+    pub white: &'a str,
     /// The `Black` tag.
-    pub black: String,
+    pub black: &'a str,
     /// The `WhiteTeam` tag, if any.
-    pub white_team: Option<String>,
+    pub white_team: Option<&'a str>,
     /// The `BlackTeam` tag, if any.
-    pub black_team: Option<String>,
+    pub black_team: Option<&'a str>,
     /// The result.
     pub score: Score,
-    /// The `Date` tag, if at least the year is known.
+    /// The `Date` tag, if at least the year is known; its year also tells events apart.
     pub date: Option<GameDate>,
     /// The `Round` tag as written, if any.
-    pub round: Option<String>,
+    pub round: Option<&'a str>,
     /// The `WhiteElo` tag, if it is a positive number.
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag, if it is a positive number.
@@ -174,12 +187,17 @@ pub enum PlayerKey {
 impl PlayerKey {
     /// Maps a tag value to a key: empty, blank and `?` become [`PlayerKey::Unknown`].
     pub fn from_name(name: &str) -> PlayerKey {
-        let trimmed = name.trim();
-        if trimmed.is_empty() || trimmed == "?" {
+        if PlayerKey::means_unknown(name) {
             PlayerKey::Unknown
         } else {
             PlayerKey::Named(name.to_owned())
         }
+    }
+
+    /// Whether a tag value names nobody: empty, blank or `?`.
+    pub fn means_unknown(name: &str) -> bool {
+        let trimmed = name.trim();
+        trimmed.is_empty() || trimmed == "?"
     }
 
     /// Whether this is the unknown bucket.
@@ -193,6 +211,55 @@ impl fmt::Display for PlayerKey {
         match self {
             PlayerKey::Named(name) => f.write_str(name),
             PlayerKey::Unknown => f.write_str("?"),
+        }
+    }
+}
+
+/// A player as an accumulator holds one: a name of its [`Names`] table, or the unknown
+/// bucket. Four bytes, so that per-game and per-pair records stay small.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct PlayerId(u32);
+
+impl PlayerId {
+    /// The unknown bucket.
+    pub const UNKNOWN: PlayerId = PlayerId(u32::MAX);
+
+    /// A named player.
+    pub fn named(name: NameId) -> PlayerId {
+        PlayerId(name.raw())
+    }
+
+    /// The player's name, `None` for the unknown bucket.
+    pub fn name(self) -> Option<NameId> {
+        NameId::from_index(self.0 as usize)
+    }
+
+    /// Whether this is the unknown bucket.
+    pub fn is_unknown(self) -> bool {
+        self == PlayerId::UNKNOWN
+    }
+
+    /// The same player in a table that `map` (from [`Names::absorb`]) maps this one's onto.
+    fn remap(self, map: &[NameId]) -> PlayerId {
+        match self.name() {
+            Some(name) => PlayerId::named(map[name.index()]),
+            None => PlayerId::UNKNOWN,
+        }
+    }
+
+    /// Whether this id is the unknown bucket or a name of a table of `len` names.
+    fn fits(self, len: usize) -> bool {
+        self.is_unknown() || (self.0 as usize) < len
+    }
+
+    /// The key for output: the name, or the unknown bucket.
+    pub fn key(self, names: &Names) -> PlayerKey {
+        match self.name() {
+            Some(name) => PlayerKey::Named(names.get(name).to_owned()),
+            None => PlayerKey::Unknown,
         }
     }
 }
@@ -263,10 +330,10 @@ impl PartialOrd for ChronoKey {
 pub struct RatedGame {
     /// Where the game falls in time.
     pub key: ChronoKey,
-    /// White's name.
-    pub white: String,
-    /// Black's name.
-    pub black: String,
+    /// White, in the accumulator's [`Names`].
+    pub white: NameId,
+    /// Black.
+    pub black: NameId,
     /// The result.
     pub score: Score,
     /// The `WhiteElo` tag.
@@ -300,14 +367,17 @@ impl RatingLog {
         self.len += 1;
     }
 
-    /// Takes in every game of `other`.
-    pub fn merge(&mut self, other: RatingLog) {
-        if self.games.is_empty() {
-            *self = other;
-            return;
-        }
+    /// Takes in every game of `other`, whose names `map` maps onto this log's.
+    fn merge(&mut self, other: RatingLog, map: &[NameId]) {
         for (key, games) in other.games {
-            self.games.entry(key).or_default().extend(games);
+            self.games
+                .entry(key)
+                .or_default()
+                .extend(games.into_iter().map(|mut g| {
+                    g.white = map[g.white.index()];
+                    g.black = map[g.black.index()];
+                    g
+                }));
         }
         self.len += other.len;
     }
@@ -370,19 +440,51 @@ pub(crate) mod pairs {
 }
 
 /// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+///
+/// Names are interned in one table ([`Names`]); per-game facts hold their ids.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(try_from = "AccumulatorData")]
 pub struct StatsAccumulator {
-    /// Per-event game facts, for standings.
-    #[serde(with = "pairs")]
-    pub events: BTreeMap<EventKey, EventAccumulator>,
-    /// Games between known players, for club points and Elo.
-    pub ratings: RatingLog,
+    names: Names,
+    events: HashMap<EventIds, EventAccumulator>,
+    ratings: RatingLog,
     /// Games seen.
     pub games: u64,
     /// Game sides (White or Black) whose player name was empty, blank or `?`.
     pub unknown_sides: u64,
     /// Games left out of ratings because at least one player was unknown.
     pub unrated_unknown_games: u64,
+}
+
+/// One event of an accumulator, with what its tables need.
+#[derive(Debug, Clone, Copy)]
+pub struct Event<'a> {
+    /// The event.
+    pub key: EventKey<'a>,
+    games: &'a EventAccumulator,
+    names: &'a Names,
+}
+
+impl<'a> Event<'a> {
+    /// The player table (see [`EventAccumulator::standings`]).
+    pub fn standings(&self, choice: standings::KindChoice) -> standings::Standings {
+        self.games.standings(self.names, choice)
+    }
+
+    /// The team table (see [`EventAccumulator::team_standings`]).
+    pub fn team_standings(&self) -> Vec<standings::TeamRow> {
+        self.games.team_standings(self.names)
+    }
+
+    /// The kind detection finds (see [`EventAccumulator::detect_kind`]).
+    pub fn detect_kind(&self) -> standings::EventKind {
+        self.games.detect_kind()
+    }
+
+    /// Finished games counted in the event.
+    pub fn games(&self) -> u64 {
+        self.games.games()
+    }
 }
 
 impl StatsAccumulator {
@@ -392,40 +494,104 @@ impl StatsAccumulator {
     }
 
     /// Counts one finished game.
-    pub fn add(&mut self, game: ScoredGame) {
+    pub fn add(&mut self, game: ScoredGame<'_>) {
         self.games += 1;
-        let white = PlayerKey::from_name(&game.white);
-        let black = PlayerKey::from_name(&game.black);
+        let white = self.player(game.white);
+        let black = self.player(game.black);
         self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
-        if white.is_unknown() || black.is_unknown() {
-            self.unrated_unknown_games += 1;
-        } else {
-            self.ratings.push(RatedGame {
+        match (white.name(), black.name()) {
+            (Some(white), Some(black)) => self.ratings.push(RatedGame {
                 key: ChronoKey {
                     date: game.date,
-                    round: RoundKey::parse(game.round.as_deref()),
+                    round: RoundKey::parse(game.round),
                     order: game.order,
                 },
-                white: game.white,
-                black: game.black,
+                white,
+                black,
                 score: game.score,
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
-            });
+            }),
+            _ => self.unrated_unknown_games += 1,
         }
+        let event = EventIds {
+            event: self.names.intern(game.event),
+            site: self.names.intern(game.site),
+            year: game.date.map(|d| d.year),
+        };
+        let white_team = game.white_team.map(|t| self.names.intern(t));
+        let black_team = game.black_team.map(|t| self.names.intern(t));
         self.events
-            .entry(game.event)
+            .entry(event)
             .or_default()
             .add(standings::GameFact {
                 white,
                 black,
-                white_team: game.white_team,
-                black_team: game.black_team,
+                white_team,
+                black_team,
                 score: game.score,
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
                 order: game.order,
             });
+    }
+
+    fn player(&mut self, name: &str) -> PlayerId {
+        if PlayerKey::means_unknown(name) {
+            PlayerId::UNKNOWN
+        } else {
+            PlayerId::named(self.names.intern(name))
+        }
+    }
+
+    /// The names seen.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// The events, sorted by [`EventKey`].
+    pub fn events(&self) -> Vec<Event<'_>> {
+        let mut events: Vec<Event<'_>> = self
+            .events
+            .iter()
+            .map(|(ids, games)| Event {
+                key: EventKey {
+                    event: self.names.get(ids.event),
+                    site: self.names.get(ids.site),
+                    year: ids.year,
+                },
+                games,
+                names: &self.names,
+            })
+            .collect();
+        events.sort_by(|a, b| a.key.cmp(&b.key));
+        events
+    }
+
+    /// The number of events.
+    pub fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Games between two known players, which ratings count.
+    pub fn rated_games(&self) -> u64 {
+        self.ratings.len() as u64
+    }
+
+    /// The games ratings replay.
+    pub fn ratings(&self) -> &RatingLog {
+        &self.ratings
+    }
+
+    /// Every player's Elo, replayed in chronological order (see [`elo::elo_table`]).
+    pub fn elo_table(&self, config: &elo::EloConfig) -> Vec<elo::EloRow> {
+        elo::elo_table(&self.ratings, &self.names, config)
+    }
+
+    /// Every player's club points, replayed in chronological order (see
+    /// [`club::club_table`]).
+    pub fn club_table(&self, config: &club::ClubConfig) -> Vec<club::ClubRow> {
+        club::club_table(&self.ratings, &self.names, config)
     }
 
     /// Moves every game `by` places later in file order: what a part read after `by` other
@@ -450,13 +616,92 @@ impl StatsAccumulator {
 
     /// Takes in everything `other` counted, as if its games had been added here.
     pub fn merge(&mut self, other: StatsAccumulator) {
-        for (key, event) in other.events {
-            self.events.entry(key).or_default().merge(event);
+        let map = self.names.absorb(&other.names);
+        for (ids, event) in other.events {
+            let ids = EventIds {
+                event: map[ids.event.index()],
+                site: map[ids.site.index()],
+                year: ids.year,
+            };
+            self.events.entry(ids).or_default().merge(event, &map);
         }
-        self.ratings.merge(other.ratings);
+        self.ratings.merge(other.ratings, &map);
         self.games += other.games;
         self.unknown_sides += other.unknown_sides;
         self.unrated_unknown_games += other.unrated_unknown_games;
+    }
+}
+
+/// How an accumulator is written and read: its names, then facts that refer to them by id.
+#[derive(serde::Deserialize)]
+struct AccumulatorData {
+    names: Names,
+    events: Vec<(EventIds, EventAccumulator)>,
+    ratings: RatingLog,
+    games: u64,
+    unknown_sides: u64,
+    unrated_unknown_games: u64,
+}
+
+/// [`AccumulatorData`] borrowed, for writing.
+#[derive(serde::Serialize)]
+struct AccumulatorDataRef<'a> {
+    names: &'a Names,
+    events: Vec<(&'a EventIds, &'a EventAccumulator)>,
+    ratings: &'a RatingLog,
+    games: u64,
+    unknown_sides: u64,
+    unrated_unknown_games: u64,
+}
+
+impl serde::Serialize for StatsAccumulator {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Events by id, so the same games always give the same text.
+        let mut events: Vec<_> = self.events.iter().collect();
+        events.sort_by_key(|(ids, _)| **ids);
+        AccumulatorDataRef {
+            names: &self.names,
+            events,
+            ratings: &self.ratings,
+            games: self.games,
+            unknown_sides: self.unknown_sides,
+            unrated_unknown_games: self.unrated_unknown_games,
+        }
+        .serialize(s)
+    }
+}
+
+impl TryFrom<AccumulatorData> for StatsAccumulator {
+    type Error = String;
+
+    /// Checks that every id names something in the table, so that nothing can index out of it.
+    fn try_from(data: AccumulatorData) -> Result<StatsAccumulator, String> {
+        let len = data.names.len();
+        let name_fits = |id: NameId| id.index() < len;
+        let mut events = HashMap::with_capacity(data.events.len());
+        for (ids, event) in data.events {
+            if !name_fits(ids.event) || !name_fits(ids.site) || !event.ids_fit(len) {
+                return Err("an event refers to a name that is not in the table".into());
+            }
+            if events.insert(ids, event).is_some() {
+                return Err("an event is listed twice".into());
+            }
+        }
+        if !data
+            .ratings
+            .games()
+            .all(|g| name_fits(g.white) && name_fits(g.black))
+        {
+            return Err("a rated game refers to a name that is not in the table".into());
+        }
+        Ok(StatsAccumulator {
+            names: data.names,
+            events,
+            ratings: data.ratings,
+            games: data.games,
+            unknown_sides: data.unknown_sides,
+            unrated_unknown_games: data.unrated_unknown_games,
+        })
     }
 }
 

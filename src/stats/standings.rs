@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{PlayerKey, Score};
+use super::{NameId, Names, PlayerId, PlayerKey, Score};
 
 /// FIDE table 8.1(a): rating difference `dp` for a percentage score of 50 % .. 100 %, one entry
 /// per percent (index 0 is 50 %). Scores below 50 % mirror it with the sign changed. 100 % is
@@ -68,17 +68,17 @@ impl fmt::Display for Place {
     }
 }
 
-/// One game as an event table needs it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// One game as an event table needs it: a fixed-size record, names as ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameFact {
     /// White.
-    pub white: PlayerKey,
+    pub white: PlayerId,
     /// Black.
-    pub black: PlayerKey,
+    pub black: PlayerId,
     /// White's team, if tagged.
-    pub white_team: Option<String>,
+    pub white_team: Option<NameId>,
     /// Black's team, if tagged.
-    pub black_team: Option<String>,
+    pub black_team: Option<NameId>,
     /// The result.
     pub score: Score,
     /// `WhiteElo`, used as White's rating in Black's performance.
@@ -109,10 +109,27 @@ impl EventAccumulator {
         self.games.insert(at, game);
     }
 
-    /// Takes in every game of `other`.
-    pub fn merge(&mut self, other: EventAccumulator) {
-        self.games.extend(other.games);
+    /// Takes in every game of `other`, whose names `map` maps onto this event's table.
+    pub(crate) fn merge(&mut self, other: EventAccumulator, map: &[NameId]) {
+        self.games.extend(other.games.into_iter().map(|mut g| {
+            g.white = g.white.remap(map);
+            g.black = g.black.remap(map);
+            g.white_team = g.white_team.map(|t| map[t.index()]);
+            g.black_team = g.black_team.map(|t| map[t.index()]);
+            g
+        }));
         self.games.sort_by_key(|g| g.order);
+    }
+
+    /// Whether every id refers to a table of `len` names.
+    pub(crate) fn ids_fit(&self, len: usize) -> bool {
+        let team_fits = |t: Option<NameId>| t.is_none_or(|t| t.index() < len);
+        self.games.iter().all(|g| {
+            g.white.fits(len)
+                && g.black.fits(len)
+                && team_fits(g.white_team)
+                && team_fits(g.black_team)
+        })
     }
 
     /// Moves every game `by` places later in file order (see
@@ -123,9 +140,9 @@ impl EventAccumulator {
         }
     }
 
-    /// The games, in file order.
-    pub fn games(&self) -> &[GameFact] {
-        &self.games
+    /// The number of games.
+    pub fn games(&self) -> u64 {
+        self.games.len() as u64
     }
 
     /// The kind detection finds: round robin when at least two known players played and every
@@ -133,18 +150,14 @@ impl EventAccumulator {
     /// the unknown bucket are ignored here.
     pub fn detect_kind(&self) -> EventKind {
         let mut players = BTreeSet::new();
-        let mut meetings: BTreeMap<(&PlayerKey, &PlayerKey), u64> = BTreeMap::new();
+        let mut meetings: BTreeMap<(PlayerId, PlayerId), u64> = BTreeMap::new();
         for game in &self.games {
             if game.white.is_unknown() || game.black.is_unknown() || game.white == game.black {
                 continue;
             }
-            players.insert(&game.white);
-            players.insert(&game.black);
-            let pair = if game.white < game.black {
-                (&game.white, &game.black)
-            } else {
-                (&game.black, &game.white)
-            };
+            players.insert(game.white);
+            players.insert(game.black);
+            let pair = (game.white.min(game.black), game.white.max(game.black));
             *meetings.entry(pair).or_default() += 1;
         }
         let n = players.len() as u64;
@@ -159,7 +172,7 @@ impl EventAccumulator {
         }
     }
 
-    /// The player table.
+    /// The player table, names from `names`.
     ///
     /// Known players are ranked by points, then by the tie-break of the event's kind
     /// (Sonneborn-Berger for round robins, Buchholz for Swiss), then by name for a stable
@@ -167,14 +180,14 @@ impl EventAccumulator {
     /// if it played, is listed last with no place: it stands for several people. Its games
     /// still count for its known opponents. A game between two unknown sides counts for nobody
     /// and is reported in [`Standings::unknown_vs_unknown`].
-    pub fn standings(&self, choice: KindChoice) -> Standings {
+    pub fn standings(&self, names: &Names, choice: KindChoice) -> Standings {
         let detected = self.detect_kind();
         let kind = match choice {
             KindChoice::Detect => detected,
             KindChoice::Force(kind) => kind,
         };
 
-        let mut index: BTreeMap<&PlayerKey, usize> = BTreeMap::new();
+        let mut index: BTreeMap<PlayerId, usize> = BTreeMap::new();
         let mut rows: Vec<StandingRow> = Vec::new();
         let mut perf: Vec<PerfSum> = Vec::new();
         let mut unknown_vs_unknown = 0;
@@ -185,8 +198,8 @@ impl EventAccumulator {
                 unknown_vs_unknown += 1;
                 continue;
             }
-            let w = row_of(&mut index, &mut rows, &mut perf, &game.white);
-            let b = row_of(&mut index, &mut rows, &mut perf, &game.black);
+            let w = row_of(&mut index, &mut rows, &mut perf, names, game.white);
+            let b = row_of(&mut index, &mut rows, &mut perf, names, game.black);
             let wh = game.score.white_half_points();
             let bh = game.score.black_half_points();
             rows[w].record(wh);
@@ -237,15 +250,15 @@ impl EventAccumulator {
 
     /// The team table: game points only (局分), from `WhiteTeam`/`BlackTeam`. Sides without a
     /// team tag (or with an empty or `?` one) are left out. Teams equal on points share a place.
-    pub fn team_standings(&self) -> Vec<TeamRow> {
+    pub fn team_standings(&self, names: &Names) -> Vec<TeamRow> {
         let mut teams: BTreeMap<&str, TeamRow> = BTreeMap::new();
         for game in &self.games {
             let sides = [
-                (&game.white_team, game.score.white_half_points()),
-                (&game.black_team, game.score.black_half_points()),
+                (game.white_team, game.score.white_half_points()),
+                (game.black_team, game.score.black_half_points()),
             ];
             for (team, half_points) in sides {
-                let Some(team) = team.as_deref() else {
+                let Some(team) = team.map(|t| names.get(t)) else {
                     continue;
                 };
                 if team.trim().is_empty() || team.trim() == "?" {
@@ -273,14 +286,15 @@ impl EventAccumulator {
 }
 
 /// The row of `player`, opened (with its performance sums) on first sight.
-fn row_of<'a>(
-    index: &mut BTreeMap<&'a PlayerKey, usize>,
+fn row_of(
+    index: &mut BTreeMap<PlayerId, usize>,
     rows: &mut Vec<StandingRow>,
     perf: &mut Vec<PerfSum>,
-    player: &'a PlayerKey,
+    names: &Names,
+    player: PlayerId,
 ) -> usize {
     *index.entry(player).or_insert_with(|| {
-        rows.push(StandingRow::new(player.clone()));
+        rows.push(StandingRow::new(player.key(names)));
         perf.push(PerfSum::default());
         rows.len() - 1
     })
