@@ -5,9 +5,11 @@
 //!
 //! Every accumulator is *mergeable*: `a.merge(b)` leaves `a` holding exactly what one
 //! accumulator fed all games of `a` and `b` would hold, so inputs can be split across threads
-//! or files and recombined. To make that possible the accumulators keep per-game facts (bounded
-//! by the number of games) rather than running totals, because tie-breaks and sequential
-//! ratings depend on the whole set of games, not on partial sums.
+//! or files and recombined. Names are interned once per accumulator ([`Names`]). Tie-breaks
+//! depend on every opponent's final score, which sums per player and per pair of players that
+//! met give exactly (see [`standings`]): events cost memory by who met whom, not by games.
+//! Sequential ratings depend on the chronological order of all games, so rated games are kept
+//! as compact records and replayed in that order.
 
 pub mod club;
 pub mod elo;
@@ -16,11 +18,11 @@ pub mod standings;
 pub mod tally;
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 
 pub use names::{NameId, Names};
-use standings::EventAccumulator;
+use standings::{Event, EventGame, EventTables, EventTablesData};
 
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
 #[derive(
@@ -136,6 +138,26 @@ pub(crate) struct EventIds {
     event: NameId,
     site: NameId,
     year: Option<u16>,
+}
+
+impl EventIds {
+    /// The same event in a table that `map` (from [`Names::absorb`]) maps this one's onto.
+    fn remap(self, map: &[NameId]) -> EventIds {
+        EventIds {
+            event: map[self.event.index()],
+            site: map[self.site.index()],
+            year: self.year,
+        }
+    }
+
+    /// The key with its names.
+    fn resolve(self, names: &Names) -> EventKey<'_> {
+        EventKey {
+            event: names.get(self.event),
+            site: names.get(self.site),
+            year: self.year,
+        }
+    }
 }
 
 /// One finished game reduced to the facts statistics need, borrowed from the caller: adding
@@ -441,12 +463,12 @@ pub(crate) mod pairs {
 
 /// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
 ///
-/// Names are interned in one table ([`Names`]); per-game facts hold their ids.
+/// Names are interned in one table ([`Names`]); sums and per-game records hold their ids.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(try_from = "AccumulatorData")]
 pub struct StatsAccumulator {
     names: Names,
-    events: HashMap<EventIds, EventAccumulator>,
+    events: EventTables,
     ratings: RatingLog,
     /// Games seen.
     pub games: u64,
@@ -454,37 +476,6 @@ pub struct StatsAccumulator {
     pub unknown_sides: u64,
     /// Games left out of ratings because at least one player was unknown.
     pub unrated_unknown_games: u64,
-}
-
-/// One event of an accumulator, with what its tables need.
-#[derive(Debug, Clone, Copy)]
-pub struct Event<'a> {
-    /// The event.
-    pub key: EventKey<'a>,
-    games: &'a EventAccumulator,
-    names: &'a Names,
-}
-
-impl<'a> Event<'a> {
-    /// The player table (see [`EventAccumulator::standings`]).
-    pub fn standings(&self, choice: standings::KindChoice) -> standings::Standings {
-        self.games.standings(self.names, choice)
-    }
-
-    /// The team table (see [`EventAccumulator::team_standings`]).
-    pub fn team_standings(&self) -> Vec<standings::TeamRow> {
-        self.games.team_standings(self.names)
-    }
-
-    /// The kind detection finds (see [`EventAccumulator::detect_kind`]).
-    pub fn detect_kind(&self) -> standings::EventKind {
-        self.games.detect_kind()
-    }
-
-    /// Finished games counted in the event.
-    pub fn games(&self) -> u64 {
-        self.games.games()
-    }
 }
 
 impl StatsAccumulator {
@@ -519,21 +510,18 @@ impl StatsAccumulator {
             site: self.names.intern(game.site),
             year: game.date.map(|d| d.year),
         };
-        let white_team = game.white_team.map(|t| self.names.intern(t));
-        let black_team = game.black_team.map(|t| self.names.intern(t));
-        self.events
-            .entry(event)
-            .or_default()
-            .add(standings::GameFact {
-                white,
-                black,
-                white_team,
-                black_team,
-                score: game.score,
-                white_elo: game.white_elo,
-                black_elo: game.black_elo,
-                order: game.order,
-            });
+        let white_team = self.team(game.white_team);
+        let black_team = self.team(game.black_team);
+        self.events.add(EventGame {
+            event,
+            white,
+            black,
+            white_team,
+            black_team,
+            score: game.score,
+            white_elo: game.white_elo,
+            black_elo: game.black_elo,
+        });
     }
 
     fn player(&mut self, name: &str) -> PlayerId {
@@ -544,28 +532,20 @@ impl StatsAccumulator {
         }
     }
 
+    /// A team side: a tag that is empty, blank or `?` names no team.
+    fn team(&mut self, name: Option<&str>) -> Option<NameId> {
+        name.filter(|t| !PlayerKey::means_unknown(t))
+            .map(|t| self.names.intern(t))
+    }
+
     /// The names seen.
     pub fn names(&self) -> &Names {
         &self.names
     }
 
-    /// The events, sorted by [`EventKey`].
+    /// The events with what their tables need, sorted by [`EventKey`].
     pub fn events(&self) -> Vec<Event<'_>> {
-        let mut events: Vec<Event<'_>> = self
-            .events
-            .iter()
-            .map(|(ids, games)| Event {
-                key: EventKey {
-                    event: self.names.get(ids.event),
-                    site: self.names.get(ids.site),
-                    year: ids.year,
-                },
-                games,
-                names: &self.names,
-            })
-            .collect();
-        events.sort_by(|a, b| a.key.cmp(&b.key));
-        events
+        self.events.events(&self.names)
     }
 
     /// The number of events.
@@ -596,12 +576,10 @@ impl StatsAccumulator {
 
     /// Moves every game `by` places later in file order: what a part read after `by` other
     /// games needs before it is merged, so that merged parts number games as one run would.
+    /// Only ratings depend on file order (it breaks ties of date and round).
     pub fn shift_order(&mut self, by: u64) {
         if by == 0 {
             return;
-        }
-        for event in self.events.values_mut() {
-            event.shift_order(by);
         }
         let games: Vec<RatedGame> = std::mem::take(&mut self.ratings).into();
         self.ratings = games
@@ -617,14 +595,7 @@ impl StatsAccumulator {
     /// Takes in everything `other` counted, as if its games had been added here.
     pub fn merge(&mut self, other: StatsAccumulator) {
         let map = self.names.absorb(&other.names);
-        for (ids, event) in other.events {
-            let ids = EventIds {
-                event: map[ids.event.index()],
-                site: map[ids.site.index()],
-                year: ids.year,
-            };
-            self.events.entry(ids).or_default().merge(event, &map);
-        }
+        self.events.merge(other.events, &map);
         self.ratings.merge(other.ratings, &map);
         self.games += other.games;
         self.unknown_sides += other.unknown_sides;
@@ -632,23 +603,13 @@ impl StatsAccumulator {
     }
 }
 
-/// How an accumulator is written and read: its names, then facts that refer to them by id.
-#[derive(serde::Deserialize)]
-struct AccumulatorData {
-    names: Names,
-    events: Vec<(EventIds, EventAccumulator)>,
-    ratings: RatingLog,
-    games: u64,
-    unknown_sides: u64,
-    unrated_unknown_games: u64,
-}
-
-/// [`AccumulatorData`] borrowed, for writing.
-#[derive(serde::Serialize)]
-struct AccumulatorDataRef<'a> {
-    names: &'a Names,
-    events: Vec<(&'a EventIds, &'a EventAccumulator)>,
-    ratings: &'a RatingLog,
+/// How an accumulator is written and read: its names, then sums and records that refer to
+/// them by id.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AccumulatorData<E = EventTablesData, N = Names, R = RatingLog> {
+    names: N,
+    events: E,
+    ratings: R,
     games: u64,
     unknown_sides: u64,
     unrated_unknown_games: u64,
@@ -656,12 +617,9 @@ struct AccumulatorDataRef<'a> {
 
 impl serde::Serialize for StatsAccumulator {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Events by id, so the same games always give the same text.
-        let mut events: Vec<_> = self.events.iter().collect();
-        events.sort_by_key(|(ids, _)| **ids);
-        AccumulatorDataRef {
+        AccumulatorData {
             names: &self.names,
-            events,
+            events: EventTablesData::from(&self.events),
             ratings: &self.ratings,
             games: self.games,
             unknown_sides: self.unknown_sides,
@@ -677,16 +635,8 @@ impl TryFrom<AccumulatorData> for StatsAccumulator {
     /// Checks that every id names something in the table, so that nothing can index out of it.
     fn try_from(data: AccumulatorData) -> Result<StatsAccumulator, String> {
         let len = data.names.len();
+        let events = data.events.into_tables(len)?;
         let name_fits = |id: NameId| id.index() < len;
-        let mut events = HashMap::with_capacity(data.events.len());
-        for (ids, event) in data.events {
-            if !name_fits(ids.event) || !name_fits(ids.site) || !event.ids_fit(len) {
-                return Err("an event refers to a name that is not in the table".into());
-            }
-            if events.insert(ids, event).is_some() {
-                return Err("an event is listed twice".into());
-            }
-        }
         if !data
             .ratings
             .games()
