@@ -137,16 +137,31 @@ fn games(name: &str) -> Vec<Game> {
 }
 
 fn accumulate<'a>(games: impl IntoIterator<Item = &'a Game>) -> StatsAccumulator {
-    let mut acc = StatsAccumulator::new();
+    accumulate_into(StatsAccumulator::new(), games)
+}
+
+fn accumulate_into<'a>(
+    mut acc: StatsAccumulator,
+    games: impl IntoIterator<Item = &'a Game>,
+) -> StatsAccumulator {
     for game in games {
-        acc.add(game.scored());
+        acc.add(game.scored()).expect("in memory");
     }
     acc
 }
 
+/// An accumulator whose rating log keeps `run_len` games in memory and the rest in runs.
+fn accumulate_in_runs<'a>(
+    games: impl IntoIterator<Item = &'a Game>,
+    run_len: usize,
+) -> StatsAccumulator {
+    let store = Box::new(pgnkit::stats::chrono::MemoryStore::default());
+    accumulate_into(StatsAccumulator::with_store(store, run_len), games)
+}
+
 /// Every table an accumulator gives, and its counters, as text: what must not change when
 /// games are split and merged.
-fn tables(acc: &StatsAccumulator) -> String {
+fn tables(acc: &mut StatsAccumulator) -> String {
     let mut out = format!(
         "games {} unknown sides {} unrated {} rated {}\n",
         acc.games,
@@ -164,8 +179,8 @@ fn tables(acc: &StatsAccumulator) -> String {
         }
         out += &format!("{:?} {:?}\n", event.key, event.team_standings());
     }
-    out += &format!("{:?}\n", acc.elo_table(&EloConfig::default()));
-    out += &format!("{:?}\n", acc.club_table(&ClubConfig::default()));
+    out += &format!("{:?}\n", acc.elo_table(&EloConfig::default()).unwrap());
+    out += &format!("{:?}\n", acc.club_table(&ClubConfig::default()).unwrap());
     out
 }
 
@@ -328,14 +343,14 @@ fn club_levels() {
 
 #[test]
 fn club_totals_follow_date_and_round_not_file_order() {
-    let acc = accumulate(&games("club_sequence.games.tsv"));
+    let mut acc = accumulate(&games("club_sequence.games.tsv"));
     let expected = records("club_sequence.totals.tsv");
     for start in [0.0, 1000.0] {
         let config = ClubConfig {
             start,
             ..ClubConfig::default()
         };
-        let table = acc.club_table(&config);
+        let table = acc.club_table(&config).unwrap();
         assert_eq!(table.len(), expected.len());
         for (row, want) in table.iter().zip(&expected) {
             let at = &want.at;
@@ -352,12 +367,12 @@ fn club_totals_follow_date_and_round_not_file_order() {
 
 #[test]
 fn club_config_sets_one_players_start() {
-    let acc = accumulate(&games("club_sequence.games.tsv"));
+    let mut acc = accumulate(&games("club_sequence.games.tsv"));
     let config = ClubConfig {
         start: 0.0,
         starting: [("X".to_owned(), 250.0)].into_iter().collect(),
     };
-    let table = acc.club_table(&config);
+    let table = acc.club_table(&config).unwrap();
     let x = table.iter().find(|r| r.player == "X").unwrap();
     // X 250 beats Y 0 (d=250, higher wins: 0), then Z 0 (0 again): X stays 250, 29级.
     assert_eq!((x.start, x.total, x.level), (250.0, 250.0, Level::Ji(29)));
@@ -390,8 +405,8 @@ fn elo_k_factor() {
 
 #[test]
 fn elo_replay_matches_hand_computed_ratings() {
-    let acc = accumulate(&games("elo_sequence.games.tsv"));
-    let table = acc.elo_table(&EloConfig::default());
+    let mut acc = accumulate(&games("elo_sequence.games.tsv"));
+    let table = acc.elo_table(&EloConfig::default()).unwrap();
     let expected = records("elo_sequence.ratings.tsv");
     assert_eq!(table.len(), expected.len(), "number of players");
     for (row, want) in table.iter().zip(&expected) {
@@ -403,10 +418,7 @@ fn elo_replay_matches_hand_computed_ratings() {
     }
 }
 
-/// Every games file, split in two at each possible point: merging the halves (either way
-/// round) gives exactly the tables of the whole.
-#[test]
-fn merged_halves_equal_the_whole() {
+fn games_files() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(path(""))
         .expect("testdata/stats")
         .map(|e| {
@@ -419,18 +431,25 @@ fn merged_halves_equal_the_whole() {
         .collect();
     names.sort();
     assert!(names.len() >= 7, "games files found: {names:?}");
-    for name in &names {
+    names
+}
+
+/// Every games file, split in two at each possible point: merging the halves (either way
+/// round) gives exactly the tables of the whole.
+#[test]
+fn merged_halves_equal_the_whole() {
+    for name in &games_files() {
         let all = games(name);
-        let whole = tables(&accumulate(&all));
+        let whole = tables(&mut accumulate(&all));
         for split in 0..=all.len() {
             let (a, b) = all.split_at(split);
             let mut ab = accumulate(a);
-            ab.merge(accumulate(b));
+            ab.merge(accumulate(b)).unwrap();
             let mut ba = accumulate(b);
-            ba.merge(accumulate(a));
-            assert_eq!(tables(&ab), whole, "{name} split at {split}");
+            ba.merge(accumulate(a)).unwrap();
+            assert_eq!(tables(&mut ab), whole, "{name} split at {split}");
             assert_eq!(
-                tables(&ba),
+                tables(&mut ba),
                 whole,
                 "{name} split at {split}, merged the other way"
             );
@@ -438,7 +457,30 @@ fn merged_halves_equal_the_whole() {
     }
 }
 
-/// A partial result read back gives the same tables, and merges like the accumulator it was.
+/// A rating log spilled in runs of any length, merged or not, gives the tables of one kept
+/// whole in memory.
+#[test]
+fn rating_runs_of_any_length_give_the_same_tables() {
+    for name in &games_files() {
+        let all = games(name);
+        let whole = tables(&mut accumulate(&all));
+        for run_len in [1, 2, 3, 5] {
+            let mut runs = accumulate_in_runs(&all, run_len);
+            assert_eq!(tables(&mut runs), whole, "{name}, runs of {run_len}");
+            let (a, b) = all.split_at(all.len() / 2);
+            let mut ab = accumulate_in_runs(a, run_len);
+            ab.merge(accumulate_in_runs(b, run_len + 1)).unwrap();
+            assert_eq!(
+                tables(&mut ab),
+                whole,
+                "{name}, halves in runs of {run_len}"
+            );
+        }
+    }
+}
+
+/// An accumulator written out (its rating log game by game) and read back gives the same
+/// tables, and merges like the accumulator it was.
 #[test]
 fn accumulators_read_back_from_json_give_the_same_tables() {
     for name in [
@@ -448,11 +490,50 @@ fn accumulators_read_back_from_json_give_the_same_tables() {
     ] {
         let all = games(name);
         let (a, b) = all.split_at(all.len() / 2);
-        let text = serde_json::to_string(&accumulate(a)).unwrap();
+        let mut part = accumulate_in_runs(a, 2);
+        let mut rated = Vec::new();
+        part.for_each_rated(|entry| {
+            rated.push(serde_json::to_string(entry).unwrap());
+            Ok(())
+        })
+        .unwrap();
+        let text = serde_json::to_string(&part).unwrap();
         let mut read: StatsAccumulator = serde_json::from_str(&text).unwrap();
-        read.merge(accumulate(b));
-        assert_eq!(tables(&read), tables(&accumulate(&all)), "{name}");
+        for line in &rated {
+            read.add_rated(&serde_json::from_str(line).unwrap())
+                .unwrap();
+        }
+        read.merge(accumulate(b)).unwrap();
+        assert_eq!(tables(&mut read), tables(&mut accumulate(&all)), "{name}");
     }
+}
+
+/// A damaged accumulator is refused when read, not when its tables are computed.
+#[test]
+fn damaged_accumulators_are_refused() {
+    let acc = accumulate(&games("worked_example.games.tsv"));
+    let good: serde_json::Value = serde_json::to_value(&acc).unwrap();
+    assert!(serde_json::from_value::<StatsAccumulator>(good.clone()).is_ok());
+    let damage = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = good.clone();
+        f(&mut v);
+        serde_json::from_value::<StatsAccumulator>(v)
+            .expect_err("damaged")
+            .to_string()
+    };
+    let no_players = damage(&|v| v["events"]["players"] = serde_json::json!([]));
+    assert!(no_players.contains("do not fit"), "{no_players}");
+    let far_name = damage(&|v| v["events"]["players"][0][0][1] = serde_json::json!(99));
+    assert!(far_name.contains("not listed"), "{far_name}");
+    let twice = damage(&|v| {
+        let first = v["events"]["teams"].clone();
+        v["names"] = serde_json::json!(["A", "A"]);
+        v["events"]["teams"] = first;
+    });
+    assert!(twice.contains("twice"), "{twice}");
+    let too_many =
+        damage(&|v| v["events"]["pairs"][0][1]["white_half_points"] = serde_json::json!(3));
+    assert!(too_many.contains("do not fit"), "{too_many}");
 }
 
 #[test]
@@ -460,12 +541,12 @@ fn merged_halves_of_the_worked_example_give_its_table() {
     let all = games("worked_example.games.tsv");
     let (a, b) = all.split_at(3);
     let mut merged = accumulate(a);
-    merged.merge(accumulate(b));
+    merged.merge(accumulate(b)).unwrap();
     check_standings(
         &merged.events()[0].standings(KindChoice::Detect),
         "worked_example.standings.tsv",
     );
-    let elo_whole = accumulate(&all).elo_table(&EloConfig::default());
-    let elo_merged = merged.elo_table(&EloConfig::default());
+    let elo_whole = accumulate(&all).elo_table(&EloConfig::default()).unwrap();
+    let elo_merged = merged.elo_table(&EloConfig::default()).unwrap();
     assert_eq!(elo_merged, elo_whole);
 }

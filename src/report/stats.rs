@@ -313,10 +313,10 @@ pub fn write_standings<W: Write>(
 ///
 /// # Errors
 ///
-/// Errors of the underlying writer.
+/// Errors of the underlying writer, and of the rating log's store.
 pub fn write_players<W: Write>(
     out: &mut csv::Writer<W>,
-    acc: &StatsAccumulator,
+    acc: &mut StatsAccumulator,
     tally: &Tally,
     opts: &TableOptions,
 ) -> csv::Result<()> {
@@ -340,12 +340,12 @@ pub fn write_players<W: Write>(
         "last_date",
     ])?;
     let elo: std::collections::BTreeMap<String, elo::EloRow> = acc
-        .elo_table(&opts.elo)
+        .elo_table(&opts.elo)?
         .into_iter()
         .map(|r| (r.player.clone(), r))
         .collect();
     let club: std::collections::BTreeMap<String, club::ClubRow> = acc
-        .club_table(&opts.club)
+        .club_table(&opts.club)?
         .into_iter()
         .map(|r| (r.player.clone(), r))
         .collect();

@@ -29,6 +29,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use std::io;
+
+use super::elo::slot;
 use super::{NameId, Names, RatingLog, Score};
 
 /// How far below a bracket edge a computed `d` still counts as reaching it, absorbing binary
@@ -148,11 +151,20 @@ pub struct ClubRow {
 
 /// Replays the games of `log` in chronological order and returns every player's total,
 /// highest first (then by name). Player ids are names of `names`.
-pub fn club_table(log: &RatingLog, names: &Names, config: &ClubConfig) -> Vec<ClubRow> {
+///
+/// # Errors
+///
+/// When the log cannot be read back from its store, or names a player `names` does not hold.
+pub fn club_table(
+    log: &mut RatingLog,
+    names: &Names,
+    config: &ClubConfig,
+) -> io::Result<Vec<ClubRow>> {
     let mut rows: Vec<Option<ClubRow>> = vec![None; names.len()];
-    for game in log.games() {
-        for name in [game.white, game.black] {
-            rows[name.index()].get_or_insert_with(|| {
+    log.replay(|game| {
+        let (white, black, score) = (game.white(), game.black(), game.score());
+        for name in [white, black] {
+            slot(&mut rows, name)?.get_or_insert_with(|| {
                 let player = names.get(name);
                 let start = config.start_of(player);
                 ClubRow {
@@ -168,13 +180,13 @@ pub fn club_table(log: &RatingLog, names: &Names, config: &ClubConfig) -> Vec<Cl
             });
         }
         let total = |name: NameId| rows[name.index()].as_ref().map_or(0.0, |r| r.total);
-        let gain = white_gain(total(game.white), total(game.black), game.score);
+        let gain = white_gain(total(white), total(black), score);
         let sides = [
-            (game.white, gain, game.score.white_half_points()),
-            (game.black, -gain, game.score.black_half_points()),
+            (white, gain, score.white_half_points()),
+            (black, -gain, score.black_half_points()),
         ];
         for (name, change, half_points) in sides {
-            if let Some(row) = rows[name.index()].as_mut() {
+            if let Some(row) = slot(&mut rows, name)?.as_mut() {
                 row.total += change;
                 row.games += 1;
                 match half_points {
@@ -184,7 +196,8 @@ pub fn club_table(log: &RatingLog, names: &Names, config: &ClubConfig) -> Vec<Cl
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     let mut rows: Vec<ClubRow> = rows.into_iter().flatten().collect();
     for row in &mut rows {
         row.level = Level::of(row.total);
@@ -194,5 +207,5 @@ pub fn club_table(log: &RatingLog, names: &Names, config: &ClubConfig) -> Vec<Cl
             .total_cmp(&a.total)
             .then_with(|| a.player.cmp(&b.player))
     });
-    rows
+    Ok(rows)
 }

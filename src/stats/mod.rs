@@ -11,6 +11,7 @@
 //! Sequential ratings depend on the chronological order of all games, so rated games are kept
 //! as compact records and replayed in that order.
 
+pub mod chrono;
 pub mod club;
 pub mod elo;
 pub mod names;
@@ -18,9 +19,10 @@ pub mod standings;
 pub mod tally;
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::fmt;
+use std::io;
 
+pub use chrono::{RatedEntry, RatedGame, RatingLog, RunStore};
 pub use names::{NameId, Names};
 use standings::{Event, EventGame, EventTables, EventTablesData};
 
@@ -345,97 +347,6 @@ impl PartialOrd for ChronoKey {
     }
 }
 
-/// One game as sequential ratings (club points, Elo) need it. Only games between two known
-/// players are logged: a rating for the "unknown" bucket would mix many people and pass their
-/// mixture on to real opponents.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RatedGame {
-    /// Where the game falls in time.
-    pub key: ChronoKey,
-    /// White, in the accumulator's [`Names`].
-    pub white: NameId,
-    /// Black.
-    pub black: NameId,
-    /// The result.
-    pub score: Score,
-    /// The `WhiteElo` tag.
-    pub white_elo: Option<u32>,
-    /// The `BlackElo` tag.
-    pub black_elo: Option<u32>,
-}
-
-/// The games sequential ratings replay, kept in chronological order.
-///
-/// Memory grows with the number of rated games; that is the price of exact merges for
-/// order-dependent ratings. Adding a game costs O(log n) whatever order games arrive in.
-/// Games with the same [`ChronoKey`] (possible only if callers reuse a file order) keep the
-/// order they were added in, so for them alone `a.merge(b)` and `b.merge(a)` may differ.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(into = "Vec<RatedGame>", from = "Vec<RatedGame>")]
-pub struct RatingLog {
-    games: BTreeMap<ChronoKey, Vec<RatedGame>>,
-    len: usize,
-}
-
-impl RatingLog {
-    /// An empty log.
-    pub fn new() -> RatingLog {
-        RatingLog::default()
-    }
-
-    /// Adds one game.
-    pub fn push(&mut self, game: RatedGame) {
-        self.games.entry(game.key.clone()).or_default().push(game);
-        self.len += 1;
-    }
-
-    /// Takes in every game of `other`, whose names `map` maps onto this log's.
-    fn merge(&mut self, other: RatingLog, map: &[NameId]) {
-        for (key, games) in other.games {
-            self.games
-                .entry(key)
-                .or_default()
-                .extend(games.into_iter().map(|mut g| {
-                    g.white = map[g.white.index()];
-                    g.black = map[g.black.index()];
-                    g
-                }));
-        }
-        self.len += other.len;
-    }
-
-    /// The games, earliest first.
-    pub fn games(&self) -> impl Iterator<Item = &RatedGame> + Clone {
-        self.games.values().flatten()
-    }
-
-    /// The number of games.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the log has no games.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
-impl From<RatingLog> for Vec<RatedGame> {
-    fn from(log: RatingLog) -> Vec<RatedGame> {
-        log.games.into_values().flatten().collect()
-    }
-}
-
-impl From<Vec<RatedGame>> for RatingLog {
-    fn from(games: Vec<RatedGame>) -> RatingLog {
-        let mut log = RatingLog::new();
-        for game in games {
-            log.push(game);
-        }
-        log
-    }
-}
-
 /// (De)serialises a map as a list of pairs, for keys JSON cannot hold as object keys.
 pub(crate) mod pairs {
     use std::collections::BTreeMap;
@@ -463,8 +374,14 @@ pub(crate) mod pairs {
 
 /// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
 ///
-/// Names are interned in one table ([`Names`]); sums and per-game records hold their ids.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+/// Names are interned in one table ([`Names`]); sums and records hold their ids. Memory is
+/// bounded by the players, events and pairs that met, plus the rating log's run in memory
+/// (see [`chrono`]).
+///
+/// Serialising writes everything but the rating log, which is as long as the input: write it
+/// with [`for_each_rated`](Self::for_each_rated) and read it back with
+/// [`add_rated`](Self::add_rated).
+#[derive(Debug, Default, serde::Deserialize)]
 #[serde(try_from = "AccumulatorData")]
 pub struct StatsAccumulator {
     names: Names,
@@ -479,32 +396,31 @@ pub struct StatsAccumulator {
 }
 
 impl StatsAccumulator {
-    /// An empty accumulator.
+    /// An empty accumulator that keeps its rating log in memory.
     pub fn new() -> StatsAccumulator {
         StatsAccumulator::default()
     }
 
+    /// An empty accumulator whose rating log hands every `run_len` records to `store` (see
+    /// [`chrono`]).
+    pub fn with_store(store: Box<dyn RunStore>, run_len: usize) -> StatsAccumulator {
+        StatsAccumulator {
+            ratings: RatingLog::with_store(store, run_len),
+            ..StatsAccumulator::default()
+        }
+    }
+
     /// Counts one finished game.
-    pub fn add(&mut self, game: ScoredGame<'_>) {
+    ///
+    /// # Errors
+    ///
+    /// When the rating log's run is full and its store cannot take it; everything else about
+    /// the game is counted.
+    pub fn add(&mut self, game: ScoredGame<'_>) -> io::Result<()> {
         self.games += 1;
         let white = self.player(game.white);
         let black = self.player(game.black);
         self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
-        match (white.name(), black.name()) {
-            (Some(white), Some(black)) => self.ratings.push(RatedGame {
-                key: ChronoKey {
-                    date: game.date,
-                    round: RoundKey::parse(game.round),
-                    order: game.order,
-                },
-                white,
-                black,
-                score: game.score,
-                white_elo: game.white_elo,
-                black_elo: game.black_elo,
-            }),
-            _ => self.unrated_unknown_games += 1,
-        }
         let event = EventIds {
             event: self.names.intern(game.event),
             site: self.names.intern(game.site),
@@ -522,6 +438,22 @@ impl StatsAccumulator {
             white_elo: game.white_elo,
             black_elo: game.black_elo,
         });
+        match (white.name(), black.name()) {
+            (Some(white), Some(black)) => self.ratings.push(chrono::NewRatedGame {
+                white,
+                black,
+                score: game.score,
+                date: game.date,
+                round: game.round,
+                order: game.order,
+                white_elo: game.white_elo.filter(|&e| e > 0),
+                black_elo: game.black_elo.filter(|&e| e > 0),
+            }),
+            _ => {
+                self.unrated_unknown_games += 1;
+                Ok(())
+            }
+        }
     }
 
     fn player(&mut self, name: &str) -> PlayerId {
@@ -555,61 +487,103 @@ impl StatsAccumulator {
 
     /// Games between two known players, which ratings count.
     pub fn rated_games(&self) -> u64 {
-        self.ratings.len() as u64
-    }
-
-    /// The games ratings replay.
-    pub fn ratings(&self) -> &RatingLog {
-        &self.ratings
+        self.ratings.len()
     }
 
     /// Every player's Elo, replayed in chronological order (see [`elo::elo_table`]).
-    pub fn elo_table(&self, config: &elo::EloConfig) -> Vec<elo::EloRow> {
-        elo::elo_table(&self.ratings, &self.names, config)
+    ///
+    /// # Errors
+    ///
+    /// When the rating log cannot be read back from its store.
+    pub fn elo_table(&mut self, config: &elo::EloConfig) -> io::Result<Vec<elo::EloRow>> {
+        elo::elo_table(&mut self.ratings, &self.names, config)
     }
 
     /// Every player's club points, replayed in chronological order (see
     /// [`club::club_table`]).
-    pub fn club_table(&self, config: &club::ClubConfig) -> Vec<club::ClubRow> {
-        club::club_table(&self.ratings, &self.names, config)
+    ///
+    /// # Errors
+    ///
+    /// When the rating log cannot be read back from its store.
+    pub fn club_table(&mut self, config: &club::ClubConfig) -> io::Result<Vec<club::ClubRow>> {
+        club::club_table(&mut self.ratings, &self.names, config)
+    }
+
+    /// Calls `f` with every rated game spelled out, earliest first: how the rating log is
+    /// written out (see [`add_rated`](Self::add_rated)).
+    ///
+    /// # Errors
+    ///
+    /// When the rating log cannot be read back from its store, and the first error of `f`.
+    pub fn for_each_rated(
+        &mut self,
+        mut f: impl FnMut(&RatedEntry<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let StatsAccumulator { names, ratings, .. } = self;
+        ratings.replay_spelled(|game, round| {
+            f(&RatedEntry {
+                white: names.get(game.white()).into(),
+                black: names.get(game.black()).into(),
+                score: game.score(),
+                date: game.date(),
+                round: round.into(),
+                order: game.order(),
+                white_elo: game.white_elo(),
+                black_elo: game.black_elo(),
+            })
+        })
+    }
+
+    /// Adds a rated game written out by [`for_each_rated`](Self::for_each_rated), to the
+    /// rating log only: the counts come with the rest of the accumulator, by
+    /// [`merge`](Self::merge).
+    ///
+    /// # Errors
+    ///
+    /// When the rating log's run is full and its store cannot take it.
+    pub fn add_rated(&mut self, entry: &RatedEntry<'_>) -> io::Result<()> {
+        let white = self.names.intern(&entry.white);
+        let black = self.names.intern(&entry.black);
+        self.ratings.push(chrono::NewRatedGame {
+            white,
+            black,
+            score: entry.score,
+            date: entry.date,
+            round: Some(&entry.round),
+            order: entry.order,
+            white_elo: entry.white_elo.filter(|&e| e > 0),
+            black_elo: entry.black_elo.filter(|&e| e > 0),
+        })
     }
 
     /// Moves every game `by` places later in file order: what a part read after `by` other
     /// games needs before it is merged, so that merged parts number games as one run would.
     /// Only ratings depend on file order (it breaks ties of date and round).
     pub fn shift_order(&mut self, by: u64) {
-        if by == 0 {
-            return;
-        }
-        let games: Vec<RatedGame> = std::mem::take(&mut self.ratings).into();
-        self.ratings = games
-            .into_iter()
-            .map(|mut g| {
-                g.key.order += by;
-                g
-            })
-            .collect::<Vec<_>>()
-            .into();
+        self.ratings.shift_order(by);
     }
 
-    /// Takes in everything `other` counted, as if its games had been added here.
-    pub fn merge(&mut self, other: StatsAccumulator) {
+    /// Takes in everything `other` counted, as if its games had been added here after this
+    /// accumulator's.
+    ///
+    /// # Errors
+    ///
+    /// When either rating log's store fails.
+    pub fn merge(&mut self, other: StatsAccumulator) -> io::Result<()> {
         let map = self.names.absorb(&other.names);
         self.events.merge(other.events, &map);
-        self.ratings.merge(other.ratings, &map);
         self.games += other.games;
         self.unknown_sides += other.unknown_sides;
         self.unrated_unknown_games += other.unrated_unknown_games;
+        self.ratings.merge(other.ratings, &map)
     }
 }
 
-/// How an accumulator is written and read: its names, then sums and records that refer to
-/// them by id.
+/// How an accumulator is written and read: its names, then sums that refer to them by id.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct AccumulatorData<E = EventTablesData, N = Names, R = RatingLog> {
+struct AccumulatorData<E = EventTablesData, N = Names> {
     names: N,
     events: E,
-    ratings: R,
     games: u64,
     unknown_sides: u64,
     unrated_unknown_games: u64,
@@ -620,7 +594,6 @@ impl serde::Serialize for StatsAccumulator {
         AccumulatorData {
             names: &self.names,
             events: EventTablesData::from(&self.events),
-            ratings: &self.ratings,
             games: self.games,
             unknown_sides: self.unknown_sides,
             unrated_unknown_games: self.unrated_unknown_games,
@@ -634,20 +607,11 @@ impl TryFrom<AccumulatorData> for StatsAccumulator {
 
     /// Checks that every id names something in the table, so that nothing can index out of it.
     fn try_from(data: AccumulatorData) -> Result<StatsAccumulator, String> {
-        let len = data.names.len();
-        let events = data.events.into_tables(len)?;
-        let name_fits = |id: NameId| id.index() < len;
-        if !data
-            .ratings
-            .games()
-            .all(|g| name_fits(g.white) && name_fits(g.black))
-        {
-            return Err("a rated game refers to a name that is not in the table".into());
-        }
+        let events = data.events.into_tables(data.names.len())?;
         Ok(StatsAccumulator {
             names: data.names,
             events,
-            ratings: data.ratings,
+            ratings: RatingLog::default(),
             games: data.games,
             unknown_sides: data.unknown_sides,
             unrated_unknown_games: data.unrated_unknown_games,

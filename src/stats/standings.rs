@@ -161,8 +161,12 @@ pub(crate) struct EventGame {
 
 impl EventTables {
     /// The number of an event, opened on first sight.
+    ///
+    /// # Panics
+    ///
+    /// At the 2³²nd event (billions of games, each its own event: memory runs out first).
     fn event(&mut self, key: EventIds) -> u32 {
-        let next = self.events.len() as u32;
+        let next = u32::try_from(self.events.len()).expect("fewer than 2^32 events");
         let at = *self.index.entry(key).or_insert(next);
         if at == next {
             self.events.push(EventTotals {
@@ -305,7 +309,9 @@ impl From<&EventTables> for EventTablesData {
 
 impl EventTablesData {
     /// The tables, checking that every id refers to an event listed and to a table of
-    /// `names` names, and that nothing is listed twice.
+    /// `names` names, that nothing is listed twice, and that the sums fit together (every
+    /// player of a pair has a line, White's points are at most two halves a game), so that
+    /// computing tables cannot fail.
     pub fn into_tables(self, names: usize) -> Result<EventTables, String> {
         let events = self.events.len();
         let event_fits = |at: u32| (at as usize) < events;
@@ -334,6 +340,14 @@ impl EventTablesData {
         for ((at, white, black), m) in self.pairs {
             if !event_fits(at) || !white.fits(names) || !black.fits(names) {
                 return Err(unknown());
+            }
+            let listed = |p: PlayerId| tables.players.contains_key(&(at, p));
+            let too_many_points = m
+                .games
+                .checked_mul(2)
+                .is_none_or(|most| m.white_half_points > most);
+            if !listed(white) || !listed(black) || too_many_points {
+                return Err("a pair's sums do not fit its players' lines".into());
             }
             if tables.pairs.insert((at, white, black), m).is_some() {
                 return Err(twice());
