@@ -398,7 +398,7 @@ pub struct NewRatedGame<'a> {
     pub round: Option<&'a str>,
     /// The position of the game in the input.
     pub order: u64,
-    /// The `WhiteElo` tag.
+    /// The `WhiteElo` tag (0 counts as no tag, as in the replays).
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag.
     pub black_elo: Option<u32>,

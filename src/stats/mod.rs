@@ -321,7 +321,8 @@ impl RoundKey {
 
 /// The order in which sequential ratings apply games: `Date`, then `Round`, then file order.
 /// Games without a date sort before dated ones, partial dates before full ones of the same
-/// year or month.
+/// year or month. The rating log packs these keys into its records ([`chrono`]) and sorts
+/// exactly as this type does.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ChronoKey {
     /// The date, if known.
