@@ -486,3 +486,165 @@ fn jobs_do_not_change_the_reports() {
     assert_eq!(outputs[1], outputs[0]);
     assert_eq!(outputs[2], outputs[0]);
 }
+
+/// Games among eight players over a few events, with dates (some partial or missing) and
+/// rounds (numbers, dotted numbers, text) out of order, so that ratings depend on sorting.
+fn rated_input(games: usize) -> String {
+    let mut input = String::new();
+    for i in 0..games {
+        let (w, b) = (format!("P{}", i % 8), format!("P{}", (i * 5 + 3) % 8));
+        let (result, moves) = match i % 3 {
+            0 => ("1-0", "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0"),
+            1 => ("1/2-1/2", "1. d4 d5 1/2-1/2"),
+            _ => ("0-1", "1. f3 e5 2. g4 Qh4# 0-1"),
+        };
+        let date = match i % 11 {
+            0 => "????.??.??".to_owned(),
+            1 => "2025.??.??".to_owned(),
+            _ => format!("2025.{:02}.{:02}", 12 - i % 12, (i * 7) % 28 + 1),
+        };
+        let round = match i % 5 {
+            0 => format!("{}", (i * 13) % 40),
+            1 => format!("{}.{}", i % 9, (i * 3) % 12),
+            2 => format!("{}.{}.{}", i % 4, i % 3, i % 2),
+            3 => ["final", "semi", "?", "-"][i % 4].to_owned(),
+            _ => format!("{}", 99_999 + i % 3),
+        };
+        let elo = |n: usize| {
+            if n.is_multiple_of(3) {
+                String::new()
+            } else {
+                format!("{}", 1800 + 37 * n)
+            }
+        };
+        input.push_str(&format!(
+            "[Event \"E{}\"]\n[Site \"S\"]\n[Date \"{date}\"]\n[Round \"{round}\"]\n[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{result}\"]\n[WhiteElo \"{}\"]\n[BlackElo \"{}\"]\n\n{moves}\n\n",
+            i % 3,
+            elo(i % 8),
+            elo((i * 5 + 3) % 8),
+        ));
+    }
+    input
+}
+
+/// Every report of a directory, by name.
+fn reports(dir: &Path) -> Vec<(&'static str, String)> {
+    REPORTS
+        .iter()
+        .map(|r| (*r, String::from_utf8(read(&dir.join(r))).unwrap()))
+        .collect()
+}
+
+/// `pgnkit` with `TMPDIR` set.
+fn pgnkit_with_tmpdir(args: &[&str], tmpdir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TMPDIR", tmpdir)
+        .output()
+        .expect("pgnkit runs")
+}
+
+/// Rated games spilled to a temporary file in sorted runs of any length (the hidden
+/// `--rating-run`) give the reports of a run that keeps them in memory, for `stats` and for
+/// `stats merge`; the file goes to `TMPDIR` and is gone afterwards.
+#[test]
+fn spilled_rating_runs_give_the_same_reports() {
+    let dir = scratch("spill");
+    let input = dir.join("rated.pgn");
+    std::fs::write(&input, rated_input(400)).unwrap();
+    let input = input.to_str().unwrap();
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec!["stats", input, "--out", out.to_str().unwrap(), "-q"];
+        args.extend_from_slice(extra);
+        let o = pgnkit_with_tmpdir(&args, &tmp);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        reports(&out)
+    };
+    let in_memory = run("memory", &[]);
+    for n in ["1", "2", "7", "100"] {
+        assert_eq!(
+            run(&format!("runs{n}"), &["--rating-run", n]),
+            in_memory,
+            "runs of {n}"
+        );
+    }
+    let part = dir.join("part.jsonl");
+    let part = part.to_str().unwrap();
+    run("partial", &["--rating-run", "3", "--partial", part]);
+    for n in ["1", "5"] {
+        let out = dir.join(format!("merged{n}"));
+        let o = pgnkit_with_tmpdir(
+            &[
+                "stats",
+                "merge",
+                part,
+                part,
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+                "--rating-run",
+                n,
+            ],
+            &tmp,
+        );
+        assert_eq!(o.status.code(), Some(0), "merge: {}", stderr(&o));
+        let twice = dir.join(format!("twice{n}"));
+        let o = pgnkit_with_tmpdir(
+            &[
+                "stats",
+                input,
+                input,
+                "--out",
+                twice.to_str().unwrap(),
+                "-q",
+            ],
+            &tmp,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(reports(&out), reports(&twice), "merge in runs of {n}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
+/// The temporary file is created in `TMPDIR`: a missing one is a failure that names it.
+#[test]
+fn rating_runs_go_to_tmpdir() {
+    let dir = scratch("spill_tmpdir");
+    let missing = dir.join("no-such-dir");
+    let out = dir.join("out");
+    let o = pgnkit_with_tmpdir(
+        &[
+            "stats",
+            "testdata/stats/worked_example.pgn",
+            "--out",
+            out.to_str().unwrap(),
+            "--rating-run",
+            "2",
+        ],
+        &missing,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let message = stderr(&o);
+    assert!(
+        message.contains("cannot create a temporary file in"),
+        "{message}"
+    );
+    assert!(message.contains("no-such-dir"), "{message}");
+    assert!(message.contains("TMPDIR"), "{message}");
+    // Without spilling, no temporary file is needed.
+    let o = pgnkit_with_tmpdir(
+        &[
+            "stats",
+            "testdata/stats/worked_example.pgn",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &missing,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

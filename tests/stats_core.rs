@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use pgnkit::stats::club::{self, ClubConfig, Level};
 use pgnkit::stats::elo::{self, EloConfig, EloRow};
 use pgnkit::stats::standings::{EventKind, KindChoice, Standings};
-use pgnkit::stats::{EventKey, GameDate, PlayerKey, Score, ScoredGame, StatsAccumulator};
+use pgnkit::stats::{GameDate, PlayerKey, Score, ScoredGame, StatsAccumulator};
 
 /// One data line: its place in the file and its fields by column name.
 struct Record {
@@ -74,27 +74,59 @@ fn date(text: &str) -> Option<GameDate> {
     Some(GameDate { year, month, day })
 }
 
+/// One line of a `*.games.tsv` file, owning what a [`ScoredGame`] borrows.
+#[derive(Debug, Clone)]
+struct Game {
+    event: String,
+    site: String,
+    white: String,
+    black: String,
+    white_team: Option<String>,
+    black_team: Option<String>,
+    score: Score,
+    date: Option<GameDate>,
+    round: Option<String>,
+    white_elo: Option<u32>,
+    black_elo: Option<u32>,
+    order: u64,
+}
+
+impl Game {
+    fn scored(&self) -> ScoredGame<'_> {
+        ScoredGame {
+            event: &self.event,
+            site: &self.site,
+            white: &self.white,
+            black: &self.black,
+            white_team: self.white_team.as_deref(),
+            black_team: self.black_team.as_deref(),
+            score: self.score,
+            date: self.date,
+            round: self.round.as_deref(),
+            white_elo: self.white_elo,
+            black_elo: self.black_elo,
+            order: self.order,
+        }
+    }
+}
+
 /// The games of a `*.games.tsv` file, numbered in file order.
-fn games(name: &str) -> Vec<ScoredGame> {
+fn games(name: &str) -> Vec<Game> {
     records(name)
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
-            let date = date(r.get("date"));
             let elo = |column: &str| r.get(column).parse().ok();
-            ScoredGame {
-                event: EventKey {
-                    event: r.get("event").to_owned(),
-                    site: r.get("site").to_owned(),
-                    year: date.map(|d| d.year),
-                },
+            Game {
+                event: r.get("event").to_owned(),
+                site: r.get("site").to_owned(),
                 white: r.get("white").to_owned(),
                 black: r.get("black").to_owned(),
                 white_team: optional(r.get("white_team")),
                 black_team: optional(r.get("black_team")),
                 score: Score::from_pgn(r.get("result"))
                     .unwrap_or_else(|| panic!("{}: bad result", r.at)),
-                date,
+                date: date(r.get("date")),
                 round: optional(r.get("round")),
                 white_elo: elo("white_elo"),
                 black_elo: elo("black_elo"),
@@ -104,19 +136,59 @@ fn games(name: &str) -> Vec<ScoredGame> {
         .collect()
 }
 
-fn accumulate(games: impl IntoIterator<Item = ScoredGame>) -> StatsAccumulator {
-    let mut acc = StatsAccumulator::new();
+fn accumulate<'a>(games: impl IntoIterator<Item = &'a Game>) -> StatsAccumulator {
+    accumulate_into(StatsAccumulator::new(), games)
+}
+
+fn accumulate_into<'a>(
+    mut acc: StatsAccumulator,
+    games: impl IntoIterator<Item = &'a Game>,
+) -> StatsAccumulator {
     for game in games {
-        acc.add(game);
+        acc.add(game.scored()).expect("in memory");
     }
     acc
 }
 
+/// An accumulator whose rating log keeps `run_len` games in memory and the rest in runs.
+fn accumulate_in_runs<'a>(
+    games: impl IntoIterator<Item = &'a Game>,
+    run_len: usize,
+) -> StatsAccumulator {
+    let store = Box::new(pgnkit::stats::chrono::MemoryStore::default());
+    accumulate_into(StatsAccumulator::with_store(store, run_len), games)
+}
+
+/// Every table an accumulator gives, and its counters, as text: what must not change when
+/// games are split and merged.
+fn tables(acc: &mut StatsAccumulator) -> String {
+    let mut out = format!(
+        "games {} unknown sides {} unrated {} rated {}\n",
+        acc.games,
+        acc.unknown_sides,
+        acc.unrated_unknown_games,
+        acc.rated_games()
+    );
+    for event in acc.events() {
+        for choice in [
+            KindChoice::Detect,
+            KindChoice::Force(EventKind::RoundRobin),
+            KindChoice::Force(EventKind::Swiss),
+        ] {
+            out += &format!("{:?} {:?}\n", event.key, event.standings(choice));
+        }
+        out += &format!("{:?} {:?}\n", event.key, event.team_standings());
+    }
+    out += &format!("{:?}\n", acc.elo_table(&EloConfig::default()).unwrap());
+    out += &format!("{:?}\n", acc.club_table(&ClubConfig::default()).unwrap());
+    out
+}
+
 /// The accumulator of a games file holding a single event, and that event's table.
 fn single_event(name: &str, choice: KindChoice) -> (StatsAccumulator, Standings) {
-    let acc = accumulate(games(name));
-    assert_eq!(acc.events.len(), 1, "{name}: expected one event");
-    let standings = acc.events.values().next().unwrap().standings(choice);
+    let acc = accumulate(&games(name));
+    assert_eq!(acc.event_count(), 1, "{name}: expected one event");
+    let standings = acc.events()[0].standings(choice);
     (acc, standings)
 }
 
@@ -205,7 +277,7 @@ fn unknown_names_share_one_unranked_bucket_and_are_counted() {
     let (acc, standings) = single_event("unknown.games.tsv", KindChoice::Detect);
     assert_eq!(acc.unknown_sides, 3);
     assert_eq!(acc.unrated_unknown_games, 2);
-    assert_eq!(acc.ratings.len(), 1);
+    assert_eq!(acc.rated_games(), 1);
     assert_eq!(standings.unknown_vs_unknown, 1);
     assert_eq!(standings.kind, EventKind::RoundRobin);
     assert_eq!(standings.rows.last().unwrap().player, PlayerKey::Unknown);
@@ -214,8 +286,8 @@ fn unknown_names_share_one_unranked_bucket_and_are_counted() {
 
 #[test]
 fn team_table_counts_game_points_only() {
-    let acc = accumulate(games("teams.games.tsv"));
-    let teams = acc.events.values().next().unwrap().team_standings();
+    let acc = accumulate(&games("teams.games.tsv"));
+    let teams = acc.events()[0].team_standings();
     let expected = records("teams.teams.tsv");
     assert_eq!(
         teams.len(),
@@ -233,11 +305,11 @@ fn team_table_counts_game_points_only() {
 
 #[test]
 fn events_are_told_apart_by_site_and_year() {
-    let acc = accumulate(games("events.games.tsv"));
-    let keys: Vec<(&str, Option<u16>, usize)> = acc
-        .events
+    let acc = accumulate(&games("events.games.tsv"));
+    let keys: Vec<(&str, Option<u16>, u64)> = acc
+        .events()
         .iter()
-        .map(|(k, e)| (k.site.as_str(), k.year, e.games().len()))
+        .map(|e| (e.key.site, e.key.year, e.games()))
         .collect();
     assert_eq!(
         keys,
@@ -271,14 +343,14 @@ fn club_levels() {
 
 #[test]
 fn club_totals_follow_date_and_round_not_file_order() {
-    let acc = accumulate(games("club_sequence.games.tsv"));
+    let mut acc = accumulate(&games("club_sequence.games.tsv"));
     let expected = records("club_sequence.totals.tsv");
     for start in [0.0, 1000.0] {
         let config = ClubConfig {
             start,
             ..ClubConfig::default()
         };
-        let table = club::club_table(&acc.ratings, &config);
+        let table = acc.club_table(&config).unwrap();
         assert_eq!(table.len(), expected.len());
         for (row, want) in table.iter().zip(&expected) {
             let at = &want.at;
@@ -295,12 +367,12 @@ fn club_totals_follow_date_and_round_not_file_order() {
 
 #[test]
 fn club_config_sets_one_players_start() {
-    let acc = accumulate(games("club_sequence.games.tsv"));
+    let mut acc = accumulate(&games("club_sequence.games.tsv"));
     let config = ClubConfig {
         start: 0.0,
         starting: [("X".to_owned(), 250.0)].into_iter().collect(),
     };
-    let table = club::club_table(&acc.ratings, &config);
+    let table = acc.club_table(&config).unwrap();
     let x = table.iter().find(|r| r.player == "X").unwrap();
     // X 250 beats Y 0 (d=250, higher wins: 0), then Z 0 (0 again): X stays 250, 29级.
     assert_eq!((x.start, x.total, x.level), (250.0, 250.0, Level::Ji(29)));
@@ -333,8 +405,8 @@ fn elo_k_factor() {
 
 #[test]
 fn elo_replay_matches_hand_computed_ratings() {
-    let acc = accumulate(games("elo_sequence.games.tsv"));
-    let table = elo::elo_table(&acc.ratings, &EloConfig::default());
+    let mut acc = accumulate(&games("elo_sequence.games.tsv"));
+    let table = acc.elo_table(&EloConfig::default()).unwrap();
     let expected = records("elo_sequence.ratings.tsv");
     assert_eq!(table.len(), expected.len(), "number of players");
     for (row, want) in table.iter().zip(&expected) {
@@ -346,10 +418,7 @@ fn elo_replay_matches_hand_computed_ratings() {
     }
 }
 
-/// Every games file, split in two at each possible point: merging the halves (either way
-/// round) gives exactly the accumulator of the whole, and so the same tables.
-#[test]
-fn merged_halves_equal_the_whole() {
+fn games_files() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(path(""))
         .expect("testdata/stats")
         .map(|e| {
@@ -362,33 +431,122 @@ fn merged_halves_equal_the_whole() {
         .collect();
     names.sort();
     assert!(names.len() >= 7, "games files found: {names:?}");
-    for name in &names {
+    names
+}
+
+/// Every games file, split in two at each possible point: merging the halves (either way
+/// round) gives exactly the tables of the whole.
+#[test]
+fn merged_halves_equal_the_whole() {
+    for name in &games_files() {
         let all = games(name);
-        let whole = accumulate(all.clone());
+        let whole = tables(&mut accumulate(&all));
         for split in 0..=all.len() {
             let (a, b) = all.split_at(split);
-            let mut ab = accumulate(a.to_vec());
-            ab.merge(accumulate(b.to_vec()));
-            let mut ba = accumulate(b.to_vec());
-            ba.merge(accumulate(a.to_vec()));
-            assert_eq!(ab, whole, "{name} split at {split}");
-            assert_eq!(ba, whole, "{name} split at {split}, merged the other way");
+            let mut ab = accumulate(a);
+            ab.merge(accumulate(b)).unwrap();
+            let mut ba = accumulate(b);
+            ba.merge(accumulate(a)).unwrap();
+            assert_eq!(tables(&mut ab), whole, "{name} split at {split}");
+            assert_eq!(
+                tables(&mut ba),
+                whole,
+                "{name} split at {split}, merged the other way"
+            );
         }
     }
+}
+
+/// A rating log spilled in runs of any length, merged or not, gives the tables of one kept
+/// whole in memory.
+#[test]
+fn rating_runs_of_any_length_give_the_same_tables() {
+    for name in &games_files() {
+        let all = games(name);
+        let whole = tables(&mut accumulate(&all));
+        for run_len in [1, 2, 3, 5] {
+            let mut runs = accumulate_in_runs(&all, run_len);
+            assert_eq!(tables(&mut runs), whole, "{name}, runs of {run_len}");
+            let (a, b) = all.split_at(all.len() / 2);
+            let mut ab = accumulate_in_runs(a, run_len);
+            ab.merge(accumulate_in_runs(b, run_len + 1)).unwrap();
+            assert_eq!(
+                tables(&mut ab),
+                whole,
+                "{name}, halves in runs of {run_len}"
+            );
+        }
+    }
+}
+
+/// An accumulator written out (its rating log game by game) and read back gives the same
+/// tables, and merges like the accumulator it was.
+#[test]
+fn accumulators_read_back_from_json_give_the_same_tables() {
+    for name in [
+        "worked_example.games.tsv",
+        "teams.games.tsv",
+        "unknown.games.tsv",
+    ] {
+        let all = games(name);
+        let (a, b) = all.split_at(all.len() / 2);
+        let mut part = accumulate_in_runs(a, 2);
+        let mut rated = Vec::new();
+        part.for_each_rated(|entry| {
+            rated.push(serde_json::to_string(entry).unwrap());
+            Ok(())
+        })
+        .unwrap();
+        let text = serde_json::to_string(&part).unwrap();
+        let mut read: StatsAccumulator = serde_json::from_str(&text).unwrap();
+        for line in &rated {
+            read.add_rated(&serde_json::from_str(line).unwrap())
+                .unwrap();
+        }
+        read.merge(accumulate(b)).unwrap();
+        assert_eq!(tables(&mut read), tables(&mut accumulate(&all)), "{name}");
+    }
+}
+
+/// A damaged accumulator is refused when read, not when its tables are computed.
+#[test]
+fn damaged_accumulators_are_refused() {
+    let acc = accumulate(&games("worked_example.games.tsv"));
+    let good: serde_json::Value = serde_json::to_value(&acc).unwrap();
+    assert!(serde_json::from_value::<StatsAccumulator>(good.clone()).is_ok());
+    let damage = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = good.clone();
+        f(&mut v);
+        serde_json::from_value::<StatsAccumulator>(v)
+            .expect_err("damaged")
+            .to_string()
+    };
+    let no_players = damage(&|v| v["events"]["players"] = serde_json::json!([]));
+    assert!(no_players.contains("do not fit"), "{no_players}");
+    let far_name = damage(&|v| v["events"]["players"][0][0][1] = serde_json::json!(99));
+    assert!(far_name.contains("not listed"), "{far_name}");
+    let twice = damage(&|v| {
+        let first = v["events"]["teams"].clone();
+        v["names"] = serde_json::json!(["A", "A"]);
+        v["events"]["teams"] = first;
+    });
+    assert!(twice.contains("twice"), "{twice}");
+    let too_many =
+        damage(&|v| v["events"]["pairs"][0][1]["white_half_points"] = serde_json::json!(3));
+    assert!(too_many.contains("do not fit"), "{too_many}");
 }
 
 #[test]
 fn merged_halves_of_the_worked_example_give_its_table() {
     let all = games("worked_example.games.tsv");
     let (a, b) = all.split_at(3);
-    let mut merged = accumulate(a.to_vec());
-    merged.merge(accumulate(b.to_vec()));
-    let standings = merged.events.values().next().unwrap();
+    let mut merged = accumulate(a);
+    merged.merge(accumulate(b)).unwrap();
     check_standings(
-        &standings.standings(KindChoice::Detect),
+        &merged.events()[0].standings(KindChoice::Detect),
         "worked_example.standings.tsv",
     );
-    let elo_whole = elo::elo_table(&accumulate(all.clone()).ratings, &EloConfig::default());
-    let elo_merged = elo::elo_table(&merged.ratings, &EloConfig::default());
+    let elo_whole = accumulate(&all).elo_table(&EloConfig::default()).unwrap();
+    let elo_merged = merged.elo_table(&EloConfig::default()).unwrap();
     assert_eq!(elo_merged, elo_whole);
 }

@@ -16,12 +16,14 @@ use crate::diag::Severity;
 use crate::input::pipeline::{self, OwnedGame};
 use crate::notation::CheckClaim;
 use crate::pgn::GameReader;
+use crate::report::spill::TempFileStore;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::{check_game_with, CheckOptions, MoveObserver};
+use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::{EventKey, GameDate, Score, ScoredGame, StatsAccumulator};
+use crate::stats::{GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator};
 
 /// Write CSV reports from PGN files: games, standings (小分 / 对手分), players (Elo, club
 /// points), openings, terminations and a summary.
@@ -58,6 +60,10 @@ pub struct Args {
     /// Worker threads (default: the number of cores). The reports are the same for any number.
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
+
+    /// Rated games kept in memory before a sorted run goes to a temporary file (for tests).
+    #[arg(long, value_name = "GAMES", hide = true)]
+    pub rating_run: Option<usize>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -74,6 +80,10 @@ pub struct MergeArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Rated games kept in memory before a sorted run goes to a temporary file (for tests).
+    #[arg(long, value_name = "GAMES", hide = true)]
+    pub rating_run: Option<usize>,
 }
 
 /// Where and how reports are written; shared by `stats` and `stats merge`.
@@ -162,29 +172,33 @@ struct PartHeader {
 }
 
 const PART_FORMAT: &str = "pgnkit-stats-partial";
-const PART_VERSION: u32 = 1;
+const PART_VERSION: u32 = 2;
 
-/// Everything a part counted; its last line.
+/// Everything a part counted but the rating log; its last line.
 #[derive(Debug, Serialize, Deserialize)]
 struct PartTotals {
     acc: StatsAccumulator,
     tally: Tally,
 }
 
-/// One line of a partial file: the header, a row of `games.csv`, or the totals.
+/// One line of a partial file: the header, a row of `games.csv`, a rated game (names spelled
+/// out, in chronological order), or the totals.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum PartLine {
+enum PartLine<'a> {
     Header(PartHeader),
     Game(Box<GameRow>),
+    #[serde(borrow)]
+    Rated(RatedEntry<'a>),
     Totals(Box<PartTotals>),
 }
 
-/// [`PartLine::Game`] as written, without copying the row.
+/// [`PartLine::Game`] and [`PartLine::Rated`] as written, without copying.
 #[derive(Serialize)]
 #[serde(rename_all = "lowercase")]
-enum PartGameOut<'a> {
+enum PartLineOut<'a> {
     Game(&'a GameRow),
+    Rated(&'a RatedEntry<'a>),
 }
 
 /// Where games.csv rows go while games are read.
@@ -200,7 +214,7 @@ impl GameSinks {
             csvout::write_game(w, row, self.csv_opts)?;
         }
         if let Some(p) = self.partial.as_mut() {
-            serde_json::to_writer(&mut *p, &PartGameOut::Game(row))?;
+            serde_json::to_writer(&mut *p, &PartLineOut::Game(row))?;
             p.write_all(b"\n")?;
         }
         Ok(())
@@ -243,7 +257,6 @@ struct GameFacts {
     termination: TerminationKey,
     white_team: Option<String>,
     black_team: Option<String>,
-    round: Option<String>,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
 }
@@ -297,7 +310,6 @@ fn game_facts(game: &mut OwnedGame, name: &str, opts: &CheckOptions, plies: usiz
         },
         white_team: optional("WhiteTeam"),
         black_team: optional("BlackTeam"),
-        round: optional("Round"),
         white_elo: elo("WhiteElo"),
         black_elo: elo("BlackElo"),
         row: GameRow {
@@ -369,7 +381,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 
     let opts = CheckOptions::default();
-    let mut acc = StatsAccumulator::new();
+    let mut acc = accumulator(args.rating_run);
+    // A rating run that could not be spilled stops the run (the pipeline only sees that the
+    // sink failed).
+    let mut spill_error: Option<io::Error> = None;
     let mut tally = Tally::new();
     let mut failed_inputs = 0usize;
     let mut bytes = 0u64;
@@ -405,23 +420,25 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 illegal: !row.legal,
             });
             if let Some(score) = f.score {
-                acc.add(ScoredGame {
-                    event: EventKey {
-                        event: row.event.clone(),
-                        site: row.site.clone(),
-                        year: f.date.map(|d| d.year),
-                    },
-                    white: row.white.clone(),
-                    black: row.black.clone(),
-                    white_team: f.white_team,
-                    black_team: f.black_team,
+                let added = acc.add(ScoredGame {
+                    event: &row.event,
+                    site: &row.site,
+                    white: &row.white,
+                    black: &row.black,
+                    white_team: f.white_team.as_deref(),
+                    black_team: f.black_team.as_deref(),
                     score,
                     date: f.date,
-                    round: f.round,
+                    // A missing tag reads as "", which sorts as an unknown round too.
+                    round: Some(&row.round),
                     white_elo: f.white_elo,
                     black_elo: f.black_elo,
                     order,
                 });
+                if let Err(e) = added {
+                    spill_error = Some(e);
+                    return Err(io::Error::other("the rating log could not be spilled"));
+                }
             }
             if sinks.csv.is_some() || sinks.partial.is_some() {
                 sinks.write(row).map_err(io::Error::other)?;
@@ -429,6 +446,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             Ok(())
         };
         let read = pipeline::run(reader, jobs, work, sink);
+        if let Some(e) = spill_error.take() {
+            return Err(anyhow::Error::new(e).context("cannot spill the rating log"));
+        }
         match read {
             Ok(n) => bytes += n,
             Err(e) => {
@@ -441,7 +461,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(mut w) = sinks.csv.take() {
         w.flush()?;
     }
-    write_tables(output, &acc, &tally)?;
+    write_tables(output, &mut acc, &tally)?;
     if !output.quiet {
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
@@ -449,14 +469,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             tally.files,
             tally.games,
             tally.games_with_errors,
-            tally.players.keys().filter(|k| !k.is_unknown()).count(),
-            acc.events.len(),
+            tally.players.len(),
+            acc.event_count(),
             secs,
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         );
     }
     let outcome = outcome(failed_inputs, &tally);
     if let Some(mut p) = sinks.partial.take() {
+        acc.for_each_rated(|entry| {
+            serde_json::to_writer(&mut p, &PartLineOut::Rated(entry))?;
+            p.write_all(b"\n")
+        })
+        .context("cannot write the rated games")?;
         let totals = PartLine::Totals(Box::new(PartTotals { acc, tally }));
         serde_json::to_writer(&mut p, &totals)?;
         p.write_all(b"\n")?;
@@ -510,7 +535,11 @@ fn open_games_csv(output: &OutputArgs) -> anyhow::Result<Option<csv::Writer<Box<
 }
 
 /// Writes the table reports (all but games.csv) that `output` asks for.
-fn write_tables(output: &OutputArgs, acc: &StatsAccumulator, tally: &Tally) -> anyhow::Result<()> {
+fn write_tables(
+    output: &OutputArgs,
+    acc: &mut StatsAccumulator,
+    tally: &Tally,
+) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
             None => KindChoice::Detect,
@@ -557,44 +586,62 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         raw: output.raw_csv,
     };
     let mut games_csv = open_games_csv(output)?;
-    let mut acc = StatsAccumulator::new();
+    let mut acc = accumulator(args.rating_run);
     let mut tally = Tally::new();
     let mut opening_plies = None;
     for path in &args.parts {
-        let part = read_part(path, &mut opening_plies, |row| {
+        // This part's games come after every game of the parts before it.
+        let offset = tally.games;
+        let on_row = |row: &GameRow| -> anyhow::Result<()> {
             if let Some(w) = games_csv.as_mut() {
                 csvout::write_game(w, row, csv_opts)?;
             }
             Ok(())
-        })
-        .with_context(|| format!("cannot merge {}", path.display()))?;
-        let mut part_acc = part.acc;
-        // This part's games come after every game of the parts before it.
-        part_acc.shift_order(tally.games);
-        acc.merge(part_acc);
+        };
+        let on_rated = |mut entry: RatedEntry<'_>| -> anyhow::Result<()> {
+            entry.order = entry
+                .order
+                .checked_add(offset)
+                .context("a game number too large")?;
+            acc.add_rated(&entry).context("cannot spill the rating log")
+        };
+        let part = read_part(path, &mut opening_plies, on_row, on_rated)
+            .with_context(|| format!("cannot merge {}", path.display()))?;
+        acc.merge(part.acc).context("cannot spill the rating log")?;
         tally.merge(part.tally);
     }
     if let Some(mut w) = games_csv.take() {
         w.flush()?;
     }
-    write_tables(output, &acc, &tally)?;
+    write_tables(output, &mut acc, &tally)?;
     if !output.quiet {
         eprintln!(
             "pgnkit: merged {} part(s): {} game(s), {} with errors, {} event(s)",
             args.parts.len(),
             tally.games,
             tally.games_with_errors,
-            acc.events.len()
+            acc.event_count()
         );
     }
     Ok(outcome(0, &tally))
 }
 
-/// Reads one partial file, handing each games.csv row to `on_row`, and returns its totals.
+/// The accumulator of a run: its rating log keeps `run` rated games (by default
+/// [`DEFAULT_RUN_LEN`]) in memory and spills sorted runs to a temporary file.
+fn accumulator(run: Option<usize>) -> StatsAccumulator {
+    StatsAccumulator::with_store(
+        Box::new(TempFileStore::new()),
+        run.unwrap_or(DEFAULT_RUN_LEN),
+    )
+}
+
+/// Reads one partial file, handing each games.csv row to `on_row` and each rated game to
+/// `on_rated`, and returns its totals.
 fn read_part(
     path: &Path,
     opening_plies: &mut Option<usize>,
     mut on_row: impl FnMut(&GameRow) -> anyhow::Result<()>,
+    mut on_rated: impl FnMut(RatedEntry<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<PartTotals> {
     let file = File::open(path).context("cannot open")?;
     let mut lines = BufReader::new(file).lines();
@@ -617,6 +664,7 @@ fn read_part(
             .with_context(|| format!("line {}: damaged partial result", i + 2))?;
         match parsed {
             PartLine::Game(row) => on_row(&row)?,
+            PartLine::Rated(entry) => on_rated(entry)?,
             PartLine::Totals(totals) => return Ok(*totals),
             PartLine::Header(_) => bail!("line {}: a second header", i + 2),
         }

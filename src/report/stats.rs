@@ -9,7 +9,7 @@ use crate::stats::club::{self, ClubConfig, Level};
 use crate::stats::elo::{self, EloConfig};
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::Tally;
-use crate::stats::{PlayerKey, StatsAccumulator};
+use crate::stats::StatsAccumulator;
 
 /// The UTF-8 byte order mark `--excel` puts first, so that Excel reads the file as UTF-8.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -251,7 +251,8 @@ pub fn write_standings<W: Write>(
         "buchholz",
         "performance",
     ])?;
-    for (key, event) in &acc.events {
+    for event in acc.events() {
+        let key = event.key;
         let standings = event.standings(opts.kind);
         let year = key.year.map(|y| y.to_string()).unwrap_or_default();
         for row in &standings.rows {
@@ -259,8 +260,8 @@ pub fn write_standings<W: Write>(
             write_cells(
                 out,
                 &[
-                    Cell::Input(&key.event),
-                    Cell::Input(&key.site),
+                    Cell::Input(key.event),
+                    Cell::Input(key.site),
                     Cell::Own(year.clone()),
                     Cell::Own("players".into()),
                     Cell::Own(kind_name(standings.kind).into()),
@@ -283,8 +284,8 @@ pub fn write_standings<W: Write>(
             write_cells(
                 out,
                 &[
-                    Cell::Input(&key.event),
-                    Cell::Input(&key.site),
+                    Cell::Input(key.event),
+                    Cell::Input(key.site),
                     Cell::Own(year.clone()),
                     Cell::Own("teams".into()),
                     Cell::Own(kind_name(standings.kind).into()),
@@ -312,10 +313,10 @@ pub fn write_standings<W: Write>(
 ///
 /// # Errors
 ///
-/// Errors of the underlying writer.
+/// Errors of the underlying writer, and of the rating log's store.
 pub fn write_players<W: Write>(
     out: &mut csv::Writer<W>,
-    acc: &StatsAccumulator,
+    acc: &mut StatsAccumulator,
     tally: &Tally,
     opts: &TableOptions,
 ) -> csv::Result<()> {
@@ -338,27 +339,25 @@ pub fn write_players<W: Write>(
         "first_date",
         "last_date",
     ])?;
-    let elo: std::collections::BTreeMap<String, elo::EloRow> =
-        elo::elo_table(&acc.ratings, &opts.elo)
-            .into_iter()
-            .map(|r| (r.player.clone(), r))
-            .collect();
-    let club: std::collections::BTreeMap<String, club::ClubRow> =
-        club::club_table(&acc.ratings, &opts.club)
-            .into_iter()
-            .map(|r| (r.player.clone(), r))
-            .collect();
-    // `PlayerKey` orders names before the unknown bucket.
-    for (key, player) in &tally.players {
-        let name = key.to_string();
-        let (elo_row, club_row) = match key {
-            PlayerKey::Named(name) => (elo.get(name), club.get(name)),
-            PlayerKey::Unknown => (None, None),
+    let elo: std::collections::BTreeMap<String, elo::EloRow> = acc
+        .elo_table(&opts.elo)?
+        .into_iter()
+        .map(|r| (r.player.clone(), r))
+        .collect();
+    let club: std::collections::BTreeMap<String, club::ClubRow> = acc
+        .club_table(&opts.club)?
+        .into_iter()
+        .map(|r| (r.player.clone(), r))
+        .collect();
+    for (name, player) in tally.all_players() {
+        let (elo_row, club_row) = match name {
+            Some(name) => (elo.get(name), club.get(name)),
+            None => (None, None),
         };
         write_cells(
             out,
             &[
-                Cell::Input(&name),
+                Cell::Input(name.unwrap_or("?")),
                 int(player.games()),
                 int(player.as_white.wins),
                 int(player.as_white.draws),
@@ -478,7 +477,7 @@ pub fn write_summary<W: Write>(
     opts: &TableOptions,
 ) -> csv::Result<()> {
     out.write_record(["metric", "value"])?;
-    let named = tally.players.keys().filter(|k| !k.is_unknown()).count();
+    let named = tally.players.len();
     let finished = tally.finished();
     let rows: [(&str, Cell<'_>); 19] = [
         ("files", int(tally.files)),
@@ -510,7 +509,7 @@ pub fn write_summary<W: Write>(
             "unrated_games_with_unknown_players",
             int(acc.unrated_unknown_games),
         ),
-        ("events", int(acc.events.len())),
+        ("events", int(acc.event_count())),
         ("first_date", opt(tally.first_date)),
         ("last_date", opt(tally.last_date)),
     ];

@@ -29,7 +29,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::{RatingLog, Score};
+use std::io;
+
+use super::elo::slot;
+use super::{NameId, Names, RatingLog, Score};
 
 /// How far below a bracket edge a computed `d` still counts as reaching it, absorbing binary
 /// rounding of totals that are decimal fractions.
@@ -146,15 +149,26 @@ pub struct ClubRow {
     pub level: Level,
 }
 
-/// Replays the games of `log` in chronological order and returns every player's total, highest first (then by name).
-pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
-    let mut rows: BTreeMap<&str, ClubRow> = BTreeMap::new();
-    for game in log.games() {
-        for name in [&game.white, &game.black] {
-            rows.entry(name).or_insert_with(|| {
-                let start = config.start_of(name);
+/// Replays the games of `log` in chronological order and returns every player's total,
+/// highest first (then by name). Player ids are names of `names`.
+///
+/// # Errors
+///
+/// When the log cannot be read back from its store, or names a player `names` does not hold.
+pub fn club_table(
+    log: &mut RatingLog,
+    names: &Names,
+    config: &ClubConfig,
+) -> io::Result<Vec<ClubRow>> {
+    let mut rows: Vec<Option<ClubRow>> = vec![None; names.len()];
+    log.replay(|game| {
+        let (white, black, score) = (game.white(), game.black(), game.score());
+        for name in [white, black] {
+            slot(&mut rows, name)?.get_or_insert_with(|| {
+                let player = names.get(name);
+                let start = config.start_of(player);
                 ClubRow {
-                    player: name.clone(),
+                    player: player.to_owned(),
                     games: 0,
                     wins: 0,
                     draws: 0,
@@ -165,15 +179,14 @@ pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
                 }
             });
         }
-        let white_total = rows[game.white.as_str()].total;
-        let black_total = rows[game.black.as_str()].total;
-        let gain = white_gain(white_total, black_total, game.score);
+        let total = |name: NameId| rows[name.index()].as_ref().map_or(0.0, |r| r.total);
+        let gain = white_gain(total(white), total(black), score);
         let sides = [
-            (&game.white, gain, game.score.white_half_points()),
-            (&game.black, -gain, game.score.black_half_points()),
+            (white, gain, score.white_half_points()),
+            (black, -gain, score.black_half_points()),
         ];
         for (name, change, half_points) in sides {
-            if let Some(row) = rows.get_mut(name.as_str()) {
+            if let Some(row) = slot(&mut rows, name)?.as_mut() {
                 row.total += change;
                 row.games += 1;
                 match half_points {
@@ -183,8 +196,9 @@ pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
                 }
             }
         }
-    }
-    let mut rows: Vec<ClubRow> = rows.into_values().collect();
+        Ok(())
+    })?;
+    let mut rows: Vec<ClubRow> = rows.into_iter().flatten().collect();
     for row in &mut rows {
         row.level = Level::of(row.total);
     }
@@ -193,5 +207,5 @@ pub fn club_table(log: &RatingLog, config: &ClubConfig) -> Vec<ClubRow> {
             .total_cmp(&a.total)
             .then_with(|| a.player.cmp(&b.player))
     });
-    rows
+    Ok(rows)
 }

@@ -15,9 +15,9 @@
 //!   rounded (FIDE rounds a period's change; a game-by-game replay has no periods).
 //! - Games apply in chronological order: `Date`, `Round`, file order.
 
-use std::collections::BTreeMap;
+use std::io;
 
-use super::RatingLog;
+use super::{NameId, Names, RatingLog};
 
 /// Settings for the replay.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,14 +84,26 @@ impl EloRow {
     }
 }
 
-/// Replays the games of `log` in chronological order and returns every player's rating, highest first (then by name).
-pub fn elo_table(log: &RatingLog, config: &EloConfig) -> Vec<EloRow> {
+/// Replays the games of `log` in chronological order and returns every player's rating,
+/// highest first (then by name). Player ids are names of `names`.
+///
+/// # Errors
+///
+/// When the log cannot be read back from its store, or names a player `names` does not hold.
+pub fn elo_table(
+    log: &mut RatingLog,
+    names: &Names,
+    config: &EloConfig,
+) -> io::Result<Vec<EloRow>> {
     // First pass: starting ratings, from the first game that tags each player.
-    let mut rows: BTreeMap<&str, EloRow> = BTreeMap::new();
-    for game in log.games() {
-        for (name, tag) in [(&game.white, game.white_elo), (&game.black, game.black_elo)] {
-            let row = rows.entry(name).or_insert_with(|| EloRow {
-                player: name.clone(),
+    let mut rows: Vec<Option<EloRow>> = vec![None; names.len()];
+    log.replay(|game| {
+        for (name, tag) in [
+            (game.white(), game.white_elo()),
+            (game.black(), game.black_elo()),
+        ] {
+            let row = slot(&mut rows, name)?.get_or_insert_with(|| EloRow {
+                player: names.get(name).to_owned(),
                 start: config.default_rating,
                 start_from_tag: false,
                 rating: config.default_rating,
@@ -99,45 +111,61 @@ pub fn elo_table(log: &RatingLog, config: &EloConfig) -> Vec<EloRow> {
                 reached_k10: false,
                 new_player: true,
             });
-            if let (false, Some(elo)) = (row.start_from_tag, tag.filter(|&e| e > 0)) {
+            if let (false, Some(elo)) = (row.start_from_tag, tag) {
                 row.start = f64::from(elo);
                 row.rating = row.start;
                 row.start_from_tag = true;
                 row.new_player = config.tagged_players_are_new;
             }
         }
-    }
-    for row in rows.values_mut() {
+        Ok(())
+    })?;
+    for row in rows.iter_mut().flatten() {
         row.reached_k10 = row.start >= K10_FROM;
     }
 
-    for game in log.games() {
-        let (white_rating, white_k) = {
-            let row = &rows[game.white.as_str()];
-            (row.rating, row.k(config))
-        };
-        let (black_rating, black_k) = {
-            let row = &rows[game.black.as_str()];
-            (row.rating, row.k(config))
-        };
-        let white_score = game.score.white_score();
+    log.replay(|game| {
+        let (white_rating, white_k) = rating_and_k(&rows, game.white(), config);
+        let (black_rating, black_k) = rating_and_k(&rows, game.black(), config);
+        let white_score = game.score().white_score();
         let white_change = white_k * (white_score - expected_score(white_rating, black_rating));
         let black_change =
             black_k * ((1.0 - white_score) - expected_score(black_rating, white_rating));
-        for (name, change) in [(&game.white, white_change), (&game.black, black_change)] {
-            if let Some(row) = rows.get_mut(name.as_str()) {
+        for (name, change) in [(game.white(), white_change), (game.black(), black_change)] {
+            if let Some(row) = slot(&mut rows, name)?.as_mut() {
                 row.rating += change;
                 row.games += 1;
                 row.reached_k10 |= row.rating >= K10_FROM;
             }
         }
-    }
+        Ok(())
+    })?;
 
-    let mut rows: Vec<EloRow> = rows.into_values().collect();
+    let mut rows: Vec<EloRow> = rows.into_iter().flatten().collect();
     rows.sort_by(|a, b| {
         b.rating
             .total_cmp(&a.rating)
             .then_with(|| a.player.cmp(&b.player))
     });
-    rows
+    Ok(rows)
+}
+
+/// The row of a player, an error for an id outside the table.
+pub(crate) fn slot<T>(rows: &mut [Option<T>], player: NameId) -> io::Result<&mut Option<T>> {
+    rows.get_mut(player.index()).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a rated game names a player the accumulator does not hold",
+        )
+    })
+}
+
+/// A player's rating and K before a game (every player of the log has a row after the first
+/// pass).
+fn rating_and_k(rows: &[Option<EloRow>], player: NameId, config: &EloConfig) -> (f64, f64) {
+    rows.get(player.index())
+        .and_then(Option::as_ref)
+        .map_or((config.default_rating, 0.0), |row| {
+            (row.rating, row.k(config))
+        })
 }

@@ -5,20 +5,26 @@
 //!
 //! Every accumulator is *mergeable*: `a.merge(b)` leaves `a` holding exactly what one
 //! accumulator fed all games of `a` and `b` would hold, so inputs can be split across threads
-//! or files and recombined. To make that possible the accumulators keep per-game facts (bounded
-//! by the number of games) rather than running totals, because tie-breaks and sequential
-//! ratings depend on the whole set of games, not on partial sums.
+//! or files and recombined. Names are interned once per accumulator ([`Names`]). Tie-breaks
+//! depend on every opponent's final score, which sums per player and per pair of players that
+//! met give exactly (see [`standings`]): events cost memory by who met whom, not by games.
+//! Sequential ratings depend on the chronological order of all games, so rated games are kept
+//! as compact records and replayed in that order.
 
+pub mod chrono;
 pub mod club;
 pub mod elo;
+pub mod names;
 pub mod standings;
 pub mod tally;
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::fmt;
+use std::io;
 
-use standings::EventAccumulator;
+pub use chrono::{RatedEntry, RatedGame, RatingLog, RunStore};
+pub use names::{NameId, Names};
+use standings::{Event, EventGame, EventTables, EventTablesData};
 
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
 #[derive(
@@ -115,41 +121,72 @@ impl fmt::Display for GameDate {
 }
 
 /// What tells one event from another in a mixed database: `Event`, `Site` and the year of
-/// `Date` (tag values kept exactly as written).
-#[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct EventKey {
+/// `Date` (tag values kept exactly as written). Events sort by these, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventKey<'a> {
     /// The `Event` tag.
-    pub event: String,
+    pub event: &'a str,
     /// The `Site` tag.
-    pub site: String,
+    pub site: &'a str,
     /// The year of the `Date` tag, when known.
     pub year: Option<u16>,
 }
 
-/// One finished game reduced to the facts statistics need.
+/// An event as an accumulator keys it: names from its [`Names`] table, and the year.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub(crate) struct EventIds {
+    event: NameId,
+    site: NameId,
+    year: Option<u16>,
+}
+
+impl EventIds {
+    /// The same event in a table that `map` (from [`Names::absorb`]) maps this one's onto.
+    fn remap(self, map: &[NameId]) -> EventIds {
+        EventIds {
+            event: map[self.event.index()],
+            site: map[self.site.index()],
+            year: self.year,
+        }
+    }
+
+    /// The key with its names.
+    fn resolve(self, names: &Names) -> EventKey<'_> {
+        EventKey {
+            event: names.get(self.event),
+            site: names.get(self.site),
+            year: self.year,
+        }
+    }
+}
+
+/// One finished game reduced to the facts statistics need, borrowed from the caller: adding
+/// it copies a name only the first time the accumulator sees it.
 ///
 /// Player and team names are kept exactly as written (any Unicode); a name that is empty,
 /// blank or `?` means "unknown" (see [`PlayerKey`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScoredGame {
-    /// The event the game belongs to.
-    pub event: EventKey,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoredGame<'a> {
+    /// The `Event` tag.
+    pub event: &'a str,
+    /// The `Site` tag.
+    pub site: &'a str,
     /// The `White` tag.
-    pub white: String,
+    pub white: &'a str,
     /// The `Black` tag.
-    pub black: String,
+    pub black: &'a str,
     /// The `WhiteTeam` tag, if any.
-    pub white_team: Option<String>,
+    pub white_team: Option<&'a str>,
     /// The `BlackTeam` tag, if any.
-    pub black_team: Option<String>,
+    pub black_team: Option<&'a str>,
     /// The result.
     pub score: Score,
-    /// The `Date` tag, if at least the year is known.
+    /// The `Date` tag, if at least the year is known; its year also tells events apart.
     pub date: Option<GameDate>,
     /// The `Round` tag as written, if any.
-    pub round: Option<String>,
+    pub round: Option<&'a str>,
     /// The `WhiteElo` tag, if it is a positive number.
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag, if it is a positive number.
@@ -174,12 +211,17 @@ pub enum PlayerKey {
 impl PlayerKey {
     /// Maps a tag value to a key: empty, blank and `?` become [`PlayerKey::Unknown`].
     pub fn from_name(name: &str) -> PlayerKey {
-        let trimmed = name.trim();
-        if trimmed.is_empty() || trimmed == "?" {
+        if PlayerKey::means_unknown(name) {
             PlayerKey::Unknown
         } else {
             PlayerKey::Named(name.to_owned())
         }
+    }
+
+    /// Whether a tag value names nobody: empty, blank or `?`.
+    pub fn means_unknown(name: &str) -> bool {
+        let trimmed = name.trim();
+        trimmed.is_empty() || trimmed == "?"
     }
 
     /// Whether this is the unknown bucket.
@@ -193,6 +235,55 @@ impl fmt::Display for PlayerKey {
         match self {
             PlayerKey::Named(name) => f.write_str(name),
             PlayerKey::Unknown => f.write_str("?"),
+        }
+    }
+}
+
+/// A player as an accumulator holds one: a name of its [`Names`] table, or the unknown
+/// bucket. Four bytes, so that per-game and per-pair records stay small.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct PlayerId(u32);
+
+impl PlayerId {
+    /// The unknown bucket.
+    pub const UNKNOWN: PlayerId = PlayerId(u32::MAX);
+
+    /// A named player.
+    pub fn named(name: NameId) -> PlayerId {
+        PlayerId(name.raw())
+    }
+
+    /// The player's name, `None` for the unknown bucket.
+    pub fn name(self) -> Option<NameId> {
+        NameId::from_index(self.0 as usize)
+    }
+
+    /// Whether this is the unknown bucket.
+    pub fn is_unknown(self) -> bool {
+        self == PlayerId::UNKNOWN
+    }
+
+    /// The same player in a table that `map` (from [`Names::absorb`]) maps this one's onto.
+    fn remap(self, map: &[NameId]) -> PlayerId {
+        match self.name() {
+            Some(name) => PlayerId::named(map[name.index()]),
+            None => PlayerId::UNKNOWN,
+        }
+    }
+
+    /// Whether this id is the unknown bucket or a name of a table of `len` names.
+    fn fits(self, len: usize) -> bool {
+        self.is_unknown() || (self.0 as usize) < len
+    }
+
+    /// The key for output: the name, or the unknown bucket.
+    pub fn key(self, names: &Names) -> PlayerKey {
+        match self.name() {
+            Some(name) => PlayerKey::Named(names.get(name).to_owned()),
+            None => PlayerKey::Unknown,
         }
     }
 }
@@ -230,7 +321,8 @@ impl RoundKey {
 
 /// The order in which sequential ratings apply games: `Date`, then `Round`, then file order.
 /// Games without a date sort before dated ones, partial dates before full ones of the same
-/// year or month.
+/// year or month. The rating log packs these keys into its records ([`chrono`]) and sorts
+/// exactly as this type does.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ChronoKey {
     /// The date, if known.
@@ -253,94 +345,6 @@ impl Ord for ChronoKey {
 impl PartialOrd for ChronoKey {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
-    }
-}
-
-/// One game as sequential ratings (club points, Elo) need it. Only games between two known
-/// players are logged: a rating for the "unknown" bucket would mix many people and pass their
-/// mixture on to real opponents.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RatedGame {
-    /// Where the game falls in time.
-    pub key: ChronoKey,
-    /// White's name.
-    pub white: String,
-    /// Black's name.
-    pub black: String,
-    /// The result.
-    pub score: Score,
-    /// The `WhiteElo` tag.
-    pub white_elo: Option<u32>,
-    /// The `BlackElo` tag.
-    pub black_elo: Option<u32>,
-}
-
-/// The games sequential ratings replay, kept in chronological order.
-///
-/// Memory grows with the number of rated games; that is the price of exact merges for
-/// order-dependent ratings. Adding a game costs O(log n) whatever order games arrive in.
-/// Games with the same [`ChronoKey`] (possible only if callers reuse a file order) keep the
-/// order they were added in, so for them alone `a.merge(b)` and `b.merge(a)` may differ.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(into = "Vec<RatedGame>", from = "Vec<RatedGame>")]
-pub struct RatingLog {
-    games: BTreeMap<ChronoKey, Vec<RatedGame>>,
-    len: usize,
-}
-
-impl RatingLog {
-    /// An empty log.
-    pub fn new() -> RatingLog {
-        RatingLog::default()
-    }
-
-    /// Adds one game.
-    pub fn push(&mut self, game: RatedGame) {
-        self.games.entry(game.key.clone()).or_default().push(game);
-        self.len += 1;
-    }
-
-    /// Takes in every game of `other`.
-    pub fn merge(&mut self, other: RatingLog) {
-        if self.games.is_empty() {
-            *self = other;
-            return;
-        }
-        for (key, games) in other.games {
-            self.games.entry(key).or_default().extend(games);
-        }
-        self.len += other.len;
-    }
-
-    /// The games, earliest first.
-    pub fn games(&self) -> impl Iterator<Item = &RatedGame> + Clone {
-        self.games.values().flatten()
-    }
-
-    /// The number of games.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the log has no games.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
-impl From<RatingLog> for Vec<RatedGame> {
-    fn from(log: RatingLog) -> Vec<RatedGame> {
-        log.games.into_values().flatten().collect()
-    }
-}
-
-impl From<Vec<RatedGame>> for RatingLog {
-    fn from(games: Vec<RatedGame>) -> RatingLog {
-        let mut log = RatingLog::new();
-        for game in games {
-            log.push(game);
-        }
-        log
     }
 }
 
@@ -370,13 +374,20 @@ pub(crate) mod pairs {
 }
 
 /// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+///
+/// Names are interned in one table ([`Names`]); sums and records hold their ids. Memory is
+/// bounded by the players, events and pairs that met, plus the rating log's run in memory
+/// (see [`chrono`]).
+///
+/// Serialising writes everything but the rating log, which is as long as the input: write it
+/// with [`for_each_rated`](Self::for_each_rated) and read it back with
+/// [`add_rated`](Self::add_rated).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(try_from = "AccumulatorData")]
 pub struct StatsAccumulator {
-    /// Per-event game facts, for standings.
-    #[serde(with = "pairs")]
-    pub events: BTreeMap<EventKey, EventAccumulator>,
-    /// Games between known players, for club points and Elo.
-    pub ratings: RatingLog,
+    names: Names,
+    events: EventTables,
+    ratings: RatingLog,
     /// Games seen.
     pub games: u64,
     /// Game sides (White or Black) whose player name was empty, blank or `?`.
@@ -386,77 +397,226 @@ pub struct StatsAccumulator {
 }
 
 impl StatsAccumulator {
-    /// An empty accumulator.
+    /// An empty accumulator that keeps its rating log in memory.
     pub fn new() -> StatsAccumulator {
         StatsAccumulator::default()
     }
 
-    /// Counts one finished game.
-    pub fn add(&mut self, game: ScoredGame) {
-        self.games += 1;
-        let white = PlayerKey::from_name(&game.white);
-        let black = PlayerKey::from_name(&game.black);
-        self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
-        if white.is_unknown() || black.is_unknown() {
-            self.unrated_unknown_games += 1;
-        } else {
-            self.ratings.push(RatedGame {
-                key: ChronoKey {
-                    date: game.date,
-                    round: RoundKey::parse(game.round.as_deref()),
-                    order: game.order,
-                },
-                white: game.white,
-                black: game.black,
-                score: game.score,
-                white_elo: game.white_elo,
-                black_elo: game.black_elo,
-            });
+    /// An empty accumulator whose rating log hands every `run_len` records to `store` (see
+    /// [`chrono`]).
+    pub fn with_store(store: Box<dyn RunStore>, run_len: usize) -> StatsAccumulator {
+        StatsAccumulator {
+            ratings: RatingLog::with_store(store, run_len),
+            ..StatsAccumulator::default()
         }
-        self.events
-            .entry(game.event)
-            .or_default()
-            .add(standings::GameFact {
+    }
+
+    /// Counts one finished game.
+    ///
+    /// # Errors
+    ///
+    /// When the rating log's run is full and its store cannot take it; everything else about
+    /// the game is counted.
+    pub fn add(&mut self, game: ScoredGame<'_>) -> io::Result<()> {
+        self.games += 1;
+        let white = self.player(game.white);
+        let black = self.player(game.black);
+        self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
+        let event = EventIds {
+            event: self.names.intern(game.event),
+            site: self.names.intern(game.site),
+            year: game.date.map(|d| d.year),
+        };
+        let white_team = self.team(game.white_team);
+        let black_team = self.team(game.black_team);
+        self.events.add(EventGame {
+            event,
+            white,
+            black,
+            white_team,
+            black_team,
+            score: game.score,
+            white_elo: game.white_elo,
+            black_elo: game.black_elo,
+        });
+        match (white.name(), black.name()) {
+            (Some(white), Some(black)) => self.ratings.push(chrono::NewRatedGame {
                 white,
                 black,
-                white_team: game.white_team,
-                black_team: game.black_team,
                 score: game.score,
-                white_elo: game.white_elo,
-                black_elo: game.black_elo,
+                date: game.date,
+                round: game.round,
                 order: game.order,
-            });
+                white_elo: game.white_elo.filter(|&e| e > 0),
+                black_elo: game.black_elo.filter(|&e| e > 0),
+            }),
+            _ => {
+                self.unrated_unknown_games += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn player(&mut self, name: &str) -> PlayerId {
+        if PlayerKey::means_unknown(name) {
+            PlayerId::UNKNOWN
+        } else {
+            PlayerId::named(self.names.intern(name))
+        }
+    }
+
+    /// A team side: a tag that is empty, blank or `?` names no team.
+    fn team(&mut self, name: Option<&str>) -> Option<NameId> {
+        name.filter(|t| !PlayerKey::means_unknown(t))
+            .map(|t| self.names.intern(t))
+    }
+
+    /// The names seen.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// The events with what their tables need, sorted by [`EventKey`].
+    pub fn events(&self) -> Vec<Event<'_>> {
+        self.events.events(&self.names)
+    }
+
+    /// The number of events.
+    pub fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Games between two known players, which ratings count.
+    pub fn rated_games(&self) -> u64 {
+        self.ratings.len()
+    }
+
+    /// Every player's Elo, replayed in chronological order (see [`elo::elo_table`]).
+    ///
+    /// # Errors
+    ///
+    /// When the rating log cannot be read back from its store.
+    pub fn elo_table(&mut self, config: &elo::EloConfig) -> io::Result<Vec<elo::EloRow>> {
+        elo::elo_table(&mut self.ratings, &self.names, config)
+    }
+
+    /// Every player's club points, replayed in chronological order (see
+    /// [`club::club_table`]).
+    ///
+    /// # Errors
+    ///
+    /// When the rating log cannot be read back from its store.
+    pub fn club_table(&mut self, config: &club::ClubConfig) -> io::Result<Vec<club::ClubRow>> {
+        club::club_table(&mut self.ratings, &self.names, config)
+    }
+
+    /// Calls `f` with every rated game spelled out, earliest first: how the rating log is
+    /// written out (see [`add_rated`](Self::add_rated)).
+    ///
+    /// # Errors
+    ///
+    /// When the rating log cannot be read back from its store, and the first error of `f`.
+    pub fn for_each_rated(
+        &mut self,
+        mut f: impl FnMut(&RatedEntry<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let StatsAccumulator { names, ratings, .. } = self;
+        ratings.replay_spelled(|game, round| {
+            f(&RatedEntry {
+                white: names.get(game.white()).into(),
+                black: names.get(game.black()).into(),
+                score: game.score(),
+                date: game.date(),
+                round: round.into(),
+                order: game.order(),
+                white_elo: game.white_elo(),
+                black_elo: game.black_elo(),
+            })
+        })
+    }
+
+    /// Adds a rated game written out by [`for_each_rated`](Self::for_each_rated), to the
+    /// rating log only: the counts come with the rest of the accumulator, by
+    /// [`merge`](Self::merge).
+    ///
+    /// # Errors
+    ///
+    /// When the rating log's run is full and its store cannot take it.
+    pub fn add_rated(&mut self, entry: &RatedEntry<'_>) -> io::Result<()> {
+        let white = self.names.intern(&entry.white);
+        let black = self.names.intern(&entry.black);
+        self.ratings.push(chrono::NewRatedGame {
+            white,
+            black,
+            score: entry.score,
+            date: entry.date,
+            round: Some(&entry.round),
+            order: entry.order,
+            white_elo: entry.white_elo.filter(|&e| e > 0),
+            black_elo: entry.black_elo.filter(|&e| e > 0),
+        })
     }
 
     /// Moves every game `by` places later in file order: what a part read after `by` other
     /// games needs before it is merged, so that merged parts number games as one run would.
+    /// Only ratings depend on file order (it breaks ties of date and round).
     pub fn shift_order(&mut self, by: u64) {
-        if by == 0 {
-            return;
-        }
-        for event in self.events.values_mut() {
-            event.shift_order(by);
-        }
-        let games: Vec<RatedGame> = std::mem::take(&mut self.ratings).into();
-        self.ratings = games
-            .into_iter()
-            .map(|mut g| {
-                g.key.order += by;
-                g
-            })
-            .collect::<Vec<_>>()
-            .into();
+        self.ratings.shift_order(by);
     }
 
-    /// Takes in everything `other` counted, as if its games had been added here.
-    pub fn merge(&mut self, other: StatsAccumulator) {
-        for (key, event) in other.events {
-            self.events.entry(key).or_default().merge(event);
-        }
-        self.ratings.merge(other.ratings);
+    /// Takes in everything `other` counted, as if its games had been added here after this
+    /// accumulator's.
+    ///
+    /// # Errors
+    ///
+    /// When either rating log's store fails.
+    pub fn merge(&mut self, other: StatsAccumulator) -> io::Result<()> {
+        let map = self.names.absorb(&other.names);
+        self.events.merge(other.events, &map);
         self.games += other.games;
         self.unknown_sides += other.unknown_sides;
         self.unrated_unknown_games += other.unrated_unknown_games;
+        self.ratings.merge(other.ratings, &map)
+    }
+}
+
+/// How an accumulator is written and read: its names, then sums that refer to them by id.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AccumulatorData<E = EventTablesData, N = Names> {
+    names: N,
+    events: E,
+    games: u64,
+    unknown_sides: u64,
+    unrated_unknown_games: u64,
+}
+
+impl serde::Serialize for StatsAccumulator {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        AccumulatorData {
+            names: &self.names,
+            events: EventTablesData::from(&self.events),
+            games: self.games,
+            unknown_sides: self.unknown_sides,
+            unrated_unknown_games: self.unrated_unknown_games,
+        }
+        .serialize(s)
+    }
+}
+
+impl TryFrom<AccumulatorData> for StatsAccumulator {
+    type Error = String;
+
+    /// Checks that every id names something in the table, so that nothing can index out of it.
+    fn try_from(data: AccumulatorData) -> Result<StatsAccumulator, String> {
+        let events = data.events.into_tables(data.names.len())?;
+        Ok(StatsAccumulator {
+            names: data.names,
+            events,
+            ratings: RatingLog::default(),
+            games: data.games,
+            unknown_sides: data.unknown_sides,
+            unrated_unknown_games: data.unrated_unknown_games,
+        })
     }
 }
 

@@ -3,10 +3,10 @@
 //! Game points are counted in half points and Sonneborn-Berger in quarter points, so every sum
 //! and every tie comparison is exact integer arithmetic; the `f64` getters are for display.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use super::{PlayerKey, Score};
+use super::{EventIds, EventKey, NameId, Names, PlayerId, PlayerKey, Score};
 
 /// FIDE table 8.1(a): rating difference `dp` for a percentage score of 50 % .. 100 %, one entry
 /// per percent (index 0 is 50 %). Scores below 50 % mirror it with the sign changed. 100 % is
@@ -68,84 +68,337 @@ impl fmt::Display for Place {
     }
 }
 
-/// One game as an event table needs it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct GameFact {
-    /// White.
-    pub white: PlayerKey,
-    /// Black.
-    pub black: PlayerKey,
-    /// White's team, if tagged.
-    pub white_team: Option<String>,
-    /// Black's team, if tagged.
-    pub black_team: Option<String>,
-    /// The result.
-    pub score: Score,
-    /// `WhiteElo`, used as White's rating in Black's performance.
-    pub white_elo: Option<u32>,
-    /// `BlackElo`, used as Black's rating in White's performance.
-    pub black_elo: Option<u32>,
-    /// File order, which keeps the list canonical so merged accumulators compare equal.
-    pub order: u64,
+/// One player's games in one event: results, and the sums their performance needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlayerInEvent {
+    /// Wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses.
+    pub losses: u64,
+    perf: PerfSum,
 }
 
-/// The games of one event. Tie-breaks depend on every opponent's final score, so the
-/// accumulator keeps the games themselves (bounded by the event's size) and computes tables on
-/// demand.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct EventAccumulator {
-    games: Vec<GameFact>,
-}
-
-impl EventAccumulator {
-    /// An event with no games yet.
-    pub fn new() -> EventAccumulator {
-        EventAccumulator::default()
-    }
-
-    /// Adds one game, keeping file order.
-    pub fn add(&mut self, game: GameFact) {
-        let at = self.games.partition_point(|g| g.order <= game.order);
-        self.games.insert(at, game);
-    }
-
-    /// Takes in every game of `other`.
-    pub fn merge(&mut self, other: EventAccumulator) {
-        self.games.extend(other.games);
-        self.games.sort_by_key(|g| g.order);
-    }
-
-    /// Moves every game `by` places later in file order (see
-    /// [`StatsAccumulator::shift_order`](super::StatsAccumulator::shift_order)).
-    pub fn shift_order(&mut self, by: u64) {
-        for game in &mut self.games {
-            game.order += by;
+impl PlayerInEvent {
+    fn record(&mut self, half_points: u32, opponent_elo: Option<u32>) {
+        match half_points {
+            2 => self.wins += 1,
+            1 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+        if let Some(elo) = opponent_elo {
+            self.perf.add(elo, half_points);
         }
     }
 
-    /// The games, in file order.
-    pub fn games(&self) -> &[GameFact] {
-        &self.games
+    fn merge(&mut self, other: PlayerInEvent) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.perf.games += other.perf.games;
+        self.perf.rating_sum += other.perf.rating_sum;
+        self.perf.half_points += other.perf.half_points;
+    }
+}
+
+/// The games one player had with White against one opponent in one event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Meetings {
+    /// Games.
+    pub games: u64,
+    /// White's points over them, in half points (Black has the rest of `2 · games`).
+    pub white_half_points: u64,
+}
+
+/// A team's games in one event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TeamInEvent {
+    /// Games its players played for it.
+    pub games: u64,
+    /// Game points in half points.
+    pub half_points: u64,
+}
+
+/// Per-event counts of one event: games, and games between two unknown sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct EventTotals {
+    key: EventIds,
+    games: u64,
+    unknown_vs_unknown: u64,
+}
+
+/// What the event tables of every event need, as sums over games: per player, per ordered
+/// pair of players (White, Black) and per team, each keyed by the event's number.
+///
+/// Standings need no game list: points and wins come from the per-player sums; 小分 and 对手分
+/// are sums over opponents of (points scored against them, or games played with them) times
+/// their final points, which the per-pair sums give; round robin detection counts meetings per
+/// pair; performance adds opponents' ratings per player. Memory is bounded by the players,
+/// pairs that met and teams of each event, whatever the number of games. Game order plays no
+/// part: the game list used to be kept in file order only to be canonical, and the order in
+/// which players first appeared was never visible (tables sort by points, tie-break, name).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EventTables {
+    events: Vec<EventTotals>,
+    index: HashMap<EventIds, u32>,
+    players: HashMap<(u32, PlayerId), PlayerInEvent>,
+    pairs: HashMap<(u32, PlayerId, PlayerId), Meetings>,
+    teams: HashMap<(u32, NameId), TeamInEvent>,
+}
+
+/// One finished game as event tables count it.
+pub(crate) struct EventGame {
+    pub event: EventIds,
+    pub white: PlayerId,
+    pub black: PlayerId,
+    pub white_team: Option<NameId>,
+    pub black_team: Option<NameId>,
+    pub score: Score,
+    pub white_elo: Option<u32>,
+    pub black_elo: Option<u32>,
+}
+
+impl EventTables {
+    /// The number of an event, opened on first sight.
+    ///
+    /// # Panics
+    ///
+    /// At the 2³²nd event (billions of games, each its own event: memory runs out first).
+    fn event(&mut self, key: EventIds) -> u32 {
+        let next = u32::try_from(self.events.len()).expect("fewer than 2^32 events");
+        let at = *self.index.entry(key).or_insert(next);
+        if at == next {
+            self.events.push(EventTotals {
+                key,
+                games: 0,
+                unknown_vs_unknown: 0,
+            });
+        }
+        at
+    }
+
+    /// Counts one game. Team sides count whoever played; a game between two unknown sides
+    /// counts for nobody in the player table.
+    pub fn add(&mut self, game: EventGame) {
+        let at = self.event(game.event);
+        let totals = &mut self.events[at as usize];
+        totals.games += 1;
+        let (wh, bh) = (
+            game.score.white_half_points(),
+            game.score.black_half_points(),
+        );
+        for (team, half_points) in [(game.white_team, wh), (game.black_team, bh)] {
+            if let Some(team) = team {
+                let row = self.teams.entry((at, team)).or_default();
+                row.games += 1;
+                row.half_points += u64::from(half_points);
+            }
+        }
+        if game.white.is_unknown() && game.black.is_unknown() {
+            totals.unknown_vs_unknown += 1;
+            return;
+        }
+        self.players
+            .entry((at, game.white))
+            .or_default()
+            .record(wh, game.black_elo);
+        self.players
+            .entry((at, game.black))
+            .or_default()
+            .record(bh, game.white_elo);
+        let pair = self.pairs.entry((at, game.white, game.black)).or_default();
+        pair.games += 1;
+        pair.white_half_points += u64::from(wh);
+    }
+
+    /// Takes in every event of `other`, whose names `map` maps onto this table's.
+    pub fn merge(&mut self, other: EventTables, map: &[NameId]) {
+        let events: Vec<u32> = other
+            .events
+            .iter()
+            .map(|e| {
+                let at = self.event(e.key.remap(map));
+                let totals = &mut self.events[at as usize];
+                totals.games += e.games;
+                totals.unknown_vs_unknown += e.unknown_vs_unknown;
+                at
+            })
+            .collect();
+        for ((at, player), sums) in other.players {
+            self.players
+                .entry((events[at as usize], player.remap(map)))
+                .or_default()
+                .merge(sums);
+        }
+        for ((at, white, black), m) in other.pairs {
+            let key = (events[at as usize], white.remap(map), black.remap(map));
+            let pair = self.pairs.entry(key).or_default();
+            pair.games += m.games;
+            pair.white_half_points += m.white_half_points;
+        }
+        for ((at, team), t) in other.teams {
+            let row = self
+                .teams
+                .entry((events[at as usize], map[team.index()]))
+                .or_default();
+            row.games += t.games;
+            row.half_points += t.half_points;
+        }
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Every event with its sums, sorted by [`EventKey`]; names from `names`.
+    pub fn events<'a>(&'a self, names: &'a Names) -> Vec<Event<'a>> {
+        let mut events: Vec<Event<'a>> = self
+            .events
+            .iter()
+            .map(|e| Event {
+                key: e.key.resolve(names),
+                games: e.games,
+                unknown_vs_unknown: e.unknown_vs_unknown,
+                players: Vec::new(),
+                pairs: Vec::new(),
+                teams: Vec::new(),
+                names,
+            })
+            .collect();
+        for (&(at, player), &sums) in &self.players {
+            events[at as usize].players.push((player, sums));
+        }
+        for (&(at, white, black), &m) in &self.pairs {
+            events[at as usize].pairs.push(((white, black), m));
+        }
+        for (&(at, team), &t) in &self.teams {
+            events[at as usize].teams.push((team, t));
+        }
+        events.sort_by(|a, b| a.key.cmp(&b.key));
+        events
+    }
+}
+
+/// [`EventTables`] as written: events in their numbering, sums sorted by key, so that the same
+/// games always give the same text.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct EventTablesData {
+    events: Vec<EventTotals>,
+    players: Vec<((u32, PlayerId), PlayerInEvent)>,
+    pairs: Vec<((u32, PlayerId, PlayerId), Meetings)>,
+    teams: Vec<((u32, NameId), TeamInEvent)>,
+}
+
+impl From<&EventTables> for EventTablesData {
+    fn from(tables: &EventTables) -> EventTablesData {
+        fn sorted<K: Copy + Ord, V: Copy>(map: &HashMap<K, V>) -> Vec<(K, V)> {
+            let mut list: Vec<(K, V)> = map.iter().map(|(k, v)| (*k, *v)).collect();
+            list.sort_unstable_by_key(|(k, _)| *k);
+            list
+        }
+        EventTablesData {
+            events: tables.events.clone(),
+            players: sorted(&tables.players),
+            pairs: sorted(&tables.pairs),
+            teams: sorted(&tables.teams),
+        }
+    }
+}
+
+impl EventTablesData {
+    /// The tables, checking that every id refers to an event listed and to a table of
+    /// `names` names, that nothing is listed twice, and that the sums fit together (every
+    /// player of a pair has a line, White's points are at most two halves a game), so that
+    /// computing tables cannot fail.
+    pub fn into_tables(self, names: usize) -> Result<EventTables, String> {
+        let events = self.events.len();
+        let event_fits = |at: u32| (at as usize) < events;
+        let name_fits = |id: NameId| id.index() < names;
+        let mut tables = EventTables::default();
+        for e in self.events {
+            if !name_fits(e.key.event) || !name_fits(e.key.site) {
+                return Err("an event refers to a name that is not in the table".into());
+            }
+            let at = tables.event(e.key);
+            if at as usize != tables.events.len() - 1 {
+                return Err("an event is listed twice".into());
+            }
+            tables.events[at as usize] = e;
+        }
+        let twice = || "a sum is listed twice".to_owned();
+        let unknown = || "a sum refers to an event or a name that is not listed".to_owned();
+        for ((at, player), sums) in self.players {
+            if !event_fits(at) || !player.fits(names) {
+                return Err(unknown());
+            }
+            if tables.players.insert((at, player), sums).is_some() {
+                return Err(twice());
+            }
+        }
+        for ((at, white, black), m) in self.pairs {
+            if !event_fits(at) || !white.fits(names) || !black.fits(names) {
+                return Err(unknown());
+            }
+            let listed = |p: PlayerId| tables.players.contains_key(&(at, p));
+            let too_many_points = m
+                .games
+                .checked_mul(2)
+                .is_none_or(|most| m.white_half_points > most);
+            if !listed(white) || !listed(black) || too_many_points {
+                return Err("a pair's sums do not fit its players' lines".into());
+            }
+            if tables.pairs.insert((at, white, black), m).is_some() {
+                return Err(twice());
+            }
+        }
+        for ((at, team), t) in self.teams {
+            if !event_fits(at) || !name_fits(team) {
+                return Err(unknown());
+            }
+            if tables.teams.insert((at, team), t).is_some() {
+                return Err(twice());
+            }
+        }
+        Ok(tables)
+    }
+}
+
+/// One event of an accumulator with its sums: what its tables are computed from.
+#[derive(Debug, Clone)]
+pub struct Event<'a> {
+    /// The event.
+    pub key: EventKey<'a>,
+    games: u64,
+    unknown_vs_unknown: u64,
+    players: Vec<(PlayerId, PlayerInEvent)>,
+    pairs: Vec<((PlayerId, PlayerId), Meetings)>,
+    teams: Vec<(NameId, TeamInEvent)>,
+    names: &'a Names,
+}
+
+impl Event<'_> {
+    /// Finished games counted in the event.
+    pub fn games(&self) -> u64 {
+        self.games
     }
 
     /// The kind detection finds: round robin when at least two known players played and every
     /// pair of them met the same, non-zero number of times; otherwise Swiss. Games involving
     /// the unknown bucket are ignored here.
     pub fn detect_kind(&self) -> EventKind {
-        let mut players = BTreeSet::new();
-        let mut meetings: BTreeMap<(&PlayerKey, &PlayerKey), u64> = BTreeMap::new();
-        for game in &self.games {
-            if game.white.is_unknown() || game.black.is_unknown() || game.white == game.black {
+        let mut players = HashSet::new();
+        let mut meetings: HashMap<(PlayerId, PlayerId), u64> = HashMap::new();
+        for &((white, black), m) in &self.pairs {
+            if white.is_unknown() || black.is_unknown() || white == black {
                 continue;
             }
-            players.insert(&game.white);
-            players.insert(&game.black);
-            let pair = if game.white < game.black {
-                (&game.white, &game.black)
-            } else {
-                (&game.black, &game.white)
-            };
-            *meetings.entry(pair).or_default() += 1;
+            players.insert(white);
+            players.insert(black);
+            *meetings
+                .entry((white.min(black), white.max(black)))
+                .or_default() += m.games;
         }
         let n = players.len() as u64;
         let all_pairs = n * n.saturating_sub(1) / 2;
@@ -174,41 +427,29 @@ impl EventAccumulator {
             KindChoice::Force(kind) => kind,
         };
 
-        let mut index: BTreeMap<&PlayerKey, usize> = BTreeMap::new();
-        let mut rows: Vec<StandingRow> = Vec::new();
-        let mut perf: Vec<PerfSum> = Vec::new();
-        let mut unknown_vs_unknown = 0;
-        // (row of the player, row of the opponent, player's half points) per counted side.
-        let mut sides: Vec<(usize, usize, u32)> = Vec::new();
-        for game in &self.games {
-            if game.white.is_unknown() && game.black.is_unknown() {
-                unknown_vs_unknown += 1;
-                continue;
-            }
-            let w = row_of(&mut index, &mut rows, &mut perf, &game.white);
-            let b = row_of(&mut index, &mut rows, &mut perf, &game.black);
-            let wh = game.score.white_half_points();
-            let bh = game.score.black_half_points();
-            rows[w].record(wh);
-            rows[b].record(bh);
-            sides.push((w, b, wh));
-            sides.push((b, w, bh));
-            if let Some(elo) = game.black_elo {
-                perf[w].add(elo, wh);
-            }
-            if let Some(elo) = game.white_elo {
-                perf[b].add(elo, bh);
-            }
+        let mut index: HashMap<PlayerId, usize> = HashMap::with_capacity(self.players.len());
+        let mut rows: Vec<StandingRow> = Vec::with_capacity(self.players.len());
+        for &(player, sums) in &self.players {
+            index.insert(player, rows.len());
+            let mut row = StandingRow::new(player.key(self.names));
+            row.games = sums.wins + sums.draws + sums.losses;
+            row.wins = sums.wins;
+            row.draws = sums.draws;
+            row.losses = sums.losses;
+            row.half_points = 2 * sums.wins + sums.draws;
+            row.performance = sums.perf.performance();
+            rows.push(row);
         }
-        for &(me, opponent, mine) in &sides {
-            let theirs = rows[opponent].half_points;
-            // A win takes the opponent's points whole, a draw half: in quarter points that is
-            // 2·theirs or 1·theirs, i.e. `mine` (2, 1, 0) times the opponent's half points.
-            rows[me].sonneborn_berger_quarters += u64::from(mine) * theirs;
-            rows[me].buchholz_half_points += theirs;
-        }
-        for (row, sum) in rows.iter_mut().zip(&perf) {
-            row.performance = sum.performance();
+        for &((white, black), m) in &self.pairs {
+            let (w, b) = (index[&white], index[&black]);
+            let (white_total, black_total) = (rows[w].half_points, rows[b].half_points);
+            // A win takes the opponent's points whole, a draw half: in quarter points, the
+            // points scored against an opponent (in half points) times theirs.
+            let black_half_points = 2 * m.games - m.white_half_points;
+            rows[w].sonneborn_berger_quarters += m.white_half_points * black_total;
+            rows[w].buchholz_half_points += m.games * black_total;
+            rows[b].sonneborn_berger_quarters += black_half_points * white_total;
+            rows[b].buchholz_half_points += m.games * white_total;
         }
 
         let tie_break = |row: &StandingRow| match kind {
@@ -231,37 +472,25 @@ impl EventAccumulator {
             kind,
             detected,
             rows: ranked,
-            unknown_vs_unknown,
+            unknown_vs_unknown: self.unknown_vs_unknown,
         }
     }
 
     /// The team table: game points only (局分), from `WhiteTeam`/`BlackTeam`. Sides without a
     /// team tag (or with an empty or `?` one) are left out. Teams equal on points share a place.
     pub fn team_standings(&self) -> Vec<TeamRow> {
-        let mut teams: BTreeMap<&str, TeamRow> = BTreeMap::new();
-        for game in &self.games {
-            let sides = [
-                (&game.white_team, game.score.white_half_points()),
-                (&game.black_team, game.score.black_half_points()),
-            ];
-            for (team, half_points) in sides {
-                let Some(team) = team.as_deref() else {
-                    continue;
-                };
-                if team.trim().is_empty() || team.trim() == "?" {
-                    continue;
-                }
-                let row = teams.entry(team).or_insert_with(|| TeamRow {
-                    place: None,
-                    team: team.to_owned(),
-                    games: 0,
-                    half_points: 0,
-                });
-                row.games += 1;
-                row.half_points += u64::from(half_points);
-            }
-        }
-        let mut rows: Vec<TeamRow> = teams.into_values().collect();
+        let mut rows: Vec<TeamRow> = self
+            .teams
+            .iter()
+            .map(|&(team, t)| (self.names.get(team), t))
+            .filter(|(team, _)| !PlayerKey::means_unknown(team))
+            .map(|(team, t)| TeamRow {
+                place: None,
+                team: team.to_owned(),
+                games: t.games,
+                half_points: t.half_points,
+            })
+            .collect();
         rows.sort_by(|a, b| {
             b.half_points
                 .cmp(&a.half_points)
@@ -270,20 +499,6 @@ impl EventAccumulator {
         assign_places(&mut rows, |a, b| a.half_points == b.half_points);
         rows
     }
-}
-
-/// The row of `player`, opened (with its performance sums) on first sight.
-fn row_of<'a>(
-    index: &mut BTreeMap<&'a PlayerKey, usize>,
-    rows: &mut Vec<StandingRow>,
-    perf: &mut Vec<PerfSum>,
-    player: &'a PlayerKey,
-) -> usize {
-    *index.entry(player).or_insert_with(|| {
-        rows.push(StandingRow::new(player.clone()));
-        perf.push(PerfSum::default());
-        rows.len() - 1
-    })
 }
 
 /// Something a place can be written on.
@@ -323,7 +538,7 @@ fn assign_places<T: Placed>(rows: &mut [T], tied: impl Fn(&T, &T) -> bool) {
 }
 
 /// Running sums for a performance rating: opponents' ratings and the score against them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct PerfSum {
     games: u64,
     rating_sum: u64,
@@ -392,16 +607,6 @@ impl StandingRow {
         }
     }
 
-    fn record(&mut self, half_points: u32) {
-        self.games += 1;
-        match half_points {
-            2 => self.wins += 1,
-            1 => self.draws += 1,
-            _ => self.losses += 1,
-        }
-        self.half_points += u64::from(half_points);
-    }
-
     /// Points.
     pub fn points(&self) -> f64 {
         self.half_points as f64 / 2.0
@@ -453,6 +658,8 @@ impl TeamRow {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]
@@ -462,6 +669,107 @@ mod tests {
         }
         for p in 0..=100 {
             assert_eq!(fide_dp(p), -fide_dp(100 - p), "p = {p}");
+        }
+    }
+
+    /// White, Black, result, `WhiteElo`, `BlackElo`.
+    type TestGame = (PlayerId, PlayerId, Score, Option<u32>, Option<u32>);
+
+    /// The table as the per-game algorithm computes it: every counted side adds its own
+    /// points times the opponent's final points to 小分 and the opponent's points to 对手分.
+    fn per_game_table(games: &[TestGame]) -> Vec<(PlayerId, [u64; 7])> {
+        let mut rows: BTreeMap<PlayerId, [u64; 7]> = BTreeMap::new();
+        let mut perf: BTreeMap<PlayerId, PerfSum> = BTreeMap::new();
+        let mut sides = Vec::new();
+        for &(w, b, score, white_elo, black_elo) in games {
+            if w.is_unknown() && b.is_unknown() {
+                continue;
+            }
+            for (me, them, mine, their_elo) in [
+                (w, b, score.white_half_points(), black_elo),
+                (b, w, score.black_half_points(), white_elo),
+            ] {
+                let row = rows.entry(me).or_default();
+                row[0] += 1;
+                row[1 + (2 - mine as usize)] += 1;
+                row[4] += u64::from(mine);
+                sides.push((me, them, mine));
+                let sum = perf.entry(me).or_default();
+                if let Some(elo) = their_elo {
+                    sum.add(elo, mine);
+                }
+            }
+        }
+        for (me, them, mine) in sides {
+            let theirs = rows[&them][4];
+            let row = rows.get_mut(&me).unwrap();
+            row[5] += u64::from(mine) * theirs;
+            row[6] += theirs;
+        }
+        rows.into_iter().collect()
+    }
+
+    /// Sums per player and per pair give what the per-game algorithm gives, games against
+    /// oneself and against the unknown bucket included.
+    #[test]
+    fn sums_give_the_per_game_table() {
+        let mut names = Names::new();
+        let players: Vec<PlayerId> = ["A", "B", "C", "D", "E"]
+            .iter()
+            .map(|n| PlayerId::named(names.intern(n)))
+            .chain([PlayerId::UNKNOWN])
+            .collect();
+        let key = EventIds {
+            event: names.intern("E"),
+            site: names.intern("S"),
+            year: None,
+        };
+        let mut seed = 12345u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut games = Vec::new();
+        let mut tables = EventTables::default();
+        for _ in 0..400 {
+            let (w, b) = (players[next(6) as usize], players[next(6) as usize]);
+            let score = [Score::WhiteWin, Score::Draw, Score::BlackWin][next(3) as usize];
+            let elo = |r: u64| (r > 0).then_some(1000 + 100 * r as u32);
+            let (white_elo, black_elo) = (elo(next(4)), elo(next(4)));
+            games.push((w, b, score, white_elo, black_elo));
+            tables.add(EventGame {
+                event: key,
+                white: w,
+                black: b,
+                white_team: None,
+                black_team: None,
+                score,
+                white_elo,
+                black_elo,
+            });
+        }
+        let expected = per_game_table(&games);
+        let event = &tables.events(&names)[0];
+        let standings = event.standings(KindChoice::Detect);
+        assert_eq!(standings.rows.len(), expected.len());
+        for (player, want) in expected {
+            let row = standings
+                .rows
+                .iter()
+                .find(|r| r.player == player.key(&names))
+                .unwrap();
+            let got = [
+                row.games,
+                row.wins,
+                row.draws,
+                row.losses,
+                row.half_points,
+                row.sonneborn_berger_quarters,
+                row.buchholz_half_points,
+            ];
+            assert_eq!(got, want, "{:?}", row.player);
         }
     }
 

@@ -177,9 +177,10 @@ pub struct Tally {
     pub first_date: Option<GameDate>,
     /// The latest date of any game.
     pub last_date: Option<GameDate>,
-    /// Finished games per player (the unknown bucket included).
-    #[serde(with = "pairs")]
-    pub players: BTreeMap<PlayerKey, PlayerTally>,
+    /// Finished games per named player, by name.
+    pub players: BTreeMap<String, PlayerTally>,
+    /// Finished games of the unknown bucket (names empty, blank or `?`), if it played.
+    pub unknown_player: Option<PlayerTally>,
     /// Games per opening key.
     pub openings: BTreeMap<String, OpeningTally>,
     /// Games per termination and result tag.
@@ -237,8 +238,23 @@ impl Tally {
     }
 
     fn player(&mut self, name: &str) -> &mut PlayerTally {
-        let key = PlayerKey::from_name(name);
-        self.players.entry(key).or_default()
+        if PlayerKey::means_unknown(name) {
+            return self.unknown_player.get_or_insert_with(PlayerTally::default);
+        }
+        // Most games are by players already seen: look the name up before allocating a key.
+        if !self.players.contains_key(name) {
+            self.players.insert(name.to_owned(), PlayerTally::default());
+        }
+        self.players.get_mut(name).expect("inserted above")
+    }
+
+    /// Every player, named ones by name, then the unknown bucket if it played.
+    pub fn all_players(&self) -> impl Iterator<Item = (Option<&str>, &PlayerTally)> {
+        let named = self
+            .players
+            .iter()
+            .map(|(name, p)| (Some(name.as_str()), p));
+        named.chain(self.unknown_player.iter().map(|p| (None, p)))
     }
 
     /// Takes in everything `other` counted.
@@ -255,6 +271,11 @@ impl Tally {
         widen(&mut self.first_date, &mut self.last_date, other.last_date);
         for (key, player) in other.players {
             self.players.entry(key).or_default().merge(player);
+        }
+        if let Some(player) = other.unknown_player {
+            self.unknown_player
+                .get_or_insert_with(PlayerTally::default)
+                .merge(player);
         }
         for (key, opening) in other.openings {
             self.openings.entry(key).or_default().merge(opening);

@@ -1,0 +1,210 @@
+//! A temporary file for the rating log of `pgnkit stats`: where sorted runs go once they no
+//! longer fit the run kept in memory (see [`crate::stats::chrono`]).
+//!
+//! The file is created only when the first run is spilled, in the directory of
+//! [`std::env::temp_dir`] (`TMPDIR` on Unix). On Unix it is unlinked as soon as it is open, so
+//! nothing is left behind whatever ends the process; elsewhere it is removed when the store is
+//! dropped.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::stats::RunStore;
+
+/// A [`RunStore`] in one temporary file.
+#[derive(Debug)]
+pub struct TempFileStore {
+    dir: PathBuf,
+    file: Option<File>,
+    /// The file's path while it has one (until it is unlinked or dropped).
+    path: Option<PathBuf>,
+    len: u64,
+}
+
+impl TempFileStore {
+    /// A store that will create its file in the system's temporary directory.
+    pub fn new() -> TempFileStore {
+        TempFileStore::in_dir(std::env::temp_dir())
+    }
+
+    /// A store that will create its file in `dir`.
+    pub fn in_dir(dir: impl Into<PathBuf>) -> TempFileStore {
+        TempFileStore {
+            dir: dir.into(),
+            file: None,
+            path: None,
+            len: 0,
+        }
+    }
+
+    /// The file, created on first use.
+    fn file(&mut self) -> io::Result<&File> {
+        if self.file.is_none() {
+            let (file, path) = create_unique(&self.dir).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot create a temporary file in {} (set TMPDIR to another directory): {e}",
+                        self.dir.display()
+                    ),
+                )
+            })?;
+            // Unlinked at once where an open file survives it: nothing is left behind even if
+            // the process is killed.
+            self.path = if cfg!(unix) && std::fs::remove_file(&path).is_ok() {
+                None
+            } else {
+                Some(path)
+            };
+            self.file = Some(file);
+        }
+        self.file
+            .as_ref()
+            .ok_or_else(|| io::Error::other("temporary file not open"))
+    }
+}
+
+impl Default for TempFileStore {
+    fn default() -> TempFileStore {
+        TempFileStore::new()
+    }
+}
+
+impl Drop for TempFileStore {
+    fn drop(&mut self) {
+        self.file = None;
+        if let Some(path) = self.path.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Creates a new file in `dir` with a name no other process or store uses.
+fn create_unique(dir: &Path) -> io::Result<(File, PathBuf)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut tries = 0;
+    loop {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!(
+            "pgnkit-ratings-{}-{}-{nanos:08x}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = dir.join(name);
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => return Ok((file, path)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => tries += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl RunStore for TempFileStore {
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let at = self.len;
+        write_all_at(self.file()?, bytes, at)?;
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let file = self
+            .file
+            .as_ref()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        read_exact_at(file, buf, offset)
+    }
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_all_at(file: &File, mut bytes: &[u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !bytes.is_empty() {
+        let n = file.seek_write(bytes, offset)?;
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        bytes = &bytes[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        let n = file.seek_read(buf, offset)?;
+        if n == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        buf = &mut std::mem::take(&mut buf)[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pgnkit-spill-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn bytes_read_back_by_position_and_nothing_is_left_behind() {
+        let dir = scratch("roundtrip");
+        {
+            let mut store = TempFileStore::in_dir(&dir);
+            store.append(b"hello ").unwrap();
+            store.append(b"world").unwrap();
+            let mut buf = [0; 5];
+            store.read_at(6, &mut buf).unwrap();
+            assert_eq!(&buf, b"world");
+            store.read_at(0, &mut buf).unwrap();
+            assert_eq!(&buf, b"hello");
+            assert!(store.read_at(8, &mut buf).is_err(), "past the end");
+        }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn no_file_until_the_first_run() {
+        let dir = scratch("lazy");
+        let store = TempFileStore::in_dir(dir.join("missing"));
+        let mut buf = [0; 1];
+        assert!(store.read_at(0, &mut buf).is_err());
+        drop(store);
+        let mut store = TempFileStore::in_dir(dir.join("missing"));
+        let e = store.append(b"x").unwrap_err();
+        assert!(
+            e.to_string().contains("cannot create a temporary file"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
