@@ -246,6 +246,11 @@ impl MoveObserver for OpeningMoves {
             self.stopped = true;
         }
     }
+
+    // Positions cost a copy per ply: ask for them only until the opening is complete.
+    fn wants_positions(&self) -> bool {
+        !self.stopped && self.count < self.wanted
+    }
 }
 
 /// What one game contributes to the reports, worked out on a worker thread.

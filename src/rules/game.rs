@@ -168,7 +168,9 @@ pub trait MoveObserver {
     /// Token `token` held a move that could not be replayed (or was skipped after one).
     fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
 
-    /// Whether `on_move` needs the positions (false only for observers that ignore moves).
+    /// Whether the next move's `on_move` needs the position before it. Asked before every
+    /// move; while it answers false, `on_move` is called only for moves a variation follows
+    /// (their position is kept anyway), so an observer that stops caring saves a copy a ply.
     fn wants_positions(&self) -> bool {
         true
     }
