@@ -92,6 +92,28 @@ pub fn read_games(input: &[u8], chunk: usize, limit: Option<usize>) -> Vec<Game>
     games
 }
 
+/// Where each game of `input` starts and ends, as (offset, length, line, column, number), read
+/// in the split-only mode the parallel pipeline's reader thread uses (`split`) or fully.
+pub fn game_places(input: &[u8], chunk: usize, split: bool) -> Vec<(u64, usize, u32, u32, u64)> {
+    let mut reader = GameReader::new(Chunked::new(input, chunk));
+    reader.set_split_only(split);
+    let mut lexed = Lexed::default();
+    let mut places = Vec::new();
+    while let Some(game) = reader
+        .next_game(&mut lexed)
+        .expect("reading a slice never fails")
+    {
+        places.push((
+            game.offset,
+            game.bytes.len(),
+            game.line,
+            game.col,
+            game.number,
+        ));
+    }
+    places
+}
+
 fn is_commentary(kind: TokenKind) -> bool {
     matches!(
         kind,
@@ -384,6 +406,16 @@ pub fn check_input(input: &[u8], salt: usize) {
                 a.number
             );
         }
+    }
+    // The parallel pipeline's reader only splits; the workers lex each game again. Both must
+    // see the same games, or `--jobs 2` would differ from `--jobs 1`.
+    let full = game_places(input, 4096, false);
+    for chunk in [4096, 5] {
+        assert_eq!(
+            full,
+            game_places(input, chunk, true),
+            "split-only reading ({chunk} bytes at a time) finds other games than full lexing"
+        );
     }
     check_coverage(input, &games);
     for game in &games {
