@@ -298,6 +298,20 @@ static DELIMITER: [bool; 256] = {
     table
 };
 
+/// First bytes of tokens that splitting passes over once the movetext has begun: letters and
+/// the signs moves and glyphs are written with. Never the first byte of a result (`0`, `1`,
+/// `*`, `=`, non-ASCII), a move number (digits), a NAG (`$`), a comment, a bracket, a quote, a
+/// `%` escape or a control character.
+static SKIPPED_WHEN_SPLITTING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = matches!(b as u8, b'a'..=b'z' | b'A'..=b'Z' | b'+' | b'-' | b'!' | b'?' | b'#' | b'@' | b'~' | b'_');
+        b += 1;
+    }
+    table
+};
+
 fn is_delimiter(b: u8) -> bool {
     DELIMITER[usize::from(b)]
 }
@@ -376,6 +390,25 @@ impl Lexer<'_> {
             let b = self.data[start];
             let at_line_start = !self.token_on_line;
             self.token_on_line = true;
+            if !self.record && movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)] {
+                // Splitting only looks for where the game ends: a token that starts like this
+                // is no result (results start with 0, 1, *, = or a non-ASCII character) and
+                // is no bracket or comment, so it is passed over (see [`Lexer::symbol`]).
+                let mut j = start + 1;
+                while j < self.data.len() && !is_delimiter(self.data[j]) && self.data[j] < 0x80 {
+                    j += 1;
+                }
+                if j < self.data.len() && self.data[j] >= 0x80 {
+                    // Maybe a wide space ends it: let the full scan decide.
+                    j = self.symbol_end(start);
+                }
+                if j == self.data.len() && !self.eof {
+                    return LexEnd::NeedMore;
+                }
+                self.i = j;
+                last_end = j;
+                continue;
+            }
             match b {
                 b'[' if !movetext || at_line_start => {
                     if movetext || (newlines_since_tag >= 2 && self.is_repeated_tag(start)) {
@@ -462,18 +495,7 @@ impl Lexer<'_> {
                 }
                 _ => {
                     // A symbol: runs to the next delimiter.
-                    let mut j = start;
-                    while j < self.data.len() {
-                        let c = self.data[j];
-                        if c < 0x80 {
-                            if is_delimiter(c) {
-                                break;
-                            }
-                        } else if wide_space(&self.data[j..]) > 0 {
-                            break;
-                        }
-                        j += 1;
-                    }
+                    let j = self.symbol_end(start);
                     if j == self.data.len() && !self.eof {
                         return LexEnd::NeedMore;
                     }
@@ -487,6 +509,23 @@ impl Lexer<'_> {
             }
             last_end = self.i;
         }
+    }
+
+    /// Where the symbol starting at `start` ends: at the next delimiter or wide space.
+    fn symbol_end(&self, start: usize) -> usize {
+        let mut j = start;
+        while j < self.data.len() {
+            let c = self.data[j];
+            if c < 0x80 {
+                if is_delimiter(c) {
+                    break;
+                }
+            } else if wide_space(&self.data[j..]) > 0 {
+                break;
+            }
+            j += 1;
+        }
+        j
     }
 
     fn finish(&mut self, last_end: usize, depth: u32, movetext: bool) -> LexEnd {
