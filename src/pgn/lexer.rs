@@ -390,25 +390,6 @@ impl Lexer<'_> {
             let b = self.data[start];
             let at_line_start = !self.token_on_line;
             self.token_on_line = true;
-            if !self.record && movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)] {
-                // Splitting only looks for where the game ends: a token that starts like this
-                // is no result (results start with 0, 1, *, = or a non-ASCII character) and
-                // is no bracket or comment, so it is passed over (see [`Lexer::symbol`]).
-                let mut j = start + 1;
-                while j < self.data.len() && !is_delimiter(self.data[j]) && self.data[j] < 0x80 {
-                    j += 1;
-                }
-                if j < self.data.len() && self.data[j] >= 0x80 {
-                    // Maybe a wide space ends it: let the full scan decide.
-                    j = self.symbol_end(start);
-                }
-                if j == self.data.len() && !self.eof {
-                    return LexEnd::NeedMore;
-                }
-                self.i = j;
-                last_end = j;
-                continue;
-            }
             match b {
                 b'[' if !movetext || at_line_start => {
                     if movetext || (newlines_since_tag >= 2 && self.is_repeated_tag(start)) {
@@ -493,9 +474,38 @@ impl Lexer<'_> {
                     self.push(TokenKind::Unknown, start, start + 1);
                     movetext = true;
                 }
+                _ if !self.record && movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)] => {
+                    // Splitting only looks for where the game ends: a token that starts like this
+                    // is no result (results start with 0, 1, *, = or a non-ASCII character) and
+                    // is no bracket or comment, so it is passed over (see [`Lexer::symbol`]).
+                    let mut j = start + 1;
+                    while j < self.data.len() && !is_delimiter(self.data[j]) && self.data[j] < 0x80
+                    {
+                        j += 1;
+                    }
+                    if j < self.data.len() && self.data[j] >= 0x80 {
+                        // Maybe a wide space ends it: let the full scan decide.
+                        j = self.symbol_end(start);
+                    }
+                    if j == self.data.len() && !self.eof {
+                        return LexEnd::NeedMore;
+                    }
+                    self.i = j;
+                }
                 _ => {
                     // A symbol: runs to the next delimiter.
-                    let j = self.symbol_end(start);
+                    let mut j = start;
+                    while j < self.data.len() {
+                        let c = self.data[j];
+                        if c < 0x80 {
+                            if is_delimiter(c) {
+                                break;
+                            }
+                        } else if wide_space(&self.data[j..]) > 0 {
+                            break;
+                        }
+                        j += 1;
+                    }
                     if j == self.data.len() && !self.eof {
                         return LexEnd::NeedMore;
                     }

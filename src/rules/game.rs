@@ -1391,9 +1391,18 @@ fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
 fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
     let tags = &lexed.tags;
     if !tags.is_empty() {
-        let missing: Vec<&str> = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+        const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+        let mut present = 0u8;
+        for t in tags {
+            if let Some(i) = ROSTER.iter().position(|name| t.name == *name) {
+                present |= 1 << i;
+            }
+        }
+        let missing: Vec<&str> = ROSTER
             .into_iter()
-            .filter(|name| !tags.iter().any(|t| t.name == *name))
+            .enumerate()
+            .filter(|&(i, _)| present & (1 << i) == 0)
+            .map(|(_, name)| name)
             .collect();
         if !missing.is_empty() {
             out.push(
@@ -1410,8 +1419,15 @@ fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
             );
         }
     }
+    // A name seen before is looked for only when a cheap fingerprint (length and last byte)
+    // has been seen before: most games have no two tags alike.
+    let mut seen = 0u64;
     for (i, t) in tags.iter().enumerate() {
-        if tags[..i].iter().any(|u| u.name == t.name) {
+        let name = t.name.as_bytes();
+        let bit = 1u64 << ((name.len() * 31 + usize::from(name.last().copied().unwrap_or(0))) % 64);
+        let maybe = seen & bit != 0;
+        seen |= bit;
+        if maybe && tags[..i].iter().any(|u| u.name == t.name) {
             out.push(
                 Finding::new(
                     Code::DuplicateTag,
