@@ -249,20 +249,21 @@ fn convert_one(
     let out = &mut done.body;
     let _ = match args.format {
         FormatArg::Pgn => {
-            let mut text = String::new();
+            // About as long as the game read: one allocation, then no growing.
+            let mut text = String::with_capacity(game.bytes.len() + 256);
             pgn_out::write_tags(lexed, result, fixed, &mut text);
             text.push('\n');
             pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut text);
             text.push('\n');
-            out.extend_from_slice(text.as_bytes());
+            *out = text.into_bytes();
             Ok(())
         }
         FormatArg::Book => {
-            let mut text = String::new();
+            let mut text = String::with_capacity(game.bytes.len() + 256);
             pgn_out::write_book_header(lexed, &mut text);
             pgn_out::write_movetext(&elements, collector, result, Layout::Book, &mut text);
             text.push('\n');
-            out.extend_from_slice(text.as_bytes());
+            *out = text.into_bytes();
             Ok(())
         }
         FormatArg::Jsonl | FormatArg::Csv => {

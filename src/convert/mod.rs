@@ -256,8 +256,26 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
 
 /// The move number prefix of a ply: `7.` for White, `7...` for Black.
 pub fn number_prefix(ply: &Ply, out: &mut String) {
-    use std::fmt::Write as _;
-    let _ = write!(out, "{}{}", ply.number, if ply.white { "." } else { "..." });
+    push_number(ply.number, out);
+    out.push_str(if ply.white { "." } else { "..." });
+}
+
+/// Appends a number's decimal digits: once per move written, so without `fmt`.
+pub fn push_number(n: u32, out: &mut String) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
 }
 
 /// The UCI castling convention for a game: king-takes-rook in Chess960.

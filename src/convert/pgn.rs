@@ -137,6 +137,31 @@ pub enum Layout {
 /// Appends the movetext: moves with numbers (`1.e4 e5`, `1...e5` after a comment, a variation
 /// or at the start of a line of play), comments, NAGs, variations, repair notes, and the
 /// result, in lines of at most [`LINE_WIDTH`] columns.
+/// A brace comment's words, the braces glued to the first and last.
+fn comment_words<'t>(
+    words: impl Iterator<Item = &'t str>,
+    lines: &mut Lines<'_>,
+    word: &mut String,
+) {
+    let mut words = words.peekable();
+    if words.peek().is_none() {
+        lines.word("{}");
+    }
+    let mut first = true;
+    while let Some(w) = words.next() {
+        word.clear();
+        if first {
+            word.push('{');
+            first = false;
+        }
+        word.push_str(w);
+        if words.peek().is_none() {
+            word.push('}');
+        }
+        lines.word(word);
+    }
+}
+
 pub fn write_movetext(
     elements: &[Element],
     collector: &Collector,
@@ -184,22 +209,11 @@ pub fn write_movetext(
             }
             Element::Comment(text) if text.contains('}') => lines.line_comment(text),
             Element::Comment(text) => {
-                let mut words = text.split_whitespace().peekable();
-                if words.peek().is_none() {
-                    lines.word("{}");
-                }
-                let mut first = true;
-                while let Some(w) = words.next() {
-                    word.clear();
-                    if first {
-                        word.push('{');
-                        first = false;
-                    }
-                    word.push_str(w);
-                    if words.peek().is_none() {
-                        word.push('}');
-                    }
-                    lines.word(&word);
+                // The same words either way; the ASCII split is the cheaper one.
+                if text.is_ascii() {
+                    comment_words(text.split_ascii_whitespace(), &mut lines, &mut word);
+                } else {
+                    comment_words(text.split_whitespace(), &mut lines, &mut word);
                 }
                 need_number = true;
             }

@@ -70,6 +70,10 @@ fn source_line(bytes: &[u8], span: &Span) -> Option<(String, usize, usize)> {
 
 /// Terminal columns of a string: East Asian wide characters take two.
 pub fn display_width(s: &str) -> usize {
+    if s.is_ascii() {
+        // One column a byte: every move, number and most comments.
+        return s.len();
+    }
     s.chars()
         .map(|c| {
             let c = c as u32;
