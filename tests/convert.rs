@@ -1,37 +1,11 @@
 //! `pgnkit convert` run as a user runs it: notations, formats, rejects, repair, encodings,
 //! atomic output, round trips, and the examples of docs/notation.md.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnkit"));
-    cmd.args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("pgnkit runs");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.map(<[u8]>::to_vec);
-    let writer = std::thread::spawn(move || {
-        if let Some(d) = data {
-            let _ = input.write_all(&d);
-        }
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
+mod common;
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{pgnkit, stderr, stdout};
 
 /// Runs convert and insists on exit status 0.
 fn convert(args: &[&str], stdin: Option<&[u8]>) -> String {

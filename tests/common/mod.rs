@@ -1,0 +1,36 @@
+//! Running the `pgnkit` binary as a user does, for the command tests.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `pgnkit ARGS` in the package folder, feeding `stdin` when given.
+pub fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnkit"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("pgnkit runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    let data = stdin.map(<[u8]>::to_vec);
+    // Write from another thread: a large input would otherwise fill the pipe while pgnkit
+    // waits for us to read its output.
+    let writer = std::thread::spawn(move || {
+        if let Some(d) = data {
+            let _ = input.write_all(&d);
+        }
+    });
+    let out = child.wait_with_output().expect("pgnkit finishes");
+    writer.join().expect("the stdin writer finishes");
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[allow(dead_code)] // not every test file looks at stderr
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
