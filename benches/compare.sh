@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times `pgnkit validate` against other tools that check every move of every game, on the
 # project's standard inputs (../shared/bench/make-inputs.sh), in one run:
-#   pgnkit       target/release/pgnkit validate -j 1 FILE (also -j 2 unpinned, convert and stats)
+#   pgnkit       target/release/pgnkit validate -j 1 FILE (also -j 2 and a .zst copy unpinned,
+#                convert -j 1 and -j 2, stats)
 #   pgn-reader   examples/pgn_reader_replay.rs (pgn-reader + shakmaty, the Rust baseline)
 #   pgn-extract  pgn-extract -r (Debian package; installed with apt-get when missing)
 #   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
@@ -98,8 +99,9 @@ measure() {
   cat "$file" >/dev/null # same warm page cache for every tool
   for _ in $(seq "$repeat"); do
     status=0
-    if [ "${name%-j2}" != "$name" ]; then
-      # The parallel run gets every core.
+    if [ "${name%-j2}" != "$name" ] || [ "${name%-zst}" != "$name" ]; then
+      # The parallel runs get every core, and so does the .zst run: its decompression has a
+      # thread of its own.
       /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$log.err" || status=$?
     else
       taskset -c 0 /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$log.err" || status=$?
@@ -120,7 +122,8 @@ measure() {
     fi
   done
   rm -f "$log" "$log.err"
-  rows+=("$name $file $(stat -c %s "$file") $best $rss")
+  # MiB/s counts the uncompressed input: for a .zst copy, the size of the plain file.
+  rows+=("$name $file $(stat -c %s "${file%.zst}") $best $rss")
   printf '%-13s %-22s %8.2f s\n' "$name" "$(basename "$file")" "$best" >&2
 }
 
@@ -130,7 +133,10 @@ for name in "${only[@]}"; do
   [ -f "$file" ] || { echo "compare.sh: no input $file" >&2; exit 2; }
   measure pgnkit "$file" "$pgnkit" validate -q -j 1 "$file"
   measure pgnkit-j2 "$file" "$pgnkit" validate -q -j 2 "$file"
+  [ -s "$file.zst" ] || zstd -q -k -T0 "$file"
+  measure pgnkit-zst "$file.zst" "$pgnkit" validate -q -j 1 "$file.zst"
   measure pgnkit-convert-san "$file" "$pgnkit" convert -q -j 1 --to san "$file"
+  measure pgnkit-convert-san-j2 "$file" "$pgnkit" convert -q -j 2 --to san "$file"
   measure pgnkit-convert-zh "$file" "$pgnkit" convert -q -j 1 --to zh "$file"
   measure pgnkit-stats "$file" "$pgnkit" stats -q -j 1 --report summary "$file"
   measure pgn-reader "$file" "$reader" "$file"
@@ -146,7 +152,8 @@ done
 # input is compared with pgnkit on the whole input, whose speed is taken as the same).
 table=$(printf '%s\n' "${rows[@]}" | awk '
   { name[NR] = $1; file[NR] = $2; mib[NR] = $3 / 1048576; secs[NR] = $4; rss[NR] = $5 / 1024
-    input = $2; sub(/.*\//, "", input); sub(/-head[0-9]+/, "", input); base[NR] = input
+    input = $2; sub(/.*\//, "", input); sub(/-head[0-9]+/, "", input); sub(/\.zst$/, "", input)
+    base[NR] = input
     if ($1 == "pgnkit") per_mib[input] = $4 / mib[NR] }
   END {
     print "| tool | file | MiB | seconds | MiB/s | peak RSS MiB | x pgnkit |"
