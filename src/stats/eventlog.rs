@@ -477,20 +477,20 @@ impl EventLog {
     }
 
     /// Takes in every game of `other`, whose player and team ids `names` maps onto the ones
-    /// this log uses (see [`Names::absorb`]); `other_names` is the size of `other`'s table.
+    /// this log uses (see [`Names::absorb`]: one entry for each name of `other`'s table).
     ///
     /// # Errors
     ///
     /// Errors of either store.
-    pub(crate) fn absorb(
-        &mut self,
-        mut other: EventLog,
-        names: &[NameId],
-        other_names: usize,
-    ) -> io::Result<()> {
-        let player = |p: u32| match NameId::from_index(p as usize) {
-            Some(id) if p != PlayerId::UNKNOWN.0 => names[id.index()].raw(),
-            _ => p,
+    pub(crate) fn absorb(&mut self, mut other: EventLog, names: &[NameId]) -> io::Result<()> {
+        // The replay checks that ids read back from runs are below `names.len()`; games in
+        // memory hold ids of `other`'s own table.
+        let player = |p: u32| {
+            if p == PlayerId::UNKNOWN.0 {
+                p
+            } else {
+                names[p as usize].raw()
+            }
         };
         let team = |t: u32| {
             if t == NO_TEAM {
@@ -505,7 +505,7 @@ impl EventLog {
             &other.pending,
             &other.runs,
             &*other.store,
-            other_names,
+            names.len(),
             |key, game| {
                 let game = Packed {
                     white: player(game.white),

@@ -608,7 +608,7 @@ impl StatsAccumulator {
     /// When a log's store fails.
     pub fn merge(&mut self, other: StatsAccumulator) -> io::Result<()> {
         let map = self.names.absorb(&other.names);
-        self.events.absorb(other.events, &map, other.names.len())?;
+        self.events.absorb(other.events, &map)?;
         self.games += other.games;
         self.unknown_sides += other.unknown_sides;
         self.unrated_unknown_games += other.unrated_unknown_games;
