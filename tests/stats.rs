@@ -636,6 +636,24 @@ fn rating_runs_go_to_tmpdir() {
     );
     assert!(message.contains("no-such-dir"), "{message}");
     assert!(message.contains("TMPDIR"), "{message}");
+    // The event log's runs go there too.
+    let o = pgnkit_with_tmpdir(
+        &[
+            "stats",
+            "testdata/stats/worked_example.pgn",
+            "--out",
+            out.to_str().unwrap(),
+            "--standings-budget",
+            "1",
+        ],
+        &missing,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot create a temporary file in"),
+        "{}",
+        stderr(&o)
+    );
     // Without spilling, no temporary file is needed.
     let o = pgnkit_with_tmpdir(
         &[
@@ -647,4 +665,207 @@ fn rating_runs_go_to_tmpdir() {
         &missing,
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Games lichess-style, each its own event (`Site` is the game's address), mixed with a
+/// round robin, a Swiss with teams and unknown players, and undated games, so that standings
+/// depend on how the event log groups games.
+fn many_events_input(games: usize) -> String {
+    let mut input = String::new();
+    for i in 0..games {
+        let (event, site, date) = match i % 4 {
+            0 => (
+                "Rated Blitz game",
+                format!("https://lichess.org/g{i:06}"),
+                "2025.05.01",
+            ),
+            1 => ("Club RR", "Beijing".to_owned(), "2024.03.??"),
+            2 => ("Open", "=Site".to_owned(), "????.??.??"),
+            _ => (
+                "Rated Blitz game",
+                format!("https://lichess.org/g{i:06}"),
+                "2025.05.02",
+            ),
+        };
+        let (w, b) = match i % 4 {
+            1 => (
+                format!("R{}", i % 5),
+                format!("R{}", (i / 5 + i % 5 + 1) % 5),
+            ),
+            2 if i % 7 == 0 => ("?".to_owned(), format!("S{}", i % 11)),
+            _ => (format!("P{}", i % 13), format!("P{}", (i * 7 + 3) % 13)),
+        };
+        let (result, moves) = match i % 3 {
+            0 => ("1-0", "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0"),
+            1 => ("1/2-1/2", "1. d4 d5 1/2-1/2"),
+            _ => ("0-1", "1. f3 e5 2. g4 Qh4# 0-1"),
+        };
+        let teams = if i % 4 == 2 {
+            format!(
+                "[WhiteTeam \"T{}\"]\n[BlackTeam \"T{}\"]\n",
+                i % 3,
+                (i + 1) % 3
+            )
+        } else {
+            String::new()
+        };
+        input.push_str(&format!(
+            "[Event \"{event}\"]\n[Site \"{site}\"]\n[Date \"{date}\"]\n[Round \"{}\"]\n[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{result}\"]\n[WhiteElo \"{}\"]\n{teams}\n{moves}\n\n",
+            i / 4,
+            1500 + (i % 9) * 50,
+        ));
+    }
+    input
+}
+
+/// Standings games spilled to a temporary file in sorted runs, and an event's pairs beyond the
+/// budget too (the hidden `--standings-budget`), give the reports of a run that keeps them in
+/// memory, for `stats`, `--tiebreak` and `stats merge`; nothing is left in `TMPDIR`.
+#[test]
+fn spilled_event_runs_give_the_same_reports() {
+    let dir = scratch("event_spill");
+    let input = dir.join("events.pgn");
+    std::fs::write(&input, many_events_input(600)).unwrap();
+    let input = input.to_str().unwrap();
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec!["stats", input, "--out", out.to_str().unwrap(), "-q"];
+        args.extend_from_slice(extra);
+        let o = pgnkit_with_tmpdir(&args, &tmp);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        reports(&out)
+    };
+    let in_memory = run("memory", &[]);
+    let standings = &in_memory[1].1;
+    assert!(
+        standings.contains("https://lichess.org/g000599"),
+        "{standings}"
+    );
+    assert!(standings.contains(",teams,"), "{standings}");
+    assert!(standings.contains(",round robin,"), "{standings}");
+    for budget in ["1", "64", "2000"] {
+        assert_eq!(
+            run(&format!("budget{budget}"), &["--standings-budget", budget]),
+            in_memory,
+            "budget {budget}"
+        );
+    }
+    let forced = run("buchholz", &["--tiebreak", "buchholz"]);
+    assert_eq!(
+        run(
+            "buchholz1",
+            &["--tiebreak", "buchholz", "--standings-budget", "1"]
+        ),
+        forced
+    );
+    let part = dir.join("part.jsonl");
+    let part = part.to_str().unwrap();
+    run("partial", &["--standings-budget", "100", "--partial", part]);
+    let twice = dir.join("twice");
+    let o = pgnkit_with_tmpdir(
+        &[
+            "stats",
+            input,
+            input,
+            "--out",
+            twice.to_str().unwrap(),
+            "-q",
+        ],
+        &tmp,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for budget in ["1", "300"] {
+        let out = dir.join(format!("merged{budget}"));
+        let o = pgnkit_with_tmpdir(
+            &[
+                "stats",
+                "merge",
+                part,
+                part,
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+                "--standings-budget",
+                budget,
+            ],
+            &tmp,
+        );
+        assert_eq!(o.status.code(), Some(0), "merge: {}", stderr(&o));
+        assert_eq!(reports(&out), reports(&twice), "merge, budget {budget}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
+/// A partial result of an older format (version 2 kept sums per event in its last line) is
+/// refused with the message that says how to write one.
+#[test]
+fn partials_of_an_older_version_are_refused() {
+    let dir = scratch("old_partial");
+    let part = dir.join("old.jsonl");
+    std::fs::write(
+        &part,
+        "{\"header\":{\"format\":\"pgnkit-stats-partial\",\"version\":2,\"opening_plies\":0}}\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = pgnkit(&[
+        "stats",
+        "merge",
+        part.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a partial result of this pgnkit version"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A damaged line of a partial result stops the merge and names the line.
+#[test]
+fn a_damaged_event_line_is_refused() {
+    let dir = scratch("damaged_partial");
+    let part = dir.join("part.jsonl");
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/worked_example.pgn",
+        "--partial",
+        part.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(read(&part)).unwrap();
+    let at = text
+        .lines()
+        .position(|l| l.starts_with("{\"event\":"))
+        .expect("an event line");
+    let damaged: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == at {
+                l.replace("\"score\":\"", "\"score\":\"X")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    std::fs::write(&part, damaged.join("\n") + "\n").unwrap();
+    let o = pgnkit(&[
+        "stats",
+        "merge",
+        part.to_str().unwrap(),
+        "--report",
+        "standings",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let message = stderr(&o);
+    assert!(
+        message.contains(&format!("line {}: damaged partial result", at + 1)),
+        "{message}"
+    );
 }

@@ -21,9 +21,10 @@ use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::{check_game_with, CheckOptions, MoveObserver};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
+use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::{GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator};
+use crate::stats::{EventEntry, GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator};
 
 /// Write CSV reports from PGN files: games, standings (小分 / 对手分), players (Elo, club
 /// points), openings, terminations and a summary.
@@ -64,6 +65,11 @@ pub struct Args {
     /// Rated games kept in memory before a sorted run goes to a temporary file (for tests).
     #[arg(long, value_name = "GAMES", hide = true)]
     pub rating_run: Option<usize>,
+
+    /// Bytes of standings games kept in memory before a sorted run goes to a temporary file,
+    /// and of an event's pairs before they do (for tests).
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub standings_budget: Option<usize>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -84,6 +90,11 @@ pub struct MergeArgs {
     /// Rated games kept in memory before a sorted run goes to a temporary file (for tests).
     #[arg(long, value_name = "GAMES", hide = true)]
     pub rating_run: Option<usize>,
+
+    /// Bytes of standings games kept in memory before a sorted run goes to a temporary file,
+    /// and of an event's pairs before they do (for tests).
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub standings_budget: Option<usize>,
 }
 
 /// Where and how reports are written; shared by `stats` and `stats merge`.
@@ -172,7 +183,7 @@ struct PartHeader {
 }
 
 const PART_FORMAT: &str = "pgnkit-stats-partial";
-const PART_VERSION: u32 = 2;
+const PART_VERSION: u32 = 3;
 
 /// Everything a part counted but the rating log; its last line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -182,7 +193,8 @@ struct PartTotals {
 }
 
 /// One line of a partial file: the header, a row of `games.csv`, a rated game (names spelled
-/// out, in chronological order), or the totals.
+/// out, in chronological order), a finished game as standings count it (event and names
+/// spelled out, event by event), or the totals.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum PartLine<'a> {
@@ -190,15 +202,19 @@ enum PartLine<'a> {
     Game(Box<GameRow>),
     #[serde(borrow)]
     Rated(RatedEntry<'a>),
+    #[serde(borrow)]
+    Event(EventEntry<'a>),
     Totals(Box<PartTotals>),
 }
 
-/// [`PartLine::Game`] and [`PartLine::Rated`] as written, without copying.
+/// [`PartLine::Game`], [`PartLine::Rated`] and [`PartLine::Event`] as written, without
+/// copying.
 #[derive(Serialize)]
 #[serde(rename_all = "lowercase")]
 enum PartLineOut<'a> {
     Game(&'a GameRow),
     Rated(&'a RatedEntry<'a>),
+    Event(&'a EventEntry<'a>),
 }
 
 /// Where games.csv rows go while games are read.
@@ -386,9 +402,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 
     let opts = CheckOptions::default();
-    let mut acc = accumulator(args.rating_run);
-    // A rating run that could not be spilled stops the run (the pipeline only sees that the
-    // sink failed).
+    let mut acc = accumulator(args.rating_run, args.standings_budget);
+    // A run that could not be spilled stops the run (the pipeline only sees that the sink
+    // failed).
     let mut spill_error: Option<io::Error> = None;
     let mut tally = Tally::new();
     let mut failed_inputs = 0usize;
@@ -442,7 +458,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 });
                 if let Err(e) = added {
                     spill_error = Some(e);
-                    return Err(io::Error::other("the rating log could not be spilled"));
+                    return Err(io::Error::other("the statistics could not be spilled"));
                 }
             }
             if sinks.csv.is_some() || sinks.partial.is_some() {
@@ -452,7 +468,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         };
         let read = pipeline::run(reader, jobs, work, sink);
         if let Some(e) = spill_error.take() {
-            return Err(anyhow::Error::new(e).context("cannot spill the rating log"));
+            return Err(anyhow::Error::new(e).context("cannot spill the statistics"));
         }
         match read {
             Ok(n) => bytes += n,
@@ -468,6 +484,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     write_tables(output, &mut acc, &tally)?;
     if !output.quiet {
+        let events = acc.event_count().context("cannot count the events")?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
             "pgnkit: {} file(s), {} game(s), {} with errors, {} player(s), {} event(s) in {:.2} s ({:.1} MB/s)",
@@ -475,7 +492,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             tally.games,
             tally.games_with_errors,
             tally.players.len(),
-            acc.event_count(),
+            events,
             secs,
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         );
@@ -487,6 +504,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             p.write_all(b"\n")
         })
         .context("cannot write the rated games")?;
+        acc.for_each_event_entry(|entry| {
+            serde_json::to_writer(&mut p, &PartLineOut::Event(entry))?;
+            p.write_all(b"\n")
+        })
+        .context("cannot write the games of the events")?;
         let totals = PartLine::Totals(Box::new(PartTotals { acc, tally }));
         serde_json::to_writer(&mut p, &totals)?;
         p.write_all(b"\n")?;
@@ -591,28 +613,37 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         raw: output.raw_csv,
     };
     let mut games_csv = open_games_csv(output)?;
-    let mut acc = accumulator(args.rating_run);
+    let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tally = Tally::new();
     let mut opening_plies = None;
     for path in &args.parts {
         // This part's games come after every game of the parts before it.
         let offset = tally.games;
-        let on_row = |row: &GameRow| -> anyhow::Result<()> {
-            if let Some(w) = games_csv.as_mut() {
-                csvout::write_game(w, row, csv_opts)?;
+        let on_line = |line: PartLine<'_>| -> anyhow::Result<()> {
+            match line {
+                PartLine::Game(row) => {
+                    if let Some(w) = games_csv.as_mut() {
+                        csvout::write_game(w, &row, csv_opts)?;
+                    }
+                }
+                PartLine::Rated(mut entry) => {
+                    entry.order = entry
+                        .order
+                        .checked_add(offset)
+                        .context("a game number too large")?;
+                    acc.add_rated(&entry)
+                        .context("cannot spill the rating log")?;
+                }
+                PartLine::Event(entry) => acc
+                    .add_event_entry(&entry)
+                    .context("cannot spill the event log")?,
+                PartLine::Header(_) | PartLine::Totals(_) => {}
             }
             Ok(())
         };
-        let on_rated = |mut entry: RatedEntry<'_>| -> anyhow::Result<()> {
-            entry.order = entry
-                .order
-                .checked_add(offset)
-                .context("a game number too large")?;
-            acc.add_rated(&entry).context("cannot spill the rating log")
-        };
-        let part = read_part(path, &mut opening_plies, on_row, on_rated)
+        let part = read_part(path, &mut opening_plies, on_line)
             .with_context(|| format!("cannot merge {}", path.display()))?;
-        acc.merge(part.acc).context("cannot spill the rating log")?;
+        acc.merge(part.acc).context("cannot spill the statistics")?;
         tally.merge(part.tally);
     }
     if let Some(mut w) = games_csv.take() {
@@ -620,33 +651,35 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     }
     write_tables(output, &mut acc, &tally)?;
     if !output.quiet {
+        let events = acc.event_count().context("cannot count the events")?;
         eprintln!(
             "pgnkit: merged {} part(s): {} game(s), {} with errors, {} event(s)",
             args.parts.len(),
             tally.games,
             tally.games_with_errors,
-            acc.event_count()
+            events
         );
     }
     Ok(outcome(0, &tally))
 }
 
 /// The accumulator of a run: its rating log keeps `run` rated games (by default
-/// [`DEFAULT_RUN_LEN`]) in memory and spills sorted runs to a temporary file.
-fn accumulator(run: Option<usize>) -> StatsAccumulator {
-    StatsAccumulator::with_store(
-        Box::new(TempFileStore::new()),
+/// [`DEFAULT_RUN_LEN`]) in memory, its event log `budget` bytes of games (by default
+/// [`DEFAULT_BUDGET`]), and both spill sorted runs to temporary files.
+fn accumulator(run: Option<usize>, budget: Option<usize>) -> StatsAccumulator {
+    StatsAccumulator::with_stores(
+        || Box::new(TempFileStore::new()),
         run.unwrap_or(DEFAULT_RUN_LEN),
+        budget.unwrap_or(DEFAULT_BUDGET),
     )
 }
 
-/// Reads one partial file, handing each games.csv row to `on_row` and each rated game to
-/// `on_rated`, and returns its totals.
+/// Reads one partial file, handing each line between the header and the totals (a games.csv
+/// row, a rated game, a game of an event) to `on_line`, and returns its totals.
 fn read_part(
     path: &Path,
     opening_plies: &mut Option<usize>,
-    mut on_row: impl FnMut(&GameRow) -> anyhow::Result<()>,
-    mut on_rated: impl FnMut(RatedEntry<'_>) -> anyhow::Result<()>,
+    mut on_line: impl FnMut(PartLine<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<PartTotals> {
     let file = File::open(path).context("cannot open")?;
     let mut lines = BufReader::new(file).lines();
@@ -668,8 +701,7 @@ fn read_part(
         let parsed: PartLine = serde_json::from_str(&line)
             .with_context(|| format!("line {}: damaged partial result", i + 2))?;
         match parsed {
-            PartLine::Game(row) => on_row(&row)?,
-            PartLine::Rated(entry) => on_rated(entry)?,
+            line @ (PartLine::Game(_) | PartLine::Rated(_) | PartLine::Event(_)) => on_line(line)?,
             PartLine::Totals(totals) => return Ok(*totals),
             PartLine::Header(_) => bail!("line {}: a second header", i + 2),
         }

@@ -1,5 +1,6 @@
-//! A temporary file for the rating log of `pgnkit stats`: where sorted runs go once they no
-//! longer fit the run kept in memory (see [`crate::stats::chrono`]).
+//! Temporary files for `pgnkit stats`: where the sorted runs of the rating log and of the event
+//! log go once they no longer fit in memory (see [`crate::stats::chrono`] and
+//! [`crate::stats::eventlog`]), and the pairs of an event too large for memory.
 //!
 //! The file is created only when the first run is spilled, in the directory of
 //! [`std::env::temp_dir`] (`TMPDIR` on Unix). On Unix it is unlinked as soon as it is open, so
@@ -90,7 +91,7 @@ fn create_unique(dir: &Path) -> io::Result<(File, PathBuf)> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let name = format!(
-            "pgnkit-ratings-{}-{}-{nanos:08x}.tmp",
+            "pgnkit-stats-{}-{}-{nanos:08x}.tmp",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
@@ -122,6 +123,14 @@ impl RunStore for TempFileStore {
             .as_ref()
             .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
         read_exact_at(file, buf, offset)
+    }
+
+    fn clear(&mut self) -> io::Result<()> {
+        if let Some(file) = &self.file {
+            file.set_len(0)?;
+        }
+        self.len = 0;
+        Ok(())
     }
 }
 
@@ -189,6 +198,22 @@ mod tests {
             assert!(store.read_at(8, &mut buf).is_err(), "past the end");
         }
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_cleared_store_starts_again_at_offset_zero() {
+        let dir = scratch("clear");
+        let mut store = TempFileStore::in_dir(&dir);
+        store.clear().unwrap();
+        store.append(b"first").unwrap();
+        store.clear().unwrap();
+        let mut buf = [0; 3];
+        assert!(store.read_at(0, &mut buf).is_err(), "nothing left");
+        store.append(b"two").unwrap();
+        store.read_at(0, &mut buf).unwrap();
+        assert_eq!(&buf, b"two");
+        drop(store);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

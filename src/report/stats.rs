@@ -223,14 +223,15 @@ fn tiebreak_name(kind: EventKind) -> &'static str {
     }
 }
 
-/// Writes `standings.csv`: every event's player table, then its team table if it has teams.
+/// Writes `standings.csv`: every event's player table, then its team table if it has teams,
+/// one event at a time.
 ///
 /// # Errors
 ///
-/// Errors of the underlying writer.
+/// Errors of the underlying writer, and of the event log's store.
 pub fn write_standings<W: Write>(
     out: &mut csv::Writer<W>,
-    acc: &StatsAccumulator,
+    acc: &mut StatsAccumulator,
     opts: &TableOptions,
 ) -> csv::Result<()> {
     out.write_record([
@@ -251,7 +252,7 @@ pub fn write_standings<W: Write>(
         "buchholz",
         "performance",
     ])?;
-    for event in acc.events() {
+    acc.for_each_event(|event| {
         let key = event.key;
         let standings = event.standings(opts.kind);
         let year = key.year.map(|y| y.to_string()).unwrap_or_default();
@@ -278,7 +279,8 @@ pub fn write_standings<W: Write>(
                     Cell::Own(row.performance.map(|p| number(p, 1)).unwrap_or_default()),
                 ],
                 opts.csv,
-            )?;
+            )
+            .map_err(io::Error::from)?;
         }
         for team in event.team_standings() {
             write_cells(
@@ -302,9 +304,11 @@ pub fn write_standings<W: Write>(
                     Cell::Own(String::new()),
                 ],
                 opts.csv,
-            )?;
+            )
+            .map_err(io::Error::from)?;
         }
-    }
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -469,14 +473,16 @@ pub fn write_terminations<W: Write>(
 ///
 /// # Errors
 ///
-/// Errors of the underlying writer.
+/// Errors of the underlying writer, and of the event log's store (events are counted by a
+/// pass over it unless `standings.csv` was just written).
 pub fn write_summary<W: Write>(
     out: &mut csv::Writer<W>,
-    acc: &StatsAccumulator,
+    acc: &mut StatsAccumulator,
     tally: &Tally,
     opts: &TableOptions,
 ) -> csv::Result<()> {
     out.write_record(["metric", "value"])?;
+    let events = acc.event_count()?;
     let named = tally.players.len();
     let finished = tally.finished();
     let rows: [(&str, Cell<'_>); 19] = [
@@ -509,7 +515,7 @@ pub fn write_summary<W: Write>(
             "unrated_games_with_unknown_players",
             int(acc.unrated_unknown_games),
         ),
-        ("events", int(acc.event_count())),
+        ("events", int(events)),
         ("first_date", opt(tally.first_date)),
         ("last_date", opt(tally.last_date)),
     ];

@@ -36,7 +36,7 @@ const RECORD_BYTES: usize = 37;
 /// records).
 const CHUNK_BYTES: usize = (64 * 1024 / RECORD_BYTES) * RECORD_BYTES;
 
-/// Storage for the sorted runs of a rating log: bytes appended at the end and read back by
+/// Storage for the sorted runs of a rating log or an event log: bytes appended at the end and read back by
 /// position. The log decides what the bytes mean.
 pub trait RunStore: Send {
     /// Appends `bytes` after everything stored so far.
@@ -52,6 +52,13 @@ pub trait RunStore: Send {
     ///
     /// When they cannot be read, or fewer than `buf.len()` bytes are stored there.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+
+    /// Forgets everything stored, so that the next append starts again at offset 0.
+    ///
+    /// # Errors
+    ///
+    /// When the space cannot be given back.
+    fn clear(&mut self) -> io::Result<()>;
 }
 
 /// A [`RunStore`] in memory: runs are kept compactly, but memory still grows with the games.
@@ -73,6 +80,11 @@ impl RunStore for MemoryStore {
             .and_then(|end| self.bytes.get(start..end))
             .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
         buf.copy_from_slice(stored);
+        Ok(())
+    }
+
+    fn clear(&mut self) -> io::Result<()> {
+        self.bytes.clear();
         Ok(())
     }
 }

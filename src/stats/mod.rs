@@ -5,15 +5,19 @@
 //!
 //! Every accumulator is *mergeable*: `a.merge(b)` leaves `a` holding exactly what one
 //! accumulator fed all games of `a` and `b` would hold, so inputs can be split across threads
-//! or files and recombined. Names are interned once per accumulator ([`Names`]). Tie-breaks
+//! or files and recombined. Player and team names are interned once per accumulator
+//! ([`Names`]). Standings are built one event at a time from the games of that event, which
+//! the event log ([`eventlog`]) keeps in sorted runs and gives back event by event; tie-breaks
 //! depend on every opponent's final score, which sums per player and per pair of players that
-//! met give exactly (see [`standings`]): events cost memory by who met whom, not by games.
-//! Sequential ratings depend on the chronological order of all games, so rated games are kept
-//! as compact records and replayed in that order.
+//! met give exactly (see [`standings`]). Sequential ratings depend on the chronological order
+//! of all games, so rated games are kept as compact records in sorted runs too ([`chrono`])
+//! and replayed in that order. Memory is bounded by the players and the two logs' budgets,
+//! not by the games or the events.
 
 pub mod chrono;
 pub mod club;
 pub mod elo;
+pub mod eventlog;
 pub mod names;
 pub mod standings;
 pub mod tally;
@@ -23,8 +27,9 @@ use std::fmt;
 use std::io;
 
 pub use chrono::{RatedEntry, RatedGame, RatingLog, RunStore};
+pub use eventlog::{EventEntry, EventLog};
 pub use names::{NameId, Names};
-use standings::{Event, EventGame, EventTables, EventTablesData};
+use standings::{EventGame, EventTable};
 
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
 #[derive(
@@ -132,36 +137,6 @@ pub struct EventKey<'a> {
     pub year: Option<u16>,
 }
 
-/// An event as an accumulator keys it: names from its [`Names`] table, and the year.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub(crate) struct EventIds {
-    event: NameId,
-    site: NameId,
-    year: Option<u16>,
-}
-
-impl EventIds {
-    /// The same event in a table that `map` (from [`Names::absorb`]) maps this one's onto.
-    fn remap(self, map: &[NameId]) -> EventIds {
-        EventIds {
-            event: map[self.event.index()],
-            site: map[self.site.index()],
-            year: self.year,
-        }
-    }
-
-    /// The key with its names.
-    fn resolve(self, names: &Names) -> EventKey<'_> {
-        EventKey {
-            event: names.get(self.event),
-            site: names.get(self.site),
-            year: self.year,
-        }
-    }
-}
-
 /// One finished game reduced to the facts statistics need, borrowed from the caller: adding
 /// it copies a name only the first time the accumulator sees it.
 ///
@@ -266,19 +241,6 @@ impl PlayerId {
         self == PlayerId::UNKNOWN
     }
 
-    /// The same player in a table that `map` (from [`Names::absorb`]) maps this one's onto.
-    fn remap(self, map: &[NameId]) -> PlayerId {
-        match self.name() {
-            Some(name) => PlayerId::named(map[name.index()]),
-            None => PlayerId::UNKNOWN,
-        }
-    }
-
-    /// Whether this id is the unknown bucket or a name of a table of `len` names.
-    fn fits(self, len: usize) -> bool {
-        self.is_unknown() || (self.0 as usize) < len
-    }
-
     /// The key for output: the name, or the unknown bucket.
     pub fn key(self, names: &Names) -> PlayerKey {
         match self.name() {
@@ -375,18 +337,19 @@ pub(crate) mod pairs {
 
 /// Everything `pgnkit stats` aggregates, fed one game at a time and mergeable.
 ///
-/// Names are interned in one table ([`Names`]); sums and records hold their ids. Memory is
-/// bounded by the players, events and pairs that met, plus the rating log's run in memory
-/// (see [`chrono`]).
+/// Player and team names are interned in one table ([`Names`]); the logs hold their ids.
+/// Memory is bounded by the players and teams, plus what the event log and the rating log
+/// keep in memory (see [`eventlog`] and [`chrono`]).
 ///
-/// Serialising writes everything but the rating log, which is as long as the input: write it
-/// with [`for_each_rated`](Self::for_each_rated) and read it back with
-/// [`add_rated`](Self::add_rated).
+/// Serialising writes the counters only: the logs are as long as the input. Write them with
+/// [`for_each_event_entry`](Self::for_each_event_entry) and
+/// [`for_each_rated`](Self::for_each_rated), and read them back with
+/// [`add_event_entry`](Self::add_event_entry) and [`add_rated`](Self::add_rated).
 #[derive(Debug, Default, serde::Deserialize)]
-#[serde(try_from = "AccumulatorData")]
+#[serde(from = "AccumulatorData")]
 pub struct StatsAccumulator {
     names: Names,
-    events: EventTables,
+    events: EventLog,
     ratings: RatingLog,
     /// Games seen.
     pub games: u64,
@@ -397,16 +360,23 @@ pub struct StatsAccumulator {
 }
 
 impl StatsAccumulator {
-    /// An empty accumulator that keeps its rating log in memory.
+    /// An empty accumulator that keeps its logs in memory.
     pub fn new() -> StatsAccumulator {
         StatsAccumulator::default()
     }
 
-    /// An empty accumulator whose rating log hands every `run_len` records to `store` (see
-    /// [`chrono`]).
-    pub fn with_store(store: Box<dyn RunStore>, run_len: usize) -> StatsAccumulator {
+    /// An empty accumulator whose logs give what does not fit in memory to stores made by
+    /// `store` (three of them: the rating log's, the event log's, and its scratch store): the
+    /// rating log every `rating_run` records, the event log whenever its games take
+    /// `event_budget` bytes (see [`chrono`] and [`eventlog`]).
+    pub fn with_stores(
+        mut store: impl FnMut() -> Box<dyn RunStore>,
+        rating_run: usize,
+        event_budget: usize,
+    ) -> StatsAccumulator {
         StatsAccumulator {
-            ratings: RatingLog::with_store(store, run_len),
+            ratings: RatingLog::with_store(store(), rating_run),
+            events: EventLog::with_stores(store(), store(), event_budget),
             ..StatsAccumulator::default()
         }
     }
@@ -415,30 +385,30 @@ impl StatsAccumulator {
     ///
     /// # Errors
     ///
-    /// When the rating log's run is full and its store cannot take it; everything else about
-    /// the game is counted.
+    /// When a log's memory is full and its store cannot take the run; the game may then be
+    /// counted in part.
     pub fn add(&mut self, game: ScoredGame<'_>) -> io::Result<()> {
         self.games += 1;
         let white = self.player(game.white);
         let black = self.player(game.black);
         self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
-        let event = EventIds {
-            event: self.names.intern(game.event),
-            site: self.names.intern(game.site),
+        let key = EventKey {
+            event: game.event,
+            site: game.site,
             year: game.date.map(|d| d.year),
         };
-        let white_team = self.team(game.white_team);
-        let black_team = self.team(game.black_team);
-        self.events.add(EventGame {
-            event,
+        let white_elo = game.white_elo.filter(|&e| e > 0);
+        let black_elo = game.black_elo.filter(|&e| e > 0);
+        let event_game = EventGame {
             white,
             black,
-            white_team,
-            black_team,
+            white_team: self.team(game.white_team),
+            black_team: self.team(game.black_team),
             score: game.score,
-            white_elo: game.white_elo,
-            black_elo: game.black_elo,
-        });
+            white_elo,
+            black_elo,
+        };
+        self.events.push(key, &event_game)?;
         match (white.name(), black.name()) {
             (Some(white), Some(black)) => self.ratings.push(chrono::NewRatedGame {
                 white,
@@ -447,8 +417,8 @@ impl StatsAccumulator {
                 date: game.date,
                 round: game.round,
                 order: game.order,
-                white_elo: game.white_elo.filter(|&e| e > 0),
-                black_elo: game.black_elo.filter(|&e| e > 0),
+                white_elo,
+                black_elo,
             }),
             _ => {
                 self.unrated_unknown_games += 1;
@@ -471,19 +441,32 @@ impl StatsAccumulator {
             .map(|t| self.names.intern(t))
     }
 
-    /// The names seen.
+    /// The player and team names seen.
     pub fn names(&self) -> &Names {
         &self.names
     }
 
-    /// The events with what their tables need, sorted by [`EventKey`].
-    pub fn events(&self) -> Vec<Event<'_>> {
-        self.events.events(&self.names)
+    /// Builds every event's tables, one event at a time, and calls `f` with each, sorted by
+    /// [`EventKey`].
+    ///
+    /// # Errors
+    ///
+    /// When the event log cannot be read back from its store, and the first error of `f`.
+    pub fn for_each_event(
+        &mut self,
+        f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.events.tables(&self.names, f).map(|_| ())
     }
 
-    /// The number of events.
-    pub fn event_count(&self) -> usize {
-        self.events.len()
+    /// The number of events (a pass over the event log unless one was made since the last
+    /// game).
+    ///
+    /// # Errors
+    ///
+    /// When the event log cannot be read back from its store.
+    pub fn event_count(&mut self) -> io::Result<u64> {
+        self.events.event_count(self.names.len())
     }
 
     /// Games between two known players, which ratings count.
@@ -508,6 +491,59 @@ impl StatsAccumulator {
     /// When the rating log cannot be read back from its store.
     pub fn club_table(&mut self, config: &club::ClubConfig) -> io::Result<Vec<club::ClubRow>> {
         club::club_table(&mut self.ratings, &self.names, config)
+    }
+
+    /// Calls `f` with every finished game as the standings count it, spelled out, event by
+    /// event: how the event log is written out (see [`add_event_entry`](Self::add_event_entry)).
+    ///
+    /// # Errors
+    ///
+    /// When the event log cannot be read back from its store, and the first error of `f`.
+    pub fn for_each_event_entry(
+        &mut self,
+        mut f: impl FnMut(&EventEntry<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let StatsAccumulator { names, events, .. } = self;
+        let player = |p: PlayerId| p.name().map_or("?", |n| names.get(n));
+        events.replay(names.len(), |key, game| {
+            f(&EventEntry {
+                event: key.event.into(),
+                site: key.site.into(),
+                year: key.year,
+                white: player(game.white).into(),
+                black: player(game.black).into(),
+                white_team: game.white_team.map(|t| names.get(t).to_owned()),
+                black_team: game.black_team.map(|t| names.get(t).to_owned()),
+                score: game.score,
+                white_elo: game.white_elo,
+                black_elo: game.black_elo,
+            })
+        })
+    }
+
+    /// Adds a game written out by [`for_each_event_entry`](Self::for_each_event_entry), to
+    /// the event log only: the counts come with the rest of the accumulator, by
+    /// [`merge`](Self::merge).
+    ///
+    /// # Errors
+    ///
+    /// When the event log's memory is full and its store cannot take the run.
+    pub fn add_event_entry(&mut self, entry: &EventEntry<'_>) -> io::Result<()> {
+        let key = EventKey {
+            event: &entry.event,
+            site: &entry.site,
+            year: entry.year,
+        };
+        let game = EventGame {
+            white: self.player(&entry.white),
+            black: self.player(&entry.black),
+            white_team: self.team(entry.white_team.as_deref()),
+            black_team: self.team(entry.black_team.as_deref()),
+            score: entry.score,
+            white_elo: entry.white_elo.filter(|&e| e > 0),
+            black_elo: entry.black_elo.filter(|&e| e > 0),
+        };
+        self.events.push(key, &game)
     }
 
     /// Calls `f` with every rated game spelled out, earliest first: how the rating log is
@@ -569,10 +605,10 @@ impl StatsAccumulator {
     ///
     /// # Errors
     ///
-    /// When either rating log's store fails.
+    /// When a log's store fails.
     pub fn merge(&mut self, other: StatsAccumulator) -> io::Result<()> {
         let map = self.names.absorb(&other.names);
-        self.events.merge(other.events, &map);
+        self.events.absorb(other.events, &map)?;
         self.games += other.games;
         self.unknown_sides += other.unknown_sides;
         self.unrated_unknown_games += other.unrated_unknown_games;
@@ -580,11 +616,9 @@ impl StatsAccumulator {
     }
 }
 
-/// How an accumulator is written and read: its names, then sums that refer to them by id.
+/// How an accumulator is written and read: its counters (the logs go game by game).
 #[derive(serde::Serialize, serde::Deserialize)]
-struct AccumulatorData<E = EventTablesData, N = Names> {
-    names: N,
-    events: E,
+struct AccumulatorData {
     games: u64,
     unknown_sides: u64,
     unrated_unknown_games: u64,
@@ -593,8 +627,6 @@ struct AccumulatorData<E = EventTablesData, N = Names> {
 impl serde::Serialize for StatsAccumulator {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         AccumulatorData {
-            names: &self.names,
-            events: EventTablesData::from(&self.events),
             games: self.games,
             unknown_sides: self.unknown_sides,
             unrated_unknown_games: self.unrated_unknown_games,
@@ -603,20 +635,14 @@ impl serde::Serialize for StatsAccumulator {
     }
 }
 
-impl TryFrom<AccumulatorData> for StatsAccumulator {
-    type Error = String;
-
-    /// Checks that every id names something in the table, so that nothing can index out of it.
-    fn try_from(data: AccumulatorData) -> Result<StatsAccumulator, String> {
-        let events = data.events.into_tables(data.names.len())?;
-        Ok(StatsAccumulator {
-            names: data.names,
-            events,
-            ratings: RatingLog::default(),
+impl From<AccumulatorData> for StatsAccumulator {
+    fn from(data: AccumulatorData) -> StatsAccumulator {
+        StatsAccumulator {
             games: data.games,
             unknown_sides: data.unknown_sides,
             unrated_unknown_games: data.unrated_unknown_games,
-        })
+            ..StatsAccumulator::default()
+        }
     }
 }
 

@@ -3,10 +3,12 @@
 //! Game points are counted in half points and Sonneborn-Berger in quarter points, so every sum
 //! and every tie comparison is exact integer arithmetic; the `f64` getters are for display.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
+use std::io;
 
-use super::{EventIds, EventKey, NameId, Names, PlayerId, PlayerKey, Score};
+use super::chrono::RunStore;
+use super::{EventKey, NameId, Names, PlayerId, PlayerKey, Score};
 
 /// FIDE table 8.1(a): rating difference `dp` for a percentage score of 50 % .. 100 %, one entry
 /// per percent (index 0 is 50 %). Scores below 50 % mirror it with the sign changed. 100 % is
@@ -91,15 +93,6 @@ impl PlayerInEvent {
             self.perf.add(elo, half_points);
         }
     }
-
-    fn merge(&mut self, other: PlayerInEvent) {
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-        self.perf.games += other.perf.games;
-        self.perf.rating_sum += other.perf.rating_sum;
-        self.perf.half_points += other.perf.half_points;
-    }
 }
 
 /// The games one player had with White against one opponent in one event.
@@ -120,265 +113,349 @@ pub struct TeamInEvent {
     pub half_points: u64,
 }
 
-/// Per-event counts of one event: games, and games between two unknown sides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct EventTotals {
-    key: EventIds,
-    games: u64,
-    unknown_vs_unknown: u64,
-}
+/// The bytes of a pair's sums in the scratch store: White, Black, games, White's half points.
+const PAIR_BYTES: usize = 24;
 
-/// What the event tables of every event need, as sums over games: per player, per ordered
-/// pair of players (White, Black) and per team, each keyed by the event's number.
-///
-/// Standings need no game list: points and wins come from the per-player sums; 小分 and 对手分
-/// are sums over opponents of (points scored against them, or games played with them) times
-/// their final points, which the per-pair sums give; round robin detection counts meetings per
-/// pair; performance adds opponents' ratings per player. Memory is bounded by the players,
-/// pairs that met and teams of each event, whatever the number of games. Game order plays no
-/// part: the game list used to be kept in file order only to be canonical, and the order in
-/// which players first appeared was never visible (tables sort by points, tie-break, name).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct EventTables {
-    events: Vec<EventTotals>,
-    index: HashMap<EventIds, u32>,
-    players: HashMap<(u32, PlayerId), PlayerInEvent>,
-    pairs: HashMap<(u32, PlayerId, PlayerId), Meetings>,
-    teams: HashMap<(u32, NameId), TeamInEvent>,
-}
+/// Bytes read back from the scratch store at once (whole pairs).
+const PAIR_CHUNK_BYTES: usize = (64 * 1024 / PAIR_BYTES) * PAIR_BYTES;
 
-/// One finished game as event tables count it.
+/// One finished game as an event's tables count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EventGame {
-    pub event: EventIds,
     pub white: PlayerId,
     pub black: PlayerId,
     pub white_team: Option<NameId>,
     pub black_team: Option<NameId>,
     pub score: Score,
+    /// The `WhiteElo` tag, if positive.
     pub white_elo: Option<u32>,
+    /// The `BlackElo` tag, if positive.
     pub black_elo: Option<u32>,
 }
 
-impl EventTables {
-    /// The number of an event, opened on first sight.
-    ///
-    /// # Panics
-    ///
-    /// At the 2³²nd event (billions of games, each its own event: memory runs out first).
-    fn event(&mut self, key: EventIds) -> u32 {
-        let next = u32::try_from(self.events.len()).expect("fewer than 2^32 events");
-        let at = *self.index.entry(key).or_insert(next);
-        if at == next {
-            self.events.push(EventTotals {
-                key,
-                games: 0,
-                unknown_vs_unknown: 0,
-            });
+/// A player's sums in the event being built.
+#[derive(Debug, Clone, Copy, Default)]
+struct PlayerEntry {
+    sums: PlayerInEvent,
+    /// Whether the player met another known player: round robin detection counts them.
+    meets_known: bool,
+}
+
+/// Builds the tables of one event at a time from its games, which come grouped by event and,
+/// within an event, by pair of players (as [`EventLog`](super::eventlog::EventLog) replays
+/// them).
+///
+/// Standings need no game list: points and wins come from sums per player; 小分 and 对手分
+/// are sums over opponents of (points scored against them, or games played with them) times
+/// their final points, which sums per ordered pair (White, Black) give once every player's
+/// points are known; round robin detection counts meetings per pair, each complete when the
+/// next pair's games come; performance adds opponents' ratings per player. So an event costs
+/// memory by its players and teams; its pairs are kept in memory up to the budget and wait in
+/// the scratch store beyond it. Game order plays no part: tables sort by points, tie-break,
+/// name.
+pub(crate) struct EventBuilder<'a> {
+    names: &'a Names,
+    scratch: &'a mut dyn RunStore,
+    /// Pairs kept in memory before they go to the scratch store.
+    pair_cap: usize,
+    open: bool,
+    event: String,
+    site: String,
+    year: Option<u16>,
+    games: u64,
+    unknown_vs_unknown: u64,
+    players: HashMap<PlayerId, PlayerEntry>,
+    teams: HashMap<NameId, TeamInEvent>,
+    /// The pair whose games are coming, lower id first, and its games with the lower id as
+    /// White and as Black.
+    pair: Option<(PlayerId, PlayerId)>,
+    pair_games: [Meetings; 2],
+    pairs: Vec<(PlayerId, PlayerId, Meetings)>,
+    /// Pairs in the scratch store.
+    spilled: u64,
+    /// Pairs of two different known players that met, and whether they all met as often as
+    /// the first.
+    met_pairs: u64,
+    first_meetings: Option<u64>,
+    equal_meetings: bool,
+}
+
+/// Maps that grew past this many entries for one event are dropped rather than cleared, so
+/// that a large event does not slow down every small one after it.
+const KEEP_CAPACITY: usize = 1024;
+
+impl<'a> EventBuilder<'a> {
+    /// A builder that keeps pairs worth `budget` bytes in memory and gives the rest of an
+    /// event's pairs to `scratch`.
+    pub fn new(names: &'a Names, scratch: &'a mut dyn RunStore, budget: usize) -> EventBuilder<'a> {
+        let pair_cap = (budget / std::mem::size_of::<(PlayerId, PlayerId, Meetings)>()).max(1);
+        EventBuilder {
+            names,
+            scratch,
+            pair_cap,
+            open: false,
+            event: String::new(),
+            site: String::new(),
+            year: None,
+            games: 0,
+            unknown_vs_unknown: 0,
+            players: HashMap::new(),
+            teams: HashMap::new(),
+            pair: None,
+            pair_games: [Meetings::default(); 2],
+            pairs: Vec::new(),
+            spilled: 0,
+            met_pairs: 0,
+            first_meetings: None,
+            equal_meetings: true,
         }
-        at
     }
 
-    /// Counts one game. Team sides count whoever played; a game between two unknown sides
-    /// counts for nobody in the player table.
-    pub fn add(&mut self, game: EventGame) {
-        let at = self.event(game.event);
-        let totals = &mut self.events[at as usize];
-        totals.games += 1;
+    /// Whether the event being built is `key`.
+    pub fn is_for(&self, key: EventKey<'_>) -> bool {
+        self.open && key.event == self.event && key.site == self.site && key.year == self.year
+    }
+
+    /// Starts the event `key`, forgetting the one before.
+    pub fn start(&mut self, key: EventKey<'_>) {
+        self.open = true;
+        self.event.clear();
+        self.event.push_str(key.event);
+        self.site.clear();
+        self.site.push_str(key.site);
+        self.year = key.year;
+        self.games = 0;
+        self.unknown_vs_unknown = 0;
+        if self.players.capacity() > KEEP_CAPACITY {
+            self.players = HashMap::new();
+        } else {
+            self.players.clear();
+        }
+        if self.teams.capacity() > KEEP_CAPACITY {
+            self.teams = HashMap::new();
+        } else {
+            self.teams.clear();
+        }
+        self.pair = None;
+        self.pair_games = [Meetings::default(); 2];
+        self.pairs.clear();
+        self.spilled = 0;
+        self.met_pairs = 0;
+        self.first_meetings = None;
+        self.equal_meetings = true;
+    }
+
+    /// Counts one game of the event. Team sides count whoever played; a game between two
+    /// unknown sides counts for nobody in the player table.
+    ///
+    /// # Errors
+    ///
+    /// When pairs beyond the budget cannot be given to the scratch store.
+    pub fn add(&mut self, game: &EventGame) -> io::Result<()> {
+        self.games += 1;
         let (wh, bh) = (
             game.score.white_half_points(),
             game.score.black_half_points(),
         );
         for (team, half_points) in [(game.white_team, wh), (game.black_team, bh)] {
             if let Some(team) = team {
-                let row = self.teams.entry((at, team)).or_default();
+                let row = self.teams.entry(team).or_default();
                 row.games += 1;
                 row.half_points += u64::from(half_points);
             }
         }
         if game.white.is_unknown() && game.black.is_unknown() {
-            totals.unknown_vs_unknown += 1;
-            return;
+            self.unknown_vs_unknown += 1;
+            return Ok(());
         }
         self.players
-            .entry((at, game.white))
+            .entry(game.white)
             .or_default()
+            .sums
             .record(wh, game.black_elo);
         self.players
-            .entry((at, game.black))
+            .entry(game.black)
             .or_default()
+            .sums
             .record(bh, game.white_elo);
-        let pair = self.pairs.entry((at, game.white, game.black)).or_default();
-        pair.games += 1;
-        pair.white_half_points += u64::from(wh);
+        let pair = (game.white.min(game.black), game.white.max(game.black));
+        if self.pair != Some(pair) {
+            self.close_pair()?;
+            self.pair = Some(pair);
+        }
+        let meetings = &mut self.pair_games[usize::from(game.white != pair.0)];
+        meetings.games += 1;
+        meetings.white_half_points += u64::from(wh);
+        Ok(())
     }
 
-    /// Takes in every event of `other`, whose names `map` maps onto this table's.
-    pub fn merge(&mut self, other: EventTables, map: &[NameId]) {
-        let events: Vec<u32> = other
-            .events
+    /// The pair's games are all in: they count for round robin detection, and its sums join
+    /// the pairs.
+    fn close_pair(&mut self) -> io::Result<()> {
+        let Some((low, high)) = self.pair.take() else {
+            return Ok(());
+        };
+        let [low_white, high_white] = std::mem::take(&mut self.pair_games);
+        if low != high && !low.is_unknown() && !high.is_unknown() {
+            let games = low_white.games + high_white.games;
+            self.met_pairs += 1;
+            match self.first_meetings {
+                None => self.first_meetings = Some(games),
+                Some(first) => self.equal_meetings &= first == games,
+            }
+            for player in [low, high] {
+                if let Some(entry) = self.players.get_mut(&player) {
+                    entry.meets_known = true;
+                }
+            }
+        }
+        for (white, black, m) in [(low, high, low_white), (high, low, high_white)] {
+            if m.games > 0 {
+                self.pairs.push((white, black, m));
+            }
+        }
+        if self.pairs.len() >= self.pair_cap {
+            let mut bytes = Vec::with_capacity(self.pairs.len() * PAIR_BYTES);
+            for (white, black, m) in &self.pairs {
+                bytes.extend_from_slice(&white.0.to_le_bytes());
+                bytes.extend_from_slice(&black.0.to_le_bytes());
+                bytes.extend_from_slice(&m.games.to_le_bytes());
+                bytes.extend_from_slice(&m.white_half_points.to_le_bytes());
+            }
+            self.scratch.append(&bytes)?;
+            self.spilled += self.pairs.len() as u64;
+            self.pairs.clear();
+        }
+        Ok(())
+    }
+
+    /// The kind detection finds: round robin when at least two known players played and every
+    /// pair of them met the same, non-zero number of times; otherwise Swiss. Games involving
+    /// the unknown bucket are ignored here.
+    fn detect_kind(&self) -> EventKind {
+        let n = self.players.values().filter(|p| p.meets_known).count() as u64;
+        let all_pairs = n * n.saturating_sub(1) / 2;
+        if n >= 2 && self.met_pairs == all_pairs && self.equal_meetings {
+            EventKind::RoundRobin
+        } else {
+            EventKind::Swiss
+        }
+    }
+
+    /// The event's tables, once all its games are in.
+    ///
+    /// # Errors
+    ///
+    /// When pairs given to the scratch store cannot be read back.
+    pub fn finish(&mut self) -> io::Result<EventTable<'_>> {
+        self.close_pair()?;
+        self.open = false;
+        let detected = self.detect_kind();
+        let mut index: HashMap<PlayerId, usize> = HashMap::with_capacity(self.players.len());
+        let mut rows: Vec<StandingRow> = Vec::with_capacity(self.players.len());
+        for (&player, entry) in &self.players {
+            let sums = entry.sums;
+            index.insert(player, rows.len());
+            let mut row = StandingRow::new(player.key(self.names));
+            row.games = sums.wins + sums.draws + sums.losses;
+            row.wins = sums.wins;
+            row.draws = sums.draws;
+            row.losses = sums.losses;
+            row.half_points = 2 * sums.wins + sums.draws;
+            row.performance = sums.perf.performance();
+            rows.push(row);
+        }
+        let mut add_pair = |white: PlayerId, black: PlayerId, m: Meetings| -> io::Result<()> {
+            let (Some(&w), Some(&b)) = (index.get(&white), index.get(&black)) else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "damaged pairs of an event",
+                ));
+            };
+            let (white_total, black_total) = (rows[w].half_points, rows[b].half_points);
+            // A win takes the opponent's points whole, a draw half: in quarter points, the
+            // points scored against an opponent (in half points) times theirs.
+            let black_half_points = 2 * m.games - m.white_half_points;
+            rows[w].sonneborn_berger_quarters += m.white_half_points * black_total;
+            rows[w].buchholz_half_points += m.games * black_total;
+            rows[b].sonneborn_berger_quarters += black_half_points * white_total;
+            rows[b].buchholz_half_points += m.games * white_total;
+            Ok(())
+        };
+        let mut offset = 0u64;
+        let end = self.spilled * PAIR_BYTES as u64;
+        let mut chunk = Vec::new();
+        while offset < end {
+            let len = (end - offset).min(PAIR_CHUNK_BYTES as u64) as usize;
+            chunk.resize(len, 0);
+            self.scratch.read_at(offset, &mut chunk)?;
+            offset += len as u64;
+            for pair in chunk.chunks_exact(PAIR_BYTES) {
+                let u32_at =
+                    |at: usize| u32::from_le_bytes(pair[at..at + 4].try_into().unwrap_or_default());
+                let u64_at =
+                    |at: usize| u64::from_le_bytes(pair[at..at + 8].try_into().unwrap_or_default());
+                let m = Meetings {
+                    games: u64_at(8),
+                    white_half_points: u64_at(16),
+                };
+                add_pair(PlayerId(u32_at(0)), PlayerId(u32_at(4)), m)?;
+            }
+        }
+        for &(white, black, m) in &self.pairs {
+            add_pair(white, black, m)?;
+        }
+        if self.spilled > 0 {
+            self.scratch.clear()?;
+            self.spilled = 0;
+        }
+        let mut teams: Vec<TeamRow> = self
+            .teams
             .iter()
-            .map(|e| {
-                let at = self.event(e.key.remap(map));
-                let totals = &mut self.events[at as usize];
-                totals.games += e.games;
-                totals.unknown_vs_unknown += e.unknown_vs_unknown;
-                at
+            .map(|(&team, t)| (self.names.get(team), t))
+            .filter(|(team, _)| !PlayerKey::means_unknown(team))
+            .map(|(team, t)| TeamRow {
+                place: None,
+                team: team.to_owned(),
+                games: t.games,
+                half_points: t.half_points,
             })
             .collect();
-        for ((at, player), sums) in other.players {
-            self.players
-                .entry((events[at as usize], player.remap(map)))
-                .or_default()
-                .merge(sums);
-        }
-        for ((at, white, black), m) in other.pairs {
-            let key = (events[at as usize], white.remap(map), black.remap(map));
-            let pair = self.pairs.entry(key).or_default();
-            pair.games += m.games;
-            pair.white_half_points += m.white_half_points;
-        }
-        for ((at, team), t) in other.teams {
-            let row = self
-                .teams
-                .entry((events[at as usize], map[team.index()]))
-                .or_default();
-            row.games += t.games;
-            row.half_points += t.half_points;
-        }
-    }
-
-    /// The number of events.
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    /// Every event with its sums, sorted by [`EventKey`]; names from `names`.
-    pub fn events<'a>(&'a self, names: &'a Names) -> Vec<Event<'a>> {
-        let mut events: Vec<Event<'a>> = self
-            .events
-            .iter()
-            .map(|e| Event {
-                key: e.key.resolve(names),
-                games: e.games,
-                unknown_vs_unknown: e.unknown_vs_unknown,
-                players: Vec::new(),
-                pairs: Vec::new(),
-                teams: Vec::new(),
-                names,
-            })
-            .collect();
-        for (&(at, player), &sums) in &self.players {
-            events[at as usize].players.push((player, sums));
-        }
-        for (&(at, white, black), &m) in &self.pairs {
-            events[at as usize].pairs.push(((white, black), m));
-        }
-        for (&(at, team), &t) in &self.teams {
-            events[at as usize].teams.push((team, t));
-        }
-        events.sort_by(|a, b| a.key.cmp(&b.key));
-        events
+        teams.sort_by(|a, b| {
+            b.half_points
+                .cmp(&a.half_points)
+                .then_with(|| a.team.cmp(&b.team))
+        });
+        assign_places(&mut teams, |a, b| a.half_points == b.half_points);
+        Ok(EventTable {
+            key: EventKey {
+                event: &self.event,
+                site: &self.site,
+                year: self.year,
+            },
+            games: self.games,
+            detected,
+            rows,
+            teams,
+            unknown_vs_unknown: self.unknown_vs_unknown,
+        })
     }
 }
 
-/// [`EventTables`] as written: events in their numbering, sums sorted by key, so that the same
-/// games always give the same text.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub(crate) struct EventTablesData {
-    events: Vec<EventTotals>,
-    players: Vec<((u32, PlayerId), PlayerInEvent)>,
-    pairs: Vec<((u32, PlayerId, PlayerId), Meetings)>,
-    teams: Vec<((u32, NameId), TeamInEvent)>,
-}
-
-impl From<&EventTables> for EventTablesData {
-    fn from(tables: &EventTables) -> EventTablesData {
-        fn sorted<K: Copy + Ord, V: Copy>(map: &HashMap<K, V>) -> Vec<(K, V)> {
-            let mut list: Vec<(K, V)> = map.iter().map(|(k, v)| (*k, *v)).collect();
-            list.sort_unstable_by_key(|(k, _)| *k);
-            list
-        }
-        EventTablesData {
-            events: tables.events.clone(),
-            players: sorted(&tables.players),
-            pairs: sorted(&tables.pairs),
-            teams: sorted(&tables.teams),
-        }
-    }
-}
-
-impl EventTablesData {
-    /// The tables, checking that every id refers to an event listed and to a table of
-    /// `names` names, that nothing is listed twice, and that the sums fit together (every
-    /// player of a pair has a line, White's points are at most two halves a game), so that
-    /// computing tables cannot fail.
-    pub fn into_tables(self, names: usize) -> Result<EventTables, String> {
-        let events = self.events.len();
-        let event_fits = |at: u32| (at as usize) < events;
-        let name_fits = |id: NameId| id.index() < names;
-        let mut tables = EventTables::default();
-        for e in self.events {
-            if !name_fits(e.key.event) || !name_fits(e.key.site) {
-                return Err("an event refers to a name that is not in the table".into());
-            }
-            let at = tables.event(e.key);
-            if at as usize != tables.events.len() - 1 {
-                return Err("an event is listed twice".into());
-            }
-            tables.events[at as usize] = e;
-        }
-        let twice = || "a sum is listed twice".to_owned();
-        let unknown = || "a sum refers to an event or a name that is not listed".to_owned();
-        for ((at, player), sums) in self.players {
-            if !event_fits(at) || !player.fits(names) {
-                return Err(unknown());
-            }
-            if tables.players.insert((at, player), sums).is_some() {
-                return Err(twice());
-            }
-        }
-        for ((at, white, black), m) in self.pairs {
-            if !event_fits(at) || !white.fits(names) || !black.fits(names) {
-                return Err(unknown());
-            }
-            let listed = |p: PlayerId| tables.players.contains_key(&(at, p));
-            let too_many_points = m
-                .games
-                .checked_mul(2)
-                .is_none_or(|most| m.white_half_points > most);
-            if !listed(white) || !listed(black) || too_many_points {
-                return Err("a pair's sums do not fit its players' lines".into());
-            }
-            if tables.pairs.insert((at, white, black), m).is_some() {
-                return Err(twice());
-            }
-        }
-        for ((at, team), t) in self.teams {
-            if !event_fits(at) || !name_fits(team) {
-                return Err(unknown());
-            }
-            if tables.teams.insert((at, team), t).is_some() {
-                return Err(twice());
-            }
-        }
-        Ok(tables)
-    }
-}
-
-/// One event of an accumulator with its sums: what its tables are computed from.
+/// One event's tables, as an accumulator's replay builds them event by event.
 #[derive(Debug, Clone)]
-pub struct Event<'a> {
+pub struct EventTable<'a> {
     /// The event.
     pub key: EventKey<'a>,
     games: u64,
+    detected: EventKind,
+    /// Every player's line, not yet ranked.
+    rows: Vec<StandingRow>,
+    teams: Vec<TeamRow>,
     unknown_vs_unknown: u64,
-    players: Vec<(PlayerId, PlayerInEvent)>,
-    pairs: Vec<((PlayerId, PlayerId), Meetings)>,
-    teams: Vec<(NameId, TeamInEvent)>,
-    names: &'a Names,
 }
 
-impl Event<'_> {
+impl EventTable<'_> {
     /// Finished games counted in the event.
     pub fn games(&self) -> u64 {
         self.games
@@ -388,28 +465,7 @@ impl Event<'_> {
     /// pair of them met the same, non-zero number of times; otherwise Swiss. Games involving
     /// the unknown bucket are ignored here.
     pub fn detect_kind(&self) -> EventKind {
-        let mut players = HashSet::new();
-        let mut meetings: HashMap<(PlayerId, PlayerId), u64> = HashMap::new();
-        for &((white, black), m) in &self.pairs {
-            if white.is_unknown() || black.is_unknown() || white == black {
-                continue;
-            }
-            players.insert(white);
-            players.insert(black);
-            *meetings
-                .entry((white.min(black), white.max(black)))
-                .or_default() += m.games;
-        }
-        let n = players.len() as u64;
-        let all_pairs = n * n.saturating_sub(1) / 2;
-        let mut counts = meetings.values();
-        let first = counts.next().copied();
-        let equal = counts.all(|c| Some(*c) == first);
-        if n >= 2 && meetings.len() as u64 == all_pairs && equal {
-            EventKind::RoundRobin
-        } else {
-            EventKind::Swiss
-        }
+        self.detected
     }
 
     /// The player table.
@@ -421,43 +477,20 @@ impl Event<'_> {
     /// still count for its known opponents. A game between two unknown sides counts for nobody
     /// and is reported in [`Standings::unknown_vs_unknown`].
     pub fn standings(&self, choice: KindChoice) -> Standings {
-        let detected = self.detect_kind();
+        let detected = self.detected;
         let kind = match choice {
             KindChoice::Detect => detected,
             KindChoice::Force(kind) => kind,
         };
-
-        let mut index: HashMap<PlayerId, usize> = HashMap::with_capacity(self.players.len());
-        let mut rows: Vec<StandingRow> = Vec::with_capacity(self.players.len());
-        for &(player, sums) in &self.players {
-            index.insert(player, rows.len());
-            let mut row = StandingRow::new(player.key(self.names));
-            row.games = sums.wins + sums.draws + sums.losses;
-            row.wins = sums.wins;
-            row.draws = sums.draws;
-            row.losses = sums.losses;
-            row.half_points = 2 * sums.wins + sums.draws;
-            row.performance = sums.perf.performance();
-            rows.push(row);
-        }
-        for &((white, black), m) in &self.pairs {
-            let (w, b) = (index[&white], index[&black]);
-            let (white_total, black_total) = (rows[w].half_points, rows[b].half_points);
-            // A win takes the opponent's points whole, a draw half: in quarter points, the
-            // points scored against an opponent (in half points) times theirs.
-            let black_half_points = 2 * m.games - m.white_half_points;
-            rows[w].sonneborn_berger_quarters += m.white_half_points * black_total;
-            rows[w].buchholz_half_points += m.games * black_total;
-            rows[b].sonneborn_berger_quarters += black_half_points * white_total;
-            rows[b].buchholz_half_points += m.games * white_total;
-        }
-
         let tie_break = |row: &StandingRow| match kind {
             EventKind::RoundRobin => row.sonneborn_berger_quarters,
             EventKind::Swiss => 2 * row.buchholz_half_points,
         };
-        let (mut ranked, unranked): (Vec<_>, Vec<_>) =
-            rows.into_iter().partition(|r| !r.player.is_unknown());
+        let (mut ranked, unranked): (Vec<_>, Vec<_>) = self
+            .rows
+            .iter()
+            .cloned()
+            .partition(|r| !r.player.is_unknown());
         ranked.sort_by(|a, b| {
             b.half_points
                 .cmp(&a.half_points)
@@ -478,26 +511,8 @@ impl Event<'_> {
 
     /// The team table: game points only (局分), from `WhiteTeam`/`BlackTeam`. Sides without a
     /// team tag (or with an empty or `?` one) are left out. Teams equal on points share a place.
-    pub fn team_standings(&self) -> Vec<TeamRow> {
-        let mut rows: Vec<TeamRow> = self
-            .teams
-            .iter()
-            .map(|&(team, t)| (self.names.get(team), t))
-            .filter(|(team, _)| !PlayerKey::means_unknown(team))
-            .map(|(team, t)| TeamRow {
-                place: None,
-                team: team.to_owned(),
-                games: t.games,
-                half_points: t.half_points,
-            })
-            .collect();
-        rows.sort_by(|a, b| {
-            b.half_points
-                .cmp(&a.half_points)
-                .then_with(|| a.team.cmp(&b.team))
-        });
-        assign_places(&mut rows, |a, b| a.half_points == b.half_points);
-        rows
+    pub fn team_standings(&self) -> &[TeamRow] {
+        &self.teams
     }
 }
 
@@ -661,6 +676,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::stats::chrono::MemoryStore;
+    use crate::stats::eventlog::EventLog;
 
     #[test]
     fn dp_table_is_monotonic_and_antisymmetric() {
@@ -710,7 +727,8 @@ mod tests {
     }
 
     /// Sums per player and per pair give what the per-game algorithm gives, games against
-    /// oneself and against the unknown bucket included.
+    /// oneself and against the unknown bucket included, whether the pairs of the event stay
+    /// in memory or go to the scratch store, and whether the games are in runs or not.
     #[test]
     fn sums_give_the_per_game_table() {
         let mut names = Names::new();
@@ -719,9 +737,9 @@ mod tests {
             .map(|n| PlayerId::named(names.intern(n)))
             .chain([PlayerId::UNKNOWN])
             .collect();
-        let key = EventIds {
-            event: names.intern("E"),
-            site: names.intern("S"),
+        let key = EventKey {
+            event: "E",
+            site: "S",
             year: None,
         };
         let mut seed = 12345u64;
@@ -732,44 +750,59 @@ mod tests {
             (seed >> 33) % n
         };
         let mut games = Vec::new();
-        let mut tables = EventTables::default();
         for _ in 0..400 {
             let (w, b) = (players[next(6) as usize], players[next(6) as usize]);
             let score = [Score::WhiteWin, Score::Draw, Score::BlackWin][next(3) as usize];
             let elo = |r: u64| (r > 0).then_some(1000 + 100 * r as u32);
             let (white_elo, black_elo) = (elo(next(4)), elo(next(4)));
             games.push((w, b, score, white_elo, black_elo));
-            tables.add(EventGame {
-                event: key,
-                white: w,
-                black: b,
-                white_team: None,
-                black_team: None,
-                score,
-                white_elo,
-                black_elo,
-            });
         }
         let expected = per_game_table(&games);
-        let event = &tables.events(&names)[0];
-        let standings = event.standings(KindChoice::Detect);
-        assert_eq!(standings.rows.len(), expected.len());
-        for (player, want) in expected {
-            let row = standings
-                .rows
-                .iter()
-                .find(|r| r.player == player.key(&names))
+        for budget in [usize::MAX, 1, 100] {
+            let mut log = EventLog::with_stores(
+                Box::new(MemoryStore::default()),
+                Box::new(MemoryStore::default()),
+                budget,
+            );
+            for &(white, black, score, white_elo, black_elo) in &games {
+                let game = EventGame {
+                    white,
+                    black,
+                    white_team: None,
+                    black_team: None,
+                    score,
+                    white_elo,
+                    black_elo,
+                };
+                log.push(key, &game).unwrap();
+            }
+            let mut tables = Vec::new();
+            let count = log
+                .tables(&names, |t| {
+                    tables.push(t.standings(KindChoice::Detect));
+                    Ok(())
+                })
                 .unwrap();
-            let got = [
-                row.games,
-                row.wins,
-                row.draws,
-                row.losses,
-                row.half_points,
-                row.sonneborn_berger_quarters,
-                row.buchholz_half_points,
-            ];
-            assert_eq!(got, want, "{:?}", row.player);
+            assert_eq!(count, 1);
+            let standings = &tables[0];
+            assert_eq!(standings.rows.len(), expected.len());
+            for (player, want) in &expected {
+                let row = standings
+                    .rows
+                    .iter()
+                    .find(|r| r.player == player.key(&names))
+                    .unwrap();
+                let got = [
+                    row.games,
+                    row.wins,
+                    row.draws,
+                    row.losses,
+                    row.half_points,
+                    row.sonneborn_berger_quarters,
+                    row.buchholz_half_points,
+                ];
+                assert_eq!(&got, want, "{:?}, budget {budget}", row.player);
+            }
         }
     }
 
