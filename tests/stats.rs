@@ -4,16 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn pgnkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("pgnkit runs")
-}
+mod common;
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+use common::stderr;
+
+fn pgnkit(args: &[&str]) -> Output {
+    common::pgnkit(args, None)
 }
 
 /// A fresh scratch directory for one test.

@@ -26,6 +26,7 @@ pub fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
     out
 }
 
+#[allow(dead_code)] // not every test file looks at stdout
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
