@@ -430,6 +430,8 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
         let work = |game: &mut OwnedGame| {
             let mut collector = Collector::new(args.notation(), records);
+            // Room for every move token at once: growing a ply at a time costs more.
+            collector.plies.reserve(game.lexed.tokens.len());
             convert_one(game, &name, &opts, keep, &render, args, &mut collector)
         };
         let sink = |g: Converted| -> io::Result<()> {

@@ -37,8 +37,9 @@ pub struct Ply {
     pub text: Range<usize>,
     /// The illegal move as written, when `--repair` replaced it by this one.
     pub repaired_from: Option<String>,
-    /// The position before the move, kept only when the output needs every notation.
-    pub before: Option<Chess>,
+    /// The position before the move, kept only when the output needs every notation (boxed:
+    /// most outputs keep none, and a ply stays small).
+    pub before: Option<Box<Chess>>,
 }
 
 /// Collects the moves of one game as the replay plays them.
@@ -110,7 +111,7 @@ impl MoveObserver for Collector {
             white: before.turn() == Color::White,
             text: start..self.text.len(),
             repaired_from: self.pending_repair.take(),
-            before: self.keep_positions.then(|| before.clone()),
+            before: self.keep_positions.then(|| Box::new(before.clone())),
         });
     }
 

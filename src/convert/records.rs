@@ -99,7 +99,7 @@ pub struct MoveRecord {
 
 impl MoveRecord {
     fn new(ply: &Ply, written: &str) -> MoveRecord {
-        let before = ply.before.clone().unwrap_or_default();
+        let before = ply.before.as_deref().cloned().unwrap_or_default();
         let each = |n: Notation| {
             let mut s = String::new();
             write::write(&before, ply.mv, ply.check, n, &mut s);
@@ -297,7 +297,7 @@ pub fn write_epd(
         writeln!(
             out,
             "{} sm {}; hmvc {}; fmvn {}; id \"game {number} ply {ply_no}\";",
-            Epd::from_position(before, EnPassantMode::Legal),
+            Epd::from_position(before.as_ref(), EnPassantMode::Legal),
             collector.written(ply),
             before.halfmoves(),
             before.fullmoves(),
