@@ -392,14 +392,7 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
     );
     let jobs = crate::input::jobs(args.jobs);
-    let mut rejects = match &args.rejects {
-        Some(path) => {
-            Some(BufWriter::new(File::create(path).with_context(|| {
-                format!("cannot create {}", path.display())
-            })?))
-        }
-        None => None,
-    };
+    let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     if args.format == FormatArg::Csv {
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record(records::CSV_HEADER)?;

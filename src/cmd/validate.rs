@@ -6,7 +6,6 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Context;
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
@@ -170,14 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         w.write_record(report::CSV_HEADER)?;
         w.flush()?;
     }
-    let mut rejects = match &args.rejects {
-        Some(path) => {
-            Some(BufWriter::new(File::create(path).with_context(|| {
-                format!("cannot create {}", path.display())
-            })?))
-        }
-        None => None,
-    };
+    let mut rejects = super::rejects_file(args.rejects.as_deref())?;
 
     let started = Instant::now();
     let mut totals = Totals::default();
