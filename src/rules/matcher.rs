@@ -461,6 +461,92 @@ mod tests {
     use shakmaty::fen::Fen;
     use shakmaty::CastlingMode;
 
+    /// xorshift64*: the same walk on every machine.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+        }
+    }
+
+    /// Random games from positions rich in pins, checks, en passant, promotions and castling
+    /// (standard and Chess960): every legal move, written in SAN and read back, is found by
+    /// `find_move`; and for random piece-and-square patterns the fast path answers only when
+    /// move generation finds exactly that one move.
+    #[test]
+    fn fast_path_agrees_with_move_generation() {
+        let starts = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                CastlingMode::Chess960,
+            ),
+        ];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut read = Vec::new();
+        let mut checked = 0;
+        for (fen, mode) in starts {
+            let start: Chess = Fen::from_ascii(fen.as_bytes())
+                .unwrap()
+                .into_position(mode)
+                .unwrap();
+            for _ in 0..40 {
+                let mut pos = start.clone();
+                for _ in 0..80 {
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    for mv in &legal {
+                        let san = San::from_move(&pos, *mv).to_string();
+                        crate::notation::read_token(san.as_bytes(), &mut read).unwrap();
+                        let found = find_move(&pos, &read[0]).map(|(m, _)| m);
+                        assert_eq!(found, Ok(*mv), "{san} in {}", fen_of(&pos));
+                        checked += 1;
+                    }
+                    for _ in 0..8 {
+                        let n = NormalPattern {
+                            role: Some(Role::ALL[rng.below(6)]),
+                            from_file: (rng.below(3) == 0).then(|| File::new(rng.below(8) as u32)),
+                            from_rank: (rng.below(4) == 0).then(|| Rank::new(rng.below(8) as u32)),
+                            to_file: File::new(rng.below(8) as u32),
+                            to_rank: Some(Rank::new(rng.below(8) as u32)),
+                            promotion: (rng.below(6) == 0).then(|| Role::ALL[rng.below(6)]),
+                        };
+                        if let Some(mv) = fast_one(&pos, &n, pos.checkers()) {
+                            assert_eq!(&general(&pos, &n)[..], &[mv], "{n:?} in {}", fen_of(&pos));
+                        }
+                    }
+                    pos.play_unchecked(legal[rng.below(legal.len())]);
+                }
+            }
+        }
+        assert!(checked > 100_000, "only {checked} moves checked");
+    }
+
+    fn fen_of(pos: &Chess) -> String {
+        Fen::from_position(pos, shakmaty::EnPassantMode::Legal).to_string()
+    }
+
     fn pos(fen: &str) -> Chess {
         Fen::from_ascii(fen.as_bytes())
             .unwrap()
