@@ -10,9 +10,9 @@ use clap::ValueEnum;
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
+use crate::input::open;
 use crate::input::pipeline::{self, OwnedGame};
 use crate::input::progress::Progress;
-use crate::input::{decode, open};
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
@@ -193,8 +193,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut progress = Progress::new(total, !args.quiet);
     for source in &sources {
         let name = source.name();
-        let opened =
-            open::open(source).and_then(|(input, _compression)| decode::decoded(input, encoding));
+        let opened = crate::input::open_text(source, encoding);
         let (input, detected, malformed) = match opened {
             Ok(x) => x,
             Err(e) => {

@@ -474,24 +474,6 @@ impl Lexer<'_> {
                     self.push(TokenKind::Unknown, start, start + 1);
                     movetext = true;
                 }
-                _ if !self.record && movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)] => {
-                    // Splitting only looks for where the game ends: a token that starts like this
-                    // is no result (results start with 0, 1, *, = or a non-ASCII character) and
-                    // is no bracket or comment, so it is passed over (see [`Lexer::symbol`]).
-                    let mut j = start + 1;
-                    while j < self.data.len() && !is_delimiter(self.data[j]) && self.data[j] < 0x80
-                    {
-                        j += 1;
-                    }
-                    if j < self.data.len() && self.data[j] >= 0x80 {
-                        // Maybe a wide space ends it: let the full scan decide.
-                        j = self.symbol_end(start);
-                    }
-                    if j == self.data.len() && !self.eof {
-                        return LexEnd::NeedMore;
-                    }
-                    self.i = j;
-                }
                 _ => {
                     // A symbol: runs to the next delimiter.
                     let mut j = start;
@@ -510,32 +492,22 @@ impl Lexer<'_> {
                         return LexEnd::NeedMore;
                     }
                     self.i = j;
-                    movetext = true;
-                    if self.symbol(start, j, depth) {
-                        self.out.end_line = self.line;
-                        return LexEnd::Complete(j);
+                    // Splitting only looks for where the game ends: once the movetext has
+                    // begun, a token that starts like a move is no result (results start with
+                    // 0, 1, *, = or a non-ASCII character) and needs no classifying.
+                    let passed_over =
+                        !self.record && movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)];
+                    if !passed_over {
+                        movetext = true;
+                        if self.symbol(start, j, depth) {
+                            self.out.end_line = self.line;
+                            return LexEnd::Complete(j);
+                        }
                     }
                 }
             }
             last_end = self.i;
         }
-    }
-
-    /// Where the symbol starting at `start` ends: at the next delimiter or wide space.
-    fn symbol_end(&self, start: usize) -> usize {
-        let mut j = start;
-        while j < self.data.len() {
-            let c = self.data[j];
-            if c < 0x80 {
-                if is_delimiter(c) {
-                    break;
-                }
-            } else if wide_space(&self.data[j..]) > 0 {
-                break;
-            }
-            j += 1;
-        }
-        j
     }
 
     fn finish(&mut self, last_end: usize, depth: u32, movetext: bool) -> LexEnd {
