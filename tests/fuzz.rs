@@ -415,6 +415,12 @@ fn generated_inputs() {
         }
     }
     report(&failures);
+    let fast = fuzz_support::FAST_SPLITS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        cases < 20 || fast > 0,
+        "no generated game took the reader's fast split: the split property tested nothing"
+    );
+    eprintln!("{fast} games split by the fast path");
 }
 
 /// Replays every file of the corpus directories; returns how many there were.
@@ -465,4 +471,95 @@ fn open_bugs() {
 fn generator_is_deterministic() {
     assert_eq!(generate(7), generate(7));
     assert_ne!(generate(7), generate(8));
+}
+
+/// Pieces of PGN that decide where games end: tag lines (plain, escaped, two on a line),
+/// blank lines, moves, move numbers, results in every spelling, comments over lines and
+/// before tag lines, line comments, escapes, variations, NAGs, stray brackets, CR, spaces and
+/// non-ASCII text.
+const SPLIT_PIECES: &[&str] = &[
+    "[Event \"a\"]\n",
+    "[Site \"b\"]\n",
+    "[Event \"a\"]\r\n",
+    "[White \"x \\\"y\\\"\"]\n",
+    "[Event \"a\"] [Site \"b\"]\n",
+    "[Round \"1\"]  \n",
+    "  [Date \"?\"]\n",
+    "\n",
+    "\r\n",
+    " ",
+    "1. ",
+    "12... ",
+    "3.",
+    "e4 ",
+    "Nf3",
+    "O-O ",
+    "0-0 ",
+    "e8=Q+ ",
+    "Ng1-f3 ",
+    "-- ",
+    "e4!? ",
+    "$14 ",
+    "$1",
+    "1-0",
+    "0-1",
+    "1/2-1/2",
+    "*",
+    " 1-0\n",
+    "1/2",
+    "1:0",
+    "½-½",
+    "=",
+    "+- ",
+    "{ [%clk 0:05:00] } ",
+    "{ two\nlines } ",
+    "{ before\n[Event \"c\"]\n} ",
+    "{ open ",
+    "}",
+    "; line comment  \n",
+    "\n% escape\n",
+    "%",
+    "( ",
+    ") ",
+    "(1... e5 1-0) ",
+    "[",
+    "]",
+    "\"",
+    "马f3 ",
+    "\u{3000}",
+    "\t",
+    "\x0c",
+];
+
+/// The reader thread's fast split against full lexing, on inputs stitched from the pieces
+/// that decide where games end: both must find the same games.
+#[test]
+fn split_fast_path_agrees_with_lexing() {
+    let cases: u64 = std::env::var("PGNKIT_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_CASES)
+        * 25;
+    let mut failures = Vec::new();
+    let before = fuzz_support::FAST_SPLITS.load(std::sync::atomic::Ordering::Relaxed);
+    for case in 0..cases {
+        let mut rng = Rng::new(case ^ 0x5_9117);
+        let mut input = Vec::new();
+        for _ in 0..1 + rng.below(60) {
+            // Mostly the common shape, so that the fast path has games to answer for.
+            let piece = if rng.percent(40) {
+                *rng.pick(&["[Event \"a\"]\n", "\n", "1. ", "e4 ", "1-0\n\n", "{ c } "])
+            } else {
+                *rng.pick(SPLIT_PIECES)
+            };
+            input.extend_from_slice(piece.as_bytes());
+        }
+        if let Err(failure) = run_case(&format!("split{case}"), &input, case as usize) {
+            failures.push(failure);
+        }
+    }
+    report(&failures);
+    let fast = fuzz_support::FAST_SPLITS.load(std::sync::atomic::Ordering::Relaxed) - before;
+    eprintln!("{fast} games of {cases} stitched inputs split by the fast path");
+    assert!(fast >= cases as usize / 4, "only {fast} games took the fast path");
 }

@@ -3,9 +3,11 @@
 pub mod book;
 pub mod lexer;
 pub mod reader;
+pub mod split;
 
 pub use lexer::{
     lex_game, lex_game_at, lex_game_mode, GameResult, LexEnd, LexProblem, LexProblemKind, Lexed,
     Span, Tag, Token, TokenKind,
 };
 pub use reader::{GameReader, RawGame};
+pub use split::{split_game, Split};

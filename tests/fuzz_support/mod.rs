@@ -9,10 +9,11 @@ use std::io::{self, Read};
 
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
-use pgnkit::pgn::{book, lex_game, GameReader, LexEnd, Lexed, Span, TokenKind};
+use pgnkit::pgn::{book, lex_game, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind};
 use pgnkit::rules::game::{check_game, check_game_with, CheckOptions, MoveObserver};
 use pgnkit::rules::matcher::find_move;
 use shakmaty::{Chess, Move, Position};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A reader that hands out at most `n` bytes a call, to drive every refill path of the
 /// game reader.
@@ -387,6 +388,10 @@ pub fn check_replay(game: &Game, salt: usize) {
     }
 }
 
+/// Games whose end the fast split found (and the lexer confirmed), over all inputs checked:
+/// the property above is only worth something when this is not zero.
+pub static FAST_SPLITS: AtomicUsize = AtomicUsize::new(0);
+
 /// Everything that must hold for `input`.
 pub fn check_input(input: &[u8], salt: usize) {
     let games = read_games(input, 4096, None);
@@ -416,6 +421,27 @@ pub fn check_input(input: &[u8], salt: usize) {
             game_places(input, chunk, true),
             "split-only reading ({chunk} bytes at a time) finds other games than full lexing"
         );
+    }
+    // The reader thread's fast path, asked directly at every game's start: it either defers
+    // to the lexer or finds the same end.
+    for game in &games {
+        let rest = &input[game.offset as usize..];
+        match split_game(rest, true, game.line) {
+            Split::Complete { len, end_line } => {
+                assert_eq!(
+                    (len.max(1).min(rest.len()), end_line),
+                    (game.bytes.len(), game.lexed.end_line),
+                    "the fast split of game {} differs from the lexer's",
+                    game.number
+                );
+                FAST_SPLITS.fetch_add(1, Ordering::Relaxed);
+            }
+            Split::NeedMore => panic!(
+                "the fast split of game {} asks for more at the end",
+                game.number
+            ),
+            Split::Unsure => {}
+        }
     }
     check_coverage(input, &games);
     for game in &games {

@@ -1,0 +1,434 @@
+//! The fast path of splitting a stream into games, for the parallel pipeline's reader thread.
+//!
+//! The reader thread only has to find where each game ends; the workers lex every game again.
+//! Finding the end with the full lexer costs a fifth of a worker's time on a TWIC file, and
+//! the reader then holds back two workers. This pass reads the common shape of a game —
+//! one simple tag pair per line, then movetext of ASCII moves, move numbers, comments,
+//! variations and NAGs ending in a standard result — with a few instructions per byte, and
+//! answers [`Split::Unsure`] for anything else, so that the full lexer decides. Whatever it
+//! answers is exactly what the full lexer would: the fuzz tests compare the games found both
+//! ways on every generated input.
+
+use memchr::{memchr, memchr2, memchr_iter};
+
+/// What the fast path found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// The game takes `len` bytes; `end_line` is the line of its last byte.
+    Complete { len: usize, end_line: u32 },
+    /// The slice ends before the game does.
+    NeedMore,
+    /// Something outside the common shape: ask the full lexer.
+    Unsure,
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether a line (without its `\n`) is exactly one tag pair `[Name "value"]` with nothing
+/// escaped in the value and nothing but spaces after it: the lexer then reads it as one tag
+/// and nothing else.
+fn simple_tag_line(line: &[u8]) -> bool {
+    let name = line[1..].iter().take_while(|&&b| is_name_byte(b)).count();
+    if name == 0 {
+        return false;
+    }
+    let mut j = 1 + name;
+    while j < line.len() && matches!(line[j], b' ' | b'\t') {
+        j += 1;
+    }
+    if line.get(j) != Some(&b'"') {
+        return false;
+    }
+    let value = j + 1;
+    let Some(q) = memchr2(b'"', b'\\', &line[value..]) else {
+        return false;
+    };
+    let quote = value + q;
+    if line[quote] != b'"' {
+        return false;
+    }
+    let mut k = quote + 1;
+    while k < line.len() && matches!(line[k], b' ' | b'\t') {
+        k += 1;
+    }
+    if line.get(k) != Some(&b']') {
+        return false;
+    }
+    line[k + 1..]
+        .iter()
+        .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// Where the game at the start of `data` ends, if it has the common shape. `first_line` is
+/// the line of `data[0]`; with `eof` false, a game running to the end of
+/// `data` gives [`Split::NeedMore`].
+pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
+    let n = data.len();
+    let more = if eof { Split::Unsure } else { Split::NeedMore };
+    let mut i = 0;
+    let mut line = first_line;
+
+    // Tag pairs, one per line.
+    let mut newlines_since_tag = 0u32;
+    loop {
+        while i < n {
+            match data[i] {
+                b'\n' => {
+                    line += 1;
+                    newlines_since_tag += 1;
+                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        if i >= n {
+            return more;
+        }
+        if data[i] != b'[' {
+            break;
+        }
+        // After a blank line a tag may start the next game: the full lexer knows the names.
+        if newlines_since_tag >= 2 {
+            return Split::Unsure;
+        }
+        let Some(nl) = memchr(b'\n', &data[i..]) else {
+            return more;
+        };
+        if !simple_tag_line(&data[i..i + nl]) {
+            return Split::Unsure;
+        }
+        i += nl;
+        newlines_since_tag = 0;
+    }
+    // Comments may come before the first move (engine settings, annotators' notes); a tag
+    // after them would still belong to this game, which only the lexer can tell.
+    loop {
+        match data[i] {
+            b'{' => match skip_comment(data, i, &mut line, more) {
+                Ok(end) => i = end,
+                Err(split) => return split,
+            },
+            b';' => match memchr(b'\n', &data[i..]) {
+                Some(p) => i += p,
+                None => return more,
+            },
+            // The movetext starts with a move, a move number or a result.
+            b if b.is_ascii_alphanumeric() || b == b'*' => break,
+            _ => return Split::Unsure,
+        }
+        while i < n && is_space(data[i]) {
+            if data[i] == b'\n' {
+                line += 1;
+            }
+            i += 1;
+        }
+        if i >= n {
+            return more;
+        }
+    }
+    movetext(data, eof, i, line)
+}
+
+/// Passes over the `{` comment at `data[i]`; returns where it ends, counting its newlines in
+/// `line`. A comment left open before a tag line is for the lexer.
+fn skip_comment(data: &[u8], i: usize, line: &mut u32, more: Split) -> Result<usize, Split> {
+    let body = &data[i + 1..];
+    if let Some(p) = memchr2(b'}', b'\n', body) {
+        if body[p] == b'}' {
+            return Ok(i + p + 2);
+        }
+    }
+    let close = memchr(b'}', body);
+    let text = &body[..close.unwrap_or(body.len())];
+    let mut newlines = 0;
+    for p in memchr_iter(b'\n', text) {
+        if text.get(p + 1) == Some(&b'[') {
+            return Err(Split::Unsure);
+        }
+        newlines += 1;
+    }
+    match close {
+        Some(close) => {
+            *line += newlines;
+            Ok(i + close + 2)
+        }
+        None => Err(more),
+    }
+}
+
+/// What the movetext scan stops at: 0 passes over (letters, digits and the signs of moves,
+/// spaces), 1 may be part of a result (`-`, `/`, `*`, `:`, `=`), 2 is a delimiter the scan
+/// handles (newline, comments, variations, brackets, quotes, `%`), 3 needs the full lexer
+/// (anything non-ASCII, control characters, other punctuation).
+static CLASS: [u8; 256] = {
+    let mut table = [3u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c | b'.' | b'!' | b'?' | b'+' | b'#' | b'$'
+            ) {
+            0
+        } else if matches!(c, b'-' | b'/' | b'*' | b':' | b'=') {
+            1
+        } else if matches!(
+            c,
+            b'\n' | b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"' | b'%'
+        ) {
+            2
+        } else {
+            3
+        };
+        b += 1;
+    }
+    table
+};
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// The movetext part of [`split_game`], from its first token at `data[i]` on line `line`.
+///
+/// Only the bytes that can end a game or change how the rest is read are looked at: a
+/// result can only be a token with one of `- / * : =` (or a non-ASCII character, which goes
+/// to the full lexer), a tag line only follows a newline, and comments are passed over whole.
+fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
+    let n = data.len();
+    let more = if eof { Split::Unsure } else { Split::NeedMore };
+    // The movetext's first byte starts a token: token boundaries are known from here on.
+    let first = i;
+    let mut depth = 0u32;
+    // Where the game ends when a tag line or the end of the input comes next: after the last
+    // non-space byte before `at`, on its line.
+    // Where the last `;` or `%` comment ended: such a token runs to its newline, spaces
+    // included.
+    let mut line_comment_end = 0;
+    // Where the game ends when a tag line or the end of the input comes next: after the last
+    // token before `at`, on its line.
+    let ended = |at: usize, line: u32, line_comment_end: usize| {
+        let mut end = at;
+        while end > first && is_space(data[end - 1]) {
+            end -= 1;
+        }
+        let end = end.max(line_comment_end);
+        let end_line = line - memchr_iter(b'\n', &data[end..at]).count() as u32;
+        Split::Complete { len: end, end_line }
+    };
+    loop {
+        i = next_to_look_at(data, i);
+        if i >= n {
+            return if eof { ended(n, line, line_comment_end) } else { Split::NeedMore };
+        }
+        let b = data[i];
+        match CLASS[usize::from(b)] {
+            1 => {
+                // The whole token around this byte decides.
+                let mut start = i;
+                while start > first && !is_delimiter(data[start - 1]) {
+                    start -= 1;
+                }
+                let mut end = i + 1;
+                while end < n && !is_delimiter(data[end]) {
+                    if data[end] >= 0x80 {
+                        return Split::Unsure;
+                    }
+                    end += 1;
+                }
+                if end == n && !eof {
+                    return Split::NeedMore;
+                }
+                let token = &data[start..end];
+                match token[0] {
+                    b'a'..=b'z' | b'A'..=b'Z' | b'+' | b'-' | b'!' | b'?' | b'#' => {}
+                    _ if matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*") => {
+                        if depth == 0 {
+                            return Split::Complete {
+                                len: end,
+                                end_line: line,
+                            };
+                        }
+                    }
+                    _ if is_move_number(token) => {}
+                    _ => return Split::Unsure,
+                }
+                i = end;
+            }
+            2 => match b {
+                b'\n' => {
+                    line += 1;
+                    i += 1;
+                    while i < n && matches!(data[i], b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
+                        i += 1;
+                    }
+                    match data.get(i) {
+                        // A tag line: the next game.
+                        Some(b'[') => return ended(i, line, line_comment_end),
+                        // An escape line.
+                        Some(b'%') => match memchr(b'\n', &data[i..]) {
+                            Some(p) => {
+                                i += p;
+                                line_comment_end = i;
+                            }
+                            None => return more,
+                        },
+                        Some(_) => {}
+                        None if eof => return ended(n, line, line_comment_end),
+                        None => return Split::NeedMore,
+                    }
+                }
+                b'{' => match skip_comment(data, i, &mut line, more) {
+                    Ok(end) => i = end,
+                    Err(split) => return split,
+                },
+                b';' => match memchr(b'\n', &data[i..]) {
+                    Some(p) => {
+                        i += p;
+                        line_comment_end = i;
+                    }
+                    None => return more,
+                },
+                b'(' => {
+                    depth += 1;
+                    i += 1;
+                }
+                b')' => {
+                    // A `)` without `(` is only a problem; it ends nothing.
+                    depth = depth.saturating_sub(1);
+                    i += 1;
+                }
+                // `[` within a line, `]`, `}`, `"`: unexpected, but they end nothing.
+                b'[' | b']' | b'}' | b'"' => i += 1,
+                // `%` within a line is part of a symbol.
+                _ => return Split::Unsure,
+            },
+            _ => return Split::Unsure,
+        }
+    }
+}
+
+/// The first byte at or after `i` that the movetext scan must look at (class not 0), or the
+/// end. Eight bytes at a time: most of a movetext is passed over.
+fn next_to_look_at(data: &[u8], i: usize) -> usize {
+    let class = |b: u8| CLASS[usize::from(b)];
+    let mut at = i;
+    for c in data[i.min(data.len())..].chunks_exact(8) {
+        let any = class(c[0])
+            | class(c[1])
+            | class(c[2])
+            | class(c[3])
+            | class(c[4])
+            | class(c[5])
+            | class(c[6])
+            | class(c[7]);
+        if any != 0 {
+            break;
+        }
+        at += 8;
+    }
+    while at < data.len() && class(data[at]) == 0 {
+        at += 1;
+    }
+    at
+}
+
+fn is_delimiter(b: u8) -> bool {
+    is_space(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"')
+}
+
+/// `12`, `12.` or `12...`, possibly followed by a move that starts with a letter (`12.e4`):
+/// a move number that the lexer reads without a result after it.
+fn is_move_number(s: &[u8]) -> bool {
+    if !matches!(s.first(), Some(b'1'..=b'9')) {
+        return false;
+    }
+    let digits = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let dots = s[digits..].iter().take_while(|&&b| b == b'.').count();
+    match s.get(digits + dots) {
+        None => true,
+        Some(b) => dots > 0 && b.is_ascii_alphabetic(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::{lex_game_mode, LexEnd, Lexed};
+
+    /// The full lexer's answer, in the fast path's terms.
+    fn full(data: &[u8], eof: bool) -> Split {
+        let mut lexed = Lexed::default();
+        match lex_game_mode(data, eof, 1, 1, false, &mut lexed) {
+            LexEnd::Complete(len) => Split::Complete {
+                len,
+                end_line: lexed.end_line,
+            },
+            LexEnd::NeedMore => Split::NeedMore,
+        }
+    }
+
+    fn agrees(data: &str) -> Split {
+        for eof in [true, false] {
+            let fast = split_game(data.as_bytes(), eof, 1);
+            if fast != Split::Unsure {
+                assert_eq!(fast, full(data.as_bytes(), eof), "{data:?} (eof {eof})");
+            }
+        }
+        split_game(data.as_bytes(), true, 1)
+    }
+
+    #[test]
+    fn common_games_are_split_without_the_lexer() {
+        let games = [
+            "[Event \"a\"]\n[Site \"b\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"c\"]\n",
+            "[Event \"a\"]\r\n\r\n1. e4 { [%clk 0:05:00] } 1... e5 { two\nlines } 0-1 [Event",
+            "[Event \"a\"]\n\n1. e4 (1. d4 d5 1-0) e5 $1 2. Nf3!? ; note\n% escape\n*\n",
+            "1. e4 e5\n[Event \"next\"]\n",
+            "[Event \"a\"]\n\n1. e4 e5\n",
+            "[Event \"a\"]\n\n12.e4 1/2-1/2",
+            "[Event \"a\"]\n\n{engine}\n; x\n1. e4 ; note  \n[Event \"b\"]\n",
+            "[Event \"a\"]\n\n1. e4 e5\n% escape  \r\n\n[Event \"b\"]\n",
+            "[Event \"a\"]\n\n1. e4 e5 { a\nb } c5  \n \n  [Event \"b\"]\n",
+        ];
+        for g in games {
+            assert!(matches!(agrees(g), Split::Complete { .. }), "{g:?}");
+        }
+    }
+
+    #[test]
+    fn anything_unusual_goes_to_the_lexer() {
+        let unusual = [
+            "[Event \"a \\\"b\\\"\"]\n\n1. e4 1-0",
+            "[Event \"a\"]\n\n[Site \"b\"]\n1. e4 1-0",
+            "[Event \"a\"] [Site \"b\"]\n1. e4 1-0",
+            "[Event \"a\"]\n\n{ open\n[Event \"b\"]\n} 1-0",
+            "[Event \"a\"]\n\n1. e4 ½-½",
+            "[Event \"a\"]\n\n1. 马g1-f3 *",
+            "[Event \"a\"]\n\n1. O-O 0-0 1-0",
+            "[Event \"a\"]\n\n1. e4 1:0",
+            "[Event \"a\"]\n\n37.1-0",
+            "{ only a comment }",
+            "[Event \"a\"]\n\n{ engine }\n[Site \"b\"]\n1. e4 *",
+        ];
+        for g in unusual {
+            assert_eq!(agrees(g), Split::Unsure, "{g:?}");
+        }
+    }
+
+    #[test]
+    fn a_game_cut_short_asks_for_more() {
+        for data in [
+            "[Event \"a\"]\n\n1. e4 e",
+            "[Event \"a\"]\n\n1. e4 { open",
+            "[Eve",
+        ] {
+            assert_eq!(split_game(data.as_bytes(), false, 1), Split::NeedMore);
+            assert_eq!(full(data.as_bytes(), false), Split::NeedMore);
+        }
+    }
+}
