@@ -7,7 +7,9 @@
 #   pgn-extract  pgn-extract -r (Debian package; installed with apt-get when missing)
 #   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
 # Every tool is pinned to one core (taskset -c 0) and measured with GNU time -v: wall seconds,
-# MiB/s of input, peak RSS. "x pgnkit" is the tool's time per MiB over pgnkit's on the same
+# MiB/s of input, peak RSS. The -j 2 speed-ups and the .zst / plain throughput are also
+# measured in back-to-back pairs (median of at least 5 pairs), which this VM's drifting speed
+# does not skew. "x pgnkit" is the tool's time per MiB over pgnkit's on the same
 # input (2.0 = takes twice as long as pgnkit; below 1 = faster than pgnkit).
 #
 # Usage: benches/compare.sh [--quick] [--no-python] [--only NAME]... [--repeat N] [--out FILE]
@@ -148,6 +150,50 @@ for name in "${only[@]}"; do
   fi
 done
 
+# Ratios between two pgnkit runs (-j 2 over -j 1, .zst over plain) drift with this VM's
+# speed from one minute to the next, so they are also measured in pairs run back to back and
+# reported as the median of the pairs' ratios, with the lowest and highest.
+wall() { # CMD...: wall seconds of one run
+  local log status=0
+  log=$(mktemp)
+  /usr/bin/time -f %e -o "$log" "$@" >/dev/null 2>/dev/null || status=$?
+  [ "$status" -le 1 ] || { echo "compare.sh: $* failed (exit $status)" >&2; rm -f "$log"; return 1; }
+  tail -1 "$log"; rm -f "$log"
+}
+pairs=()
+paired() { # NAME FILE A-ARGS... -- B-ARGS...: median of time(A) / time(B) over the pairs
+  local name=$1 file=$2; shift 2
+  local a=() b=() seen=0 ratios=()
+  for arg in "$@"; do
+    if [ "$arg" = -- ]; then seen=1; elif [ $seen = 0 ]; then a+=("$arg"); else b+=("$arg"); fi
+  done
+  for _ in $(seq "$pair_runs"); do
+    local ta tb
+    ta=$(wall "$pgnkit" "${a[@]}") tb=$(wall "$pgnkit" "${b[@]}")
+    ratios+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")
+  done
+  local sorted
+  sorted=$(printf '%s\n' "${ratios[@]}" | sort -g)
+  pairs+=("$name $(basename "$file") $(echo "$sorted" | awk '{ v[NR] = $1 } END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%.2f %.2f %.2f %d", m, v[1], v[NR], NR }')")
+  printf '%-30s %-16s %s\n' "$name" "$(basename "$file")" "$(echo "$sorted" | tr '\n' ' ')" >&2
+}
+pair_runs=$(( repeat > 5 ? repeat : 5 ))
+section "pairs (-j 1 then -j 2, plain then .zst; $pair_runs pairs each)"
+for name in "${only[@]}"; do
+  file=$inputs/$name.pgn
+  paired "validate -j 2 speed-up" "$file" validate -q -j 1 "$file" -- validate -q -j 2 "$file"
+  paired "convert --to san -j 2 speed-up" "$file" \
+    convert -q --to san -j 1 "$file" -- convert -q --to san -j 2 "$file"
+  paired "validate .zst / plain throughput" "$file" \
+    validate -q -j 1 "$file" -- validate -q -j 1 "$file.zst"
+done
+pair_table=$(printf '%s\n' "${pairs[@]}" | awk '
+  BEGIN { print "| ratio | file | median | lowest | highest | pairs |"; print "|---|---|---:|---:|---:|---:|" }
+  { n = split($0, w, " "); name = w[1]; for (i = 2; i <= n - 5; i++) name = name " " w[i]
+    printf "| %s | %s | %s | %s | %s | %s |\n", name, w[n-4], w[n-3], w[n-2], w[n-1], w[n] }')
+
 # The table: the ratio compares time per MiB with pgnkit's on the same input (a head of an
 # input is compared with pgnkit on the whole input, whose speed is taken as the same).
 table=$(printf '%s\n' "${rows[@]}" | awk '
@@ -172,7 +218,10 @@ section "results"
 echo "pgnkit $("$pgnkit" --version 2>/dev/null || echo '(no --version)'); $(nproc) cores;" \
   "$(date -u +%Y-%m-%dT%H:%MZ)"
 echo "$table"
+echo
+echo "$pair_table"
 if [ -n "$out" ]; then
-  { echo "pgnkit $(git rev-parse --short HEAD) $(date -u +%Y-%m-%dT%H:%MZ)"; echo; echo "$table"; } >"$out"
+  { echo "pgnkit $(git rev-parse --short HEAD) $(date -u +%Y-%m-%dT%H:%MZ)"; echo; echo "$table"
+    echo; echo "$pair_table"; } >"$out"
   echo "table written to $out" >&2
 fi
