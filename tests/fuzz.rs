@@ -561,5 +561,8 @@ fn split_fast_path_agrees_with_lexing() {
     report(&failures);
     let fast = fuzz_support::FAST_SPLITS.load(std::sync::atomic::Ordering::Relaxed) - before;
     eprintln!("{fast} games of {cases} stitched inputs split by the fast path");
-    assert!(fast >= cases as usize / 4, "only {fast} games took the fast path");
+    assert!(
+        fast >= cases as usize / 4,
+        "only {fast} games took the fast path"
+    );
 }

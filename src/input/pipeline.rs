@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -80,36 +81,68 @@ where
     }
 
     thread::scope(|scope| {
-        let (job_tx, job_rx) = sync_channel::<(u64, Vec<OwnedGame>)>(jobs * 2);
+        let (job_tx, job_rx) = sync_channel::<(u64, Batch)>(jobs * 2);
         let (out_tx, out_rx) = sync_channel::<(u64, Vec<T>)>(jobs * 2);
+        // Byte buffers of finished batches go back to the reader: no allocation per game or
+        // batch once the pipeline runs, and no memory freed on another thread than took it.
+        let (spare_tx, spare_rx) = channel::<Vec<u8>>();
         let job_rx = Arc::new(Mutex::new(job_rx));
         for _ in 0..jobs {
             let job_rx = Arc::clone(&job_rx);
             let out_tx = out_tx.clone();
+            let spare_tx = spare_tx.clone();
             let work = &work;
             scope.spawn(move || {
-                // One token buffer per worker, lent to each game in turn: no allocations per
-                // game once it has grown.
-                let mut scratch = Lexed::default();
+                // One game and one token buffer per worker, lent to each game in turn: no
+                // allocations per game once they have grown.
+                let mut game = OwnedGame::default();
                 loop {
                     let next = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((seq, mut games))) = next else {
+                    let Ok(Ok((seq, mut batch))) = next else {
                         break;
                     };
-                    let results: Vec<T> = games
+                    let results: Vec<T> = batch
+                        .games
                         .iter_mut()
-                        .map(|game| {
-                            // The reader only split the stream; lexing is the workers' job.
-                            if game.bytes.is_empty() {
-                                return work(game);
+                        .map(|place| {
+                            game.bytes.clear();
+                            game.bytes
+                                .extend_from_slice(&batch.bytes[place.range.clone()]);
+                            game.number = place.number;
+                            game.line = place.line;
+                            game.col = place.col;
+                            game.offset = place.offset;
+                            match place.oversized.take() {
+                                // Only an oversized game's report travels from the reader.
+                                Some(lexed) => {
+                                    let mut lexed = *lexed;
+                                    std::mem::swap(&mut game.lexed, &mut lexed);
+                                    let out = work(&mut game);
+                                    std::mem::swap(&mut game.lexed, &mut lexed);
+                                    out
+                                }
+                                None if place.range.is_empty() => {
+                                    game.lexed.clear();
+                                    work(&mut game)
+                                }
+                                // The reader only split the stream; lexing is the workers' job.
+                                None => {
+                                    lex_game_at(
+                                        &game.bytes,
+                                        true,
+                                        game.line,
+                                        game.col,
+                                        &mut game.lexed,
+                                    );
+                                    work(&mut game)
+                                }
                             }
-                            std::mem::swap(&mut game.lexed, &mut scratch);
-                            lex_game_at(&game.bytes, true, game.line, game.col, &mut game.lexed);
-                            let out = work(game);
-                            std::mem::swap(&mut game.lexed, &mut scratch);
-                            out
                         })
                         .collect();
+                    // A buffer that grew for a huge game is not kept.
+                    if batch.bytes.capacity() <= 4 * BATCH_BYTES {
+                        let _ = spare_tx.send(std::mem::take(&mut batch.bytes));
+                    }
                     if out_tx.send((seq, results)).is_err() {
                         break;
                     }
@@ -117,40 +150,41 @@ where
             });
         }
         drop(out_tx);
+        drop(spare_tx);
         let producer = scope.spawn(move || -> io::Result<u64> {
             reader.set_split_only(true);
             let mut lexed = Lexed::default();
             let mut seq = 0;
-            let mut batch = Vec::new();
-            let mut size = 0;
+            let mut batch = Batch::default();
             while let Some(raw) = reader.next_game(&mut lexed)? {
                 if interrupted() {
                     break;
                 }
-                size += raw.bytes.len();
-                // Only an oversized game's problem needs to travel; the rest is lexed again.
+                let start = batch.bytes.len();
+                batch.bytes.extend_from_slice(raw.bytes);
                 let oversized = raw.bytes.is_empty() && !lexed.problems.is_empty();
-                batch.push(OwnedGame {
-                    bytes: raw.bytes.to_vec(),
-                    lexed: if oversized {
-                        std::mem::take(&mut lexed)
-                    } else {
-                        Lexed::default()
-                    },
+                batch.games.push(GamePlace {
+                    range: start..batch.bytes.len(),
                     number: raw.number,
                     line: raw.line,
                     col: raw.col,
                     offset: raw.offset,
+                    oversized: oversized.then(|| Box::new(std::mem::take(&mut lexed))),
                 });
-                if size >= BATCH_BYTES || batch.len() >= BATCH_GAMES {
-                    if job_tx.send((seq, std::mem::take(&mut batch))).is_err() {
+                if batch.bytes.len() >= BATCH_BYTES || batch.games.len() >= BATCH_GAMES {
+                    let mut next = Batch {
+                        bytes: spare_rx.try_recv().unwrap_or_default(),
+                        games: Vec::with_capacity(batch.games.len()),
+                    };
+                    next.bytes.clear();
+                    std::mem::swap(&mut batch, &mut next);
+                    if job_tx.send((seq, next)).is_err() {
                         return Ok(reader.bytes_read());
                     }
                     seq += 1;
-                    size = 0;
                 }
             }
-            if !batch.is_empty() {
+            if !batch.games.is_empty() {
                 let _ = job_tx.send((seq, batch));
             }
             Ok(reader.bytes_read())
@@ -164,6 +198,25 @@ where
         delivered?;
         read
     })
+}
+
+/// Games handed to a worker at once: their bytes one after another in one buffer.
+#[derive(Debug, Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    games: Vec<GamePlace>,
+}
+
+/// One game of a [`Batch`].
+#[derive(Debug)]
+struct GamePlace {
+    range: Range<usize>,
+    number: u64,
+    line: u32,
+    col: u32,
+    offset: u64,
+    /// The reader's report of a game too large to keep (its bytes are empty).
+    oversized: Option<Box<Lexed>>,
 }
 
 /// Hands results to `sink` in sequence order.

@@ -223,7 +223,11 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
     loop {
         i = next_to_look_at(data, i);
         if i >= n {
-            return if eof { ended(n, line, line_comment_end) } else { Split::NeedMore };
+            return if eof {
+                ended(n, line, line_comment_end)
+            } else {
+                Split::NeedMore
+            };
         }
         let b = data[i];
         match CLASS[usize::from(b)] {
