@@ -239,7 +239,7 @@ fn convert_one(
     }
     if rejected {
         if args.rejects.is_some() {
-            done.reject = Some(game.bytes.clone());
+            done.reject = Some(game.bytes.to_vec());
         }
         return done;
     }

@@ -364,7 +364,7 @@ fn check_one(
         let _ = report::write_game_json(text, &ctx, &report);
     }
     if out.errors > 0 && args.rejects.is_some() {
-        out.reject = Some(game.bytes.clone());
+        out.reject = Some(game.bytes.to_vec());
     }
     out
 }

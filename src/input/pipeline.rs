@@ -15,7 +15,8 @@ use crate::pgn::{lex_game_at, GameReader, Lexed};
 /// One game, owned, so it can cross threads.
 #[derive(Debug, Default)]
 pub struct OwnedGame {
-    pub bytes: Vec<u8>,
+    /// The game's bytes exactly as read (a `&[u8]` through `Deref`).
+    pub bytes: GameBytes,
     pub lexed: Lexed,
     /// Game number in the stream (1-based).
     pub number: u64,
@@ -25,6 +26,31 @@ pub struct OwnedGame {
     pub col: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
+}
+
+/// A game's bytes: a range of a buffer that may hold a whole batch of games, so that a worker
+/// reads each game where the reader put it instead of copying it out.
+#[derive(Debug, Default)]
+pub struct GameBytes {
+    buf: Vec<u8>,
+    range: Range<usize>,
+}
+
+impl GameBytes {
+    /// Holds a copy of `bytes`.
+    fn copy_from(&mut self, bytes: &[u8]) {
+        self.buf.clear();
+        self.buf.extend_from_slice(bytes);
+        self.range = 0..bytes.len();
+    }
+}
+
+impl std::ops::Deref for GameBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.buf.get(self.range.clone()).unwrap_or_default()
+    }
 }
 
 /// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
@@ -66,8 +92,7 @@ where
             if interrupted() {
                 break;
             }
-            game.bytes.clear();
-            game.bytes.extend_from_slice(raw.bytes);
+            game.bytes.copy_from(raw.bytes);
             game.number = raw.number;
             game.line = raw.line;
             game.col = raw.col;
@@ -94,20 +119,20 @@ where
             let work = &work;
             scope.spawn(move || {
                 // One game and one token buffer per worker, lent to each game in turn: no
-                // allocations per game once they have grown.
+                // allocations per game once the token buffer has grown.
                 let mut game = OwnedGame::default();
                 loop {
                     let next = job_rx.lock().map(|rx| rx.recv());
                     let Ok(Ok((seq, mut batch))) = next else {
                         break;
                     };
+                    // The batch's buffer is lent to the game; each game is a range of it.
+                    std::mem::swap(&mut game.bytes.buf, &mut batch.bytes);
                     let results: Vec<T> = batch
                         .games
                         .iter_mut()
                         .map(|place| {
-                            game.bytes.clear();
-                            game.bytes
-                                .extend_from_slice(&batch.bytes[place.range.clone()]);
+                            game.bytes.range = place.range.clone();
                             game.number = place.number;
                             game.line = place.line;
                             game.col = place.col;
@@ -139,6 +164,7 @@ where
                             }
                         })
                         .collect();
+                    std::mem::swap(&mut game.bytes.buf, &mut batch.bytes);
                     // A buffer that grew for a huge game is not kept.
                     if batch.bytes.capacity() <= 4 * BATCH_BYTES {
                         let _ = spare_tx.send(std::mem::take(&mut batch.bytes));
