@@ -583,7 +583,6 @@ impl RunFormat for Records<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::runs::FAN_IN;
     use crate::stats::{ChronoKey, Names};
 
     const ROUNDS: [&str; 24] = [
@@ -734,17 +733,6 @@ mod tests {
                 replayed(&mut log).iter().map(|g| (g.0, g.1)).collect();
             assert_eq!(again, want, "runs of {run_len}, again");
         }
-    }
-
-    #[test]
-    fn runs_pile_up_into_merged_runs() {
-        let games = games(300);
-        let log = log_of(&games, 1);
-        // 300 runs of one record merge by 16 into runs of 16 and 256.
-        let runs = log.runs.runs();
-        assert!(runs.len() < 2 * FAN_IN, "{} runs", runs.len());
-        assert!(runs.iter().any(|r| r.level == 2));
-        assert_eq!(runs.iter().map(|r| r.len).sum::<u64>(), 300);
     }
 
     #[test]

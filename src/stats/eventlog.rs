@@ -614,7 +614,6 @@ fn read_text(bytes: &mut RunBytes<'_>, into: &mut String) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::runs::FAN_IN;
 
     /// Games over a few events (some sharing `Event` or `Site`, some undated) and players,
     /// teams and Elo tags.
@@ -712,16 +711,6 @@ mod tests {
             let again = replayed(&mut log);
             assert_eq!(again.len(), 500);
         }
-    }
-
-    #[test]
-    fn runs_pile_up_into_merged_runs() {
-        let games = games(300);
-        let log = log_of(&games, 1);
-        let runs = log.runs.runs();
-        assert!(runs.len() < 2 * FAN_IN, "{} runs", runs.len());
-        assert!(runs.iter().any(|r| r.level == 2));
-        assert_eq!(runs.iter().map(|r| r.len).sum::<u64>(), 300);
     }
 
     #[test]

@@ -556,3 +556,125 @@ impl<'a, F: RunFormat> Merge<'a, F> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records of a key and the position they were added at, sorted by key alone: what the
+    /// merges must keep in the order added is then visible.
+    struct Keys;
+
+    impl RunFormat for Keys {
+        type Item<'a> = (u32, u32);
+        type Pending = (u32, u32);
+        type Reader = Option<(u32, u32)>;
+        type Writer = ();
+        const KIND: &'static str = "test";
+
+        fn pending(&self, record: &(u32, u32)) -> (u32, u32) {
+            *record
+        }
+
+        fn cmp(&self, a: (u32, u32), b: (u32, u32)) -> Ordering {
+            a.0.cmp(&b.0)
+        }
+
+        fn encode(&self, _: &mut (), (key, at): (u32, u32), out: &mut Vec<u8>) -> io::Result<()> {
+            out.extend_from_slice(&key.to_le_bytes());
+            out.extend_from_slice(&at.to_le_bytes());
+            Ok(())
+        }
+
+        fn decode(
+            &self,
+            head: &mut Option<(u32, u32)>,
+            bytes: &mut RunBytes<'_>,
+        ) -> io::Result<()> {
+            let bytes = bytes.take(8)?;
+            let half = |at: usize| {
+                let four = bytes[at..at + 4]
+                    .try_into()
+                    .map_err(|_| damaged(Self::KIND))?;
+                Ok::<_, io::Error>(u32::from_le_bytes(four))
+            };
+            *head = Some((half(0)?, half(4)?));
+            Ok(())
+        }
+
+        fn head(&self, head: &Option<(u32, u32)>) -> Option<(u32, u32)> {
+            *head
+        }
+    }
+
+    /// `n` records with few distinct keys, in runs of `run_len` (the rest left in memory).
+    fn runs_of(n: u32, run_len: usize) -> (SortedRuns, Vec<(u32, u32)>) {
+        let mut runs = SortedRuns::new(Box::new(MemoryStore::default()));
+        let mut pending = Vec::new();
+        for at in 0..n {
+            pending.push(((at * 7919) % 13, at));
+            if pending.len() == run_len {
+                pending.sort_by_key(|r| r.0);
+                runs.push_run(&Keys, pending.drain(..)).unwrap();
+            }
+        }
+        pending.sort_by_key(|r| r.0);
+        (runs, pending)
+    }
+
+    fn replayed(runs: &SortedRuns, pending: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        let mut replay = runs.replay(&Keys, pending).unwrap();
+        while let Some(record) = replay.peek() {
+            out.push(record);
+            replay.advance().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn runs_pile_up_into_merged_runs() {
+        let (runs, pending) = runs_of(300, 1);
+        assert!(pending.is_empty());
+        // 300 runs of one record merge by 16 into runs of 16 and 256.
+        assert!(runs.runs().len() < 2 * FAN_IN, "{} runs", runs.runs().len());
+        assert!(runs.runs().iter().any(|r| r.level == 2));
+        assert_eq!(runs.runs().iter().map(|r| r.len).sum::<u64>(), 300);
+    }
+
+    #[test]
+    fn replays_are_a_stable_sort_of_runs_and_memory() {
+        let mut want: Vec<(u32, u32)> = (0..500).map(|at| ((at * 7919) % 13, at)).collect();
+        want.sort_by_key(|r| r.0);
+        for run_len in [1, 2, 7, 100, 499, 1000] {
+            let (runs, pending) = runs_of(500, run_len);
+            assert_eq!(replayed(&runs, &pending), want, "runs of {run_len}");
+        }
+    }
+
+    #[test]
+    fn copied_runs_keep_their_records_and_levels() {
+        let (from, _) = runs_of(40, 8);
+        let (mut runs, _) = runs_of(0, 8);
+        runs.append_runs(&Keys, &from, &Keys, |head| {
+            head.ok_or_else(|| damaged(Keys::KIND))
+        })
+        .unwrap();
+        assert_eq!(runs.runs().len(), from.runs().len());
+        assert_eq!(replayed(&runs, &[]), replayed(&from, &[]));
+    }
+
+    #[test]
+    fn a_run_shorter_than_its_records_is_damaged() {
+        let (mut runs, _) = runs_of(3, 3);
+        runs.runs[0].bytes -= 1;
+        let mut replay = runs.replay(&Keys, &[]).unwrap();
+        let e = loop {
+            assert!(replay.peek().is_some(), "the end without an error");
+            if let Err(e) = replay.advance() {
+                break e;
+            }
+        };
+        assert!(e.to_string().contains("damaged test run"), "{e}");
+    }
+}
