@@ -541,70 +541,89 @@ fn pgnkit_with_tmpdir(args: &[&str], tmpdir: &Path) -> Output {
         .expect("pgnkit runs")
 }
 
+/// A scratch directory for a test of spilling: an input file, and a `TMPDIR` of its own so that
+/// the test can check nothing is left there.
+struct Spill {
+    dir: PathBuf,
+    input: String,
+    tmp: PathBuf,
+}
+
+impl Spill {
+    fn new(test: &str, file: &str, contents: String) -> Spill {
+        let dir = scratch(test);
+        let input = dir.join(file);
+        std::fs::write(&input, contents).unwrap();
+        let input = input.to_str().unwrap().to_owned();
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        Spill { dir, input, tmp }
+    }
+
+    /// `pgnkit ARGS --out DIR/NAME -q EXTRA` with this `TMPDIR`, which must succeed; its
+    /// reports.
+    fn reports(&self, name: &str, args: &[&str], extra: &[&str]) -> Vec<(&'static str, String)> {
+        let out = self.dir.join(name);
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--out", out.to_str().unwrap(), "-q"]);
+        all.extend_from_slice(extra);
+        let o = pgnkit_with_tmpdir(&all, &self.tmp);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        reports(&out)
+    }
+
+    /// The reports of `pgnkit stats INPUT` with `extra` arguments.
+    fn stats(&self, name: &str, extra: &[&str]) -> Vec<(&'static str, String)> {
+        self.reports(name, &["stats", &self.input], extra)
+    }
+
+    /// The reports of the input read twice, in memory.
+    fn twice(&self, name: &str) -> Vec<(&'static str, String)> {
+        self.reports(name, &["stats", &self.input, &self.input], &[])
+    }
+
+    /// The reports of `part` merged with itself, with `extra` arguments.
+    fn merged_twice(&self, name: &str, part: &str, extra: &[&str]) -> Vec<(&'static str, String)> {
+        self.reports(name, &["stats", "merge", part, part], extra)
+    }
+
+    /// A partial result of the input written with `extra` arguments; its path.
+    fn partial(&self, extra: &[&str]) -> String {
+        let part = self.dir.join("part.jsonl");
+        let part = part.to_str().unwrap().to_owned();
+        let mut args = vec!["--partial", part.as_str()];
+        args.extend_from_slice(extra);
+        self.stats("partial", &args);
+        part
+    }
+
+    fn assert_tmpdir_empty(&self) {
+        let left: Vec<_> = std::fs::read_dir(&self.tmp).unwrap().collect();
+        assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    }
+}
+
 /// Rated games spilled to a temporary file in sorted runs of any length (the hidden
 /// `--rating-run`) give the reports of a run that keeps them in memory, for `stats` and for
 /// `stats merge`; the file goes to `TMPDIR` and is gone afterwards.
 #[test]
 fn spilled_rating_runs_give_the_same_reports() {
-    let dir = scratch("spill");
-    let input = dir.join("rated.pgn");
-    std::fs::write(&input, rated_input(400)).unwrap();
-    let input = input.to_str().unwrap();
-    let tmp = dir.join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    let run = |name: &str, extra: &[&str]| {
-        let out = dir.join(name);
-        let mut args = vec!["stats", input, "--out", out.to_str().unwrap(), "-q"];
-        args.extend_from_slice(extra);
-        let o = pgnkit_with_tmpdir(&args, &tmp);
-        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
-        reports(&out)
-    };
-    let in_memory = run("memory", &[]);
+    let spill = Spill::new("spill", "rated.pgn", rated_input(400));
+    let in_memory = spill.stats("memory", &[]);
     for n in ["1", "2", "7", "100"] {
         assert_eq!(
-            run(&format!("runs{n}"), &["--rating-run", n]),
+            spill.stats(&format!("runs{n}"), &["--rating-run", n]),
             in_memory,
             "runs of {n}"
         );
     }
-    let part = dir.join("part.jsonl");
-    let part = part.to_str().unwrap();
-    run("partial", &["--rating-run", "3", "--partial", part]);
+    let part = spill.partial(&["--rating-run", "3"]);
     for n in ["1", "5"] {
-        let out = dir.join(format!("merged{n}"));
-        let o = pgnkit_with_tmpdir(
-            &[
-                "stats",
-                "merge",
-                part,
-                part,
-                "--out",
-                out.to_str().unwrap(),
-                "-q",
-                "--rating-run",
-                n,
-            ],
-            &tmp,
-        );
-        assert_eq!(o.status.code(), Some(0), "merge: {}", stderr(&o));
-        let twice = dir.join(format!("twice{n}"));
-        let o = pgnkit_with_tmpdir(
-            &[
-                "stats",
-                input,
-                input,
-                "--out",
-                twice.to_str().unwrap(),
-                "-q",
-            ],
-            &tmp,
-        );
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        assert_eq!(reports(&out), reports(&twice), "merge in runs of {n}");
+        let merged = spill.merged_twice(&format!("merged{n}"), &part, &["--rating-run", n]);
+        let twice = spill.twice(&format!("twice{n}"));
+        assert_eq!(merged, twice, "merge in runs of {n}");
     }
-    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
-    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    spill.assert_tmpdir_empty();
 }
 
 /// The temporary file is created in `TMPDIR`: a missing one is a failure that names it.
@@ -719,21 +738,8 @@ fn many_events_input(games: usize) -> String {
 /// memory, for `stats`, `--tiebreak` and `stats merge`; nothing is left in `TMPDIR`.
 #[test]
 fn spilled_event_runs_give_the_same_reports() {
-    let dir = scratch("event_spill");
-    let input = dir.join("events.pgn");
-    std::fs::write(&input, many_events_input(600)).unwrap();
-    let input = input.to_str().unwrap();
-    let tmp = dir.join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    let run = |name: &str, extra: &[&str]| {
-        let out = dir.join(name);
-        let mut args = vec!["stats", input, "--out", out.to_str().unwrap(), "-q"];
-        args.extend_from_slice(extra);
-        let o = pgnkit_with_tmpdir(&args, &tmp);
-        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
-        reports(&out)
-    };
-    let in_memory = run("memory", &[]);
+    let spill = Spill::new("event_spill", "events.pgn", many_events_input(600));
+    let in_memory = spill.stats("memory", &[]);
     let standings = &in_memory[1].1;
     assert!(
         standings.contains("https://lichess.org/g000599"),
@@ -743,56 +749,30 @@ fn spilled_event_runs_give_the_same_reports() {
     assert!(standings.contains(",round robin,"), "{standings}");
     for budget in ["1", "64", "2000"] {
         assert_eq!(
-            run(&format!("budget{budget}"), &["--standings-budget", budget]),
+            spill.stats(&format!("budget{budget}"), &["--standings-budget", budget]),
             in_memory,
             "budget {budget}"
         );
     }
-    let forced = run("buchholz", &["--tiebreak", "buchholz"]);
+    let forced = spill.stats("buchholz", &["--tiebreak", "buchholz"]);
     assert_eq!(
-        run(
+        spill.stats(
             "buchholz1",
             &["--tiebreak", "buchholz", "--standings-budget", "1"]
         ),
         forced
     );
-    let part = dir.join("part.jsonl");
-    let part = part.to_str().unwrap();
-    run("partial", &["--standings-budget", "100", "--partial", part]);
-    let twice = dir.join("twice");
-    let o = pgnkit_with_tmpdir(
-        &[
-            "stats",
-            input,
-            input,
-            "--out",
-            twice.to_str().unwrap(),
-            "-q",
-        ],
-        &tmp,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let part = spill.partial(&["--standings-budget", "100"]);
+    let twice = spill.twice("twice");
     for budget in ["1", "300"] {
-        let out = dir.join(format!("merged{budget}"));
-        let o = pgnkit_with_tmpdir(
-            &[
-                "stats",
-                "merge",
-                part,
-                part,
-                "--out",
-                out.to_str().unwrap(),
-                "-q",
-                "--standings-budget",
-                budget,
-            ],
-            &tmp,
+        let merged = spill.merged_twice(
+            &format!("merged{budget}"),
+            &part,
+            &["--standings-budget", budget],
         );
-        assert_eq!(o.status.code(), Some(0), "merge: {}", stderr(&o));
-        assert_eq!(reports(&out), reports(&twice), "merge, budget {budget}");
+        assert_eq!(merged, twice, "merge, budget {budget}");
     }
-    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
-    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    spill.assert_tmpdir_empty();
 }
 
 /// A partial result of an older format (version 2 kept sums per event in its last line) is

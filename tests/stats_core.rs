@@ -157,9 +157,8 @@ fn accumulate_in_runs<'a>(
     run_len: usize,
     budget: usize,
 ) -> StatsAccumulator {
-    let store = || -> Box<dyn pgnkit::stats::RunStore> {
-        Box::new(pgnkit::stats::chrono::MemoryStore::default())
-    };
+    let store =
+        || -> Box<dyn pgnkit::stats::RunStore> { Box::new(pgnkit::stats::MemoryStore::default()) };
     accumulate_into(StatsAccumulator::with_stores(store, run_len, budget), games)
 }
 

@@ -4,9 +4,8 @@
 //! Ratings depend on the order of all games and the input need not follow it. Records are
 //! collected in a run of bounded length; a full run is sorted and handed to a [`RunStore`]
 //! (kept in memory by [`MemoryStore`]; the command layer gives a temporary file), and a replay
-//! merges the sorted runs. So memory is bounded by the run length, not by the games. Runs are
-//! merged in groups of [`FAN_IN`] as they pile up, which bounds the runs (and read buffers) a
-//! replay merges at once.
+//! merges the sorted runs ([`runs`](super::runs) does the storing and merging). So memory is
+//! bounded by the run length, not by the games.
 //!
 //! The order is exactly [`ChronoKey`](super::ChronoKey)'s: dates are packed into an integer
 //! that sorts like `Option<GameDate>`; rounds of one or two dotted numbers (`3`, `2.10`) are
@@ -20,74 +19,15 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
+use super::runs::{damaged, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 use super::{GameDate, NameId, RoundKey, Score};
 
 /// Records a log keeps in memory before it sorts them and hands them to its store: 512 Ki
 /// records, 20 MiB.
 pub const DEFAULT_RUN_LEN: usize = 512 * 1024;
 
-/// Runs of one size merged into one larger run when this many have piled up.
-pub const FAN_IN: usize = 16;
-
 /// The size of a record in a store.
 const RECORD_BYTES: usize = 37;
-
-/// Bytes a log writes to its store at once, and reads from one run at once (64 KiB, whole
-/// records).
-const CHUNK_BYTES: usize = (64 * 1024 / RECORD_BYTES) * RECORD_BYTES;
-
-/// Storage for the sorted runs of a rating log or an event log: bytes appended at the end and read back by
-/// position. The log decides what the bytes mean.
-pub trait RunStore: Send {
-    /// Appends `bytes` after everything stored so far.
-    ///
-    /// # Errors
-    ///
-    /// When the bytes cannot be stored (no space left, no temporary file could be created).
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()>;
-
-    /// Fills `buf` with the bytes stored from `offset` on.
-    ///
-    /// # Errors
-    ///
-    /// When they cannot be read, or fewer than `buf.len()` bytes are stored there.
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
-
-    /// Forgets everything stored, so that the next append starts again at offset 0.
-    ///
-    /// # Errors
-    ///
-    /// When the space cannot be given back.
-    fn clear(&mut self) -> io::Result<()>;
-}
-
-/// A [`RunStore`] in memory: runs are kept compactly, but memory still grows with the games.
-#[derive(Debug, Default)]
-pub struct MemoryStore {
-    bytes: Vec<u8>,
-}
-
-impl RunStore for MemoryStore {
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.bytes.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let stored = start
-            .checked_add(buf.len())
-            .and_then(|end| self.bytes.get(start..end))
-            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
-        buf.copy_from_slice(stored);
-        Ok(())
-    }
-
-    fn clear(&mut self) -> io::Result<()> {
-        self.bytes.clear();
-        Ok(())
-    }
-}
 
 /// A `Date` packed so that integers sort as `Option<GameDate>` does: 0 when unknown, else a
 /// presence bit, the year, then month and day each as 0 (unknown) or value + 1.
@@ -347,19 +287,6 @@ pub struct RatedEntry<'a> {
     pub black_elo: Option<u32>,
 }
 
-/// A sorted run in the store.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    /// Where its first record starts.
-    offset: u64,
-    /// Its records.
-    len: u64,
-    /// 0 for a run sorted in memory, n + 1 for one merged from runs of level n.
-    level: u32,
-    /// Added to the file order of every record (see [`RatingLog::shift_order`]).
-    shift: u64,
-}
-
 /// The games sequential ratings replay, in chronological order: `Date`, `Round`, file order.
 ///
 /// At most the run length of records is held in memory (see the [module docs](self)); the
@@ -371,9 +298,9 @@ pub struct RatingLog {
     rounds: RoundTable,
     pending: Vec<RatedGame>,
     pending_sorted: bool,
-    runs: Vec<Run>,
-    store: Box<dyn RunStore>,
-    stored: u64,
+    runs: SortedRuns,
+    /// What [`shift_order`](Self::shift_order) has added to every file order so far.
+    shift: u64,
     run_len: usize,
     len: u64,
 }
@@ -383,8 +310,8 @@ impl fmt::Debug for RatingLog {
         f.debug_struct("RatingLog")
             .field("len", &self.len)
             .field("in_memory", &self.pending.len())
-            .field("runs", &self.runs.len())
-            .field("stored_bytes", &self.stored)
+            .field("runs", &self.runs.runs().len())
+            .field("stored_bytes", &self.runs.stored_bytes())
             .finish()
     }
 }
@@ -428,9 +355,8 @@ impl RatingLog {
             rounds: RoundTable::default(),
             pending: Vec::new(),
             pending_sorted: true,
-            runs: Vec::new(),
-            store,
-            stored: 0,
+            runs: SortedRuns::new(store),
+            shift: 0,
             run_len: run_len.max(1),
             len: 0,
         }
@@ -480,8 +406,15 @@ impl RatingLog {
         for game in &mut self.pending {
             game.order += by;
         }
-        for run in &mut self.runs {
-            run.shift += by;
+        // Records in runs are stored less the shift of their time (see [`Records`]).
+        self.shift = self.shift.wrapping_add(by);
+    }
+
+    /// How this log's records are ordered and stored.
+    fn records(&self) -> Records<'_> {
+        Records {
+            rounds: &self.rounds,
+            shift: self.shift,
         }
     }
 
@@ -500,71 +433,13 @@ impl RatingLog {
             return Ok(());
         }
         self.sort_pending();
-        let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-        let offset = self.stored;
-        for game in &self.pending {
-            game.encode(&mut chunk);
-            if chunk.len() >= CHUNK_BYTES {
-                self.store.append(&chunk)?;
-                self.stored += chunk.len() as u64;
-                chunk.clear();
-            }
-        }
-        self.store.append(&chunk)?;
-        self.stored += chunk.len() as u64;
-        self.runs.push(Run {
-            offset,
-            len: self.pending.len() as u64,
-            level: 0,
-            shift: 0,
-        });
+        let records = Records {
+            rounds: &self.rounds,
+            shift: self.shift,
+        };
+        self.runs.push_run(&records, self.pending.iter().copied())?;
         self.pending.clear();
-        self.cascade()
-    }
-
-    /// While the last [`FAN_IN`] runs are of one level, merges them into one run of the next.
-    fn cascade(&mut self) -> io::Result<()> {
-        loop {
-            let Some(last) = self.runs.last().map(|r| r.level) else {
-                return Ok(());
-            };
-            let same = self
-                .runs
-                .iter()
-                .rev()
-                .take_while(|r| r.level == last)
-                .count();
-            if same < FAN_IN {
-                return Ok(());
-            }
-            let first = self.runs.len() - FAN_IN;
-            let sources = self.runs[first..]
-                .iter()
-                .map(|run| Source::Run(RunCursor::new(run)))
-                .collect();
-            let mut merge = Merge::new(sources, &*self.store, &self.rounds)?;
-            let offset = self.stored;
-            let mut len = 0;
-            let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-            while let Some(game) = merge.next(&*self.store, &self.rounds)? {
-                game.encode(&mut chunk);
-                len += 1;
-                if chunk.len() >= CHUNK_BYTES {
-                    self.store.append(&chunk)?;
-                    self.stored += chunk.len() as u64;
-                    chunk.clear();
-                }
-            }
-            self.store.append(&chunk)?;
-            self.stored += chunk.len() as u64;
-            self.runs.truncate(first);
-            self.runs.push(Run {
-                offset,
-                len,
-                level: last + 1,
-                shift: 0,
-            });
-        }
+        Ok(())
     }
 
     /// Calls `f` with every game, earliest first.
@@ -597,19 +472,11 @@ impl RatingLog {
 
     /// [`replay`](Self::replay) once the records in memory are sorted.
     fn replay_sorted(&self, mut f: impl FnMut(&RatedGame) -> io::Result<()>) -> io::Result<()> {
-        if self.runs.is_empty() {
-            return self.pending.iter().try_for_each(f);
-        }
-        let mut sources: Vec<Source<'_>> = self
-            .runs
-            .iter()
-            .map(|run| Source::Run(RunCursor::new(run)))
-            .collect();
-        // Last: the records in memory are the latest added, so they lose ties.
-        sources.push(Source::Memory(self.pending.iter()));
-        let mut merge = Merge::new(sources, &*self.store, &self.rounds)?;
-        while let Some(game) = merge.next(&*self.store, &self.rounds)? {
+        let records = self.records();
+        let mut games = self.runs.replay(&records, &self.pending)?;
+        while let Some(game) = games.peek() {
             f(&game)?;
+            games.advance()?;
         }
         Ok(())
     }
@@ -632,32 +499,20 @@ impl RatingLog {
             }
             game
         };
-        if !other.runs.is_empty() {
+        if !other.runs.runs().is_empty() {
             // Everything here comes before everything of `other`, runs included.
             self.seal()?;
-            for run in &other.runs {
-                let mut cursor = RunCursor::new(run);
-                let offset = self.stored;
-                let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-                while let Some(game) = cursor.next(&*other.store)? {
-                    remap(game).encode(&mut chunk);
-                    if chunk.len() >= CHUNK_BYTES {
-                        self.store.append(&chunk)?;
-                        self.stored += chunk.len() as u64;
-                        chunk.clear();
-                    }
-                }
-                self.store.append(&chunk)?;
-                self.stored += chunk.len() as u64;
-                self.runs.push(Run {
-                    offset,
-                    len: run.len,
-                    level: run.level,
-                    shift: 0,
-                });
-                self.len += run.len;
-                self.cascade()?;
-            }
+            let records = Records {
+                rounds: &self.rounds,
+                shift: self.shift,
+            };
+            let read = |head: &Option<RatedGame>| {
+                let game = head.ok_or_else(|| damaged(Records::KIND))?;
+                Ok(remap(game))
+            };
+            self.runs
+                .append_runs(&records, &other.runs, &other.records(), read)?;
+            self.len += other.runs.runs().iter().map(|r| r.len).sum::<u64>();
         }
         for game in std::mem::take(&mut other.pending) {
             self.push_record(remap(game))?;
@@ -674,133 +529,54 @@ fn chrono_cmp(rounds: &RoundTable, a: &RatedGame, b: &RatedGame) -> Ordering {
         .then_with(|| a.order.cmp(&b.order))
 }
 
-/// Reads one run back, a chunk at a time.
-struct RunCursor {
-    next: u64,
-    left: u64,
+/// How a rating log's records sit in its runs: [`RatedGame`]s of [`RECORD_BYTES`] each,
+/// sorted by [`chrono_cmp`].
+///
+/// A record's file order is stored less the log's `shift` at the time it is written and read
+/// back plus the `shift` at the time it is read, so that
+/// [`shift_order`](RatingLog::shift_order) moves the games in every run without rewriting it.
+struct Records<'a> {
+    rounds: &'a RoundTable,
     shift: u64,
-    buf: Vec<u8>,
-    at: usize,
 }
 
-impl RunCursor {
-    fn new(run: &Run) -> RunCursor {
-        RunCursor {
-            next: run.offset,
-            left: run.len,
-            shift: run.shift,
-            buf: Vec::new(),
-            at: 0,
-        }
+impl RunFormat for Records<'_> {
+    type Item<'i>
+        = RatedGame
+    where
+        Self: 'i;
+    type Pending = RatedGame;
+    type Reader = Option<RatedGame>;
+    type Writer = ();
+    const KIND: &'static str = "rating";
+
+    fn pending(&self, game: &RatedGame) -> RatedGame {
+        *game
     }
 
-    fn next(&mut self, store: &dyn RunStore) -> io::Result<Option<RatedGame>> {
-        if self.at == self.buf.len() {
-            if self.left == 0 {
-                return Ok(None);
-            }
-            let records = self.left.min((CHUNK_BYTES / RECORD_BYTES) as u64);
-            self.buf.resize(records as usize * RECORD_BYTES, 0);
-            store.read_at(self.next, &mut self.buf)?;
-            self.next += self.buf.len() as u64;
-            self.left -= records;
-            self.at = 0;
-        }
-        let bytes: &[u8; RECORD_BYTES] = self.buf[self.at..self.at + RECORD_BYTES]
+    fn cmp(&self, a: RatedGame, b: RatedGame) -> Ordering {
+        chrono_cmp(self.rounds, &a, &b)
+    }
+
+    fn encode(&self, _: &mut (), mut game: RatedGame, out: &mut Vec<u8>) -> io::Result<()> {
+        game.order = game.order.wrapping_sub(self.shift);
+        game.encode(out);
+        Ok(())
+    }
+
+    fn decode(&self, head: &mut Option<RatedGame>, bytes: &mut RunBytes<'_>) -> io::Result<()> {
+        let record: &[u8; RECORD_BYTES] = bytes
+            .take(RECORD_BYTES)?
             .try_into()
-            .map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
-        self.at += RECORD_BYTES;
-        let mut game = RatedGame::decode(bytes)?;
-        game.order += self.shift;
-        Ok(Some(game))
-    }
-}
-
-/// Where a merge takes games from: a run in the store, or the sorted records in memory.
-enum Source<'a> {
-    Run(RunCursor),
-    Memory(std::slice::Iter<'a, RatedGame>),
-}
-
-impl Source<'_> {
-    fn next(&mut self, store: &dyn RunStore) -> io::Result<Option<RatedGame>> {
-        match self {
-            Source::Run(cursor) => cursor.next(store),
-            Source::Memory(games) => Ok(games.next().copied()),
-        }
-    }
-}
-
-/// A k-way merge of sorted sources: a binary heap of sources by their next game, ties going
-/// to the earlier source, so the merge is stable.
-struct Merge<'a> {
-    sources: Vec<Source<'a>>,
-    heads: Vec<Option<RatedGame>>,
-    heap: Vec<usize>,
-}
-
-impl<'a> Merge<'a> {
-    fn new(
-        mut sources: Vec<Source<'a>>,
-        store: &dyn RunStore,
-        rounds: &RoundTable,
-    ) -> io::Result<Merge<'a>> {
-        let heads = sources
-            .iter_mut()
-            .map(|s| s.next(store))
-            .collect::<io::Result<Vec<_>>>()?;
-        let mut merge = Merge {
-            heap: (0..sources.len()).filter(|&i| heads[i].is_some()).collect(),
-            sources,
-            heads,
-        };
-        for at in (0..merge.heap.len() / 2).rev() {
-            merge.sift_down(at, rounds);
-        }
-        Ok(merge)
+            .map_err(|_| damaged(Self::KIND))?;
+        let mut game = RatedGame::decode(record)?;
+        game.order = game.order.wrapping_add(self.shift);
+        *head = Some(game);
+        Ok(())
     }
 
-    /// Whether source `i`'s next game comes before source `j`'s.
-    fn before(&self, i: usize, j: usize, rounds: &RoundTable) -> bool {
-        match (&self.heads[i], &self.heads[j]) {
-            (Some(a), Some(b)) => chrono_cmp(rounds, a, b).then(i.cmp(&j)) == Ordering::Less,
-            (Some(_), None) => true,
-            (None, _) => false,
-        }
-    }
-
-    fn sift_down(&mut self, mut at: usize, rounds: &RoundTable) {
-        loop {
-            let (left, right) = (2 * at + 1, 2 * at + 2);
-            let mut first = at;
-            for child in [left, right] {
-                if child < self.heap.len()
-                    && self.before(self.heap[child], self.heap[first], rounds)
-                {
-                    first = child;
-                }
-            }
-            if first == at {
-                return;
-            }
-            self.heap.swap(at, first);
-            at = first;
-        }
-    }
-
-    fn next(&mut self, store: &dyn RunStore, rounds: &RoundTable) -> io::Result<Option<RatedGame>> {
-        let Some(&source) = self.heap.first() else {
-            return Ok(None);
-        };
-        let game = self.heads[source];
-        self.heads[source] = self.sources[source].next(store)?;
-        if self.heads[source].is_none() {
-            let last = self.heap.len() - 1;
-            self.heap.swap(0, last);
-            self.heap.pop();
-        }
-        self.sift_down(0, rounds);
-        Ok(game)
+    fn head(&self, head: &Option<RatedGame>) -> Option<RatedGame> {
+        *head
     }
 }
 
@@ -957,16 +733,6 @@ mod tests {
                 replayed(&mut log).iter().map(|g| (g.0, g.1)).collect();
             assert_eq!(again, want, "runs of {run_len}, again");
         }
-    }
-
-    #[test]
-    fn runs_pile_up_into_merged_runs() {
-        let games = games(300);
-        let log = log_of(&games, 1);
-        // 300 runs of one record merge by 16 into runs of 16 and 256.
-        assert!(log.runs.len() < 2 * FAN_IN, "{} runs", log.runs.len());
-        assert!(log.runs.iter().any(|r| r.level == 2));
-        assert_eq!(log.runs.iter().map(|r| r.len).sum::<u64>(), 300);
     }
 
     #[test]

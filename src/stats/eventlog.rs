@@ -6,9 +6,9 @@
 //! can all stay in memory. Games are collected in a run with their event's `Event` and `Site`
 //! kept once in a table of the run; when the run's bytes reach the budget, it is sorted by
 //! event ([`EventKey`] order: `Event`, `Site`, year) and, within an event, by the pair of
-//! players, and handed to a [`RunStore`] with each event's strings written once. Runs of one
-//! size are merged by [`FAN_IN`] as they pile up, as the rating log's are
-//! ([`chrono`](super::chrono)). A replay merges the runs and the run in memory: games come
+//! players, and handed to a [`RunStore`] with each event's strings written once. Runs are
+//! stored and merged as the rating log's are ([`runs`](super::runs)). A replay merges the
+//! runs and the run in memory: games come
 //! out event by event and, within an event, pair by pair, which is what
 //! [`EventBuilder`](super::standings::EventBuilder) needs to build a table from sums bounded
 //! by the event's players. Memory is bounded by the budget, not by the games or the events.
@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::io;
 
-use super::chrono::{MemoryStore, RunStore, FAN_IN};
+use super::runs::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 use super::standings::{EventBuilder, EventGame, EventTable};
 use super::{EventKey, NameId, Names, PlayerId, Score};
 
@@ -26,9 +26,6 @@ use super::{EventKey, NameId, Names, PlayerId, Score};
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
 /// with its own `Site`.
 pub const DEFAULT_BUDGET: usize = 8 << 20;
-
-/// Bytes a log writes to its store at once, and reads from one run at once.
-const CHUNK_BYTES: usize = 64 * 1024;
 
 /// A team id that names no team.
 const NO_TEAM: u32 = u32::MAX;
@@ -139,7 +136,7 @@ impl Packed {
 }
 
 fn damaged() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, "damaged event run")
+    runs::damaged(Games::KIND)
 }
 
 /// A game in memory: its event as ids of the run's table, and the game.
@@ -149,16 +146,6 @@ struct Pending {
     site: NameId,
     year: Option<u16>,
     game: Packed,
-}
-
-/// A sorted run in the store.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    offset: u64,
-    bytes: u64,
-    len: u64,
-    /// 0 for a run sorted in memory, n + 1 for one merged from runs of level n.
-    level: u32,
 }
 
 /// A finished game spelled out, its event and names as text: how an event log leaves its
@@ -198,9 +185,7 @@ pub struct EventLog {
     local_bytes: usize,
     pending: Vec<Pending>,
     pending_sorted: bool,
-    runs: Vec<Run>,
-    store: Box<dyn RunStore>,
-    stored: u64,
+    runs: SortedRuns,
     /// Where an event's pairs go while its table is built, when they exceed the budget.
     scratch: Box<dyn RunStore>,
     budget: usize,
@@ -214,8 +199,8 @@ impl fmt::Debug for EventLog {
         f.debug_struct("EventLog")
             .field("len", &self.len)
             .field("in_memory", &self.pending.len())
-            .field("runs", &self.runs.len())
-            .field("stored_bytes", &self.stored)
+            .field("runs", &self.runs.runs().len())
+            .field("stored_bytes", &self.runs.stored_bytes())
             .finish()
     }
 }
@@ -244,9 +229,7 @@ impl EventLog {
             local_bytes: 0,
             pending: Vec::new(),
             pending_sorted: true,
-            runs: Vec::new(),
-            store,
-            stored: 0,
+            runs: SortedRuns::new(store),
             scratch,
             budget: budget.max(1),
             len: 0,
@@ -335,57 +318,18 @@ impl EventLog {
             return Ok(());
         }
         self.sort_pending();
-        let mut out = RunWriter::new(self.stored);
-        for p in &self.pending {
-            let key = EventKey {
-                event: self.local.get(p.event),
-                site: self.local.get(p.site),
-                year: p.year,
-            };
-            out.push(&mut *self.store, key, &p.game)?;
-        }
-        let run = out.finish(&mut *self.store, 0)?;
-        self.stored = run.offset + run.bytes;
-        self.runs.push(run);
+        // Ids are checked when runs are replayed; here they are copied as they are.
+        let games = Games {
+            local: &self.local,
+            names: usize::MAX,
+        };
+        let items = self.pending.iter().map(|p| games.pending(p));
+        self.runs.push_run(&games, items)?;
         self.pending.clear();
         self.local = Names::new();
         self.local_bytes = 0;
         self.pending_sorted = true;
-        self.cascade()
-    }
-
-    /// While the last [`FAN_IN`] runs are of one level, merges them into one run of the next.
-    fn cascade(&mut self) -> io::Result<()> {
-        loop {
-            let Some(last) = self.runs.last().map(|r| r.level) else {
-                return Ok(());
-            };
-            let same = self
-                .runs
-                .iter()
-                .rev()
-                .take_while(|r| r.level == last)
-                .count();
-            if same < FAN_IN {
-                return Ok(());
-            }
-            let first = self.runs.len() - FAN_IN;
-            let sources = self.runs[first..]
-                .iter()
-                .map(|run| Source::Run(RunReader::new(run)))
-                .collect();
-            // Ids are checked when runs are replayed; here they are copied as they are.
-            let mut merge = Merge::new(sources, &*self.store, usize::MAX)?;
-            let mut out = RunWriter::new(self.stored);
-            while let Some((key, game)) = merge.peek() {
-                out.push(&mut *self.store, key, game)?;
-                merge.advance(&*self.store, usize::MAX)?;
-            }
-            let run = out.finish(&mut *self.store, last + 1)?;
-            self.stored = run.offset + run.bytes;
-            self.runs.truncate(first);
-            self.runs.push(run);
-        }
+        Ok(())
     }
 
     /// Calls `f` with every game, event by event in [`EventKey`] order and, within an event,
@@ -401,14 +345,13 @@ impl EventLog {
         mut f: impl FnMut(EventKey<'_>, &EventGame) -> io::Result<()>,
     ) -> io::Result<()> {
         self.sort_pending();
-        replay_sorted(
-            &self.local,
-            &self.pending,
-            &self.runs,
-            &*self.store,
+        let games = Games {
+            local: &self.local,
             names,
-            |key, game| f(key, &game.game()),
-        )
+        };
+        replay_sorted(&self.runs, &games, &self.pending, |key, game| {
+            f(key, &game.game())
+        })
     }
 
     /// Builds every event's tables, one event at a time, and calls `f` with each, in
@@ -427,14 +370,17 @@ impl EventLog {
             local,
             pending,
             runs,
-            store,
             scratch,
             budget,
             ..
         } = self;
         let mut builder = EventBuilder::new(names, &mut **scratch, *budget);
         let mut count = 0u64;
-        replay_sorted(local, pending, runs, &**store, names.len(), |key, game| {
+        let games = Games {
+            local,
+            names: names.len(),
+        };
+        replay_sorted(runs, &games, pending, |key, game| {
             if !builder.is_for(key) {
                 if count > 0 {
                     f(&builder.finish()?)?;
@@ -500,365 +446,169 @@ impl EventLog {
             }
         };
         other.sort_pending();
-        replay_sorted(
-            &other.local,
-            &other.pending,
-            &other.runs,
-            &*other.store,
-            names.len(),
-            |key, game| {
-                let game = Packed {
-                    white: player(game.white),
-                    black: player(game.black),
-                    white_team: team(game.white_team),
-                    black_team: team(game.black_team),
-                    ..*game
-                };
-                self.push_packed(key, game)
-            },
-        )
-    }
-}
-
-/// Replays sorted runs and sorted games in memory, merged (see [`EventLog::replay`]).
-fn replay_sorted(
-    local: &Names,
-    pending: &[Pending],
-    runs: &[Run],
-    store: &dyn RunStore,
-    names: usize,
-    mut f: impl FnMut(EventKey<'_>, &Packed) -> io::Result<()>,
-) -> io::Result<()> {
-    if runs.is_empty() {
-        return pending.iter().try_for_each(|p| {
-            let key = EventKey {
-                event: local.get(p.event),
-                site: local.get(p.site),
-                year: p.year,
+        let games = Games {
+            local: &other.local,
+            names: names.len(),
+        };
+        replay_sorted(&other.runs, &games, &other.pending, |key, game| {
+            let game = Packed {
+                white: player(game.white),
+                black: player(game.black),
+                white_team: team(game.white_team),
+                black_team: team(game.black_team),
+                ..*game
             };
-            f(key, &p.game)
-        });
-    }
-    let mut sources: Vec<Source<'_>> = runs
-        .iter()
-        .map(|run| Source::Run(RunReader::new(run)))
-        .collect();
-    sources.push(Source::Memory {
-        local,
-        games: pending.iter(),
-        head: None,
-    });
-    let mut merge = Merge::new(sources, store, names)?;
-    while let Some((key, game)) = merge.peek() {
-        f(key, game)?;
-        merge.advance(store, names)?;
-    }
-    Ok(())
-}
-
-/// Writes one sorted run: each record is a flag byte (1 when an event's strings follow, 0
-/// for the same event as the record before), the event when it changes (`Event` and `Site`
-/// as a length and UTF-8 bytes, the year as 0 or year + 1), then the game.
-struct RunWriter {
-    offset: u64,
-    bytes: u64,
-    len: u64,
-    chunk: Vec<u8>,
-    event: String,
-    site: String,
-    year: Option<u16>,
-}
-
-impl RunWriter {
-    fn new(offset: u64) -> RunWriter {
-        RunWriter {
-            offset,
-            bytes: 0,
-            len: 0,
-            chunk: Vec::with_capacity(CHUNK_BYTES),
-            event: String::new(),
-            site: String::new(),
-            year: None,
-        }
-    }
-
-    fn push(
-        &mut self,
-        store: &mut dyn RunStore,
-        key: EventKey<'_>,
-        game: &Packed,
-    ) -> io::Result<()> {
-        let same = self.len > 0
-            && key.event == self.event
-            && key.site == self.site
-            && key.year == self.year;
-        if same {
-            self.chunk.push(0);
-        } else {
-            self.chunk.push(1);
-            for text in [key.event, key.site] {
-                let len = u32::try_from(text.len())
-                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "tag too long"))?;
-                self.chunk.extend_from_slice(&len.to_le_bytes());
-                self.chunk.extend_from_slice(text.as_bytes());
-            }
-            let year = key.year.map_or(0, |y| u32::from(y) + 1);
-            self.chunk.extend_from_slice(&year.to_le_bytes());
-            self.event.clear();
-            self.event.push_str(key.event);
-            self.site.clear();
-            self.site.push_str(key.site);
-            self.year = key.year;
-        }
-        game.encode(&mut self.chunk);
-        self.len += 1;
-        if self.chunk.len() >= CHUNK_BYTES {
-            self.flush(store)?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self, store: &mut dyn RunStore) -> io::Result<()> {
-        if !self.chunk.is_empty() {
-            store.append(&self.chunk)?;
-            self.bytes += self.chunk.len() as u64;
-            self.chunk.clear();
-        }
-        Ok(())
-    }
-
-    fn finish(mut self, store: &mut dyn RunStore, level: u32) -> io::Result<Run> {
-        self.flush(store)?;
-        Ok(Run {
-            offset: self.offset,
-            bytes: self.bytes,
-            len: self.len,
-            level,
+            self.push_packed(key, game)
         })
     }
 }
 
-/// Reads one run back, a chunk at a time, keeping the event of its current record.
-struct RunReader {
-    next: u64,
-    end: u64,
-    left: u64,
-    buf: Vec<u8>,
-    at: usize,
+/// Calls `f` with the games of `runs` and `pending` (sorted), merged (see
+/// [`EventLog::replay`]).
+fn replay_sorted(
+    runs: &SortedRuns,
+    games: &Games<'_>,
+    pending: &[Pending],
+    mut f: impl FnMut(EventKey<'_>, &Packed) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut replay = runs.replay(games, pending)?;
+    while let Some((key, game)) = replay.peek() {
+        f(key, game)?;
+        replay.advance()?;
+    }
+    Ok(())
+}
+
+/// How an event log's games sit in its runs, sorted by event ([`EventKey`] order), then pair.
+///
+/// Each record is a flag byte (1 when an event's strings follow, 0 for the same event as the
+/// record before), the event when it changes (`Event` and `Site` as a length and UTF-8
+/// bytes, the year as 0 or year + 1), then the game ([`Packed`]).
+struct Games<'a> {
+    /// The table of the `Event` and `Site` values of the games in memory.
+    local: &'a Names,
+    /// How many names player and team ids of games read back may refer to.
+    names: usize,
+}
+
+/// A game and its event, as a merge compares them.
+type Game<'a> = (EventKey<'a>, &'a Packed);
+
+/// What the reader of a run keeps: the event of the game read last, and that game.
+#[derive(Debug, Default)]
+struct GameReader {
     event: String,
     site: String,
     year: Option<u16>,
     head: Option<Packed>,
 }
 
-impl RunReader {
-    fn new(run: &Run) -> RunReader {
-        RunReader {
-            next: run.offset,
-            end: run.offset + run.bytes,
-            left: run.len,
-            buf: Vec::new(),
-            at: 0,
-            event: String::new(),
-            site: String::new(),
-            year: None,
-            head: None,
-        }
-    }
+/// What the writer of a run keeps: the event of the game written last, if any.
+#[derive(Debug, Default)]
+struct GameWriter {
+    started: bool,
+    event: String,
+    site: String,
+    year: Option<u16>,
+}
 
-    /// Makes `n` bytes from `at` on available in `buf`.
-    fn fill(&mut self, store: &dyn RunStore, n: usize) -> io::Result<()> {
-        let have = self.buf.len() - self.at;
-        if have >= n {
-            return Ok(());
-        }
-        self.buf.drain(..self.at);
-        self.at = 0;
-        let want = (n - have).max(CHUNK_BYTES) as u64;
-        let take = want.min(self.end - self.next) as usize;
-        if take < n - have {
-            return Err(damaged());
-        }
-        let start = self.buf.len();
-        self.buf.resize(start + take, 0);
-        store.read_at(self.next, &mut self.buf[start..])?;
-        self.next += take as u64;
-        Ok(())
-    }
+impl RunFormat for Games<'_> {
+    type Item<'i>
+        = Game<'i>
+    where
+        Self: 'i;
+    type Pending = Pending;
+    type Reader = GameReader;
+    type Writer = GameWriter;
+    const KIND: &'static str = "event";
 
-    fn u32(&mut self, store: &dyn RunStore) -> io::Result<u32> {
-        self.fill(store, 4)?;
-        let bytes = self.buf[self.at..self.at + 4]
-            .try_into()
-            .map_err(|_| damaged())?;
-        self.at += 4;
-        Ok(u32::from_le_bytes(bytes))
-    }
-
-    /// Reads a length and that many bytes of UTF-8 into `which` (0: event, 1: site).
-    fn text(&mut self, store: &dyn RunStore, which: usize) -> io::Result<()> {
-        let len = self.u32(store)? as usize;
-        self.fill(store, len)?;
-        let text = std::str::from_utf8(&self.buf[self.at..self.at + len]).map_err(|_| damaged())?;
-        let into = if which == 0 {
-            &mut self.event
-        } else {
-            &mut self.site
+    fn pending<'i>(&'i self, p: &'i Pending) -> Game<'i> {
+        let key = EventKey {
+            event: self.local.get(p.event),
+            site: self.local.get(p.site),
+            year: p.year,
         };
-        into.clear();
-        into.push_str(text);
-        self.at += len;
+        (key, &p.game)
+    }
+
+    fn cmp(&self, (ka, a): Game<'_>, (kb, b): Game<'_>) -> Ordering {
+        ka.cmp(&kb).then_with(|| a.pair().cmp(&b.pair()))
+    }
+
+    fn encode(
+        &self,
+        last: &mut GameWriter,
+        (key, game): Game<'_>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        let same = last.started
+            && key.event == last.event
+            && key.site == last.site
+            && key.year == last.year;
+        if same {
+            out.push(0);
+        } else {
+            out.push(1);
+            for text in [key.event, key.site] {
+                let len = u32::try_from(text.len())
+                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "tag too long"))?;
+                out.extend_from_slice(&len.to_le_bytes());
+                out.extend_from_slice(text.as_bytes());
+            }
+            let year = key.year.map_or(0, |y| u32::from(y) + 1);
+            out.extend_from_slice(&year.to_le_bytes());
+            last.started = true;
+            last.event.clear();
+            last.event.push_str(key.event);
+            last.site.clear();
+            last.site.push_str(key.site);
+            last.year = key.year;
+        }
+        game.encode(out);
         Ok(())
     }
 
-    /// Moves to the next record; `false` at the end of the run.
-    fn advance(&mut self, store: &dyn RunStore, names: usize) -> io::Result<bool> {
-        if self.left == 0 {
-            self.head = None;
-            return Ok(false);
-        }
-        self.left -= 1;
-        self.fill(store, 1)?;
-        let flag = self.buf[self.at];
-        self.at += 1;
-        match flag {
-            0 if self.head.is_some() => {}
+    fn decode(&self, last: &mut GameReader, bytes: &mut RunBytes<'_>) -> io::Result<()> {
+        match bytes.take(1)?[0] {
+            0 if last.head.is_some() => {}
             1 => {
-                self.text(store, 0)?;
-                self.text(store, 1)?;
-                let year = self.u32(store)?;
-                self.year = match year {
+                read_text(bytes, &mut last.event)?;
+                read_text(bytes, &mut last.site)?;
+                last.year = match read_u32(bytes)? {
                     0 => None,
                     y => Some(u16::try_from(y - 1).map_err(|_| damaged())?),
                 };
             }
             _ => return Err(damaged()),
         }
-        self.fill(store, PACKED_BYTES)?;
-        let game = Packed::decode(&self.buf[self.at..self.at + PACKED_BYTES], names)?;
-        self.at += PACKED_BYTES;
-        self.head = Some(game);
-        Ok(true)
-    }
-}
-
-/// Where a merge takes games from: a run in the store, or the sorted games in memory.
-enum Source<'a> {
-    Run(RunReader),
-    Memory {
-        local: &'a Names,
-        games: std::slice::Iter<'a, Pending>,
-        head: Option<&'a Pending>,
-    },
-}
-
-impl Source<'_> {
-    fn advance(&mut self, store: &dyn RunStore, names: usize) -> io::Result<bool> {
-        match self {
-            Source::Run(reader) => reader.advance(store, names),
-            Source::Memory { games, head, .. } => {
-                *head = games.next();
-                Ok(head.is_some())
-            }
-        }
-    }
-
-    /// The current game and its event.
-    fn head(&self) -> Option<(EventKey<'_>, &Packed)> {
-        match self {
-            Source::Run(reader) => reader.head.as_ref().map(|game| {
-                let key = EventKey {
-                    event: &reader.event,
-                    site: &reader.site,
-                    year: reader.year,
-                };
-                (key, game)
-            }),
-            Source::Memory { local, head, .. } => head.map(|p| {
-                let key = EventKey {
-                    event: local.get(p.event),
-                    site: local.get(p.site),
-                    year: p.year,
-                };
-                (key, &p.game)
-            }),
-        }
-    }
-}
-
-/// A k-way merge of sorted sources by event, then pair: a binary heap of the sources that
-/// have a game left, ties going to the earlier source.
-struct Merge<'a> {
-    sources: Vec<Source<'a>>,
-    heap: Vec<usize>,
-}
-
-impl<'a> Merge<'a> {
-    fn new(
-        mut sources: Vec<Source<'a>>,
-        store: &dyn RunStore,
-        names: usize,
-    ) -> io::Result<Merge<'a>> {
-        let mut heap = Vec::with_capacity(sources.len());
-        for (i, source) in sources.iter_mut().enumerate() {
-            if source.advance(store, names)? {
-                heap.push(i);
-            }
-        }
-        let mut merge = Merge { sources, heap };
-        for at in (0..merge.heap.len() / 2).rev() {
-            merge.sift_down(at);
-        }
-        Ok(merge)
-    }
-
-    fn before(&self, i: usize, j: usize) -> bool {
-        match (self.sources[i].head(), self.sources[j].head()) {
-            (Some((ka, a)), Some((kb, b))) => {
-                ka.cmp(&kb)
-                    .then_with(|| a.pair().cmp(&b.pair()))
-                    .then(i.cmp(&j))
-                    == Ordering::Less
-            }
-            (Some(_), None) => true,
-            (None, _) => false,
-        }
-    }
-
-    fn sift_down(&mut self, mut at: usize) {
-        loop {
-            let mut first = at;
-            for child in [2 * at + 1, 2 * at + 2] {
-                if child < self.heap.len() && self.before(self.heap[child], self.heap[first]) {
-                    first = child;
-                }
-            }
-            if first == at {
-                return;
-            }
-            self.heap.swap(at, first);
-            at = first;
-        }
-    }
-
-    /// The next game and its event.
-    fn peek(&self) -> Option<(EventKey<'_>, &Packed)> {
-        self.heap.first().and_then(|&i| self.sources[i].head())
-    }
-
-    /// Moves past the game [`peek`](Self::peek) gave.
-    fn advance(&mut self, store: &dyn RunStore, names: usize) -> io::Result<()> {
-        let Some(&source) = self.heap.first() else {
-            return Ok(());
-        };
-        if !self.sources[source].advance(store, names)? {
-            let last = self.heap.len() - 1;
-            self.heap.swap(0, last);
-            self.heap.pop();
-        }
-        self.sift_down(0);
+        last.head = Some(Packed::decode(bytes.take(PACKED_BYTES)?, self.names)?);
         Ok(())
     }
+
+    fn head<'i>(&'i self, last: &'i GameReader) -> Option<Game<'i>> {
+        last.head.as_ref().map(|game| {
+            let key = EventKey {
+                event: &last.event,
+                site: &last.site,
+                year: last.year,
+            };
+            (key, game)
+        })
+    }
+}
+
+fn read_u32(bytes: &mut RunBytes<'_>) -> io::Result<u32> {
+    let four = bytes.take(4)?.try_into().map_err(|_| damaged())?;
+    Ok(u32::from_le_bytes(four))
+}
+
+/// Reads a length and that many bytes of UTF-8 into `into`.
+fn read_text(bytes: &mut RunBytes<'_>, into: &mut String) -> io::Result<()> {
+    let len = read_u32(bytes)? as usize;
+    let text = std::str::from_utf8(bytes.take(len)?).map_err(|_| damaged())?;
+    into.clear();
+    into.push_str(text);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -950,7 +700,10 @@ mod tests {
         want.sort();
         for budget in [1, 100, 3000, 20_000] {
             let mut log = log_of(&games, budget);
-            assert!(budget > 20_000 || !log.runs.is_empty(), "budget {budget}");
+            assert!(
+                budget > 20_000 || !log.runs.runs().is_empty(),
+                "budget {budget}"
+            );
             let got = replayed(&mut log);
             let mut got: Vec<String> = got.iter().map(|g| format!("{g:?}")).collect();
             got.sort();
@@ -958,15 +711,6 @@ mod tests {
             let again = replayed(&mut log);
             assert_eq!(again.len(), 500);
         }
-    }
-
-    #[test]
-    fn runs_pile_up_into_merged_runs() {
-        let games = games(300);
-        let log = log_of(&games, 1);
-        assert!(log.runs.len() < 2 * FAN_IN, "{} runs", log.runs.len());
-        assert!(log.runs.iter().any(|r| r.level == 2));
-        assert_eq!(log.runs.iter().map(|r| r.len).sum::<u64>(), 300);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod club;
 pub mod elo;
 pub mod eventlog;
 pub mod names;
+pub mod runs;
 pub mod standings;
 pub mod tally;
 
@@ -26,9 +27,10 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::io;
 
-pub use chrono::{RatedEntry, RatedGame, RatingLog, RunStore};
+pub use chrono::{RatedEntry, RatedGame, RatingLog};
 pub use eventlog::{EventEntry, EventLog};
 pub use names::{NameId, Names};
+pub use runs::{MemoryStore, RunStore};
 use standings::{EventGame, EventTable};
 
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.

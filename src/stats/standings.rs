@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
-use super::chrono::RunStore;
+use super::runs::RunStore;
 use super::{EventKey, NameId, Names, PlayerId, PlayerKey, Score};
 
 /// FIDE table 8.1(a): rating difference `dp` for a percentage score of 50 % .. 100 %, one entry
@@ -676,8 +676,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::stats::chrono::MemoryStore;
     use crate::stats::eventlog::EventLog;
+    use crate::stats::runs::MemoryStore;
 
     #[test]
     fn dp_table_is_monotonic_and_antisymmetric() {
