@@ -392,6 +392,41 @@ pub fn check_replay(game: &Game, salt: usize) {
 /// the property above is only worth something when this is not zero.
 pub static FAST_SPLITS: AtomicUsize = AtomicUsize::new(0);
 
+/// The parallel pipeline's reader only splits; the workers lex each game again. Both must see
+/// the same games, or `--jobs 2` would differ from `--jobs 1`. `games` are the games of
+/// `input` read fully.
+pub fn check_split(input: &[u8], games: &[Game]) {
+    let full = game_places(input, 4096, false);
+    for chunk in [4096, 5] {
+        assert_eq!(
+            full,
+            game_places(input, chunk, true),
+            "split-only reading ({chunk} bytes at a time) finds other games than full lexing"
+        );
+    }
+    // The reader thread's fast path, asked directly at every game's start: it either defers
+    // to the lexer or finds the same end.
+    for game in games {
+        let rest = &input[game.offset as usize..];
+        match split_game(rest, true, game.line) {
+            Split::Complete { len, end_line } => {
+                assert_eq!(
+                    (len.max(1).min(rest.len()), end_line),
+                    (game.bytes.len(), game.lexed.end_line),
+                    "the fast split of game {} differs from the lexer's",
+                    game.number
+                );
+                FAST_SPLITS.fetch_add(1, Ordering::Relaxed);
+            }
+            Split::NeedMore => panic!(
+                "the fast split of game {} asks for more at the end",
+                game.number
+            ),
+            Split::Unsure => {}
+        }
+    }
+}
+
 /// Everything that must hold for `input`.
 pub fn check_input(input: &[u8], salt: usize) {
     let games = read_games(input, 4096, None);
@@ -412,37 +447,7 @@ pub fn check_input(input: &[u8], salt: usize) {
             );
         }
     }
-    // The parallel pipeline's reader only splits; the workers lex each game again. Both must
-    // see the same games, or `--jobs 2` would differ from `--jobs 1`.
-    let full = game_places(input, 4096, false);
-    for chunk in [4096, 5] {
-        assert_eq!(
-            full,
-            game_places(input, chunk, true),
-            "split-only reading ({chunk} bytes at a time) finds other games than full lexing"
-        );
-    }
-    // The reader thread's fast path, asked directly at every game's start: it either defers
-    // to the lexer or finds the same end.
-    for game in &games {
-        let rest = &input[game.offset as usize..];
-        match split_game(rest, true, game.line) {
-            Split::Complete { len, end_line } => {
-                assert_eq!(
-                    (len.max(1).min(rest.len()), end_line),
-                    (game.bytes.len(), game.lexed.end_line),
-                    "the fast split of game {} differs from the lexer's",
-                    game.number
-                );
-                FAST_SPLITS.fetch_add(1, Ordering::Relaxed);
-            }
-            Split::NeedMore => panic!(
-                "the fast split of game {} asks for more at the end",
-                game.number
-            ),
-            Split::Unsure => {}
-        }
-    }
+    check_split(input, &games);
     check_coverage(input, &games);
     for game in &games {
         check_lexed(game);
