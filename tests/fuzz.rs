@@ -421,6 +421,12 @@ fn generated_inputs() {
         "no generated game took the reader's fast split: the split property tested nothing"
     );
     eprintln!("{fast} games split by the fast path");
+    let lazy = fuzz_support::LAZY_CLEAN.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        cases < 20 || lazy > 0,
+        "no legal game went through the replay's fast path entry: its property tested nothing"
+    );
+    eprintln!("{lazy} legal games checked through the replay's fast path entry");
 }
 
 /// Replays every file of the corpus directories; returns how many there were.

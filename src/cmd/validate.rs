@@ -11,12 +11,12 @@ use clap::ValueEnum;
 use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::open;
-use crate::input::pipeline::{self, OwnedGame};
+use crate::input::pipeline::{self, Lexing, OwnedGame};
 use crate::input::progress::Progress;
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
-use crate::rules::game::{check_game, CheckOptions};
+use crate::rules::game::{check_game_lazy, CheckOptions};
 
 /// Check PGN files: legal moves (variations, FEN starts and Chess960 included), results by
 /// rule, tags and syntax.
@@ -222,7 +222,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             Ok(())
         };
-        let result = pipeline::run(reader, jobs, work, sink);
+        let result = pipeline::run_with(reader, jobs, Lexing::Tags, work, sink);
         let (bad, offsets) = malformed.get();
         if bad > 0 {
             let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
@@ -318,7 +318,7 @@ fn check_one(
     args: &Args,
 ) -> GameOutput {
     crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
-    let report = check_game(&game.bytes, &game.lexed, opts);
+    let report = check_game_lazy(&game.bytes, &game.lexed, opts);
     let mut out = GameOutput {
         text: Vec::new(),
         errors: report.count(Severity::Error) as u64,

@@ -10,7 +10,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, GameReader, Lexed};
+use crate::pgn::{lex_game_at, lex_game_tags, GameReader, Lexed};
 
 /// One game, owned, so it can cross threads.
 #[derive(Debug, Default)]
@@ -73,9 +73,35 @@ const BATCH_GAMES: usize = 512;
 ///
 /// A read error of the input (after the games before it were delivered) or the first error
 /// `sink` returns.
-pub fn run<R, T, W, S>(
+pub fn run<R, T, W, S>(reader: GameReader<R>, jobs: usize, work: W, sink: S) -> io::Result<u64>
+where
+    R: Read + Send,
+    T: Send,
+    W: Fn(&mut OwnedGame) -> T + Sync,
+    S: FnMut(T) -> io::Result<()>,
+{
+    run_with(reader, jobs, Lexing::Full, work, sink)
+}
+
+/// How much of each game is lexed before `work` sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lexing {
+    /// Every token.
+    Full,
+    /// The tags, and where the movetext begins ([`crate::pgn::lex_game_tags`]): for work that
+    /// reads the movetext itself.
+    Tags,
+}
+
+/// Like [`run`], lexing each game as `lexing` says.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn run_with<R, T, W, S>(
     mut reader: GameReader<R>,
     jobs: usize,
+    lexing: Lexing,
     work: W,
     mut sink: S,
 ) -> io::Result<u64>
@@ -85,6 +111,39 @@ where
     W: Fn(&mut OwnedGame) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
+    let lex = |game: &mut OwnedGame| match lexing {
+        Lexing::Full => {
+            lex_game_at(&game.bytes, true, game.line, game.col, &mut game.lexed);
+        }
+        Lexing::Tags => lex_game_tags(&game.bytes, game.line, game.col, &mut game.lexed),
+    };
+    if jobs <= 1 && lexing == Lexing::Tags {
+        // Only the tags are lexed: the reader needs only to split the stream.
+        reader.set_split_only(true);
+        let mut lexed = Lexed::default();
+        let mut game = OwnedGame::default();
+        while let Some(raw) = reader.next_game(&mut lexed)? {
+            if interrupted() {
+                break;
+            }
+            game.bytes.copy_from(raw.bytes);
+            game.number = raw.number;
+            game.line = raw.line;
+            game.col = raw.col;
+            game.offset = raw.offset;
+            if raw.bytes.is_empty() {
+                // An oversized game: the reader's report is all there is.
+                std::mem::swap(&mut game.lexed, &mut lexed);
+                let out = work(&mut game);
+                std::mem::swap(&mut game.lexed, &mut lexed);
+                sink(out)?;
+                continue;
+            }
+            lex(&mut game);
+            sink(work(&mut game))?;
+        }
+        return Ok(reader.bytes_read());
+    }
     if jobs <= 1 {
         let mut lexed = Lexed::default();
         let mut game = OwnedGame::default();
@@ -152,13 +211,7 @@ where
                                 }
                                 // The reader only split the stream; lexing is the workers' job.
                                 None => {
-                                    lex_game_at(
-                                        &game.bytes,
-                                        true,
-                                        game.line,
-                                        game.col,
-                                        &mut game.lexed,
-                                    );
+                                    lex(&mut game);
                                     work(&mut game)
                                 }
                             }

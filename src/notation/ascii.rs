@@ -20,7 +20,7 @@ pub fn read(token: &[u8]) -> Result<ReadMove, ReadError> {
 
 /// Strict SAN as most files write it (`e4`, `Nbd2`, `exd5`, `e8=Q+`, `O-O`), read without the
 /// checks the lenient forms need. `None` for anything else, which [`read_any`] then reads.
-fn plain_san(token: &[u8]) -> Option<ReadMove> {
+pub(crate) fn plain_san(token: &[u8]) -> Option<ReadMove> {
     let mut s = token;
     let mut check = CheckClaim::None;
     match s.last()? {

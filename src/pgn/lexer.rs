@@ -168,6 +168,9 @@ pub struct Lexed {
     pub content: bool,
     /// The game has a result token.
     pub has_result: bool,
+    /// Set by [`lex_game_tags`] when it stopped where the movetext begins: the movetext is
+    /// then not in `tokens`.
+    pub movetext: Option<MovetextStart>,
     /// Tags of earlier games, kept so their string buffers are reused (no allocation per tag).
     spare_tags: Vec<Tag>,
     /// Scratch buffer for unescaping tag values.
@@ -178,6 +181,7 @@ impl Lexed {
     pub fn clear(&mut self) {
         self.content = false;
         self.has_result = false;
+        self.movetext = None;
         self.tokens.clear();
         self.spare_tags.append(&mut self.tags);
         self.problems.clear();
@@ -191,6 +195,20 @@ impl Lexed {
             .find(|t| t.name == name)
             .map(|t| t.value.as_str())
     }
+}
+
+/// Where a game's movetext begins, for reading it without tokens (see [`lex_game_tags`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MovetextStart {
+    /// Byte offset of the movetext's first token in the game.
+    pub offset: usize,
+    /// Its line in the file.
+    pub line: u32,
+    /// Byte offset of the start of that line in the game (0 on the game's first line).
+    pub line_start: usize,
+    /// Line and column of the game's first byte.
+    pub first_line: u32,
+    pub first_col: u32,
 }
 
 /// How lexing one game ended.
@@ -218,6 +236,8 @@ struct Lexer<'a> {
     first_col: u32,
     // Record tokens (false: only find where the game ends).
     record: bool,
+    // Stop where the movetext of a game with tags begins.
+    tags_only: bool,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
     out: &'a mut Lexed,
@@ -239,6 +259,33 @@ pub fn lex_game_at(
     out: &mut Lexed,
 ) -> LexEnd {
     lex_game_mode(data, eof, first_line, first_col, true, out)
+}
+
+/// Lexes the tags of a complete game (`data` is the whole game, as the reader found it) and
+/// stops where its movetext begins, recording that place in [`Lexed::movetext`]. A game
+/// without tags, or without movetext, is lexed whole. The movetext is for a reader that
+/// needs no tokens (the replay's fast path); one that needs them lexes the game again with
+/// [`lex_game_at`].
+pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) {
+    out.clear();
+    let mut lx = Lexer {
+        data,
+        eof: true,
+        i: 0,
+        line: first_line,
+        line_start: 0,
+        col_pos: 0,
+        col_at: first_col.max(1),
+        first_col: first_col.max(1),
+        token_on_line: first_col > 1,
+        record: true,
+        tags_only: true,
+        out,
+    };
+    lx.run();
+    if let Some(m) = out.movetext.as_mut() {
+        m.first_line = first_line;
+    }
 }
 
 /// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
@@ -263,6 +310,7 @@ pub fn lex_game_mode(
         first_col: first_col.max(1),
         token_on_line: first_col > 1,
         record,
+        tags_only: false,
         out,
     };
     lx.run()
@@ -388,6 +436,18 @@ impl Lexer<'_> {
             }
             let start = self.i;
             let b = self.data[start];
+            if self.tags_only && b != b'[' && !self.out.tags.is_empty() {
+                self.out.content = true;
+                self.out.movetext = Some(MovetextStart {
+                    offset: start,
+                    line: self.line,
+                    line_start: self.line_start,
+                    // Filled in by `lex_game_tags`.
+                    first_line: 0,
+                    first_col: self.first_col,
+                });
+                return LexEnd::Complete(self.data.len());
+            }
             let at_line_start = !self.token_on_line;
             self.token_on_line = true;
             match b {

@@ -6,8 +6,8 @@ pub mod reader;
 pub mod split;
 
 pub use lexer::{
-    lex_game, lex_game_at, lex_game_mode, GameResult, LexEnd, LexProblem, LexProblemKind, Lexed,
-    Span, Tag, Token, TokenKind,
+    lex_game, lex_game_at, lex_game_mode, lex_game_tags, GameResult, LexEnd, LexProblem,
+    LexProblemKind, Lexed, MovetextStart, Span, Tag, Token, TokenKind,
 };
 pub use reader::{GameReader, RawGame};
 pub use split::{split_game, Split};

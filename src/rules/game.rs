@@ -12,7 +12,7 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::{GameResult, LexProblemKind, Lexed, Span, TokenKind};
+use crate::pgn::{lex_game_at, GameResult, LexProblemKind, Lexed, MovetextStart, Span, TokenKind};
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
 use crate::rules::matcher::{self, long_form, MatchError};
 
@@ -203,7 +203,52 @@ pub fn check_game_with(
     opts: &CheckOptions,
     observer: &mut dyn MoveObserver,
 ) -> GameReport {
-    let mut report = GameReport {
+    // With tokens the check always finishes: only the fast path gives up.
+    check(bytes, lexed, opts, observer, Movetext::Tokens).unwrap_or_else(|| new_report(lexed))
+}
+
+/// Checks a game lexed by [`crate::pgn::lex_game_tags`]: the tags as tokens, the movetext
+/// as bytes. The movetext is replayed straight from the bytes when it holds nothing but
+/// strict SAN, move numbers, brace comments, NAGs and a standard result, and every move is
+/// legal; otherwise the game is lexed whole and checked the general way. The report is the
+/// same either way (debug builds check that on every game).
+pub fn check_game_lazy(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
+    let Some(movetext) = lexed.movetext else {
+        return check_game(bytes, lexed, opts);
+    };
+    // The fast path replays the movetext only: whatever came before it must be tags.
+    let plain = opts.lang.is_none_or(|l| l == notation::Lang::En)
+        && lexed
+            .tokens
+            .iter()
+            .all(|t| matches!(t.kind, TokenKind::Tag(_)));
+    let fast = plain
+        .then(|| {
+            check(
+                bytes,
+                lexed,
+                opts,
+                &mut NoObserver,
+                Movetext::Plain(movetext),
+            )
+        })
+        .flatten();
+    #[cfg(debug_assertions)]
+    if let Some(fast) = &fast {
+        let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
+        assert_eq!(
+            format!("{fast:?}"),
+            format!("{general:?}"),
+            "the replay's fast path differs from the general one on {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    fast.unwrap_or_else(|| check_game(bytes, &lex_whole(bytes, movetext), opts))
+}
+
+/// A report with nothing found yet.
+fn new_report(lexed: &Lexed) -> GameReport {
+    GameReport {
         variant: "standard".into(),
         legal: true,
         plies: 0,
@@ -217,7 +262,95 @@ pub fn check_game_with(
         fifty_ply: None,
         perpetual_check: false,
         findings: Vec::new(),
-    };
+    }
+}
+
+/// The game lexed whole, tokens and all.
+fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
+    let mut lexed = Lexed::default();
+    lex_game_at(
+        bytes,
+        true,
+        movetext.first_line,
+        movetext.first_col,
+        &mut lexed,
+    );
+    lexed
+}
+
+/// Where the movetext comes from.
+#[derive(Clone, Copy)]
+enum Movetext {
+    /// The lexed tokens.
+    Tokens,
+    /// The bytes from this place on, read by the fast path.
+    Plain(MovetextStart),
+}
+
+/// Columns as the lexer counts them (characters from the start of the line), kept for the
+/// fast path: `at` is the column of byte `pos`.
+struct Columns {
+    pos: usize,
+    at: u32,
+}
+
+impl Columns {
+    /// The newline at byte `p`.
+    fn newline(&mut self, p: usize) {
+        self.pos = p + 1;
+        self.at = 1;
+    }
+
+    /// The span of `start..end` on `line` (at or after the last place asked).
+    fn span(&mut self, bytes: &[u8], start: usize, end: usize, line: u32) -> Span {
+        self.at += count_chars(&bytes[self.pos..start]);
+        self.pos = start;
+        Span {
+            start: start as u32,
+            end: end as u32,
+            line,
+            col: self.at,
+        }
+    }
+}
+
+/// The bytes that end a symbol in the lexer.
+fn plain_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | 0x0b
+            | 0x0c
+            | b'{'
+            | b'}'
+            | b'('
+            | b')'
+            | b'['
+            | b']'
+            | b';'
+            | b'"'
+    )
+}
+
+/// What the end of a check needs to know of the movetext's tokens.
+struct MovetextFacts {
+    has_move: bool,
+    /// The (last) result token.
+    result_span: Option<Span>,
+}
+
+/// The check of one game. `None` when the fast path met something it leaves to the general
+/// one (only with [`Movetext::Plain`]).
+fn check(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+    movetext: Movetext,
+) -> Option<GameReport> {
+    let mut report = new_report(lexed);
     lex_findings(lexed, &mut report.findings);
     if lexed
         .problems
@@ -225,17 +358,18 @@ pub fn check_game_with(
         .any(|p| p.kind == LexProblemKind::GameTooLarge)
     {
         report.legal = false;
-        return report;
+        return Some(report);
     }
     tag_findings(lexed, &mut report.findings);
 
     let start = match start_position(lexed, &mut report) {
         Some(pos) => pos,
+        None if matches!(movetext, Movetext::Plain(_)) => return None,
         None => {
             // Without a start position no move can be replayed; a game without moves has
             // nothing illegal in it.
             report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
-            return report;
+            return Some(report);
         }
     };
     let mut replay = Replay {
@@ -261,12 +395,13 @@ pub fn check_game_with(
         read_buf: Vec::with_capacity(2),
         result_token: None,
         main_broken: false,
-        chinese_game: lexed.tokens.iter().any(|t| {
-            t.kind == TokenKind::Move
-                && bytes[t.span.start as usize..t.span.end as usize]
-                    .iter()
-                    .any(|&b| b >= 0x80)
-        }),
+        chinese_game: matches!(movetext, Movetext::Tokens)
+            && lexed.tokens.iter().any(|t| {
+                t.kind == TokenKind::Move
+                    && bytes[t.span.start as usize..t.span.end as usize]
+                        .iter()
+                        .any(|&b| b >= 0x80)
+            }),
         chinese_moves: 0,
     };
     replay.main.history.push((replay.main.hash, false));
@@ -278,7 +413,21 @@ pub fn check_game_with(
         main: true,
         pending_number: None,
     });
-    replay.run(lexed);
+    let facts = match movetext {
+        Movetext::Tokens => {
+            replay.run(lexed);
+            MovetextFacts {
+                has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
+                result_span: lexed
+                    .tokens
+                    .iter()
+                    .rev()
+                    .find(|t| matches!(t.kind, TokenKind::Result { .. }))
+                    .map(|t| t.span),
+            }
+        }
+        Movetext::Plain(at) => replay.run_plain(at).ok()?,
+    };
     let Replay {
         main,
         mut lines,
@@ -305,9 +454,11 @@ pub fn check_game_with(
     report.fifty_ply = main.fifty_ply;
     report.perpetual_check = main.perpetual_check;
     report.final_position = Some(main_line.pos.clone());
-    let has = |kind: fn(&TokenKind) -> bool| lexed.tokens.iter().any(|t| kind(&t.kind));
-    if main.plies == 0 && !has(|k| *k == TokenKind::Move) && has(|k| matches!(k, TokenKind::Tag(_)))
-    {
+    let has_tag = lexed
+        .tokens
+        .iter()
+        .any(|t| matches!(t.kind, TokenKind::Tag(_)));
+    if main.plies == 0 && !facts.has_move && has_tag {
         report.findings.push(Finding::new(
             Code::NoMoves,
             None,
@@ -367,8 +518,15 @@ pub fn check_game_with(
         f.ply = Some(ply);
         report.findings.push(f);
     }
-    adjudicate(&main_line.pos, main.ended, lexed, opts, &mut report);
-    report
+    adjudicate(
+        &main_line.pos,
+        main.ended,
+        lexed,
+        facts.result_span,
+        opts,
+        &mut report,
+    );
+    Some(report)
 }
 
 fn plural(n: u32) -> &'static str {
@@ -474,6 +632,136 @@ impl Replay<'_> {
             self.end_variation();
         }
         self.close_line_note(0);
+    }
+
+    /// The fast path of the replay: the main line of a movetext of strict SAN moves, move
+    /// numbers, brace comments and NAGs ending in a standard result, read straight from the
+    /// bytes with the places the lexer would give (line, and column in characters). Anything
+    /// else, and any move that cannot be played, gives up (`Err`): the game is then replayed
+    /// the general way from the start. What it accepts, the lexer reads without a problem.
+    fn run_plain(&mut self, at: MovetextStart) -> Result<MovetextFacts, ()> {
+        let bytes = self.bytes;
+        let n = bytes.len();
+        let mut facts = MovetextFacts {
+            has_move: false,
+            result_span: None,
+        };
+        let mut i = at.offset;
+        let mut line = at.line;
+        let mut cols = Columns {
+            pos: at.line_start,
+            at: if at.line_start == 0 { at.first_col } else { 1 },
+        };
+        loop {
+            while i < n {
+                match bytes[i] {
+                    b'\n' => {
+                        line += 1;
+                        cols.newline(i);
+                    }
+                    b' ' | b'\t' | b'\r' => {}
+                    _ => break,
+                }
+                i += 1;
+            }
+            // No result token: the lexer reports that.
+            let &b = bytes.get(i).ok_or(())?;
+            match b {
+                b'{' => {
+                    let body = &bytes[i + 1..];
+                    let close = memchr::memchr(b'}', body).ok_or(())?;
+                    let text = &body[..close];
+                    for p in memchr::memchr_iter(b'\n', text) {
+                        // A comment may end early at a tag line: the lexer decides.
+                        if text.get(p + 1) == Some(&b'[') {
+                            return Err(());
+                        }
+                        line += 1;
+                        cols.newline(i + 1 + p);
+                    }
+                    i += close + 2;
+                }
+                b'$' => {
+                    let mut j = i + 1;
+                    while j < n && bytes[j].is_ascii_digit() && j - i < 8 {
+                        j += 1;
+                    }
+                    let value = bytes[i + 1..j]
+                        .iter()
+                        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                    if j == i + 1 || value > 255 {
+                        return Err(());
+                    }
+                    i = j;
+                }
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
+                    let mut end = i;
+                    while end < n && !plain_delimiter(bytes[end]) {
+                        if bytes[end] >= 0x80 {
+                            return Err(());
+                        }
+                        end += 1;
+                    }
+                    if end - i > crate::pgn::lexer::MAX_SYMBOL {
+                        return Err(());
+                    }
+                    let mut start = i;
+                    i = end;
+                    // A symbol may be a move number glued to a move (`12.e4`).
+                    while start < end {
+                        let s = &bytes[start..end];
+                        if s[0].is_ascii_alphabetic() {
+                            if s.len() < 2 || matches!(s[s.len() - 1], b'!' | b'?') {
+                                return Err(());
+                            }
+                            let m = notation::ascii::plain_san(s).ok_or(())?;
+                            let span = cols.span(bytes, start, end, line);
+                            self.variation_follows = false;
+                            if !self.play(0, &m, span) {
+                                return Err(());
+                            }
+                            facts.has_move = true;
+                            break;
+                        }
+                        let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+                        let dots = s[digits..].iter().take_while(|&&c| c == b'.').count();
+                        let zero = s[..digits].iter().all(|&d| d == b'0');
+                        if digits > 0 && ((digits == s.len() && !zero) || dots > 0) {
+                            let number = s[..digits]
+                                .iter()
+                                .take(9)
+                                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                            let next = start + digits + dots;
+                            let span = cols.span(bytes, start, next, line);
+                            let meaning = match dots {
+                                0 => 0,
+                                1 => 1,
+                                _ => 3,
+                            };
+                            self.lines[0].pending_number = Some((number, meaning, span));
+                            start = next;
+                            continue;
+                        }
+                        let result = match s {
+                            b"1-0" => GameResult::WhiteWins,
+                            b"0-1" => GameResult::BlackWins,
+                            b"1/2-1/2" => GameResult::Draw,
+                            b"*" => GameResult::Unknown,
+                            _ => return Err(()),
+                        };
+                        // The result ends the game: nothing may follow it.
+                        if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+                            return Err(());
+                        }
+                        self.result_token = Some(result);
+                        facts.result_span = Some(cols.span(bytes, start, end, line));
+                        self.close_line_note(0);
+                        return Ok(facts);
+                    }
+                }
+                _ => return Err(()),
+            }
+        }
     }
 
     fn start_variation(&mut self, span: Span) {
@@ -1706,6 +1994,7 @@ fn adjudicate(
     final_pos: &Chess,
     ended: Option<(Termination, u32, Chess)>,
     lexed: &Lexed,
+    token_span: Option<Span>,
     opts: &CheckOptions,
     report: &mut GameReport,
 ) {
@@ -1744,12 +2033,6 @@ fn adjudicate(
         .tags
         .iter()
         .find(|t| t.name == "Result")
-        .map(|t| t.span);
-    let token_span = lexed
-        .tokens
-        .iter()
-        .rev()
-        .find(|t| matches!(t.kind, TokenKind::Result { .. }))
         .map(|t| t.span);
     let tag = report
         .result_tag
@@ -1874,5 +2157,54 @@ fn adjudicate(
             None,
             "the repetition came from perpetual check (长将和)",
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::lex_game_tags;
+
+    /// The fast path's report, or `None` when it gives up; and the general path's report.
+    fn both(pgn: &str) -> (Option<GameReport>, GameReport) {
+        let bytes = pgn.as_bytes();
+        let mut tags = Lexed::default();
+        lex_game_tags(bytes, 1, 1, &mut tags);
+        let at = tags.movetext.expect("the game has tags and movetext");
+        let opts = CheckOptions::default();
+        let fast = check(bytes, &tags, &opts, &mut NoObserver, Movetext::Plain(at));
+        (fast, check_game(bytes, &lex_whole(bytes, at), &opts))
+    }
+
+    #[test]
+    fn plain_movetext_takes_the_fast_path_with_the_same_report() {
+        let games = [
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2",
+            // Comments over lines, NAGs, glued move numbers, a wrong move number, a wrong
+            // check sign and a result that disagrees with the tag: findings with places.
+            "[Result \"1-0\"]\n\n1.e4 {a\ncomment} e5 $1 3. Qh5 Nc6 4. Bc4 Nf6 5. Qxf7 0-1",
+            "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4# 0-1",
+        ];
+        for pgn in games {
+            let (fast, general) = both(pgn);
+            let fast = fast.unwrap_or_else(|| panic!("fast path gave up on {pgn:?}"));
+            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
+        }
+    }
+
+    #[test]
+    fn anything_else_goes_the_general_way() {
+        let games = [
+            "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. nf3 *",
+            "[Event \"a\"]\n\n1. e4 e5!? *",
+            "[Event \"a\"]\n\n1. e4 e5",
+            "[Event \"a\"]\n\n1. e4 ½-½",
+            "[Event \"a\"]\n\n1. e4 ; line comment\n*",
+        ];
+        for pgn in games {
+            assert!(both(pgn).0.is_none(), "{pgn:?}");
+        }
     }
 }

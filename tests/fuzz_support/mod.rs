@@ -9,8 +9,12 @@ use std::io::{self, Read};
 
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
-use pgnkit::pgn::{book, lex_game, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind};
-use pgnkit::rules::game::{check_game, check_game_with, CheckOptions, MoveObserver};
+use pgnkit::pgn::{
+    book, lex_game, lex_game_tags, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind,
+};
+use pgnkit::rules::game::{
+    check_game, check_game_lazy, check_game_with, CheckOptions, MoveObserver,
+};
 use pgnkit::rules::matcher::find_move;
 use shakmaty::{Chess, Move, Position};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -342,6 +346,28 @@ pub fn check_round_trip(pos: &Chess, m: Move, k: usize) {
 /// Replays every game (book header too) under a few option sets and checks the observer's
 /// view; reads every move token on its own.
 pub fn check_replay(game: &Game, salt: usize) {
+    // The replay's fast path (tags lexed, movetext read from the bytes) gives the report the
+    // general path gives.
+    let mut tags = Lexed::default();
+    lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
+    for opts in [
+        CheckOptions::default(),
+        CheckOptions {
+            strict: true,
+            ..CheckOptions::default()
+        },
+    ] {
+        let lazy = check_game_lazy(&game.bytes, &tags, &opts);
+        let general = check_game(&game.bytes, &game.lexed, &opts);
+        assert_eq!(
+            format!("{lazy:?}"),
+            format!("{general:?}"),
+            "the fast path's report differs from the general one"
+        );
+        if tags.movetext.is_some() && general.legal && general.plies > 0 {
+            LAZY_CLEAN.fetch_add(1, Ordering::Relaxed);
+        }
+    }
     let mut moves = Vec::new();
     let mut null_moves = 0;
     for t in &game.lexed.tokens {
@@ -387,6 +413,10 @@ pub fn check_replay(game: &Game, salt: usize) {
         check_game(&game.bytes, &lexed, &CheckOptions::default());
     }
 }
+
+/// Games with legal moves checked through the replay's fast path entry (tags lexed first):
+/// the comparison above is only worth something when this is not zero.
+pub static LAZY_CLEAN: AtomicUsize = AtomicUsize::new(0);
 
 /// Games whose end the fast split found (and the lexer confirmed), over all inputs checked:
 /// the property above is only worth something when this is not zero.
