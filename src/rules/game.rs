@@ -669,16 +669,22 @@ impl Replay<'_> {
             match b {
                 b'{' => {
                     let body = &bytes[i + 1..];
-                    let close = memchr::memchr(b'}', body).ok_or(())?;
-                    let text = &body[..close];
-                    for p in memchr::memchr_iter(b'\n', text) {
-                        // A comment may end early at a tag line: the lexer decides.
-                        if text.get(p + 1) == Some(&b'[') {
-                            return Err(());
+                    let close = match memchr::memchr2(b'}', b'\n', body) {
+                        Some(p) if body[p] == b'}' => p,
+                        _ => {
+                            let close = memchr::memchr(b'}', body).ok_or(())?;
+                            let text = &body[..close];
+                            for p in memchr::memchr_iter(b'\n', text) {
+                                // A comment may end early at a tag line: the lexer decides.
+                                if text.get(p + 1) == Some(&b'[') {
+                                    return Err(());
+                                }
+                                line += 1;
+                                cols.newline(i + 1 + p);
+                            }
+                            close
                         }
-                        line += 1;
-                        cols.newline(i + 1 + p);
-                    }
+                    };
                     i += close + 2;
                 }
                 b'$' => {
@@ -711,11 +717,23 @@ impl Replay<'_> {
                     while start < end {
                         let s = &bytes[start..end];
                         if s[0].is_ascii_alphabetic() {
-                            if s.len() < 2 || matches!(s[s.len() - 1], b'!' | b'?') {
+                            // A move, perhaps with a glyph glued to it (`e4!?`).
+                            let glyphs = s
+                                .iter()
+                                .rev()
+                                .take_while(|&&c| c == b'!' || c == b'?')
+                                .count();
+                            let mv = &s[..s.len() - glyphs];
+                            if mv.len() < 2
+                                || !matches!(
+                                    &s[mv.len()..],
+                                    b"" | b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
+                                )
+                            {
                                 return Err(());
                             }
-                            let m = notation::ascii::plain_san(s).ok_or(())?;
-                            let span = cols.span(bytes, start, end, line);
+                            let m = notation::ascii::plain_san(mv).ok_or(())?;
+                            let span = cols.span(bytes, start, start + mv.len(), line);
                             self.variation_follows = false;
                             if !self.play(0, &m, span) {
                                 return Err(());
@@ -2183,7 +2201,8 @@ mod tests {
             // Comments over lines, NAGs, glued move numbers, a wrong move number, a wrong
             // check sign and a result that disagrees with the tag: findings with places.
             "[Result \"1-0\"]\n\n1.e4 {a\ncomment} e5 $1 3. Qh5 Nc6 4. Bc4 Nf6 5. Qxf7 0-1",
-            "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4# 0-1",
+            "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4#! 0-1",
+            "[Event \"a\"]\n\n1. e4!? e5?! 2. Nf3!! Nc6?? 3. Bb5! a6? *",
         ];
         for pgn in games {
             let (fast, general) = both(pgn);
@@ -2198,7 +2217,7 @@ mod tests {
             "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *",
             "[Event \"a\"]\n\n1. e4 e5 2. nf3 *",
-            "[Event \"a\"]\n\n1. e4 e5!? *",
+            "[Event \"a\"]\n\n1. e4 e5!!! *",
             "[Event \"a\"]\n\n1. e4 e5",
             "[Event \"a\"]\n\n1. e4 ½-½",
             "[Event \"a\"]\n\n1. e4 ; line comment\n*",
