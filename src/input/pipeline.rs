@@ -117,9 +117,10 @@ where
         }
         Lexing::Tags => lex_game_tags(&game.bytes, game.line, game.col, &mut game.lexed),
     };
-    if jobs <= 1 && lexing == Lexing::Tags {
-        // Only the tags are lexed: the reader needs only to split the stream.
-        reader.set_split_only(true);
+    if jobs <= 1 {
+        // When only the tags are lexed, the reader needs only to split the stream.
+        let split = lexing == Lexing::Tags;
+        reader.set_split_only(split);
         let mut lexed = Lexed::default();
         let mut game = OwnedGame::default();
         while let Some(raw) = reader.next_game(&mut lexed)? {
@@ -131,31 +132,12 @@ where
             game.line = raw.line;
             game.col = raw.col;
             game.offset = raw.offset;
-            if raw.bytes.is_empty() {
-                // An oversized game: the reader's report is all there is.
-                std::mem::swap(&mut game.lexed, &mut lexed);
-                let out = work(&mut game);
-                std::mem::swap(&mut game.lexed, &mut lexed);
-                sink(out)?;
+            // An oversized game (no bytes) has only the reader's report.
+            if split && !raw.bytes.is_empty() {
+                lex(&mut game);
+                sink(work(&mut game))?;
                 continue;
             }
-            lex(&mut game);
-            sink(work(&mut game))?;
-        }
-        return Ok(reader.bytes_read());
-    }
-    if jobs <= 1 {
-        let mut lexed = Lexed::default();
-        let mut game = OwnedGame::default();
-        while let Some(raw) = reader.next_game(&mut lexed)? {
-            if interrupted() {
-                break;
-            }
-            game.bytes.copy_from(raw.bytes);
-            game.number = raw.number;
-            game.line = raw.line;
-            game.col = raw.col;
-            game.offset = raw.offset;
             std::mem::swap(&mut game.lexed, &mut lexed);
             let out = work(&mut game);
             std::mem::swap(&mut game.lexed, &mut lexed);

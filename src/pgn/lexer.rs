@@ -267,21 +267,8 @@ pub fn lex_game_at(
 /// needs no tokens (the replay's fast path); one that needs them lexes the game again with
 /// [`lex_game_at`].
 pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) {
-    out.clear();
-    let mut lx = Lexer {
-        data,
-        eof: true,
-        i: 0,
-        line: first_line,
-        line_start: 0,
-        col_pos: 0,
-        col_at: first_col.max(1),
-        first_col: first_col.max(1),
-        token_on_line: first_col > 1,
-        record: true,
-        tags_only: true,
-        out,
-    };
+    let mut lx = Lexer::new(data, true, (first_line, first_col), true, out);
+    lx.tags_only = true;
     lx.run();
     if let Some(m) = out.movetext.as_mut() {
         m.first_line = first_line;
@@ -298,22 +285,7 @@ pub fn lex_game_mode(
     record: bool,
     out: &mut Lexed,
 ) -> LexEnd {
-    out.clear();
-    let mut lx = Lexer {
-        data,
-        eof,
-        i: 0,
-        line: first_line,
-        line_start: 0,
-        col_pos: 0,
-        col_at: first_col.max(1),
-        first_col: first_col.max(1),
-        token_on_line: first_col > 1,
-        record,
-        tags_only: false,
-        out,
-    };
-    lx.run()
+    Lexer::new(data, eof, (first_line, first_col), record, out).run()
 }
 
 fn is_space(b: u8) -> bool {
@@ -360,7 +332,8 @@ static SKIPPED_WHEN_SPLITTING: [bool; 256] = {
     table
 };
 
-fn is_delimiter(b: u8) -> bool {
+/// Whether `b` ends a symbol (a space, a bracket, a brace, `;` or `"`).
+pub(crate) fn is_delimiter(b: u8) -> bool {
     DELIMITER[usize::from(b)]
 }
 
@@ -400,6 +373,29 @@ fn evaluation_glyph(s: &[u8]) -> Option<u16> {
         b"N" => 146,
         _ => return None,
     })
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `data`, whose first byte is at (line, column) `at`; `out` is
+    /// cleared.
+    fn new(data: &'a [u8], eof: bool, at: (u32, u32), record: bool, out: &'a mut Lexed) -> Self {
+        out.clear();
+        let (first_line, first_col) = at;
+        Lexer {
+            data,
+            eof,
+            i: 0,
+            line: first_line,
+            line_start: 0,
+            col_pos: 0,
+            col_at: first_col.max(1),
+            first_col: first_col.max(1),
+            token_on_line: first_col > 1,
+            record,
+            tags_only: false,
+            out,
+        }
+    }
 }
 
 impl Lexer<'_> {

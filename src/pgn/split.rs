@@ -11,6 +11,8 @@
 
 use memchr::{memchr, memchr2, memchr_iter};
 
+use super::lexer::is_delimiter;
+
 /// What the fast path found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
@@ -339,10 +341,6 @@ fn next_to_look_at(data: &[u8], i: usize) -> usize {
         at += 1;
     }
     at
-}
-
-fn is_delimiter(b: u8) -> bool {
-    is_space(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"')
 }
 
 /// `12`, `12.` or `12...`, possibly followed by a move that starts with a letter (`12.e4`):

@@ -12,6 +12,7 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
+use crate::pgn::lexer::is_delimiter;
 use crate::pgn::{lex_game_at, GameResult, LexProblemKind, Lexed, MovetextStart, Span, TokenKind};
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
 use crate::rules::matcher::{self, long_form, MatchError};
@@ -312,26 +313,6 @@ impl Columns {
             col: self.at,
         }
     }
-}
-
-/// The bytes that end a symbol in the lexer.
-fn plain_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t'
-            | b'\n'
-            | b'\r'
-            | 0x0b
-            | 0x0c
-            | b'{'
-            | b'}'
-            | b'('
-            | b')'
-            | b'['
-            | b']'
-            | b';'
-            | b'"'
-    )
 }
 
 /// What the end of a check needs to know of the movetext's tokens.
@@ -702,7 +683,7 @@ impl Replay<'_> {
                 }
                 b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
                     let mut end = i;
-                    while end < n && !plain_delimiter(bytes[end]) {
+                    while end < n && !is_delimiter(bytes[end]) {
                         if bytes[end] >= 0x80 {
                             return Err(());
                         }
