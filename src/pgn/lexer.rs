@@ -293,7 +293,7 @@ fn is_space(b: u8) -> bool {
 }
 
 /// Bytes that end a symbol, as a table: the symbol scan is the lexer's innermost loop.
-static DELIMITER: [bool; 256] = {
+pub(crate) static DELIMITER: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {

@@ -12,7 +12,7 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::lexer::is_delimiter;
+use crate::pgn::lexer::DELIMITER;
 use crate::pgn::{lex_game_at, GameResult, LexProblemKind, Lexed, MovetextStart, Span, TokenKind};
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
 use crate::rules::matcher::{self, long_form, MatchError};
@@ -314,6 +314,18 @@ impl Columns {
         }
     }
 }
+
+/// Bytes that end a symbol for the fast path: the lexer's delimiters, and any non-ASCII byte
+/// (which the fast path leaves to the lexer).
+static SYMBOL_END: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = DELIMITER[b];
+        b += 1;
+    }
+    table
+};
 
 /// What the end of a check needs to know of the movetext's tokens.
 struct MovetextFacts {
@@ -683,11 +695,11 @@ impl Replay<'_> {
                 }
                 b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
                     let mut end = i;
-                    while end < n && !is_delimiter(bytes[end]) {
-                        if bytes[end] >= 0x80 {
-                            return Err(());
-                        }
+                    while end < n && !SYMBOL_END[usize::from(bytes[end])] {
                         end += 1;
+                    }
+                    if end < n && bytes[end] >= 0x80 {
+                        return Err(());
                     }
                     if end - i > crate::pgn::lexer::MAX_SYMBOL {
                         return Err(());
