@@ -72,8 +72,12 @@ pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSe
 
 /// Whether neither side can mate (FIDE 5.2.2).
 pub fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
-    // Most positions of a game still hold a side that can obviously mate: decide those first.
-    if obviously_can_mate(pos, Color::White) || obviously_can_mate(pos, Color::Black) {
+    // Most positions of a game still hold a side that can obviously mate: decide those first,
+    // a rook or queen of either side before any pawn is looked at.
+    if pos.board().rooks_and_queens().any()
+        || obviously_can_mate(pos, Color::White)
+        || obviously_can_mate(pos, Color::Black)
+    {
         return false;
     }
     let white = insufficient_material(pos, Color::White, meaning);
