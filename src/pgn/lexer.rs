@@ -704,8 +704,20 @@ impl Lexer<'_> {
             return Some(());
         }
         j += 1;
-        if !self.record {
-            if let Some(end) = self.simple_tag_end(line, j) {
+        if let Some((quote, end)) = self.simple_tag_end(line, j) {
+            // The common tag: nothing escaped, closed by `"]` on its line.
+            if self.record {
+                if let Ok(value) = std::str::from_utf8(&line[j..quote]) {
+                    let mut tag = self.out.spare_tags.pop().unwrap_or_default();
+                    tag.name.clear();
+                    tag.name
+                        .push_str(std::str::from_utf8(&line[name_range]).unwrap_or_default());
+                    tag.value.clear();
+                    tag.value.push_str(value);
+                    self.add_tag(tag, start, start + end, false);
+                    return Some(());
+                }
+            } else {
                 // Splitting only needs the tag's name (a repeated name starts a new game)
                 // and where it ends: leave the value to the full lexing.
                 let mut tag = self.out.spare_tags.pop().unwrap_or_default();
@@ -798,7 +810,13 @@ impl Lexer<'_> {
             }
         };
         self.out.scratch = raw;
-        let span = self.span(start, start + end);
+        self.add_tag(tag, start, start + end, invalid_utf8);
+        Some(())
+    }
+
+    /// Records a tag read from `start..end` (its token too, when recording).
+    fn add_tag(&mut self, mut tag: Tag, start: usize, end: usize, invalid_utf8: bool) {
+        let span = self.span(start, end);
         if invalid_utf8 {
             self.out.problems.push(LexProblem {
                 kind: LexProblemKind::InvalidUtf8Tag,
@@ -816,8 +834,7 @@ impl Lexer<'_> {
                 span,
             });
         }
-        self.i = start + end;
-        Some(())
+        self.i = end;
     }
 
     /// Records a comment's token (and its problem when unterminated).
@@ -840,11 +857,11 @@ impl Lexer<'_> {
         }
     }
 
-    /// Where a tag whose value (from `value` on) holds no quote or backslash ends, when its
-    /// closing quote is followed by `]`: the case that needs no unescaping, so the full lexer
-    /// ends the tag at the same byte. (An invalid UTF-8 value is a problem only the full
-    /// lexing reports: splitting needs only the tag's name and end.)
-    fn simple_tag_end(&self, line: &[u8], value: usize) -> Option<usize> {
+    /// For a tag whose value (from `value` on) holds no quote or backslash and whose closing
+    /// quote is followed by `]`: where that quote is and where the tag ends. That case needs
+    /// no unescaping, and the general reading would end the tag at the same byte. (An invalid
+    /// UTF-8 value still goes the general way, which reports it.)
+    fn simple_tag_end(&self, line: &[u8], value: usize) -> Option<(usize, usize)> {
         let quote = value + memchr2(b'"', b'\\', &line[value..])?;
         if line[quote] != b'"' {
             return None;
@@ -856,7 +873,7 @@ impl Lexer<'_> {
         if k >= line.len() || line[k] != b']' {
             return None;
         }
-        Some(k + 1)
+        Some((quote, k + 1))
     }
 
     /// Lexes `{...}`. An unclosed comment ends where a line that looks like a tag pair begins,
