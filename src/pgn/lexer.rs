@@ -288,7 +288,8 @@ pub fn lex_game_mode(
     Lexer::new(data, eof, (first_line, first_col), record, out).run()
 }
 
-fn is_space(b: u8) -> bool {
+/// ASCII white space, as PGN has it.
+pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
@@ -683,28 +684,15 @@ impl Lexer<'_> {
             None => return None,
         };
         let line = &self.data[start..line_end];
-        let mut j = 1;
-        while j < line.len() && is_space(line[j]) {
-            j += 1;
-        }
-        let name_start = j;
-        while j < line.len() && (line[j].is_ascii_alphanumeric() || line[j] == b'_') {
-            j += 1;
-        }
-        let name_range = name_start..j;
-        while j < line.len() && is_space(line[j]) {
-            j += 1;
-        }
-        if name_range.is_empty() || j >= line.len() || line[j] != b'"' {
+        let Some((name_range, mut j)) = tag_head(line) else {
             // Not a tag pair: skip to `]` or the end of the line.
             let end = memchr(b']', line).map_or(line.len(), |p| p + 1);
             self.problem(LexProblemKind::MalformedTag, start, start + end);
             self.push(TokenKind::Unknown, start, start + end);
             self.i = start + end;
             return Some(());
-        }
-        j += 1;
-        if let Some((quote, end)) = self.simple_tag_end(line, j) {
+        };
+        if let Some((quote, end)) = simple_tag_end(line, j) {
             // The common tag: nothing escaped, closed by `"]` on its line.
             if self.record {
                 if let Ok(value) = std::str::from_utf8(&line[j..quote]) {
@@ -857,25 +845,6 @@ impl Lexer<'_> {
         }
     }
 
-    /// For a tag whose value (from `value` on) holds no quote or backslash and whose closing
-    /// quote is followed by `]`: where that quote is and where the tag ends. That case needs
-    /// no unescaping, and the general reading would end the tag at the same byte. (An invalid
-    /// UTF-8 value still goes the general way, which reports it.)
-    fn simple_tag_end(&self, line: &[u8], value: usize) -> Option<(usize, usize)> {
-        let quote = value + memchr2(b'"', b'\\', &line[value..])?;
-        if line[quote] != b'"' {
-            return None;
-        }
-        let mut k = quote + 1;
-        while k < line.len() && is_space(line[k]) {
-            k += 1;
-        }
-        if k >= line.len() || line[k] != b']' {
-            return None;
-        }
-        Some((quote, k + 1))
-    }
-
     /// Lexes `{...}`. An unclosed comment ends where a line that looks like a tag pair begins,
     /// so that one missing `}` costs one game, not the rest of the file.
     fn comment(&mut self) -> Option<()> {
@@ -945,30 +914,11 @@ impl Lexer<'_> {
                 return false;
             }
             // Move numbers next: they are the most common symbol after moves.
-            if s[0].is_ascii_digit() {
-                let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
-                let rest = &s[digits..];
-                let dots = move_number_dots(rest);
-                // `0000` (UCI null move) and `00` (castling in Chinese texts) are moves, and no
-                // move number is 0.
-                let zero = s[..digits].iter().all(|&d| d == b'0');
-                if (digits == s.len() && !zero) || dots.1 > 0 {
-                    let number = s[..digits]
-                        .iter()
-                        .take(9)
-                        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-                    let next = start + digits + dots.1;
-                    self.push(
-                        TokenKind::MoveNumber {
-                            number,
-                            dots: dots.0,
-                        },
-                        start,
-                        next,
-                    );
-                    start = next;
-                    continue;
-                }
+            if let Some((number, dots, len)) = move_number(s) {
+                let next = start + len;
+                self.push(TokenKind::MoveNumber { number, dots }, start, next);
+                start = next;
+                continue;
             }
             if let Some((result, standard)) = GameResult::parse(s) {
                 self.push(TokenKind::Result { result, standard }, start, end);
@@ -1013,6 +963,28 @@ impl Lexer<'_> {
     }
 }
 
+/// The move number a symbol starts with (`12`, `12.`, `12...`, `12…`, and `12.` of `12.e4`):
+/// its number, its dots as [`TokenKind::MoveNumber`] counts them, and its length in bytes.
+#[inline]
+pub(crate) fn move_number(s: &[u8]) -> Option<(u32, u8, usize)> {
+    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let (dots, dot_bytes) = move_number_dots(&s[digits..]);
+    // `0000` (UCI null move) and `00` (castling in Chinese texts) are moves, and no move number
+    // is 0.
+    let zero = s[..digits].iter().all(|&d| d == b'0');
+    if !((digits == s.len() && !zero) || dot_bytes > 0) {
+        return None;
+    }
+    let number = s[..digits]
+        .iter()
+        .take(9)
+        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+    Some((number, dots, digits + dot_bytes))
+}
+
 /// Dots after a move number: `.` (1), `...` (3), `…` (3), `、` and full-width `．` (1).
 /// Returns (dots meaning, bytes used).
 fn move_number_dots(rest: &[u8]) -> (u8, usize) {
@@ -1030,6 +1002,46 @@ fn move_number_dots(rest: &[u8]) -> (u8, usize) {
 
 fn count_chars(s: &[u8]) -> u32 {
     s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
+}
+
+/// The head of a tag pair line (from its `[`): the range of the tag's name and where its value
+/// begins, after the opening quote. `None` when the line is no tag pair.
+pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
+    let mut j = 1;
+    while j < line.len() && is_space(line[j]) {
+        j += 1;
+    }
+    let name_start = j;
+    while j < line.len() && (line[j].is_ascii_alphanumeric() || line[j] == b'_') {
+        j += 1;
+    }
+    let name = name_start..j;
+    while j < line.len() && is_space(line[j]) {
+        j += 1;
+    }
+    if name.is_empty() || j >= line.len() || line[j] != b'"' {
+        return None;
+    }
+    Some((name, j + 1))
+}
+
+/// For a tag whose value (from `value` on) holds no quote or backslash and whose closing
+/// quote is followed by `]`: where that quote is and where the tag ends. That case needs
+/// no unescaping, and the general reading would end the tag at the same byte. (An invalid
+/// UTF-8 value still goes the general way, which reports it.)
+pub(crate) fn simple_tag_end(line: &[u8], value: usize) -> Option<(usize, usize)> {
+    let quote = value + memchr2(b'"', b'\\', &line[value..])?;
+    if line[quote] != b'"' {
+        return None;
+    }
+    let mut k = quote + 1;
+    while k < line.len() && is_space(line[k]) {
+        k += 1;
+    }
+    if k >= line.len() || line[k] != b']' {
+        return None;
+    }
+    Some((quote, k + 1))
 }
 
 /// Whether `s` starts like a tag pair line: `[Name "`.

@@ -11,7 +11,7 @@
 
 use memchr::{memchr, memchr2, memchr_iter};
 
-use super::lexer::is_delimiter;
+use super::lexer::{is_delimiter, is_space, move_number, simple_tag_end, tag_head};
 
 /// What the fast path found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,43 +24,14 @@ pub enum Split {
     Unsure,
 }
 
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
 /// Whether a line (without its `\n`) is exactly one tag pair `[Name "value"]` with nothing
 /// escaped in the value and nothing but spaces after it: the lexer then reads it as one tag
 /// and nothing else.
 fn simple_tag_line(line: &[u8]) -> bool {
-    let name = line[1..].iter().take_while(|&&b| is_name_byte(b)).count();
-    if name == 0 {
-        return false;
-    }
-    let mut j = 1 + name;
-    while j < line.len() && matches!(line[j], b' ' | b'\t') {
-        j += 1;
-    }
-    if line.get(j) != Some(&b'"') {
-        return false;
-    }
-    let value = j + 1;
-    let Some(q) = memchr2(b'"', b'\\', &line[value..]) else {
+    let Some((_, value)) = tag_head(line) else {
         return false;
     };
-    let quote = value + q;
-    if line[quote] != b'"' {
-        return false;
-    }
-    let mut k = quote + 1;
-    while k < line.len() && matches!(line[k], b' ' | b'\t') {
-        k += 1;
-    }
-    if line.get(k) != Some(&b']') {
-        return false;
-    }
-    line[k + 1..]
-        .iter()
-        .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+    simple_tag_end(line, value).is_some_and(|(_, end)| line[end..].iter().all(|&b| is_space(b)))
 }
 
 /// Where the game at the start of `data` ends, if it has the common shape. `first_line` is
@@ -134,30 +105,68 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
     movetext(data, eof, i, line)
 }
 
-/// Passes over the `{` comment at `data[i]`; returns where it ends, counting its newlines in
-/// `line`. A comment left open before a tag line is for the lexer.
-fn skip_comment(data: &[u8], i: usize, line: &mut u32, more: Split) -> Result<usize, Split> {
-    let body = &data[i + 1..];
+/// A brace comment as the fast paths read it (the reader's split and the replay's): from the
+/// body after its `{`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Comment {
+    /// Closed by the `}` at `close`, with `newlines` line breaks inside, the last at
+    /// `last_newline`.
+    Closed {
+        close: usize,
+        newlines: u32,
+        last_newline: Option<usize>,
+    },
+    /// No `}` in the bytes given.
+    Open,
+    /// A line inside it starts with `[`: the lexer may end the comment there, at a tag line.
+    TagLine,
+}
+
+/// Reads the brace comment whose body (after the `{`) starts `body`.
+#[inline]
+pub(crate) fn comment(body: &[u8]) -> Comment {
     if let Some(p) = memchr2(b'}', b'\n', body) {
         if body[p] == b'}' {
-            return Ok(i + p + 2);
+            return Comment::Closed {
+                close: p,
+                newlines: 0,
+                last_newline: None,
+            };
         }
     }
     let close = memchr(b'}', body);
     let text = &body[..close.unwrap_or(body.len())];
     let mut newlines = 0;
+    let mut last_newline = None;
     for p in memchr_iter(b'\n', text) {
         if text.get(p + 1) == Some(&b'[') {
-            return Err(Split::Unsure);
+            return Comment::TagLine;
         }
         newlines += 1;
+        last_newline = Some(p);
     }
     match close {
-        Some(close) => {
+        Some(close) => Comment::Closed {
+            close,
+            newlines,
+            last_newline,
+        },
+        None => Comment::Open,
+    }
+}
+
+/// Passes over the `{` comment at `data[i]`; returns where it ends, counting its newlines in
+/// `line`.
+fn skip_comment(data: &[u8], i: usize, line: &mut u32, more: Split) -> Result<usize, Split> {
+    match comment(&data[i + 1..]) {
+        Comment::Closed {
+            close, newlines, ..
+        } => {
             *line += newlines;
             Ok(i + close + 2)
         }
-        None => Err(more),
+        Comment::Open => Err(more),
+        Comment::TagLine => Err(Split::Unsure),
     }
 }
 
@@ -190,10 +199,6 @@ static CLASS: [u8; 256] = {
     }
     table
 };
-
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
-}
 
 /// The movetext part of [`split_game`], from its first token at `data[i]` on line `line`.
 ///
@@ -343,18 +348,10 @@ fn next_to_look_at(data: &[u8], i: usize) -> usize {
     at
 }
 
-/// `12`, `12.` or `12...`, possibly followed by a move that starts with a letter (`12.e4`):
-/// a move number that the lexer reads without a result after it.
+/// A move number (`12`, `12.`, `12...`), possibly glued to a move that starts with a letter
+/// (`12.e4`): a symbol that the lexer reads without a result in it.
 fn is_move_number(s: &[u8]) -> bool {
-    if !matches!(s.first(), Some(b'1'..=b'9')) {
-        return false;
-    }
-    let digits = s.iter().take_while(|b| b.is_ascii_digit()).count();
-    let dots = s[digits..].iter().take_while(|&&b| b == b'.').count();
-    match s.get(digits + dots) {
-        None => true,
-        Some(b) => dots > 0 && b.is_ascii_alphabetic(),
-    }
+    move_number(s).is_some_and(|(_, _, len)| s.get(len).is_none_or(u8::is_ascii_alphabetic))
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::lexer::DELIMITER;
+use crate::pgn::lexer::{move_number, DELIMITER};
+use crate::pgn::split::{self, Comment};
 use crate::pgn::{lex_game_at, GameResult, LexProblemKind, Lexed, MovetextStart, Span, TokenKind};
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
 use crate::rules::matcher::{self, long_form, MatchError};
@@ -661,23 +662,20 @@ impl Replay<'_> {
             let &b = bytes.get(i).ok_or(())?;
             match b {
                 b'{' => {
-                    let body = &bytes[i + 1..];
-                    let close = match memchr::memchr2(b'}', b'\n', body) {
-                        Some(p) if body[p] == b'}' => p,
-                        _ => {
-                            let close = memchr::memchr(b'}', body).ok_or(())?;
-                            let text = &body[..close];
-                            for p in memchr::memchr_iter(b'\n', text) {
-                                // A comment may end early at a tag line: the lexer decides.
-                                if text.get(p + 1) == Some(&b'[') {
-                                    return Err(());
-                                }
-                                line += 1;
-                                cols.newline(i + 1 + p);
-                            }
-                            close
-                        }
+                    // A comment left open, or one the lexer may end at a tag line inside it,
+                    // is for the general path.
+                    let Comment::Closed {
+                        close,
+                        newlines,
+                        last_newline,
+                    } = split::comment(&bytes[i + 1..])
+                    else {
+                        return Err(());
                     };
+                    line += newlines;
+                    if let Some(p) = last_newline {
+                        cols.newline(i + 1 + p);
+                    }
                     i += close + 2;
                 }
                 b'$' => {
@@ -734,22 +732,10 @@ impl Replay<'_> {
                             facts.has_move = true;
                             break;
                         }
-                        let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
-                        let dots = s[digits..].iter().take_while(|&&c| c == b'.').count();
-                        let zero = s[..digits].iter().all(|&d| d == b'0');
-                        if digits > 0 && ((digits == s.len() && !zero) || dots > 0) {
-                            let number = s[..digits]
-                                .iter()
-                                .take(9)
-                                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-                            let next = start + digits + dots;
+                        if let Some((number, dots, len)) = move_number(s) {
+                            let next = start + len;
                             let span = cols.span(bytes, start, next, line);
-                            let meaning = match dots {
-                                0 => 0,
-                                1 => 1,
-                                _ => 3,
-                            };
-                            self.lines[0].pending_number = Some((number, meaning, span));
+                            self.lines[0].pending_number = Some((number, dots, span));
                             start = next;
                             continue;
                         }

@@ -664,6 +664,11 @@ mod tests {
         out
     }
 
+    /// Each replayed game's order and White's rating.
+    fn orders_and_elos(log: &mut RatingLog) -> Vec<(u64, Option<u32>)> {
+        replayed(log).iter().map(|g| (g.0, g.1)).collect()
+    }
+
     /// The order a stable sort by [`ChronoKey`] gives.
     fn expected(games: &[(NewRatedGame<'static>, ChronoKey)]) -> Vec<(u64, Option<u32>)> {
         let mut sorted: Vec<_> = games.iter().collect();
@@ -725,13 +730,9 @@ mod tests {
         let want = expected(&games);
         for run_len in [usize::MAX, 1000, 7, 1] {
             let mut log = log_of(&games, run_len);
-            let got: Vec<(u64, Option<u32>)> =
-                replayed(&mut log).iter().map(|g| (g.0, g.1)).collect();
-            assert_eq!(got, want, "runs of {run_len}");
+            assert_eq!(orders_and_elos(&mut log), want, "runs of {run_len}");
             // Replaying twice gives the same.
-            let again: Vec<(u64, Option<u32>)> =
-                replayed(&mut log).iter().map(|g| (g.0, g.1)).collect();
-            assert_eq!(again, want, "runs of {run_len}, again");
+            assert_eq!(orders_and_elos(&mut log), want, "runs of {run_len}, again");
         }
     }
 
@@ -752,9 +753,11 @@ mod tests {
                 let names: Vec<NameId> = (0..2).map(|i| NameId::from_index(i).unwrap()).collect();
                 left.merge(right, &names).unwrap();
                 assert_eq!(left.len(), 200);
-                let got: Vec<(u64, Option<u32>)> =
-                    replayed(&mut left).iter().map(|g| (g.0, g.1)).collect();
-                assert_eq!(got, want, "split {split}, runs {left_run} and {right_run}");
+                assert_eq!(
+                    orders_and_elos(&mut left),
+                    want,
+                    "split {split}, runs {left_run} and {right_run}"
+                );
             }
         }
     }

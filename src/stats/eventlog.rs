@@ -20,7 +20,7 @@ use std::io;
 
 use super::runs::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 use super::standings::{EventBuilder, EventGame, EventTable};
-use super::{EventKey, NameId, Names, PlayerId, Score};
+use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, Score};
 
 /// Bytes of games (and their events' strings) a log keeps in memory before it sorts them and
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
@@ -497,9 +497,7 @@ type Game<'a> = (EventKey<'a>, &'a Packed);
 /// What the reader of a run keeps: the event of the game read last, and that game.
 #[derive(Debug, Default)]
 struct GameReader {
-    event: String,
-    site: String,
-    year: Option<u16>,
+    event: OwnedEventKey,
     head: Option<Packed>,
 }
 
@@ -507,9 +505,7 @@ struct GameReader {
 #[derive(Debug, Default)]
 struct GameWriter {
     started: bool,
-    event: String,
-    site: String,
-    year: Option<u16>,
+    event: OwnedEventKey,
 }
 
 impl RunFormat for Games<'_> {
@@ -541,10 +537,7 @@ impl RunFormat for Games<'_> {
         (key, game): Game<'_>,
         out: &mut Vec<u8>,
     ) -> io::Result<()> {
-        let same = last.started
-            && key.event == last.event
-            && key.site == last.site
-            && key.year == last.year;
+        let same = last.started && key == last.event.key();
         if same {
             out.push(0);
         } else {
@@ -558,11 +551,7 @@ impl RunFormat for Games<'_> {
             let year = key.year.map_or(0, |y| u32::from(y) + 1);
             out.extend_from_slice(&year.to_le_bytes());
             last.started = true;
-            last.event.clear();
-            last.event.push_str(key.event);
-            last.site.clear();
-            last.site.push_str(key.site);
-            last.year = key.year;
+            last.event.set(key);
         }
         game.encode(out);
         Ok(())
@@ -572,9 +561,9 @@ impl RunFormat for Games<'_> {
         match bytes.take(1)?[0] {
             0 if last.head.is_some() => {}
             1 => {
-                read_text(bytes, &mut last.event)?;
-                read_text(bytes, &mut last.site)?;
-                last.year = match read_u32(bytes)? {
+                read_text(bytes, &mut last.event.event)?;
+                read_text(bytes, &mut last.event.site)?;
+                last.event.year = match read_u32(bytes)? {
                     0 => None,
                     y => Some(u16::try_from(y - 1).map_err(|_| damaged())?),
                 };
@@ -586,14 +575,7 @@ impl RunFormat for Games<'_> {
     }
 
     fn head<'i>(&'i self, last: &'i GameReader) -> Option<Game<'i>> {
-        last.head.as_ref().map(|game| {
-            let key = EventKey {
-                event: &last.event,
-                site: &last.site,
-                year: last.year,
-            };
-            (key, game)
-        })
+        last.head.as_ref().map(|game| (last.event.key(), game))
     }
 }
 

@@ -139,6 +139,35 @@ pub struct EventKey<'a> {
     pub year: Option<u16>,
 }
 
+/// An [`EventKey`] that owns its strings: the event a reader or writer is on, kept to compare
+/// the next game's with (the strings are reused from one event to the next).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct OwnedEventKey {
+    pub event: String,
+    pub site: String,
+    pub year: Option<u16>,
+}
+
+impl OwnedEventKey {
+    /// The key, borrowed.
+    pub fn key(&self) -> EventKey<'_> {
+        EventKey {
+            event: &self.event,
+            site: &self.site,
+            year: self.year,
+        }
+    }
+
+    /// Becomes `key`.
+    pub fn set(&mut self, key: EventKey<'_>) {
+        self.event.clear();
+        self.event.push_str(key.event);
+        self.site.clear();
+        self.site.push_str(key.site);
+        self.year = key.year;
+    }
+}
+
 /// One finished game reduced to the facts statistics need, borrowed from the caller: adding
 /// it copies a name only the first time the accumulator sees it.
 ///

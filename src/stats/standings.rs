@@ -8,7 +8,7 @@ use std::fmt;
 use std::io;
 
 use super::runs::RunStore;
-use super::{EventKey, NameId, Names, PlayerId, PlayerKey, Score};
+use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, PlayerKey, Score};
 
 /// FIDE table 8.1(a): rating difference `dp` for a percentage score of 50 % .. 100 %, one entry
 /// per percent (index 0 is 50 %). Scores below 50 % mirror it with the sign changed. 100 % is
@@ -159,9 +159,7 @@ pub(crate) struct EventBuilder<'a> {
     /// Pairs kept in memory before they go to the scratch store.
     pair_cap: usize,
     open: bool,
-    event: String,
-    site: String,
-    year: Option<u16>,
+    event: OwnedEventKey,
     games: u64,
     unknown_vs_unknown: u64,
     players: HashMap<PlayerId, PlayerEntry>,
@@ -194,9 +192,7 @@ impl<'a> EventBuilder<'a> {
             scratch,
             pair_cap,
             open: false,
-            event: String::new(),
-            site: String::new(),
-            year: None,
+            event: OwnedEventKey::default(),
             games: 0,
             unknown_vs_unknown: 0,
             players: HashMap::new(),
@@ -213,17 +209,13 @@ impl<'a> EventBuilder<'a> {
 
     /// Whether the event being built is `key`.
     pub fn is_for(&self, key: EventKey<'_>) -> bool {
-        self.open && key.event == self.event && key.site == self.site && key.year == self.year
+        self.open && key == self.event.key()
     }
 
     /// Starts the event `key`, forgetting the one before.
     pub fn start(&mut self, key: EventKey<'_>) {
         self.open = true;
-        self.event.clear();
-        self.event.push_str(key.event);
-        self.site.clear();
-        self.site.push_str(key.site);
-        self.year = key.year;
+        self.event.set(key);
         self.games = 0;
         self.unknown_vs_unknown = 0;
         if self.players.capacity() > KEEP_CAPACITY {
@@ -428,11 +420,7 @@ impl<'a> EventBuilder<'a> {
         });
         assign_places(&mut teams, |a, b| a.half_points == b.half_points);
         Ok(EventTable {
-            key: EventKey {
-                event: &self.event,
-                site: &self.site,
-                year: self.year,
-            },
+            key: self.event.key(),
             games: self.games,
             detected,
             rows,
