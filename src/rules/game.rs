@@ -289,31 +289,47 @@ enum Movetext {
     Plain(MovetextStart),
 }
 
-/// Columns as the lexer counts them (characters from the start of the line), kept for the
-/// fast path: `at` is the column of byte `pos`.
-struct Columns {
-    pos: usize,
-    at: u32,
+/// Lines and columns of the fast path's spans, found after the replay. The fast path gives
+/// its spans line 0 (no real line is 0) and no column: only a span that ends up in a report
+/// needs them, and a clean game has none. [`place_spans`] then counts lines and characters
+/// as the lexer does, in one pass over the movetext.
+const UNPLACED: u32 = 0;
+
+/// Gives every unplaced span its line and column as the lexer counts them: lines by `\n`,
+/// columns in characters from the start of the line.
+fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
+    spans.sort_unstable_by_key(|s| s.start);
+    let mut pos = at.line_start;
+    let mut line = at.line;
+    let mut col = if at.line_start == 0 { at.first_col } else { 1 };
+    for span in spans.iter_mut() {
+        let target = span.start as usize;
+        let gap = &bytes[pos..target];
+        if let Some(last) = memchr::memrchr(b'\n', gap) {
+            line += memchr::memchr_iter(b'\n', gap).count() as u32;
+            col = 1 + count_chars(&gap[last + 1..]);
+        } else {
+            col += count_chars(gap);
+        }
+        pos = target;
+        span.line = line;
+        span.col = col;
+    }
 }
 
-impl Columns {
-    /// The newline at byte `p`.
-    fn newline(&mut self, p: usize) {
-        self.pos = p + 1;
-        self.at = 1;
+/// A move number at the start of a symbol, as [`move_number`] reads it: the common
+/// `12.` and `12...` without a call, anything else through it.
+#[inline]
+fn plain_move_number(s: &[u8]) -> Option<(u32, u8, usize)> {
+    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 9 || s.get(digits) != Some(&b'.') {
+        return move_number(s);
     }
-
-    /// The span of `start..end` on `line` (at or after the last place asked).
-    fn span(&mut self, bytes: &[u8], start: usize, end: usize, line: u32) -> Span {
-        self.at += count_chars(&bytes[self.pos..start]);
-        self.pos = start;
-        Span {
-            start: start as u32,
-            end: end as u32,
-            line,
-            col: self.at,
-        }
-    }
+    let dots = s[digits..].iter().take_while(|&&c| c == b'.').count();
+    let number = s[..digits]
+        .iter()
+        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+    Some((number, if dots >= 2 { 3 } else { 1 }, digits + dots))
 }
 
 /// Bytes that end a symbol for the fast path: the lexer's delimiters, and any non-ASCII byte
@@ -520,6 +536,17 @@ fn check(
         opts,
         &mut report,
     );
+    if let Movetext::Plain(at) = movetext {
+        let mut spans: Vec<&mut Span> = report
+            .findings
+            .iter_mut()
+            .filter_map(|f| f.span.as_mut())
+            .filter(|s| s.line == UNPLACED)
+            .collect();
+        if !spans.is_empty() {
+            place_spans(bytes, at, &mut spans);
+        }
+    }
     Some(report)
 }
 
@@ -640,22 +667,16 @@ impl Replay<'_> {
             has_move: false,
             result_span: None,
         };
-        let mut i = at.offset;
-        let mut line = at.line;
-        let mut cols = Columns {
-            pos: at.line_start,
-            at: if at.line_start == 0 { at.first_col } else { 1 },
+        // Spans get their line and column only if they end up in the report (`place_spans`).
+        let span = |start: usize, end: usize| Span {
+            start: start as u32,
+            end: end as u32,
+            line: UNPLACED,
+            col: 0,
         };
+        let mut i = at.offset;
         loop {
-            while i < n {
-                match bytes[i] {
-                    b'\n' => {
-                        line += 1;
-                        cols.newline(i);
-                    }
-                    b' ' | b'\t' | b'\r' => {}
-                    _ => break,
-                }
+            while i < n && matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t') {
                 i += 1;
             }
             // No result token: the lexer reports that.
@@ -664,18 +685,9 @@ impl Replay<'_> {
                 b'{' => {
                     // A comment left open, or one the lexer may end at a tag line inside it,
                     // is for the general path.
-                    let Comment::Closed {
-                        close,
-                        newlines,
-                        last_newline,
-                    } = split::comment(&bytes[i + 1..])
-                    else {
+                    let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
                         return Err(());
                     };
-                    line += newlines;
-                    if let Some(p) = last_newline {
-                        cols.newline(i + 1 + p);
-                    }
                     i += close + 2;
                 }
                 b'$' => {
@@ -709,33 +721,30 @@ impl Replay<'_> {
                         let s = &bytes[start..end];
                         if s[0].is_ascii_alphabetic() {
                             // A move, perhaps with a glyph glued to it (`e4!?`).
-                            let glyphs = s
-                                .iter()
-                                .rev()
-                                .take_while(|&&c| c == b'!' || c == b'?')
-                                .count();
-                            let mv = &s[..s.len() - glyphs];
+                            let mut mv_end = end;
+                            while matches!(bytes[mv_end - 1], b'!' | b'?') {
+                                mv_end -= 1;
+                            }
+                            let mv = &bytes[start..mv_end];
                             if mv.len() < 2
                                 || !matches!(
-                                    &s[mv.len()..],
+                                    &bytes[mv_end..end],
                                     b"" | b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
                                 )
                             {
                                 return Err(());
                             }
                             let m = notation::ascii::plain_san(mv).ok_or(())?;
-                            let span = cols.span(bytes, start, start + mv.len(), line);
                             self.variation_follows = false;
-                            if !self.play(0, &m, span) {
+                            if !self.play(0, &m, span(start, mv_end)) {
                                 return Err(());
                             }
                             facts.has_move = true;
                             break;
                         }
-                        if let Some((number, dots, len)) = move_number(s) {
+                        if let Some((number, dots, len)) = plain_move_number(s) {
                             let next = start + len;
-                            let span = cols.span(bytes, start, next, line);
-                            self.lines[0].pending_number = Some((number, dots, span));
+                            self.lines[0].pending_number = Some((number, dots, span(start, next)));
                             start = next;
                             continue;
                         }
@@ -751,7 +760,7 @@ impl Replay<'_> {
                             return Err(());
                         }
                         self.result_token = Some(result);
-                        facts.result_span = Some(cols.span(bytes, start, end, line));
+                        facts.result_span = Some(span(start, end));
                         self.close_line_note(0);
                         return Ok(facts);
                     }
