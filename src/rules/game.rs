@@ -384,6 +384,7 @@ fn check(
     };
     let mut replay = Replay {
         bytes,
+        keep_positions: observer.wants_positions(),
         observer,
         token_index: 0,
         variation_follows: false,
@@ -561,6 +562,8 @@ fn plural(n: u32) -> &'static str {
 struct Replay<'a> {
     bytes: &'a [u8],
     observer: &'a mut dyn MoveObserver,
+    /// The observer wants the position before each move.
+    keep_positions: bool,
     /// Index of the token being replayed.
     token_index: usize,
     /// A variation starts right after the token being replayed.
@@ -1064,16 +1067,20 @@ impl Replay<'_> {
 
         let line = &mut self.lines[depth];
         let mut irreversible = false;
+        let mut castles_before = None;
         if is_main {
             let ep_before = line.pos.legal_ep_square();
             irreversible = ep_before.is_some() || changes_for_good(&line.pos, mv);
             self.main.hash = hash_before_move(&line.pos, mv, ep_before, self.main.hash);
+            // Only a move that changes the position for good can change castling rights.
+            if irreversible && line.pos.castles().any() {
+                castles_before = Some(line.pos.castles().clone());
+            }
         }
-        let castles_before = is_main.then(|| line.pos.castles().clone());
         // The position before the move is kept only when something needs it: a variation
         // that follows (it starts there) or an observer. Cloning it on every ply is the
         // single largest cost of a replay.
-        let keep_before = self.observer.wants_positions() || self.variation_follows;
+        let keep_before = self.keep_positions || self.variation_follows;
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
         if is_main {
@@ -1174,7 +1181,16 @@ impl Replay<'_> {
             return;
         }
         let hash = self.main.hash;
-        let repeats = self.main.history.iter().filter(|(h, _)| *h == hash).count();
+        // The history alternates the side to move (a null move or an irreversible move starts
+        // it again), and the side to move is part of the hash: only every other entry, back
+        // from the current one, can be the same position.
+        let history = &self.main.history;
+        let mut repeats = 0;
+        let mut k = history.len();
+        while k > 0 {
+            repeats += usize::from(history[k - 1].0 == hash);
+            k = k.saturating_sub(2);
+        }
         if repeats >= 3 && self.main.threefold_ply.is_none() {
             self.main.threefold_ply = Some(ply);
             self.main.perpetual_check = self.perpetual();
