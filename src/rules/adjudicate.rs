@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::str::FromStr;
 
-use shakmaty::{fen::Fen, Chess, Color, EnPassantMode, Position};
+use shakmaty::{fen::Fen, Bitboard, Chess, Color, EnPassantMode, Position};
 
 /// Which meaning of "insufficient material" to apply.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -101,17 +101,24 @@ fn obviously_can_mate(pos: &Chess, color: Color) -> bool {
     if (ours & board.rooks_and_queens()).any() {
         return true;
     }
-    let occupied = board.occupied();
-    let theirs = board.by_color(!color);
-    (ours & board.pawns()).into_iter().any(|sq| {
-        let ahead = match color {
-            Color::White => sq.offset(8),
-            Color::Black => sq.offset(-8),
-        };
-        let can_push = ahead.is_some_and(|a| !occupied.contains(a));
-        let can_take = (shakmaty::attacks::pawn_attacks(color, sq) & theirs).any();
-        can_push || can_take
-    })
+    // Pawn pushes and captures of every pawn at once, as bit shifts: a pawn on the a-file
+    // (h-file) has no capture towards the a-file (h-file).
+    let empty = !board.occupied().0;
+    let theirs = board.by_color(!color).0;
+    let pawns = (ours & board.pawns()).0;
+    let not_a = !Bitboard::from_file(shakmaty::File::A).0;
+    let not_h = !Bitboard::from_file(shakmaty::File::H).0;
+    let (push, take) = match color {
+        Color::White => (
+            (pawns << 8) & empty,
+            (((pawns & not_a) << 7) | ((pawns & not_h) << 9)) & theirs,
+        ),
+        Color::Black => (
+            (pawns >> 8) & empty,
+            (((pawns & not_a) >> 9) | ((pawns & not_h) >> 7)) & theirs,
+        ),
+    };
+    push | take != 0
 }
 
 /// Asks chasolver whether `color` is proven unable to mate. `None` when undecided or when the
@@ -150,6 +157,44 @@ mod tests {
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    /// The screen's pawn test, one pawn at a time: a pawn that can push or capture.
+    fn pawn_can_move(pos: &Chess, color: Color) -> bool {
+        let board = pos.board();
+        let occupied = board.occupied();
+        let theirs = board.by_color(!color);
+        (board.by_color(color) & board.pawns())
+            .into_iter()
+            .any(|sq| {
+                let ahead = sq.offset(if color == Color::White { 8 } else { -8 });
+                ahead.is_some_and(|a| !occupied.contains(a))
+                    || (shakmaty::attacks::pawn_attacks(color, sq) & theirs).any()
+            })
+    }
+
+    #[test]
+    fn the_screen_sees_every_pawn_that_can_move() {
+        // Blocked pawns, captures from and towards the edge files, and none to take.
+        for fen in [
+            "4k3/8/8/p7/P7/8/8/4K3 w - - 0 1",
+            "4k3/8/8/pb6/P7/8/8/4K3 w - - 0 1",
+            "4k3/8/8/1p5b/1P5P/8/8/4K3 w - - 0 1",
+            "4k3/8/8/6bp/7P/8/8/4K3 w - - 0 1",
+            "4k3/8/8/p7/PB6/8/8/4K3 b - - 0 1",
+            "4k3/8/8/7p/6NP/8/8/4K3 b - - 0 1",
+            "4k3/8/8/7p/N6P/8/8/4K3 b - - 0 1",
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+        ] {
+            let p = pos(fen);
+            for color in Color::ALL {
+                assert_eq!(
+                    obviously_can_mate(&p, color),
+                    pawn_can_move(&p, color),
+                    "{fen} {color:?}"
+                );
+            }
+        }
     }
 
     #[test]

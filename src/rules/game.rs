@@ -924,140 +924,28 @@ impl Replay<'_> {
         let label = ply_label(&line.pos);
         if let Some((number, dots, nspan)) = line.pending_number.take() {
             if number != label.0 || (dots == 3 && label.1) {
-                let expected = if label.1 {
-                    format!("{}.", label.0)
-                } else {
-                    format!("{}...", label.0)
-                };
-                let mut f = Finding::new(
-                    Code::MoveNumberMismatch,
-                    Some(nspan),
-                    format!(
-                        "move number {number}{} does not fit: this is {expected}",
-                        if dots == 3 { "..." } else { "." }
-                    ),
-                )
-                .help(format!("write {expected}"));
-                f.ply = Some(label);
-                self.findings.push(f);
+                self.move_number_mismatch(number, dots, nspan, label);
             }
         }
         let line = &mut self.lines[depth];
         let is_main = line.main;
         if let MovePattern::Null = m.pattern {
-            if line.pos.is_check() {
-                let mut f = Finding::new(
-                    Code::IllegalMove,
-                    Some(span),
-                    "a null move is impossible while in check",
-                );
-                f.ply = Some(label);
-                f.fen = Some(fen(&line.pos));
-                let before = line.pos.clone();
-                self.break_line(depth, f, Some(before));
-                return false;
-            }
-            let before = line.pos.clone();
-            // Pass the turn and count the move as played, so move numbers stay right.
-            let mut setup = before.to_setup(EnPassantMode::Legal);
-            setup.ep_square = None;
-            setup.halfmoves = setup.halfmoves.saturating_add(1);
-            if before.turn() == Color::Black {
-                setup.fullmoves = setup.fullmoves.saturating_add(1);
-            }
-            setup.turn = !before.turn();
-            match Chess::from_setup(setup, CastlingMode::Chess960) {
-                Ok(p) => {
-                    line.pos = p;
-                    line.checkers = None;
-                }
-                Err(_) => return false,
-            }
-            line.before_last = Some(before);
-            let mut f = Finding::new(
-                Code::NullMove,
-                Some(span),
-                format!(
-                    "'{}' is a null move: the turn passes without a move",
-                    token_text()
-                ),
-            )
-            .note("null moves are used in analysis; they are not legal chess moves");
-            f.ply = Some(label);
-            self.findings.push(f);
-            if is_main {
-                self.main.plies += 1;
-                self.main.hash = self.lines[depth].pos.zobrist_hash(EnPassantMode::Legal);
-                self.main.history.clear();
-                self.main.history.push((self.main.hash, false));
-            }
-            return true;
+            return self.play_null(depth, span, label);
         }
-
         let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
         let mut found = matcher::find_move_with(&line.pos, m, checkers);
         if self.opts.repair
             && found == Err(MatchError::Illegal)
             && !(is_main && self.main.ended.is_some())
         {
-            let pos = &self.lines[depth].pos;
-            let token = token_text();
-            let suggestions = matcher::suggest(pos, m, &token);
-            if let [only] = suggestions[..] {
-                let shown = shown_move(pos, m, &token, &only);
-                let mut f = Finding::new(
-                    Code::RepairedMove,
-                    Some(span),
-                    format!("'{token}' is not a legal move; read as {shown}"),
-                )
-                .help(format!("correct the score to {shown}"));
-                f.ply = Some(label);
-                f.fen = Some(fen(pos));
-                self.findings.push(f);
-                self.observer.on_repaired(self.token_index, &token);
-                found = Ok((only, matcher::MatchNotes::default()));
+            if let Some(repaired) = self.repair(depth, m, span, label) {
+                found = Ok(repaired);
             }
         }
         let (mv, mnotes) = match found {
             Ok(x) => x,
-            Err(err) => {
-                if is_main {
-                    if let Some((term, _, _)) = &self.main.ended {
-                        if matches!(term, Termination::Checkmate | Termination::Stalemate) {
-                            // The game was already over; R007 reports it.
-                            self.after_end(span, label);
-                            // Break without a finding of its own: R007 sums these up.
-                            let before = self.lines[depth].pos.clone();
-                            self.lines[depth].broken = Some((usize::MAX, 0));
-                            self.lines[depth].before_last = Some(before);
-                            return false;
-                        }
-                    }
-                    if self.main.ended.is_none() && self.lines[depth].pos.legal_moves().is_empty() {
-                        let pos = self.lines[depth].pos.clone();
-                        {
-                            let term = if pos.is_check() {
-                                Termination::Checkmate
-                            } else {
-                                Termination::Stalemate
-                            };
-                            self.main.ended = Some((term, self.main.plies, pos.clone()));
-                            self.after_end(span, label);
-                            let before = pos;
-                            self.lines[depth].broken = Some((usize::MAX, 0));
-                            self.lines[depth].before_last = Some(before);
-                            return false;
-                        }
-                    }
-                }
-                let pos = &self.lines[depth].pos;
-                let f = self.match_failure(pos, m, &token_text(), span, label, err);
-                let before = pos.clone();
-                self.break_line(depth, f, Some(before));
-                return false;
-            }
+            Err(err) => return self.unplayable(depth, m, span, label, err),
         };
-
         if is_main && self.main.ended.is_some() {
             self.after_end(span, label);
         }
@@ -1143,6 +1031,163 @@ impl Replay<'_> {
         true
     }
 
+    /// Reports a move number that does not fit the move after it.
+    #[cold]
+    fn move_number_mismatch(&mut self, number: u32, dots: u8, nspan: Span, label: (u32, bool)) {
+        let expected = if label.1 {
+            format!("{}.", label.0)
+        } else {
+            format!("{}...", label.0)
+        };
+        let mut f = Finding::new(
+            Code::MoveNumberMismatch,
+            Some(nspan),
+            format!(
+                "move number {number}{} does not fit: this is {expected}",
+                if dots == 3 { "..." } else { "." }
+            ),
+        )
+        .help(format!("write {expected}"));
+        f.ply = Some(label);
+        self.findings.push(f);
+    }
+
+    /// A null move (`--`, `Z0`): the turn passes.
+    #[cold]
+    fn play_null(&mut self, depth: usize, span: Span, label: (u32, bool)) -> bool {
+        let bytes = self.bytes;
+        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let is_main = self.lines[depth].main;
+        let line = &mut self.lines[depth];
+        if line.pos.is_check() {
+            let mut f = Finding::new(
+                Code::IllegalMove,
+                Some(span),
+                "a null move is impossible while in check",
+            );
+            f.ply = Some(label);
+            f.fen = Some(fen(&line.pos));
+            let before = line.pos.clone();
+            self.break_line(depth, f, Some(before));
+            return false;
+        }
+        let before = line.pos.clone();
+        // Pass the turn and count the move as played, so move numbers stay right.
+        let mut setup = before.to_setup(EnPassantMode::Legal);
+        setup.ep_square = None;
+        setup.halfmoves = setup.halfmoves.saturating_add(1);
+        if before.turn() == Color::Black {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        setup.turn = !before.turn();
+        match Chess::from_setup(setup, CastlingMode::Chess960) {
+            Ok(p) => {
+                line.pos = p;
+                line.checkers = None;
+            }
+            Err(_) => return false,
+        }
+        line.before_last = Some(before);
+        let mut f = Finding::new(
+            Code::NullMove,
+            Some(span),
+            format!(
+                "'{}' is a null move: the turn passes without a move",
+                token_text()
+            ),
+        )
+        .note("null moves are used in analysis; they are not legal chess moves");
+        f.ply = Some(label);
+        self.findings.push(f);
+        if is_main {
+            self.main.plies += 1;
+            self.main.hash = self.lines[depth].pos.zobrist_hash(EnPassantMode::Legal);
+            self.main.history.clear();
+            self.main.history.push((self.main.hash, false));
+        }
+        true
+    }
+
+    /// With `--repair`, the one legal move an illegal move most likely meant, reported.
+    #[cold]
+    fn repair(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: (u32, bool),
+    ) -> Option<(Move, matcher::MatchNotes)> {
+        let bytes = self.bytes;
+        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let pos = &self.lines[depth].pos;
+        let token = token_text();
+        let suggestions = matcher::suggest(pos, m, &token);
+        if let [only] = suggestions[..] {
+            let shown = shown_move(pos, m, &token, &only);
+            let mut f = Finding::new(
+                Code::RepairedMove,
+                Some(span),
+                format!("'{token}' is not a legal move; read as {shown}"),
+            )
+            .help(format!("correct the score to {shown}"));
+            f.ply = Some(label);
+            f.fen = Some(fen(pos));
+            self.findings.push(f);
+            self.observer.on_repaired(self.token_index, &token);
+            return Some((only, matcher::MatchNotes::default()));
+        }
+        None
+    }
+
+    /// A move that fits no legal move (or several): the line breaks here.
+    #[cold]
+    fn unplayable(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: (u32, bool),
+        err: MatchError,
+    ) -> bool {
+        let bytes = self.bytes;
+        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let is_main = self.lines[depth].main;
+        if is_main {
+            if let Some((term, _, _)) = &self.main.ended {
+                if matches!(term, Termination::Checkmate | Termination::Stalemate) {
+                    // The game was already over; R007 reports it.
+                    self.after_end(span, label);
+                    // Break without a finding of its own: R007 sums these up.
+                    let before = self.lines[depth].pos.clone();
+                    self.lines[depth].broken = Some((usize::MAX, 0));
+                    self.lines[depth].before_last = Some(before);
+                    return false;
+                }
+            }
+            if self.main.ended.is_none() && self.lines[depth].pos.legal_moves().is_empty() {
+                let pos = self.lines[depth].pos.clone();
+                {
+                    let term = if pos.is_check() {
+                        Termination::Checkmate
+                    } else {
+                        Termination::Stalemate
+                    };
+                    self.main.ended = Some((term, self.main.plies, pos.clone()));
+                    self.after_end(span, label);
+                    let before = pos;
+                    self.lines[depth].broken = Some((usize::MAX, 0));
+                    self.lines[depth].before_last = Some(before);
+                    return false;
+                }
+            }
+        }
+        let pos = &self.lines[depth].pos;
+        let f = self.match_failure(pos, m, &token_text(), span, label, err);
+        let before = pos.clone();
+        self.break_line(depth, f, Some(before));
+        false
+    }
+
     fn after_end(&mut self, span: Span, label: (u32, bool)) {
         self.main.moves_after_end += 1;
         if self.main.first_after_end.is_none() {
@@ -1184,12 +1229,16 @@ impl Replay<'_> {
         // The history alternates the side to move (a null move or an irreversible move starts
         // it again), and the side to move is part of the hash: only every other entry, back
         // from the current one, can be the same position.
+        // A position comes back four plies later at the soonest (each side must undo its
+        // move), so a third occurrence needs nine entries.
         let history = &self.main.history;
         let mut repeats = 0;
-        let mut k = history.len();
-        while k > 0 {
-            repeats += usize::from(history[k - 1].0 == hash);
-            k = k.saturating_sub(2);
+        if history.len() >= 9 {
+            let mut k = history.len();
+            while k > 0 {
+                repeats += usize::from(history[k - 1].0 == hash);
+                k = k.saturating_sub(2);
+            }
         }
         if repeats >= 3 && self.main.threefold_ply.is_none() {
             self.main.threefold_ply = Some(ply);
