@@ -695,13 +695,14 @@ impl Lexer<'_> {
         if let Some((quote, end)) = simple_tag_end(line, j) {
             // The common tag: nothing escaped, closed by `"]` on its line.
             if self.record {
-                if let Ok(value) = std::str::from_utf8(&line[j..quote]) {
+                // One validation for name and value: the name is ASCII, so both ends of the
+                // value are character boundaries.
+                if let Ok(text) = std::str::from_utf8(&line[name_range.start..quote]) {
                     let mut tag = self.out.spare_tags.pop().unwrap_or_default();
                     tag.name.clear();
-                    tag.name
-                        .push_str(std::str::from_utf8(&line[name_range]).unwrap_or_default());
+                    tag.name.push_str(&text[..name_range.len()]);
                     tag.value.clear();
-                    tag.value.push_str(value);
+                    tag.value.push_str(&text[j - name_range.start..]);
                     self.add_tag(tag, start, start + end, false);
                     return Some(());
                 }
@@ -1004,6 +1005,17 @@ fn count_chars(s: &[u8]) -> u32 {
     s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
 }
 
+/// Bytes of a tag name: letters, digits and `_`.
+static TAG_NAME: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    table
+};
+
 /// The head of a tag pair line (from its `[`): the range of the tag's name and where its value
 /// begins, after the opening quote. `None` when the line is no tag pair.
 pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
@@ -1012,7 +1024,7 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
         j += 1;
     }
     let name_start = j;
-    while j < line.len() && (line[j].is_ascii_alphanumeric() || line[j] == b'_') {
+    while j < line.len() && TAG_NAME[usize::from(line[j])] {
         j += 1;
     }
     let name = name_start..j;
