@@ -14,7 +14,7 @@ use crate::cli::Outcome;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
-use crate::input::pipeline::{self, OwnedGame};
+use crate::input::pipeline::{self, Game};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::pgn::GameReader;
@@ -200,7 +200,7 @@ struct Converted {
 
 /// Converts one game (runs on a worker thread). Writing into vectors cannot fail.
 fn convert_one(
-    game: &mut OwnedGame,
+    game: &mut Game<'_>,
     name: &str,
     opts: &CheckOptions,
     keep: Keep,
@@ -208,9 +208,9 @@ fn convert_one(
     args: &Args,
     collector: &mut Collector,
 ) -> Converted {
-    crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
     let lexed = &game.lexed;
-    let report = check_game_with(&game.bytes, lexed, opts, collector);
+    let report = check_game_with(game.bytes, lexed, opts, collector);
     let rejected = convert::is_rejected(&report);
     let mut done = Converted {
         diagnostics: Vec::new(),
@@ -225,7 +225,7 @@ fn convert_one(
         line: game.line,
         white: lexed.tag("White").unwrap_or("?"),
         black: lexed.tag("Black").unwrap_or("?"),
-        bytes: &game.bytes,
+        bytes: game.bytes,
     };
     for f in &report.findings {
         let shown = if rejected {
@@ -245,7 +245,7 @@ fn convert_one(
     }
     let result = convert::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
-    let elements = convert::elements(&game.bytes, lexed, collector, keep);
+    let elements = convert::elements(game.bytes, lexed, collector, keep);
     let out = &mut done.body;
     let _ = match args.format {
         FormatArg::Pgn => {
@@ -421,7 +421,7 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
             }
         };
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut OwnedGame| {
+        let work = |game: &mut Game<'_>| {
             let mut collector = Collector::new(args.notation(), records);
             // Room for every move token at once: growing a ply at a time costs more.
             collector.plies.reserve(game.lexed.tokens.len());

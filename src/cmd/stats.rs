@@ -13,7 +13,7 @@ use shakmaty::{san::San, Chess, Move};
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
-use crate::input::pipeline::{self, OwnedGame};
+use crate::input::pipeline::{self, Game};
 use crate::notation::CheckClaim;
 use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
@@ -283,8 +283,8 @@ struct GameFacts {
 }
 
 /// Replays one game and collects its facts (runs on a worker thread).
-fn game_facts(game: &mut OwnedGame, name: &str, opts: &CheckOptions, plies: usize) -> GameFacts {
-    crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
+fn game_facts(game: &mut Game<'_>, name: &str, opts: &CheckOptions, plies: usize) -> GameFacts {
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
     let lexed = &game.lexed;
     let mut opening = OpeningMoves {
         wanted: plies,
@@ -292,7 +292,7 @@ fn game_facts(game: &mut OwnedGame, name: &str, opts: &CheckOptions, plies: usiz
         count: 0,
         stopped: false,
     };
-    let report = check_game_with(&game.bytes, lexed, opts, &mut opening);
+    let report = check_game_with(game.bytes, lexed, opts, &mut opening);
     let tag = |name: &str| lexed.tag(name).unwrap_or("");
     let optional = |name: &str| lexed.tag(name).map(str::to_owned);
     let elo = |name: &str| {
@@ -424,7 +424,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         };
         tally.files += 1;
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut OwnedGame| game_facts(game, &name, &opts, args.opening_plies);
+        let work = |game: &mut Game<'_>| game_facts(game, &name, &opts, args.opening_plies);
         let sink = |f: GameFacts| -> io::Result<()> {
             // The global game index: merged parts renumber theirs to match.
             let order = tally.games;

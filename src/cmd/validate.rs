@@ -11,7 +11,7 @@ use clap::ValueEnum;
 use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::open;
-use crate::input::pipeline::{self, Lexing, OwnedGame};
+use crate::input::pipeline::{self, Game, Lexing};
 use crate::input::progress::Progress;
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
@@ -208,7 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .or_insert(0) += 1;
         totals.files += 1;
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut OwnedGame| check_one(game, &name, &opts, format, &render, &args);
+        let work = |game: &mut Game<'_>| check_one(game, &name, &opts, format, &render, &args);
         let sink = |g: GameOutput| -> io::Result<()> {
             totals.games += 1;
             progress.game(g.end_offset, g.errors);
@@ -310,15 +310,15 @@ struct GameOutput {
 
 /// Checks one game and renders its diagnostics (runs on a worker thread).
 fn check_one(
-    game: &mut OwnedGame,
+    game: &mut Game<'_>,
     file: &str,
     opts: &CheckOptions,
     format: Format,
     render: &RenderOptions,
     args: &Args,
 ) -> GameOutput {
-    crate::pgn::book::extract_header(&game.bytes, &mut game.lexed);
-    let report = check_game_lazy(&game.bytes, &game.lexed, opts);
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
+    let report = check_game_lazy(game.bytes, game.lexed, opts);
     let mut out = GameOutput {
         text: Vec::new(),
         errors: report.count(Severity::Error) as u64,
@@ -337,7 +337,7 @@ fn check_one(
         line: game.line,
         white: game.lexed.tag("White").unwrap_or("?"),
         black: game.lexed.tag("Black").unwrap_or("?"),
-        bytes: &game.bytes,
+        bytes: game.bytes,
     };
     // Writing into a Vec cannot fail.
     let text = &mut out.text;

@@ -12,12 +12,12 @@ use std::thread;
 
 use crate::pgn::{lex_game_at, lex_game_tags, GameReader, Lexed};
 
-/// One game, owned, so it can cross threads.
-#[derive(Debug, Default)]
-pub struct OwnedGame {
-    /// The game's bytes exactly as read (a `&[u8]` through `Deref`).
-    pub bytes: GameBytes,
-    pub lexed: Lexed,
+/// One game as the per-game work sees it: its bytes exactly as read (where the reader or a
+/// batch holds them: never copied for the work) and its lexing.
+#[derive(Debug)]
+pub struct Game<'a> {
+    pub bytes: &'a [u8],
+    pub lexed: &'a mut Lexed,
     /// Game number in the stream (1-based).
     pub number: u64,
     /// Line of the game's first byte.
@@ -26,31 +26,6 @@ pub struct OwnedGame {
     pub col: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
-}
-
-/// A game's bytes: a range of a buffer that may hold a whole batch of games, so that a worker
-/// reads each game where the reader put it instead of copying it out.
-#[derive(Debug, Default)]
-pub struct GameBytes {
-    buf: Vec<u8>,
-    range: Range<usize>,
-}
-
-impl GameBytes {
-    /// Holds a copy of `bytes`.
-    fn copy_from(&mut self, bytes: &[u8]) {
-        self.buf.clear();
-        self.buf.extend_from_slice(bytes);
-        self.range = 0..bytes.len();
-    }
-}
-
-impl std::ops::Deref for GameBytes {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        self.buf.get(self.range.clone()).unwrap_or_default()
-    }
 }
 
 /// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
@@ -77,7 +52,7 @@ pub fn run<R, T, W, S>(reader: GameReader<R>, jobs: usize, work: W, sink: S) -> 
 where
     R: Read + Send,
     T: Send,
-    W: Fn(&mut OwnedGame) -> T + Sync,
+    W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
     run_with(reader, jobs, Lexing::Full, work, sink)
@@ -108,40 +83,40 @@ pub fn run_with<R, T, W, S>(
 where
     R: Read + Send,
     T: Send,
-    W: Fn(&mut OwnedGame) -> T + Sync,
+    W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    let lex = |game: &mut OwnedGame| match lexing {
+    let lex = |game: &mut Game<'_>| match lexing {
         Lexing::Full => {
-            lex_game_at(&game.bytes, true, game.line, game.col, &mut game.lexed);
+            lex_game_at(game.bytes, true, game.line, game.col, game.lexed);
         }
-        Lexing::Tags => lex_game_tags(&game.bytes, game.line, game.col, &mut game.lexed),
+        Lexing::Tags => lex_game_tags(game.bytes, game.line, game.col, game.lexed),
     };
     if jobs <= 1 {
         // When only the tags are lexed, the reader needs only to split the stream.
         let split = lexing == Lexing::Tags;
         reader.set_split_only(split);
         let mut lexed = Lexed::default();
-        let mut game = OwnedGame::default();
+        let mut tags = Lexed::default();
         while let Some(raw) = reader.next_game(&mut lexed)? {
             if interrupted() {
                 break;
             }
-            game.bytes.copy_from(raw.bytes);
-            game.number = raw.number;
-            game.line = raw.line;
-            game.col = raw.col;
-            game.offset = raw.offset;
-            // An oversized game (no bytes) has only the reader's report.
-            if split && !raw.bytes.is_empty() {
+            // The game is read where the reader holds it. An oversized game (no bytes) has
+            // only the reader's report.
+            let lex_here = split && !raw.bytes.is_empty();
+            let mut game = Game {
+                bytes: raw.bytes,
+                lexed: if lex_here { &mut tags } else { &mut lexed },
+                number: raw.number,
+                line: raw.line,
+                col: raw.col,
+                offset: raw.offset,
+            };
+            if lex_here {
                 lex(&mut game);
-                sink(work(&mut game))?;
-                continue;
             }
-            std::mem::swap(&mut game.lexed, &mut lexed);
-            let out = work(&mut game);
-            std::mem::swap(&mut game.lexed, &mut lexed);
-            sink(out)?;
+            sink(work(&mut game))?;
         }
         return Ok(reader.bytes_read());
     }
@@ -159,47 +134,41 @@ where
             let spare_tx = spare_tx.clone();
             let work = &work;
             scope.spawn(move || {
-                // One game and one token buffer per worker, lent to each game in turn: no
-                // allocations per game once the token buffer has grown.
-                let mut game = OwnedGame::default();
+                // One token buffer per worker, lent to each game in turn: no allocations per
+                // game once it has grown.
+                let mut lexed = Lexed::default();
                 loop {
                     let next = job_rx.lock().map(|rx| rx.recv());
                     let Ok(Ok((seq, mut batch))) = next else {
                         break;
                     };
-                    // The batch's buffer is lent to the game; each game is a range of it.
-                    std::mem::swap(&mut game.bytes.buf, &mut batch.bytes);
+                    // Each game is read where it lies in the batch's buffer.
+                    let bytes = &batch.bytes;
                     let results: Vec<T> = batch
                         .games
                         .iter_mut()
                         .map(|place| {
-                            game.bytes.range = place.range.clone();
-                            game.number = place.number;
-                            game.line = place.line;
-                            game.col = place.col;
-                            game.offset = place.offset;
-                            match place.oversized.take() {
-                                // Only an oversized game's report travels from the reader.
-                                Some(lexed) => {
-                                    let mut lexed = *lexed;
-                                    std::mem::swap(&mut game.lexed, &mut lexed);
-                                    let out = work(&mut game);
-                                    std::mem::swap(&mut game.lexed, &mut lexed);
-                                    out
-                                }
-                                None if place.range.is_empty() => {
-                                    game.lexed.clear();
-                                    work(&mut game)
-                                }
+                            // Only an oversized game's report travels from the reader.
+                            let mut oversized = place.oversized.take().map(|l| *l);
+                            let oversized_game = oversized.is_some();
+                            let lex_here = !oversized_game && !place.range.is_empty();
+                            let mut game = Game {
+                                bytes: &bytes[place.range.clone()],
+                                lexed: oversized.as_mut().unwrap_or(&mut lexed),
+                                number: place.number,
+                                line: place.line,
+                                col: place.col,
+                                offset: place.offset,
+                            };
+                            if lex_here {
                                 // The reader only split the stream; lexing is the workers' job.
-                                None => {
-                                    lex(&mut game);
-                                    work(&mut game)
-                                }
+                                lex(&mut game);
+                            } else if !oversized_game {
+                                game.lexed.clear();
                             }
+                            work(&mut game)
                         })
                         .collect();
-                    std::mem::swap(&mut game.bytes.buf, &mut batch.bytes);
                     // A buffer that grew for a huge game is not kept.
                     if batch.bytes.capacity() <= 4 * BATCH_BYTES {
                         let _ = spare_tx.send(std::mem::take(&mut batch.bytes));
@@ -308,7 +277,7 @@ mod tests {
         run(
             GameReader::new(input),
             jobs,
-            |g: &mut OwnedGame| (g.number, g.lexed.tokens.len()),
+            |g: &mut Game<'_>| (g.number, g.lexed.tokens.len()),
             |x| {
                 got.push(x);
                 Ok(())

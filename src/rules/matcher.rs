@@ -190,7 +190,11 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
     if let Some(rank) = n.from_rank {
         from &= Bitboard::from_rank(rank);
     }
-    let capture = board.role_at(to);
+    let capture = if them.contains(to) {
+        board.role_at(to)
+    } else {
+        None
+    };
     let mut found = None;
     for sq in from {
         let legal = if role == Role::King {
