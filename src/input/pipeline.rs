@@ -36,10 +36,8 @@ fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
-/// Games per batch handed to a worker: enough to amortise the channel, few enough to keep
-/// memory small.
-const BATCH_BYTES: usize = 256 << 10;
-const BATCH_GAMES: usize = 512;
+/// A batch's buffer larger than this (it grew for a huge game) is not kept for reuse.
+const KEEP_BUFFER: usize = 1 << 20;
 
 /// Reads every game of `reader`, applies `work` to each on `jobs` threads (inline when
 /// `jobs <= 1`), and calls `sink` with the results in input order. Returns the bytes read.
@@ -170,7 +168,7 @@ where
                         })
                         .collect();
                     // A buffer that grew for a huge game is not kept.
-                    if batch.bytes.capacity() <= 4 * BATCH_BYTES {
+                    if batch.bytes.capacity() <= KEEP_BUFFER {
                         let _ = spare_tx.send(std::mem::take(&mut batch.bytes));
                     }
                     if out_tx.send((seq, results)).is_err() {
@@ -183,40 +181,55 @@ where
         drop(spare_tx);
         let producer = scope.spawn(move || -> io::Result<u64> {
             reader.set_split_only(true);
+            // Games stay in the buffer they were read into; each buffer the reader retires
+            // goes to a worker whole, as one batch.
+            reader.lend_buffers();
             let mut lexed = Lexed::default();
             let mut seq = 0;
-            let mut batch = Batch::default();
+            let mut games = Vec::new();
+            let mut send =
+                |bytes: Vec<u8>, games: &mut Vec<GamePlace>, reader: &mut GameReader<R>| {
+                    if games.is_empty() {
+                        reader.give_spare(bytes);
+                        return true;
+                    }
+                    let batch = Batch {
+                        bytes,
+                        games: std::mem::take(games),
+                    };
+                    let sent = job_tx.send((seq, batch)).is_ok();
+                    seq += 1;
+                    sent
+                };
             while let Some(raw) = reader.next_game(&mut lexed)? {
                 if interrupted() {
                     break;
                 }
-                let start = batch.bytes.len();
-                batch.bytes.extend_from_slice(raw.bytes);
                 let oversized = raw.bytes.is_empty() && !lexed.problems.is_empty();
-                batch.games.push(GamePlace {
-                    range: start..batch.bytes.len(),
+                let place = GamePlace {
+                    range: raw.at..raw.at + raw.bytes.len(),
                     number: raw.number,
                     line: raw.line,
                     col: raw.col,
                     offset: raw.offset,
                     oversized: oversized.then(|| Box::new(std::mem::take(&mut lexed))),
-                });
-                if batch.bytes.len() >= BATCH_BYTES || batch.games.len() >= BATCH_GAMES {
-                    let mut next = Batch {
-                        bytes: spare_rx.try_recv().unwrap_or_default(),
-                        games: Vec::with_capacity(batch.games.len()),
-                    };
-                    next.bytes.clear();
-                    std::mem::swap(&mut batch, &mut next);
-                    if job_tx.send((seq, next)).is_err() {
+                };
+                // A refill during this call retired the buffer of the games before this one.
+                if let Some(bytes) = reader.take_retired() {
+                    if !send(bytes, &mut games, &mut reader) {
                         return Ok(reader.bytes_read());
                     }
-                    seq += 1;
+                }
+                games.push(place);
+                while let Ok(spare) = spare_rx.try_recv() {
+                    reader.give_spare(spare);
                 }
             }
-            if !batch.games.is_empty() {
-                let _ = job_tx.send((seq, batch));
+            if let Some(bytes) = reader.take_retired() {
+                send(bytes, &mut games, &mut reader);
             }
+            let rest = reader.take_buffer();
+            send(rest, &mut games, &mut reader);
             Ok(reader.bytes_read())
         });
         let delivered = deliver(out_rx, &mut sink);
@@ -299,5 +312,78 @@ mod tests {
         assert_eq!(one.len(), 3000);
         assert_eq!(numbers(&input, 2), one);
         assert_eq!(numbers(&input, 3), one);
+    }
+
+    /// A source that returns at most `n` bytes a read, so that the reader refills (and, with
+    /// workers, retires its buffer) many times.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(self.1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// Every game as the work saw it: number, place and bytes, and its problems.
+    type Seen = (u64, u32, u32, u64, Vec<u8>, usize);
+
+    fn seen(input: &[u8], read_size: usize, jobs: usize, lexing: Lexing) -> Vec<Seen> {
+        let mut got = Vec::new();
+        run_with(
+            GameReader::with_limit(Trickle(input, read_size), 1024),
+            jobs,
+            lexing,
+            |g: &mut Game<'_>| {
+                (
+                    g.number,
+                    g.line,
+                    g.col,
+                    g.offset,
+                    g.bytes.to_vec(),
+                    g.lexed.problems.len(),
+                )
+            },
+            |x| {
+                got.push(x);
+                Ok(())
+            },
+        )
+        .unwrap();
+        got
+    }
+
+    #[test]
+    fn games_handed_to_workers_in_place_are_the_games_read() {
+        // Games of many sizes, one too large to keep, and refills of every size: the
+        // workers see each game's bytes where the reader put them, in buffers it retired.
+        let mut input = Vec::new();
+        for i in 0..2000 {
+            let moves = if i == 777 {
+                "Nf3 Nf6 Ng1 Ng8 ".repeat(100)
+            } else {
+                "Nf3 Nf6 Ng1 Ng8 ".repeat(i % 9)
+            };
+            input.extend(format!("[Event \"{i}\"]\n\n1. e4 e5 {moves}*\n\n").bytes());
+        }
+        for lexing in [Lexing::Full, Lexing::Tags] {
+            let one = seen(&input, 1 << 20, 1, lexing);
+            assert_eq!(one.len(), 2000);
+            assert!(
+                one[777].4.is_empty() && one[777].5 == 1,
+                "the oversized game"
+            );
+            for read_size in [97, 1000, 4096, 300_000] {
+                for jobs in [2, 3] {
+                    assert_eq!(
+                        seen(&input, read_size, jobs, lexing),
+                        one,
+                        "reads of {read_size} bytes, {jobs} jobs"
+                    );
+                }
+            }
+        }
     }
 }

@@ -17,6 +17,10 @@ use super::split::{split_game, Split};
 /// Bytes read from the source at a time.
 const CHUNK: usize = 1 << 20;
 
+/// Bytes read at a time in lending mode: each retired buffer is one batch of games for a
+/// worker, so it is kept small.
+const LEND_CHUNK: usize = 256 << 10;
+
 /// Default limit on the size of one game.
 pub const DEFAULT_MAX_GAME: usize = 32 << 20;
 
@@ -33,6 +37,8 @@ pub struct RawGame<'a> {
     pub col: u32,
     /// Game number in the stream (1-based).
     pub number: u64,
+    /// Where `bytes` start in the reader's buffer (see [`GameReader::lend_buffers`]).
+    pub at: usize,
 }
 
 /// Splits a byte stream into games.
@@ -51,6 +57,14 @@ pub struct GameReader<R> {
     col: u32,
     /// Only split games (tags and problems are found, tokens are not recorded).
     split_only: bool,
+    /// Games' bytes stay where they were read until the buffer is retired (lending mode).
+    lend: bool,
+    /// A game of the current buffer was handed out since the buffer was last retired.
+    lent: bool,
+    /// The buffer given up by the last refill in lending mode, for the caller.
+    retired: Option<Vec<u8>>,
+    /// Buffers to read into next, in lending mode.
+    spares: Vec<Vec<u8>>,
 }
 
 impl<R: Read> GameReader<R> {
@@ -73,6 +87,10 @@ impl<R: Read> GameReader<R> {
             at_stream_start: true,
             col: 1,
             split_only: false,
+            lend: false,
+            lent: false,
+            retired: None,
+            spares: Vec::new(),
         }
     }
 
@@ -80,6 +98,41 @@ impl<R: Read> GameReader<R> {
     /// tokens (lex each game's bytes afterwards with [`super::lex_game_at`]).
     pub fn set_split_only(&mut self, split_only: bool) {
         self.split_only = split_only;
+    }
+
+    /// Lending mode, for a caller that hands games to other threads without copying them:
+    /// the bytes of the games `next_game` returns stay where they are (at
+    /// [`RawGame::at`] in the buffer) until a refill retires the buffer whole. The caller
+    /// then takes it with [`GameReader::take_retired`]: it holds every game returned before
+    /// the call that retired it. Buffers given back with [`GameReader::give_spare`] are
+    /// read into again, so memory stays flat.
+    pub fn lend_buffers(&mut self) {
+        self.lend = true;
+    }
+
+    /// The buffer the last `next_game` call retired, if it did (lending mode).
+    pub fn take_retired(&mut self) -> Option<Vec<u8>> {
+        self.retired.take()
+    }
+
+    /// The buffer holding the games returned since the last retired one, at the end of the
+    /// stream (lending mode).
+    pub fn take_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
+    }
+
+    /// A buffer to read into again (lending mode). Its contents do not matter.
+    pub fn give_spare(&mut self, buf: Vec<u8>) {
+        self.spares.push(buf);
+    }
+
+    /// Bytes read from the source at a time.
+    fn chunk(&self) -> usize {
+        if self.lend {
+            LEND_CHUNK
+        } else {
+            CHUNK
+        }
     }
 
     /// Bytes consumed so far.
@@ -93,13 +146,32 @@ impl<R: Read> GameReader<R> {
         if self.eof {
             return Ok(false);
         }
-        if self.start > 0 {
+        if self.lend && self.lent {
+            debug_assert!(
+                self.retired.is_none(),
+                "the caller takes each retired buffer"
+            );
+            // Games handed out live in this buffer: retire it whole and go on in another,
+            // with only the bytes not yet consumed. A spare keeps its length, so it is not
+            // cleared again before each read.
+            let mut fresh = self.spares.pop().unwrap_or_default();
+            let tail = self.end - self.start;
+            if fresh.len() < tail {
+                fresh.resize(tail, 0);
+            }
+            fresh[..tail].copy_from_slice(&self.buf[self.start..self.end]);
+            self.retired = Some(std::mem::replace(&mut self.buf, fresh));
+            self.start = 0;
+            self.end = tail;
+            self.lent = false;
+        } else if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
         }
-        if self.buf.len() < self.end + CHUNK {
-            self.buf.resize(self.end + CHUNK, 0);
+        let chunk = self.chunk();
+        if self.buf.len() < self.end + chunk {
+            self.buf.resize(self.end + chunk, 0);
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {
@@ -233,14 +305,17 @@ impl<R: Read> GameReader<R> {
                             line: first_line,
                             col: first_col,
                             number: self.games,
+                            at: start,
                         }));
                     }
+                    self.lent = true;
                     return Ok(Some(RawGame {
                         bytes: &self.buf[start..start + len],
                         offset,
                         line: first_line,
                         col: first_col,
                         number: self.games,
+                        at: start,
                     }));
                 }
                 LexEnd::NeedMore => {
@@ -249,7 +324,9 @@ impl<R: Read> GameReader<R> {
                     }
                     // Lexing starts again from the game's first byte, so grow what is buffered
                     // geometrically: a long game costs linear time however small the reads.
-                    let target = (2 * (self.end - self.start)).max(CHUNK).min(self.max_game);
+                    let target = (2 * (self.end - self.start))
+                        .max(self.chunk())
+                        .min(self.max_game);
                     while self.end - self.start < target && self.fill()? {}
                 }
             }
@@ -299,6 +376,7 @@ impl<R: Read> GameReader<R> {
             line: first_line,
             col: first_col,
             number: self.games,
+            at: self.start,
         })
     }
 }
