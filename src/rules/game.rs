@@ -739,7 +739,7 @@ impl Replay<'_> {
                             }
                             let m = notation::ascii::plain_san(mv).ok_or(())?;
                             self.variation_follows = false;
-                            if !self.play(0, &m, span(start, mv_end)) {
+                            if !self.play::<false>(0, &m, span(start, mv_end)) {
                                 return Err(());
                             }
                             facts.has_move = true;
@@ -878,7 +878,7 @@ impl Replay<'_> {
                         line: span.line,
                         col: span.col + count_chars(&token[..usize::from(m.start)]),
                     };
-                    if !self.play(depth, m, sub) {
+                    if !self.play::<true>(depth, m, sub) {
                         self.observer.on_unplayed(self.token_index, depth);
                         break;
                     }
@@ -917,7 +917,15 @@ impl Replay<'_> {
     }
 
     /// Plays one read move on line `depth`. Returns false when the line breaks.
-    fn play(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+    ///
+    /// `ANY` is false for the fast path ([`Replay::run_plain`]): the main line, a move of
+    /// strict SAN, no observer and no variation. The compiler then leaves out what only other
+    /// moves need.
+    fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+        debug_assert!(
+            ANY || (depth == 0 && !self.keep_positions && !self.variation_follows),
+            "the fast path plays main-line moves only"
+        );
         let bytes = self.bytes;
         let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
         let line = &mut self.lines[depth];
@@ -928,8 +936,8 @@ impl Replay<'_> {
             }
         }
         let line = &mut self.lines[depth];
-        let is_main = line.main;
-        if let MovePattern::Null = m.pattern {
+        let is_main = !ANY || line.main;
+        if ANY && m.pattern == MovePattern::Null {
             return self.play_null(depth, span, label);
         }
         let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
@@ -968,7 +976,7 @@ impl Replay<'_> {
         // The position before the move is kept only when something needs it: a variation
         // that follows (it starts there) or an observer. Cloning it on every ply is the
         // single largest cost of a replay.
-        let keep_before = self.keep_positions || self.variation_follows;
+        let keep_before = ANY && (self.keep_positions || self.variation_follows);
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
         if is_main {
@@ -1000,7 +1008,7 @@ impl Replay<'_> {
         if m.check != actual {
             self.check_sign(m, actual, &token_text(), span, label);
         }
-        if let Some(before) = &self.lines[depth].before_last {
+        if let Some(before) = self.lines[depth].before_last.as_ref().filter(|_| ANY) {
             // Strict SAN as written (no lenient form, the right signs) is the canonical SAN.
             let text = &self.bytes[span.start as usize..span.end as usize];
             let full_origin = match m.pattern {
