@@ -198,8 +198,16 @@ pub fn elements<'a>(
     let mut out = Vec::with_capacity(lexed.tokens.len());
     let mut next_ply = 0;
     let mut skipping = 0usize;
+    // The game is checked as UTF-8 once (a word at a time), not token by token; a token's
+    // ends are ASCII, so they are character boundaries. A game with bytes that are not UTF-8
+    // is read token by token.
+    let whole = std::str::from_utf8(bytes).ok();
     let text = |span: crate::pgn::Span| -> &'a str {
-        std::str::from_utf8(&bytes[span.start as usize..span.end as usize]).unwrap_or("")
+        let range = span.start as usize..span.end as usize;
+        match whole.and_then(|w| w.get(range.clone())) {
+            Some(s) => s,
+            None => std::str::from_utf8(&bytes[range]).unwrap_or(""),
+        }
     };
     for (index, token) in lexed.tokens.iter().enumerate() {
         let first = next_ply;

@@ -1001,7 +1001,13 @@ fn move_number_dots(rest: &[u8]) -> (u8, usize) {
     (0, 0)
 }
 
-fn count_chars(s: &[u8]) -> u32 {
+/// Characters in UTF-8 text (bytes that do not continue a character): columns count them.
+#[inline]
+pub(crate) fn count_chars(s: &[u8]) -> u32 {
+    // Mostly ASCII, which `is_ascii` checks a word at a time.
+    if s.is_ascii() {
+        return s.len() as u32;
+    }
     s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
 }
 

@@ -12,7 +12,7 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::lexer::{move_number, DELIMITER};
+use crate::pgn::lexer::{count_chars, move_number, DELIMITER};
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{lex_game_at, GameResult, LexProblemKind, Lexed, MovetextStart, Span, TokenKind};
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
@@ -1593,10 +1593,6 @@ fn may_be_sign(token: &[u8]) -> bool {
         Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
         _ => false,
     }
-}
-
-fn count_chars(s: &[u8]) -> u32 {
-    s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
 }
 
 fn is_en_passant_mark(token: &[u8]) -> bool {
