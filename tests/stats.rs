@@ -244,6 +244,27 @@ fn openings_by_first_plies() {
     assert_eq!(rows.len(), 1 + 5);
 }
 
+/// Games that start plainly and then hold a variation, a lenient move or a line comment
+/// leave the fast replay part-way and are replayed again: their openings are read once.
+#[test]
+fn openings_of_games_replayed_again() {
+    let out = scratch("openings_again").join("openings.csv");
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/detours.pgn",
+        "--report",
+        "openings",
+        "--opening-plies",
+        "4",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = records(&out);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[1][..2], ["e4 e5 Nf3 Nc6", "3"]);
+}
+
 #[test]
 fn illegal_games_keep_their_result_and_are_flagged() {
     let dir = scratch("illegal");

@@ -13,12 +13,12 @@ use shakmaty::{san::San, Chess, Move};
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
-use crate::input::pipeline::{self, Game};
+use crate::input::pipeline::{self, Game, Lexing};
 use crate::notation::CheckClaim;
 use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
-use crate::rules::game::{check_game_with, CheckOptions, MoveObserver};
+use crate::rules::game::{check_game_lazy_with, CheckOptions, MoveObserver};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
@@ -267,6 +267,16 @@ impl MoveObserver for OpeningMoves {
     fn wants_positions(&self) -> bool {
         !self.stopped && self.count < self.wanted
     }
+
+    fn main_line_only(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self) {
+        self.moves.clear();
+        self.count = 0;
+        self.stopped = false;
+    }
 }
 
 /// What one game contributes to the reports, worked out on a worker thread.
@@ -292,7 +302,7 @@ fn game_facts(game: &mut Game<'_>, name: &str, opts: &CheckOptions, plies: usize
         count: 0,
         stopped: false,
     };
-    let report = check_game_with(game.bytes, lexed, opts, &mut opening);
+    let report = check_game_lazy_with(game.bytes, lexed, opts, &mut opening);
     let tag = |name: &str| lexed.tag(name).unwrap_or("");
     let optional = |name: &str| lexed.tag(name).map(str::to_owned);
     let elo = |name: &str| {
@@ -466,7 +476,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             Ok(())
         };
-        let read = pipeline::run(reader, jobs, work, sink);
+        // Tags only: the replay reads plain movetext from the bytes.
+        let read = pipeline::run_with(reader, jobs, Lexing::Tags, work, sink);
         if let Some(e) = spill_error.take() {
             return Err(anyhow::Error::new(e).context("cannot spill the statistics"));
         }

@@ -180,6 +180,17 @@ pub trait MoveObserver {
     /// The move of token `token` was illegal as written and replaced (`--repair`); the next
     /// `on_move` is the replacement. `written` is the move as written.
     fn on_repaired(&mut self, _token: usize, _written: &str) {}
+
+    /// Whether the observer looks at main-line moves only and never at token indices. A game
+    /// may then be replayed by the fast path of [`check_game_lazy_with`], which has no tokens
+    /// (it gives index 0).
+    fn main_line_only(&self) -> bool {
+        false
+    }
+
+    /// The replay starts again from the first move (the fast path gave the game up): forget
+    /// the moves seen so far.
+    fn restart(&mut self) {}
 }
 
 /// An observer that ignores everything.
@@ -190,6 +201,10 @@ impl MoveObserver for NoObserver {
 
     fn wants_positions(&self) -> bool {
         false
+    }
+
+    fn main_line_only(&self) -> bool {
+        true
     }
 }
 
@@ -215,25 +230,30 @@ pub fn check_game_with(
 /// legal; otherwise the game is lexed whole and checked the general way. The report is the
 /// same either way (debug builds check that on every game).
 pub fn check_game_lazy(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
+    check_game_lazy_with(bytes, lexed, opts, &mut NoObserver)
+}
+
+/// [`check_game_lazy`] reporting every replayed move to `observer`. The fast path is taken
+/// only for an observer of the main line ([`MoveObserver::main_line_only`]); when it gives
+/// up, the observer is told to [restart](MoveObserver::restart) before the general replay.
+pub fn check_game_lazy_with(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+) -> GameReport {
     let Some(movetext) = lexed.movetext else {
-        return check_game(bytes, lexed, opts);
+        return check_game_with(bytes, lexed, opts, observer);
     };
     // The fast path replays the movetext only: whatever came before it must be tags.
-    let plain = opts.lang.is_none_or(|l| l == notation::Lang::En)
+    let plain = observer.main_line_only()
+        && opts.lang.is_none_or(|l| l == notation::Lang::En)
         && lexed
             .tokens
             .iter()
             .all(|t| matches!(t.kind, TokenKind::Tag(_)));
     let fast = plain
-        .then(|| {
-            check(
-                bytes,
-                lexed,
-                opts,
-                &mut NoObserver,
-                Movetext::Plain(movetext),
-            )
-        })
+        .then(|| check(bytes, lexed, opts, observer, Movetext::Plain(movetext)))
         .flatten();
     #[cfg(debug_assertions)]
     if let Some(fast) = &fast {
@@ -245,7 +265,12 @@ pub fn check_game_lazy(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> Game
             String::from_utf8_lossy(bytes)
         );
     }
-    fast.unwrap_or_else(|| check_game(bytes, &lex_whole(bytes, movetext), opts))
+    fast.unwrap_or_else(|| {
+        if plain {
+            observer.restart();
+        }
+        check_game_with(bytes, &lex_whole(bytes, movetext), opts, observer)
+    })
 }
 
 /// A report with nothing found yet.
@@ -562,7 +587,8 @@ fn plural(n: u32) -> &'static str {
 struct Replay<'a> {
     bytes: &'a [u8],
     observer: &'a mut dyn MoveObserver,
-    /// The observer wants the position before each move.
+    /// The observer may want the position before a move (it is asked before each move only
+    /// when it wanted them at the start of the game).
     keep_positions: bool,
     /// Index of the token being replayed.
     token_index: usize,
@@ -739,7 +765,7 @@ impl Replay<'_> {
                             }
                             let m = notation::ascii::plain_san(mv).ok_or(())?;
                             self.variation_follows = false;
-                            if !self.play::<false>(0, &m, span(start, mv_end)) {
+                            if !self.play_main(&m, span(start, mv_end)) {
                                 return Err(());
                             }
                             facts.has_move = true;
@@ -770,6 +796,16 @@ impl Replay<'_> {
                 }
                 _ => return Err(()),
             }
+        }
+    }
+
+    /// Plays a main-line move of the fast path: without anything only other moves need, unless
+    /// the observer wants positions.
+    fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
+        if self.keep_positions {
+            self.play::<true>(0, m, span)
+        } else {
+            self.play::<false>(0, m, span)
         }
     }
 
@@ -976,7 +1012,8 @@ impl Replay<'_> {
         // The position before the move is kept only when something needs it: a variation
         // that follows (it starts there) or an observer. Cloning it on every ply is the
         // single largest cost of a replay.
-        let keep_before = ANY && (self.keep_positions || self.variation_follows);
+        let keep_before = ANY
+            && ((self.keep_positions && self.observer.wants_positions()) || self.variation_follows);
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
         if is_main {
