@@ -79,18 +79,7 @@ else
   bash ../shared/bench/make-inputs.sh "$inputs" >&2
 fi
 
-# head FILE MIB: the first MIB MiB of FILE cut at a game boundary, made once.
-head_of() {
-  local src=$1 mib=$2 dst=${1%.pgn}-head${2}.pgn
-  [ -s "$dst" ] || python3 - "$src" "$dst" "$mib" <<'PY'
-import sys
-src, dst, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = open(src, 'rb').read(mib << 20)
-cut = max(data.rfind(b'\n\n[Event '), data.rfind(b'\r\n\r\n[Event '))
-open(dst, 'wb').write(data[:cut].rstrip(b'\r\n') + b'\n\n')
-PY
-  echo "$dst"
-}
+. benches/head-of.sh
 
 # measure NAME FILE CMD...: best of $repeat runs; appends "name file bytes seconds rss_kib".
 rows=()

@@ -39,18 +39,7 @@ for f in lichess100 twic100 tcec150; do
   [ -s "$inputs/$f.pgn" ] || bash ../shared/bench/make-inputs.sh "$inputs" >&2
 done
 
-# cut SRC MIB: the first MIB MiB of SRC ending at a game boundary.
-cut_input() {
-  local src=$1 mib=$2 dst=${1%.pgn}-head${2}.pgn
-  [ -s "$dst" ] || python3 - "$src" "$dst" "$mib" <<'PY'
-import sys
-src, dst, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = open(src, 'rb').read(mib << 20)
-cut = max(data.rfind(b'\n\n[Event '), data.rfind(b'\r\n\r\n[Event '))
-open(dst, 'wb').write(data[:cut].rstrip(b'\r\n') + b'\n\n')
-PY
-  echo "$dst"
-}
+. benches/head-of.sh
 
 # count CMD...: instructions of one run.
 count() {
@@ -66,7 +55,7 @@ trap 'rm -rf "$scratch"' EXIT
 table="| input | MiB | validate | convert --to san | stats | pgn-reader replay | validate / pgn-reader |
 |---|---:|---:|---:|---:|---:|---:|"
 for spec in lichess100:1 twic100:1 tcec150:10; do
-  file=$(cut_input "$inputs/${spec%%:*}.pgn" "${spec##*:}")
+  file=$(head_of "$inputs/${spec%%:*}.pgn" "${spec##*:}")
   mib=$(stat -c %s "$file" | awk '{printf "%.3f", $1 / 1048576}')
   v=$(count "$pgnkit" validate -q -j 1 "$file")
   c=$(count "$pgnkit" convert -q --to san -j 1 -o "$scratch/out.pgn" "$file")

@@ -284,20 +284,28 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pgn::reader::Chunked;
 
-    fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
+    /// What `work` made of every game, in order.
+    fn collect<R: Read + Send, T: Send>(
+        reader: GameReader<R>,
+        jobs: usize,
+        lexing: Lexing,
+        work: impl Fn(&mut Game<'_>) -> T + Sync,
+    ) -> Vec<T> {
         let mut got = Vec::new();
-        run(
-            GameReader::new(input),
-            jobs,
-            |g: &mut Game<'_>| (g.number, g.lexed.tokens.len()),
-            |x| {
-                got.push(x);
-                Ok(())
-            },
-        )
+        run_with(reader, jobs, lexing, work, |x| {
+            got.push(x);
+            Ok(())
+        })
         .unwrap();
         got
+    }
+
+    fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
+        collect(GameReader::new(input), jobs, Lexing::Full, |g| {
+            (g.number, g.lexed.tokens.len())
+        })
     }
 
     #[test]
@@ -314,45 +322,23 @@ mod tests {
         assert_eq!(numbers(&input, 3), one);
     }
 
-    /// A source that returns at most `n` bytes a read, so that the reader refills (and, with
-    /// workers, retires its buffer) many times.
-    struct Trickle<'a>(&'a [u8], usize);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = self.0.len().min(buf.len()).min(self.1);
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
-    }
-
     /// Every game as the work saw it: number, place and bytes, and its problems.
     type Seen = (u64, u32, u32, u64, Vec<u8>, usize);
 
     fn seen(input: &[u8], read_size: usize, jobs: usize, lexing: Lexing) -> Vec<Seen> {
-        let mut got = Vec::new();
-        run_with(
-            GameReader::with_limit(Trickle(input, read_size), 1024),
-            jobs,
-            lexing,
-            |g: &mut Game<'_>| {
-                (
-                    g.number,
-                    g.line,
-                    g.col,
-                    g.offset,
-                    g.bytes.to_vec(),
-                    g.lexed.problems.len(),
-                )
-            },
-            |x| {
-                got.push(x);
-                Ok(())
-            },
-        )
-        .unwrap();
-        got
+        // Reads of `read_size` bytes make the reader refill (and retire its buffers) often.
+        let reader = GameReader::with_limit(Chunked(input, read_size), 1024);
+        collect(reader, jobs, lexing, |g| {
+            let bytes = g.bytes.to_vec();
+            (
+                g.number,
+                g.line,
+                g.col,
+                g.offset,
+                bytes,
+                g.lexed.problems.len(),
+            )
+        })
     }
 
     #[test]

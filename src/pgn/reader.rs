@@ -395,21 +395,24 @@ fn too_large(lexed: &mut Lexed, line: u32) {
     });
 }
 
+/// A source that returns at most `n` bytes a read, to force every refill path.
+#[cfg(test)]
+pub(crate) struct Chunked<'a>(pub &'a [u8], pub usize);
+
+#[cfg(test)]
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.len().min(buf.len()).min(self.1);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pgn::lexer::TokenKind;
-
-    /// A reader that returns at most `n` bytes a call, to force every refill path.
-    struct Chunked<'a>(&'a [u8], usize);
-    impl Read for Chunked<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = self.0.len().min(buf.len()).min(self.1);
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
-    }
 
     fn games(input: &[u8], limit: usize) -> Vec<(Vec<u8>, u32, usize, Vec<LexProblemKind>)> {
         let mut r = GameReader::with_limit(Chunked(input, 100), limit);
