@@ -225,21 +225,26 @@ fn initial_elo_sets_untagged_players() {
     );
 }
 
-#[test]
-fn openings_by_first_plies() {
-    let out = scratch("openings").join("openings.csv");
+/// The openings report of `file` keyed by its first `plies` plies (header first).
+fn openings(test: &str, file: &str, plies: &str) -> Vec<Vec<String>> {
+    let out = scratch(test).join("openings.csv");
     let o = pgnkit(&[
         "stats",
-        "testdata/stats/worked_example.pgn",
+        file,
         "--report",
         "openings",
         "--opening-plies",
-        "2",
+        plies,
         "-o",
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rows = records(&out);
+    records(&out)
+}
+
+#[test]
+fn openings_by_first_plies() {
+    let rows = openings("openings", "testdata/stats/worked_example.pgn", "2");
     assert_eq!(rows[1], ["e4 e5", "2", "2", "0", "0", "0", "100", "6.5"]);
     assert_eq!(rows.len(), 1 + 5);
 }
@@ -248,19 +253,7 @@ fn openings_by_first_plies() {
 /// leave the fast replay part-way and are replayed again: their openings are read once.
 #[test]
 fn openings_of_games_replayed_again() {
-    let out = scratch("openings_again").join("openings.csv");
-    let o = pgnkit(&[
-        "stats",
-        "testdata/stats/detours.pgn",
-        "--report",
-        "openings",
-        "--opening-plies",
-        "4",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rows = records(&out);
+    let rows = openings("openings_again", "testdata/stats/detours.pgn", "4");
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert_eq!(rows[1][..2], ["e4 e5 Nf3 Nc6", "3"]);
 }
