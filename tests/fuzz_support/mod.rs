@@ -13,7 +13,7 @@ use pgnkit::pgn::{
     book, lex_game, lex_game_tags, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind,
 };
 use pgnkit::rules::game::{
-    check_game, check_game_lazy, check_game_with, CheckOptions, MoveObserver,
+    check_game, check_game_lazy, check_game_lazy_with, check_game_with, CheckOptions, MoveObserver,
 };
 use pgnkit::rules::matcher::find_move;
 use shakmaty::{Chess, Move, Position};
@@ -343,6 +343,33 @@ pub fn check_round_trip(pos: &Chess, m: Move, k: usize) {
     assert_eq!(found, Ok(m), "{notation:?} {text:?} in {pos:?}");
 }
 
+/// An observer of the main line, as `stats` has one: what it saw of each main-line move.
+#[derive(Default)]
+struct MainLine {
+    moves: Vec<(Move, CheckClaim, bool)>,
+    unplayed: bool,
+}
+
+impl MoveObserver for MainLine {
+    fn on_move(&mut self, _: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim) {
+        if depth == 0 {
+            self.moves.push((mv, check, before.is_legal(mv)));
+        }
+    }
+
+    fn on_unplayed(&mut self, _: usize, depth: usize) {
+        self.unplayed |= depth == 0;
+    }
+
+    fn main_line_only(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self) {
+        *self = MainLine::default();
+    }
+}
+
 /// Replays every game (book header too) under a few option sets and checks the observer's
 /// view; reads every move token on its own.
 pub fn check_replay(game: &Game, salt: usize) {
@@ -367,6 +394,14 @@ pub fn check_replay(game: &Game, salt: usize) {
         if tags.movetext.is_some() && general.legal && general.plies > 0 {
             LAZY_CLEAN.fetch_add(1, Ordering::Relaxed);
         }
+        // An observer of the main line sees the same moves either way, once each, even when
+        // the fast path gives the game up part-way.
+        let (mut fast, mut slow) = (MainLine::default(), MainLine::default());
+        let lazy = check_game_lazy_with(&game.bytes, &tags, &opts, &mut fast);
+        let general = check_game_with(&game.bytes, &game.lexed, &opts, &mut slow);
+        assert_eq!(format!("{lazy:?}"), format!("{general:?}"));
+        assert_eq!(fast.moves, slow.moves, "main-line moves seen");
+        assert_eq!(fast.unplayed, slow.unplayed);
     }
     let mut moves = Vec::new();
     let mut null_moves = 0;
