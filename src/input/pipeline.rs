@@ -1,5 +1,5 @@
-//! The game pipeline: one thread splits the stream into games (lexing them), worker threads
-//! do the per-game work, and the caller receives the results in input order, so the output of
+//! The game pipeline: one thread splits the stream into games, worker threads lex them and do
+//! the per-game work, and the caller receives the results in input order, so the output of
 //! `--jobs N` is byte-identical to `--jobs 1`. Channels are bounded: memory stays flat.
 
 use std::collections::BTreeMap;
@@ -243,8 +243,9 @@ where
     })
 }
 
-/// Games handed to a worker at once: their bytes one after another in one buffer.
-#[derive(Debug, Default)]
+/// Games handed to a worker at once: a buffer the reader retired, and where each game lies
+/// in it.
+#[derive(Debug)]
 struct Batch {
     bytes: Vec<u8>,
     games: Vec<GamePlace>,

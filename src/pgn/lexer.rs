@@ -973,10 +973,9 @@ pub(crate) fn move_number(s: &[u8]) -> Option<(u32, u8, usize)> {
         return None;
     }
     let (dots, dot_bytes) = move_number_dots(&s[digits..]);
-    // `0000` (UCI null move) and `00` (castling in Chinese texts) are moves, and no move number
-    // is 0.
-    let zero = s[..digits].iter().all(|&d| d == b'0');
-    if !((digits == s.len() && !zero) || dot_bytes > 0) {
+    // Without dots: `0000` (UCI null move) and `00` (castling in Chinese texts) are moves, and
+    // no move number is 0.
+    if dot_bytes == 0 && (digits < s.len() || s[..digits].iter().all(|&d| d == b'0')) {
         return None;
     }
     let number = s[..digits]
@@ -1069,7 +1068,7 @@ pub fn looks_like_tag(s: &[u8]) -> bool {
     }
     let name = s[1..]
         .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .take_while(|&&c| TAG_NAME[usize::from(c)])
         .count();
     if name == 0 || !s[1].is_ascii_alphabetic() {
         return false;

@@ -342,21 +342,6 @@ fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
     }
 }
 
-/// A move number at the start of a symbol, as [`move_number`] reads it: the common
-/// `12.` and `12...` without a call, anything else through it.
-#[inline]
-fn plain_move_number(s: &[u8]) -> Option<(u32, u8, usize)> {
-    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
-    if digits == 0 || digits > 9 || s.get(digits) != Some(&b'.') {
-        return move_number(s);
-    }
-    let dots = s[digits..].iter().take_while(|&&c| c == b'.').count();
-    let number = s[..digits]
-        .iter()
-        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-    Some((number, if dots >= 2 { 3 } else { 1 }, digits + dots))
-}
-
 /// Bytes that end a symbol for the fast path: the lexer's delimiters, and any non-ASCII byte
 /// (which the fast path leaves to the lexer).
 static SYMBOL_END: [bool; 256] = {
@@ -771,7 +756,7 @@ impl Replay<'_> {
                             facts.has_move = true;
                             break;
                         }
-                        if let Some((number, dots, len)) = plain_move_number(s) {
+                        if let Some((number, dots, len)) = move_number(s) {
                             let next = start + len;
                             self.lines[0].pending_number = Some((number, dots, span(start, next)));
                             start = next;
@@ -963,7 +948,7 @@ impl Replay<'_> {
             "the fast path plays main-line moves only"
         );
         let bytes = self.bytes;
-        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let token_text = || span_text(bytes, span);
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
         if let Some((number, dots, nspan)) = line.pending_number.take() {
@@ -1101,7 +1086,7 @@ impl Replay<'_> {
     #[cold]
     fn play_null(&mut self, depth: usize, span: Span, label: (u32, bool)) -> bool {
         let bytes = self.bytes;
-        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
         let line = &mut self.lines[depth];
         if line.pos.is_check() {
@@ -1163,7 +1148,7 @@ impl Replay<'_> {
         label: (u32, bool),
     ) -> Option<(Move, matcher::MatchNotes)> {
         let bytes = self.bytes;
-        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let token_text = || span_text(bytes, span);
         let pos = &self.lines[depth].pos;
         let token = token_text();
         let suggestions = matcher::suggest(pos, m, &token);
@@ -1195,7 +1180,7 @@ impl Replay<'_> {
         err: MatchError,
     ) -> bool {
         let bytes = self.bytes;
-        let token_text = || String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize]);
+        let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
         if is_main {
             if let Some((term, _, _)) = &self.main.ended {
@@ -1273,9 +1258,9 @@ impl Replay<'_> {
         let hash = self.main.hash;
         // The history alternates the side to move (a null move or an irreversible move starts
         // it again), and the side to move is part of the hash: only every other entry, back
-        // from the current one, can be the same position.
-        // A position comes back four plies later at the soonest (each side must undo its
-        // move), so a third occurrence needs nine entries.
+        // from the current one, can be the same position. A position comes back four plies
+        // later at the soonest (each side must undo its move), so a third occurrence needs
+        // nine entries.
         let history = &self.main.history;
         let mut repeats = 0;
         if history.len() >= 9 {
@@ -1630,6 +1615,11 @@ fn may_be_sign(token: &[u8]) -> bool {
         Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
         _ => false,
     }
+}
+
+/// The text of a token, shown in a finding.
+fn span_text(bytes: &[u8], span: Span) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize])
 }
 
 fn is_en_passant_mark(token: &[u8]) -> bool {
