@@ -408,6 +408,58 @@ fn output_file_is_written_atomically() {
     assert_eq!(names(&dir), ["out.pgn"]);
 }
 
+/// `-o` onto something that is not a regular file writes into it: a named pipe stays a pipe
+/// (renaming a file over it would turn `/dev/null` into a file), and a symbolic link stays a
+/// link while the file it points to is replaced, keeping its permissions.
+#[cfg(unix)]
+#[test]
+fn output_into_a_pipe_or_through_a_link_keeps_it() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let dir = tempdir("special");
+    let expected = convert(&[CHINESE], None);
+
+    let fifo = dir.join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success());
+    // Held open for writing until pgnkit is done, so the reader sees the end of the pipe then,
+    // and does not hang if pgnkit never writes into it.
+    let keep = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = pgnkit(&["convert", CHINESE, "-o", fifo.to_str().unwrap()], None);
+    drop(keep);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(reader.join().unwrap(), expected);
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the pipe was replaced: {kind:?}");
+    std::fs::remove_file(&fifo).unwrap();
+
+    let real = dir.join("real.pgn");
+    std::fs::write(&real, "old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.join("link.pgn");
+    std::os::unix::fs::symlink("real.pgn", &link).unwrap();
+    let o = pgnkit(&["convert", CHINESE, "-o", link.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), expected);
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    assert_eq!(names(&dir), ["link.pgn", "real.pgn"]);
+
+    // A folder is refused before any work, and left as it was.
+    let o = pgnkit(&["convert", CHINESE, "-o", dir.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    assert_eq!(names(&dir), ["link.pgn", "real.pgn"]);
+}
+
 /// The examples of docs/notation.md: every table row `| `input` | `--to …` | `output` |` is
 /// run through the binary.
 #[test]

@@ -89,8 +89,8 @@ pub struct Args {
     #[arg(long)]
     pub fix_results: bool,
 
-    /// Write to this file (atomically: a temporary file renamed at the end) instead of
-    /// standard output.
+    /// Write to this file instead of standard output (a regular file atomically: a temporary
+    /// file renamed at the end; a device or pipe directly).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -292,6 +292,42 @@ struct AtomicFile {
     committed: bool,
 }
 
+/// Opens `-o FILE`. A regular file (or a new one) is written atomically, through a temporary
+/// file renamed over it at the end: the real file when `FILE` is a symbolic link, so the link
+/// stays, and with the old file's permissions. Anything else (`/dev/null`, a named pipe, a
+/// terminal) is opened and written directly: renaming over it would replace the device or pipe
+/// with a regular file.
+fn open_output(path: &Path) -> anyhow::Result<(Option<AtomicFile>, File)> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_file() => {
+            let target = fs::canonicalize(path)
+                .with_context(|| format!("cannot resolve {}", path.display()))?;
+            let (guard, file) = AtomicFile::create(&target)?;
+            // Best effort: a file system without permissions keeps the new file's.
+            let _ = file.set_permissions(meta.permissions());
+            Ok((Some(guard), file))
+        }
+        Ok(meta) if meta.is_dir() => anyhow::bail!("{} is a directory", path.display()),
+        Ok(_) => {
+            let file = File::options()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            Ok((None, file))
+        }
+        // A dangling symbolic link: writing through it creates its target.
+        Err(_) if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
+            let file =
+                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+            Ok((None, file))
+        }
+        Err(_) => {
+            let (guard, file) = AtomicFile::create(path)?;
+            Ok((Some(guard), file))
+        }
+    }
+}
+
 impl AtomicFile {
     fn create(target: &Path) -> anyhow::Result<(AtomicFile, File)> {
         let dir = match target.parent() {
@@ -348,8 +384,8 @@ impl Drop for AtomicFile {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let (atomic, out): (Option<AtomicFile>, Box<dyn Write>) = match &args.output {
         Some(path) => {
-            let (guard, file) = AtomicFile::create(path)?;
-            (Some(guard), Box::new(file))
+            let (guard, file) = open_output(path)?;
+            (guard, Box::new(file))
         }
         None => (None, Box::new(io::stdout().lock())),
     };
