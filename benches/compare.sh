@@ -4,6 +4,8 @@
 #   pgnkit       target/release/pgnkit validate -j 1 FILE (also -j 2 and a .zst copy unpinned,
 #                convert -j 1 and -j 2, stats)
 #   pgn-reader   examples/pgn_reader_replay.rs (pgn-reader + shakmaty, the Rust baseline)
+#   floor        examples/shakmaty_floor.rs: shakmaty alone on SAN parsed beforehand (resolve,
+#                play, detect check), the fastest any replay on this legality core can go
 #   pgn-extract  pgn-extract -r (Debian package; installed with apt-get when missing)
 #   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
 # Every tool is pinned to one core (taskset -c 0) and measured with GNU time -v: wall seconds,
@@ -62,11 +64,12 @@ py=""
 
 if [ "$build" = 1 ]; then
   section "build (release)"
-  cargo build --release --bin pgnkit --example pgn_reader_replay >&2
+  cargo build --release --bin pgnkit --example pgn_reader_replay --example shakmaty_floor >&2
 fi
 pgnkit=$target/release/pgnkit
 reader=$target/release/examples/pgn_reader_replay
-for bin in "$pgnkit" "$reader"; do
+floor=$target/release/examples/shakmaty_floor
+for bin in "$pgnkit" "$reader" "$floor"; do
   [ -x "$bin" ] || { echo "compare.sh: $bin is missing; run without --no-build" >&2; exit 2; }
 done
 
@@ -139,6 +142,16 @@ for name in "${only[@]}"; do
   fi
 done
 
+# The legality core's floor: shakmaty alone, timed inside the program on moves parsed beforehand.
+section "legality-core floor (one core)"
+floors=()
+for name in "${only[@]}"; do
+  file=$inputs/$name.pgn
+  line=$(taskset -c 0 "$floor" "$file" 3)
+  echo "$line" >&2
+  floors+=("$(basename "$file") $(echo "$line" | sed -E 's/.*to_move\+play ([0-9.]+) MiB\/s, to_move\+play\+is_check ([0-9.]+) MiB\/s/\1 \2/')")
+done
+
 # Ratios between two pgnkit runs (-j 2 over -j 1, .zst over plain) drift with this VM's
 # speed from one minute to the next, so they are also measured in pairs run back to back and
 # reported as the median of the pairs' ratios, with the lowest and highest.
@@ -203,14 +216,25 @@ table=$(printf '%s\n' "${rows[@]}" | awk '
     }
   }')
 
+floor_table=$( { printf '%s\n' "${rows[@]}" | awk '$1 == "pgnkit" { f = $2; sub(/.*\//, "", f); printf "run %s %.6f\n", f, $3 / 1048576 / $4 }'
+  printf 'floor %s\n' "${floors[@]}"; } | awk '
+  BEGIN { print "| file | floor: resolve + play, MiB/s | floor + check detection, MiB/s | pgnkit validate -j 1, MiB/s | pgnkit / floor with checks |"
+          print "|---|---:|---:|---:|---:|" }
+  $1 == "run" { run[$2] = $3 }
+  $1 == "floor" { order[++n] = $2; a[$2] = $3; b[$2] = $4 }
+  END { for (i = 1; i <= n; i++) { f = order[i]
+    printf "| %s | %.1f | %.1f | %.1f | %.2f |\n", f, a[f], b[f], run[f], (b[f] > 0 ? run[f] / b[f] : 0) } }')
+
 section "results"
 echo "pgnkit $("$pgnkit" --version 2>/dev/null || echo '(no --version)'); $(nproc) cores;" \
   "$(date -u +%Y-%m-%dT%H:%MZ)"
 echo "$table"
 echo
+echo "$floor_table"
+echo
 echo "$pair_table"
 if [ -n "$out" ]; then
   { echo "pgnkit $(git rev-parse --short HEAD) $(date -u +%Y-%m-%dT%H:%MZ)"; echo; echo "$table"
-    echo; echo "$pair_table"; } >"$out"
+    echo; echo "$floor_table"; echo; echo "$pair_table"; } >"$out"
   echo "table written to $out" >&2
 fi
