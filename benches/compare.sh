@@ -10,7 +10,7 @@
 #   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
 # Every tool is pinned to one core (taskset -c 0) and measured with GNU time -v: wall seconds,
 # MiB/s of input, peak RSS. The -j 2 speed-ups and the .zst / plain throughput are also
-# measured in back-to-back pairs (median of at least 5 pairs), which this VM's drifting speed
+# measured in back-to-back pairs (median of at least 9 pairs), which this VM's drifting speed
 # does not skew. "x pgnkit" is the tool's time per MiB over pgnkit's on the same
 # input (2.0 = takes twice as long as pgnkit; below 1 = faster than pgnkit).
 #
@@ -155,12 +155,14 @@ done
 # Ratios between two pgnkit runs (-j 2 over -j 1, .zst over plain) drift with this VM's
 # speed from one minute to the next, so they are also measured in pairs run back to back and
 # reported as the median of the pairs' ratios, with the lowest and highest.
-wall() { # CMD...: wall seconds of one run
-  local log status=0
-  log=$(mktemp)
-  /usr/bin/time -f %e -o "$log" "$@" >/dev/null 2>/dev/null || status=$?
-  [ "$status" -le 1 ] || { echo "compare.sh: $* failed (exit $status)" >&2; rm -f "$log"; return 1; }
-  tail -1 "$log"; rm -f "$log"
+wall() { # CMD...: wall seconds of one run, to the microsecond (GNU time's %e has 10 ms steps,
+  # a twentieth of a TCEC run with two jobs)
+  local start end status=0
+  start=$EPOCHREALTIME
+  "$@" >/dev/null 2>/dev/null || status=$?
+  end=$EPOCHREALTIME
+  [ "$status" -le 1 ] || { echo "compare.sh: $* failed (exit $status)" >&2; return 1; }
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f\n", e - s }'
 }
 pairs=()
 paired() { # NAME FILE A-ARGS... -- B-ARGS...: median of time(A) / time(B) over the pairs
@@ -181,7 +183,7 @@ paired() { # NAME FILE A-ARGS... -- B-ARGS...: median of time(A) / time(B) over 
     printf "%.2f %.2f %.2f %d", m, v[1], v[NR], NR }')")
   printf '%-30s %-16s %s\n' "$name" "$(basename "$file")" "$(echo "$sorted" | tr '\n' ' ')" >&2
 }
-pair_runs=$(( repeat > 5 ? repeat : 5 ))
+pair_runs=$(( repeat > 9 ? repeat : 9 ))
 section "pairs (-j 1 then -j 2, plain then .zst; $pair_runs pairs each)"
 for name in "${only[@]}"; do
   file=$inputs/$name.pgn
