@@ -968,31 +968,43 @@ impl Lexer<'_> {
 /// its number, its dots as [`TokenKind::MoveNumber`] counts them, and its length in bytes.
 #[inline]
 pub(crate) fn move_number(s: &[u8]) -> Option<(u32, u8, usize)> {
-    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    // One pass over the digits, keeping the value of the first nine.
+    let mut digits = 0;
+    let mut number = 0u32;
+    while let Some(&d) = s.get(digits) {
+        if !d.is_ascii_digit() {
+            break;
+        }
+        if digits < 9 {
+            number = number * 10 + u32::from(d - b'0');
+        }
+        digits += 1;
+    }
     if digits == 0 {
         return None;
     }
-    let (dots, dot_bytes) = move_number_dots(&s[digits..]);
+    let rest = &s[digits..];
+    let (dots, dot_bytes) = match rest.first() {
+        Some(b'.') => {
+            let n = rest.iter().take_while(|&&c| c == b'.').count();
+            (if n >= 2 { 3 } else { 1 }, n)
+        }
+        // The other dots are not ASCII.
+        Some(&c) if c >= 0x80 => non_ascii_dots(rest),
+        _ => (0, 0),
+    };
     // Without dots: `0000` (UCI null move) and `00` (castling in Chinese texts) are moves, and
     // no move number is 0.
     if dot_bytes == 0 && (digits < s.len() || s[..digits].iter().all(|&d| d == b'0')) {
         return None;
     }
-    let number = s[..digits]
-        .iter()
-        .take(9)
-        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
     Some((number, dots, digits + dot_bytes))
 }
 
-/// Dots after a move number: `.` (1), `...` (3), `…` (3), `、` and full-width `．` (1).
+/// Dots after a move number that are not ASCII: `…` (3), `、` and full-width `．` or `。` (1).
 /// Returns (dots meaning, bytes used).
-fn move_number_dots(rest: &[u8]) -> (u8, usize) {
-    let dots = rest.iter().take_while(|&&c| c == b'.').count();
-    if dots > 0 {
-        return (if dots >= 2 { 3 } else { 1 }, dots);
-    }
-    for (pat, meaning) in [("…", 3u8), ("...", 3), ("、", 1), ("．", 1), ("。", 1)] {
+fn non_ascii_dots(rest: &[u8]) -> (u8, usize) {
+    for (pat, meaning) in [("…", 3u8), ("、", 1), ("．", 1), ("。", 1)] {
         if rest.starts_with(pat.as_bytes()) {
             return (meaning, pat.len());
         }
@@ -1091,4 +1103,35 @@ pub fn escape_invalid(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::move_number;
+
+    #[test]
+    fn move_numbers_and_their_dots() {
+        let cases: [(&str, Option<(u32, u8, usize)>); 16] = [
+            ("12.", Some((12, 1, 3))),
+            ("12...", Some((12, 3, 5))),
+            ("12..", Some((12, 3, 4))),
+            ("12.e4", Some((12, 1, 3))),
+            ("12…", Some((12, 3, 5))),
+            ("3、", Some((3, 1, 4))),
+            ("3．", Some((3, 1, 4))),
+            ("3。", Some((3, 1, 4))),
+            ("12", Some((12, 0, 2))),
+            ("0.", Some((0, 1, 2))),
+            ("1234567890.", Some((123_456_789, 1, 11))),
+            // Without dots: a move (`0000`, `00`), or a symbol that is not a number.
+            ("0", None),
+            ("0000", None),
+            ("12e4", None),
+            ("e4", None),
+            ("", None),
+        ];
+        for (s, expected) in cases {
+            assert_eq!(move_number(s.as_bytes()), expected, "{s:?}");
+        }
+    }
 }

@@ -402,7 +402,8 @@ fn check(
         findings: &mut report.findings,
         main: MainState {
             hash: start.zobrist_hash(EnPassantMode::Legal),
-            history: Vec::new(),
+            // Cleared at every capture and pawn move: rarely longer than this.
+            history: Vec::with_capacity(32),
             plies: 0,
             ended: None,
             moves_after_end: 0,
@@ -411,7 +412,7 @@ fn check(
             fifty_ply: None,
             perpetual_check: false,
         },
-        lines: Vec::new(),
+        lines: Vec::with_capacity(4),
         skipped_depth: 0,
         read_buf: Vec::with_capacity(2),
         result_token: None,
