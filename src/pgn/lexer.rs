@@ -1111,7 +1111,9 @@ mod tests {
 
     #[test]
     fn move_numbers_and_their_dots() {
-        let cases: [(&str, Option<(u32, u8, usize)>); 16] = [
+        // (symbol, (number, dots, bytes used)).
+        type Case = (&'static str, Option<(u32, u8, usize)>);
+        let cases: [Case; 16] = [
             ("12.", Some((12, 1, 3))),
             ("12...", Some((12, 3, 5))),
             ("12..", Some((12, 3, 4))),
