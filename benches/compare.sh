@@ -4,8 +4,8 @@
 #   pgnkit       target/release/pgnkit validate -j 1 FILE (also -j 2 and a .zst copy unpinned,
 #                convert -j 1 and -j 2, stats)
 #   pgn-reader   examples/pgn_reader_replay.rs (pgn-reader + shakmaty, the Rust baseline)
-#   floor        examples/shakmaty_floor.rs: shakmaty alone on SAN parsed beforehand (resolve,
-#                play, detect check), the fastest any replay on this legality core can go
+#   floor        examples/shakmaty_floor.rs: the legality core alone on moves parsed beforehand
+#                (shakmaty's San::to_move, and pgnkit's matcher, each with play and checks)
 #   pgn-extract  pgn-extract -r (Debian package; installed with apt-get when missing)
 #   python-chess benches/python_chess_replay.py (chess.pgn.read_game on every game)
 # Every tool is pinned to one core (taskset -c 0) and measured with GNU time -v: wall seconds,
@@ -149,7 +149,7 @@ for name in "${only[@]}"; do
   file=$inputs/$name.pgn
   line=$(taskset -c 0 "$floor" "$file" 3)
   echo "$line" >&2
-  floors+=("$(basename "$file") $(echo "$line" | sed -E 's/.*to_move\+play ([0-9.]+) MiB\/s, to_move\+play\+is_check ([0-9.]+) MiB\/s/\1 \2/')")
+  floors+=("$(basename "$file") $(echo "$line" | sed -E 's/.*to_move\+play ([0-9.]+) MiB\/s, to_move\+play\+is_check ([0-9.]+) MiB\/s, pgnkit-matcher\+play\+checkers ([0-9.]+) MiB\/s/\1 \2 \3/')")
 done
 
 # Ratios between two pgnkit runs (-j 2 over -j 1, .zst over plain) drift with this VM's
@@ -220,12 +220,12 @@ table=$(printf '%s\n' "${rows[@]}" | awk '
 
 floor_table=$( { printf '%s\n' "${rows[@]}" | awk '$1 == "pgnkit" { f = $2; sub(/.*\//, "", f); printf "run %s %.6f\n", f, $3 / 1048576 / $4 }'
   printf 'floor %s\n' "${floors[@]}"; } | awk '
-  BEGIN { print "| file | floor: resolve + play, MiB/s | floor + check detection, MiB/s | pgnkit validate -j 1, MiB/s | pgnkit / floor with checks |"
-          print "|---|---:|---:|---:|---:|" }
+  BEGIN { print "| file | shakmaty San::to_move + play, MiB/s | the same + is_check, MiB/s | pgnkit matcher + play + checkers, MiB/s | pgnkit validate -j 1, MiB/s | validate / pgnkit core |"
+          print "|---|---:|---:|---:|---:|---:|" }
   $1 == "run" { run[$2] = $3 }
-  $1 == "floor" { order[++n] = $2; a[$2] = $3; b[$2] = $4 }
+  $1 == "floor" { order[++n] = $2; a[$2] = $3; b[$2] = $4; c[$2] = $5 }
   END { for (i = 1; i <= n; i++) { f = order[i]
-    printf "| %s | %.1f | %.1f | %.1f | %.2f |\n", f, a[f], b[f], run[f], (b[f] > 0 ? run[f] / b[f] : 0) } }')
+    printf "| %s | %.1f | %.1f | %.1f | %.1f | %.2f |\n", f, a[f], b[f], c[f], run[f], (c[f] > 0 ? run[f] / c[f] : 0) } }')
 
 section "results"
 echo "pgnkit $("$pgnkit" --version 2>/dev/null || echo '(no --version)'); $(nproc) cores;" \

@@ -1,20 +1,25 @@
-//! The floor of the legality core: how fast shakmaty alone replays a file's main lines.
+//! The floor of the legality core: how fast a file's main lines replay with nothing else done.
 //!
-//! Every validator built on shakmaty does at least this for each move: resolve its SAN against
-//! the position (`San::to_move`), play it, and ask whether it gives check (a `+` or a missing
-//! `+` is checked by pgnkit). This program first reads the file with pgn-reader and keeps each
-//! game's parsed SAN moves in memory (not timed), then times only that core work, several
+//! Every validator built on shakmaty does at least this for each move: resolve the written
+//! move against the position, play it, and find whether it gives check (pgnkit checks every
+//! `+`, and every missing one). This program first reads the file with pgn-reader and keeps
+//! each game's parsed moves in memory (not timed), then times only that core work, several
 //! rounds, and reports it as MiB of the file per second. No reader, no tags, no comments, no
-//! repetition, no result: a validator cannot be faster than this on the same machine, whatever
-//! its reader does, unless it replaces the legality core.
+//! repetition, no result. Three cores are timed:
+//! - shakmaty's own `San::to_move` and `play_unchecked`;
+//! - the same and `is_check` after each move;
+//! - pgnkit's matcher (`rules::matcher::find_move_with`, which reuses the pieces giving check
+//!   found after the move before) with `play_unchecked` and `checkers`: what `pgnkit validate`
+//!   does per move before any of its other work.
 //!
 //! Usage: `cargo run --release --example shakmaty_floor -- FILE [ROUNDS]`
-//! Prints: file MiB, games, plies, and the best round's MiB/s for `to_move + play` and for
-//! `to_move + play + is_check`.
+//! Prints: file MiB, games, plies, and the best round's MiB/s for each core.
 
 use std::{env, fs::File, hint::black_box, io, ops::ControlFlow, process, time::Instant};
 
 use pgn_reader::{Reader, SanPlus, Skip, Visitor};
+use pgnkit::notation::{ascii, ReadMove};
+use pgnkit::rules::matcher::find_move_with;
 use shakmaty::{san::San, Chess, Position};
 
 /// Collects the SAN moves of every standard game that starts from the initial position.
@@ -67,6 +72,28 @@ impl Visitor for Collect {
     }
 }
 
+/// Replays every game with pgnkit's matcher up to its first illegal move; returns the plies
+/// played.
+fn replay_pgnkit(games: &[Vec<ReadMove>]) -> u64 {
+    let mut plies = 0;
+    let mut checks_seen = 0u64;
+    for moves in games {
+        let mut pos = Chess::default();
+        let mut checkers = pos.checkers();
+        for m in moves {
+            let Ok((mv, _)) = find_move_with(&pos, m, checkers) else {
+                break;
+            };
+            pos.play_unchecked(mv);
+            checkers = pos.checkers();
+            plies += 1;
+            checks_seen += u64::from(checkers.any());
+        }
+    }
+    black_box(checks_seen);
+    plies
+}
+
 /// Replays every game up to its first illegal move; returns the plies played.
 fn replay(games: &[Vec<San>], checks: bool) -> u64 {
     let mut plies = 0;
@@ -98,22 +125,45 @@ fn main() -> io::Result<()> {
     let mut collect = Collect::default();
     while reader.read_game(&mut collect)?.is_some() {}
     let games = collect.games;
+    // The same moves as pgnkit reads them (from their SAN, as written in strict files).
+    let read: Vec<Vec<ReadMove>> = games
+        .iter()
+        .map(|moves| {
+            moves
+                .iter()
+                .map_while(|san| ascii::read(san.to_string().as_bytes()).ok())
+                .collect()
+        })
+        .collect();
 
-    let mut best = [f64::INFINITY; 2];
-    let mut plies = 0;
+    let mut best = [f64::INFINITY; 3];
+    let mut plies = [0; 3];
     for _ in 0..rounds {
-        for (k, checks) in [false, true].into_iter().enumerate() {
+        for k in 0..3 {
             let start = Instant::now();
-            plies = replay(black_box(&games), checks);
+            plies[k] = match k {
+                0 => replay(black_box(&games), false),
+                1 => replay(black_box(&games), true),
+                _ => replay_pgnkit(black_box(&read)),
+            };
             best[k] = best[k].min(start.elapsed().as_secs_f64());
         }
     }
+    if plies[2] != plies[0] {
+        eprintln!(
+            "shakmaty_floor: pgnkit's matcher played {} plies, shakmaty {}",
+            plies[2], plies[0]
+        );
+        process::exit(1);
+    }
     println!(
-        "{path}: {mib:.1} MiB, {} games, {plies} plies; to_move+play {:.1} MiB/s, \
-         to_move+play+is_check {:.1} MiB/s",
+        "{path}: {mib:.1} MiB, {} games, {} plies; to_move+play {:.1} MiB/s, \
+         to_move+play+is_check {:.1} MiB/s, pgnkit-matcher+play+checkers {:.1} MiB/s",
         games.len(),
+        plies[0],
         mib / best[0],
         mib / best[1],
+        mib / best[2],
     );
     Ok(())
 }
