@@ -1,8 +1,10 @@
 //! `pgnkit validate` run as a user runs it: exit codes, output formats, rejects, bad input.
 
+use std::path::Path;
+
 mod common;
 
-use common::{pgnkit, stdout};
+use common::{pgnkit, stderr, stdout};
 
 #[test]
 fn clean_file_exits_0() {
@@ -129,6 +131,67 @@ fn rejects_keep_bad_games_byte_for_byte() {
     let source = std::fs::read_to_string("testdata/validate/two-games.pgn").unwrap();
     let second = &source[source.find("[Event \"Bad\"]").unwrap()..];
     assert_eq!(written.trim_end(), second.trim_end());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An output that is also an input is refused before anything is written: opening it would
+/// empty the input before its games are read (and the rejects would be read back). A new
+/// rejects file in a folder being read is not read in the same run.
+#[test]
+fn an_input_is_never_an_output() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-input-as-output");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let games = dir.join("games.pgn");
+    std::fs::write(&games, &source).unwrap();
+    let link = dir.join("link.pgn");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("games.pgn", &link).unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(&games, &link).unwrap();
+    let games_arg = games.to_str().unwrap();
+    let refused = [
+        vec!["validate", games_arg, "--rejects", games_arg],
+        #[cfg(unix)]
+        vec!["validate", games_arg, "--rejects", link.to_str().unwrap()],
+        vec!["convert", games_arg, "--rejects", games_arg],
+        vec!["stats", games_arg, "--partial", games_arg],
+        vec!["stats", games_arg, "--report", "games", "-o", games_arg],
+    ];
+    for args in refused {
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is also an input"), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read(&games).unwrap(),
+            source,
+            "{args:?} touched the input"
+        );
+    }
+
+    // In a folder: the new rejects file is made after the inputs are listed.
+    std::fs::remove_file(&link).unwrap();
+    let rejects = dir.join("rejects.pgn");
+    let dir_arg = dir.to_str().unwrap();
+    let rejects_arg = rejects.to_str().unwrap();
+    let o = pgnkit(&["validate", "-q", dir_arg, "--rejects", rejects_arg], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let second = &source[source
+        .windows(13)
+        .position(|w| w == b"[Event \"Bad\"]")
+        .unwrap()..];
+    assert_eq!(
+        std::fs::read(&rejects).unwrap().trim_ascii_end(),
+        second.trim_ascii_end()
+    );
+    // Run again, the rejects file is one of the folder's inputs.
+    let o = pgnkit(&["validate", "-q", dir_arg, "--rejects", rejects_arg], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&rejects).unwrap().trim_ascii_end(),
+        second.trim_ascii_end()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

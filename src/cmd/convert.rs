@@ -428,6 +428,12 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
     );
     let jobs = crate::input::jobs(args.jobs);
+    let forced =
+        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
+    // The inputs are listed before the rejects file is created: a new one is never read. (An
+    // input given as `-o` is fine: it is replaced only once it has been read.)
+    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], &sources)?;
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     if args.format == FormatArg::Csv {
         let mut w = csv::Writer::from_writer(&mut *out);
@@ -441,9 +447,6 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
     };
     let started = Instant::now();
     let mut totals = Totals::default();
-    let forced =
-        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
-    let (sources, failed_dirs) = crate::input::sources(&args.files);
     totals.failed_inputs += failed_dirs;
     for source in &sources {
         let name = source.name();

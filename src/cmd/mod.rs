@@ -8,7 +8,61 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
+
+use crate::input::open::Source;
+
+/// Refuses an output file that is also one of the inputs (the same file, by whatever path):
+/// opening it for writing would empty it before its games are read, and `--rejects` would
+/// read back what it writes. `outputs` pairs each output's option with its path. An output
+/// that does not exist yet, or is not a regular file (`/dev/null`, a pipe), is no input.
+///
+/// # Errors
+///
+/// When an output is an input; the message names both.
+pub(crate) fn refuse_inputs_as_outputs(
+    outputs: &[(&str, Option<&Path>)],
+    sources: &[Source],
+) -> anyhow::Result<()> {
+    for &(option, path) in outputs {
+        let Some(path) = path else { continue };
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        for source in sources {
+            if let Source::File(input) = source {
+                if same_file(input, path) {
+                    bail!(
+                        "{option} {} is also an input ({}): writing it would destroy its games \
+                         before they are read; write to another file",
+                        path.display(),
+                        input.display()
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file (hard links and symbolic links included).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+}
 
 /// Opens the `--rejects` file, when one was asked for.
 ///

@@ -385,6 +385,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if output.out.is_none() && output.report.is_none() && args.partial.is_none() {
         bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
     }
+    // The inputs are listed before any output is created: a new one is never read.
+    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    super::refuse_inputs_as_outputs(
+        &[
+            ("--partial", args.partial.as_deref()),
+            ("-o", output.output.as_deref()),
+        ],
+        &sources,
+    )?;
     let started = Instant::now();
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
@@ -420,7 +429,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut failed_inputs = 0usize;
     let mut bytes = 0u64;
     let jobs = crate::input::jobs(args.jobs);
-    let (sources, failed_dirs) = crate::input::sources(&args.files);
     failed_inputs += failed_dirs;
     for source in &sources {
         let name = source.name();

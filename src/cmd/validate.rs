@@ -169,14 +169,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         w.write_record(report::CSV_HEADER)?;
         w.flush()?;
     }
+    let encoding =
+        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
+    // The inputs are listed before the rejects file is created: a new one is never read.
+    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], &sources)?;
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
 
     let started = Instant::now();
     let mut totals = Totals::default();
     let jobs = crate::input::jobs(args.jobs);
-    let encoding =
-        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
-    let (sources, failed_dirs) = crate::input::sources(&args.files);
     totals.failed_inputs += failed_dirs;
     // The size is known when every input is an uncompressed file; otherwise no estimate.
     let total = sources.iter().try_fold(0u64, |acc, s| match s {
