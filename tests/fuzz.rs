@@ -427,6 +427,12 @@ fn generated_inputs() {
         "no legal game went through the replay's fast path entry: its property tested nothing"
     );
     eprintln!("{lazy} legal games checked through the replay's fast path entry");
+    let open = fuzz_support::OPEN_GAMES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        cases < 20 || open > 0,
+        "no game's end was found by the replay with one job: that property tested nothing"
+    );
+    eprintln!("{open} games whose end the replay found with one job");
 }
 
 /// Replays every file of the corpus directories; returns how many there were.
@@ -537,6 +543,15 @@ const SPLIT_PIECES: &[&str] = &[
     "\x0c",
 ];
 
+/// With one job the replay ends a plain game at its result token, in the reader's buffer.
+/// A read that stops right after `1-0` must not end the game there: more bytes can make the
+/// token another symbol (`1-0x` is no result), as here.
+#[test]
+fn one_job_never_ends_a_game_at_a_result_cut_by_a_read() {
+    let input = b"[Event \"a\"]\n\n1. e4 e5 1-0x 0-1\n\n[Event \"b\"]\n\n1. d4 1-0 *\n";
+    fuzz_support::check_pipeline_cuts(input, input.len());
+}
+
 /// The reader thread's fast split against full lexing, on inputs stitched from the pieces
 /// that decide where games end: both must find the same games.
 #[test]
@@ -563,6 +578,12 @@ fn split_fast_path_agrees_with_lexing() {
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let games = fuzz_support::read_games(&input, 4096, None);
             fuzz_support::check_split(&input, &games);
+            // Reads of every size on some inputs; the two usual sizes on the rest.
+            if case % 8 == 0 {
+                fuzz_support::check_pipeline_cuts(&input, 48);
+            } else {
+                fuzz_support::check_pipeline(&input);
+            }
         }));
         if outcome.is_err() {
             failures.push(format!(

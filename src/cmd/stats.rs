@@ -18,7 +18,7 @@ use crate::notation::CheckClaim;
 use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
-use crate::rules::game::{check_game_lazy_with, CheckOptions, MoveObserver};
+use crate::rules::game::{check_game_lazy_with, check_game_open_with, CheckOptions, MoveObserver};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
@@ -293,16 +293,34 @@ struct GameFacts {
 }
 
 /// Replays one game and collects its facts (runs on a worker thread).
-fn game_facts(game: &mut Game<'_>, name: &str, opts: &CheckOptions, plies: usize) -> GameFacts {
-    crate::pgn::book::extract_header(game.bytes, game.lexed);
-    let lexed = &game.lexed;
+/// The facts of one game. `None` only for a game whose end is not known ([`Game::open`])
+/// and that the fast path cannot read whole.
+fn game_facts(
+    game: &mut Game<'_>,
+    name: &str,
+    opts: &CheckOptions,
+    plies: usize,
+) -> Option<GameFacts> {
     let mut opening = OpeningMoves {
         wanted: plies,
         moves: String::new(),
         count: 0,
         stopped: false,
     };
-    let report = check_game_lazy_with(game.bytes, lexed, opts, &mut opening);
+    let report = match game.open {
+        Some(eof) => {
+            let (report, len) =
+                check_game_open_with(game.bytes, eof, game.lexed, opts, &mut opening)?;
+            game.bytes = &game.bytes[..len];
+            game.open = None;
+            report
+        }
+        None => {
+            crate::pgn::book::extract_header(game.bytes, game.lexed);
+            check_game_lazy_with(game.bytes, game.lexed, opts, &mut opening)
+        }
+    };
+    let lexed = &game.lexed;
     let tag = |name: &str| lexed.tag(name).unwrap_or("");
     let optional = |name: &str| lexed.tag(name).map(str::to_owned);
     let elo = |name: &str| {
@@ -330,7 +348,7 @@ fn game_facts(game: &mut Game<'_>, name: &str, opts: &CheckOptions, plies: usize
             .unwrap_or("?")
             .to_owned()
     };
-    GameFacts {
+    Some(GameFacts {
         opening: opening_key,
         score: Score::from_pgn(result),
         date,
@@ -369,7 +387,7 @@ fn game_facts(game: &mut Game<'_>, name: &str, opts: &CheckOptions, plies: usize
             warnings: report.count(Severity::Warning) as u32,
             first_error: first_error.unwrap_or("").into(),
         },
-    }
+    })
 }
 
 /// Runs `pgnkit stats` (or `pgnkit stats merge`).

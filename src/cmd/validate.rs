@@ -16,7 +16,7 @@ use crate::input::progress::Progress;
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
-use crate::rules::game::{check_game_lazy, CheckOptions};
+use crate::rules::game::{check_game_lazy, check_game_open_with, CheckOptions, NoObserver};
 
 /// Check PGN files: legal moves (variations, FEN starts and Chess960 included), results by
 /// rule, tags and syntax.
@@ -310,7 +310,8 @@ struct GameOutput {
     end_offset: u64,
 }
 
-/// Checks one game and renders its diagnostics (runs on a worker thread).
+/// Checks one game and renders its diagnostics (runs on a worker thread). `None` only for a
+/// game whose end is not known ([`Game::open`]) and that the fast path cannot read whole.
 fn check_one(
     game: &mut Game<'_>,
     file: &str,
@@ -318,9 +319,20 @@ fn check_one(
     format: Format,
     render: &RenderOptions,
     args: &Args,
-) -> GameOutput {
-    crate::pgn::book::extract_header(game.bytes, game.lexed);
-    let report = check_game_lazy(game.bytes, game.lexed, opts);
+) -> Option<GameOutput> {
+    let report = match game.open {
+        Some(eof) => {
+            let (report, len) =
+                check_game_open_with(game.bytes, eof, game.lexed, opts, &mut NoObserver)?;
+            game.bytes = &game.bytes[..len];
+            game.open = None;
+            report
+        }
+        None => {
+            crate::pgn::book::extract_header(game.bytes, game.lexed);
+            check_game_lazy(game.bytes, game.lexed, opts)
+        }
+    };
     let mut out = GameOutput {
         text: Vec::new(),
         errors: report.count(Severity::Error) as u64,
@@ -331,7 +343,7 @@ fn check_one(
     };
     let records = args.game_records && format == Format::Json;
     if report.findings.is_empty() && !records {
-        return out;
+        return Some(out);
     }
     let ctx = GameContext {
         file,
@@ -368,7 +380,7 @@ fn check_one(
     if out.errors > 0 && args.rejects.is_some() {
         out.reject = Some(game.bytes.to_vec());
     }
-    out
+    Some(out)
 }
 
 fn s(n: u64) -> &'static str {

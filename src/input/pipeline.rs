@@ -10,7 +10,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, lex_game_tags, GameReader, Lexed};
+use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed};
 
 /// One game as the per-game work sees it: its bytes exactly as read (where the reader or a
 /// batch holds them: never copied for the work) and its lexing.
@@ -26,6 +26,12 @@ pub struct Game<'a> {
     pub col: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
+    /// `Some(eof)` when the game's end is not known yet: `bytes` run on past it (to the end
+    /// of the reader's buffer; `eof` when nothing follows). Only with [`Lexing::Tags`] and
+    /// one job. Work that can find the end itself (a replay's fast path stops at the result)
+    /// shortens `bytes` to the game and sets this to `None`; otherwise it returns `None` and
+    /// is given the game again, found the usual way.
+    pub open: Option<bool>,
 }
 
 /// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
@@ -53,7 +59,7 @@ where
     W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    run_with(reader, jobs, Lexing::Full, work, sink)
+    run_with(reader, jobs, Lexing::Full, |game| Some(work(game)), sink)
 }
 
 /// How much of each game is lexed before `work` sees it.
@@ -66,7 +72,9 @@ pub enum Lexing {
     Tags,
 }
 
-/// Like [`run`], lexing each game as `lexing` says.
+/// Like [`run`], lexing each game as `lexing` says. `work` returns `None` only for a game
+/// whose end it was asked to find ([`Game::open`]) and could not; any other game must give
+/// `Some` (a `None` for it is treated as a bug: the game is given again, then skipped).
 ///
 /// # Errors
 ///
@@ -81,7 +89,7 @@ pub fn run_with<R, T, W, S>(
 where
     R: Read + Send,
     T: Send,
-    W: Fn(&mut Game<'_>) -> T + Sync,
+    W: Fn(&mut Game<'_>) -> Option<T> + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
     let lex = |game: &mut Game<'_>| match lexing {
@@ -96,10 +104,40 @@ where
         reader.set_split_only(split);
         let mut lexed = Lexed::default();
         let mut tags = Lexed::default();
-        while let Some(raw) = reader.next_game(&mut lexed)? {
+        loop {
             if interrupted() {
                 break;
             }
+            if split {
+                // First the work finds where the game ends, where it can (the replay's fast
+                // path ends a plain game at its result): the stream is then read once, with
+                // no split pass before the replay. Otherwise the game is read the usual way.
+                let Some(peeked) = reader.peek_next()? else {
+                    break;
+                };
+                let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
+                if lex_game_tags_open(peeked.bytes, eof, line, col, &mut tags) {
+                    let mut game = Game {
+                        bytes: peeked.bytes,
+                        lexed: &mut tags,
+                        number: peeked.number,
+                        line,
+                        col,
+                        offset: peeked.offset,
+                        open: Some(eof),
+                    };
+                    if let Some(done) = work(&mut game) {
+                        let len = game.bytes.len();
+                        if game.open.is_none() && reader.take_peeked(len) {
+                            sink(done)?;
+                            continue;
+                        }
+                    }
+                }
+            }
+            let Some(raw) = reader.next_game(&mut lexed)? else {
+                break;
+            };
             // The game is read where the reader holds it. An oversized game (no bytes) has
             // only the reader's report.
             let lex_here = split && !raw.bytes.is_empty();
@@ -110,11 +148,16 @@ where
                 line: raw.line,
                 col: raw.col,
                 offset: raw.offset,
+                open: None,
             };
             if lex_here {
                 lex(&mut game);
             }
-            sink(work(&mut game))?;
+            let done = work(&mut game);
+            debug_assert!(done.is_some(), "no result for a whole game");
+            if let Some(done) = done {
+                sink(done)?;
+            }
         }
         return Ok(reader.bytes_read());
     }
@@ -145,7 +188,7 @@ where
                     let results: Vec<T> = batch
                         .games
                         .iter_mut()
-                        .map(|place| {
+                        .filter_map(|place| {
                             // Only an oversized game's report travels from the reader.
                             let mut oversized = place.oversized.take().map(|l| *l);
                             let oversized_game = oversized.is_some();
@@ -157,6 +200,7 @@ where
                                 line: place.line,
                                 col: place.col,
                                 offset: place.offset,
+                                open: None,
                             };
                             if lex_here {
                                 // The reader only split the stream; lexing is the workers' job.
@@ -164,7 +208,9 @@ where
                             } else if !oversized_game {
                                 game.lexed.clear();
                             }
-                            work(&mut game)
+                            let done = work(&mut game);
+                            debug_assert!(done.is_some(), "no result for a whole game");
+                            done
                         })
                         .collect();
                     // A buffer that grew for a huge game is not kept.
@@ -292,7 +338,7 @@ mod tests {
         reader: GameReader<R>,
         jobs: usize,
         lexing: Lexing,
-        work: impl Fn(&mut Game<'_>) -> T + Sync,
+        work: impl Fn(&mut Game<'_>) -> Option<T> + Sync,
     ) -> Vec<T> {
         let mut got = Vec::new();
         run_with(reader, jobs, lexing, work, |x| {
@@ -305,7 +351,7 @@ mod tests {
 
     fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
         collect(GameReader::new(input), jobs, Lexing::Full, |g| {
-            (g.number, g.lexed.tokens.len())
+            Some((g.number, g.lexed.tokens.len()))
         })
     }
 
@@ -330,15 +376,28 @@ mod tests {
         // Reads of `read_size` bytes make the reader refill (and retire its buffers) often.
         let reader = GameReader::with_limit(Chunked(input, read_size), 1024);
         collect(reader, jobs, lexing, |g| {
+            if let Some(eof) = g.open {
+                // A game whose end is not known yet: found here as the lexer finds it, but
+                // every third one is declined, to be given again found the usual way.
+                if g.number % 3 == 0 {
+                    return None;
+                }
+                let mut lexed = Lexed::default();
+                match crate::pgn::lex_game_mode(g.bytes, eof, g.line, g.col, false, &mut lexed) {
+                    crate::pgn::LexEnd::Complete(len) => g.bytes = &g.bytes[..len],
+                    crate::pgn::LexEnd::NeedMore => return None,
+                }
+                g.open = None;
+            }
             let bytes = g.bytes.to_vec();
-            (
+            Some((
                 g.number,
                 g.line,
                 g.col,
                 g.offset,
                 bytes,
                 g.lexed.problems.len(),
-            )
+            ))
         })
     }
 

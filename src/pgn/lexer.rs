@@ -275,6 +275,30 @@ pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lex
     }
 }
 
+/// [`lex_game_tags`] on bytes that hold a game from its first byte and may run on past it (a
+/// reader's buffer, where the game's end is not known yet; `eof` when nothing follows).
+/// Returns true when the game has tags and its movetext starts within the bytes: `out` then
+/// holds what [`lex_game_tags`] gives on the game's exact bytes. False otherwise (no tags, no
+/// movetext, or the bytes end first); `out` is then of no use.
+pub fn lex_game_tags_open(
+    data: &[u8],
+    eof: bool,
+    first_line: u32,
+    first_col: u32,
+    out: &mut Lexed,
+) -> bool {
+    let mut lx = Lexer::new(data, eof, (first_line, first_col), true, out);
+    lx.tags_only = true;
+    lx.run();
+    match out.movetext.as_mut() {
+        Some(m) => {
+            m.first_line = first_line;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
 /// are found (no tokens): the cheap pass that splits a stream into games for parallel work.
 pub fn lex_game_mode(

@@ -41,6 +41,23 @@ pub struct RawGame<'a> {
     pub at: usize,
 }
 
+/// What [`GameReader::peek_next`] shows: the next game's bytes and more.
+#[derive(Debug)]
+pub struct Peeked<'a> {
+    /// From the game's first byte to the end of what is buffered.
+    pub bytes: &'a [u8],
+    /// Nothing follows `bytes` in the stream.
+    pub eof: bool,
+    /// Byte offset of the game in the stream.
+    pub offset: u64,
+    /// Line (1-based) of the game's first byte.
+    pub line: u32,
+    /// Column (1-based, in characters) of the game's first byte.
+    pub col: u32,
+    /// The game's number in the stream (1-based), once taken.
+    pub number: u64,
+}
+
 /// Splits a byte stream into games.
 pub struct GameReader<R> {
     inner: R,
@@ -331,6 +348,57 @@ impl<R: Read> GameReader<R> {
                 }
             }
         }
+    }
+
+    /// The bytes from the next game's first byte to the end of what is buffered, for a caller
+    /// that finds where the game ends itself and then takes it with
+    /// [`GameReader::take_peeked`] (or reads it with [`GameReader::next_game`] after all).
+    /// `None` at the end of the stream.
+    ///
+    /// # Errors
+    ///
+    /// Only errors of the underlying reader.
+    pub fn peek_next(&mut self) -> io::Result<Option<Peeked<'_>>> {
+        self.skip_space()?;
+        if self.start == self.end && !self.fill()? {
+            return Ok(None);
+        }
+        Ok(Some(Peeked {
+            bytes: &self.buf[self.start..self.end],
+            eof: self.eof,
+            offset: self.offset,
+            line: self.line,
+            col: self.col,
+            number: self.games + 1,
+        }))
+    }
+
+    /// Takes the next game as the first `len` bytes of what [`GameReader::peek_next`] showed,
+    /// where the caller found it ends. False (and nothing taken) when `len` is not a game's
+    /// length here: none of the bytes, more than are buffered, or over the size limit.
+    pub fn take_peeked(&mut self, len: usize) -> bool {
+        if len == 0 || len > self.end - self.start || len > self.max_game {
+            return false;
+        }
+        let bytes = &self.buf[self.start..self.start + len];
+        // The line of the game's last byte (a game never ends with its line break).
+        let end_line = self.line + memchr_iter(b'\n', bytes).count() as u32;
+        #[cfg(debug_assertions)]
+        {
+            let data = &self.buf[self.start..self.end];
+            let mut lexed = Lexed::default();
+            let lexer = lex_game_mode(data, self.eof, self.line, self.col, false, &mut lexed);
+            assert_eq!(
+                (lexer, lexed.end_line.max(self.line)),
+                (LexEnd::Complete(len), end_line),
+                "a game taken whole ends where the lexer ends it: {:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+        self.consume(len, end_line);
+        self.games += 1;
+        self.lent = true;
+        true
     }
 
     /// Skips a game larger than the limit up to the next line that looks like a tag pair.

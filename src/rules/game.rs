@@ -221,7 +221,8 @@ pub fn check_game_with(
     observer: &mut dyn MoveObserver,
 ) -> GameReport {
     // With tokens the check always finishes: only the fast path gives up.
-    check(bytes, lexed, opts, observer, Movetext::Tokens).unwrap_or_else(|| new_report(lexed))
+    check(bytes, lexed, opts, observer, Movetext::Tokens)
+        .map_or_else(|| new_report(lexed), |(report, _)| report)
 }
 
 /// Checks a game lexed by [`crate::pgn::lex_game_tags`]: the tags as tokens, the movetext
@@ -254,7 +255,8 @@ pub fn check_game_lazy_with(
             .all(|t| matches!(t.kind, TokenKind::Tag(_)));
     let fast = plain
         .then(|| check(bytes, lexed, opts, observer, Movetext::Plain(movetext)))
-        .flatten();
+        .flatten()
+        .map(|(report, _)| report);
     #[cfg(debug_assertions)]
     if let Some(fast) = &fast {
         let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
@@ -271,6 +273,50 @@ pub fn check_game_lazy_with(
         }
         check_game_with(bytes, &lex_whole(bytes, movetext), opts, observer)
     })
+}
+
+/// The fast path of [`check_game_lazy_with`] on a game whose end is not known yet: `rest`
+/// holds the game from its first byte and runs on past it (to the end of a reader's buffer;
+/// `eof` when nothing follows), and `lexed` has its tags, from
+/// [`crate::pgn::lex_game_tags_open`]. A plain movetext ends with its result token, so the
+/// replay finds where the game ends: returns the report and the game's length, the same
+/// report [`check_game_lazy_with`] gives on exactly those bytes. `None` when the fast path
+/// gives up: the caller then finds the game's end the usual way and checks it so; an
+/// observer has then seen moves and is told to [restart](MoveObserver::restart).
+pub fn check_game_open_with(
+    rest: &[u8],
+    eof: bool,
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+) -> Option<(GameReport, usize)> {
+    let movetext = lexed.movetext?;
+    let plain = observer.main_line_only()
+        && opts.lang.is_none_or(|l| l == notation::Lang::En)
+        && lexed
+            .tokens
+            .iter()
+            .all(|t| matches!(t.kind, TokenKind::Tag(_)));
+    if !plain {
+        return None;
+    }
+    let Some((report, len)) = check(rest, lexed, opts, observer, Movetext::Open(movetext, eof))
+    else {
+        observer.restart();
+        return None;
+    };
+    #[cfg(debug_assertions)]
+    {
+        let bytes = &rest[..len];
+        let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
+        assert_eq!(
+            format!("{report:?}"),
+            format!("{general:?}"),
+            "the replay's open fast path differs from the general one on {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    Some((report, len))
 }
 
 /// A report with nothing found yet.
@@ -312,6 +358,19 @@ enum Movetext {
     Tokens,
     /// The bytes from this place on, read by the fast path.
     Plain(MovetextStart),
+    /// Like `Plain`, but the bytes run on past the game (to the end of a reader's buffer):
+    /// the game ends with its result token. `eof`: nothing follows the bytes.
+    Open(MovetextStart, bool),
+}
+
+impl Movetext {
+    /// Where the fast path starts, if it reads this movetext.
+    fn plain(self) -> Option<MovetextStart> {
+        match self {
+            Movetext::Tokens => None,
+            Movetext::Plain(at) | Movetext::Open(at, _) => Some(at),
+        }
+    }
 }
 
 /// Lines and columns of the fast path's spans, found after the replay. The fast path gives
@@ -359,17 +418,20 @@ struct MovetextFacts {
     has_move: bool,
     /// The (last) result token.
     result_span: Option<Span>,
+    /// Where the game ends in the bytes.
+    end: usize,
 }
 
-/// The check of one game. `None` when the fast path met something it leaves to the general
-/// one (only with [`Movetext::Plain`]).
+/// The check of one game, and where the game ends in `bytes` (their length unless the
+/// movetext is [`Movetext::Open`]). `None` when the fast path met something it leaves to the
+/// general one (only with [`Movetext::Plain`] or [`Movetext::Open`]).
 fn check(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
     observer: &mut dyn MoveObserver,
     movetext: Movetext,
-) -> Option<GameReport> {
+) -> Option<(GameReport, usize)> {
     let mut report = new_report(lexed);
     lex_findings(lexed, &mut report.findings);
     if lexed
@@ -378,18 +440,21 @@ fn check(
         .any(|p| p.kind == LexProblemKind::GameTooLarge)
     {
         report.legal = false;
-        return Some(report);
+        return match movetext {
+            Movetext::Open(..) => None,
+            _ => Some((report, bytes.len())),
+        };
     }
     tag_findings(lexed, &mut report.findings);
 
     let start = match start_position(lexed, &mut report) {
         Some(pos) => pos,
-        None if matches!(movetext, Movetext::Plain(_)) => return None,
+        None if movetext.plain().is_some() => return None,
         None => {
             // Without a start position no move can be replayed; a game without moves has
             // nothing illegal in it.
             report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
-            return Some(report);
+            return Some((report, bytes.len()));
         }
     };
     let mut replay = Replay {
@@ -446,9 +511,11 @@ fn check(
                     .rev()
                     .find(|t| matches!(t.kind, TokenKind::Result { .. }))
                     .map(|t| t.span),
+                end: bytes.len(),
             }
         }
-        Movetext::Plain(at) => replay.run_plain(at).ok()?,
+        Movetext::Plain(at) => replay.run_plain(at, None).ok()?,
+        Movetext::Open(at, eof) => replay.run_plain(at, Some(eof)).ok()?,
     };
     let Replay {
         main,
@@ -548,7 +615,7 @@ fn check(
         opts,
         &mut report,
     );
-    if let Movetext::Plain(at) = movetext {
+    if let Some(at) = movetext.plain() {
         let mut spans: Vec<&mut Span> = report
             .findings
             .iter_mut()
@@ -556,10 +623,10 @@ fn check(
             .filter(|s| s.line == UNPLACED)
             .collect();
         if !spans.is_empty() {
-            place_spans(bytes, at, &mut spans);
+            place_spans(&bytes[..facts.end], at, &mut spans);
         }
     }
-    Some(report)
+    Some((report, facts.end))
 }
 
 fn plural(n: u32) -> &'static str {
@@ -675,12 +742,17 @@ impl Replay<'_> {
     /// bytes with the places the lexer would give (line, and column in characters). Anything
     /// else, and any move that cannot be played, gives up (`Err`): the game is then replayed
     /// the general way from the start. What it accepts, the lexer reads without a problem.
-    fn run_plain(&mut self, at: MovetextStart) -> Result<MovetextFacts, ()> {
+    ///
+    /// With `open` (`Some(eof)`) the bytes run on past the game: it ends with its result
+    /// token, which must not touch the end of the bytes unless `eof` (more bytes could make
+    /// it another symbol).
+    fn run_plain(&mut self, at: MovetextStart, open: Option<bool>) -> Result<MovetextFacts, ()> {
         let bytes = self.bytes;
         let n = bytes.len();
         let mut facts = MovetextFacts {
             has_move: false,
             result_span: None,
+            end: n,
         };
         // Spans get their line and column only if they end up in the report (`place_spans`).
         let span = |start: usize, end: usize| Span {
@@ -770,9 +842,19 @@ impl Replay<'_> {
                             b"*" => GameResult::Unknown,
                             _ => return Err(()),
                         };
-                        // The result ends the game: nothing may follow it.
-                        if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-                            return Err(());
+                        match open {
+                            // The result ends the game: nothing may follow it.
+                            None => {
+                                if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+                                    return Err(());
+                                }
+                            }
+                            Some(eof) => {
+                                if end == n && !eof {
+                                    return Err(());
+                                }
+                                facts.end = end;
+                            }
                         }
                         self.result_token = Some(result);
                         facts.result_span = Some(span(start, end));
@@ -2275,7 +2357,7 @@ mod tests {
         lex_game_tags(bytes, 1, 1, &mut tags);
         let at = tags.movetext.expect("the game has tags and movetext");
         let opts = CheckOptions::default();
-        let fast = check(bytes, &tags, &opts, &mut NoObserver, Movetext::Plain(at));
+        let fast = check(bytes, &tags, &opts, &mut NoObserver, Movetext::Plain(at)).map(|r| r.0);
         (fast, check_game(bytes, &lex_whole(bytes, at), &opts))
     }
 

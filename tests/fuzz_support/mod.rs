@@ -7,13 +7,15 @@
 
 use std::io::{self, Read};
 
+use pgnkit::input::pipeline::{self, Lexing};
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
 use pgnkit::pgn::{
     book, lex_game, lex_game_tags, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind,
 };
 use pgnkit::rules::game::{
-    check_game, check_game_lazy, check_game_lazy_with, check_game_with, CheckOptions, MoveObserver,
+    check_game, check_game_lazy, check_game_lazy_with, check_game_open_with, check_game_with,
+    CheckOptions, MoveObserver, NoObserver,
 };
 use pgnkit::rules::matcher::find_move;
 use shakmaty::{Chess, Move, Position};
@@ -492,6 +494,83 @@ pub fn check_split(input: &[u8], games: &[Game]) {
     }
 }
 
+/// Games whose end the replay found with one job (the open fast path), over all inputs
+/// checked: the property below is only worth something when this is not zero.
+pub static OPEN_GAMES: AtomicUsize = AtomicUsize::new(0);
+
+/// Each game as `validate`'s work sees it through the pipeline: number, offset, line, column,
+/// length and report. With one job the replay finds where plain games end in the reader's
+/// buffer; with more the reader splits the stream first.
+pub fn pipeline_reports(
+    input: &[u8],
+    chunk: usize,
+    jobs: usize,
+) -> Vec<(u64, u64, u32, u32, usize, String)> {
+    let opts = CheckOptions::default();
+    let mut seen = Vec::new();
+    pipeline::run_with(
+        GameReader::new(Chunked::new(input, chunk)),
+        jobs,
+        Lexing::Tags,
+        |g| {
+            let report = match g.open {
+                Some(eof) => {
+                    let (report, len) =
+                        check_game_open_with(g.bytes, eof, g.lexed, &opts, &mut NoObserver)?;
+                    g.bytes = &g.bytes[..len];
+                    g.open = None;
+                    OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
+                    report
+                }
+                None => {
+                    book::extract_header(g.bytes, g.lexed);
+                    check_game_lazy(g.bytes, g.lexed, &opts)
+                }
+            };
+            Some((
+                g.number,
+                g.offset,
+                g.line,
+                g.col,
+                g.bytes.len(),
+                format!("{report:?}"),
+            ))
+        },
+        |game| {
+            seen.push(game);
+            Ok(())
+        },
+    )
+    .expect("reading a slice never fails");
+    seen
+}
+
+/// `--jobs 1` (the replay finds where plain games end) and `--jobs 2` (the reader splits)
+/// must see the same games with the same reports, however the input arrives.
+pub fn check_pipeline(input: &[u8]) {
+    let two = pipeline_reports(input, 4096, 2);
+    for chunk in [4096, 5] {
+        assert_eq!(
+            pipeline_reports(input, chunk, 1),
+            two,
+            "one job ({chunk} bytes at a time) sees other games or reports than two"
+        );
+    }
+}
+
+/// [`check_pipeline`] with reads of every size from 1 to `max` bytes: a read can end right
+/// after any byte of a game (its result, say), where the first look at the game stops.
+pub fn check_pipeline_cuts(input: &[u8], max: usize) {
+    let two = pipeline_reports(input, 4096, 2);
+    for chunk in 1..=max.min(input.len()) {
+        assert_eq!(
+            pipeline_reports(input, chunk, 1),
+            two,
+            "one job ({chunk} bytes at a time) sees other games or reports than two"
+        );
+    }
+}
+
 /// Everything that must hold for `input`.
 pub fn check_input(input: &[u8], salt: usize) {
     let games = read_games(input, 4096, None);
@@ -513,6 +592,7 @@ pub fn check_input(input: &[u8], salt: usize) {
         }
     }
     check_split(input, &games);
+    check_pipeline(input);
     check_coverage(input, &games);
     for game in &games {
         check_lexed(game);
