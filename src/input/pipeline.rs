@@ -1,6 +1,8 @@
 //! The game pipeline: one thread splits the stream into games, worker threads lex them and do
 //! the per-game work, and the caller receives the results in input order, so the output of
-//! `--jobs N` is byte-identical to `--jobs 1`. Channels are bounded: memory stays flat.
+//! `--jobs N` is byte-identical to `--jobs 1`. Channels are bounded: memory stays flat. With
+//! one job and [`Lexing::Tags`], the work is first asked to find where the next game ends
+//! itself ([`Game::open`]), which saves the split; the results are the same.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
