@@ -11,6 +11,33 @@ use std::path::Path;
 use anyhow::{bail, Context};
 
 use crate::input::open::Source;
+use crate::input::pipeline::Game;
+use crate::rules::game::{
+    check_game_lazy_with, check_game_open_with, CheckOptions, GameReport, MoveObserver,
+};
+
+/// Checks a game of the pipeline (lexed to its tags), telling `observer` its moves. A game
+/// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
+/// end: `game.bytes` is then cut to the game. `None` when it cannot (the pipeline gives the
+/// game again, found the usual way).
+pub(crate) fn check_pipeline_game(
+    game: &mut Game<'_>,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+) -> Option<GameReport> {
+    Some(match game.open {
+        Some(eof) => {
+            let (report, len) = check_game_open_with(game.bytes, eof, game.lexed, opts, observer)?;
+            game.bytes = &game.bytes[..len];
+            game.open = None;
+            report
+        }
+        None => {
+            crate::pgn::book::extract_header(game.bytes, game.lexed);
+            check_game_lazy_with(game.bytes, game.lexed, opts, observer)
+        }
+    })
+}
 
 /// Refuses an output file that is also one of the inputs (the same file, by whatever path):
 /// opening it for writing would empty it before its games are read, and `--rejects` would

@@ -18,7 +18,7 @@ use crate::notation::CheckClaim;
 use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
-use crate::rules::game::{check_game_lazy_with, check_game_open_with, CheckOptions, MoveObserver};
+use crate::rules::game::{CheckOptions, MoveObserver};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
@@ -307,19 +307,7 @@ fn game_facts(
         count: 0,
         stopped: false,
     };
-    let report = match game.open {
-        Some(eof) => {
-            let (report, len) =
-                check_game_open_with(game.bytes, eof, game.lexed, opts, &mut opening)?;
-            game.bytes = &game.bytes[..len];
-            game.open = None;
-            report
-        }
-        None => {
-            crate::pgn::book::extract_header(game.bytes, game.lexed);
-            check_game_lazy_with(game.bytes, game.lexed, opts, &mut opening)
-        }
-    };
+    let report = super::check_pipeline_game(game, opts, &mut opening)?;
     let lexed = &game.lexed;
     let tag = |name: &str| lexed.tag(name).unwrap_or("");
     let optional = |name: &str| lexed.tag(name).map(str::to_owned);

@@ -16,7 +16,7 @@ use crate::input::progress::Progress;
 use crate::pgn::GameReader;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
-use crate::rules::game::{check_game_lazy, check_game_open_with, CheckOptions, NoObserver};
+use crate::rules::game::{CheckOptions, NoObserver};
 
 /// Check PGN files: legal moves (variations, FEN starts and Chess960 included), results by
 /// rule, tags and syntax.
@@ -320,19 +320,7 @@ fn check_one(
     render: &RenderOptions,
     args: &Args,
 ) -> Option<GameOutput> {
-    let report = match game.open {
-        Some(eof) => {
-            let (report, len) =
-                check_game_open_with(game.bytes, eof, game.lexed, opts, &mut NoObserver)?;
-            game.bytes = &game.bytes[..len];
-            game.open = None;
-            report
-        }
-        None => {
-            crate::pgn::book::extract_header(game.bytes, game.lexed);
-            check_game_lazy(game.bytes, game.lexed, opts)
-        }
-    };
+    let report = super::check_pipeline_game(game, opts, &mut NoObserver)?;
     let mut out = GameOutput {
         text: Vec::new(),
         errors: report.count(Severity::Error) as u64,

@@ -246,26 +246,14 @@ pub fn check_game_lazy_with(
     let Some(movetext) = lexed.movetext else {
         return check_game_with(bytes, lexed, opts, observer);
     };
-    // The fast path replays the movetext only: whatever came before it must be tags.
-    let plain = observer.main_line_only()
-        && opts.lang.is_none_or(|l| l == notation::Lang::En)
-        && lexed
-            .tokens
-            .iter()
-            .all(|t| matches!(t.kind, TokenKind::Tag(_)));
+    let plain = fast_path_fits(lexed, opts, observer);
     let fast = plain
         .then(|| check(bytes, lexed, opts, observer, Movetext::Plain(movetext)))
         .flatten()
         .map(|(report, _)| report);
     #[cfg(debug_assertions)]
     if let Some(fast) = &fast {
-        let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
-        assert_eq!(
-            format!("{fast:?}"),
-            format!("{general:?}"),
-            "the replay's fast path differs from the general one on {:?}",
-            String::from_utf8_lossy(bytes)
-        );
+        assert_general_agrees(fast, bytes, movetext, opts);
     }
     fast.unwrap_or_else(|| {
         if plain {
@@ -291,13 +279,7 @@ pub fn check_game_open_with(
     observer: &mut dyn MoveObserver,
 ) -> Option<(GameReport, usize)> {
     let movetext = lexed.movetext?;
-    let plain = observer.main_line_only()
-        && opts.lang.is_none_or(|l| l == notation::Lang::En)
-        && lexed
-            .tokens
-            .iter()
-            .all(|t| matches!(t.kind, TokenKind::Tag(_)));
-    if !plain {
+    if !fast_path_fits(lexed, opts, observer) {
         return None;
     }
     let Some((report, len)) = check(rest, lexed, opts, observer, Movetext::Open(movetext, eof))
@@ -306,17 +288,36 @@ pub fn check_game_open_with(
         return None;
     };
     #[cfg(debug_assertions)]
-    {
-        let bytes = &rest[..len];
-        let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
-        assert_eq!(
-            format!("{report:?}"),
-            format!("{general:?}"),
-            "the replay's open fast path differs from the general one on {:?}",
-            String::from_utf8_lossy(bytes)
-        );
-    }
+    assert_general_agrees(&report, &rest[..len], movetext, opts);
     Some((report, len))
+}
+
+/// Whether the fast path may replay this game: the observer follows the main line only, the
+/// moves are in English SAN, and whatever comes before the movetext is tags.
+fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions, observer: &dyn MoveObserver) -> bool {
+    observer.main_line_only()
+        && opts.lang.is_none_or(|l| l == notation::Lang::En)
+        && lexed
+            .tokens
+            .iter()
+            .all(|t| matches!(t.kind, TokenKind::Tag(_)))
+}
+
+/// Debug builds: the fast path's report on `bytes` is the general path's.
+#[cfg(debug_assertions)]
+fn assert_general_agrees(
+    fast: &GameReport,
+    bytes: &[u8],
+    movetext: MovetextStart,
+    opts: &CheckOptions,
+) {
+    let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
+    assert_eq!(
+        format!("{fast:?}"),
+        format!("{general:?}"),
+        "the replay's fast path differs from the general one on {:?}",
+        String::from_utf8_lossy(bytes)
+    );
 }
 
 /// A report with nothing found yet.
