@@ -13,13 +13,14 @@ use anyhow::{bail, Context};
 use crate::input::open::Source;
 use crate::input::pipeline::Game;
 use crate::rules::game::{
-    check_game_lazy_with, check_game_open_with, CheckOptions, GameReport, MoveObserver,
+    check_game_general_with, check_game_lazy_with, check_game_open_with, CheckOptions, GameReport,
+    MoveObserver,
 };
 
 /// Checks a game of the pipeline (lexed to its tags), telling `observer` its moves. A game
 /// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
 /// end: `game.bytes` is then cut to the game. `None` when it cannot (the pipeline gives the
-/// game again, found the usual way).
+/// game again, found the usual way, and it then goes straight to the general path).
 pub(crate) fn check_pipeline_game(
     game: &mut Game<'_>,
     opts: &CheckOptions,
@@ -32,6 +33,8 @@ pub(crate) fn check_pipeline_game(
             game.open = None;
             report
         }
+        // Seen open before: the fast path gave up on it then.
+        None if game.again => check_game_general_with(game.bytes, game.lexed, opts, observer),
         None => {
             crate::pgn::book::extract_header(game.bytes, game.lexed);
             check_game_lazy_with(game.bytes, game.lexed, opts, observer)

@@ -34,6 +34,9 @@ pub struct Game<'a> {
     /// shortens `bytes` to the game and sets this to `None`; otherwise it returns `None` and
     /// is given the game again, found the usual way.
     pub open: Option<bool>,
+    /// The work was given this game before, open, and returned `None`: what it tried then
+    /// (and gave up on) need not be tried again.
+    pub again: bool,
 }
 
 /// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
@@ -75,8 +78,8 @@ pub enum Lexing {
 }
 
 /// Like [`run`], lexing each game as `lexing` says. `work` returns `None` only for a game
-/// whose end it was asked to find ([`Game::open`]) and could not; any other game must give
-/// `Some` (a `None` for it is treated as a bug: the game is given again, then skipped).
+/// whose end it was asked to find ([`Game::open`]) and could not: the game is then given
+/// again, whole ([`Game::again`]). Any other game must give `Some` (debug builds assert it).
 ///
 /// # Errors
 ///
@@ -110,6 +113,7 @@ where
             if interrupted() {
                 break;
             }
+            let mut again = false;
             if split {
                 // First the work finds where the game ends, where it can (the replay's fast
                 // path ends a plain game at its result): the stream is then read once, with
@@ -127,13 +131,18 @@ where
                         col,
                         offset: peeked.offset,
                         open: Some(eof),
+                        again: false,
                     };
-                    if let Some(done) = work(&mut game) {
-                        let len = game.bytes.len();
-                        if game.open.is_none() && reader.take_peeked(len) {
-                            sink(done)?;
-                            continue;
+                    let done = work(&mut game);
+                    let (len, found) = (game.bytes.len(), game.open.is_none());
+                    match done {
+                        Some(done) if found => {
+                            if reader.take_peeked(len) {
+                                sink(done)?;
+                                continue;
+                            }
                         }
+                        _ => again = true,
                     }
                 }
             }
@@ -151,6 +160,7 @@ where
                 col: raw.col,
                 offset: raw.offset,
                 open: None,
+                again,
             };
             if lex_here {
                 lex(&mut game);
@@ -203,6 +213,7 @@ where
                                 col: place.col,
                                 offset: place.offset,
                                 open: None,
+                                again: false,
                             };
                             if lex_here {
                                 // The reader only split the stream; lexing is the workers' job.
@@ -377,17 +388,26 @@ mod tests {
     fn seen(input: &[u8], read_size: usize, jobs: usize, lexing: Lexing) -> Vec<Seen> {
         // Reads of `read_size` bytes make the reader refill (and retire its buffers) often.
         let reader = GameReader::with_limit(Chunked(input, read_size), 1024);
-        collect(reader, jobs, lexing, |g| {
+        // Open games declined, and games given again after that.
+        let (declined, again) = (
+            std::sync::atomic::AtomicUsize::new(0),
+            std::sync::atomic::AtomicUsize::new(0),
+        );
+        let seen = collect(reader, jobs, lexing, |g| {
+            again.fetch_add(usize::from(g.again), Ordering::Relaxed);
             if let Some(eof) = g.open {
                 // A game whose end is not known yet: found here as the lexer finds it, but
                 // every third one is declined, to be given again found the usual way.
-                if g.number % 3 == 0 {
-                    return None;
-                }
                 let mut lexed = Lexed::default();
-                match crate::pgn::lex_game_mode(g.bytes, eof, g.line, g.col, false, &mut lexed) {
-                    crate::pgn::LexEnd::Complete(len) => g.bytes = &g.bytes[..len],
-                    crate::pgn::LexEnd::NeedMore => return None,
+                let end = crate::pgn::lex_game_mode(g.bytes, eof, g.line, g.col, false, &mut lexed);
+                match end {
+                    crate::pgn::LexEnd::Complete(len) if g.number % 3 != 0 => {
+                        g.bytes = &g.bytes[..len];
+                    }
+                    _ => {
+                        declined.fetch_add(1, Ordering::Relaxed);
+                        return None;
+                    }
                 }
                 g.open = None;
             }
@@ -400,7 +420,14 @@ mod tests {
                 bytes,
                 g.lexed.problems.len(),
             ))
-        })
+        });
+        let (declined, again) = (declined.into_inner(), again.into_inner());
+        assert_eq!(
+            again, declined,
+            "each declined game is given again, marked so"
+        );
+        assert!(jobs > 1 || lexing == Lexing::Full || declined > 0);
+        seen
     }
 
     #[test]

@@ -243,10 +243,33 @@ pub fn check_game_lazy_with(
     opts: &CheckOptions,
     observer: &mut dyn MoveObserver,
 ) -> GameReport {
+    check_game_tags_with(bytes, lexed, opts, observer, true)
+}
+
+/// [`check_game_lazy_with`] without trying the fast path: for a game it has already given up
+/// on, through [`check_game_open_with`]. The report is the same.
+pub fn check_game_general_with(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+) -> GameReport {
+    check_game_tags_with(bytes, lexed, opts, observer, false)
+}
+
+/// A game lexed by [`crate::pgn::lex_game_tags`], checked by the fast path first when
+/// `try_fast`.
+fn check_game_tags_with(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    observer: &mut dyn MoveObserver,
+    try_fast: bool,
+) -> GameReport {
     let Some(movetext) = lexed.movetext else {
         return check_game_with(bytes, lexed, opts, observer);
     };
-    let plain = fast_path_fits(lexed, opts, observer);
+    let plain = try_fast && fast_path_fits(lexed, opts, observer);
     let fast = plain
         .then(|| check(bytes, lexed, opts, observer, Movetext::Plain(movetext)))
         .flatten()

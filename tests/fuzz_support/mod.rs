@@ -14,8 +14,8 @@ use pgnkit::pgn::{
     book, lex_game, lex_game_tags, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind,
 };
 use pgnkit::rules::game::{
-    check_game, check_game_lazy, check_game_lazy_with, check_game_open_with, check_game_with,
-    CheckOptions, MoveObserver, NoObserver,
+    check_game, check_game_general_with, check_game_lazy, check_game_lazy_with,
+    check_game_open_with, check_game_with, CheckOptions, MoveObserver, NoObserver,
 };
 use pgnkit::rules::matcher::find_move;
 use shakmaty::{Chess, Move, Position};
@@ -521,6 +521,10 @@ pub fn pipeline_reports(
                     g.open = None;
                     OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
                     report
+                }
+                // Seen open before: the fast path gave up on it then.
+                None if g.again => {
+                    check_game_general_with(g.bytes, g.lexed, &opts, &mut NoObserver)
                 }
                 None => {
                     book::extract_header(g.bytes, g.lexed);
