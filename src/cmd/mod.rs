@@ -59,9 +59,12 @@ pub(crate) fn refuse_inputs_as_outputs(
         if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
             continue;
         }
+        let Some(output) = file_id(path) else {
+            continue;
+        };
         for source in sources {
             if let Source::File(input) = source {
-                if same_file(input, path) {
+                if file_id(input).is_some_and(|id| id == output) {
                     bail!(
                         "{option} {} is also an input ({}): writing it would destroy its games \
                          before they are read; write to another file",
@@ -75,23 +78,18 @@ pub(crate) fn refuse_inputs_as_outputs(
     Ok(())
 }
 
-/// Whether two paths name the same file (hard links and symbolic links included).
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        }
-    }
+/// What identifies a file whatever path names it (hard and symbolic links included): its
+/// device and inode.
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// What identifies a file whatever path names it: its canonical path.
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<std::path::PathBuf> {
+    std::fs::canonicalize(path).ok()
 }
 
 /// Opens the `--rejects` file, when one was asked for.
