@@ -11,6 +11,7 @@ mod fuzz_support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use pgnkit::input::pipeline;
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{CheckClaim, Lang};
 use shakmaty::{Chess, Position};
@@ -563,6 +564,7 @@ fn split_fast_path_agrees_with_lexing() {
         * 5;
     let mut failures = Vec::new();
     let before = fuzz_support::FAST_SPLITS.load(std::sync::atomic::Ordering::Relaxed);
+    let pieces_before = pipeline::PIECES_CONFIRMED.load(std::sync::atomic::Ordering::Relaxed);
     for case in 0..cases {
         let mut rng = Rng::new(case ^ 0x5_9117);
         let mut input = Vec::new();
@@ -593,6 +595,13 @@ fn split_fast_path_agrees_with_lexing() {
         }
     }
     report(&failures);
+    let pieces =
+        pipeline::PIECES_CONFIRMED.load(std::sync::atomic::Ordering::Relaxed) - pieces_before;
+    eprintln!("{pieces} pieces of the stream confirmed as the workers read them");
+    assert!(
+        pieces >= cases as usize,
+        "only {pieces} pieces were confirmed: the pieces path is hardly tested"
+    );
     let fast = fuzz_support::FAST_SPLITS.load(std::sync::atomic::Ordering::Relaxed) - before;
     eprintln!("{fast} games of {cases} stitched inputs split by the fast path");
     assert!(

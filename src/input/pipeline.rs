@@ -12,7 +12,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed};
+use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Origin};
 
 /// One game as the per-game work sees it: its bytes exactly as read (where the reader or a
 /// batch holds them: never copied for the work) and its lexing.
@@ -97,83 +97,19 @@ where
     W: Fn(&mut Game<'_>) -> Option<T> + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    let lex = |game: &mut Game<'_>| match lexing {
-        Lexing::Full => {
-            lex_game_at(game.bytes, true, game.line, game.col, game.lexed);
-        }
-        Lexing::Tags => lex_game_tags(game.bytes, game.line, game.col, game.lexed),
-    };
     if jobs <= 1 {
-        // When only the tags are lexed, the reader needs only to split the stream.
-        let split = lexing == Lexing::Tags;
-        reader.set_split_only(split);
-        let mut lexed = Lexed::default();
-        let mut tags = Lexed::default();
-        loop {
-            if interrupted() {
-                break;
-            }
-            let mut again = false;
-            if split {
-                // First the work finds where the game ends, where it can (the replay's fast
-                // path ends a plain game at its result): the stream is then read once, with
-                // no split pass before the replay. Otherwise the game is read the usual way.
-                let Some(peeked) = reader.peek_next()? else {
-                    break;
-                };
-                let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
-                if lex_game_tags_open(peeked.bytes, eof, line, col, &mut tags) {
-                    let mut game = Game {
-                        bytes: peeked.bytes,
-                        lexed: &mut tags,
-                        number: peeked.number,
-                        line,
-                        col,
-                        offset: peeked.offset,
-                        open: Some(eof),
-                        again: false,
-                    };
-                    let done = work(&mut game);
-                    let (len, found) = (game.bytes.len(), game.open.is_none());
-                    match done {
-                        Some(done) if found => {
-                            if reader.take_peeked(len) {
-                                sink(done)?;
-                                continue;
-                            }
-                        }
-                        _ => again = true,
-                    }
-                }
-            }
-            let Some(raw) = reader.next_game(&mut lexed)? else {
-                break;
-            };
-            // The game is read where the reader holds it. An oversized game (no bytes) has
-            // only the reader's report.
-            let lex_here = split && !raw.bytes.is_empty();
-            let mut game = Game {
-                bytes: raw.bytes,
-                lexed: if lex_here { &mut tags } else { &mut lexed },
-                number: raw.number,
-                line: raw.line,
-                col: raw.col,
-                offset: raw.offset,
-                open: None,
-                again,
-            };
-            if lex_here {
-                lex(&mut game);
-            }
-            let done = work(&mut game);
-            debug_assert!(done.is_some(), "no result for a whole game");
-            if let Some(done) = done {
-                sink(done)?;
-            }
-        }
+        let mut scratch = Scratch::default();
+        run_inline(&mut reader, lexing, &work, &mut sink, &mut scratch)?;
         return Ok(reader.bytes_read());
     }
+    // Pieces of the stream go to the workers, each cut after a line that likely ends a game,
+    // when the first piece has one; otherwise the reader thread splits the stream into games.
+    let first = reader.prefetch(PIECE)?;
+    if first.len() < PIECE || crate::pgn::cut::last_likely_end(first, first.len()).is_some() {
+        return run_pieces(reader, jobs, lexing, PIECE, work, sink);
+    }
 
+    let lex = |game: &mut Game<'_>| lex_for(lexing, game);
     thread::scope(|scope| {
         let (job_tx, job_rx) = sync_channel::<(u64, Batch)>(jobs * 2);
         let (out_tx, out_rx) = sync_channel::<(u64, Vec<T>)>(jobs * 2);
@@ -300,6 +236,502 @@ where
         delivered?;
         read
     })
+}
+
+/// Lexes `game` as `lexing` says.
+fn lex_for(lexing: Lexing, game: &mut Game<'_>) {
+    match lexing {
+        Lexing::Full => {
+            lex_game_at(game.bytes, true, game.line, game.col, game.lexed);
+        }
+        Lexing::Tags => lex_game_tags(game.bytes, game.line, game.col, game.lexed),
+    }
+}
+
+/// Token buffers lent to each game in turn: no allocations per game once they have grown.
+#[derive(Default)]
+struct Scratch {
+    lexed: Lexed,
+    tags: Lexed,
+}
+
+/// Reads every game of `reader` on this thread, giving `sink` what `work` makes of each.
+fn run_inline<R, T, W, S>(
+    reader: &mut GameReader<R>,
+    lexing: Lexing,
+    work: &W,
+    sink: &mut S,
+    scratch: &mut Scratch,
+) -> io::Result<()>
+where
+    R: Read,
+    W: Fn(&mut Game<'_>) -> Option<T>,
+    S: FnMut(T) -> io::Result<()>,
+{
+    // When only the tags are lexed, the reader needs only to split the stream.
+    let split = lexing == Lexing::Tags;
+    reader.set_split_only(split);
+    let Scratch { lexed, tags } = scratch;
+    loop {
+        if interrupted() {
+            break;
+        }
+        let mut again = false;
+        if split {
+            // First the work finds where the game ends, where it can (the replay's fast
+            // path ends a plain game at its result): the stream is then read once, with
+            // no split pass before the replay. Otherwise the game is read the usual way.
+            let Some(peeked) = reader.peek_next()? else {
+                break;
+            };
+            let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
+            if lex_game_tags_open(peeked.bytes, eof, line, col, tags) {
+                let mut game = Game {
+                    bytes: peeked.bytes,
+                    lexed: tags,
+                    number: peeked.number,
+                    line,
+                    col,
+                    offset: peeked.offset,
+                    open: Some(eof),
+                    again: false,
+                };
+                let done = work(&mut game);
+                let (len, found) = (game.bytes.len(), game.open.is_none());
+                match done {
+                    Some(done) if found => {
+                        if reader.take_peeked(len) {
+                            sink(done)?;
+                            continue;
+                        }
+                    }
+                    _ => again = true,
+                }
+            }
+        }
+        let Some(raw) = reader.next_game(lexed)? else {
+            break;
+        };
+        // The game is read where the reader holds it. An oversized game (no bytes) has
+        // only the reader's report.
+        let lex_here = split && !raw.bytes.is_empty();
+        let mut game = Game {
+            bytes: raw.bytes,
+            lexed: if lex_here { &mut *tags } else { &mut *lexed },
+            number: raw.number,
+            line: raw.line,
+            col: raw.col,
+            offset: raw.offset,
+            open: None,
+            again,
+        };
+        if lex_here {
+            lex_for(lexing, &mut game);
+        }
+        let done = work(&mut game);
+        debug_assert!(done.is_some(), "no result for a whole game");
+        if let Some(done) = done {
+            sink(done)?;
+        }
+    }
+    Ok(())
+}
+
+/// Pieces whose games were delivered as the workers read them (for tests: a property of
+/// pieces is only worth something when some are).
+#[doc(hidden)]
+pub static PIECES_CONFIRMED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+/// [`run_with`] with the stream cut into pieces of about `piece` bytes for the workers
+/// whatever it holds (for tests: pieces of a few bytes cut every input often).
+///
+/// # Errors
+///
+/// As [`run`].
+#[doc(hidden)]
+pub fn run_with_pieces<R, T, W, S>(
+    reader: GameReader<R>,
+    jobs: usize,
+    lexing: Lexing,
+    piece: usize,
+    work: W,
+    sink: S,
+) -> io::Result<u64>
+where
+    R: Read + Send,
+    T: Send,
+    W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+    S: FnMut(T) -> io::Result<()>,
+{
+    run_pieces(reader, jobs.max(1), lexing, piece.max(1), work, sink)
+}
+
+/// Bytes the reader thread reads for a piece, before cutting it after its last line that
+/// likely ends a game.
+const PIECE: usize = 256 << 10;
+
+/// A piece grows to this size at most while no line that likely ends a game is found in
+/// it; then the rest of the stream is read in order, on one thread.
+const MAX_PIECE: usize = 8 << 20;
+
+/// How a piece of the stream ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PieceEnd {
+    /// After a line that likely ends a game: the stream goes on.
+    Cut,
+    /// Where the stream ends.
+    Eof,
+    /// Where reading the stream failed.
+    Error,
+}
+
+/// A piece of the stream for a worker: `bytes[..len]`, starting at `origin`, and the games
+/// it likely holds ([`crate::pgn::cut::scan_piece`]), by which its games are numbered.
+/// `bytes[len..valid]` is what follows in the stream (the start of the next piece): it shows
+/// where the piece's last game ends.
+struct Piece {
+    bytes: Vec<u8>,
+    len: usize,
+    valid: usize,
+    origin: Origin,
+    likely: u64,
+    end: PieceEnd,
+    /// Not to be read by a worker: the games from here on are read in order.
+    in_order: bool,
+}
+
+/// A piece back from a worker: its games' results, and whether they are the stream's,
+/// that is, the piece held exactly the games it likely held and its end was a game's end.
+struct PieceDone<T> {
+    piece: Piece,
+    results: Vec<T>,
+    confirmed: bool,
+}
+
+/// Reads the games of `piece` with `work`.
+fn read_piece<T, W>(
+    mut piece: Piece,
+    lexing: Lexing,
+    work: &W,
+    max_game: usize,
+    scratch: &mut Scratch,
+) -> PieceDone<T>
+where
+    W: Fn(&mut Game<'_>) -> Option<T>,
+{
+    let bytes = std::mem::take(&mut piece.bytes);
+    let open_end = piece.end != PieceEnd::Eof;
+    let span = (piece.len, piece.valid);
+    let mut reader = GameReader::from_piece(bytes, span, piece.origin, max_game, open_end);
+    let mut results = Vec::new();
+    let read = run_inline(
+        &mut reader,
+        lexing,
+        work,
+        &mut |t| {
+            results.push(t);
+            Ok(())
+        },
+        scratch,
+    );
+    // A piece cut by a read error ends where the stream's reader stops anyway.
+    let confirmed = read.is_ok()
+        && !interrupted()
+        && !reader.met_oversized()
+        && (!reader.unfinished() || piece.end == PieceEnd::Error)
+        && reader.games() - piece.origin.games == piece.likely;
+    piece.bytes = reader.take_buffer();
+    PieceDone {
+        piece,
+        results,
+        confirmed,
+    }
+}
+
+/// [`run_with`] for two jobs or more when the stream has lines that likely end games: the
+/// reader thread cuts the stream into pieces after them without reading its games, workers read each
+/// piece's games whole (a replay that finds game ends itself reads the stream once), and
+/// the results are delivered in order, each piece's only once it is confirmed: it held
+/// exactly the games it likely held, so its games were numbered right, and it ended at a
+/// game's end. From the first piece that is not, the rest of the stream is read in order on
+/// the delivering thread, the usual way, so the output is always that of one job.
+fn run_pieces<R, T, W, S>(
+    reader: GameReader<R>,
+    jobs: usize,
+    lexing: Lexing,
+    piece: usize,
+    work: W,
+    mut sink: S,
+) -> io::Result<u64>
+where
+    R: Read + Send,
+    T: Send,
+    W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+    S: FnMut(T) -> io::Result<()>,
+{
+    let max_game = reader.max_game();
+    let (inner, first, eof) = reader.into_parts();
+    // Set when the games are read in order from some piece on: workers then pass pieces
+    // through unread, and the reader stops looking for game starts.
+    let in_order = AtomicBool::new(false);
+    thread::scope(|scope| {
+        let (job_tx, job_rx) = sync_channel::<(u64, Piece)>(jobs * 2);
+        let (out_tx, out_rx) = sync_channel::<(u64, PieceDone<T>)>(jobs * 2);
+        let (spare_tx, spare_rx) = channel::<Vec<u8>>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        for _ in 0..jobs {
+            let job_rx = Arc::clone(&job_rx);
+            let out_tx = out_tx.clone();
+            let (work, in_order) = (&work, &in_order);
+            scope.spawn(move || {
+                let mut scratch = Scratch::default();
+                loop {
+                    let next = job_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((seq, piece))) = next else {
+                        break;
+                    };
+                    let done = if piece.in_order || in_order.load(Ordering::Relaxed) {
+                        PieceDone {
+                            piece,
+                            results: Vec::new(),
+                            confirmed: false,
+                        }
+                    } else {
+                        read_piece(piece, lexing, work, max_game, &mut scratch)
+                    };
+                    if out_tx.send((seq, done)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(out_tx);
+        let in_order_flag = &in_order;
+        let sizes = (piece, piece.saturating_mul(MAX_PIECE / PIECE));
+        let producer = scope
+            .spawn(move || cut_pieces(inner, first, eof, sizes, &job_tx, &spare_rx, in_order_flag));
+        let mut delivery = Delivery {
+            out_rx,
+            pending: BTreeMap::new(),
+            next: 0,
+            spare_tx,
+        };
+        let delivered = delivery.deliver_pieces(&mut sink, &in_order, lexing, &work, max_game);
+        // On a sink error the receiver is gone: workers and the reader stop at their next
+        // send.
+        drop(delivery);
+        let read = producer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
+        // A read error comes first: the delivery stops at it too.
+        let read = read?;
+        delivered.map(|()| read)
+    })
+}
+
+/// The reader thread of [`run_pieces`]: reads the stream (after `first`, already read) in
+/// pieces cut after lines that likely end games, and sends them to the workers. Returns the
+/// bytes read.
+fn cut_pieces<R: Read>(
+    mut inner: R,
+    first: Vec<u8>,
+    mut eof: bool,
+    (piece, max_piece): (usize, usize),
+    job_tx: &std::sync::mpsc::SyncSender<(u64, Piece)>,
+    spare_rx: &Receiver<Vec<u8>>,
+    in_order: &AtomicBool,
+) -> io::Result<u64> {
+    let mut filled = first.len();
+    let mut buf = first;
+    let mut origin = Origin {
+        offset: 0,
+        line: 1,
+        col: 1,
+        games: 0,
+        stream_start: true,
+    };
+    let mut seq = 0;
+    let mut want = piece;
+    let mut send = |bytes: Vec<u8>, (len, valid), end: PieceEnd, origin: &mut Origin| {
+        let piece_bytes = &bytes[..len];
+        let in_order = in_order.load(Ordering::Relaxed);
+        let (lines, likely) = crate::pgn::cut::scan_piece(piece_bytes);
+        let col = crate::pgn::cut::column_after(piece_bytes, origin.col);
+        let next = Piece {
+            bytes,
+            len,
+            valid,
+            origin: *origin,
+            likely,
+            end,
+            in_order,
+        };
+        origin.offset += len as u64;
+        origin.line = origin
+            .line
+            .saturating_add(lines.try_into().unwrap_or(u32::MAX));
+        origin.col = col;
+        origin.games += likely;
+        origin.stream_start = false;
+        let sent = job_tx.send((seq, next)).is_ok();
+        seq += 1;
+        sent
+    };
+    loop {
+        if interrupted() {
+            return Ok(origin.offset);
+        }
+        // Read up to the size wanted, or the end. Buffers keep their length when reused:
+        // only new bytes are cleared before a read.
+        while filled < want && !eof {
+            let size = want.max(filled + (64 << 10));
+            if buf.len() < size {
+                buf.resize(size, 0);
+            }
+            match inner.read(&mut buf[filled..]) {
+                Ok(0) => eof = true,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    if filled > 0 {
+                        send(buf, (filled, filled), PieceEnd::Error, &mut origin);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        if eof {
+            if filled > 0 {
+                send(buf, (filled, filled), PieceEnd::Eof, &mut origin);
+            }
+            return Ok(origin.offset);
+        }
+        let cut = if in_order.load(Ordering::Relaxed) {
+            Some(filled)
+        } else {
+            crate::pgn::cut::last_likely_end(&buf[..filled], filled)
+        };
+        let cut = match cut {
+            Some(cut) => cut,
+            None if filled < max_piece => {
+                // A long game, or no game end seen yet: read on.
+                want = (2 * filled).min(max_piece);
+                continue;
+            }
+            None => {
+                // Too long without a likely game end: read the rest in order.
+                in_order.store(true, Ordering::Relaxed);
+                filled
+            }
+        };
+        want = piece;
+        let mut rest = spare_rx.try_recv().unwrap_or_default();
+        let left = filled - cut;
+        if rest.len() < left {
+            rest.resize(left, 0);
+        }
+        rest[..left].copy_from_slice(&buf[cut..filled]);
+        if !send(buf, (cut, filled), PieceEnd::Cut, &mut origin) {
+            return Ok(origin.offset);
+        }
+        buf = rest;
+        filled = left;
+    }
+}
+
+/// The delivering end of [`run_pieces`]: pieces back from the workers, put in order.
+struct Delivery<T> {
+    out_rx: Receiver<(u64, PieceDone<T>)>,
+    pending: BTreeMap<u64, PieceDone<T>>,
+    next: u64,
+    spare_tx: std::sync::mpsc::Sender<Vec<u8>>,
+}
+
+impl<T> Delivery<T> {
+    /// The next piece in stream order; `None` when there are no more.
+    fn next_piece(&mut self) -> Option<PieceDone<T>> {
+        loop {
+            if let Some(done) = self.pending.remove(&self.next) {
+                self.next += 1;
+                return Some(done);
+            }
+            let (seq, done) = self.out_rx.recv().ok()?;
+            self.pending.insert(seq, done);
+        }
+    }
+
+    /// Hands the results of confirmed pieces to `sink`, in order; from the first piece
+    /// that is not confirmed, reads the rest of the stream in order on this thread.
+    fn deliver_pieces<W, S>(
+        &mut self,
+        sink: &mut S,
+        in_order: &AtomicBool,
+        lexing: Lexing,
+        work: &W,
+        max_game: usize,
+    ) -> io::Result<()>
+    where
+        W: Fn(&mut Game<'_>) -> Option<T>,
+        S: FnMut(T) -> io::Result<()>,
+    {
+        let mut games = 0;
+        while let Some(done) = self.next_piece() {
+            if !done.confirmed {
+                in_order.store(true, Ordering::Relaxed);
+                let origin = Origin {
+                    games,
+                    ..done.piece.origin
+                };
+                let feed = Feed {
+                    delivery: self,
+                    piece: Some(done.piece),
+                    at: 0,
+                };
+                let mut reader = GameReader::with_origin(feed, max_game, origin);
+                return run_inline(&mut reader, lexing, work, sink, &mut Scratch::default());
+            }
+            PIECES_CONFIRMED.fetch_add(1, Ordering::Relaxed);
+            games += done.results.len() as u64;
+            for r in done.results {
+                sink(r)?;
+            }
+            let _ = self.spare_tx.send(done.piece.bytes);
+        }
+        Ok(())
+    }
+}
+
+/// The pieces from one on, in order, as one stream: for reading games in order after a
+/// piece that was not confirmed.
+struct Feed<'a, T> {
+    delivery: &'a mut Delivery<T>,
+    piece: Option<Piece>,
+    at: usize,
+}
+
+impl<T> Read for Feed<'_, T> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(piece) = &self.piece else {
+                return Ok(0);
+            };
+            let left = &piece.bytes[self.at..piece.len];
+            if !left.is_empty() {
+                let n = left.len().min(buf.len());
+                buf[..n].copy_from_slice(&left[..n]);
+                self.at += n;
+                return Ok(n);
+            }
+            match piece.end {
+                PieceEnd::Eof => return Ok(0),
+                PieceEnd::Error => return Err(io::Error::other("the input could not be read")),
+                PieceEnd::Cut => {}
+            }
+            self.at = 0;
+            self.piece = self.delivery.next_piece().map(|done| done.piece);
+        }
+    }
 }
 
 /// Games handed to a worker at once: a buffer the reader retired, and where each game lies

@@ -1,6 +1,7 @@
 //! PGN text: the streaming game reader, the lexer (tokens with byte spans), and tags.
 
 pub mod book;
+pub mod cut;
 pub mod lexer;
 pub mod reader;
 pub mod split;
@@ -9,5 +10,5 @@ pub use lexer::{
     lex_game, lex_game_at, lex_game_mode, lex_game_tags, lex_game_tags_open, GameResult, LexEnd,
     LexProblem, LexProblemKind, Lexed, MovetextStart, Span, Tag, Token, TokenKind,
 };
-pub use reader::{GameReader, Peeked, RawGame};
+pub use reader::{GameReader, Origin, Peeked, RawGame};
 pub use split::{split_game, Split};

@@ -82,6 +82,36 @@ pub struct GameReader<R> {
     retired: Option<Vec<u8>>,
     /// Buffers to read into next, in lending mode.
     spares: Vec<Vec<u8>>,
+    /// The stream does not end where the source does ([`GameReader::from_piece`]): a game
+    /// still open there is left unread, not ended.
+    open_end: bool,
+    /// The source of an open-ended reader has nothing more.
+    exhausted: bool,
+    /// An open-ended reader stopped before a game it could not finish: what follows the
+    /// source decides that game.
+    unfinished: bool,
+    /// The buffer holds all there is ([`GameReader::from_piece`]).
+    piece_only: bool,
+    /// An open-ended reader met a game too large to keep.
+    oversized: bool,
+    /// No game starting at or after this index of `buf` is read: the bytes from here on
+    /// only show where the games before end ([`GameReader::from_piece`]).
+    limit: usize,
+}
+
+/// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// Byte offset in the stream.
+    pub offset: u64,
+    /// Line of the first byte.
+    pub line: u32,
+    /// Column of the first byte (in characters, 1-based).
+    pub col: u32,
+    /// Games before the piece.
+    pub games: u64,
+    /// Whether the piece starts the stream (where a byte order mark may be).
+    pub stream_start: bool,
 }
 
 impl<R: Read> GameReader<R> {
@@ -108,7 +138,74 @@ impl<R: Read> GameReader<R> {
             lent: false,
             retired: None,
             spares: Vec::new(),
+            open_end: false,
+            exhausted: false,
+            unfinished: false,
+            piece_only: false,
+            oversized: false,
+            limit: usize::MAX,
         }
+    }
+
+    /// A reader of the stream `inner`, which starts at `origin` of a larger one.
+    pub fn with_origin(inner: R, max_game: usize, origin: Origin) -> Self {
+        let mut reader = Self::with_limit(inner, max_game);
+        reader.offset = origin.offset;
+        reader.line = origin.line;
+        reader.col = origin.col;
+        reader.games = origin.games;
+        reader.at_stream_start = origin.stream_start;
+        reader
+    }
+
+    /// Whether an open-ended reader ([`GameReader::from_piece`]) stopped before a game its
+    /// source could not finish: the games after the last one it returned must be read with
+    /// more of the stream.
+    pub fn unfinished(&self) -> bool {
+        self.unfinished
+    }
+
+    /// Whether an open-ended reader met a game too large to keep: where the stream's own
+    /// reader gives up on such a game depends on how its bytes arrive, so only it can say.
+    pub fn met_oversized(&self) -> bool {
+        self.oversized
+    }
+
+    /// The limit on one game's size.
+    pub fn max_game(&self) -> usize {
+        self.max_game
+    }
+
+    /// Reads until `n` bytes are buffered or the stream ends, before any game is read;
+    /// returns what is buffered.
+    ///
+    /// # Errors
+    ///
+    /// Errors of the underlying reader.
+    pub fn prefetch(&mut self, n: usize) -> io::Result<&[u8]> {
+        debug_assert_eq!(self.offset, 0, "only before the first game");
+        while self.end - self.start < n && self.fill()? {}
+        Ok(&self.buf[self.start..self.end])
+    }
+
+    /// The source, what was read from it and not consumed, and whether that is all: for a
+    /// caller that reads the rest of the stream itself, before any game is read.
+    pub fn into_parts(mut self) -> (R, Vec<u8>, bool) {
+        debug_assert_eq!(self.offset, 0, "only before the first game");
+        self.buf.truncate(self.end);
+        self.buf.drain(..self.start);
+        (self.inner, self.buf, self.eof)
+    }
+
+    /// Whether the next game would start at or past the limit of a piece (only spaces were
+    /// passed over to get there): it is not read.
+    fn at_limit(&self) -> bool {
+        self.start >= self.limit
+    }
+
+    /// Games read so far, those before the origin included.
+    pub fn games(&self) -> u64 {
+        self.games
     }
 
     /// Only split the stream into games: `next_game` then fills in tags and problems but no
@@ -160,7 +257,16 @@ impl<R: Read> GameReader<R> {
     /// Reads more bytes into the buffer, compacting or growing it. Returns false at the end of
     /// the stream.
     fn fill(&mut self) -> io::Result<bool> {
-        if self.eof {
+        if self.eof || self.exhausted {
+            return Ok(false);
+        }
+        if self.piece_only {
+            // The piece is all there is: nothing to compact or read.
+            if self.open_end {
+                self.exhausted = true;
+            } else {
+                self.eof = true;
+            }
             return Ok(false);
         }
         if self.lend && self.lent {
@@ -192,6 +298,10 @@ impl<R: Read> GameReader<R> {
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) if self.open_end => {
+                    self.exhausted = true;
+                    return Ok(false);
+                }
                 Ok(0) => {
                     self.eof = true;
                     return Ok(false);
@@ -268,7 +378,7 @@ impl<R: Read> GameReader<R> {
     /// problems in `lexed.problems`).
     pub fn next_game(&mut self, lexed: &mut Lexed) -> io::Result<Option<RawGame<'_>>> {
         self.skip_space()?;
-        if self.start == self.end && !self.fill()? {
+        if (self.start == self.end && !self.fill()?) || self.at_limit() {
             lexed.clear();
             return Ok(None);
         }
@@ -296,14 +406,26 @@ impl<R: Read> GameReader<R> {
                     if !lexed.content && lexed.problems.is_empty() {
                         // Only commentary between games (`; { Game Nr. 30 ... }` after a
                         // result): not a game. Skip it and read on.
+                        if self.start + len > self.limit {
+                            // The commentary runs on past the piece.
+                            self.unfinished = true;
+                            lexed.clear();
+                            return Ok(None);
+                        }
                         let end_line = lexed.end_line.max(self.line);
                         self.consume(len, end_line);
                         self.skip_space()?;
-                        if self.start == self.end && !self.fill()? {
+                        if (self.start == self.end && !self.fill()?) || self.at_limit() {
                             lexed.clear();
                             return Ok(None);
                         }
                         continue;
+                    }
+                    if self.start + len > self.limit {
+                        // The game runs on past the piece.
+                        self.unfinished = true;
+                        lexed.clear();
+                        return Ok(None);
                     }
                     let first_line = self.line;
                     let first_col = self.col;
@@ -313,6 +435,9 @@ impl<R: Read> GameReader<R> {
                     self.consume(len, end_line);
                     self.games += 1;
                     if len > self.max_game {
+                        // Where the stream's reader would have given up on it depends on its
+                        // reads: only it can tell.
+                        self.oversized |= self.open_end;
                         // The limit holds however the bytes arrived.
                         too_large(lexed, first_line);
                         lexed.end_line = end_line;
@@ -336,7 +461,17 @@ impl<R: Read> GameReader<R> {
                     }));
                 }
                 LexEnd::NeedMore => {
+                    if self.exhausted {
+                        self.unfinished = true;
+                        lexed.clear();
+                        return Ok(None);
+                    }
                     if self.end - self.start >= self.max_game {
+                        if self.open_end {
+                            self.oversized = true;
+                            lexed.clear();
+                            return Ok(None);
+                        }
                         return self.skip_oversized(lexed).map(Some);
                     }
                     // Lexing starts again from the game's first byte, so grow what is buffered
@@ -360,7 +495,7 @@ impl<R: Read> GameReader<R> {
     /// Only errors of the underlying reader.
     pub fn peek_next(&mut self) -> io::Result<Option<Peeked<'_>>> {
         self.skip_space()?;
-        if self.start == self.end && !self.fill()? {
+        if (self.start == self.end && !self.fill()?) || self.at_limit() {
             return Ok(None);
         }
         Ok(Some(Peeked {
@@ -377,7 +512,11 @@ impl<R: Read> GameReader<R> {
     /// where the caller found it ends. False (and nothing taken) when `len` is not a game's
     /// length here: none of the bytes, more than are buffered, or over the size limit.
     pub fn take_peeked(&mut self, len: usize) -> bool {
-        if len == 0 || len > self.end - self.start || len > self.max_game {
+        if len == 0
+            || len > self.end - self.start
+            || len > self.max_game
+            || self.start + len > self.limit
+        {
             return false;
         }
         let bytes = &self.buf[self.start..self.start + len];
@@ -446,6 +585,30 @@ impl<R: Read> GameReader<R> {
             number: self.games,
             at: self.start,
         })
+    }
+}
+
+impl GameReader<io::Empty> {
+    /// A reader of the games that start in `piece[..len]`, a piece of a stream that starts
+    /// at `origin`; `piece[len..valid]` is what follows it in the stream, read only to see
+    /// where the piece's last game ends. With `open_end`, the stream goes on after `valid`:
+    /// a game the end of what is there would decide is not read ([`GameReader::unfinished`]
+    /// says so, as it does for a game that runs past `len`). The piece is read where it
+    /// is; [`GameReader::take_buffer`] gives it back.
+    pub fn from_piece(
+        piece: Vec<u8>,
+        (len, valid): (usize, usize),
+        origin: Origin,
+        max_game: usize,
+        open_end: bool,
+    ) -> Self {
+        let mut reader = Self::with_origin(io::empty(), max_game, origin);
+        reader.end = valid.min(piece.len());
+        reader.limit = len.min(reader.end);
+        reader.buf = piece;
+        reader.open_end = open_end;
+        reader.piece_only = true;
+        reader
     }
 }
 

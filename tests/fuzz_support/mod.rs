@@ -506,53 +506,72 @@ pub fn pipeline_reports(
     chunk: usize,
     jobs: usize,
 ) -> Vec<(u64, u64, u32, u32, usize, String)> {
+    pipeline_reports_in(input, chunk, jobs, None)
+}
+
+/// [`pipeline_reports`], with the stream cut into pieces of about `piece` bytes for the
+/// workers when given.
+pub fn pipeline_reports_in(
+    input: &[u8],
+    chunk: usize,
+    jobs: usize,
+    piece: Option<usize>,
+) -> Vec<(u64, u64, u32, u32, usize, String)> {
     let opts = CheckOptions::default();
     let mut seen = Vec::new();
-    pipeline::run_with(
-        GameReader::new(Chunked::new(input, chunk)),
-        jobs,
-        Lexing::Tags,
-        |g| {
-            let report = match g.open {
-                Some(eof) => {
-                    let (report, len) =
-                        check_game_open_with(g.bytes, eof, g.lexed, &opts, &mut NoObserver)?;
-                    g.bytes = &g.bytes[..len];
-                    g.open = None;
-                    OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
-                    report
-                }
-                // Seen open before: the fast path gave up on it then.
-                None if g.again => {
-                    check_game_general_with(g.bytes, g.lexed, &opts, &mut NoObserver)
-                }
-                None => {
-                    book::extract_header(g.bytes, g.lexed);
-                    check_game_lazy(g.bytes, g.lexed, &opts)
-                }
-            };
-            Some((
-                g.number,
-                g.offset,
-                g.line,
-                g.col,
-                g.bytes.len(),
-                format!("{report:?}"),
-            ))
-        },
-        |game| {
-            seen.push(game);
-            Ok(())
-        },
-    )
+    let reader = GameReader::new(Chunked::new(input, chunk));
+    let sink = |game| {
+        seen.push(game);
+        Ok(())
+    };
+    let work = |g: &mut pgnkit::input::pipeline::Game<'_>| {
+        let report = match g.open {
+            Some(eof) => {
+                let (report, len) =
+                    check_game_open_with(g.bytes, eof, g.lexed, &opts, &mut NoObserver)?;
+                g.bytes = &g.bytes[..len];
+                g.open = None;
+                OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
+                report
+            }
+            // Seen open before: the fast path gave up on it then.
+            None if g.again => check_game_general_with(g.bytes, g.lexed, &opts, &mut NoObserver),
+            None => {
+                book::extract_header(g.bytes, g.lexed);
+                check_game_lazy(g.bytes, g.lexed, &opts)
+            }
+        };
+        Some((
+            g.number,
+            g.offset,
+            g.line,
+            g.col,
+            g.bytes.len(),
+            format!("{report:?}"),
+        ))
+    };
+    match piece {
+        Some(piece) => pipeline::run_with_pieces(reader, jobs, Lexing::Tags, piece, work, sink),
+        None => pipeline::run_with(reader, jobs, Lexing::Tags, work, sink),
+    }
     .expect("reading a slice never fails");
     seen
 }
+
+/// Pieces of these sizes (bytes) cut the inputs of the pipeline checks for the workers.
+const PIECES: [usize; 3] = [1, 40, 300];
 
 /// `--jobs 1` (the replay finds where plain games end) and `--jobs 2` (the reader splits)
 /// must see the same games with the same reports, however the input arrives.
 pub fn check_pipeline(input: &[u8]) {
     let two = pipeline_reports(input, 4096, 2);
+    for piece in PIECES {
+        assert_eq!(
+            pipeline_reports_in(input, 4096, 2, Some(piece)),
+            two,
+            "two jobs given pieces of {piece} bytes see other games or reports"
+        );
+    }
     for chunk in [4096, 5] {
         assert_eq!(
             pipeline_reports(input, chunk, 1),
@@ -571,6 +590,11 @@ pub fn check_pipeline_cuts(input: &[u8], max: usize) {
             pipeline_reports(input, chunk, 1),
             two,
             "one job ({chunk} bytes at a time) sees other games or reports than two"
+        );
+        assert_eq!(
+            pipeline_reports_in(input, chunk, 2, Some(40)),
+            two,
+            "two jobs given pieces ({chunk} bytes at a time) see other games or reports"
         );
     }
 }

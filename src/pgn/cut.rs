@@ -1,0 +1,136 @@
+//! Where a stream can likely be cut between games without reading it: for the parallel
+//! pipeline, whose reader thread hands workers pieces of the stream instead of games.
+//!
+//! A game *likely ends* at a result token (`1-0`, `0-1`, `1/2-1/2`, `*`) that is the last
+//! token of its line or is followed by a `;` comment (as some engine tournaments write
+//! `1-0 ; { Game Nr. 1 ... }`): that is how database programs write games. A piece of the
+//! stream is cut right after one, and the games it likely holds are its likely game ends.
+//! They are only likely (a comment can hold the same bytes, a game can lack its result),
+//! so the pipeline checks every piece against what the lexer really found and reads the
+//! stream the exact way where they differ. Nothing here decides a game boundary on its own.
+
+use memchr::{memchr, memchr_iter, memrchr_iter};
+
+/// Whether a result token ends at `data[end]` (delimited by a space or the line's start).
+fn result_before(data: &[u8], start: usize, end: usize) -> bool {
+    let mut token_start = end;
+    while token_start > start && !matches!(data[token_start - 1], b' ' | b'\t' | b'\r') {
+        token_start -= 1;
+        if end - token_start > 7 {
+            return false;
+        }
+    }
+    matches!(&data[token_start..end], b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+}
+
+/// Where a game likely ends in the line `data[start..end]` (without its line break): right
+/// after its result token.
+fn end_in_line(data: &[u8], start: usize, end: usize) -> Option<usize> {
+    let spaces_before = |mut at: usize| {
+        while at > start && matches!(data[at - 1], b' ' | b'\t' | b'\r') {
+            at -= 1;
+        }
+        at
+    };
+    let last = spaces_before(end);
+    if result_before(data, start, last) {
+        return Some(last);
+    }
+    let semicolon = start + memchr(b';', &data[start..end])?;
+    let token_end = spaces_before(semicolon);
+    (token_end > start && result_before(data, start, token_end)).then_some(token_end)
+}
+
+/// The places in `data` where a game likely ends, in order (lines without a line break at
+/// the end of `data` are not looked at).
+pub fn likely_ends(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut start = 0;
+    memchr_iter(b'\n', data).filter_map(move |p| {
+        let line_start = std::mem::replace(&mut start, p + 1);
+        end_in_line(data, line_start, p)
+    })
+}
+
+/// The last place in `data` before `before` where a game likely ends, in a line that ends
+/// (with its line break) before `before`.
+pub fn last_likely_end(data: &[u8], before: usize) -> Option<usize> {
+    // Backwards: the last game end is usually within the last game.
+    let data = &data[..before.min(data.len())];
+    let mut breaks = memrchr_iter(b'\n', data).peekable();
+    while let Some(end) = breaks.next() {
+        let start = breaks.peek().map_or(0, |&p| p + 1);
+        if let Some(at) = end_in_line(data, start, end) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The line breaks in a piece of the stream, and the games it likely holds: its likely
+/// game ends, in its lines and in the last one without a line break (where a piece cut
+/// after a game's result ends). One pass.
+pub fn scan_piece(data: &[u8]) -> (u64, u64) {
+    let (mut lines, mut games, mut start) = (0, 0, 0);
+    for p in memchr_iter(b'\n', data) {
+        lines += 1;
+        games += u64::from(end_in_line(data, start, p).is_some());
+        start = p + 1;
+    }
+    if start < data.len() {
+        games += u64::from(end_in_line(data, start, data.len()).is_some());
+    }
+    (lines, games)
+}
+
+/// The column (in characters, 1-based) after `data`, which starts at column `col`.
+pub fn column_after(data: &[u8], col: u32) -> u32 {
+    let chars = |s: &[u8]| s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32;
+    match memchr::memrchr(b'\n', data) {
+        Some(p) => 1 + chars(&data[p + 1..]),
+        None => col + chars(data),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const THREE: &[u8] = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\r\n\r\n[Event \"c\"]\n\n1. c4 1/2-1/2";
+
+    #[test]
+    fn games_likely_end_with_a_result_at_a_line_end() {
+        let ends: Vec<usize> = likely_ends(THREE).collect();
+        assert_eq!(ends.len(), 2);
+        assert!(THREE[..ends[0]].ends_with(b"e5 1-0"));
+        assert!(THREE[..ends[1]].ends_with(b"d4 *"));
+        assert_eq!(last_likely_end(THREE, THREE.len()), Some(ends[1]));
+        assert_eq!(last_likely_end(THREE, ends[1] + 1), Some(ends[0]));
+        let lines = THREE.iter().filter(|&&b| b == b'\n').count() as u64;
+        assert_eq!(scan_piece(THREE), (lines, 3));
+        assert_eq!(scan_piece(&THREE[..ends[1]]), (6, 2));
+        assert_eq!(scan_piece(&THREE[ends[0]..]).1, 2);
+        assert_eq!(scan_piece(b" \n\n"), (2, 0));
+        // Commentary after the result, as some engine tournaments write it.
+        let trailer = b"1. e4 1-0 ; { Game Nr. 1 }\n\n[Event \"b\"]\n";
+        assert_eq!(likely_ends(trailer).collect::<Vec<_>>(), [9]);
+        assert_eq!(column_after(&trailer[..9], 1), 10);
+        assert_eq!(column_after("\n马f3 1-0".as_bytes(), 7), 8);
+    }
+
+    #[test]
+    fn other_lines_do_not_likely_end_games() {
+        for text in [
+            &b"[Result \"1-0\"]\n"[..],
+            b"1. e4 x1-0\n",
+            b"1. e4 1-0 {won}\n",
+            b"1. e4 e5\n\n",
+            b"1-0x\n",
+            b"1. e4 {a; b} e5\n",
+            b"; 1-0 is not here\n",
+        ] {
+            assert_eq!(likely_ends(text).count(), 0, "{:?}", text);
+            assert_eq!(last_likely_end(text, text.len()), None);
+            assert_eq!(scan_piece(text).1, 0);
+        }
+    }
+}
