@@ -32,13 +32,24 @@ fn end_in_line(data: &[u8], start: usize, end: usize) -> Option<usize> {
         }
         at
     };
+    // Tag lines are most lines, and never end a game.
+    if data.get(start) == Some(&b'[') {
+        return None;
+    }
     let last = spaces_before(end);
-    if result_before(data, start, last) {
+    // A result ends in `0`, `1`, `2` or `*`.
+    if last > start
+        && matches!(data[last - 1], b'0' | b'1' | b'2' | b'*')
+        && result_before(data, start, last)
+    {
         return Some(last);
     }
     let semicolon = start + memchr(b';', &data[start..end])?;
     let token_end = spaces_before(semicolon);
-    (token_end > start && result_before(data, start, token_end)).then_some(token_end)
+    (token_end > start
+        && matches!(data[token_end - 1], b'0' | b'1' | b'2' | b'*')
+        && result_before(data, start, token_end))
+    .then_some(token_end)
 }
 
 /// The places in `data` where a game likely ends, in order (lines without a line break at
@@ -127,6 +138,7 @@ mod tests {
             b"1-0x\n",
             b"1. e4 {a; b} e5\n",
             b"; 1-0 is not here\n",
+            b"[Event \"x\"] 1-0\n",
         ] {
             assert_eq!(likely_ends(text).count(), 0, "{:?}", text);
             assert_eq!(last_likely_end(text, text.len()), None);
