@@ -4,10 +4,10 @@
 //! one job and [`Lexing::Tags`], the work is first asked to find where the next game ends
 //! itself ([`Game::open`]), which saves the split; the results are the same.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -268,12 +268,30 @@ where
     W: Fn(&mut Game<'_>) -> Option<T>,
     S: FnMut(T) -> io::Result<()>,
 {
+    run_inline_until(reader, lexing, work, sink, scratch, |_| false)
+}
+
+/// [`run_inline`], stopping before a game when `stop` says so.
+fn run_inline_until<R, T, W, S, P>(
+    reader: &mut GameReader<R>,
+    lexing: Lexing,
+    work: &W,
+    sink: &mut S,
+    scratch: &mut Scratch,
+    mut stop: P,
+) -> io::Result<()>
+where
+    R: Read,
+    W: Fn(&mut Game<'_>) -> Option<T>,
+    S: FnMut(T) -> io::Result<()>,
+    P: FnMut(&mut GameReader<R>) -> bool,
+{
     // When only the tags are lexed, the reader needs only to split the stream.
     let split = lexing == Lexing::Tags;
     reader.set_split_only(split);
     let Scratch { lexed, tags } = scratch;
     loop {
-        if interrupted() {
+        if interrupted() || stop(reader) {
             break;
         }
         let mut again = false;
@@ -395,6 +413,9 @@ struct Piece {
     len: usize,
     valid: usize,
     origin: Origin,
+    /// The likely games before the piece, without the correction in `origin.games`
+    /// ([`Delivery::drift`]).
+    est: u64,
     likely: u64,
     end: PieceEnd,
     /// Not to be read by a worker: the games from here on are read in order.
@@ -475,6 +496,7 @@ where
     // Set when the games are read in order from some piece on: workers then pass pieces
     // through unread, and the reader stops looking for game starts.
     let in_order = AtomicBool::new(false);
+    let drift = AtomicI64::new(0);
     thread::scope(|scope| {
         let (job_tx, job_rx) = sync_channel::<(u64, Piece)>(jobs * 2);
         let (out_tx, out_rx) = sync_channel::<(u64, PieceDone<T>)>(jobs * 2);
@@ -507,17 +529,21 @@ where
             });
         }
         drop(out_tx);
-        let in_order_flag = &in_order;
+        let (in_order_flag, drift) = (&in_order, &drift);
         let sizes = (piece, piece.saturating_mul(MAX_PIECE / PIECE));
-        let producer = scope
-            .spawn(move || cut_pieces(inner, first, eof, sizes, &job_tx, &spare_rx, in_order_flag));
+        let producer = scope.spawn(move || {
+            let stream = (inner, first, eof);
+            cut_pieces(stream, sizes, &job_tx, &spare_rx, in_order_flag, drift)
+        });
         let mut delivery = Delivery {
             out_rx,
             pending: BTreeMap::new(),
             next: 0,
+            front: VecDeque::new(),
             spare_tx,
+            drift,
         };
-        let delivered = delivery.deliver_pieces(&mut sink, &in_order, lexing, &work, max_game);
+        let delivered = delivery.deliver_pieces(&mut sink, lexing, &work, max_game);
         // On a sink error the receiver is gone: workers and the reader stop at their next
         // send.
         drop(delivery);
@@ -530,17 +556,17 @@ where
     })
 }
 
-/// The reader thread of [`run_pieces`]: reads the stream (after `first`, already read) in
-/// pieces cut after lines that likely end games, and sends them to the workers. Returns the
-/// bytes read.
+/// The reader thread of [`run_pieces`]: reads the stream (after `first`, already read, and
+/// `eof` if that is all) in pieces cut after lines that likely end games, and sends them to
+/// the workers, numbered from the likely counts plus the delivering end's correction
+/// (`drift`). Returns the bytes read.
 fn cut_pieces<R: Read>(
-    mut inner: R,
-    first: Vec<u8>,
-    mut eof: bool,
+    (mut inner, first, mut eof): (R, Vec<u8>, bool),
     (piece, max_piece): (usize, usize),
     job_tx: &std::sync::mpsc::SyncSender<(u64, Piece)>,
     spare_rx: &Receiver<Vec<u8>>,
     in_order: &AtomicBool,
+    drift: &AtomicI64,
 ) -> io::Result<u64> {
     let mut filled = first.len();
     let mut buf = first;
@@ -558,11 +584,16 @@ fn cut_pieces<R: Read>(
         let in_order = in_order.load(Ordering::Relaxed);
         let (lines, likely) = crate::pgn::cut::scan_piece(piece_bytes);
         let col = crate::pgn::cut::column_after(piece_bytes, origin.col);
+        // The games before, as the delivering end last found the likely counts off by.
+        let games = origin
+            .games
+            .saturating_add_signed(drift.load(Ordering::Relaxed));
         let next = Piece {
             bytes,
             len,
             valid,
-            origin: *origin,
+            origin: Origin { games, ..*origin },
+            est: origin.games,
             likely,
             end,
             in_order,
@@ -585,11 +616,10 @@ fn cut_pieces<R: Read>(
         // Read up to the size wanted, or the end. Buffers keep their length when reused:
         // only new bytes are cleared before a read.
         while filled < want && !eof {
-            let size = want.max(filled + (64 << 10));
-            if buf.len() < size {
-                buf.resize(size, 0);
+            if buf.len() < want {
+                buf.resize(want, 0);
             }
-            match inner.read(&mut buf[filled..]) {
+            match inner.read(&mut buf[filled..want]) {
                 Ok(0) => eof = true,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -641,16 +671,24 @@ fn cut_pieces<R: Read>(
 }
 
 /// The delivering end of [`run_pieces`]: pieces back from the workers, put in order.
-struct Delivery<T> {
+struct Delivery<'a, T> {
     out_rx: Receiver<(u64, PieceDone<T>)>,
     pending: BTreeMap<u64, PieceDone<T>>,
     next: u64,
+    /// Pieces taken back after reading some in order, before those of `pending`.
+    front: VecDeque<PieceDone<T>>,
     spare_tx: std::sync::mpsc::Sender<Vec<u8>>,
+    /// What to add to the likely counts for the games before a piece (the reader thread
+    /// numbers the pieces it sends from it): set where reading in order found them off.
+    drift: &'a AtomicI64,
 }
 
-impl<T> Delivery<T> {
+impl<T> Delivery<'_, T> {
     /// The next piece in stream order; `None` when there are no more.
     fn next_piece(&mut self) -> Option<PieceDone<T>> {
+        if let Some(done) = self.front.pop_front() {
+            return Some(done);
+        }
         loop {
             if let Some(done) = self.pending.remove(&self.next) {
                 self.next += 1;
@@ -661,12 +699,13 @@ impl<T> Delivery<T> {
         }
     }
 
-    /// Hands the results of confirmed pieces to `sink`, in order; from the first piece
-    /// that is not confirmed, reads the rest of the stream in order on this thread.
+    /// Hands the results of confirmed pieces to `sink`, in order. From a piece that is not
+    /// confirmed (or whose games were numbered from a count that was off), the stream is
+    /// read in order on this thread, up to the start of a later piece where a game starts
+    /// and whose games were numbered right: that piece's results are used again.
     fn deliver_pieces<W, S>(
         &mut self,
         sink: &mut S,
-        in_order: &AtomicBool,
         lexing: Lexing,
         work: &W,
         max_game: usize,
@@ -676,46 +715,120 @@ impl<T> Delivery<T> {
         S: FnMut(T) -> io::Result<()>,
     {
         let mut games = 0;
+        let mut scratch = Scratch::default();
         while let Some(done) = self.next_piece() {
-            if !done.confirmed {
-                in_order.store(true, Ordering::Relaxed);
-                let origin = Origin {
-                    games,
-                    ..done.piece.origin
-                };
-                let feed = Feed {
-                    delivery: self,
-                    piece: Some(done.piece),
-                    at: 0,
-                };
-                let mut reader = GameReader::with_origin(feed, max_game, origin);
-                return run_inline(&mut reader, lexing, work, sink, &mut Scratch::default());
+            if done.confirmed && done.piece.origin.games == games {
+                PIECES_CONFIRMED.fetch_add(1, Ordering::Relaxed);
+                games += done.results.len() as u64;
+                for r in done.results {
+                    sink(r)?;
+                }
+                let _ = self.spare_tx.send(done.piece.bytes);
+                continue;
             }
-            PIECES_CONFIRMED.fetch_add(1, Ordering::Relaxed);
-            games += done.results.len() as u64;
-            for r in done.results {
-                sink(r)?;
+            let origin = Origin {
+                games,
+                ..done.piece.origin
+            };
+            let drift = self.drift;
+            let feed = Feed {
+                delivery: self,
+                current: Some(done),
+                at: 0,
+                taken: VecDeque::new(),
+            };
+            let mut reader = GameReader::with_origin(feed, max_game, origin);
+            let mut resume_at = None;
+            let read = run_inline_until(&mut reader, lexing, work, sink, &mut scratch, |reader| {
+                resume_at = resume_point(reader, drift);
+                resume_at.is_some()
+            });
+            games = reader.games();
+            let feed = reader.into_inner();
+            let pieces = feed.into_pieces();
+            read?;
+            let Some(resume_at) = resume_at else {
+                // Read to the end.
+                return Ok(());
+            };
+            for done in pieces.into_iter().rev() {
+                if done.piece.origin.offset >= resume_at {
+                    self.front.push_front(done);
+                } else {
+                    let _ = self.spare_tx.send(done.piece.bytes);
+                }
             }
-            let _ = self.spare_tx.send(done.piece.bytes);
         }
         Ok(())
     }
 }
 
-/// The pieces from one on, in order, as one stream: for reading games in order after a
-/// piece that was not confirmed.
-struct Feed<'a, T> {
-    delivery: &'a mut Delivery<T>,
-    piece: Option<Piece>,
-    at: usize,
+/// Where reading in order can stop for the pieces' own results: the start of a piece the
+/// reader has come to (only spaces between), confirmed, whose games were numbered from
+/// the count of games read so far. Where a confirmed piece was numbered from another
+/// count, the difference is handed to the reader thread for the pieces it sends next.
+fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>, drift: &AtomicI64) -> Option<u64> {
+    let at = reader.bytes_read();
+    // Pieces wholly read are not needed again.
+    let feed = reader.inner_mut();
+    while let Some(old) = feed.taken.front() {
+        if old.piece.origin.offset + old.piece.len as u64 > at {
+            break;
+        }
+        if let Some(old) = feed.taken.pop_front() {
+            let _ = feed.delivery.spare_tx.send(old.piece.bytes);
+        }
+    }
+    let buffered = reader.buffered();
+    let feed = reader.inner();
+    for done in feed.taken.iter().chain(feed.current.iter()) {
+        let start = done.piece.origin.offset;
+        if start < at || (start == at && done.piece.origin.stream_start) {
+            continue;
+        }
+        let gap = usize::try_from(start - at).ok()?;
+        let spaces = buffered
+            .get(..gap)?
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+        if !spaces || !done.confirmed {
+            return None;
+        }
+        if done.piece.origin.games == reader.games() {
+            return Some(start);
+        }
+        let off = reader.games() as i64 - done.piece.est as i64;
+        drift.store(off, Ordering::Relaxed);
+        return None;
+    }
+    None
 }
 
-impl<T> Read for Feed<'_, T> {
+/// The pieces from one on, in order, as one stream: for reading games in order. The pieces
+/// read are kept, for their results where reading in order stops.
+struct Feed<'d, 'a, T> {
+    delivery: &'d mut Delivery<'a, T>,
+    current: Option<PieceDone<T>>,
+    at: usize,
+    taken: VecDeque<PieceDone<T>>,
+}
+
+impl<T> Feed<'_, '_, T> {
+    /// The pieces read from, in order.
+    fn into_pieces(self) -> VecDeque<PieceDone<T>> {
+        let mut pieces = self.taken;
+        pieces.extend(self.current);
+        pieces
+    }
+}
+
+impl<T> Read for Feed<'_, '_, T> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            let Some(piece) = &self.piece else {
+            let Some(done) = &self.current else {
                 return Ok(0);
             };
+            let piece = &done.piece;
             let left = &piece.bytes[self.at..piece.len];
             if !left.is_empty() {
                 let n = left.len().min(buf.len());
@@ -729,7 +842,9 @@ impl<T> Read for Feed<'_, T> {
                 PieceEnd::Cut => {}
             }
             self.at = 0;
-            self.piece = self.delivery.next_piece().map(|done| done.piece);
+            let next = self.delivery.next_piece();
+            self.taken
+                .extend(std::mem::replace(&mut self.current, next));
         }
     }
 }
@@ -860,6 +975,55 @@ mod tests {
         );
         assert!(jobs > 1 || lexing == Lexing::Full || declined > 0);
         seen
+    }
+
+    #[test]
+    fn pieces_are_used_again_after_one_read_in_order() {
+        // A game without a result near the start: its piece holds one game more than it
+        // likely holds, so it is read in order, and so are the pieces already sent, numbered
+        // from the count that was off (the reader reads a MiB ahead); the pieces sent after
+        // are numbered from the corrected count and used as the workers read them.
+        let mut input = Vec::new();
+        for i in 0..100_000 {
+            let result = if i == 1500 { "" } else { "1-0" };
+            input.extend(format!("[Event \"{i}\"]\n\n1. e4 e5 2. Nf3 {result}\n\n").bytes());
+        }
+        let here = thread::current().id();
+        let on_this_thread = std::sync::atomic::AtomicUsize::new(0);
+        let seen = |jobs: usize, piece: Option<usize>| {
+            let work = |g: &mut Game<'_>| {
+                if thread::current().id() == here {
+                    on_this_thread.fetch_add(1, Ordering::Relaxed);
+                }
+                Some((g.number, g.line, g.col, g.offset, g.bytes.to_vec()))
+            };
+            let mut got = Vec::new();
+            let sink = |x| {
+                got.push(x);
+                Ok(())
+            };
+            let reader = GameReader::new(&input[..]);
+            match piece {
+                Some(piece) => run_with_pieces(reader, jobs, Lexing::Full, piece, work, sink),
+                None => run_with(reader, jobs, Lexing::Full, work, sink),
+            }
+            .unwrap();
+            got
+        };
+        let one = seen(1, None);
+        assert_eq!(
+            one.len(),
+            100_000,
+            "the game without a result ends at the next tags"
+        );
+        on_this_thread.store(0, Ordering::Relaxed);
+        assert_eq!(seen(2, Some(4096)), one);
+        let in_order = on_this_thread.load(Ordering::Relaxed);
+        assert!(
+            in_order > 0 && in_order < 40_000,
+            "{in_order} games read in order: the pieces after the odd one are not used"
+        );
+        eprintln!("{in_order} games read in order");
     }
 
     #[test]

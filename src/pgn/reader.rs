@@ -203,6 +203,26 @@ impl<R: Read> GameReader<R> {
         self.start >= self.limit
     }
 
+    /// The source.
+    pub fn inner(&self) -> &R {
+        &self.inner
+    }
+
+    /// The source, to change.
+    pub fn inner_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// The source, giving up what is buffered.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// What is read from the source and not consumed yet (from [`GameReader::bytes_read`]).
+    pub fn buffered(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
     /// Games read so far, those before the origin included.
     pub fn games(&self) -> u64 {
         self.games
