@@ -387,7 +387,7 @@ where
 
 /// Bytes the reader thread reads for a piece, before cutting it after its last line that
 /// likely ends a game.
-const PIECE: usize = 256 << 10;
+const PIECE: usize = 64 << 10;
 
 /// A piece grows to this size at most while no line that likely ends a game is found in
 /// it; then the rest of the stream is read in order, on one thread.
@@ -498,10 +498,15 @@ where
     let in_order = AtomicBool::new(false);
     let drift = AtomicI64::new(0);
     thread::scope(|scope| {
-        let (job_tx, job_rx) = sync_channel::<(u64, Piece)>(jobs * 2);
-        let (out_tx, out_rx) = sync_channel::<(u64, PieceDone<T>)>(jobs * 2);
+        // Unbounded, so that the delivering end can give a piece back to the workers without
+        // waiting: the reader thread waits instead for pieces to come back (their buffers)
+        // when enough are out.
+        let (job_tx, job_rx) = channel::<(u64, Piece)>();
+        // `None` after the last piece, from the reader thread.
+        let (out_tx, out_rx) = sync_channel::<(u64, Option<PieceDone<T>>)>(jobs * 2);
         let (spare_tx, spare_rx) = channel::<Vec<u8>>();
         let job_rx = Arc::new(Mutex::new(job_rx));
+        let redo_tx = job_tx.clone();
         for _ in 0..jobs {
             let job_rx = Arc::clone(&job_rx);
             let out_tx = out_tx.clone();
@@ -522,18 +527,23 @@ where
                     } else {
                         read_piece(piece, lexing, work, max_game, &mut scratch)
                     };
-                    if out_tx.send((seq, done)).is_err() {
+                    if out_tx.send((seq, Some(done))).is_err() {
                         break;
                     }
                 }
             });
         }
-        drop(out_tx);
-        let (in_order_flag, drift) = (&in_order, &drift);
-        let sizes = (piece, piece.saturating_mul(MAX_PIECE / PIECE));
+        let end_tx = out_tx;
+        let steer = (&in_order, &drift);
+        let sizes = (piece, piece.saturating_mul(MAX_PIECE / PIECE), 2 * jobs + 8);
         let producer = scope.spawn(move || {
             let stream = (inner, first, eof);
-            cut_pieces(stream, sizes, &job_tx, &spare_rx, in_order_flag, drift)
+            let mut seq = 0;
+            let read = cut_pieces(stream, sizes, &job_tx, &spare_rx, steer, &mut seq);
+            // The workers stay for pieces given back; the delivery learns here that no
+            // more come.
+            let _ = end_tx.send((seq, None));
+            read
         });
         let mut delivery = Delivery {
             out_rx,
@@ -541,7 +551,9 @@ where
             next: 0,
             front: VecDeque::new(),
             spare_tx,
-            drift,
+            redo_tx,
+            redone: 0,
+            drift: &drift,
         };
         let delivered = delivery.deliver_pieces(&mut sink, lexing, &work, max_game);
         // On a sink error the receiver is gone: workers and the reader stop at their next
@@ -562,11 +574,11 @@ where
 /// (`drift`). Returns the bytes read.
 fn cut_pieces<R: Read>(
     (mut inner, first, mut eof): (R, Vec<u8>, bool),
-    (piece, max_piece): (usize, usize),
-    job_tx: &std::sync::mpsc::SyncSender<(u64, Piece)>,
+    (piece, max_piece, max_out): (usize, usize, usize),
+    job_tx: &std::sync::mpsc::Sender<(u64, Piece)>,
     spare_rx: &Receiver<Vec<u8>>,
-    in_order: &AtomicBool,
-    drift: &AtomicI64,
+    (in_order, drift): (&AtomicBool, &AtomicI64),
+    seq: &mut u64,
 ) -> io::Result<u64> {
     let mut filled = first.len();
     let mut buf = first;
@@ -577,7 +589,6 @@ fn cut_pieces<R: Read>(
         games: 0,
         stream_start: true,
     };
-    let mut seq = 0;
     let mut want = piece;
     let mut send = |bytes: Vec<u8>, (len, valid), end: PieceEnd, origin: &mut Origin| {
         let piece_bytes = &bytes[..len];
@@ -605,13 +616,28 @@ fn cut_pieces<R: Read>(
         origin.col = col;
         origin.games += likely;
         origin.stream_start = false;
-        let sent = job_tx.send((seq, next)).is_ok();
-        seq += 1;
+        let sent = job_tx.send((*seq, next)).is_ok();
+        *seq += 1;
         sent
     };
+    // Pieces sent and not back yet; buffers back, to read into again.
+    let mut out = 0usize;
+    let mut spares: Vec<Vec<u8>> = Vec::new();
     loop {
         if interrupted() {
             return Ok(origin.offset);
+        }
+        while let Ok(spare) = spare_rx.try_recv() {
+            spares.push(spare);
+            out = out.saturating_sub(1);
+        }
+        // Memory stays flat: wait for a piece to come back when enough are out.
+        while out >= max_out {
+            let Ok(spare) = spare_rx.recv() else {
+                return Ok(origin.offset);
+            };
+            spares.push(spare);
+            out -= 1;
         }
         // Read up to the size wanted, or the end. Buffers keep their length when reused:
         // only new bytes are cleared before a read.
@@ -656,7 +682,7 @@ fn cut_pieces<R: Read>(
             }
         };
         want = piece;
-        let mut rest = spare_rx.try_recv().unwrap_or_default();
+        let mut rest = spares.pop().unwrap_or_default();
         let left = filled - cut;
         if rest.len() < left {
             rest.resize(left, 0);
@@ -665,6 +691,7 @@ fn cut_pieces<R: Read>(
         if !send(buf, (cut, filled), PieceEnd::Cut, &mut origin) {
             return Ok(origin.offset);
         }
+        out += 1;
         buf = rest;
         filled = left;
     }
@@ -672,27 +699,104 @@ fn cut_pieces<R: Read>(
 
 /// The delivering end of [`run_pieces`]: pieces back from the workers, put in order.
 struct Delivery<'a, T> {
-    out_rx: Receiver<(u64, PieceDone<T>)>,
-    pending: BTreeMap<u64, PieceDone<T>>,
+    out_rx: Receiver<(u64, Option<PieceDone<T>>)>,
+    /// Pieces back out of order (`None` for the end of the stream).
+    pending: BTreeMap<u64, Option<PieceDone<T>>>,
     next: u64,
     /// Pieces taken back after reading some in order, before those of `pending`.
     front: VecDeque<PieceDone<T>>,
     spare_tx: std::sync::mpsc::Sender<Vec<u8>>,
+    /// To give pieces back to the workers, to be read again numbered right.
+    redo_tx: std::sync::mpsc::Sender<(u64, Piece)>,
+    /// Pieces given back so far (their sequence numbers count down from `u64::MAX`).
+    redone: u64,
     /// What to add to the likely counts for the games before a piece (the reader thread
     /// numbers the pieces it sends from it): set where reading in order found them off.
     drift: &'a AtomicI64,
 }
 
 impl<T> Delivery<'_, T> {
+    /// The piece back from the workers as `seq`; `None` when there are no more.
+    fn take(&mut self, seq: u64) -> Option<PieceDone<T>> {
+        loop {
+            if let Some(done) = self.pending.remove(&seq) {
+                return done;
+            }
+            let (seq, done) = self.out_rx.recv().ok()?;
+            self.pending.insert(seq, done);
+        }
+    }
+
+    /// Gives `first` and the pieces after it whose games were numbered from a count that
+    /// was off (they are confirmed, so where their games are is known) back to the workers,
+    /// numbered from `games`, the count of games before `first`; their new results come
+    /// first from [`Delivery::next_piece`] then.
+    fn renumber(&mut self, first: PieceDone<T>, mut games: u64) {
+        self.drift
+            .store(games as i64 - first.piece.est as i64, Ordering::Relaxed);
+        let mut seqs = Vec::new();
+        let mut next = Some(first);
+        while let Some(done) = next.take() {
+            let mut piece = done.piece;
+            let count = done.results.len() as u64;
+            piece.origin.games = games;
+            games += count;
+            self.redone += 1;
+            let seq = u64::MAX - self.redone;
+            if self.redo_tx.send((seq, piece)).is_err() {
+                break;
+            }
+            seqs.push(seq);
+            // The pieces already back were numbered from the same count. (Not waiting for
+            // more: the reader thread may be waiting for these to come back.)
+            match self.ready_piece() {
+                Some(after) if after.confirmed && after.piece.origin.games != games => {
+                    next = Some(after);
+                }
+                Some(after) => self.front.push_front(after),
+                None => {}
+            }
+        }
+        let mut redone = Vec::new();
+        for seq in seqs {
+            redone.extend(self.take(seq));
+        }
+        for done in redone.into_iter().rev() {
+            self.front.push_front(done);
+        }
+    }
+
+    /// The next piece in stream order if it is back already.
+    fn ready_piece(&mut self) -> Option<PieceDone<T>> {
+        if let Some(done) = self.front.pop_front() {
+            return Some(done);
+        }
+        while let Ok((seq, done)) = self.out_rx.try_recv() {
+            self.pending.insert(seq, done);
+        }
+        match self.pending.get(&self.next) {
+            Some(Some(_)) => self.next_piece(),
+            _ => None,
+        }
+    }
+
     /// The next piece in stream order; `None` when there are no more.
     fn next_piece(&mut self) -> Option<PieceDone<T>> {
         if let Some(done) = self.front.pop_front() {
             return Some(done);
         }
         loop {
-            if let Some(done) = self.pending.remove(&self.next) {
-                self.next += 1;
-                return Some(done);
+            match self.pending.remove(&self.next) {
+                Some(Some(done)) => {
+                    self.next += 1;
+                    return Some(done);
+                }
+                Some(None) => {
+                    // The end: it stays, for a later look.
+                    self.pending.insert(self.next, None);
+                    return None;
+                }
+                None => {}
             }
             let (seq, done) = self.out_rx.recv().ok()?;
             self.pending.insert(seq, done);
@@ -726,11 +830,15 @@ impl<T> Delivery<'_, T> {
                 let _ = self.spare_tx.send(done.piece.bytes);
                 continue;
             }
+            if done.confirmed {
+                // Where its games are is right; their numbers are not.
+                self.renumber(done, games);
+                continue;
+            }
             let origin = Origin {
                 games,
                 ..done.piece.origin
             };
-            let drift = self.drift;
             let feed = Feed {
                 delivery: self,
                 current: Some(done),
@@ -738,9 +846,12 @@ impl<T> Delivery<'_, T> {
                 taken: VecDeque::new(),
             };
             let mut reader = GameReader::with_origin(feed, max_game, origin);
+            // No further ahead than needed: the pieces read stay until the reading passes
+            // them.
+            reader.set_read_size(16 << 10);
             let mut resume_at = None;
             let read = run_inline_until(&mut reader, lexing, work, sink, &mut scratch, |reader| {
-                resume_at = resume_point(reader, drift);
+                resume_at = resume_point(reader);
                 resume_at.is_some()
             });
             games = reader.games();
@@ -763,11 +874,10 @@ impl<T> Delivery<'_, T> {
     }
 }
 
-/// Where reading in order can stop for the pieces' own results: the start of a piece the
-/// reader has come to (only spaces between), confirmed, whose games were numbered from
-/// the count of games read so far. Where a confirmed piece was numbered from another
-/// count, the difference is handed to the reader thread for the pieces it sends next.
-fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>, drift: &AtomicI64) -> Option<u64> {
+/// Where reading in order can stop for the pieces' own results: the start of a confirmed
+/// piece the reader has come to (only spaces between). Its games may have been numbered
+/// from a count that was off; the delivery then has them read again.
+fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
     let at = reader.bytes_read();
     // Pieces wholly read are not needed again.
     let feed = reader.inner_mut();
@@ -791,18 +901,13 @@ fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>, drift: &AtomicI64) 
             .get(..gap)?
             .iter()
             .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
-        if !spaces || !done.confirmed {
-            return None;
-        }
-        if done.piece.origin.games == reader.games() {
-            return Some(start);
-        }
-        let off = reader.games() as i64 - done.piece.est as i64;
-        drift.store(off, Ordering::Relaxed);
-        return None;
+        return (spaces && done.confirmed).then_some(start);
     }
     None
 }
+
+/// Pieces read in order that [`Feed`] keeps, at most.
+const FEED_KEEP: usize = 3;
 
 /// The pieces from one on, in order, as one stream: for reading games in order. The pieces
 /// read are kept, for their results where reading in order stops.
@@ -842,6 +947,13 @@ impl<T> Read for Feed<'_, '_, T> {
                 PieceEnd::Cut => {}
             }
             self.at = 0;
+            // Keep only the last few pieces read (for where reading in order may stop): the
+            // reader thread waits for pieces to come back.
+            while self.taken.len() >= FEED_KEEP {
+                if let Some(old) = self.taken.pop_front() {
+                    let _ = self.delivery.spare_tx.send(old.piece.bytes);
+                }
+            }
             let next = self.delivery.next_piece();
             self.taken
                 .extend(std::mem::replace(&mut self.current, next));

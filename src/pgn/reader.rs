@@ -94,6 +94,8 @@ pub struct GameReader<R> {
     piece_only: bool,
     /// An open-ended reader met a game too large to keep.
     oversized: bool,
+    /// Bytes to read at a time, when not the default.
+    read_size: Option<usize>,
     /// No game starting at or after this index of `buf` is read: the bytes from here on
     /// only show where the games before end ([`GameReader::from_piece`]).
     limit: usize,
@@ -143,6 +145,7 @@ impl<R: Read> GameReader<R> {
             unfinished: false,
             piece_only: false,
             oversized: false,
+            read_size: None,
             limit: usize::MAX,
         }
     }
@@ -262,11 +265,19 @@ impl<R: Read> GameReader<R> {
 
     /// Bytes read from the source at a time.
     fn chunk(&self) -> usize {
-        if self.lend {
+        if let Some(n) = self.read_size {
+            n
+        } else if self.lend {
             LEND_CHUNK
         } else {
             CHUNK
         }
+    }
+
+    /// Reads about `n` bytes from the source at a time (instead of a MiB): for a source
+    /// whose bytes the caller wants read no further ahead than needed.
+    pub fn set_read_size(&mut self, n: usize) {
+        self.read_size = Some(n.max(1));
     }
 
     /// Bytes consumed so far.
