@@ -4,8 +4,8 @@
 //! A game *likely ends* at a result token (`1-0`, `0-1`, `1/2-1/2`, `*`) that is the last
 //! token of its line or is followed by a `;` comment (as some engine tournaments write
 //! `1-0 ; { Game Nr. 1 ... }`): that is how database programs write games. A piece of the
-//! stream is cut right after one, and the games it likely holds are its likely game ends.
-//! They are only likely (a comment can hold the same bytes, a game can lack its result),
+//! stream is cut right after one; the games it likely holds are its tag sections. Both
+//! are only likely (a comment can hold the same bytes, a game can lack its tags),
 //! so the pipeline checks every piece against what the lexer really found and reads the
 //! stream the exact way where they differ. Nothing here decides a game boundary on its own.
 
@@ -77,19 +77,37 @@ pub fn last_likely_end(data: &[u8], before: usize) -> Option<usize> {
     None
 }
 
-/// The line breaks in a piece of the stream, and the games it likely holds: its likely
-/// game ends, in its lines and in the last one without a line break (where a piece cut
-/// after a game's result ends). One pass.
+/// The line breaks in a piece of the stream (cut after likely game ends), and the games it
+/// likely holds: its tag sections, that is, its lines that start with `[` and a letter
+/// and do not follow another such line (blank lines between do not count). A game's
+/// commentary before its tags, its missing result or a comment after its result change
+/// nothing to that count. One pass.
 pub fn scan_piece(data: &[u8]) -> (u64, u64) {
     let (mut lines, mut games, mut start) = (0, 0, 0);
+    // Whether the last line that is not blank was a tag line (none yet: no).
+    let mut after_tag = false;
+    let mut line = |from: usize, to: usize, after_tag: &mut bool| {
+        let text = &data[from..to];
+        let Some(&first) = text.first() else {
+            return;
+        };
+        let tag = first == b'[' && text.get(1).is_some_and(u8::is_ascii_alphabetic);
+        if tag {
+            games += u64::from(!*after_tag);
+            *after_tag = true;
+        } else if !text
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+        {
+            *after_tag = false;
+        }
+    };
     for p in memchr_iter(b'\n', data) {
         lines += 1;
-        games += u64::from(end_in_line(data, start, p).is_some());
+        line(start, p, &mut after_tag);
         start = p + 1;
     }
-    if start < data.len() {
-        games += u64::from(end_in_line(data, start, data.len()).is_some());
-    }
+    line(start, data.len(), &mut after_tag);
     (lines, games)
 }
 
@@ -142,7 +160,31 @@ mod tests {
         ] {
             assert_eq!(likely_ends(text).count(), 0, "{:?}", text);
             assert_eq!(last_likely_end(text, text.len()), None);
-            assert_eq!(scan_piece(text).1, 0);
+        }
+    }
+
+    #[test]
+    fn games_likely_held_are_tag_sections() {
+        for (text, games) in [
+            (
+                &b"[Event \"a\"]\n[Site \"b\"]\n\n1. e4 1-0\n\n[Event \"c\"]\n\n1. d4 *\n"[..],
+                2,
+            ),
+            // Blank lines inside a tag section, no result, commentary before the tags.
+            (
+                b"[Event \"a\"]\n\n[Date \"b\"]\n\n1. e4\n\n[Event \"c\"]\n1. d4 *",
+                2,
+            ),
+            (b" ; { Game Nr. 1 }\n\n\n[Event \"b\"]\n1. e4 1-0", 1),
+            // Not tags: a comment's line, an escape.
+            (b"1. e4 {\n[%clk 0:01] }\n[ x\n", 0),
+        ] {
+            assert_eq!(
+                scan_piece(text).1,
+                games,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
         }
     }
 }
