@@ -387,7 +387,7 @@ where
 
 /// Bytes the reader thread reads for a piece, before cutting it after its last line that
 /// likely ends a game.
-const PIECE: usize = 64 << 10;
+const PIECE: usize = 256 << 10;
 
 /// A piece grows to this size at most while no line that likely ends a game is found in
 /// it; then the rest of the stream is read in order, on one thread.
