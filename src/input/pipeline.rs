@@ -114,7 +114,7 @@ where
     // Pieces of the stream go to the workers, each cut after a line that likely ends a game,
     // when the first piece has one; otherwise the reader thread splits the stream into games.
     let first = reader.prefetch(PIECE)?;
-    if first.len() < PIECE || crate::pgn::cut::last_likely_end(first, first.len()).is_some() {
+    if first.len() < PIECE || crate::pgn::cut::last_likely_end(first).is_some() {
         return run_pieces(reader, jobs, lexing, PIECE, work, sink);
     }
 
@@ -504,9 +504,6 @@ where
 {
     let max_game = reader.max_game();
     let (inner, first, eof) = reader.into_parts();
-    // Set when the games are read in order from some piece on: workers then pass pieces
-    // through unread, and the reader stops looking for game starts.
-    let in_order = AtomicBool::new(false);
     let drift = AtomicI64::new(0);
     thread::scope(|scope| {
         // Unbounded, so that the delivering end can give a piece back to the workers without
@@ -521,7 +518,7 @@ where
         for _ in 0..jobs {
             let job_rx = Arc::clone(&job_rx);
             let out_tx = out_tx.clone();
-            let (work, in_order) = (&work, &in_order);
+            let work = &work;
             scope.spawn(move || {
                 let mut scratch = Scratch::default();
                 loop {
@@ -529,7 +526,7 @@ where
                     let Ok(Ok((seq, piece))) = next else {
                         break;
                     };
-                    let done = if piece.in_order || in_order.load(Ordering::Relaxed) {
+                    let done = if piece.in_order {
                         PieceDone {
                             piece,
                             results: Vec::new(),
@@ -545,12 +542,12 @@ where
             });
         }
         let end_tx = out_tx;
-        let steer = (&in_order, &drift);
+        let drift = &drift;
         let sizes = (piece, piece.saturating_mul(MAX_PIECE / PIECE), 2 * jobs + 8);
         let producer = scope.spawn(move || {
             let stream = (inner, first, eof);
             let mut seq = 0;
-            let read = cut_pieces(stream, sizes, &job_tx, &spare_rx, steer, &mut seq);
+            let read = cut_pieces(stream, sizes, &job_tx, &spare_rx, drift, &mut seq);
             // The workers stay for pieces given back; the delivery learns here that no
             // more come.
             let _ = end_tx.send((seq, None));
@@ -564,7 +561,7 @@ where
             spare_tx,
             redo_tx,
             redone: 0,
-            drift: &drift,
+            drift,
         };
         let delivered = delivery.deliver_pieces(&mut sink, lexing, &work, max_game);
         // On a sink error the receiver is gone: workers and the reader stop at their next
@@ -588,7 +585,7 @@ fn cut_pieces<R: Read>(
     (piece, max_piece, max_out): (usize, usize, usize),
     job_tx: &std::sync::mpsc::Sender<(u64, Piece)>,
     spare_rx: &Receiver<Vec<u8>>,
-    (in_order, drift): (&AtomicBool, &AtomicI64),
+    drift: &AtomicI64,
     seq: &mut u64,
 ) -> io::Result<u64> {
     let mut filled = first.len();
@@ -601,9 +598,11 @@ fn cut_pieces<R: Read>(
         stream_start: true,
     };
     let mut want = piece;
-    let mut send = |bytes: Vec<u8>, (len, valid), end: PieceEnd, origin: &mut Origin| {
+    // Set when no likely game end was found for too long: the rest goes to the delivering
+    // end unread, to be read in order.
+    let mut in_order = false;
+    let mut send = |bytes: Vec<u8>, (len, valid), end: PieceEnd, in_order, origin: &mut Origin| {
         let piece_bytes = &bytes[..len];
-        let in_order = in_order.load(Ordering::Relaxed);
         let (lines, likely) = crate::pgn::cut::scan_piece(piece_bytes);
         let col = crate::pgn::cut::column_after(piece_bytes, origin.col);
         // The games before, as the delivering end last found the likely counts off by.
@@ -662,7 +661,13 @@ fn cut_pieces<R: Read>(
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     if filled > 0 {
-                        send(buf, (filled, filled), PieceEnd::Error, &mut origin);
+                        send(
+                            buf,
+                            (filled, filled),
+                            PieceEnd::Error,
+                            in_order,
+                            &mut origin,
+                        );
                     }
                     return Err(e);
                 }
@@ -670,14 +675,14 @@ fn cut_pieces<R: Read>(
         }
         if eof {
             if filled > 0 {
-                send(buf, (filled, filled), PieceEnd::Eof, &mut origin);
+                send(buf, (filled, filled), PieceEnd::Eof, in_order, &mut origin);
             }
             return Ok(origin.offset);
         }
-        let cut = if in_order.load(Ordering::Relaxed) {
+        let cut = if in_order {
             Some(filled)
         } else {
-            crate::pgn::cut::last_likely_end(&buf[..filled], filled)
+            crate::pgn::cut::last_likely_end(&buf[..filled])
         };
         let cut = match cut {
             Some(cut) => cut,
@@ -688,7 +693,7 @@ fn cut_pieces<R: Read>(
             }
             None => {
                 // Too long without a likely game end: read the rest in order.
-                in_order.store(true, Ordering::Relaxed);
+                in_order = true;
                 filled
             }
         };
@@ -699,7 +704,7 @@ fn cut_pieces<R: Read>(
             rest.resize(left, 0);
         }
         rest[..left].copy_from_slice(&buf[cut..filled]);
-        if !send(buf, (cut, filled), PieceEnd::Cut, &mut origin) {
+        if !send(buf, (cut, filled), PieceEnd::Cut, in_order, &mut origin) {
             return Ok(origin.offset);
         }
         out += 1;
@@ -904,7 +909,7 @@ fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
     let feed = reader.inner();
     for done in feed.taken.iter().chain(feed.current.iter()) {
         let start = done.piece.origin.offset;
-        if start < at || (start == at && done.piece.origin.stream_start) {
+        if start < at {
             continue;
         }
         let gap = usize::try_from(start - at).ok()?;
@@ -1146,7 +1151,6 @@ mod tests {
             in_order > 0 && in_order < 1000,
             "{in_order} games read in order: the pieces after the odd one are not used"
         );
-        eprintln!("{in_order} games read in order");
     }
 
     #[test]

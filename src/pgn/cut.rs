@@ -52,21 +52,10 @@ fn end_in_line(data: &[u8], start: usize, end: usize) -> Option<usize> {
     .then_some(token_end)
 }
 
-/// The places in `data` where a game likely ends, in order (lines without a line break at
-/// the end of `data` are not looked at).
-pub fn likely_ends(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let mut start = 0;
-    memchr_iter(b'\n', data).filter_map(move |p| {
-        let line_start = std::mem::replace(&mut start, p + 1);
-        end_in_line(data, line_start, p)
-    })
-}
-
-/// The last place in `data` before `before` where a game likely ends, in a line that ends
-/// (with its line break) before `before`.
-pub fn last_likely_end(data: &[u8], before: usize) -> Option<usize> {
+/// The last place in `data` where a game likely ends, in a line that ends (with its line
+/// break) in `data`.
+pub fn last_likely_end(data: &[u8]) -> Option<usize> {
     // Backwards: the last game end is usually within the last game.
-    let data = &data[..before.min(data.len())];
     let mut breaks = memrchr_iter(b'\n', data).peekable();
     while let Some(end) = breaks.next() {
         let start = breaks.peek().map_or(0, |&p| p + 1);
@@ -124,6 +113,16 @@ pub fn column_after(data: &[u8], col: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// The places in `data` where a game likely ends, in order (a last line without a line
+    /// break is not looked at).
+    fn likely_ends(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+        let mut start = 0;
+        memchr_iter(b'\n', data).filter_map(move |p| {
+            let line_start = std::mem::replace(&mut start, p + 1);
+            end_in_line(data, line_start, p)
+        })
+    }
+
     const THREE: &[u8] = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\r\n\r\n[Event \"c\"]\n\n1. c4 1/2-1/2";
 
     #[test]
@@ -132,8 +131,8 @@ mod tests {
         assert_eq!(ends.len(), 2);
         assert!(THREE[..ends[0]].ends_with(b"e5 1-0"));
         assert!(THREE[..ends[1]].ends_with(b"d4 *"));
-        assert_eq!(last_likely_end(THREE, THREE.len()), Some(ends[1]));
-        assert_eq!(last_likely_end(THREE, ends[1] + 1), Some(ends[0]));
+        assert_eq!(last_likely_end(THREE), Some(ends[1]));
+        assert_eq!(last_likely_end(&THREE[..ends[1] + 1]), Some(ends[0]));
         let lines = THREE.iter().filter(|&&b| b == b'\n').count() as u64;
         assert_eq!(scan_piece(THREE), (lines, 3));
         assert_eq!(scan_piece(&THREE[..ends[1]]), (6, 2));
@@ -159,7 +158,7 @@ mod tests {
             b"[Event \"x\"] 1-0\n",
         ] {
             assert_eq!(likely_ends(text).count(), 0, "{:?}", text);
-            assert_eq!(last_likely_end(text, text.len()), None);
+            assert_eq!(last_likely_end(text), None);
         }
     }
 

@@ -329,10 +329,6 @@ impl<R: Read> GameReader<R> {
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {
-                Ok(0) if self.open_end => {
-                    self.exhausted = true;
-                    return Ok(false);
-                }
                 Ok(0) => {
                     self.eof = true;
                     return Ok(false);
