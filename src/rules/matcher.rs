@@ -54,6 +54,8 @@ pub fn find_move_with(
 ) -> Result<(Move, MatchNotes), MatchError> {
     debug_assert_eq!(checkers, pos.checkers());
     let mut notes = MatchNotes::default();
+    // Whether the fast path found the move (what it checked holds for every origin).
+    let mut fast = false;
     let found = match m.pattern {
         MovePattern::Null => {
             return Err(if pos.is_check() {
@@ -77,6 +79,7 @@ pub fn find_move_with(
         MovePattern::Normal(n) => {
             if let Some(mv) = fast_one(pos, &n, checkers) {
                 debug_assert_eq!(Ok(mv), one(&general(pos, &n)), "fast path for {n:?}");
+                fast = true;
                 mv
             } else {
                 one(&general(pos, &n))?
@@ -95,10 +98,20 @@ pub fn find_move_with(
         let long = n.from_file.is_some() && n.from_rank.is_some();
         let disambiguated = n.from_file.is_some() || n.from_rank.is_some();
         if disambiguated && !long && n.role != Some(Role::Pawn) {
-            if let San::Normal { file, rank, .. } = San::from_move(pos, found) {
-                notes.over_disambiguated = (n.from_file.is_some() && file.is_none())
-                    || (n.from_rank.is_some() && rank.is_none());
-            }
+            let san_origin = || match San::from_move(pos, found) {
+                San::Normal { file, rank, .. } => (file.is_some(), rank.is_some()),
+                _ => (true, true),
+            };
+            let needed = match found {
+                Move::Normal { role, from, to, .. } if fast => {
+                    let needed = needed_origin(from, legal_movers(pos, role, to));
+                    debug_assert_eq!(needed, san_origin(), "disambiguation of {found:?}");
+                    needed
+                }
+                _ => san_origin(),
+            };
+            notes.over_disambiguated =
+                (n.from_file.is_some() && !needed.0) || (n.from_rank.is_some() && !needed.1);
         }
     }
     Ok((found, notes))
@@ -197,21 +210,7 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
     };
     let mut found = None;
     for sq in from {
-        let legal = if role == Role::King {
-            // The king may not step onto a square the other side attacks once it has left
-            // its own (a slider behind it would otherwise look blocked).
-            board
-                .attacks_to(to, !turn, occupied.without(king))
-                .is_empty()
-        } else if attacks::ray(king, sq).is_empty() || attacks::aligned(king, sq, to) {
-            // Not on a line with the king, or moving along it: cannot expose the king.
-            true
-        } else {
-            let after = occupied.without(sq).with(to);
-            let sliders = (attacks::rook_attacks(king, after) & board.rooks_and_queens())
-                | (attacks::bishop_attacks(king, after) & board.bishops_and_queens());
-            (sliders & them).without(to).is_empty()
-        };
+        let legal = keeps_king_safe(board, turn, king, role, sq, to);
         if legal {
             if found.is_some() {
                 return None;
@@ -226,6 +225,62 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
         }
     }
     found
+}
+
+/// Whether moving the `role` on `sq` to `to` leaves the mover's king (on `king`) out of
+/// check, in a position that is not double check, for a move that takes the one checker or
+/// steps between when in check (as [`fast_one`] makes sure).
+#[inline(always)]
+fn keeps_king_safe(
+    board: &shakmaty::Board,
+    turn: Color,
+    king: Square,
+    role: Role,
+    sq: Square,
+    to: Square,
+) -> bool {
+    let occupied = board.occupied();
+    if role == Role::King {
+        // The king may not step onto a square the other side attacks once it has left its
+        // own (a slider behind it would otherwise look blocked).
+        board
+            .attacks_to(to, !turn, occupied.without(king))
+            .is_empty()
+    } else if attacks::ray(king, sq).is_empty() || attacks::aligned(king, sq, to) {
+        // Not on a line with the king, or moving along it: cannot expose the king.
+        true
+    } else {
+        let after = occupied.without(sq).with(to);
+        let sliders = (attacks::rook_attacks(king, after) & board.rooks_and_queens())
+            | (attacks::bishop_attacks(king, after) & board.bishops_and_queens());
+        (sliders & board.by_color(!turn)).without(to).is_empty()
+    }
+}
+
+/// The squares from which a `role` (not a pawn) of the side to move can legally go to `to`,
+/// for a move [`fast_one`] found there (so what it checked holds for all of them).
+fn legal_movers(pos: &Chess, role: Role, to: Square) -> Bitboard {
+    let board = pos.board();
+    let turn = pos.turn();
+    let Some(king) = board.king_of(turn) else {
+        return Bitboard::EMPTY;
+    };
+    let ours = board.by_role(role) & board.by_color(turn);
+    (attacks::attacks(to, role.of(turn), board.occupied()) & ours)
+        .into_iter()
+        .filter(|&sq| keeps_king_safe(board, turn, king, role, sq, to))
+        .collect()
+}
+
+/// Which parts of its origin SAN writes for a move from `from` when `movers` are the squares
+/// from which the same piece can legally reach the same destination (`from` among them):
+/// the file when another mover shares neither, or shares the rank too; the rank when another
+/// shares the file. As [`San::from_move`] decides it, without generating the moves.
+fn needed_origin(from: Square, movers: Bitboard) -> (bool, bool) {
+    let others = movers.without(from);
+    let same_file = (others & Bitboard::from_file(from.file())).any();
+    let same_rank = (others & Bitboard::from_rank(from.rank())).any();
+    (others.any() && (!same_file || same_rank), same_file)
 }
 
 /// Whether the side to move has a legal king step (not castling): a cheap proof that a check
