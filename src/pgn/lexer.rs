@@ -175,6 +175,8 @@ pub struct Lexed {
     spare_tags: Vec<Tag>,
     /// Scratch buffer for unescaping tag values.
     scratch: Vec<u8>,
+    /// Scratch list of where the parts of simple tags are (`simple_tag_section`).
+    tag_parts: Vec<[u32; 6]>,
 }
 
 impl Lexed {
@@ -186,6 +188,18 @@ impl Lexed {
         self.spare_tags.append(&mut self.tags);
         self.problems.clear();
         self.end_line = 0;
+    }
+
+    /// Whether two lexings found the same (buffers kept for reuse aside).
+    #[cfg(debug_assertions)]
+    fn same_as(&self, other: &Lexed) -> bool {
+        self.tokens == other.tokens
+            && self.tags == other.tags
+            && self.problems == other.problems
+            && self.end_line == other.end_line
+            && self.content == other.content
+            && self.has_result == other.has_result
+            && self.movetext == other.movetext
     }
 
     /// The value of the first tag with this name.
@@ -287,6 +301,23 @@ pub fn lex_game_tags_open(
     first_col: u32,
     out: &mut Lexed,
 ) -> bool {
+    if simple_tag_section(data, first_line, first_col, out) {
+        #[cfg(debug_assertions)]
+        {
+            let mut general = Lexed::default();
+            let mut lx = Lexer::new(data, eof, (first_line, first_col), true, &mut general);
+            lx.tags_only = true;
+            lx.run();
+            if let Some(m) = general.movetext.as_mut() {
+                m.first_line = first_line;
+            }
+            debug_assert!(
+                general.same_as(out),
+                "the simple tag section differs from the lexer's:\n{general:?}\n{out:?}"
+            );
+        }
+        return true;
+    }
     let mut lx = Lexer::new(data, eof, (first_line, first_col), true, out);
     lx.tags_only = true;
     lx.run();
@@ -297,6 +328,147 @@ pub fn lex_game_tags_open(
         }
         None => false,
     }
+}
+
+/// The common tag section, read without the general lexer: from the start of a line, lines
+/// that each hold one `[Name "value"]` with nothing escaped (spaces may follow it), all valid
+/// UTF-8, then the movetext after nothing but spaces and line breaks. Fills `out` as
+/// [`lex_game_tags_open`] would and returns true; false for anything else (`out` is then of no
+/// use, and the general lexer decides).
+fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) -> bool {
+    if first_col > 1 || data.first() != Some(&b'[') {
+        return false;
+    }
+    out.clear();
+    // Where each tag's parts are, found first (one pass over the bytes, no search call per
+    // line: the lines are short), so that one UTF-8 check covers them all.
+    let mut parts = std::mem::take(&mut out.tag_parts);
+    parts.clear();
+    let mut end = 0;
+    while data.get(end) == Some(&b'[') {
+        match simple_tag_line(&data[end..]) {
+            Some((p, next)) => {
+                let at = end as u32;
+                parts.push([at, at + p[0], at + p[1], at + p[2], at + p[3], at + p[4]]);
+                end += next;
+            }
+            None => {
+                out.tag_parts = parts;
+                return false;
+            }
+        }
+    }
+    let Ok(text) = std::str::from_utf8(&data[..end]) else {
+        out.tag_parts = parts;
+        return false;
+    };
+    let mut line = first_line;
+    for &[start, name_start, name_end, value_start, value_end, tag_end] in &parts {
+        let span = Span {
+            start,
+            end: tag_end,
+            line,
+            col: 1,
+        };
+        let mut tag = out.spare_tags.pop().unwrap_or_default();
+        tag.name.clear();
+        tag.name
+            .push_str(&text[name_start as usize..name_end as usize]);
+        tag.value.clear();
+        tag.value
+            .push_str(&text[value_start as usize..value_end as usize]);
+        tag.span = span;
+        tag.invalid_utf8 = false;
+        out.tokens.push(Token {
+            kind: TokenKind::Tag(out.tags.len() as u32),
+            span,
+        });
+        out.tags.push(tag);
+        line += 1;
+    }
+    out.tag_parts = parts;
+    // Blank lines, then the movetext.
+    let mut line_start = end;
+    let mut i = end;
+    loop {
+        match data.get(i) {
+            Some(b'\n') => {
+                line += 1;
+                line_start = i + 1;
+            }
+            Some(b' ' | b'\t' | b'\r') => {}
+            Some(b'[' | 0x0b | 0x0c | 0x80..) | None => return false,
+            Some(_) => break,
+        }
+        i += 1;
+    }
+    out.content = true;
+    out.movetext = Some(MovetextStart {
+        offset: i,
+        line,
+        line_start,
+        first_line,
+        first_col: 1,
+    });
+    true
+}
+
+/// One line of [`simple_tag_section`]: `[Name "value"]` with nothing escaped in the value,
+/// spaces or tabs around the value's quotes and before `]`, spaces, tabs or `\r` after it, up
+/// to the line break. The name's start and end, the value's start and end, the tag's end
+/// (all from the line's start) and where the next line starts.
+fn simple_tag_line(line: &[u8]) -> Option<([u32; 5], usize)> {
+    // `[`, spaces, the name, spaces, `"`: as `tag_head`, without leaving the line.
+    let mut j = 1;
+    while matches!(line.get(j), Some(b' ' | b'\t')) {
+        j += 1;
+    }
+    let name_start = j;
+    while j < line.len() && TAG_NAME[usize::from(line[j])] {
+        j += 1;
+    }
+    let name_end = j;
+    while matches!(line.get(j), Some(b' ' | b'\t')) {
+        j += 1;
+    }
+    if name_end == name_start || line.get(j) != Some(&b'"') {
+        return None;
+    }
+    let value_start = j + 1;
+    let mut k = value_start;
+    while !matches!(line.get(k)?, b'"' | b'\\' | b'\n') {
+        k += 1;
+    }
+    if line[k] != b'"' {
+        return None;
+    }
+    let value_end = k;
+    k += 1;
+    while matches!(line.get(k), Some(b' ' | b'\t')) {
+        k += 1;
+    }
+    if line.get(k) != Some(&b']') {
+        return None;
+    }
+    let tag_end = k + 1;
+    k = tag_end;
+    while matches!(line.get(k)?, b' ' | b'\t' | b'\r') {
+        k += 1;
+    }
+    if line[k] != b'\n' {
+        return None;
+    }
+    let at = |x: usize| x as u32;
+    Some((
+        [
+            at(name_start),
+            at(name_end),
+            at(value_start),
+            at(value_end),
+            at(tag_end),
+        ],
+        k + 1,
+    ))
 }
 
 /// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
