@@ -437,6 +437,35 @@ static SYMBOL_END: [bool; 256] = {
     table
 };
 
+/// A move number of one to eight digits (the first not `0`) with its dots and a space, tab or
+/// line break after them, at `bytes[i]`: its number, its dots as [`move_number`] counts them,
+/// and where it ends. `None` for anything else.
+#[inline]
+fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
+    let mut j = i;
+    let mut number = 0u32;
+    while let Some(&d @ b'0'..=b'9') = bytes.get(j) {
+        if j - i == 8 {
+            return None;
+        }
+        number = number * 10 + u32::from(d - b'0');
+        j += 1;
+    }
+    let digits_end = j;
+    while bytes.get(j) == Some(&b'.') {
+        j += 1;
+    }
+    let dots = j - digits_end;
+    if dots == 0 || !matches!(bytes.get(j), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        return None;
+    }
+    debug_assert_eq!(
+        move_number(&bytes[i..j]),
+        Some((number, if dots >= 2 { 3 } else { 1 }, j - i))
+    );
+    Some((number, if dots >= 2 { 3 } else { 1 }, j))
+}
+
 /// What the end of a check needs to know of the movetext's tokens.
 struct MovetextFacts {
     has_move: bool,
@@ -814,6 +843,12 @@ impl Replay<'_> {
                     }
                     i = j;
                 }
+                // The common move number, `12.` or `12...` before a space: read here (the
+                // general reading below gives the same, and handles every other case).
+                b'1'..=b'9' if let Some((number, dots, next)) = spaced_move_number(bytes, i) => {
+                    self.lines[0].pending_number = Some((number, dots, span(i, next)));
+                    i = next;
+                }
                 b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
                     let mut end = i;
                     while end < n && !SYMBOL_END[usize::from(bytes[end])] {
@@ -838,10 +873,11 @@ impl Replay<'_> {
                             }
                             let mv = &bytes[start..mv_end];
                             if mv.len() < 2
-                                || !matches!(
-                                    &bytes[mv_end..end],
-                                    b"" | b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
-                                )
+                                || (mv_end != end
+                                    && !matches!(
+                                        &bytes[mv_end..end],
+                                        b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
+                                    ))
                             {
                                 return Err(());
                             }
