@@ -3,6 +3,8 @@
 
 use shakmaty::{CastlingSide, File, Rank, Role};
 
+use crate::pgn::lexer::DELIMITER;
+
 use super::{CaptureClaim, CheckClaim, MovePattern, NormalPattern, Notes, ReadError, ReadMove};
 
 /// Reads one ASCII move token.
@@ -109,6 +111,115 @@ pub(crate) fn plain_san(token: &[u8]) -> Option<ReadMove> {
         start: 0,
         end,
     })
+}
+
+/// Strict SAN at the start of `bytes`, up to a delimiter or the end (`Nf3 `, `exd5)`,
+/// `e8=Q+`): the move as [`plain_san`] reads that token, and the token's length. Read in one
+/// pass, without finding the token's end first. `None` for anything else (a glyph glued on,
+/// a longer symbol, a lenient form, bytes that are not ASCII), which the caller then reads
+/// the general way.
+#[inline(always)]
+pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
+    let at = |k: usize| bytes.get(k).copied().unwrap_or(0);
+    let square = |k: usize| Some((file(at(k))?, rank(at(k + 1))?));
+    let mut j;
+    let mut capture = CaptureClaim::Unwritten;
+    let pattern = match at(0) {
+        b'a'..=b'h' => {
+            let (from_file, (to_file, to_rank)) = if at(1) == b'x' {
+                capture = CaptureClaim::Capture;
+                j = 4;
+                (file(at(0)), square(2)?)
+            } else {
+                j = 2;
+                (None, square(0)?)
+            };
+            let mut promotion = None;
+            if at(j) == b'=' {
+                promotion = Some(match at(j + 1) {
+                    b'Q' => Role::Queen,
+                    b'R' => Role::Rook,
+                    b'B' => Role::Bishop,
+                    b'N' => Role::Knight,
+                    _ => return None,
+                });
+                j += 2;
+            }
+            MovePattern::Normal(NormalPattern {
+                role: Some(Role::Pawn),
+                from_file,
+                from_rank: None,
+                to_file,
+                to_rank: Some(to_rank),
+                promotion,
+            })
+        }
+        first @ (b'K' | b'Q' | b'R' | b'B' | b'N') => {
+            let role = Role::from_char(first as char)?;
+            // The origin, `x` and the destination: read back from the destination, as SAN
+            // is written.
+            j = 1;
+            while j < 6 && matches!(at(j), b'a'..=b'h' | b'1'..=b'8' | b'x') {
+                j += 1;
+            }
+            if j < 3 {
+                return None;
+            }
+            let (to_file, to_rank) = square(j - 2)?;
+            let mut s = &bytes[1..j - 2];
+            if let Some((b'x', rest)) = s.split_last() {
+                capture = CaptureClaim::Capture;
+                s = rest;
+            }
+            let (from_file, from_rank) = match *s {
+                [] => (None, None),
+                [b] => match (file(b), rank(b)) {
+                    (Some(f), _) => (Some(f), None),
+                    (_, Some(r)) => (None, Some(r)),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            MovePattern::Normal(NormalPattern {
+                role: Some(role),
+                from_file,
+                from_rank,
+                to_file,
+                to_rank: Some(to_rank),
+                promotion: None,
+            })
+        }
+        b'O' if bytes.starts_with(b"O-O-O") => {
+            j = 5;
+            MovePattern::Castle(CastlingSide::QueenSide)
+        }
+        b'O' if bytes.starts_with(b"O-O") => {
+            j = 3;
+            MovePattern::Castle(CastlingSide::KingSide)
+        }
+        _ => return None,
+    };
+    let check = match at(j) {
+        b'+' => CheckClaim::Check,
+        b'#' => CheckClaim::Mate,
+        _ => CheckClaim::None,
+    };
+    if check != CheckClaim::None {
+        j += 1;
+    }
+    if j < bytes.len() && !DELIMITER[usize::from(bytes[j])] {
+        return None;
+    }
+    let m = ReadMove {
+        pattern,
+        capture,
+        check,
+        notes: Notes::default(),
+        start: 0,
+        end: j as u16,
+    };
+    debug_assert_eq!(plain_san(&bytes[..j]), Some(m), "{:?}", &bytes[..j]);
+    Some((m, j))
 }
 
 /// Reads any ASCII move token (see [`read`]).
@@ -325,6 +436,60 @@ fn rank(b: u8) -> Option<Rank> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn san_read_in_one_pass_is_plain_san() {
+        // Every token of up to four bytes from a SAN-like alphabet, then a few longer ones,
+        // each before every kind of end: what `san_at` reads is what `plain_san` reads of the
+        // token, and it reads every strict SAN token that ends at a delimiter.
+        let alphabet = b"aehx18KQNO-=+#!";
+        let mut tokens: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..4 {
+            let longer: Vec<Vec<u8>> = tokens
+                .iter()
+                .filter(|t| t.len() == tokens.last().map_or(0, Vec::len))
+                .flat_map(|t| {
+                    alphabet.iter().map(move |&b| {
+                        let mut t = t.clone();
+                        t.push(b);
+                        t
+                    })
+                })
+                .collect();
+            tokens.extend(longer);
+        }
+        for t in [
+            "Nbd2", "N1d2", "Nbxd2", "N1xd2", "Nb1d2", "Nb1xd2", "exd8=Q+", "e8=N#", "O-O-O+",
+            "O-O-O#", "Qh4xe1", "Rdxd1", "exd5", "e8=K", "e8=Q!", "Kxe2#", "bxa1=R",
+        ] {
+            tokens.push(t.as_bytes().to_vec());
+        }
+        let mut read = 0;
+        for token in &tokens {
+            for end in [
+                &b""[..],
+                b" ",
+                b"\n",
+                b")",
+                b"{",
+                b"!",
+                b"?",
+                b"a",
+                b"\xc3\xa9",
+            ] {
+                let bytes = [&token[..], end].concat();
+                let got = san_at(&bytes);
+                if let Some((m, len)) = got {
+                    assert_eq!(len, token.len(), "{bytes:?}");
+                    assert_eq!(Some(m), plain_san(token), "{bytes:?}");
+                    read += 1;
+                } else if matches!(end, b"" | b" " | b"\n" | b")" | b"{") {
+                    assert_eq!(plain_san(token), None, "{bytes:?}");
+                }
+            }
+        }
+        assert!(read > 1000, "only {read} tokens read");
+    }
 
     fn normal(token: &str) -> (NormalPattern, ReadMove) {
         let m = read(token.as_bytes()).unwrap();

@@ -849,6 +849,18 @@ impl Replay<'_> {
                     self.lines[0].pending_number = Some((number, dots, span(i, next)));
                     i = next;
                 }
+                // The common move, strict SAN before a space or other delimiter: read in
+                // one pass (the general reading below gives the same).
+                b'a'..=b'h' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O'
+                    if let Some((m, len)) = notation::ascii::san_at(&bytes[i..]) =>
+                {
+                    self.variation_follows = false;
+                    if !self.play_main(&m, span(i, i + len)) {
+                        return Err(());
+                    }
+                    facts.has_move = true;
+                    i += len;
+                }
                 b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
                     let mut end = i;
                     while end < n && !SYMBOL_END[usize::from(bytes[end])] {
