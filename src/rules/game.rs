@@ -2259,8 +2259,9 @@ fn adjudicate(
         Some((t, ply, pos)) => (t, Some(ply), pos),
         None => {
             let pos = final_pos.clone();
-            // One legal-move generation for both mate and stalemate.
-            let no_moves = pos.legal_moves().is_empty();
+            // One legal-move generation for both mate and stalemate, unless a legal king
+            // step already shows there are moves.
+            let no_moves = !matcher::king_can_step(&pos) && pos.legal_moves().is_empty();
             let term = if no_moves && pos.is_check() {
                 Termination::Checkmate
             } else if no_moves {
