@@ -816,8 +816,13 @@ impl Replay<'_> {
         };
         let mut i = at.offset;
         loop {
-            while i < n && matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t') {
+            // Most tokens are one space apart.
+            if i + 1 < n && bytes[i] == b' ' && bytes[i + 1] > b' ' {
                 i += 1;
+            } else {
+                while i < n && matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t') {
+                    i += 1;
+                }
             }
             // No result token: the lexer reports that.
             let &b = bytes.get(i).ok_or(())?;
@@ -1381,6 +1386,7 @@ impl Replay<'_> {
     }
 
     /// Repetition, move counters and game-ending events after a main-line ply.
+    #[inline]
     fn main_ply(&mut self, depth: usize, mv: Move, irreversible: bool, check: bool, mate: bool) {
         self.main.plies += 1;
         let ply = self.main.plies;
@@ -1677,6 +1683,7 @@ fn changes_for_good(pos: &Chess, mv: Move) -> bool {
 /// after it, and the caller swaps the castling rights' part when the rights changed. Together they replace hashing every position from scratch,
 /// which shakmaty's own incremental update falls back to after every double pawn push,
 /// king move and castling-rights change.
+#[inline]
 fn hash_before_move(
     pos: &Chess,
     mv: Move,
@@ -1728,6 +1735,7 @@ fn hash_before_move(
 
 /// Completes [`hash_before_move`] with the en passant file of the position after the move
 /// (only a double pawn push can leave an en passant square).
+#[inline]
 fn hash_after_move(after: &Chess, mv: Move, mut hash: Zobrist64) -> Zobrist64 {
     use shakmaty::zobrist::ZobristValue;
     let double_push = matches!(

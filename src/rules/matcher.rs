@@ -47,6 +47,7 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
 /// # Errors
 ///
 /// As [`find_move`].
+#[inline]
 pub fn find_move_with(
     pos: &Chess,
     m: &ReadMove,
