@@ -1797,7 +1797,10 @@ fn ply_label(pos: &Chess) -> (u32, bool) {
 }
 
 fn fen(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    // Written straight into one string of the right size, not through `Display`.
+    let mut text = String::with_capacity(96);
+    Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut text);
+    text
 }
 
 fn san(pos: &Chess, mv: &Move) -> String {
