@@ -437,9 +437,9 @@ static SYMBOL_END: [bool; 256] = {
     table
 };
 
-/// A move number of one to eight digits (the first not `0`) with its dots and a space, tab or
-/// line break after them, at `bytes[i]`: its number, its dots as [`move_number`] counts them,
-/// and where it ends. `None` for anything else.
+/// A move number of one to eight digits with its dots and a space, tab or line break after
+/// them, at `bytes[i]`: its number, its dots as [`move_number`] counts them, and where it
+/// ends. `None` for anything else.
 #[inline]
 fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
     let mut j = i;
