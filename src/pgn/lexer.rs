@@ -6,7 +6,7 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
-use memchr::{memchr, memchr2, memchr_iter};
+use memchr::{memchr, memchr2, memchr3, memchr_iter};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
 /// column in characters.
@@ -331,8 +331,7 @@ pub fn lex_game_tags_open(
 }
 
 /// The common tag section, read without the general lexer: from the start of a line, lines
-/// that each hold one `[Name "value"]` with nothing escaped (spaces may follow it), all valid
-/// UTF-8, then the movetext after nothing but spaces and line breaks. Fills `out` as
+/// that each hold one [`SimpleTag`], all valid UTF-8, then the movetext after nothing but spaces and line breaks. Fills `out` as
 /// [`lex_game_tags_open`] would and returns true; false for anything else (`out` is then of no
 /// use, and the general lexer decides).
 fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) -> bool {
@@ -340,19 +339,28 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
         return false;
     }
     out.clear();
-    // Where each tag's parts are, found first (one pass over the bytes, no search call per
-    // line: the lines are short), so that one UTF-8 check covers them all.
+    // Where each tag's parts are, found first, so that one UTF-8 check covers them all.
     let mut parts = std::mem::take(&mut out.tag_parts);
     parts.clear();
     let mut end = 0;
     while data.get(end) == Some(&b'[') {
-        match simple_tag_line(&data[end..]) {
-            Some((p, next)) => {
-                let at = end as u32;
-                parts.push([at, at + p[0], at + p[1], at + p[2], at + p[3], at + p[4]]);
-                end += next;
+        // The line must end with its line break: a tag cut by the end of the bytes is for
+        // the general lexer.
+        let rest = &data[end..];
+        match simple_tag_line(rest) {
+            Some(t) if rest.get(t.line_end) == Some(&b'\n') => {
+                let at = |x: usize| (end + x) as u32;
+                parts.push([
+                    at(0),
+                    at(t.name.start),
+                    at(t.name.end),
+                    at(t.value),
+                    at(t.quote),
+                    at(t.end),
+                ]);
+                end += t.line_end + 1;
             }
-            None => {
+            _ => {
                 out.tag_parts = parts;
                 return false;
             }
@@ -411,64 +419,6 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
         first_col: 1,
     });
     true
-}
-
-/// One line of [`simple_tag_section`]: `[Name "value"]` with nothing escaped in the value,
-/// spaces or tabs around the value's quotes and before `]`, spaces, tabs or `\r` after it, up
-/// to the line break. The name's start and end, the value's start and end, the tag's end
-/// (all from the line's start) and where the next line starts.
-fn simple_tag_line(line: &[u8]) -> Option<([u32; 5], usize)> {
-    // `[`, spaces, the name, spaces, `"`: as `tag_head`, without leaving the line.
-    let mut j = 1;
-    while matches!(line.get(j), Some(b' ' | b'\t')) {
-        j += 1;
-    }
-    let name_start = j;
-    while j < line.len() && TAG_NAME[usize::from(line[j])] {
-        j += 1;
-    }
-    let name_end = j;
-    while matches!(line.get(j), Some(b' ' | b'\t')) {
-        j += 1;
-    }
-    if name_end == name_start || line.get(j) != Some(&b'"') {
-        return None;
-    }
-    let value_start = j + 1;
-    let mut k = value_start;
-    while !matches!(line.get(k)?, b'"' | b'\\' | b'\n') {
-        k += 1;
-    }
-    if line[k] != b'"' {
-        return None;
-    }
-    let value_end = k;
-    k += 1;
-    while matches!(line.get(k), Some(b' ' | b'\t')) {
-        k += 1;
-    }
-    if line.get(k) != Some(&b']') {
-        return None;
-    }
-    let tag_end = k + 1;
-    k = tag_end;
-    while matches!(line.get(k)?, b' ' | b'\t' | b'\r') {
-        k += 1;
-    }
-    if line[k] != b'\n' {
-        return None;
-    }
-    let at = |x: usize| x as u32;
-    Some((
-        [
-            at(name_start),
-            at(name_end),
-            at(value_start),
-            at(value_end),
-            at(tag_end),
-        ],
-        k + 1,
-    ))
 }
 
 /// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
@@ -1229,11 +1179,17 @@ static TAG_NAME: [bool; 256] = {
     table
 };
 
+/// White space within a line: [`is_space`] but the line break.
+fn is_line_space(b: u8) -> bool {
+    b != b'\n' && is_space(b)
+}
+
 /// The head of a tag pair line (from its `[`): the range of the tag's name and where its value
-/// begins, after the opening quote. `None` when the line is no tag pair.
+/// begins, after the opening quote. `None` when the line is no tag pair. Reads no further
+/// than the line: `line` may run on past its line break.
 pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
     let mut j = 1;
-    while j < line.len() && is_space(line[j]) {
+    while j < line.len() && is_line_space(line[j]) {
         j += 1;
     }
     let name_start = j;
@@ -1241,7 +1197,7 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
         j += 1;
     }
     let name = name_start..j;
-    while j < line.len() && is_space(line[j]) {
+    while j < line.len() && is_line_space(line[j]) {
         j += 1;
     }
     if name.is_empty() || j >= line.len() || line[j] != b'"' {
@@ -1251,22 +1207,58 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
 }
 
 /// For a tag whose value (from `value` on) holds no quote or backslash and whose closing
-/// quote is followed by `]`: where that quote is and where the tag ends. That case needs
-/// no unescaping, and the general reading would end the tag at the same byte. (An invalid
-/// UTF-8 value still goes the general way, which reports it.)
+/// quote is followed by `]` on the same line: where that quote is and where the tag ends.
+/// That case needs no unescaping, and the general reading would end the tag at the same
+/// byte. (An invalid UTF-8 value still goes the general way, which reports it.) Reads no
+/// further than the line.
 pub(crate) fn simple_tag_end(line: &[u8], value: usize) -> Option<(usize, usize)> {
-    let quote = value + memchr2(b'"', b'\\', &line[value..])?;
+    let quote = value + memchr3(b'"', b'\\', b'\n', &line[value..])?;
     if line[quote] != b'"' {
         return None;
     }
     let mut k = quote + 1;
-    while k < line.len() && is_space(line[k]) {
+    while k < line.len() && is_line_space(line[k]) {
         k += 1;
     }
     if k >= line.len() || line[k] != b']' {
         return None;
     }
     Some((quote, k + 1))
+}
+
+/// A line that is exactly one tag pair with nothing escaped in its value (see
+/// [`simple_tag_end`]) and nothing but spaces after it: the lexer reads it as one tag and
+/// nothing else. Offsets from the line's start.
+pub(crate) struct SimpleTag {
+    pub name: std::ops::Range<usize>,
+    /// Where the value starts (after its opening quote).
+    pub value: usize,
+    /// The value's closing quote.
+    pub quote: usize,
+    /// Where the tag ends (after its `]`).
+    pub end: usize,
+    /// Where the line ends: its line break, or the end of `line` when it has none.
+    pub line_end: usize,
+}
+
+/// The [`SimpleTag`] at the start of `line`, which may run on past its line break.
+pub(crate) fn simple_tag_line(line: &[u8]) -> Option<SimpleTag> {
+    let (name, value) = tag_head(line)?;
+    let (quote, end) = simple_tag_end(line, value)?;
+    let mut line_end = end;
+    while line_end < line.len() && is_line_space(line[line_end]) {
+        line_end += 1;
+    }
+    if line_end < line.len() && line[line_end] != b'\n' {
+        return None;
+    }
+    Some(SimpleTag {
+        name,
+        value,
+        quote,
+        end,
+        line_end,
+    })
 }
 
 /// Whether `s` starts like a tag pair line: `[Name "`.

@@ -11,7 +11,7 @@
 
 use memchr::{memchr, memchr2, memchr_iter};
 
-use super::lexer::{is_delimiter, is_space, move_number, simple_tag_end, tag_head};
+use super::lexer::{is_delimiter, is_space, move_number, simple_tag_line};
 
 /// What the fast path found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,16 +22,6 @@ pub enum Split {
     NeedMore,
     /// Something outside the common shape: ask the full lexer.
     Unsure,
-}
-
-/// Whether a line (without its `\n`) is exactly one tag pair `[Name "value"]` with nothing
-/// escaped in the value and nothing but spaces after it: the lexer then reads it as one tag
-/// and nothing else.
-fn simple_tag_line(line: &[u8]) -> bool {
-    let Some((_, value)) = tag_head(line) else {
-        return false;
-    };
-    simple_tag_end(line, value).is_some_and(|(_, end)| line[end..].iter().all(|&b| is_space(b)))
 }
 
 /// Where the game at the start of `data` ends, if it has the common shape. `first_line` is
@@ -70,7 +60,7 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
         let Some(nl) = memchr(b'\n', &data[i..]) else {
             return more;
         };
-        if !simple_tag_line(&data[i..i + nl]) {
+        if simple_tag_line(&data[i..i + nl]).is_none() {
             return Split::Unsure;
         }
         i += nl;
