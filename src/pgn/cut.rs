@@ -11,6 +11,8 @@
 
 use memchr::{memchr, memchr_iter, memrchr_iter};
 
+use super::lexer::count_chars;
+
 /// Whether a result token ends at `data[end]` (delimited by a space or the line's start).
 fn result_before(data: &[u8], start: usize, end: usize) -> bool {
     let mut token_start = end;
@@ -102,10 +104,9 @@ pub fn scan_piece(data: &[u8]) -> (u64, u64) {
 
 /// The column (in characters, 1-based) after `data`, which starts at column `col`.
 pub fn column_after(data: &[u8], col: u32) -> u32 {
-    let chars = |s: &[u8]| s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32;
     match memchr::memrchr(b'\n', data) {
-        Some(p) => 1 + chars(&data[p + 1..]),
-        None => col + chars(data),
+        Some(p) => 1 + count_chars(&data[p + 1..]),
+        None => col + count_chars(data),
     }
 }
 

@@ -9,6 +9,7 @@ use std::io::{self, Read};
 
 use memchr::memchr_iter;
 
+use super::cut::column_after;
 use super::lexer::{
     lex_game_mode, looks_like_tag, wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
 };
@@ -344,18 +345,7 @@ impl<R: Read> GameReader<R> {
     }
 
     fn consume(&mut self, n: usize, lines: u32) {
-        let consumed = &self.buf[self.start..self.start + n];
-        let chars = |s: &[u8]| {
-            if s.is_ascii() {
-                s.len() as u32
-            } else {
-                s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
-            }
-        };
-        self.col = match memchr::memrchr(b'\n', consumed) {
-            Some(p) => 1 + chars(&consumed[p + 1..]),
-            None => self.col + chars(consumed),
-        };
+        self.col = column_after(&self.buf[self.start..self.start + n], self.col);
         self.start += n;
         self.offset += n as u64;
         self.line = lines;
