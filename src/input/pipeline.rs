@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -135,11 +135,7 @@ where
                 // One token buffer per worker, lent to each game in turn: no allocations per
                 // game once it has grown.
                 let mut lexed = Lexed::default();
-                loop {
-                    let next = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((seq, mut batch))) = next else {
-                        break;
-                    };
+                work_jobs(&job_rx, &out_tx, |mut batch: Batch| {
                     // Each game is read where it lies in the batch's buffer.
                     let bytes = &batch.bytes;
                     let results: Vec<T> = batch
@@ -175,10 +171,8 @@ where
                     if batch.bytes.capacity() <= KEEP_BUFFER {
                         let _ = spare_tx.send(std::mem::take(&mut batch.bytes));
                     }
-                    if out_tx.send((seq, results)).is_err() {
-                        break;
-                    }
-                }
+                    results
+                });
             });
         }
         drop(out_tx);
@@ -239,9 +233,7 @@ where
         let delivered = deliver(out_rx, &mut sink);
         // On a sink error the receiver is gone: workers and the producer stop at their next
         // send.
-        let read = producer
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
+        let read = joined(producer);
         delivered?;
         read
     })
@@ -479,6 +471,31 @@ where
     }
 }
 
+/// A worker of a pipeline: takes the next numbered job no other worker took, and sends what
+/// `handle` makes of it under the same number, until the jobs end or nobody listens.
+fn work_jobs<J, O>(
+    jobs: &Mutex<Receiver<(u64, J)>>,
+    out: &SyncSender<(u64, O)>,
+    mut handle: impl FnMut(J) -> O,
+) {
+    loop {
+        let next = jobs.lock().map(|rx| rx.recv());
+        let Ok(Ok((seq, job))) = next else {
+            break;
+        };
+        if out.send((seq, handle(job))).is_err() {
+            break;
+        }
+    }
+}
+
+/// What a pipeline's reader thread read, or the error it met (a panic among them).
+fn joined(reader: thread::ScopedJoinHandle<'_, io::Result<u64>>) -> io::Result<u64> {
+    reader
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))
+}
+
 /// [`run_with`] for two jobs or more when the stream has lines that likely end games. The
 /// reader thread cuts the stream into pieces after such lines without reading its games,
 /// and numbers each piece's games from the tag sections counted before it. Workers read
@@ -521,12 +538,8 @@ where
             let work = &work;
             scope.spawn(move || {
                 let mut scratch = Scratch::default();
-                loop {
-                    let next = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((seq, piece))) = next else {
-                        break;
-                    };
-                    let done = if piece.in_order {
+                work_jobs(&job_rx, &out_tx, |piece: Piece| {
+                    Some(if piece.in_order {
                         PieceDone {
                             piece,
                             results: Vec::new(),
@@ -534,11 +547,8 @@ where
                         }
                     } else {
                         read_piece(piece, lexing, work, max_game, &mut scratch)
-                    };
-                    if out_tx.send((seq, Some(done))).is_err() {
-                        break;
-                    }
-                }
+                    })
+                });
             });
         }
         let end_tx = out_tx;
@@ -567,9 +577,7 @@ where
         // On a sink error the receiver is gone: workers and the reader stop at their next
         // send.
         drop(delivery);
-        let read = producer
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
+        let read = joined(producer);
         // A read error comes first: the delivery stops at it too.
         let read = read?;
         delivered.map(|()| read)
