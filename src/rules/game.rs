@@ -132,8 +132,14 @@ struct Line {
 
 /// State kept for the main line only: repetition and the events that end a game.
 struct MainState {
-    /// Zobrist hash of the current main-line position.
+    /// Zobrist hash of the current main-line position relative to the first position since
+    /// the last irreversible move: that position's full hash XORed out (see
+    /// [`reversible_hash_step`]). Positions before it can never come back, so comparing these
+    /// within `history` decides exactly as comparing full hashes would.
     hash: Zobrist64,
+    /// Debug builds only: the full hash of the position `hash` is relative to, to check the
+    /// incremental update against shakmaty's hash on every move.
+    run_start: Zobrist64,
     /// Hashes since the last irreversible move, with whether the move into each gave check.
     history: Vec<(Zobrist64, bool)>,
     plies: u32,
@@ -519,7 +525,12 @@ fn check(
         opts,
         findings: &mut report.findings,
         main: MainState {
-            hash: start.zobrist_hash(EnPassantMode::Legal),
+            hash: Zobrist64::default(),
+            run_start: if cfg!(debug_assertions) {
+                start.zobrist_hash(EnPassantMode::Legal)
+            } else {
+                Zobrist64::default()
+            },
             // Cleared at every capture and pawn move: rarely longer than this.
             history: Vec::with_capacity(32),
             plies: 0,
@@ -1144,14 +1155,10 @@ impl Replay<'_> {
 
         let line = &mut self.lines[depth];
         let mut irreversible = false;
-        let mut castles_before = None;
         if is_main {
-            let ep_before = line.pos.legal_ep_square();
-            irreversible = ep_before.is_some() || changes_for_good(&line.pos, mv);
-            self.main.hash = hash_before_move(&line.pos, mv, ep_before, self.main.hash);
-            // Only a move that changes the position for good can change castling rights.
-            if irreversible && line.pos.castles().any() {
-                castles_before = Some(line.pos.castles().clone());
+            irreversible = line.pos.legal_ep_square().is_some() || changes_for_good(&line.pos, mv);
+            if !irreversible {
+                self.main.hash = reversible_hash_step(line.pos.turn(), mv, self.main.hash);
             }
         }
         // The position before the move is kept only when something needs it: a variation
@@ -1162,15 +1169,15 @@ impl Replay<'_> {
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
         if is_main {
-            self.main.hash = hash_after_move(&line.pos, mv, self.main.hash);
-            if let Some(before) = castles_before {
-                let after = line.pos.castles();
-                if after.castling_rights() != before.castling_rights() {
-                    self.main.hash ^= castling_hash(&before) ^ castling_hash(after);
+            if irreversible {
+                // No earlier position can come back: hashes start again from this one.
+                self.main.hash = Zobrist64::default();
+                if cfg!(debug_assertions) {
+                    self.main.run_start = line.pos.zobrist_hash(EnPassantMode::Legal);
                 }
             }
             debug_assert_eq!(
-                self.main.hash,
+                self.main.hash ^ self.main.run_start,
                 line.pos.zobrist_hash(EnPassantMode::Legal),
                 "incremental hash after {mv:?}"
             );
@@ -1291,7 +1298,10 @@ impl Replay<'_> {
         self.findings.push(f);
         if is_main {
             self.main.plies += 1;
-            self.main.hash = self.lines[depth].pos.zobrist_hash(EnPassantMode::Legal);
+            self.main.hash = Zobrist64::default();
+            if cfg!(debug_assertions) {
+                self.main.run_start = self.lines[depth].pos.zobrist_hash(EnPassantMode::Legal);
+            }
             self.main.history.clear();
             self.main.history.push((self.main.hash, false));
         }
@@ -1677,94 +1687,24 @@ fn changes_for_good(pos: &Chess, mv: Move) -> bool {
     }
 }
 
-/// The parts of a position's Zobrist hash (as shakmaty computes it, en passant counted only
-/// when legal) that the move takes away or changes: the pieces it moves, the turn and the
-/// en passant file of the position before it. [`hash_after_move`] adds the en passant file
-/// after it, and the caller swaps the castling rights' part when the rights changed. Together they replace hashing every position from scratch,
-/// which shakmaty's own incremental update falls back to after every double pawn push,
-/// king move and castling-rights change.
+/// The change a reversible move (no capture, no pawn, castling rights and en passant
+/// untouched: see [`changes_for_good`]) makes to a position's Zobrist hash as shakmaty
+/// computes it: the piece leaves one square for another and the turn passes. An irreversible
+/// move starts the hash again instead, so its captures, en passant files and castling
+/// rights never need hashing.
 #[inline]
-fn hash_before_move(
-    pos: &Chess,
-    mv: Move,
-    ep_before: Option<shakmaty::Square>,
-    mut hash: Zobrist64,
-) -> Zobrist64 {
-    use shakmaty::{zobrist::ZobristValue, CastlingSide, Role, Square};
-    let turn = pos.turn();
-    let piece =
-        |sq: Square, role: Role, color: Color| Zobrist64::zobrist_for_piece(sq, role.of(color));
-    match mv {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            hash ^= piece(from, role, turn);
-            hash ^= piece(to, promotion.unwrap_or(role), turn);
-            if let Some(captured) = capture {
-                hash ^= piece(to, captured, !turn);
-            }
-        }
-        Move::EnPassant { from, to } => {
-            hash ^= piece(from, Role::Pawn, turn);
-            hash ^= piece(to, Role::Pawn, turn);
-            hash ^= piece(
-                Square::from_coords(to.file(), from.rank()),
-                Role::Pawn,
-                !turn,
-            );
-        }
-        Move::Castle { king, rook } => {
-            let side = CastlingSide::from_queen_side(rook < king);
-            hash ^= piece(king, Role::King, turn);
-            hash ^= piece(rook, Role::Rook, turn);
-            hash ^= piece(side.king_to(turn), Role::King, turn);
-            hash ^= piece(side.rook_to(turn), Role::Rook, turn);
-        }
-        Move::Put { role, to } => hash ^= piece(to, role, turn),
-    }
-    hash ^= Zobrist64::zobrist_for_white_turn();
-    if let Some(sq) = ep_before {
-        hash ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
-    }
-    hash
-}
-
-/// Completes [`hash_before_move`] with the en passant file of the position after the move
-/// (only a double pawn push can leave an en passant square).
-#[inline]
-fn hash_after_move(after: &Chess, mv: Move, mut hash: Zobrist64) -> Zobrist64 {
+fn reversible_hash_step(turn: Color, mv: Move, hash: Zobrist64) -> Zobrist64 {
     use shakmaty::zobrist::ZobristValue;
-    let double_push = matches!(
-        mv,
-        Move::Normal { role: shakmaty::Role::Pawn, from, to, .. }
-            if from.rank().distance(to.rank()) == 2
-    );
-    if double_push {
-        if let Some(sq) = after.legal_ep_square() {
-            hash ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    match mv {
+        Move::Normal { role, from, to, .. } => {
+            let piece = role.of(turn);
+            hash ^ Zobrist64::zobrist_for_piece(from, piece)
+                ^ Zobrist64::zobrist_for_piece(to, piece)
+                ^ Zobrist64::zobrist_for_white_turn()
         }
+        // Irreversible moves: the caller starts the hash again after them.
+        _ => hash,
     }
-    hash
-}
-
-fn castling_hash(castles: &shakmaty::Castles) -> Zobrist64 {
-    use shakmaty::{zobrist::ZobristValue, CastlingSide};
-    let mut hash = Zobrist64::default();
-    if castles.is_empty() {
-        return hash;
-    }
-    for color in Color::ALL {
-        for side in CastlingSide::ALL {
-            if castles.has(color, side) {
-                hash ^= Zobrist64::zobrist_for_castling_right(color, side);
-            }
-        }
-    }
-    hash
 }
 
 fn irreversible_material(mv: &Move) -> bool {
