@@ -47,8 +47,41 @@ pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchE
 /// # Errors
 ///
 /// As [`find_move`].
-#[inline]
+#[inline(always)]
 pub fn find_move_with(
+    pos: &Chess,
+    m: &ReadMove,
+    checkers: Bitboard,
+) -> Result<(Move, MatchNotes), MatchError> {
+    // The common case inline: a piece letter (or pawn) and a full destination that the fast
+    // path settles, with nothing to note (the `x` as the move has it, no origin that could be
+    // one too many).
+    if let MovePattern::Normal(n) = m.pattern {
+        let plain_origin =
+            n.role == Some(Role::Pawn) || (n.from_file.is_none() && n.from_rank.is_none());
+        if plain_origin {
+            if let Some(mv) = fast_one(pos, &n, checkers) {
+                let capture_as_written = match m.capture {
+                    CaptureClaim::Capture => mv.is_capture(),
+                    CaptureClaim::Unwritten | CaptureClaim::Quiet => !mv.is_capture(),
+                };
+                if capture_as_written {
+                    debug_assert_eq!(Ok(mv), one(&general(pos, &n)), "fast path for {n:?}");
+                    debug_assert_eq!(
+                        find_move_noting(pos, m, checkers),
+                        Ok((mv, MatchNotes::default()))
+                    );
+                    return Ok((mv, MatchNotes::default()));
+                }
+            }
+        }
+    }
+    find_move_noting(pos, m, checkers)
+}
+
+/// [`find_move_with`] for every pattern, with the notes on how it is written.
+#[inline(never)]
+fn find_move_noting(
     pos: &Chess,
     m: &ReadMove,
     checkers: Bitboard,
@@ -140,6 +173,7 @@ fn general(pos: &Chess, n: &NormalPattern) -> MoveList {
 /// of a replay. `None` when the case is not a plain one (double check, en passant, castling,
 /// a square-only pattern) or when not exactly one move fits: [`general`] then decides, and
 /// explains.
+#[inline(always)]
 fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> {
     let role = n.role?;
     let to = Square::from_coords(n.to_file, n.to_rank?);
