@@ -71,13 +71,18 @@ pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSe
 }
 
 /// Whether neither side can mate (FIDE 5.2.2).
+#[inline(always)]
 pub fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
     // Most positions of a game still hold a side that can obviously mate: decide those first,
-    // a rook or queen of either side before any pawn is looked at.
-    if pos.board().rooks_and_queens().any()
-        || obviously_can_mate(pos, Color::White)
-        || obviously_can_mate(pos, Color::Black)
-    {
+    // a rook or queen of either side (checked where the replay calls) before any pawn is
+    // looked at.
+    !pos.board().rooks_and_queens().any() && is_dead_without_heavy_pieces(pos, meaning, search)
+}
+
+/// [`is_dead`] for a position without rooks and queens.
+#[inline(never)]
+fn is_dead_without_heavy_pieces(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
+    if obviously_can_mate(pos, Color::White) || obviously_can_mate(pos, Color::Black) {
         return false;
     }
     let white = insufficient_material(pos, Color::White, meaning);

@@ -1396,7 +1396,7 @@ impl Replay<'_> {
     }
 
     /// Repetition, move counters and game-ending events after a main-line ply.
-    #[inline]
+    #[inline(always)]
     fn main_ply(&mut self, depth: usize, mv: Move, irreversible: bool, check: bool, mate: bool) {
         self.main.plies += 1;
         let ply = self.main.plies;
