@@ -11,7 +11,7 @@
 # Every tool is pinned to one core (taskset -c 0) and measured with GNU time -v: wall seconds,
 # MiB/s of input, peak RSS. The -j 2 speed-ups and the .zst / plain throughput are also
 # measured in back-to-back pairs (median of at least 9 pairs), which this VM's drifting speed
-# does not skew. "x pgnkit" is the tool's time per MiB over pgnkit's on the same
+# does not skew, and so are pgn-extract's and the pgn-reader replay's times over pgnkit's. "x pgnkit" is the tool's time per MiB over pgnkit's on the same
 # input (2.0 = takes twice as long as pgnkit; below 1 = faster than pgnkit).
 #
 # Usage: benches/compare.sh [--quick] [--no-python] [--only NAME]... [--repeat N] [--out FILE]
@@ -165,7 +165,7 @@ wall() { # CMD...: wall seconds of one run, to the microsecond (GNU time's %e ha
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f\n", e - s }'
 }
 pairs=()
-paired() { # NAME FILE A-ARGS... -- B-ARGS...: median of time(A) / time(B) over the pairs
+paired() { # NAME FILE A-CMD... -- B-CMD...: median of time(A) / time(B) over the pairs
   local name=$1 file=$2; shift 2
   local a=() b=() seen=0 ratios=()
   for arg in "$@"; do
@@ -173,7 +173,7 @@ paired() { # NAME FILE A-ARGS... -- B-ARGS...: median of time(A) / time(B) over 
   done
   for _ in $(seq "$pair_runs"); do
     local ta tb
-    ta=$(wall "$pgnkit" "${a[@]}") tb=$(wall "$pgnkit" "${b[@]}")
+    ta=$(wall "${a[@]}") tb=$(wall "${b[@]}")
     ratios+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")
   done
   local sorted
@@ -184,14 +184,22 @@ paired() { # NAME FILE A-ARGS... -- B-ARGS...: median of time(A) / time(B) over 
   printf '%-30s %-16s %s\n' "$name" "$(basename "$file")" "$(echo "$sorted" | tr '\n' ' ')" >&2
 }
 pair_runs=$(( repeat > 9 ? repeat : 9 ))
-section "pairs (-j 1 then -j 2, plain then .zst; $pair_runs pairs each)"
+section "pairs (-j 1 then -j 2, plain then .zst, another tool then pgnkit; $pair_runs pairs each)"
 for name in "${only[@]}"; do
   file=$inputs/$name.pgn
-  paired "validate -j 2 speed-up" "$file" validate -q -j 1 "$file" -- validate -q -j 2 "$file"
+  paired "validate -j 2 speed-up" "$file" \
+    "$pgnkit" validate -q -j 1 "$file" -- "$pgnkit" validate -q -j 2 "$file"
   paired "convert --to san -j 2 speed-up" "$file" \
-    convert -q --to san -j 1 "$file" -- convert -q --to san -j 2 "$file"
+    "$pgnkit" convert -q --to san -j 1 "$file" -- "$pgnkit" convert -q --to san -j 2 "$file"
   paired "validate .zst / plain throughput" "$file" \
-    validate -q -j 1 "$file" -- validate -q -j 1 "$file.zst"
+    "$pgnkit" validate -q -j 1 "$file" -- "$pgnkit" validate -q -j 1 "$file.zst"
+  # The one-thread comparisons with other tools, in pairs too: the best-of-N table above
+  # takes each tool's runs minutes apart, when this VM may run at another speed.
+  paired "pgn-extract's time / validate -j 1's" "$file" \
+    taskset -c 0 "$pgn_extract" -r -s --quiet "$file" -- \
+    taskset -c 0 "$pgnkit" validate -q -j 1 "$file"
+  paired "pgn-reader replay's time / validate -j 1's" "$file" \
+    taskset -c 0 "$reader" "$file" -- taskset -c 0 "$pgnkit" validate -q -j 1 "$file"
 done
 pair_table=$(printf '%s\n' "${pairs[@]}" | awk '
   BEGIN { print "| ratio | file | median | lowest | highest | pairs |"; print "|---|---|---:|---:|---:|---:|" }
