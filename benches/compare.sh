@@ -23,13 +23,15 @@
 #   --repeat N   run each measurement N times and keep the fastest (default 1)
 #   --out FILE   also write the table (Markdown) to FILE
 #   --no-build   use the binaries already built
+#   --pgo BIN    also time BIN (a profile-guided build, benches/pgo-build.sh) as pgnkit-pgo,
+#                alone and in pairs with the plain build and with pgn-extract
 # Inputs go to $CARGO_TARGET_DIR/bench-inputs (default target/bench-inputs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 target=${CARGO_TARGET_DIR:-$root/target}
 
-quick=0 python=1 repeat=1 out="" build=1 only=()
+quick=0 python=1 repeat=1 out="" build=1 only=() pgo=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift ;;
     --out) out=$2; shift ;;
     --no-build) build=0 ;;
+    --pgo) pgo=$2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -69,7 +72,7 @@ fi
 pgnkit=$target/release/pgnkit
 reader=$target/release/examples/pgn_reader_replay
 floor=$target/release/examples/shakmaty_floor
-for bin in "$pgnkit" "$reader" "$floor"; do
+for bin in "$pgnkit" "$reader" "$floor" ${pgo:+"$pgo"}; do
   [ -x "$bin" ] || { echo "compare.sh: $bin is missing; run without --no-build" >&2; exit 2; }
 done
 
@@ -127,6 +130,7 @@ for name in "${only[@]}"; do
   [ -f "$file" ] || { echo "compare.sh: no input $file" >&2; exit 2; }
   measure pgnkit "$file" "$pgnkit" validate -q -j 1 "$file"
   measure pgnkit-j2 "$file" "$pgnkit" validate -q -j 2 "$file"
+  [ -z "$pgo" ] || measure pgnkit-pgo "$file" "$pgo" validate -q -j 1 "$file"
   [ -s "$file.zst" ] || zstd -q -k -T0 "$file"
   measure pgnkit-zst "$file.zst" "$pgnkit" validate -q -j 1 "$file.zst"
   measure pgnkit-convert-san "$file" "$pgnkit" convert -q -j 1 --to san "$file"
@@ -200,6 +204,13 @@ for name in "${only[@]}"; do
     taskset -c 0 "$pgnkit" validate -q -j 1 "$file"
   paired "pgn-reader replay's time / validate -j 1's" "$file" \
     taskset -c 0 "$reader" "$file" -- taskset -c 0 "$pgnkit" validate -q -j 1 "$file"
+  if [ -n "$pgo" ]; then
+    paired "validate -j 1's time / the PGO build's" "$file" \
+      taskset -c 0 "$pgnkit" validate -q -j 1 "$file" -- taskset -c 0 "$pgo" validate -q -j 1 "$file"
+    paired "pgn-extract's time / the PGO build's" "$file" \
+      taskset -c 0 "$pgn_extract" -r -s --quiet "$file" -- \
+      taskset -c 0 "$pgo" validate -q -j 1 "$file"
+  fi
 done
 pair_table=$(printf '%s\n' "${pairs[@]}" | awk '
   BEGIN { print "| ratio | file | median | lowest | highest | pairs |"; print "|---|---|---:|---:|---:|---:|" }
