@@ -331,9 +331,9 @@ pub fn lex_game_tags_open(
 }
 
 /// The common tag section, read without the general lexer: from the start of a line, lines
-/// that each hold one [`SimpleTag`], all valid UTF-8, then the movetext after nothing but spaces and line breaks. Fills `out` as
-/// [`lex_game_tags_open`] would and returns true; false for anything else (`out` is then of no
-/// use, and the general lexer decides).
+/// that each hold one [`SimpleTag`], all valid UTF-8, then the movetext after nothing but
+/// spaces and line breaks. Fills `out` as [`lex_game_tags_open`] would and returns true;
+/// false for anything else (`out` is then of no use, and the general lexer decides).
 fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) -> bool {
     if first_col > 1 || data.first() != Some(&b'[') {
         return false;

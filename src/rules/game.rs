@@ -151,6 +151,17 @@ struct MainState {
     perpetual_check: bool,
 }
 
+impl MainState {
+    /// Starts the relative hash again at `pos`, after which no earlier position can come back.
+    #[inline]
+    fn restart_hash(&mut self, pos: &Chess) {
+        self.hash = Zobrist64::default();
+        if cfg!(debug_assertions) {
+            self.run_start = pos.zobrist_hash(EnPassantMode::Legal);
+        }
+    }
+}
+
 /// Sees every move as it is replayed, so that writers (`convert`) and statistics can use the
 /// replay without doing it again.
 pub trait MoveObserver {
@@ -526,11 +537,7 @@ fn check(
         findings: &mut report.findings,
         main: MainState {
             hash: Zobrist64::default(),
-            run_start: if cfg!(debug_assertions) {
-                start.zobrist_hash(EnPassantMode::Legal)
-            } else {
-                Zobrist64::default()
-            },
+            run_start: Zobrist64::default(),
             // Cleared at every capture and pawn move: rarely longer than this.
             history: Vec::with_capacity(32),
             plies: 0,
@@ -555,6 +562,7 @@ fn check(
             }),
         chinese_moves: 0,
     };
+    replay.main.restart_hash(&start);
     replay.main.history.push((replay.main.hash, false));
     replay.lines.push(Line {
         pos: start,
@@ -1171,10 +1179,7 @@ impl Replay<'_> {
         if is_main {
             if irreversible {
                 // No earlier position can come back: hashes start again from this one.
-                self.main.hash = Zobrist64::default();
-                if cfg!(debug_assertions) {
-                    self.main.run_start = line.pos.zobrist_hash(EnPassantMode::Legal);
-                }
+                self.main.restart_hash(&line.pos);
             }
             debug_assert_eq!(
                 self.main.hash ^ self.main.run_start,
@@ -1298,10 +1303,7 @@ impl Replay<'_> {
         self.findings.push(f);
         if is_main {
             self.main.plies += 1;
-            self.main.hash = Zobrist64::default();
-            if cfg!(debug_assertions) {
-                self.main.run_start = self.lines[depth].pos.zobrist_hash(EnPassantMode::Legal);
-            }
+            self.main.restart_hash(&self.lines[depth].pos);
             self.main.history.clear();
             self.main.history.push((self.main.hash, false));
         }
