@@ -118,6 +118,120 @@ pub struct Tag {
     pub invalid_utf8: bool,
 }
 
+/// The tags pgnkit's checks read, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownTag {
+    Event,
+    Site,
+    Date,
+    Round,
+    White,
+    Black,
+    Result,
+    Fen,
+    SetUp,
+    PlyCount,
+    Variant,
+    Termination,
+}
+
+impl KnownTag {
+    /// Every known tag, in the order of [`KnownTags`]' slots; the Seven Tag Roster first.
+    pub const ALL: [KnownTag; 12] = [
+        KnownTag::Event,
+        KnownTag::Site,
+        KnownTag::Date,
+        KnownTag::Round,
+        KnownTag::White,
+        KnownTag::Black,
+        KnownTag::Result,
+        KnownTag::Fen,
+        KnownTag::SetUp,
+        KnownTag::PlyCount,
+        KnownTag::Variant,
+        KnownTag::Termination,
+    ];
+
+    /// The Seven Tag Roster, in its order.
+    pub const ROSTER: [KnownTag; 7] = [
+        KnownTag::Event,
+        KnownTag::Site,
+        KnownTag::Date,
+        KnownTag::Round,
+        KnownTag::White,
+        KnownTag::Black,
+        KnownTag::Result,
+    ];
+
+    /// The tag's name as PGN writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            KnownTag::Event => "Event",
+            KnownTag::Site => "Site",
+            KnownTag::Date => "Date",
+            KnownTag::Round => "Round",
+            KnownTag::White => "White",
+            KnownTag::Black => "Black",
+            KnownTag::Result => "Result",
+            KnownTag::Fen => "FEN",
+            KnownTag::SetUp => "SetUp",
+            KnownTag::PlyCount => "PlyCount",
+            KnownTag::Variant => "Variant",
+            KnownTag::Termination => "Termination",
+        }
+    }
+
+    /// The known tag called `name` (exactly: tag names are case-sensitive). Told apart by
+    /// length and first letter, then one comparison: a game's tags are all looked up once.
+    pub fn of(name: &str) -> Option<KnownTag> {
+        let tag = match (name.len(), *name.as_bytes().first()?) {
+            (5, b'E') => KnownTag::Event,
+            (4, b'S') => KnownTag::Site,
+            (4, b'D') => KnownTag::Date,
+            (5, b'R') => KnownTag::Round,
+            (5, b'W') => KnownTag::White,
+            (5, b'B') => KnownTag::Black,
+            (6, b'R') => KnownTag::Result,
+            (3, b'F') => KnownTag::Fen,
+            (5, b'S') => KnownTag::SetUp,
+            (8, b'P') => KnownTag::PlyCount,
+            (7, b'V') => KnownTag::Variant,
+            (11, b'T') => KnownTag::Termination,
+            _ => return None,
+        };
+        (name == tag.name()).then_some(tag)
+    }
+}
+
+/// The first tag of each [`KnownTag`] name in a game, found in one pass over its tags (as
+/// [`Lexed::tag`] would find each, without a search per name).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KnownTags<'a> {
+    slots: [Option<&'a Tag>; 12],
+}
+
+impl<'a> KnownTags<'a> {
+    pub fn of(tags: &'a [Tag]) -> Self {
+        let mut known = KnownTags::default();
+        for t in tags {
+            if let Some(k) = KnownTag::of(&t.name) {
+                known.slots[k as usize].get_or_insert(t);
+            }
+        }
+        known
+    }
+
+    /// The first tag called `which`.
+    pub fn get(&self, which: KnownTag) -> Option<&'a Tag> {
+        self.slots[which as usize]
+    }
+
+    /// The value of the first tag called `which`.
+    pub fn value(&self, which: KnownTag) -> Option<&'a str> {
+        self.get(which).map(|t| t.value.as_str())
+    }
+}
+
 /// Problems the lexer finds; the caller turns them into diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LexProblemKind {
@@ -1295,7 +1409,59 @@ pub fn escape_invalid(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::move_number;
+    use super::{move_number, KnownTag, KnownTags, Tag};
+
+    #[test]
+    fn known_tags_by_exact_name() {
+        for k in KnownTag::ALL {
+            assert_eq!(KnownTag::of(k.name()), Some(k));
+            assert_eq!(KnownTag::ALL[k as usize], k, "slot order");
+        }
+        // Tag names are case-sensitive; same length and first letter is not enough.
+        for name in [
+            "",
+            "event",
+            "EVENT",
+            "Events",
+            "Even",
+            "Sitf",
+            "Dote",
+            "Roune",
+            "Whitf",
+            "Blank",
+            "Resulf",
+            "Fen",
+            "FEM",
+            "SetUP",
+            "Setup",
+            "PlyCounf",
+            "Variang",
+            "TerminatioN",
+            "WhiteElo",
+            "UTCDate",
+        ] {
+            assert_eq!(KnownTag::of(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn known_tags_keep_the_first_of_a_name() {
+        let tag = |name: &str, value: &str| Tag {
+            name: name.into(),
+            value: value.into(),
+            ..Tag::default()
+        };
+        let tags = [
+            tag("WhiteElo", "2700"),
+            tag("Result", "1-0"),
+            tag("White", "A"),
+            tag("Result", "0-1"),
+        ];
+        let known = KnownTags::of(&tags);
+        assert_eq!(known.value(KnownTag::Result), Some("1-0"));
+        assert_eq!(known.value(KnownTag::White), Some("A"));
+        assert_eq!(known.get(KnownTag::Black), None);
+    }
 
     #[test]
     fn move_numbers_and_their_dots() {

@@ -2,6 +2,8 @@
 //! shakmaty, repetition and move counters on the main line, and the result by rule reconciled
 //! with the `Result` tag and the result token.
 
+use std::borrow::Cow;
+
 use shakmaty::{
     fen::{Fen, ParseFenError},
     san::San,
@@ -14,7 +16,10 @@ use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
 use crate::pgn::lexer::{count_chars, move_number, DELIMITER};
 use crate::pgn::split::{self, Comment};
-use crate::pgn::{lex_game_at, GameResult, LexProblemKind, Lexed, MovetextStart, Span, TokenKind};
+use crate::pgn::{
+    lex_game_at, GameResult, KnownTag, KnownTags, LexProblemKind, Lexed, MovetextStart, Span,
+    TokenKind,
+};
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
 use crate::rules::matcher::{self, long_form, MatchError};
 
@@ -75,8 +80,9 @@ impl Termination {
 /// What the check of one game found out.
 #[derive(Clone, Debug)]
 pub struct GameReport {
-    /// `standard`, `chess960`, or the unsupported variant's name.
-    pub variant: String,
+    /// `standard`, `chess960`, or the unsupported variant's name (borrowed for the first two:
+    /// no allocation per game).
+    pub variant: Cow<'static, str>,
     /// Every main-line move matched exactly one legal move (warnings allowed).
     pub legal: bool,
     /// Main-line plies replayed.
@@ -149,6 +155,43 @@ struct MainState {
     threefold_ply: Option<u32>,
     fifty_ply: Option<u32>,
     perpetual_check: bool,
+}
+
+/// The growable buffers of one game's replay, kept for the next game on the same thread: a
+/// game then allocates nothing to be replayed.
+#[derive(Default)]
+struct ReplayBuffers {
+    history: Vec<(Zobrist64, bool)>,
+    lines: Vec<Line>,
+    read_buf: Vec<ReadMove>,
+}
+
+thread_local! {
+    static SPARE_BUFFERS: std::cell::RefCell<ReplayBuffers> = Default::default();
+}
+
+impl ReplayBuffers {
+    /// The buffers the last replay on this thread gave back, empty.
+    fn take() -> Self {
+        SPARE_BUFFERS.with_borrow_mut(std::mem::take)
+    }
+
+    /// Gives the buffers back for the next replay. A game whose replay gave up (the fast path
+    /// hands it on) simply does not give them back.
+    fn give_back(mut self) {
+        // What one huge game grew is not kept for all the games after it.
+        const KEEP: usize = 1 << 12;
+        if self.history.capacity() > KEEP {
+            self.history = Vec::new();
+        }
+        if self.lines.capacity() > KEEP / 64 {
+            self.lines = Vec::new();
+        }
+        self.history.clear();
+        self.lines.clear();
+        self.read_buf.clear();
+        SPARE_BUFFERS.set(self);
+    }
 }
 
 impl MainState {
@@ -238,8 +281,10 @@ pub fn check_game_with(
     observer: &mut dyn MoveObserver,
 ) -> GameReport {
     // With tokens the check always finishes: only the fast path gives up.
-    check(bytes, lexed, opts, observer, Movetext::Tokens)
-        .map_or_else(|| new_report(lexed), |(report, _)| report)
+    check(bytes, lexed, opts, observer, Movetext::Tokens).map_or_else(
+        || new_report(&KnownTags::of(&lexed.tags)),
+        |(report, _)| report,
+    )
 }
 
 /// Checks a game lexed by [`crate::pgn::lex_game_tags`]: the tags as tokens, the movetext
@@ -361,13 +406,13 @@ fn assert_general_agrees(
 }
 
 /// A report with nothing found yet.
-fn new_report(lexed: &Lexed) -> GameReport {
+fn new_report(known: &KnownTags) -> GameReport {
     GameReport {
-        variant: "standard".into(),
+        variant: Cow::Borrowed("standard"),
         legal: true,
         plies: 0,
         final_position: None,
-        result_tag: lexed.tag("Result").map(str::to_owned),
+        result_tag: known.value(KnownTag::Result).map(str::to_owned),
         result_token: None,
         result_by_rule: None,
         termination: Termination::None,
@@ -502,7 +547,9 @@ fn check(
     observer: &mut dyn MoveObserver,
     movetext: Movetext,
 ) -> Option<(GameReport, usize)> {
-    let mut report = new_report(lexed);
+    // Every tag the checks read, found in one pass.
+    let known = KnownTags::of(&lexed.tags);
+    let mut report = new_report(&known);
     lex_findings(lexed, &mut report.findings);
     if lexed
         .problems
@@ -515,9 +562,9 @@ fn check(
             _ => Some((report, bytes.len())),
         };
     }
-    tag_findings(lexed, &mut report.findings);
+    tag_findings(lexed, &known, &mut report.findings);
 
-    let start = match start_position(lexed, &mut report) {
+    let start = match start_position(&known, &mut report) {
         Some(pos) => pos,
         None if movetext.plain().is_some() => return None,
         None => {
@@ -527,6 +574,7 @@ fn check(
             return Some((report, bytes.len()));
         }
     };
+    let buffers = ReplayBuffers::take();
     let mut replay = Replay {
         bytes,
         keep_positions: observer.wants_positions(),
@@ -538,8 +586,7 @@ fn check(
         main: MainState {
             hash: Zobrist64::default(),
             run_start: Zobrist64::default(),
-            // Cleared at every capture and pawn move: rarely longer than this.
-            history: Vec::with_capacity(32),
+            history: buffers.history,
             plies: 0,
             ended: None,
             moves_after_end: 0,
@@ -548,9 +595,9 @@ fn check(
             fifty_ply: None,
             perpetual_check: false,
         },
-        lines: Vec::with_capacity(4),
+        lines: buffers.lines,
         skipped_depth: 0,
-        read_buf: Vec::with_capacity(2),
+        read_buf: buffers.read_buf,
         result_token: None,
         main_broken: false,
         chinese_game: matches!(movetext, Movetext::Tokens)
@@ -590,8 +637,9 @@ fn check(
         Movetext::Open(at, eof) => replay.run_plain(at, Some(eof)).ok()?,
     };
     let Replay {
-        main,
+        mut main,
         mut lines,
+        read_buf,
         result_token,
         main_broken,
         chinese_moves,
@@ -608,6 +656,12 @@ fn check(
         );
     }
     let main_line = lines.swap_remove(0);
+    ReplayBuffers {
+        history: std::mem::take(&mut main.history),
+        lines,
+        read_buf,
+    }
+    .give_back();
     report.legal = !main_broken;
     report.plies = main.plies;
     report.result_token = result_token;
@@ -626,7 +680,7 @@ fn check(
             "the game has tags but no moves",
         ));
     }
-    if let Some(tag) = lexed.tags.iter().find(|t| t.name == "PlyCount") {
+    if let Some(tag) = known.get(KnownTag::PlyCount) {
         match tag.value.trim().parse::<u32>() {
             Ok(n) if n == main.plies || !report.legal => {}
             Ok(n) => report.findings.push(
@@ -682,7 +736,7 @@ fn check(
     adjudicate(
         &main_line.pos,
         main.ended,
-        lexed,
+        &known,
         facts.result_span,
         opts,
         &mut report,
@@ -1886,36 +1940,26 @@ fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
     }
 }
 
-fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
+fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
     let tags = &lexed.tags;
-    if !tags.is_empty() {
-        const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
-        let mut present = 0u8;
-        for t in tags {
-            if let Some(i) = ROSTER.iter().position(|name| t.name == *name) {
-                present |= 1 << i;
-            }
-        }
-        let missing: Vec<&str> = ROSTER
+    if !tags.is_empty() && KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none()) {
+        let missing: Vec<&str> = KnownTag::ROSTER
             .into_iter()
-            .enumerate()
-            .filter(|&(i, _)| present & (1 << i) == 0)
-            .map(|(_, name)| name)
+            .filter(|&k| known.get(k).is_none())
+            .map(KnownTag::name)
             .collect();
-        if !missing.is_empty() {
-            out.push(
-                Finding::new(
-                    Code::MissingRosterTag,
-                    Some(tags[0].span),
-                    format!(
-                        "missing Seven Tag Roster tag{}: {}",
-                        if missing.len() == 1 { "" } else { "s" },
-                        missing.join(", ")
-                    ),
-                )
-                .help("add them; use \"?\" for an unknown value"),
-            );
-        }
+        out.push(
+            Finding::new(
+                Code::MissingRosterTag,
+                Some(tags[0].span),
+                format!(
+                    "missing Seven Tag Roster tag{}: {}",
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing.join(", ")
+                ),
+            )
+            .help("add them; use \"?\" for an unknown value"),
+        );
     }
     // A name seen before is looked for only when a cheap fingerprint (length and last byte)
     // has been seen before: most games have no two tags alike.
@@ -1936,7 +1980,7 @@ fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
             );
         }
     }
-    if let Some(t) = tags.iter().find(|t| t.name == "Date") {
+    if let Some(t) = known.get(KnownTag::Date) {
         if let Err(why) = check_date(&t.value) {
             out.push(
                 Finding::new(
@@ -1948,7 +1992,7 @@ fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
             );
         }
     }
-    if let Some(t) = tags.iter().find(|t| t.name == "Result") {
+    if let Some(t) = known.get(KnownTag::Result) {
         if !matches!(t.value.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
             let mut f = Finding::new(
                 Code::UnknownResultTag,
@@ -1962,8 +2006,8 @@ fn tag_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
-    let fen = tags.iter().find(|t| t.name == "FEN");
-    let setup = tags.iter().find(|t| t.name == "SetUp");
+    let fen = known.get(KnownTag::Fen);
+    let setup = known.get(KnownTag::SetUp);
     match (fen, setup) {
         (Some(f), None) => out.push(
             Finding::new(
@@ -2021,9 +2065,9 @@ fn check_date(value: &str) -> Result<(), &'static str> {
 }
 
 /// The position the game starts from, per its `Variant`, `SetUp` and `FEN` tags.
-fn start_position(lexed: &Lexed, report: &mut GameReport) -> Option<Chess> {
-    let variant = lexed
-        .tag("Variant")
+fn start_position(known: &KnownTags, report: &mut GameReport) -> Option<Chess> {
+    let variant = known
+        .value(KnownTag::Variant)
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
@@ -2038,17 +2082,13 @@ fn start_position(lexed: &Lexed, report: &mut GameReport) -> Option<Chess> {
         | "fischer random chess"
         | "freestyle" => true,
         _ => {
-            report.variant = variant.clone();
-            let span = lexed
-                .tags
-                .iter()
-                .find(|t| t.name == "Variant")
-                .map(|t| t.span);
+            report.variant = Cow::Owned(variant.clone());
+            let span = known.get(KnownTag::Variant).map(|t| t.span);
             report.findings.push(
                 Finding::new(
                     Code::UnsupportedVariant,
                     span,
-                    format!("variant \"{}\" is not standard chess or Chess960; the game is not replayed", lexed.tag("Variant").unwrap_or("")),
+                    format!("variant \"{}\" is not standard chess or Chess960; the game is not replayed", known.value(KnownTag::Variant).unwrap_or("")),
                 )
                 .help("pgnkit checks standard chess and Chess960 only"),
             );
@@ -2056,16 +2096,15 @@ fn start_position(lexed: &Lexed, report: &mut GameReport) -> Option<Chess> {
         }
     };
     if chess960 {
-        report.variant = "chess960".into();
+        report.variant = Cow::Borrowed("chess960");
     }
     let mode = if chess960 {
         CastlingMode::Chess960
     } else {
         CastlingMode::Standard
     };
-    let fen_tag = lexed.tags.iter().find(|t| t.name == "FEN");
-    let Some(tag) = fen_tag else {
-        if lexed.tag("SetUp") == Some("1") {
+    let Some(tag) = known.get(KnownTag::Fen) else {
+        if known.value(KnownTag::SetUp) == Some("1") {
             return None;
         }
         return Some(Chess::default());
@@ -2096,7 +2135,7 @@ fn start_position(lexed: &Lexed, report: &mut GameReport) -> Option<Chess> {
             // Shredder or X-FEN castling of a Chess960 start without the Variant tag.
             match fen.into_position::<Chess>(CastlingMode::Chess960) {
                 Ok(pos) => {
-                    report.variant = "chess960".into();
+                    report.variant = Cow::Borrowed("chess960");
                     Some(pos)
                 }
                 Err(_) => {
@@ -2203,7 +2242,7 @@ fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
 fn adjudicate(
     final_pos: &Chess,
     ended: Option<(Termination, u32, Chess)>,
-    lexed: &Lexed,
+    known: &KnownTags,
     token_span: Option<Span>,
     opts: &CheckOptions,
     report: &mut GameReport,
@@ -2240,11 +2279,7 @@ fn adjudicate(
         _ => Some(GameResult::Draw),
     };
 
-    let tag_span = lexed
-        .tags
-        .iter()
-        .find(|t| t.name == "Result")
-        .map(|t| t.span);
+    let tag_span = known.get(KnownTag::Result).map(|t| t.span);
     let tag = report
         .result_tag
         .as_deref()
@@ -2329,7 +2364,7 @@ fn adjudicate(
             )
             .help("set the result to 1/2-1/2")
             .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation)");
-            if let Some(t) = lexed.tag("Termination") {
+            if let Some(t) = known.value(KnownTag::Termination) {
                 f = f.note(format!("Termination tag: \"{t}\""));
             }
             report.findings.push(f);
