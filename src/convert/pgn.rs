@@ -32,11 +32,11 @@ pub fn write_tags(lexed: &Lexed, result: GameResult, fix_result: bool, out: &mut
         tag(name, value, out);
     }
     let mut seen_roster = [false; 7];
-    for t in &lexed.tags {
+    for t in lexed.tags() {
         match ROSTER.iter().position(|(n, _)| *n == t.name) {
             // Only the first of duplicated roster tags was written above.
             Some(i) if !seen_roster[i] => seen_roster[i] = true,
-            _ => tag(&t.name, &t.value, out),
+            _ => tag(t.name, t.value, out),
         }
     }
 }

@@ -158,9 +158,9 @@ pub fn game_record(
     result: GameResult,
 ) -> GameRecord {
     let mut tags = BTreeMap::new();
-    for t in &lexed.tags {
-        tags.entry(t.name.clone())
-            .or_insert_with(|| t.value.clone());
+    for t in lexed.tags() {
+        tags.entry(t.name.to_owned())
+            .or_insert_with(|| t.value.to_owned());
     }
     tags.insert("Result".into(), result.as_str().into());
     // Lines of play being built; a finished variation joins the last move of its parent.

@@ -2,7 +2,7 @@
 //! date and place) above numbered moves, with no PGN tags. The header becomes `White`,
 //! `Black`, `Date` and `Site` tags so the rest of pgnkit sees an ordinary game.
 
-use super::lexer::{Lexed, Tag, TokenKind};
+use super::lexer::{Lexed, TokenKind};
 
 const WHITE: [&str; 2] = ["白方", "白"];
 const BLACK: [&str; 2] = ["黑方", "黑"];
@@ -10,7 +10,7 @@ const BLACK: [&str; 2] = ["黑方", "黑"];
 /// Turns book-layout header tokens at the start of a tagless game into tags. Returns true when
 /// a header was found.
 pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
-    if !lexed.tags.is_empty() {
+    if lexed.tag_count() > 0 {
         return false;
     }
     // Header tokens: the move tokens before the first move number.
@@ -73,16 +73,12 @@ pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
     }
     for (name, value, index) in tags {
         let span = lexed.tokens[index].span;
-        lexed.tags.push(Tag {
-            name,
-            value,
-            span,
-            invalid_utf8: false,
-        });
+        lexed.push_tag(&name, &value, span, false);
     }
     // The header tokens become tag tokens, so nothing reads them as moves.
+    let last_tag = lexed.tag_count().saturating_sub(1);
     for (k, t) in lexed.tokens.iter_mut().take(header_len).enumerate() {
-        t.kind = TokenKind::Tag(k.min(lexed.tags.len().saturating_sub(1)) as u32);
+        t.kind = TokenKind::Tag(k.min(last_tag) as u32);
     }
     true
 }

@@ -108,14 +108,23 @@ pub struct Token {
     pub span: Span,
 }
 
-/// A tag pair, unescaped. Values that are not valid UTF-8 are kept with the bad bytes shown as
-/// `\xNN` and [`Tag::invalid_utf8`] set.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tag {
-    pub name: String,
-    pub value: String,
+/// A tag pair, unescaped, as [`Lexed::tags`] gives it. Values that are not valid UTF-8 are
+/// kept with the bad bytes shown as `\xNN` and [`Tag::invalid_utf8`] set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tag<'a> {
+    pub name: &'a str,
+    pub value: &'a str,
     pub span: Span,
     pub invalid_utf8: bool,
+}
+
+/// A tag pair as [`Lexed`] keeps it: where its name and value are in the tag text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StoredTag {
+    name: (u32, u32),
+    value: (u32, u32),
+    span: Span,
+    invalid_utf8: bool,
 }
 
 /// The tags pgnkit's checks read, by name.
@@ -184,7 +193,11 @@ impl KnownTag {
     /// The known tag called `name` (exactly: tag names are case-sensitive). Told apart by
     /// length and first letter, then one comparison: a game's tags are all looked up once.
     pub fn of(name: &str) -> Option<KnownTag> {
-        let tag = match (name.len(), *name.as_bytes().first()?) {
+        KnownTag::of_bytes(name.as_bytes())
+    }
+
+    fn of_bytes(name: &[u8]) -> Option<KnownTag> {
+        let tag = match (name.len(), *name.first()?) {
             (5, b'E') => KnownTag::Event,
             (4, b'S') => KnownTag::Site,
             (4, b'D') => KnownTag::Date,
@@ -199,36 +212,43 @@ impl KnownTag {
             (11, b'T') => KnownTag::Termination,
             _ => return None,
         };
-        (name == tag.name()).then_some(tag)
+        (name == tag.name().as_bytes()).then_some(tag)
     }
 }
 
 /// The first tag of each [`KnownTag`] name in a game, found in one pass over its tags (as
 /// [`Lexed::tag`] would find each, without a search per name).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct KnownTags<'a> {
-    slots: [Option<&'a Tag>; 12],
+    lexed: &'a Lexed,
+    /// Index of the first tag of each name; `u32::MAX` for none.
+    slots: [u32; 12],
 }
 
 impl<'a> KnownTags<'a> {
-    pub fn of(tags: &'a [Tag]) -> Self {
-        let mut known = KnownTags::default();
-        for t in tags {
-            if let Some(k) = KnownTag::of(&t.name) {
-                known.slots[k as usize].get_or_insert(t);
+    pub fn of(lexed: &'a Lexed) -> Self {
+        let mut slots = [u32::MAX; 12];
+        for (i, name) in lexed.tag_names().enumerate() {
+            if let Some(k) = KnownTag::of_bytes(name) {
+                let slot = &mut slots[k as usize];
+                if *slot == u32::MAX {
+                    *slot = i as u32;
+                }
             }
         }
-        known
+        KnownTags { lexed, slots }
     }
 
     /// The first tag called `which`.
-    pub fn get(&self, which: KnownTag) -> Option<&'a Tag> {
-        self.slots[which as usize]
+    pub fn get(&self, which: KnownTag) -> Option<Tag<'a>> {
+        let i = self.slots[which as usize];
+        let lexed = self.lexed;
+        lexed.tags.get(i as usize).map(|t| lexed.view(t))
     }
 
     /// The value of the first tag called `which`.
     pub fn value(&self, which: KnownTag) -> Option<&'a str> {
-        self.get(which).map(|t| t.value.as_str())
+        self.get(which).map(|t| t.value)
     }
 }
 
@@ -274,7 +294,6 @@ pub struct LexProblem {
 #[derive(Clone, Debug, Default)]
 pub struct Lexed {
     pub tokens: Vec<Token>,
-    pub tags: Vec<Tag>,
     pub problems: Vec<LexProblem>,
     /// Line number (1-based) just after the game's last byte.
     pub end_line: u32,
@@ -285,8 +304,11 @@ pub struct Lexed {
     /// Set by [`lex_game_tags`] when it stopped where the movetext begins: the movetext is
     /// then not in `tokens`.
     pub movetext: Option<MovetextStart>,
-    /// Tags of earlier games, kept so their string buffers are reused (no allocation per tag).
-    spare_tags: Vec<Tag>,
+    /// The tags, in order, as places in `tag_text` (see [`Lexed::tags`]).
+    tags: Vec<StoredTag>,
+    /// The tags' names and values, unescaped: one buffer for all of a game's tags, reused
+    /// from game to game. The common tag section is copied into it whole, in one piece.
+    tag_text: String,
     /// Scratch buffer for unescaping tag values.
     scratch: Vec<u8>,
     /// Scratch list of where the parts of simple tags are (`simple_tag_section`).
@@ -299,7 +321,8 @@ impl Lexed {
         self.has_result = false;
         self.movetext = None;
         self.tokens.clear();
-        self.spare_tags.append(&mut self.tags);
+        self.tags.clear();
+        self.tag_text.clear();
         self.problems.clear();
         self.end_line = 0;
     }
@@ -308,7 +331,7 @@ impl Lexed {
     #[cfg(debug_assertions)]
     fn same_as(&self, other: &Lexed) -> bool {
         self.tokens == other.tokens
-            && self.tags == other.tags
+            && self.tags().eq(other.tags())
             && self.problems == other.problems
             && self.end_line == other.end_line
             && self.content == other.content
@@ -318,10 +341,68 @@ impl Lexed {
 
     /// The value of the first tag with this name.
     pub fn tag(&self, name: &str) -> Option<&str> {
+        let i = self.tag_names().position(|n| n == name.as_bytes())?;
+        Some(self.view(&self.tags[i]).value)
+    }
+
+    /// The game's tag pairs, in order.
+    pub fn tags(&self) -> impl DoubleEndedIterator<Item = Tag<'_>> + ExactSizeIterator {
+        self.tags.iter().map(|t| self.view(t))
+    }
+
+    /// The names of the game's tag pairs, in order, as bytes (the names are checked as
+    /// names are compared: without finding character boundaries).
+    pub fn tag_names(&self) -> impl DoubleEndedIterator<Item = &[u8]> + ExactSizeIterator {
+        let text = self.tag_text.as_bytes();
         self.tags
             .iter()
-            .find(|t| t.name == name)
-            .map(|t| t.value.as_str())
+            .map(|t| &text[t.name.0 as usize..t.name.1 as usize])
+    }
+
+    /// How many tag pairs the game has.
+    pub fn tag_count(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// Adds a tag pair after the others (for readers that find tags written another way);
+    /// returns its index, as [`TokenKind::Tag`] has it.
+    pub fn push_tag(&mut self, name: &str, value: &str, span: Span, invalid_utf8: bool) -> u32 {
+        let name = self.push_tag_text(name);
+        let value = self.push_tag_text(value);
+        self.push_stored(name, value, span, invalid_utf8)
+    }
+
+    fn push_stored(
+        &mut self,
+        name: (u32, u32),
+        value: (u32, u32),
+        span: Span,
+        invalid_utf8: bool,
+    ) -> u32 {
+        self.tags.push(StoredTag {
+            name,
+            value,
+            span,
+            invalid_utf8,
+        });
+        (self.tags.len() - 1) as u32
+    }
+
+    /// Appends to the tag text; returns where the text is in it.
+    fn push_tag_text(&mut self, text: &str) -> (u32, u32) {
+        let start = self.tag_text.len() as u32;
+        self.tag_text.push_str(text);
+        (start, self.tag_text.len() as u32)
+    }
+
+    fn view(&self, t: &StoredTag) -> Tag<'_> {
+        let text = |(start, end): (u32, u32)| &self.tag_text[start as usize..end as usize];
+        Tag {
+            name: text(t.name),
+            value: text(t.value),
+            span: t.span,
+            invalid_utf8: t.invalid_utf8,
+        }
     }
 }
 
@@ -484,6 +565,8 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
         out.tag_parts = parts;
         return false;
     };
+    // The whole section goes into the tag text at once; each tag is where its parts are.
+    let (base, _) = out.push_tag_text(text);
     let mut line = first_line;
     for &[start, name_start, name_end, value_start, value_end, tag_end] in &parts {
         let span = Span {
@@ -492,20 +575,16 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
             line,
             col: 1,
         };
-        let mut tag = out.spare_tags.pop().unwrap_or_default();
-        tag.name.clear();
-        tag.name
-            .push_str(&text[name_start as usize..name_end as usize]);
-        tag.value.clear();
-        tag.value
-            .push_str(&text[value_start as usize..value_end as usize]);
-        tag.span = span;
-        tag.invalid_utf8 = false;
+        let index = out.push_stored(
+            (base + name_start, base + name_end),
+            (base + value_start, base + value_end),
+            span,
+            false,
+        );
         out.tokens.push(Token {
-            kind: TokenKind::Tag(out.tags.len() as u32),
+            kind: TokenKind::Tag(index),
             span,
         });
-        out.tags.push(tag);
         line += 1;
     }
     out.tag_parts = parts;
@@ -932,7 +1011,7 @@ impl Lexer<'_> {
             .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
             .count();
         let name = &rest[..name_len];
-        !name.is_empty() && self.out.tags.iter().any(|t| t.name.as_bytes() == name)
+        !name.is_empty() && self.out.tags().any(|t| t.name.as_bytes() == name)
     }
 
     /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.
@@ -958,23 +1037,17 @@ impl Lexer<'_> {
                 // One validation for name and value: the name is ASCII, so both ends of the
                 // value are character boundaries.
                 if let Ok(text) = std::str::from_utf8(&line[name_range.start..quote]) {
-                    let mut tag = self.out.spare_tags.pop().unwrap_or_default();
-                    tag.name.clear();
-                    tag.name.push_str(&text[..name_range.len()]);
-                    tag.value.clear();
-                    tag.value.push_str(&text[j - name_range.start..]);
-                    self.add_tag(tag, start, start + end, false);
+                    let (base, text_end) = self.out.push_tag_text(text);
+                    let name = (base, base + name_range.len() as u32);
+                    let value = (base + (j - name_range.start) as u32, text_end);
+                    self.add_tag(name, value, start, start + end, false);
                     return Some(());
                 }
             } else {
                 // Splitting only needs the tag's name (a repeated name starts a new game)
                 // and where it ends: leave the value to the full lexing.
-                let mut tag = self.out.spare_tags.pop().unwrap_or_default();
-                tag.name.clear();
-                tag.name
-                    .push_str(std::str::from_utf8(&line[name_range]).unwrap_or_default());
-                tag.value.clear();
-                self.out.tags.push(tag);
+                let name = std::str::from_utf8(&line[name_range]).unwrap_or_default();
+                self.out.push_tag(name, "", Span::default(), false);
                 self.out.content = true;
                 self.i = start + end;
                 return Some(());
@@ -1042,29 +1115,28 @@ impl Lexer<'_> {
                 e
             }
         };
-        let mut tag = self.out.spare_tags.pop().unwrap_or_default();
-        tag.name.clear();
         // The name is ASCII alphanumerics by construction.
-        tag.name
-            .push_str(std::str::from_utf8(&line[name_range]).unwrap_or_default());
-        tag.value.clear();
-        let invalid_utf8 = match std::str::from_utf8(&raw) {
-            Ok(s) => {
-                tag.value.push_str(s);
-                false
-            }
-            Err(_) => {
-                tag.value.push_str(&escape_invalid(&raw));
-                true
-            }
+        let name = self
+            .out
+            .push_tag_text(std::str::from_utf8(&line[name_range]).unwrap_or_default());
+        let (value, invalid_utf8) = match std::str::from_utf8(&raw) {
+            Ok(s) => (self.out.push_tag_text(s), false),
+            Err(_) => (self.out.push_tag_text(&escape_invalid(&raw)), true),
         };
         self.out.scratch = raw;
-        self.add_tag(tag, start, start + end, invalid_utf8);
+        self.add_tag(name, value, start, start + end, invalid_utf8);
         Some(())
     }
 
     /// Records a tag read from `start..end` (its token too, when recording).
-    fn add_tag(&mut self, mut tag: Tag, start: usize, end: usize, invalid_utf8: bool) {
+    fn add_tag(
+        &mut self,
+        name: (u32, u32),
+        value: (u32, u32),
+        start: usize,
+        end: usize,
+        invalid_utf8: bool,
+    ) {
         let span = self.span(start, end);
         if invalid_utf8 {
             self.out.problems.push(LexProblem {
@@ -1072,10 +1144,7 @@ impl Lexer<'_> {
                 span,
             });
         }
-        let index = self.out.tags.len() as u32;
-        tag.span = span;
-        tag.invalid_utf8 = invalid_utf8;
-        self.out.tags.push(tag);
+        let index = self.out.push_stored(name, value, span, invalid_utf8);
         self.out.content = true;
         if self.record {
             self.out.tokens.push(Token {
@@ -1409,7 +1478,7 @@ pub fn escape_invalid(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{move_number, KnownTag, KnownTags, Tag};
+    use super::{move_number, KnownTag, KnownTags, Lexed, Span};
 
     #[test]
     fn known_tags_by_exact_name() {
@@ -1446,18 +1515,16 @@ mod tests {
 
     #[test]
     fn known_tags_keep_the_first_of_a_name() {
-        let tag = |name: &str, value: &str| Tag {
-            name: name.into(),
-            value: value.into(),
-            ..Tag::default()
-        };
-        let tags = [
-            tag("WhiteElo", "2700"),
-            tag("Result", "1-0"),
-            tag("White", "A"),
-            tag("Result", "0-1"),
-        ];
-        let known = KnownTags::of(&tags);
+        let mut lexed = Lexed::default();
+        for (name, value) in [
+            ("WhiteElo", "2700"),
+            ("Result", "1-0"),
+            ("White", "A"),
+            ("Result", "0-1"),
+        ] {
+            lexed.push_tag(name, value, Span::default(), false);
+        }
+        let known = KnownTags::of(&lexed);
         assert_eq!(known.value(KnownTag::Result), Some("1-0"));
         assert_eq!(known.value(KnownTag::White), Some("A"));
         assert_eq!(known.get(KnownTag::Black), None);

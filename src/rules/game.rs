@@ -281,10 +281,8 @@ pub fn check_game_with(
     observer: &mut dyn MoveObserver,
 ) -> GameReport {
     // With tokens the check always finishes: only the fast path gives up.
-    check(bytes, lexed, opts, observer, Movetext::Tokens).map_or_else(
-        || new_report(&KnownTags::of(&lexed.tags)),
-        |(report, _)| report,
-    )
+    check(bytes, lexed, opts, observer, Movetext::Tokens)
+        .map_or_else(|| new_report(&KnownTags::of(lexed)), |(report, _)| report)
 }
 
 /// Checks a game lexed by [`crate::pgn::lex_game_tags`]: the tags as tokens, the movetext
@@ -548,7 +546,7 @@ fn check(
     movetext: Movetext,
 ) -> Option<(GameReport, usize)> {
     // Every tag the checks read, found in one pass.
-    let known = KnownTags::of(&lexed.tags);
+    let known = KnownTags::of(lexed);
     let mut report = new_report(&known);
     lex_findings(lexed, &mut report.findings);
     if lexed
@@ -1941,8 +1939,8 @@ fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
 }
 
 fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
-    let tags = &lexed.tags;
-    if !tags.is_empty() && KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none()) {
+    let roster_incomplete = KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none());
+    if let Some(first) = lexed.tags().next().filter(|_| roster_incomplete) {
         let missing: Vec<&str> = KnownTag::ROSTER
             .into_iter()
             .filter(|&k| known.get(k).is_none())
@@ -1951,7 +1949,7 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
         out.push(
             Finding::new(
                 Code::MissingRosterTag,
-                Some(tags[0].span),
+                Some(first.span),
                 format!(
                     "missing Seven Tag Roster tag{}: {}",
                     if missing.len() == 1 { "" } else { "s" },
@@ -1964,12 +1962,14 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
     // A name seen before is looked for only when a cheap fingerprint (length and last byte)
     // has been seen before: most games have no two tags alike.
     let mut seen = 0u64;
-    for (i, t) in tags.iter().enumerate() {
-        let name = t.name.as_bytes();
+    for (i, name) in lexed.tag_names().enumerate() {
         let bit = 1u64 << ((name.len() * 31 + usize::from(name.last().copied().unwrap_or(0))) % 64);
         let maybe = seen & bit != 0;
         seen |= bit;
-        if maybe && tags[..i].iter().any(|u| u.name == t.name) {
+        if maybe && lexed.tag_names().take(i).any(|u| u == name) {
+            let Some(t) = lexed.tags().nth(i) else {
+                continue;
+            };
             out.push(
                 Finding::new(
                     Code::DuplicateTag,
@@ -1981,7 +1981,7 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
         }
     }
     if let Some(t) = known.get(KnownTag::Date) {
-        if let Err(why) = check_date(&t.value) {
+        if let Err(why) = check_date(t.value) {
             out.push(
                 Finding::new(
                     Code::MalformedDate,
@@ -1993,7 +1993,7 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
         }
     }
     if let Some(t) = known.get(KnownTag::Result) {
-        if !matches!(t.value.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
+        if !matches!(t.value, "1-0" | "0-1" | "1/2-1/2" | "*") {
             let mut f = Finding::new(
                 Code::UnknownResultTag,
                 Some(t.span),
@@ -2139,13 +2139,13 @@ fn start_position(known: &KnownTags, report: &mut GameReport) -> Option<Chess> {
                     Some(pos)
                 }
                 Err(_) => {
-                    invalid_position(report, tag.span, &tag.value, e.kinds());
+                    invalid_position(report, tag.span, tag.value, e.kinds());
                     None
                 }
             }
         }
         Err(e) => {
-            invalid_position(report, tag.span, &tag.value, e.kinds());
+            invalid_position(report, tag.span, tag.value, e.kinds());
             None
         }
     }
