@@ -197,22 +197,25 @@ impl KnownTag {
     }
 
     fn of_bytes(name: &[u8]) -> Option<KnownTag> {
-        let tag = match (name.len(), *name.first()?) {
-            (5, b'E') => KnownTag::Event,
-            (4, b'S') => KnownTag::Site,
-            (4, b'D') => KnownTag::Date,
-            (5, b'R') => KnownTag::Round,
-            (5, b'W') => KnownTag::White,
-            (5, b'B') => KnownTag::Black,
-            (6, b'R') => KnownTag::Result,
-            (3, b'F') => KnownTag::Fen,
-            (5, b'S') => KnownTag::SetUp,
-            (8, b'P') => KnownTag::PlyCount,
-            (7, b'V') => KnownTag::Variant,
-            (11, b'T') => KnownTag::Termination,
+        // Told apart by length and first letter, then compared with a literal of known length
+        // (which the compiler turns into a load or two, where a comparison with a name of
+        // unknown length calls `bcmp`).
+        let (tag, same) = match (name.len(), *name.first()?) {
+            (5, b'E') => (KnownTag::Event, name == b"Event"),
+            (4, b'S') => (KnownTag::Site, name == b"Site"),
+            (4, b'D') => (KnownTag::Date, name == b"Date"),
+            (5, b'R') => (KnownTag::Round, name == b"Round"),
+            (5, b'W') => (KnownTag::White, name == b"White"),
+            (5, b'B') => (KnownTag::Black, name == b"Black"),
+            (6, b'R') => (KnownTag::Result, name == b"Result"),
+            (3, b'F') => (KnownTag::Fen, name == b"FEN"),
+            (5, b'S') => (KnownTag::SetUp, name == b"SetUp"),
+            (8, b'P') => (KnownTag::PlyCount, name == b"PlyCount"),
+            (7, b'V') => (KnownTag::Variant, name == b"Variant"),
+            (11, b'T') => (KnownTag::Termination, name == b"Termination"),
             _ => return None,
         };
-        (name == tag.name().as_bytes()).then_some(tag)
+        same.then_some(tag)
     }
 }
 
