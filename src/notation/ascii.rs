@@ -32,7 +32,15 @@ pub(crate) fn plain_san(token: &[u8]) -> Option<ReadMove> {
 /// bytes that are not ASCII), which the caller then reads the general way.
 #[inline(always)]
 pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
-    let at = |k: usize| bytes.get(k).copied().unwrap_or(0);
+    // The longest strict SAN (`exd8=Q+`) and the byte after it fit in eight bytes: read them
+    // as one array, so that no read below needs a bounds check. Past the end of `bytes` the
+    // window holds zeros, which is no part of a move.
+    let mut w = [0u8; 8];
+    match bytes.first_chunk::<8>() {
+        Some(first) => w = *first,
+        None => w[..bytes.len()].copy_from_slice(bytes),
+    }
+    let at = |k: usize| w[k & 7];
     let square = |k: usize| Some((file(at(k))?, rank(at(k + 1))?));
     let mut j;
     let mut capture = CaptureClaim::Unwritten;
@@ -78,7 +86,7 @@ pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
                 return None;
             }
             let (to_file, to_rank) = square(j - 2)?;
-            let mut s = &bytes[1..j - 2];
+            let mut s = &w[1..j - 2];
             if let Some((b'x', rest)) = s.split_last() {
                 capture = CaptureClaim::Capture;
                 s = rest;
@@ -101,11 +109,11 @@ pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
                 promotion: None,
             })
         }
-        b'O' if bytes.starts_with(b"O-O-O") => {
+        b'O' if w.starts_with(b"O-O-O") => {
             j = 5;
             MovePattern::Castle(CastlingSide::QueenSide)
         }
-        b'O' if bytes.starts_with(b"O-O") => {
+        b'O' if w.starts_with(b"O-O") => {
             j = 3;
             MovePattern::Castle(CastlingSide::KingSide)
         }
@@ -119,7 +127,7 @@ pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
     if check != CheckClaim::None {
         j += 1;
     }
-    if j < bytes.len() && !DELIMITER[usize::from(bytes[j])] {
+    if j < bytes.len() && !DELIMITER[usize::from(at(j))] {
         return None;
     }
     let m = ReadMove {
