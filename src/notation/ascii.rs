@@ -32,15 +32,20 @@ pub(crate) fn plain_san(token: &[u8]) -> Option<ReadMove> {
 /// bytes that are not ASCII), which the caller then reads the general way.
 #[inline(always)]
 pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
-    // The longest strict SAN (`exd8=Q+`) and the byte after it fit in eight bytes: read them
-    // as one array, so that no read below needs a bounds check. Past the end of `bytes` the
-    // window holds zeros, which is no part of a move.
-    let mut w = [0u8; 8];
     match bytes.first_chunk::<8>() {
-        Some(first) => w = *first,
-        None => w[..bytes.len()].copy_from_slice(bytes),
+        // The longest strict SAN (`exd8=Q+`) and the byte after it fit in eight bytes: in
+        // the movetext they are read as one array, without a bounds check per byte.
+        Some(window) => san_from(|k| window[k & 7], bytes.len()),
+        // A token on its own (or the movetext's last bytes): zero past its end, which is no
+        // part of a move.
+        None => san_from(|k| bytes.get(k).copied().unwrap_or(0), bytes.len()),
     }
-    let at = |k: usize| w[k & 7];
+}
+
+/// [`san_at`] over the bytes `at` gives (at most the first eight are read), of which `len`
+/// exist.
+#[inline(always)]
+fn san_from(at: impl Fn(usize) -> u8, len: usize) -> Option<(ReadMove, usize)> {
     let square = |k: usize| Some((file(at(k))?, rank(at(k + 1))?));
     let mut j;
     let mut capture = CaptureClaim::Unwritten;
@@ -86,14 +91,16 @@ pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
                 return None;
             }
             let (to_file, to_rank) = square(j - 2)?;
-            let mut s = &w[1..j - 2];
-            if let Some((b'x', rest)) = s.split_last() {
+            // Between the letter and the destination: an origin square's file or rank, an
+            // `x`, both, or nothing.
+            let mut between = j - 3;
+            if between > 0 && at(between) == b'x' {
                 capture = CaptureClaim::Capture;
-                s = rest;
+                between -= 1;
             }
-            let (from_file, from_rank) = match *s {
-                [] => (None, None),
-                [b] => match (file(b), rank(b)) {
+            let (from_file, from_rank) = match between {
+                0 => (None, None),
+                1 => match (file(at(1)), rank(at(1))) {
                     (Some(f), _) => (Some(f), None),
                     (_, Some(r)) => (None, Some(r)),
                     _ => return None,
@@ -109,11 +116,11 @@ pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
                 promotion: None,
             })
         }
-        b'O' if w.starts_with(b"O-O-O") => {
+        b'O' if (at(1), at(2), at(3), at(4)) == (b'-', b'O', b'-', b'O') => {
             j = 5;
             MovePattern::Castle(CastlingSide::QueenSide)
         }
-        b'O' if w.starts_with(b"O-O") => {
+        b'O' if (at(1), at(2)) == (b'-', b'O') => {
             j = 3;
             MovePattern::Castle(CastlingSide::KingSide)
         }
@@ -127,7 +134,7 @@ pub(crate) fn san_at(bytes: &[u8]) -> Option<(ReadMove, usize)> {
     if check != CheckClaim::None {
         j += 1;
     }
-    if j < bytes.len() && !DELIMITER[usize::from(at(j))] {
+    if j < len && !DELIMITER[usize::from(at(j))] {
         return None;
     }
     let m = ReadMove {

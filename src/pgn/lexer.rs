@@ -1415,6 +1415,7 @@ pub(crate) fn simple_tag_end(line: &[u8], value: usize) -> Option<(usize, usize)
 /// A line that is exactly one tag pair with nothing escaped in its value (see
 /// [`simple_tag_end`]) and nothing but spaces after it: the lexer reads it as one tag and
 /// nothing else. Offsets from the line's start.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct SimpleTag {
     pub name: std::ops::Range<usize>,
     /// Where the value starts (after its opening quote).
@@ -1428,7 +1429,63 @@ pub(crate) struct SimpleTag {
 }
 
 /// The [`SimpleTag`] at the start of `line`, which may run on past its line break.
+#[inline]
 pub(crate) fn simple_tag_line(line: &[u8]) -> Option<SimpleTag> {
+    match common_tag_line(line) {
+        Some(tag) => {
+            debug_assert_eq!(
+                Some(&tag),
+                spaced_tag_line(line).as_ref(),
+                "the common tag line reads as the spaced one"
+            );
+            Some(tag)
+        }
+        None => spaced_tag_line(line),
+    }
+}
+
+/// Bytes that end a simple tag value: its closing quote, or what sends the tag elsewhere.
+static VALUE_END: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b'\n' as usize] = true;
+    table
+};
+
+/// The tag line as nearly every file writes it, `[Name "value"]` and its line break with no
+/// other space, read in one pass without a search call: [`spaced_tag_line`] reads the same
+/// line the same way, and every other line.
+#[inline(always)]
+fn common_tag_line(line: &[u8]) -> Option<SimpleTag> {
+    let mut j = 1;
+    while j < line.len() && TAG_NAME[usize::from(line[j])] {
+        j += 1;
+    }
+    if j == 1 || line.get(j..j + 2) != Some(b" \"") {
+        return None;
+    }
+    let name = 1..j;
+    let value = j + 2;
+    let mut quote = value;
+    while quote < line.len() && !VALUE_END[usize::from(line[quote])] {
+        quote += 1;
+    }
+    if line.get(quote..quote + 3) != Some(b"\"]\n") {
+        return None;
+    }
+    Some(SimpleTag {
+        name,
+        value,
+        quote,
+        end: quote + 2,
+        line_end: quote + 2,
+    })
+}
+
+/// [`simple_tag_line`] for any spacing the lexer allows around the name, the value and
+/// the closing bracket.
+fn spaced_tag_line(line: &[u8]) -> Option<SimpleTag> {
     let (name, value) = tag_head(line)?;
     let (quote, end) = simple_tag_end(line, value)?;
     let mut line_end = end;
@@ -1482,6 +1539,50 @@ pub fn escape_invalid(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::{move_number, KnownTag, KnownTags, Lexed, Span};
+
+    #[test]
+    fn the_common_tag_line_reads_as_the_spaced_one() {
+        use super::{common_tag_line, spaced_tag_line};
+        let common: [&[u8]; 5] = [
+            b"[Event \"x\"]\n",
+            b"[Event \"\"]\n",
+            b"[_x1 \"y z\"]\n[Site \"?\"]\n",
+            b"[Event \"\xC3\xA9\"]\n",
+            b"[Result \"1-0\"]\n\n1. e4",
+        ];
+        let others: [&[u8]; 12] = [
+            b"[Event \"x\"]\r\n",
+            b"[Event  \"x\"]\n",
+            b"[Event\"x\"]\n",
+            b"[Event \"x\" ]\n",
+            b"[Event \"x\"] \n",
+            b"[Event \"a\\\"b\"]\n",
+            b"[ Event \"x\"]\n",
+            b"[Event \"x\"]",
+            b"[Event \"x\"]]\n",
+            b"[Ev-ent \"x\"]\n",
+            b"[Event \"x\n\"]\n",
+            b"[Event \"x",
+        ];
+        for line in common {
+            let tag = common_tag_line(line);
+            assert!(tag.is_some(), "{:?}", String::from_utf8_lossy(line));
+            assert_eq!(
+                tag,
+                spaced_tag_line(line),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        for line in others {
+            assert_eq!(
+                common_tag_line(line),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
 
     #[test]
     fn known_tags_by_exact_name() {

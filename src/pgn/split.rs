@@ -60,7 +60,8 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
         let Some(nl) = memchr(b'\n', &data[i..]) else {
             return more;
         };
-        if simple_tag_line(&data[i..i + nl]).is_none() {
+        // With its line break, the line is read by the common tag line's one pass.
+        if simple_tag_line(&data[i..=i + nl]).is_none() {
             return Split::Unsure;
         }
         i += nl;
