@@ -175,9 +175,16 @@ paired() { # NAME FILE A-CMD... -- B-CMD...: median of time(A) / time(B) over th
   for arg in "$@"; do
     if [ "$arg" = -- ]; then seen=1; elif [ $seen = 0 ]; then a+=("$arg"); else b+=("$arg"); fi
   done
-  for _ in $(seq "$pair_runs"); do
+  # The two take turns at running first: the second run of a pair can be the faster one
+  # whichever it is (seen on lichess's short runs).
+  local k
+  for k in $(seq "$pair_runs"); do
     local ta tb
-    ta=$(wall "${a[@]}") tb=$(wall "${b[@]}")
+    if [ $((k % 2)) = 1 ]; then
+      ta=$(wall "${a[@]}") tb=$(wall "${b[@]}")
+    else
+      tb=$(wall "${b[@]}") ta=$(wall "${a[@]}")
+    fi
     ratios+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")
   done
   local sorted
@@ -188,7 +195,7 @@ paired() { # NAME FILE A-CMD... -- B-CMD...: median of time(A) / time(B) over th
   printf '%-30s %-16s %s\n' "$name" "$(basename "$file")" "$(echo "$sorted" | tr '\n' ' ')" >&2
 }
 pair_runs=$(( repeat > 9 ? repeat : 9 ))
-section "pairs (-j 1 then -j 2, plain then .zst, another tool then pgnkit; $pair_runs pairs each)"
+section "pairs (-j 1 and -j 2, plain and .zst, another tool and pgnkit, taking turns at running first; $pair_runs pairs each)"
 for name in "${only[@]}"; do
   file=$inputs/$name.pgn
   paired "validate -j 2 speed-up" "$file" \
