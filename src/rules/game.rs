@@ -21,6 +21,7 @@ use crate::pgn::{
     TokenKind,
 };
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
+use crate::rules::attacks;
 use crate::rules::matcher::{self, long_form, MatchError};
 
 /// How to check.
@@ -1239,7 +1240,7 @@ impl Replay<'_> {
                 "incremental hash after {mv:?}"
             );
         }
-        let checkers = line.pos.checkers();
+        let checkers = attacks::checkers(&line.pos);
         line.checkers = Some(checkers);
         let gives_check = checkers.any();
         let actual = if gives_check {

@@ -6,6 +6,7 @@ use shakmaty::{
     Role, Square,
 };
 
+use super::attacks as fast;
 use crate::notation::{CaptureClaim, MovePattern, NormalPattern, ReadMove};
 
 /// Why a pattern did not give exactly one legal move.
@@ -269,8 +270,8 @@ fn piece_attacks(role: Role, to: Square, occupied: Bitboard) -> Bitboard {
     Bitboard(
         (attacks::knight_attacks(to).0 & mask(role == Role::Knight))
             | (attacks::king_attacks(to).0 & mask(role == Role::King))
-            | (attacks::bishop_attacks(to, occupied).0 & diagonal)
-            | (attacks::rook_attacks(to, occupied).0 & straight),
+            | (fast::bishop_attacks(to, occupied).0 & diagonal)
+            | (fast::rook_attacks(to, occupied).0 & straight),
     )
 }
 
@@ -290,16 +291,14 @@ fn keeps_king_safe(
     if role == Role::King {
         // The king may not step onto a square the other side attacks once it has left its
         // own (a slider behind it would otherwise look blocked).
-        board
-            .attacks_to(to, !turn, occupied.without(king))
-            .is_empty()
+        fast::attacks_to(board, to, !turn, occupied.without(king)).is_empty()
     } else if attacks::ray(king, sq).is_empty() || attacks::aligned(king, sq, to) {
         // Not on a line with the king, or moving along it: cannot expose the king.
         true
     } else {
         let after = occupied.without(sq).with(to);
-        let sliders = (attacks::rook_attacks(king, after) & board.rooks_and_queens())
-            | (attacks::bishop_attacks(king, after) & board.bishops_and_queens());
+        let sliders = (fast::rook_attacks(king, after) & board.rooks_and_queens())
+            | (fast::bishop_attacks(king, after) & board.bishops_and_queens());
         (sliders & board.by_color(!turn)).without(to).is_empty()
     }
 }
@@ -341,7 +340,7 @@ pub fn king_can_step(pos: &Chess) -> bool {
     let without_king = board.occupied().without(king);
     (attacks::king_attacks(king) & !board.by_color(turn))
         .into_iter()
-        .any(|to| board.attacks_to(to, !turn, without_king).is_empty())
+        .any(|to| fast::attacks_to(board, to, !turn, without_king).is_empty())
 }
 
 /// Castling to `side` when it is legal, checked as shakmaty's move generator does but without

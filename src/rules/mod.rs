@@ -2,5 +2,6 @@
 //! deciding results by rule (checkmate, stalemate, dead position, repetition, move limits).
 
 pub mod adjudicate;
+pub mod attacks;
 pub mod game;
 pub mod matcher;
