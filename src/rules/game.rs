@@ -1193,7 +1193,9 @@ impl Replay<'_> {
         if ANY && m.pattern == MovePattern::Null {
             return self.play_null(depth, span, label);
         }
-        let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
+        let checkers = line
+            .checkers
+            .unwrap_or_else(|| attacks::checkers(&line.pos));
         let mut found = matcher::find_move_with(&line.pos, m, checkers);
         if self.opts.repair
             && found == Err(MatchError::Illegal)

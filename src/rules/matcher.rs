@@ -229,7 +229,7 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
         _ if n.promotion.is_some() => return None,
         // Every piece's attacks at once, the piece's kept by masks: which piece moves is
         // different from one move to the next, and a jump on it is mispredicted often.
-        _ => piece_attacks(role, to, occupied) & ours,
+        _ => fast::piece_attacks(role, to, occupied) & ours,
     };
     if let Some(file) = n.from_file {
         from &= Bitboard::from_file(file);
@@ -259,20 +259,6 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
         }
     }
     found
-}
-
-/// The squares a `role` (not a pawn) on `to` attacks, without a branch on the role.
-#[inline(always)]
-fn piece_attacks(role: Role, to: Square, occupied: Bitboard) -> Bitboard {
-    let mask = |on: bool| 0u64.wrapping_sub(u64::from(on));
-    let diagonal = mask(matches!(role, Role::Bishop | Role::Queen));
-    let straight = mask(matches!(role, Role::Rook | Role::Queen));
-    Bitboard(
-        (attacks::knight_attacks(to).0 & mask(role == Role::Knight))
-            | (attacks::king_attacks(to).0 & mask(role == Role::King))
-            | (fast::bishop_attacks(to, occupied).0 & diagonal)
-            | (fast::rook_attacks(to, occupied).0 & straight),
-    )
 }
 
 /// Whether moving the `role` on `sq` to `to` leaves the mover's king (on `king`) out of
@@ -310,7 +296,7 @@ fn legal_movers(pos: &Chess, role: Role, to: Square) -> Bitboard {
         return Bitboard::EMPTY;
     };
     let ours = board.by_role(role) & board.by_color(turn);
-    (attacks::attacks(to, role.of(turn), board.occupied()) & ours)
+    (fast::piece_attacks(role, to, board.occupied()) & ours)
         .into_iter()
         .filter(|&sq| keeps_king_safe(board, turn, king, role, sq, to))
         .collect()
@@ -335,10 +321,9 @@ pub fn king_can_step(pos: &Chess) -> bool {
     let Some(king) = board.king_of(turn) else {
         return false;
     };
-    let without_king = board.occupied().without(king);
     (attacks::king_attacks(king) & !board.by_color(turn))
         .into_iter()
-        .any(|to| fast::attacks_to(board, to, !turn, without_king).is_empty())
+        .any(|to| keeps_king_safe(board, turn, king, Role::King, king, to))
 }
 
 /// Castling to `side` when it is legal, checked as shakmaty's move generator does but without
@@ -573,33 +558,6 @@ mod tests {
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
             (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
-        }
-    }
-
-    /// The branch-free attacks of a piece are shakmaty's, for every piece, square and a
-    /// spread of occupancies.
-    #[test]
-    fn piece_attacks_are_shakmatys() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for _ in 0..200 {
-            let occupied = Bitboard((0..3).fold(u64::MAX, |acc, _| {
-                acc & (rng.below(1 << 31) as u64 | ((rng.below(1 << 31) as u64) << 32))
-            }));
-            for to in Square::ALL {
-                for role in [
-                    Role::Knight,
-                    Role::Bishop,
-                    Role::Rook,
-                    Role::Queen,
-                    Role::King,
-                ] {
-                    assert_eq!(
-                        piece_attacks(role, to, occupied),
-                        attacks::attacks(to, role.of(Color::White), occupied),
-                        "{role:?} on {to} with {occupied:?}"
-                    );
-                }
-            }
         }
     }
 
