@@ -1179,8 +1179,6 @@ impl Replay<'_> {
             ANY || (depth == 0 && !self.keep_positions && !self.variation_follows),
             "the fast path plays main-line moves only"
         );
-        let bytes = self.bytes;
-        let token_text = || span_text(bytes, span);
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
         if let Some((number, dots, nspan)) = line.pending_number.take() {
@@ -1189,26 +1187,51 @@ impl Replay<'_> {
             }
         }
         let line = &mut self.lines[depth];
-        let is_main = !ANY || line.main;
         if ANY && m.pattern == MovePattern::Null {
             return self.play_null(depth, span, label);
         }
         let checkers = line
             .checkers
             .unwrap_or_else(|| attacks::checkers(&line.pos));
-        let mut found = matcher::find_move_with(&line.pos, m, checkers);
-        if self.opts.repair
-            && found == Err(MatchError::Illegal)
-            && !(is_main && self.main.ended.is_some())
-        {
-            if let Some(repaired) = self.repair(depth, m, span, label) {
-                found = Ok(repaired);
-            }
+        // The two ways to the move each go on to `played` (inline for the fast path): merged
+        // into one value first, the move was read back from memory in other widths than it
+        // was written, a stall on every ply.
+        match matcher::find_move_fast(&line.pos, m, checkers) {
+            Some(mv) => self.played::<ANY>(depth, m, span, label, mv, Default::default()),
+            None => self.play_slow::<ANY>(depth, m, span, label, checkers),
         }
-        let (mv, mnotes) = match found {
-            Ok(x) => x,
-            Err(err) => return self.unplayable(depth, m, span, label, err),
-        };
+    }
+
+    /// [`Self::play`] for a move the inline fast path did not find.
+    #[inline(never)]
+    fn play_slow<const ANY: bool>(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: (u32, bool),
+        checkers: Bitboard,
+    ) -> bool {
+        match self.find_move_slow(depth, m, span, label, checkers) {
+            Some((mv, mnotes)) => self.played::<ANY>(depth, m, span, label, mv, mnotes),
+            None => false,
+        }
+    }
+
+    /// [`Self::play`] once the move is known.
+    #[inline(always)]
+    fn played<const ANY: bool>(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: (u32, bool),
+        mv: Move,
+        mnotes: matcher::MatchNotes,
+    ) -> bool {
+        let bytes = self.bytes;
+        let token_text = || span_text(bytes, span);
+        let is_main = !ANY || self.lines[depth].main;
         if is_main && self.main.ended.is_some() {
             self.after_end(span, label);
         }
@@ -1286,6 +1309,37 @@ impl Replay<'_> {
             );
         }
         true
+    }
+
+    /// The move `m` stands for, when the inline fast path has not found it: the full matcher,
+    /// then a repair if asked for. `None` when the line breaks here (reported).
+    #[inline(never)]
+    fn find_move_slow(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: (u32, bool),
+        checkers: Bitboard,
+    ) -> Option<(Move, matcher::MatchNotes)> {
+        let line = &self.lines[depth];
+        let is_main = line.main;
+        let mut found = matcher::find_move_with(&line.pos, m, checkers);
+        if self.opts.repair
+            && found == Err(MatchError::Illegal)
+            && !(is_main && self.main.ended.is_some())
+        {
+            if let Some(repaired) = self.repair(depth, m, span, label) {
+                found = Ok(repaired);
+            }
+        }
+        match found {
+            Ok(x) => Some(x),
+            Err(err) => {
+                self.unplayable(depth, m, span, label, err);
+                None
+            }
+        }
     }
 
     /// Reports a move number that does not fit the move after it.

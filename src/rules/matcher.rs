@@ -54,30 +54,62 @@ pub fn find_move_with(
     m: &ReadMove,
     checkers: Bitboard,
 ) -> Result<(Move, MatchNotes), MatchError> {
-    // The common case inline: a piece letter (or pawn) and a full destination that the fast
-    // path settles, with nothing to note (the `x` as the move has it, no origin that could be
-    // one too many).
-    if let MovePattern::Normal(n) = m.pattern {
-        let plain_origin =
-            n.role == Some(Role::Pawn) || (n.from_file.is_none() && n.from_rank.is_none());
-        if plain_origin {
-            if let Some(mv) = fast_one(pos, &n, checkers) {
-                let capture_as_written = match m.capture {
-                    CaptureClaim::Capture => mv.is_capture(),
-                    CaptureClaim::Unwritten | CaptureClaim::Quiet => !mv.is_capture(),
-                };
-                if capture_as_written {
-                    // The full matcher also checks the fast answer against move generation.
-                    debug_assert_eq!(
-                        find_move_noting(pos, m, checkers),
-                        Ok((mv, MatchNotes::default()))
-                    );
-                    return Ok((mv, MatchNotes::default()));
-                }
-            }
-        }
+    match find_move_fast(pos, m, checkers) {
+        Some(mv) => Ok((mv, MatchNotes::default())),
+        None => find_move_noting(pos, m, checkers),
     }
-    find_move_noting(pos, m, checkers)
+}
+
+/// The common cases of [`find_move_with`]: a piece letter (or pawn) and a full destination
+/// that the fast path settles, and castling, with nothing to note (the `x` as the move has
+/// it, an origin only where SAN needs one). `None` leaves the move to [`find_move_with`],
+/// which gives the same move when this one finds it.
+///
+/// The answer is a bare [`Move`], which a caller keeps in registers: merging it with the full
+/// matcher's `Result` made the replay read it back from memory in other widths than it was
+/// written, a stall on every ply.
+#[inline]
+pub fn find_move_fast(pos: &Chess, m: &ReadMove, checkers: Bitboard) -> Option<Move> {
+    let found = match m.pattern {
+        MovePattern::Normal(n) => {
+            let mv = fast_one(pos, &n, checkers)?;
+            let capture_as_written = match m.capture {
+                CaptureClaim::Capture => mv.is_capture(),
+                CaptureClaim::Unwritten | CaptureClaim::Quiet => !mv.is_capture(),
+            };
+            let origin = n.from_file.is_some() || n.from_rank.is_some();
+            if !capture_as_written
+                || (origin && n.role != Some(Role::Pawn) && !origin_as_needed(pos, &n, mv))
+            {
+                return None;
+            }
+            mv
+        }
+        // Castling has nothing to note.
+        MovePattern::Castle(side) => fast_castle(pos, side)?,
+        _ => return None,
+    };
+    // The full matcher also checks the fast answer against move generation.
+    debug_assert_eq!(
+        find_move_noting(pos, m, checkers),
+        Ok((found, MatchNotes::default()))
+    );
+    Some(found)
+}
+
+/// Whether a piece move found by [`fast_one`] gives its origin's file or rank (one of them:
+/// long algebraic is for the full matcher) only where SAN needs it, so that there is nothing
+/// to note.
+#[inline(never)]
+fn origin_as_needed(pos: &Chess, n: &NormalPattern, mv: Move) -> bool {
+    let Move::Normal { role, from, to, .. } = mv else {
+        return false;
+    };
+    if n.from_file.is_some() && n.from_rank.is_some() {
+        return false;
+    }
+    let (file, rank) = needed_origin(from, legal_movers(pos, role, to));
+    (n.from_file.is_none() || file) && (n.from_rank.is_none() || rank)
 }
 
 /// [`find_move_with`] for every pattern, with the notes on how it is written.
@@ -329,6 +361,7 @@ pub fn king_can_step(pos: &Chess) -> bool {
 /// Castling to `side` when it is legal, checked as shakmaty's move generator does but without
 /// generating every legal move: the right is held, the squares between are empty, and the king
 /// does not start, pass or land in check. `None` sends the case to the general path.
+#[inline(never)]
 fn fast_castle(pos: &Chess, side: CastlingSide) -> Option<Move> {
     let turn = pos.turn();
     let castles = pos.castles();
@@ -341,12 +374,12 @@ fn fast_castle(pos: &Chess, side: CastlingSide) -> Option<Move> {
     }
     let king_to = side.king_to(turn);
     let after = occupied ^ king ^ rook ^ side.rook_to(turn);
-    if board.attacks_to(king_to, !turn, after).any() {
+    if fast::attacks_to(board, king_to, !turn, after).any() {
         return None;
     }
     let without_king = occupied ^ king;
     for sq in attacks::between(king, king_to).with(king) {
-        if board.attacks_to(sq, !turn, without_king).any() {
+        if fast::attacks_to(board, sq, !turn, without_king).any() {
             return None;
         }
     }
