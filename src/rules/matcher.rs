@@ -625,6 +625,7 @@ mod tests {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut read = Vec::new();
         let mut checked = 0;
+        let mut settled_fast = 0;
         for (fen, mode) in starts {
             let start: Chess = Fen::from_ascii(fen.as_bytes())
                 .unwrap()
@@ -643,6 +644,10 @@ mod tests {
                         let found = find_move(&pos, &read[0]).map(|(m, _)| m);
                         assert_eq!(found, Ok(*mv), "{san} in {}", fen_of(&pos));
                         checked += 1;
+                        if let Some(fast) = find_move_fast(&pos, &read[0], pos.checkers()) {
+                            assert_eq!(fast, *mv, "fast {san} in {}", fen_of(&pos));
+                            settled_fast += 1;
+                        }
                     }
                     for _ in 0..8 {
                         let n = NormalPattern {
@@ -662,6 +667,38 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "only {checked} moves checked");
+        // SAN that needs no note is settled by the fast path but for en passant, promotions
+        // with check and the like.
+        assert!(
+            settled_fast * 100 > checked * 95,
+            "the fast path settled {settled_fast} of {checked} moves"
+        );
+    }
+
+    #[test]
+    fn fast_path_settles_castling_and_needed_origins_only() {
+        let fast = |p: &Chess, t: &str| {
+            find_move_fast(p, &ascii::read(t.as_bytes()).unwrap(), p.checkers())
+        };
+        let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        assert!(matches!(fast(&p, "O-O"), Some(Move::Castle { .. })));
+        assert!(matches!(fast(&p, "O-O-O"), Some(Move::Castle { .. })));
+        // The king stands between the rooks: only one reaches f1, and no origin is needed.
+        let p = pos("4k3/8/8/8/8/8/8/R3K2R w - - 0 1");
+        assert_eq!(fast(&p, "Rf1").map(|m| m.from()), Some(Some(Square::H1)));
+        assert_eq!(fast(&p, "Rhf1"), None);
+        // Both rooks reach e1: the file is needed.
+        let p = pos("4k3/8/8/8/8/8/4K3/R6R w - - 0 1");
+        assert_eq!(fast(&p, "Rae1").map(|m| m.from()), Some(Some(Square::A1)));
+        assert_eq!(fast(&p, "Rhe1").map(|m| m.from()), Some(Some(Square::H1)));
+        assert_eq!(fast(&p, "Re1"), None, "ambiguous");
+        assert_eq!(fast(&p, "R1e1"), None, "still ambiguous");
+        // One too many: left to the full matcher, which notes it.
+        assert_eq!(fast(&Chess::default(), "Ngf3"), None);
+        assert_eq!(fast(&Chess::default(), "N1f3"), None);
+        // In check, castling is illegal.
+        let p = pos("4k3/8/8/8/8/8/4r3/R3K2R w KQ - 0 1");
+        assert_eq!(fast(&p, "O-O"), None);
     }
 
     fn fen_of(pos: &Chess) -> String {
