@@ -82,35 +82,32 @@ fn san_from(at: impl Fn(usize) -> u8, len: usize) -> Option<(ReadMove, usize)> {
         first @ (b'K' | b'Q' | b'R' | b'B' | b'N') => {
             let role = Role::from_char(first as char)?;
             // The origin, `x` and the destination: read back from the destination, as SAN
-            // is written. Which of the next five bytes are files, ranks or `x` is found at
-            // once, without a loop: the run of them (`f3`, `xf3`, `bd2`, `bxd2`) differs in
-            // length from one move to the next, and a loop would leave at a different byte
-            // each time.
-            let run = (1..6).fold(0u32, |acc, k| {
-                acc | (u32::from(SQUARE_PART[usize::from(at(k))]) << (k - 1))
-            });
-            j = 1 + (!run).trailing_zeros() as usize;
+            // is written. A loop to the end of the run: on the Zen 5 machine it took 0.99 of
+            // the time of classifying the next five bytes at once through a table and a mask.
+            j = 1;
+            while j < 6 && matches!(at(j), b'a'..=b'h' | b'1'..=b'8' | b'x') {
+                j += 1;
+            }
             if j < 3 {
                 return None;
             }
             let (to_file, to_rank) = square(j - 2)?;
             // Between the letter and the destination: an origin square's file or rank, an
-            // `x`, both, or nothing. (`at(0)` is the letter, never an `x`.)
+            // `x`, both, or nothing.
             let mut between = j - 3;
-            let takes = at(between) == b'x';
-            if takes {
+            if between > 0 && at(between) == b'x' {
                 capture = CaptureClaim::Capture;
+                between -= 1;
             }
-            between -= usize::from(takes);
-            if between > 1 {
-                return None;
-            }
-            let origin = between == 1;
-            let from_file = file(at(1)).filter(|_| origin);
-            let from_rank = rank(at(1)).filter(|_| origin);
-            if origin && from_file.is_none() && from_rank.is_none() {
-                return None;
-            }
+            let (from_file, from_rank) = match between {
+                0 => (None, None),
+                1 => match (file(at(1)), rank(at(1))) {
+                    (Some(f), _) => (Some(f), None),
+                    (_, Some(r)) => (None, Some(r)),
+                    _ => return None,
+                },
+                _ => return None,
+            };
             MovePattern::Normal(NormalPattern {
                 role: Some(role),
                 from_file,
@@ -350,17 +347,6 @@ fn promotion_role(b: u8) -> Option<Role> {
         _ => None,
     }
 }
-
-/// The bytes of a square or a capture in SAN: files, ranks and `x`.
-static SQUARE_PART: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = matches!(b as u8, b'a'..=b'h' | b'1'..=b'8' | b'x');
-        b += 1;
-    }
-    table
-};
 
 fn file(b: u8) -> Option<File> {
     (b'a'..=b'h')
