@@ -1017,13 +1017,21 @@ impl Replay<'_> {
     }
 
     /// Plays a main-line move of the fast path: without anything only other moves need, unless
-    /// the observer wants positions.
+    /// the observer wants positions. Inline in the fast path's loop, which then makes no call
+    /// per ply but to the matcher and shakmaty (2% of the time on TWIC and lichess).
+    #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
         if self.keep_positions {
-            self.play::<true>(0, m, span)
+            self.play_main_keeping(m, span)
         } else {
-            self.play::<false>(0, m, span)
+            self.play_inline::<false>(0, m, span)
         }
+    }
+
+    /// [`Self::play_main`] for an observer that wants positions: out of the fast path's line.
+    #[inline(never)]
+    fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
+        self.play::<true>(0, m, span)
     }
 
     fn start_variation(&mut self, span: Span) {
@@ -1175,6 +1183,12 @@ impl Replay<'_> {
     /// strict SAN, no observer and no variation. The compiler then leaves out what only other
     /// moves need.
     fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+        self.play_inline::<ANY>(depth, m, span)
+    }
+
+    /// [`Self::play`], inline: in the fast path's loop only.
+    #[inline(always)]
+    fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
             ANY || (depth == 0 && !self.keep_positions && !self.variation_follows),
             "the fast path plays main-line moves only"
