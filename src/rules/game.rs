@@ -21,7 +21,6 @@ use crate::pgn::{
     TokenKind,
 };
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
-use crate::rules::attacks;
 use crate::rules::matcher::{self, long_form, MatchError};
 
 /// How to check.
@@ -1204,9 +1203,7 @@ impl Replay<'_> {
         if ANY && m.pattern == MovePattern::Null {
             return self.play_null(depth, span, label);
         }
-        let checkers = line
-            .checkers
-            .unwrap_or_else(|| attacks::checkers(&line.pos));
+        let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
         // The two ways to the move each go on to `played` (inline for the fast path): merged
         // into one value first, the move was read back from memory in other widths than it
         // was written, a stall on every ply.
@@ -1279,7 +1276,7 @@ impl Replay<'_> {
                 "incremental hash after {mv:?}"
             );
         }
-        let checkers = attacks::checkers(&line.pos);
+        let checkers = line.pos.checkers();
         line.checkers = Some(checkers);
         let gives_check = checkers.any();
         let actual = if gives_check {

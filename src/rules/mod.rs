@@ -2,6 +2,5 @@
 //! deciding results by rule (checkmate, stalemate, dead position, repetition, move limits).
 
 pub mod adjudicate;
-pub mod attacks;
 pub mod game;
 pub mod matcher;
