@@ -258,7 +258,7 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
             from
         }
         _ if n.promotion.is_some() => return None,
-        _ => attacks::attacks(to, role.of(turn), occupied) & ours,
+        _ => piece_attacks(role, to, occupied) & ours,
     };
     if let Some(file) = n.from_file {
         from &= Bitboard::from_file(file);
@@ -288,6 +288,20 @@ fn fast_one(pos: &Chess, n: &NormalPattern, checkers: Bitboard) -> Option<Move> 
         }
     }
     found
+}
+
+/// The squares a `role` (not a pawn) on `sq` attacks: shakmaty's `attacks::attacks` for a
+/// piece of either colour, inline (shakmaty's is a call).
+#[inline(always)]
+fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
+    match role {
+        Role::Knight => attacks::knight_attacks(sq),
+        Role::Bishop => attacks::bishop_attacks(sq, occupied),
+        Role::Rook => attacks::rook_attacks(sq, occupied),
+        Role::Queen => attacks::queen_attacks(sq, occupied),
+        Role::King => attacks::king_attacks(sq),
+        Role::Pawn => Bitboard::EMPTY,
+    }
 }
 
 /// Whether moving the `role` on `sq` to `to` leaves the mover's king (on `king`) out of
@@ -326,7 +340,7 @@ fn legal_movers(pos: &Chess, role: Role, to: Square) -> Bitboard {
         return Bitboard::EMPTY;
     };
     let ours = board.by_role(role) & board.by_color(turn);
-    (attacks::attacks(to, role.of(turn), board.occupied()) & ours)
+    (piece_attacks(role, to, board.occupied()) & ours)
         .into_iter()
         .filter(|&sq| keeps_king_safe(board, turn, king, role, sq, to))
         .collect()
