@@ -545,23 +545,36 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
         // The line must end with its line break: a tag cut by the end of the bytes is for
         // the general lexer.
         let rest = &data[end..];
-        match simple_tag_line(rest) {
-            Some(t) if rest.get(t.line_end) == Some(&b'\n') => {
-                let at = |x: usize| (end + x) as u32;
-                parts.push([
-                    at(0),
-                    at(t.name.start),
-                    at(t.name.end),
-                    at(t.value),
-                    at(t.quote),
-                    at(t.end),
-                ]);
-                end += t.line_end + 1;
-            }
-            _ => {
-                out.tag_parts = parts;
+        let mut take = |t: SimpleTag| {
+            if rest.get(t.line_end) != Some(&b'\n') {
                 return false;
             }
+            let at = |x: usize| (end + x) as u32;
+            parts.push([
+                at(0),
+                at(t.name.start),
+                at(t.name.end),
+                at(t.value),
+                at(t.quote),
+                at(t.end),
+            ]);
+            end += t.line_end + 1;
+            true
+        };
+        // Each way of reading the line goes on to `take` by itself: merged into one value
+        // first, the common line's tag was written to memory and read back in other widths
+        // (a quarter of this function's samples in perf; it fell from 5.1% to 4.3% of a TWIC
+        // validate's).
+        let taken = match common_tag_line(rest) {
+            Some(t) => {
+                debug_assert_eq!(Some(&t), spaced_tag_line(rest).as_ref());
+                take(t)
+            }
+            None => spaced_tag_line(rest).is_some_and(take),
+        };
+        if !taken {
+            out.tag_parts = parts;
+            return false;
         }
     }
     let Ok(text) = std::str::from_utf8(&data[..end]) else {

@@ -298,7 +298,7 @@ fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
         Role::Knight => attacks::knight_attacks(sq),
         Role::Bishop => attacks::bishop_attacks(sq, occupied),
         Role::Rook => attacks::rook_attacks(sq, occupied),
-        Role::Queen => attacks::queen_attacks(sq, occupied),
+        Role::Queen => attacks::bishop_attacks(sq, occupied) | attacks::rook_attacks(sq, occupied),
         Role::King => attacks::king_attacks(sq),
         Role::Pawn => Bitboard::EMPTY,
     }
