@@ -15,6 +15,7 @@ use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{self, Game, Lexing};
 use crate::notation::CheckClaim;
+use crate::pgn::lexer::Lexed;
 use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
@@ -253,7 +254,7 @@ impl MoveObserver for OpeningMoves {
         if self.count > 0 {
             self.moves.push(' ');
         }
-        self.moves.push_str(&San::from_move(before, mv).to_string());
+        San::from_move(before, mv).append_to_string(&mut self.moves);
         self.count += 1;
     }
 
@@ -292,6 +293,51 @@ struct GameFacts {
     black_elo: Option<u32>,
 }
 
+/// The tags `stats` reads, found in one pass over a game's tags: the first of each name, as
+/// [`Lexed::tag`] gives it (which looks for one name at a time).
+#[derive(Default)]
+struct StatsTags<'a> {
+    event: Option<&'a str>,
+    site: Option<&'a str>,
+    date: Option<&'a str>,
+    round: Option<&'a str>,
+    white: Option<&'a str>,
+    black: Option<&'a str>,
+    white_elo: Option<&'a str>,
+    black_elo: Option<&'a str>,
+    eco: Option<&'a str>,
+    time_control: Option<&'a str>,
+    termination: Option<&'a str>,
+    white_team: Option<&'a str>,
+    black_team: Option<&'a str>,
+}
+
+impl<'a> StatsTags<'a> {
+    fn of(lexed: &'a Lexed) -> Self {
+        let mut tags = StatsTags::default();
+        for tag in lexed.tags() {
+            let slot = match tag.name {
+                "Event" => &mut tags.event,
+                "Site" => &mut tags.site,
+                "Date" => &mut tags.date,
+                "Round" => &mut tags.round,
+                "White" => &mut tags.white,
+                "Black" => &mut tags.black,
+                "WhiteElo" => &mut tags.white_elo,
+                "BlackElo" => &mut tags.black_elo,
+                "ECO" => &mut tags.eco,
+                "TimeControl" => &mut tags.time_control,
+                "Termination" => &mut tags.termination,
+                "WhiteTeam" => &mut tags.white_team,
+                "BlackTeam" => &mut tags.black_team,
+                _ => continue,
+            };
+            slot.get_or_insert(tag.value);
+        }
+        tags
+    }
+}
+
 /// Replays one game and collects its facts (runs on a worker thread).
 /// The facts of one game. `None` only for a game whose end is not known ([`Game::open`])
 /// and that the fast path cannot read whole.
@@ -300,6 +346,7 @@ fn game_facts(
     name: &str,
     opts: &CheckOptions,
     plies: usize,
+    rows: bool,
 ) -> Option<GameFacts> {
     let mut opening = OpeningMoves {
         wanted: plies,
@@ -308,13 +355,12 @@ fn game_facts(
         stopped: false,
     };
     let report = super::check_pipeline_game(game, opts, &mut opening)?;
-    let lexed = &game.lexed;
-    let tag = |name: &str| lexed.tag(name).unwrap_or("");
-    let optional = |name: &str| lexed.tag(name).map(str::to_owned);
-    let elo = |name: &str| {
-        lexed
-            .tag(name)
-            .and_then(|e| e.trim().parse::<u32>().ok())
+    let tags = StatsTags::of(game.lexed);
+    fn tag(t: Option<&str>) -> &str {
+        t.unwrap_or("")
+    }
+    let elo = |t: Option<&str>| {
+        t.and_then(|e| e.trim().parse::<u32>().ok())
             .filter(|&e| e > 0)
     };
     let (termination, termination_ply) = termination_by_rule(&report);
@@ -325,13 +371,12 @@ fn game_facts(
         .find(|f| f.severity == Severity::Error)
         .map(|f| f.code.as_str());
     let result = report.result_tag.as_deref().unwrap_or("");
-    let date = GameDate::parse(tag("Date"));
+    let date = GameDate::parse(tag(tags.date));
     let result_by_rule = report.result_by_rule.map(|r| r.as_str());
     let opening_key = if plies > 0 {
         opening.moves
     } else {
-        lexed
-            .tag("ECO")
+        tags.eco
             .filter(|e| !e.trim().is_empty())
             .unwrap_or("?")
             .to_owned()
@@ -345,31 +390,36 @@ fn game_facts(
             result_by_rule: result_by_rule.map(str::to_owned),
             result: result.into(),
         },
-        white_team: optional("WhiteTeam"),
-        black_team: optional("BlackTeam"),
-        white_elo: elo("WhiteElo"),
-        black_elo: elo("BlackElo"),
+        white_team: tags.white_team.map(str::to_owned),
+        black_team: tags.black_team.map(str::to_owned),
+        white_elo: elo(tags.white_elo),
+        black_elo: elo(tags.black_elo),
         row: GameRow {
             file: name.to_owned(),
             game: game.number,
             line: game.line,
-            event: tag("Event").into(),
-            site: tag("Site").into(),
-            date: tag("Date").into(),
-            round: tag("Round").into(),
-            white: tag("White").into(),
-            black: tag("Black").into(),
+            event: tag(tags.event).into(),
+            site: tag(tags.site).into(),
+            date: tag(tags.date).into(),
+            round: tag(tags.round).into(),
+            white: tag(tags.white).into(),
+            black: tag(tags.black).into(),
             result: result.into(),
-            white_elo: tag("WhiteElo").into(),
-            black_elo: tag("BlackElo").into(),
-            eco: tag("ECO").into(),
-            time_control: tag("TimeControl").into(),
-            termination: tag("Termination").into(),
+            white_elo: tag(tags.white_elo).into(),
+            black_elo: tag(tags.black_elo).into(),
+            eco: tag(tags.eco).into(),
+            time_control: tag(tags.time_control).into(),
+            termination: tag(tags.termination).into(),
             plies: report.plies,
             result_by_rule: result_by_rule.unwrap_or("").into(),
             termination_by_rule: termination.into(),
             termination_ply,
-            final_fen: report.final_fen().unwrap_or_default(),
+            // Only games.csv and partial files show it: a FEN a game is a cost otherwise.
+            final_fen: if rows {
+                report.final_fen().unwrap_or_default()
+            } else {
+                String::new()
+            },
             legal: report.legal,
             errors: errors as u32,
             warnings: report.count(Severity::Warning) as u32,
@@ -426,6 +476,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         p.write_all(b"\n")?;
     }
 
+    // Whether games' rows are written (games.csv or a partial file), or only tallied.
+    let rows = sinks.csv.is_some() || sinks.partial.is_some();
     let opts = CheckOptions::default();
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     // A run that could not be spilled stops the run (the pipeline only sees that the sink
@@ -448,7 +500,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         };
         tally.files += 1;
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut Game<'_>| game_facts(game, &name, &opts, args.opening_plies);
+        let work = |game: &mut Game<'_>| game_facts(game, &name, &opts, args.opening_plies, rows);
         let sink = |f: GameFacts| -> io::Result<()> {
             // The global game index: merged parts renumber theirs to match.
             let order = tally.games;

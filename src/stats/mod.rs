@@ -341,6 +341,25 @@ impl PartialOrd for ChronoKey {
     }
 }
 
+/// Serialises a `HashMap` as a map with its keys in order: the same counts are always written
+/// alike.
+pub(crate) mod sorted {
+    use std::collections::HashMap;
+
+    use serde::{Serialize, Serializer};
+
+    pub fn serialize<S, K, V>(map: &HashMap<K, V>, s: S) -> Result<S::Ok, S::Error>
+    where
+        S: Serializer,
+        K: Serialize + Ord,
+        V: Serialize,
+    {
+        let mut entries: Vec<_> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        s.collect_map(entries)
+    }
+}
+
 /// (De)serialises a map as a list of pairs, for keys JSON cannot hold as object keys.
 pub(crate) mod pairs {
     use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! Counts that simply add up over games: per player by colour, per opening, per termination,
 //! and the run summary. Bounded by players, openings and termination kinds, not by games.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -177,12 +177,15 @@ pub struct Tally {
     pub first_date: Option<GameDate>,
     /// The latest date of any game.
     pub last_date: Option<GameDate>,
-    /// Finished games per named player, by name.
-    pub players: BTreeMap<String, PlayerTally>,
+    /// Finished games per named player, by name (hashed: looked up twice a game, and
+    /// written once, in order).
+    #[serde(serialize_with = "super::sorted::serialize")]
+    pub players: HashMap<String, PlayerTally>,
     /// Finished games of the unknown bucket (names empty, blank or `?`), if it played.
     pub unknown_player: Option<PlayerTally>,
     /// Games per opening key.
-    pub openings: BTreeMap<String, OpeningTally>,
+    #[serde(serialize_with = "super::sorted::serialize")]
+    pub openings: HashMap<String, OpeningTally>,
     /// Games per termination and result tag.
     #[serde(with = "pairs")]
     pub terminations: BTreeMap<TerminationKey, u64>,
@@ -250,11 +253,15 @@ impl Tally {
 
     /// Every player, named ones by name, then the unknown bucket if it played.
     pub fn all_players(&self) -> impl Iterator<Item = (Option<&str>, &PlayerTally)> {
-        let named = self
+        let mut named: Vec<_> = self
             .players
             .iter()
-            .map(|(name, p)| (Some(name.as_str()), p));
-        named.chain(self.unknown_player.iter().map(|p| (None, p)))
+            .map(|(name, p)| (Some(name.as_str()), p))
+            .collect();
+        named.sort_unstable_by_key(|&(name, _)| name);
+        named
+            .into_iter()
+            .chain(self.unknown_player.iter().map(|p| (None, p)))
     }
 
     /// Takes in everything `other` counted.
