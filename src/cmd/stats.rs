@@ -363,6 +363,9 @@ fn game_facts(
         t.and_then(|e| e.trim().parse::<u32>().ok())
             .filter(|&e| e > 0)
     };
+    // What only games.csv and partial files show (the tallies and standings read the rest)
+    // is kept only when rows are written: a string, or a FEN, a game is a cost otherwise.
+    let only_in_rows = |s: &str| if rows { s.to_owned() } else { String::new() };
     let (termination, termination_ply) = termination_by_rule(&report);
     let errors = report.count(Severity::Error);
     let first_error = report
@@ -395,26 +398,25 @@ fn game_facts(
         white_elo: elo(tags.white_elo),
         black_elo: elo(tags.black_elo),
         row: GameRow {
-            file: name.to_owned(),
+            file: only_in_rows(name),
             game: game.number,
             line: game.line,
             event: tag(tags.event).into(),
             site: tag(tags.site).into(),
-            date: tag(tags.date).into(),
+            date: only_in_rows(tag(tags.date)),
             round: tag(tags.round).into(),
             white: tag(tags.white).into(),
             black: tag(tags.black).into(),
-            result: result.into(),
-            white_elo: tag(tags.white_elo).into(),
-            black_elo: tag(tags.black_elo).into(),
-            eco: tag(tags.eco).into(),
-            time_control: tag(tags.time_control).into(),
-            termination: tag(tags.termination).into(),
+            result: only_in_rows(result),
+            white_elo: only_in_rows(tag(tags.white_elo)),
+            black_elo: only_in_rows(tag(tags.black_elo)),
+            eco: only_in_rows(tag(tags.eco)),
+            time_control: only_in_rows(tag(tags.time_control)),
+            termination: only_in_rows(tag(tags.termination)),
             plies: report.plies,
-            result_by_rule: result_by_rule.unwrap_or("").into(),
-            termination_by_rule: termination.into(),
+            result_by_rule: only_in_rows(result_by_rule.unwrap_or("")),
+            termination_by_rule: only_in_rows(termination),
             termination_ply,
-            // Only games.csv and partial files show it: a FEN a game is a cost otherwise.
             final_fen: if rows {
                 report.final_fen().unwrap_or_default()
             } else {
@@ -423,7 +425,7 @@ fn game_facts(
             legal: report.legal,
             errors: errors as u32,
             warnings: report.count(Severity::Warning) as u32,
-            first_error: first_error.unwrap_or("").into(),
+            first_error: only_in_rows(first_error.unwrap_or("")),
         },
     })
 }
