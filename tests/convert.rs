@@ -564,3 +564,35 @@ fn chess960_king_step_is_not_castling() {
         assert!(back.contains("1...Kc8 2.Kc1 *"), "{to}: {written}\n{back}");
     }
 }
+
+/// Plain movetext (strict SAN, move numbers, brace comments, NAGs and glyphs glued to moves)
+/// is converted by the replay's fast path, which tells the writer the comments and NAGs in
+/// order with the moves. The expected text is what the general path (lexing every token)
+/// wrote before the fast path took these games; debug builds also compare the two paths on
+/// every game.
+#[test]
+fn plain_movetext_keeps_comments_and_nags_in_place() {
+    const PLAIN: &str = "testdata/convert/plain-annotated.pgn";
+    for jobs in ["1", "2"] {
+        let out = convert(&["-j", jobs, "--to", "san", PLAIN], None);
+        assert!(
+            out.contains(
+                "{Before the first move.} 1.e4 $5 {[%clk 0:03:00]} 1...e5 $1 2.Nf3 Nc6 $6 {A\n\
+                 comment over two lines.} 3.Bb5 $14 a6 4.Ba4 Nf6 5.O-O $1 Be7 6.Re1 b5 7.Bb3 d6\n\
+                 8.c3 O-O 9.h3 Nb8 10.d4 Nbd7 {Breyer.} 1-0\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("\n1.f3 e5 2.g4 $4 Qh4# 0-1\n"), "{out}");
+    }
+    let out = convert(&["--to", "uci", "--no-comments", PLAIN], None);
+    assert!(
+        out.contains("1.e2e4 $5 e7e5 $1 2.g1f3 b8c6 $6 3.f1b5 $14 a7a6"),
+        "{out}"
+    );
+    let out = convert(&["--to", "san", "--no-nags", PLAIN], None);
+    assert!(
+        out.contains("{Before the first move.} 1.e4 {[%clk 0:03:00]} 1...e5 2.Nf3 Nc6 {A"),
+        "{out}"
+    );
+}

@@ -428,6 +428,12 @@ fn generated_inputs() {
         "no legal game went through the replay's fast path entry: its property tested nothing"
     );
     eprintln!("{lazy} legal games checked through the replay's fast path entry");
+    let converted = fuzz_support::FAST_CONVERTED.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        cases < 20 || converted > 0,
+        "no game reached convert's collector through the fast path: that property tested nothing"
+    );
+    eprintln!("{converted} games converted through the fast path and compared");
     let open = fuzz_support::OPEN_GAMES.load(std::sync::atomic::Ordering::Relaxed);
     assert!(
         cases < 20 || open > 0,

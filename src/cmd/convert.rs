@@ -14,12 +14,12 @@ use crate::cli::Outcome;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
-use crate::input::pipeline::{self, Game};
+use crate::input::pipeline::{self, Game, Lexing};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
-use crate::pgn::GameReader;
+use crate::pgn::{GameReader, Lexed};
 use crate::report::{self, GameContext, RenderOptions};
-use crate::rules::game::{check_game_with, CheckOptions};
+use crate::rules::game::{lex_whole, CheckOptions};
 
 /// Convert games to another notation or format: SAN, long algebraic, UCI, figurines or Chinese
 /// moves, in PGN, the Chinese book layout, JSON lines, CSV or EPD.
@@ -198,7 +198,18 @@ struct Converted {
     reject: Option<Vec<u8>>,
 }
 
-/// Converts one game (runs on a worker thread). Writing into vectors cannot fail.
+/// Plies reserved for a game's moves before its replay.
+const PLIES_RESERVED: usize = 256;
+
+/// Converts one game (runs on a worker thread), lexed to its tags. Writing into vectors cannot
+/// fail. `None` only for a game whose end the fast path was to find and could not (the
+/// pipeline gives it again).
+///
+/// Plain movetext (strict SAN, move numbers, brace comments, NAGs, a result) is replayed by
+/// the fast path straight from the bytes, which tells the collector the comments and NAGs in
+/// order with the moves; anything else is lexed whole and replayed the general way, as
+/// `validate` does. Debug builds convert every fast-path game the general way too and
+/// compare.
 fn convert_one(
     game: &mut Game<'_>,
     name: &str,
@@ -207,10 +218,22 @@ fn convert_one(
     render: &RenderOptions,
     args: &Args,
     collector: &mut Collector,
-) -> Converted {
-    crate::pgn::book::extract_header(game.bytes, game.lexed);
-    let lexed = &game.lexed;
-    let report = check_game_with(game.bytes, lexed, opts, collector);
+) -> Option<Converted> {
+    let report = super::check_pipeline_game(game, opts, collector)?;
+    // The tokens the general path replayed: the same lexing, token for token. (A game without
+    // tags was lexed whole already.)
+    let whole;
+    let lexed: &Lexed = match game.lexed.movetext {
+        Some(movetext) if !collector.played_fast() => {
+            whole = lex_whole(game.bytes, movetext);
+            &whole
+        }
+        _ => game.lexed,
+    };
+    #[cfg(debug_assertions)]
+    if collector.played_fast() {
+        assert_general_agrees(game.bytes, lexed, opts, keep, args.notation(), collector);
+    }
     let rejected = convert::is_rejected(&report);
     let mut done = Converted {
         diagnostics: Vec::new(),
@@ -241,11 +264,15 @@ fn convert_one(
         if args.rejects.is_some() {
             done.reject = Some(game.bytes.to_vec());
         }
-        return done;
+        return Some(done);
     }
     let result = convert::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
-    let elements = convert::elements(game.bytes, lexed, collector, keep);
+    let elements = if collector.played_fast() {
+        convert::recorded_elements(game.bytes, collector, keep)
+    } else {
+        convert::elements(game.bytes, lexed, collector, keep)
+    };
     let out = &mut done.body;
     let _ = match args.format {
         FormatArg::Pgn => {
@@ -281,7 +308,46 @@ fn convert_one(
                 .map_err(Into::into)
         }
     };
-    done
+    Some(done)
+}
+
+/// Debug builds: a game the fast path converted converts alike the general way, from its
+/// tokens: the same moves written the same way, and the same elements.
+#[cfg(debug_assertions)]
+fn assert_general_agrees(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    keep: Keep,
+    notation: crate::notation::write::Notation,
+    fast: &Collector,
+) {
+    let Some(movetext) = lexed.movetext else {
+        return;
+    };
+    let whole = lex_whole(bytes, movetext);
+    let mut general = Collector::new(notation, fast.keep_positions);
+    crate::rules::game::check_game_with(bytes, &whole, opts, &mut general);
+    let moves = |c: &Collector| -> Vec<_> {
+        c.plies
+            .iter()
+            .map(|p| {
+                let before = p
+                    .before
+                    .as_ref()
+                    .map(|b| shakmaty::Position::board(&**b).to_string());
+                let text = c.written(p).to_owned();
+                (text, p.mv, p.check, p.number, p.white, before)
+            })
+            .collect()
+    };
+    let game = String::from_utf8_lossy(bytes);
+    assert_eq!(moves(fast), moves(&general), "fast-path moves of {game:?}");
+    assert_eq!(
+        convert::recorded_elements(bytes, fast, keep),
+        convert::elements(bytes, &whole, &general, keep),
+        "fast-path elements of {game:?}"
+    );
 }
 
 /// The output file, written to a temporary file beside it and renamed when the run succeeds;
@@ -462,8 +528,8 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
         let work = |game: &mut Game<'_>| {
             let mut collector = Collector::new(args.notation(), records);
-            // Room for every move token at once: growing a ply at a time costs more.
-            collector.plies.reserve(game.lexed.tokens.len());
+            // Room for a game's moves at once: growing a ply at a time costs more.
+            collector.plies.reserve(PLIES_RESERVED);
             convert_one(game, &name, &opts, keep, &render, args, &mut collector)
         };
         let sink = |g: Converted| -> io::Result<()> {
@@ -481,7 +547,8 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
             totals.repaired += u64::from(g.repaired);
             out.write_all(&g.body)
         };
-        match pipeline::run(reader, jobs, work, sink) {
+        // Tags only: plain movetext is replayed from the bytes (see `convert_one`).
+        match pipeline::run_with(reader, jobs, Lexing::Tags, work, sink) {
             Ok(bytes) => totals.bytes += bytes,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
             Err(e) => {

@@ -16,7 +16,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::diag::{Code, Severity};
 use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
-use crate::pgn::{GameResult, Lexed, TokenKind};
+use crate::pgn::{GameResult, Lexed, Span, TokenKind};
 use crate::rules::game::{GameReport, MoveObserver};
 
 /// One replayed move, written in the target notation.
@@ -42,6 +42,17 @@ pub struct Ply {
     pub before: Option<Box<Chess>>,
 }
 
+/// A piece of the movetext as the replay's fast path met it: it reads the bytes, without
+/// tokens, so it says what it passes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Recorded {
+    /// Index into [`Collector::plies`].
+    Move(usize),
+    /// A brace comment, braces included.
+    Comment(Span),
+    Nag(u16),
+}
+
 /// Collects the moves of one game as the replay plays them.
 #[derive(Debug)]
 pub struct Collector {
@@ -51,6 +62,10 @@ pub struct Collector {
     pub plies: Vec<Ply>,
     pub text: String,
     pending_repair: Option<String>,
+    /// The replay's fast path played the game: its movetext is in `recorded`, and the plies'
+    /// token indices are 0.
+    fast: bool,
+    recorded: Vec<Recorded>,
 }
 
 impl Collector {
@@ -61,6 +76,8 @@ impl Collector {
             plies: Vec::new(),
             text: String::new(),
             pending_repair: None,
+            fast: false,
+            recorded: Vec::new(),
         }
     }
 
@@ -69,6 +86,14 @@ impl Collector {
         self.plies.clear();
         self.text.clear();
         self.pending_repair = None;
+        self.fast = false;
+        self.recorded.clear();
+    }
+
+    /// Whether the replay's fast path played the game: [`recorded_elements`] then gives its
+    /// movetext, and [`elements`] (which needs the tokens) does not.
+    pub fn played_fast(&self) -> bool {
+        self.fast
     }
 
     /// The written text of a ply.
@@ -97,6 +122,9 @@ impl MoveObserver for Collector {
             Notation::Uci(_) => Notation::Uci(before.castles().mode()),
             n => n,
         };
+        if self.fast {
+            self.recorded.push(Recorded::Move(self.plies.len()));
+        }
         match (notation, san) {
             // The token was canonical SAN already: copy it.
             (Notation::San, Some(san)) => self.text.push_str(san),
@@ -117,6 +145,26 @@ impl MoveObserver for Collector {
 
     fn on_repaired(&mut self, _token: usize, written: &str) {
         self.pending_repair = Some(written.to_string());
+    }
+
+    fn records_movetext(&self) -> bool {
+        true
+    }
+
+    fn on_fast_path(&mut self) {
+        self.fast = true;
+    }
+
+    fn on_comment(&mut self, span: Span) {
+        self.recorded.push(Recorded::Comment(span));
+    }
+
+    fn on_nag(&mut self, nag: u16) {
+        self.recorded.push(Recorded::Nag(nag));
+    }
+
+    fn restart(&mut self) {
+        self.clear();
     }
 }
 
@@ -186,6 +234,49 @@ pub fn final_result(lexed: &Lexed, report: &GameReport, fix_results: bool) -> Ga
         .unwrap_or(GameResult::Unknown)
 }
 
+/// The text of a span of `bytes`. The game is checked as UTF-8 once (a word at a time), not
+/// token by token; a token's ends are ASCII, so they are character boundaries. A game with
+/// bytes that are not UTF-8 is read token by token (a token that is not UTF-8 reads as "").
+fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(Span) -> &'a str {
+    let whole = std::str::from_utf8(bytes).ok();
+    move |span: Span| {
+        let range = span.start as usize..span.end as usize;
+        match whole.and_then(|w| w.get(range.clone())) {
+            Some(s) => s,
+            None => std::str::from_utf8(&bytes[range]).unwrap_or(""),
+        }
+    }
+}
+
+/// A comment's text without its braces.
+fn comment_text(s: &str) -> &str {
+    let inner = s.strip_prefix('{').unwrap_or(s);
+    inner.strip_suffix('}').unwrap_or(inner)
+}
+
+/// [`elements`] for a game the replay's fast path played ([`Collector::played_fast`]): from
+/// what it recorded, since there are no tokens. The same elements as [`elements`] gives on the
+/// game's tokens (debug builds of `convert` check that on every game).
+pub fn recorded_elements<'a>(
+    bytes: &'a [u8],
+    collector: &Collector,
+    keep: Keep,
+) -> Vec<Element<'a>> {
+    let text = span_text(bytes);
+    collector
+        .recorded
+        .iter()
+        .filter_map(|piece| match *piece {
+            Recorded::Move(i) => Some(Element::Move(i)),
+            Recorded::Comment(span) if !keep.no_comments => {
+                Some(Element::Comment(comment_text(text(span))))
+            }
+            Recorded::Nag(n) if !keep.no_nags => Some(Element::Nag(n)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The movetext of a replayed game as elements: move tokens replaced by the collected moves,
 /// move numbers and the result left out (writers put their own), trailing signs and en passant
 /// marks folded into their moves, and whatever `keep` drops left out.
@@ -198,17 +289,7 @@ pub fn elements<'a>(
     let mut out = Vec::with_capacity(lexed.tokens.len());
     let mut next_ply = 0;
     let mut skipping = 0usize;
-    // The game is checked as UTF-8 once (a word at a time), not token by token; a token's
-    // ends are ASCII, so they are character boundaries. A game with bytes that are not UTF-8
-    // is read token by token.
-    let whole = std::str::from_utf8(bytes).ok();
-    let text = |span: crate::pgn::Span| -> &'a str {
-        let range = span.start as usize..span.end as usize;
-        match whole.and_then(|w| w.get(range.clone())) {
-            Some(s) => s,
-            None => std::str::from_utf8(&bytes[range]).unwrap_or(""),
-        }
-    };
+    let text = span_text(bytes);
     for (index, token) in lexed.tokens.iter().enumerate() {
         let first = next_ply;
         while next_ply < collector.plies.len() && collector.plies[next_ply].token == index {
@@ -239,9 +320,7 @@ pub fn elements<'a>(
                 }
             }
             TokenKind::Comment if !keep.no_comments => {
-                let s = text(token.span);
-                let inner = s.strip_prefix('{').unwrap_or(s);
-                out.push(Element::Comment(inner.strip_suffix('}').unwrap_or(inner)));
+                out.push(Element::Comment(comment_text(text(token.span))));
             }
             TokenKind::LineComment if !keep.no_comments => {
                 let s = text(token.span);

@@ -704,7 +704,7 @@ pub(crate) fn wide_space(s: &[u8]) -> usize {
     }
 }
 
-fn nag_glyph(s: &[u8]) -> Option<u16> {
+pub(crate) fn nag_glyph(s: &[u8]) -> Option<u16> {
     Some(match s {
         b"!" => 1,
         b"?" => 2,

@@ -14,7 +14,7 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::lexer::{count_chars, move_number, DELIMITER};
+use crate::pgn::lexer::{count_chars, move_number, nag_glyph, DELIMITER};
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{
     lex_game_at, GameResult, KnownTag, KnownTags, LexProblemKind, Lexed, MovetextStart, Span,
@@ -251,6 +251,25 @@ pub trait MoveObserver {
     /// The replay starts again from the first move (the fast path gave the game up): forget
     /// the moves seen so far.
     fn restart(&mut self) {}
+
+    /// Whether the observer, though it uses token indices, can take a game from the fast path
+    /// too: it is then told so ([`MoveObserver::on_fast_path`]), and given the movetext's
+    /// comments and NAGs in order with the moves ([`MoveObserver::on_comment`],
+    /// [`MoveObserver::on_nag`]), since there are no tokens.
+    fn records_movetext(&self) -> bool {
+        false
+    }
+
+    /// The fast path replays this game (for an observer that [records the
+    /// movetext](MoveObserver::records_movetext)): moves come with token index 0.
+    fn on_fast_path(&mut self) {}
+
+    /// The fast path met a brace comment (`span` holds the braces) after the moves seen so far.
+    fn on_comment(&mut self, _span: Span) {}
+
+    /// The fast path met a NAG (`$n`, or a glyph glued to the move before) after the moves seen
+    /// so far.
+    fn on_nag(&mut self, _nag: u16) {}
 }
 
 /// An observer that ignores everything.
@@ -378,7 +397,7 @@ pub fn check_game_open_with(
 /// Whether the fast path may replay this game: the observer follows the main line only, the
 /// moves are in English SAN, and whatever comes before the movetext is tags.
 fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions, observer: &dyn MoveObserver) -> bool {
-    observer.main_line_only()
+    (observer.main_line_only() || observer.records_movetext())
         && opts.lang.is_none_or(|l| l == notation::Lang::En)
         && lexed
             .tokens
@@ -423,7 +442,9 @@ fn new_report(known: &KnownTags) -> GameReport {
 }
 
 /// The game lexed whole, tokens and all.
-fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
+/// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
+/// lexed whole: what the general path replays when the fast path does not, token for token.
+pub fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
     let mut lexed = Lexed::default();
     lex_game_at(
         bytes,
@@ -576,6 +597,7 @@ fn check(
     let mut replay = Replay {
         bytes,
         keep_positions: observer.wants_positions(),
+        record_movetext: observer.records_movetext(),
         observer,
         token_index: 0,
         variation_follows: false,
@@ -767,6 +789,9 @@ struct Replay<'a> {
     /// The observer may want the position before a move (it is asked before each move only
     /// when it wanted them at the start of the game).
     keep_positions: bool,
+    /// The fast path tells the observer the movetext's comments and NAGs
+    /// ([`MoveObserver::records_movetext`]).
+    record_movetext: bool,
     /// Index of the token being replayed.
     token_index: usize,
     /// A variation starts right after the token being replayed.
@@ -886,6 +911,9 @@ impl Replay<'_> {
             col: 0,
         };
         let mut i = at.offset;
+        if self.record_movetext {
+            self.observer.on_fast_path();
+        }
         loop {
             // Most tokens are one space apart.
             if i + 1 < n && bytes[i] == b' ' && bytes[i + 1] > b' ' {
@@ -904,6 +932,9 @@ impl Replay<'_> {
                     let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
                         return Err(());
                     };
+                    if self.record_movetext {
+                        self.observer.on_comment(span(i, i + close + 2));
+                    }
                     i += close + 2;
                 }
                 b'$' => {
@@ -916,6 +947,9 @@ impl Replay<'_> {
                         .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
                     if j == i + 1 || value > 255 {
                         return Err(());
+                    }
+                    if self.record_movetext {
+                        self.observer.on_nag(value as u16);
                     }
                     i = j;
                 }
@@ -973,6 +1007,11 @@ impl Replay<'_> {
                             self.variation_follows = false;
                             if !self.play_main(&m, span(start, mv_end)) {
                                 return Err(());
+                            }
+                            if self.record_movetext {
+                                if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
+                                    self.observer.on_nag(nag);
+                                }
                             }
                             facts.has_move = true;
                             break;

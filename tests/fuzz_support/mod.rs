@@ -7,6 +7,7 @@
 
 use std::io::{self, Read};
 
+use pgnkit::convert::{elements, recorded_elements, Collector, Keep};
 use pgnkit::input::pipeline::{self, Lexing};
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
@@ -404,6 +405,33 @@ pub fn check_replay(game: &Game, salt: usize) {
         assert_eq!(format!("{lazy:?}"), format!("{general:?}"));
         assert_eq!(fast.moves, slow.moves, "main-line moves seen");
         assert_eq!(fast.unplayed, slow.unplayed);
+        // `convert`'s collector, given the movetext by the fast path when it takes the game,
+        // makes the same elements and writes the same moves as from the game's tokens.
+        let mut fast = Collector::new(Notation::San, false);
+        check_game_lazy_with(&game.bytes, &tags, &opts, &mut fast);
+        if fast.played_fast() {
+            let mut slow = Collector::new(Notation::San, false);
+            check_game_with(&game.bytes, &game.lexed, &opts, &mut slow);
+            let written = |c: &Collector| -> Vec<String> {
+                c.plies.iter().map(|p| c.written(p).to_owned()).collect()
+            };
+            assert_eq!(written(&fast), written(&slow), "moves written");
+            for keep in [
+                Keep::default(),
+                Keep {
+                    no_comments: true,
+                    no_nags: true,
+                    no_variations: false,
+                },
+            ] {
+                assert_eq!(
+                    recorded_elements(&game.bytes, &fast, keep),
+                    elements(&game.bytes, &game.lexed, &slow, keep),
+                    "convert's elements"
+                );
+            }
+            FAST_CONVERTED.fetch_add(1, Ordering::Relaxed);
+        }
     }
     let mut moves = Vec::new();
     let mut null_moves = 0;
@@ -454,6 +482,10 @@ pub fn check_replay(game: &Game, salt: usize) {
 /// Games with legal moves checked through the replay's fast path entry (tags lexed first):
 /// the comparison above is only worth something when this is not zero.
 pub static LAZY_CLEAN: AtomicUsize = AtomicUsize::new(0);
+
+/// Games `convert`'s collector took from the replay's fast path, compared above with the
+/// general path: the comparison is only worth something when this is not zero.
+pub static FAST_CONVERTED: AtomicUsize = AtomicUsize::new(0);
 
 /// Games whose end the fast split found (and the lexer confirmed), over all inputs checked:
 /// the property above is only worth something when this is not zero.
