@@ -529,7 +529,7 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         let work = |game: &mut Game<'_>| {
             let mut collector = Collector::new(args.notation(), records);
             // Room for a game's moves at once: growing a ply at a time costs more.
-            collector.plies.reserve(PLIES_RESERVED);
+            collector.reserve(PLIES_RESERVED);
             convert_one(game, &name, &opts, keep, &render, args, &mut collector)
         };
         let sink = |g: Converted| -> io::Result<()> {

@@ -81,6 +81,14 @@ impl Collector {
         }
     }
 
+    /// Makes room for a game of `plies` moves: growing a ply at a time costs more.
+    pub fn reserve(&mut self, plies: usize) {
+        self.plies.reserve(plies);
+        self.text.reserve(plies * 6);
+        // A move, and often a comment or a NAG after it.
+        self.recorded.reserve(plies * 2);
+    }
+
     /// Empties the collector for the next game, keeping its allocations.
     pub fn clear(&mut self) {
         self.plies.clear();
