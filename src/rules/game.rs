@@ -394,8 +394,9 @@ pub fn check_game_open_with(
     Some((report, len))
 }
 
-/// Whether the fast path may replay this game: the observer follows the main line only, the
-/// moves are in English SAN, and whatever comes before the movetext is tags.
+/// Whether the fast path may replay this game: the observer follows the main line only (or
+/// takes the movetext from the fast path, [`MoveObserver::records_movetext`]), the moves are in
+/// English SAN, and whatever comes before the movetext is tags.
 fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions, observer: &dyn MoveObserver) -> bool {
     (observer.main_line_only() || observer.records_movetext())
         && opts.lang.is_none_or(|l| l == notation::Lang::En)
@@ -441,9 +442,9 @@ fn new_report(known: &KnownTags) -> GameReport {
     }
 }
 
-/// The game lexed whole, tokens and all.
 /// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
-/// lexed whole: what the general path replays when the fast path does not, token for token.
+/// lexed whole, tokens and all: what the general path replays when the fast path does not,
+/// token for token.
 pub fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
     let mut lexed = Lexed::default();
     lex_game_at(
