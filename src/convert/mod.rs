@@ -48,8 +48,12 @@ pub struct Ply {
 enum Recorded {
     /// Index into [`Collector::plies`].
     Move(usize),
-    /// A brace comment, braces included.
-    Comment(Span),
+    /// A brace comment, braces included: bytes `start..end` of the game. (Not a [`Span`]:
+    /// its four fields written one by one and read back at once stalled every call.)
+    Comment {
+        start: u32,
+        end: u32,
+    },
     Nag(u16),
 }
 
@@ -163,8 +167,8 @@ impl MoveObserver for Collector {
         self.fast = true;
     }
 
-    fn on_comment(&mut self, span: Span) {
-        self.recorded.push(Recorded::Comment(span));
+    fn on_comment(&mut self, start: u32, end: u32) {
+        self.recorded.push(Recorded::Comment { start, end });
     }
 
     fn on_nag(&mut self, nag: u16) {
@@ -276,7 +280,13 @@ pub fn recorded_elements<'a>(
         .iter()
         .filter_map(|piece| match *piece {
             Recorded::Move(i) => Some(Element::Move(i)),
-            Recorded::Comment(span) if !keep.no_comments => {
+            Recorded::Comment { start, end } if !keep.no_comments => {
+                let span = Span {
+                    start,
+                    end,
+                    line: 0,
+                    col: 0,
+                };
                 Some(Element::Comment(comment_text(text(span))))
             }
             Recorded::Nag(n) if !keep.no_nags => Some(Element::Nag(n)),

@@ -264,8 +264,9 @@ pub trait MoveObserver {
     /// movetext](MoveObserver::records_movetext)): moves come with token index 0.
     fn on_fast_path(&mut self) {}
 
-    /// The fast path met a brace comment (`span` holds the braces) after the moves seen so far.
-    fn on_comment(&mut self, _span: Span) {}
+    /// The fast path met a brace comment (bytes `start..end` of the game, braces included)
+    /// after the moves seen so far.
+    fn on_comment(&mut self, _start: u32, _end: u32) {}
 
     /// The fast path met a NAG (`$n`, or a glyph glued to the move before) after the moves seen
     /// so far.
@@ -934,7 +935,7 @@ impl Replay<'_> {
                         return Err(());
                     };
                     if self.record_movetext {
-                        self.observer.on_comment(span(i, i + close + 2));
+                        self.observer.on_comment(i as u32, (i + close + 2) as u32);
                     }
                     i += close + 2;
                 }
