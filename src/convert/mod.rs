@@ -16,7 +16,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::diag::{Code, Severity};
 use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
-use crate::pgn::{GameResult, Lexed, Span, TokenKind};
+use crate::pgn::{GameResult, Lexed, TokenKind};
 use crate::rules::game::{GameReport, MoveObserver};
 
 /// One replayed move, written in the target notation.
@@ -48,8 +48,9 @@ pub struct Ply {
 enum Recorded {
     /// Index into [`Collector::plies`].
     Move(usize),
-    /// A brace comment, braces included: bytes `start..end` of the game. (Not a [`Span`]:
-    /// its four fields written one by one and read back at once stalled every call.)
+    /// A brace comment, braces included: bytes `start..end` of the game. (Not a
+    /// [`crate::pgn::Span`]: its four fields written one by one and read back at once stalled
+    /// every call.)
     Comment {
         start: u32,
         end: u32,
@@ -249,10 +250,10 @@ pub fn final_result(lexed: &Lexed, report: &GameReport, fix_results: bool) -> Ga
 /// The text of a span of `bytes`. The game is checked as UTF-8 once (a word at a time), not
 /// token by token; a token's ends are ASCII, so they are character boundaries. A game with
 /// bytes that are not UTF-8 is read token by token (a token that is not UTF-8 reads as "").
-fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(Span) -> &'a str {
+fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(u32, u32) -> &'a str {
     let whole = std::str::from_utf8(bytes).ok();
-    move |span: Span| {
-        let range = span.start as usize..span.end as usize;
+    move |start, end| {
+        let range = start as usize..end as usize;
         match whole.and_then(|w| w.get(range.clone())) {
             Some(s) => s,
             None => std::str::from_utf8(&bytes[range]).unwrap_or(""),
@@ -281,13 +282,7 @@ pub fn recorded_elements<'a>(
         .filter_map(|piece| match *piece {
             Recorded::Move(i) => Some(Element::Move(i)),
             Recorded::Comment { start, end } if !keep.no_comments => {
-                let span = Span {
-                    start,
-                    end,
-                    line: 0,
-                    col: 0,
-                };
-                Some(Element::Comment(comment_text(text(span))))
+                Some(Element::Comment(comment_text(text(start, end))))
             }
             Recorded::Nag(n) if !keep.no_nags => Some(Element::Nag(n)),
             _ => None,
@@ -334,14 +329,17 @@ pub fn elements<'a>(
                     Ok(()) if read.iter().all(|m| m.pattern == MovePattern::Null) => {
                         out.push(Element::Null)
                     }
-                    _ => out.push(Element::Raw(text(token.span))),
+                    _ => out.push(Element::Raw(text(token.span.start, token.span.end))),
                 }
             }
             TokenKind::Comment if !keep.no_comments => {
-                out.push(Element::Comment(comment_text(text(token.span))));
+                out.push(Element::Comment(comment_text(text(
+                    token.span.start,
+                    token.span.end,
+                ))));
             }
             TokenKind::LineComment if !keep.no_comments => {
-                let s = text(token.span);
+                let s = text(token.span.start, token.span.end);
                 out.push(Element::Comment(s.strip_prefix(';').unwrap_or(s)));
             }
             TokenKind::Nag(n) if !keep.no_nags => out.push(Element::Nag(n)),

@@ -1364,7 +1364,8 @@ impl Replay<'_> {
     }
 
     /// The move `m` stands for, when the inline fast path has not found it: the full matcher,
-    /// then a repair if asked for. `None` when the line breaks here (reported).
+    /// then a repair if asked for. `None` when the line breaks here (reported). Apart from
+    /// [`Self::play_slow`], which is compiled for each `ANY`, so that this is compiled once.
     #[inline(never)]
     fn find_move_slow(
         &mut self,
@@ -1376,7 +1377,7 @@ impl Replay<'_> {
     ) -> Option<(Move, matcher::MatchNotes)> {
         let line = &self.lines[depth];
         let is_main = line.main;
-        let mut found = matcher::find_move_with(&line.pos, m, checkers);
+        let mut found = matcher::find_move_noting(&line.pos, m, checkers);
         if self.opts.repair
             && found == Err(MatchError::Illegal)
             && !(is_main && self.main.ended.is_some())

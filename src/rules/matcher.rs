@@ -111,9 +111,14 @@ fn origin_as_needed(pos: &Chess, n: &NormalPattern, mv: Move) -> bool {
     (n.from_file.is_none() || file) && (n.from_rank.is_none() || rank)
 }
 
-/// [`find_move_with`] for every pattern, with the notes on how it is written.
+/// [`find_move_with`] for every pattern, with the notes on how it is written: for a caller
+/// whose [`find_move_fast`] has just found nothing, which need not ask it again.
+///
+/// # Errors
+///
+/// As [`find_move`].
 #[inline(never)]
-fn find_move_noting(
+pub fn find_move_noting(
     pos: &Chess,
     m: &ReadMove,
     checkers: Bitboard,
