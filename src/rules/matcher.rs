@@ -317,8 +317,8 @@ fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
 /// (which differs from one move to the next: that branch took 1.07 of the time on TWIC): the
 /// square that must not be attacked (the king's destination when the king moves, else the
 /// king's square) is looked at on the board as it is after the move, a piece taken on `to`
-/// left out. A piece other than the king cannot uncover a knight,
-/// pawn or king, and a checking knight or pawn it does not take is ruled out before.
+/// left out. A piece other than the king cannot uncover a knight, pawn or king, and a checking
+/// knight or pawn it does not take is ruled out before.
 #[inline(always)]
 fn keeps_king_safe(
     board: &shakmaty::Board,
