@@ -117,6 +117,7 @@ codes! {
     PerpetualCheck = "R011", Note, "perpetual check";
     UnfinishedButOver = "R012", Error, "'*' for a game that is over";
     MovesAfterAutomaticDraw = "R013", Warning, "moves after a dead position, fivefold repetition or 75 moves";
+    UnearnableWinOffTheBoard = "R014", Warning, "forfeit or adjudicated win the winner could not have earned";
 }
 
 /// One problem found in a game, with its place inside the game. The outer layers add file,

@@ -58,6 +58,9 @@ fn rule_cases() {
                     .threefold_ply
                     .map_or("none".into(), |p| p.to_string()),
                 "fifty_ply" => report.fifty_ply.map_or("none".into(), |p| p.to_string()),
+                "termination_ply" => report
+                    .termination_ply
+                    .map_or("none".into(), |p| p.to_string()),
                 "perpetual" => report.perpetual_check.to_string(),
                 "legal" => report.legal.to_string(),
                 "plies" => report.plies.to_string(),

@@ -592,6 +592,7 @@ fn check(
             // Without a start position no move can be replayed; a game without moves has
             // nothing illegal in it.
             report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
+            unreplayed_result(lexed, &mut report);
             return Some((report, bytes.len()));
         }
     };
@@ -610,7 +611,7 @@ fn check(
             run_start: Zobrist64::default(),
             history: buffers.history,
             plies: 0,
-            ended: None,
+            ended: start_ended(&known, &start, opts),
             moves_after_end: 0,
             first_after_end: None,
             threefold_ply: None,
@@ -2348,6 +2349,93 @@ fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
     }
 }
 
+/// The `Result` tag read as a result, after checking it against the result token (R008).
+fn result_tag_against_token(
+    token_span: Option<Span>,
+    report: &mut GameReport,
+) -> Option<GameResult> {
+    let tag = report
+        .result_tag
+        .as_deref()
+        .and_then(|v| GameResult::parse(v.as_bytes()))
+        .map(|r| r.0);
+    if let (Some(a), Some(b)) = (tag, report.result_token) {
+        if a != b {
+            report.findings.push(
+                Finding::new(
+                    Code::ResultMismatch,
+                    token_span,
+                    format!(
+                        "the Result tag says {} but the movetext ends with {}",
+                        a.as_str(),
+                        b.as_str()
+                    ),
+                )
+                .help("make them agree"),
+            );
+        }
+    }
+    tag
+}
+
+/// For a game that cannot be replayed (no start position): the result token of the main line
+/// still has to agree with the `Result` tag, though no rule can be applied.
+fn unreplayed_result(lexed: &Lexed, report: &mut GameReport) {
+    let mut depth = 0usize;
+    let mut last = None;
+    for t in &lexed.tokens {
+        match t.kind {
+            TokenKind::VariationStart => depth += 1,
+            TokenKind::VariationEnd => depth = depth.saturating_sub(1),
+            TokenKind::Result { result, .. } if depth == 0 => last = Some((result, t.span)),
+            _ => {}
+        }
+    }
+    report.result_token = last.map(|(r, _)| r);
+    result_tag_against_token(last.map(|(_, s)| s), report);
+}
+
+/// A game set up in a position that is already over: a dead position (5.2.2) ends it before
+/// its first move, so the moves recorded after it are reported (R013). (Checkmate and
+/// stalemate need no look here: their first move cannot be played.)
+fn start_ended(
+    known: &KnownTags,
+    start: &Chess,
+    opts: &CheckOptions,
+) -> Option<(Termination, u32, Chess)> {
+    // The standard start is alive: only a FEN start is looked at.
+    known.get(KnownTag::Fen)?;
+    if !adjudicate::is_dead(start, opts.insufficient, opts.dead_search)
+        || start.legal_moves().is_empty()
+    {
+        return None;
+    }
+    Some((Termination::DeadPosition, 0, start.clone()))
+}
+
+/// Whether a `Termination` tag says the game was decided off the board: forfeited
+/// (abandoned, a disconnection, a rules infraction) or decided by the arbiter (adjudication,
+/// an emergency). A loss on time is not: article 6.9 decides it.
+fn decided_off_the_board(termination: &str) -> bool {
+    let t = termination.to_ascii_lowercase();
+    if t.contains("time") {
+        return false;
+    }
+    [
+        "abandon",
+        "adjudicat",
+        "infraction",
+        "forfeit",
+        "disconnect",
+        "connection",
+        "emergency",
+        "death",
+        "arbiter",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
+}
+
 /// Decides the result by rule and reconciles it with the tag and the token.
 fn adjudicate(
     final_pos: &Chess,
@@ -2390,28 +2478,8 @@ fn adjudicate(
     };
 
     let tag_span = known.get(KnownTag::Result).map(|t| t.span);
-    let tag = report
-        .result_tag
-        .as_deref()
-        .and_then(|v| GameResult::parse(v.as_bytes()))
-        .map(|r| r.0);
+    let tag = result_tag_against_token(token_span, report);
     let token = report.result_token;
-    if let (Some(a), Some(b)) = (tag, token) {
-        if a != b {
-            report.findings.push(
-                Finding::new(
-                    Code::ResultMismatch,
-                    token_span,
-                    format!(
-                        "the Result tag says {} but the movetext ends with {}",
-                        a.as_str(),
-                        b.as_str()
-                    ),
-                )
-                .help("make them agree"),
-            );
-        }
-    }
     let recorded = tag.or(token);
     let span = if tag.is_some() { tag_span } else { token_span };
     let at = ply.map(|p| format!(" after ply {p}")).unwrap_or_default();
@@ -2467,16 +2535,31 @@ fn adjudicate(
             } else {
                 "Black"
             };
-            let mut f = Finding::new(
-                Code::UnearnableWin,
-                span,
-                format!("{name} is scored as the winner but could not checkmate by any series of legal moves in the final position"),
-            )
-            .help("set the result to 1/2-1/2")
-            .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation)");
-            if let Some(t) = known.value(KnownTag::Termination) {
-                f = f.note(format!("Termination tag: \"{t}\""));
-            }
+            let termination = known.value(KnownTag::Termination);
+            let f = match termination.filter(|t| decided_off_the_board(t)) {
+                // 6.9 and 5.1.2 draw a flag fall or a resignation; a forfeit or the
+                // arbiter's decision is not theirs to decide, so the win may stand.
+                Some(t) => Finding::new(
+                    Code::UnearnableWinOffTheBoard,
+                    span,
+                    format!("{name} is scored as the winner but could not checkmate by any series of legal moves in the final position; the Termination tag says \"{t}\", a forfeit or an arbiter's decision"),
+                )
+                .help("keep the result if the arbiter or the event's rules awarded the win; set 1/2-1/2 if the game was lost on time or by resignation")
+                .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation) do not decide forfeits and adjudications"),
+                None => {
+                    let f = Finding::new(
+                        Code::UnearnableWin,
+                        span,
+                        format!("{name} is scored as the winner but could not checkmate by any series of legal moves in the final position"),
+                    )
+                    .help("set the result to 1/2-1/2")
+                    .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation)");
+                    match termination {
+                        Some(t) => f.note(format!("Termination tag: \"{t}\"")),
+                        None => f,
+                    }
+                }
+            };
             report.findings.push(f);
         }
     }
