@@ -596,3 +596,52 @@ fn plain_movetext_keeps_comments_and_nags_in_place() {
         "{out}"
     );
 }
+
+/// Clocks and evaluations of every game in `testdata/convert/engine-comments.pgn`, by ply,
+/// from the CSV rows (`clock`, `eval` columns) and the JSON lines alike.
+#[test]
+fn wrapped_commands_and_engine_evaluations_are_read() {
+    const FILE: &str = "testdata/convert/engine-comments.pgn";
+    let csv_out = convert(&["--format", "csv", FILE], None);
+    let mut reader = csv::Reader::from_reader(csv_out.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (clock, eval) = (col("clock"), col("eval"));
+    let rows: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[clock].to_string(), r[eval].to_string())
+        })
+        .collect();
+    let want = [
+        // Commands broken over lines by the writer.
+        ("180", "0.2"),
+        ("178", "-0.1"),
+        ("175", ""),
+        // cutechess-cli: book moves, then the mover's score (Black's +0.12 is -0.12 for
+        // White); -M6 by White: Black mates in 3 moves.
+        ("", ""),
+        ("", ""),
+        ("", "0.35"),
+        ("", "-0.12"),
+        ("", "#-3"),
+        // TCEC's wv= is White's view; M9 plies: mate in 4 moves.
+        ("", "0.31"),
+        ("", "0.4"),
+        ("", "#4"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(c, e)| (c.to_string(), e.to_string()))
+        .collect();
+    assert_eq!(rows, want);
+    let jsonl = convert(&["--format", "jsonl", FILE], None);
+    let games: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(games[0]["moves"][1]["clock"], 178.0);
+    assert_eq!(games[1]["moves"][4]["eval"]["mate"], -3);
+    assert_eq!(games[2]["moves"][1]["eval"]["pawns"], 0.4);
+}

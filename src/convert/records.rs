@@ -1,7 +1,8 @@
 //! Converted games as data: JSON lines (one game a line, variations as nested lists), CSV (one
 //! row a main-line ply) and EPD (one position a line). Every move is given in SAN, long
 //! algebraic, UCI, figurines and Chinese, with the position after it and the clock and
-//! evaluation found in `[%clk …]` / `[%eval …]` comments.
+//! evaluation found in its comments (`[%clk …]`, `[%eval …]`, and the evaluations engine
+//! matches write: cutechess-cli's `score/depth`, TCEC's `wv=`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -54,11 +55,94 @@ pub fn parse_eval(comment: &str) -> Option<Eval> {
         .map(Eval::Pawns)
 }
 
-fn command_arg<'a>(comment: &'a str, name: &str) -> Option<&'a str> {
-    let at = comment.find(&format!("[{name} "))?;
-    let rest = &comment[at + name.len() + 2..];
-    let end = rest.find(']')?;
-    Some(rest[..end].trim())
+/// The engine evaluation in a comment after a move (by White when `white_moved`): a
+/// `[%eval …]` command, else what engine matches write without one — cutechess-cli's
+/// `{+0.35/20 1.2s}` (the mover's score / depth, then the time) or TCEC's `wv=0.88` (White's
+/// view) among its `key=value` pairs. Mates there count plies from before the move (`+M5`);
+/// they are given as `[%eval #n]` gives them: moves after it, `#0` when the move mates.
+pub fn parse_any_eval(comment: &str, white_moved: bool) -> Option<Eval> {
+    parse_eval(comment)
+        .or_else(|| cutechess_eval(comment, white_moved))
+        .or_else(|| tcec_eval(comment))
+}
+
+/// A score as engine matches write it: pawns (`+0.35`, `-1.20`, with a decimal point) or a
+/// mate in plies (`+M5`, `-M2`), positive for the side the score is for.
+fn engine_score(text: &str) -> Option<Eval> {
+    let (sign, digits) = match text.as_bytes().first()? {
+        b'-' => (-1, &text[1..]),
+        b'+' => (1, &text[1..]),
+        _ => (1, text),
+    };
+    if let Some(plies) = digits.strip_prefix('M') {
+        if plies.is_empty() || !plies.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let plies: i32 = plies.parse().ok()?;
+        return Some(Eval::Mate(sign * (plies / 2)));
+    }
+    let well_formed = digits.contains('.')
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && digits.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    let pawns: f64 = digits.parse().ok().filter(|_| well_formed)?;
+    // `+ 0.0` makes `-0.00` plain 0.
+    pawns
+        .is_finite()
+        .then(|| Eval::Pawns(f64::from(sign) * pawns + 0.0))
+}
+
+impl Eval {
+    /// The evaluation seen from the other side.
+    fn flipped(self) -> Eval {
+        match self {
+            // Not `-p`: a level 0.00 stays 0, not -0.
+            Eval::Pawns(p) => Eval::Pawns(0.0 - p),
+            Eval::Mate(n) => Eval::Mate(-n),
+        }
+    }
+}
+
+/// cutechess-cli's `score/depth` opening the comment; the score is the mover's.
+fn cutechess_eval(comment: &str, white_moved: bool) -> Option<Eval> {
+    let head = comment.split_ascii_whitespace().next()?;
+    let head = head.strip_suffix(',').unwrap_or(head);
+    let (score, depth) = head.split_once('/')?;
+    if depth.is_empty() || !depth.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let eval = engine_score(score)?;
+    Some(if white_moved { eval } else { eval.flipped() })
+}
+
+/// TCEC's `wv=` pair (White's view) in a comment of comma-separated `key=value` pairs.
+fn tcec_eval(comment: &str) -> Option<Eval> {
+    comment
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .find_map(|pair| pair.strip_prefix("wv="))
+        .and_then(engine_score)
+}
+
+/// The argument of the first `[name …]` command in `comment`. A writer that wraps long
+/// comments may break the line inside the command (`[%clk\n0:03:00]`), so any whitespace
+/// separates the name from the argument and whitespace inside the argument is dropped.
+fn command_arg<'a>(comment: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>> {
+    let mut rest = comment;
+    loop {
+        let at = rest.find('[')?;
+        let after = &rest[at + 1..];
+        if let Some(arg) = after.strip_prefix(name) {
+            if arg.starts_with(|c: char| c.is_whitespace()) {
+                let end = arg.find(']')?;
+                let arg = arg[..end].trim();
+                return Some(if arg.contains(char::is_whitespace) {
+                    arg.split_whitespace().collect::<String>().into()
+                } else {
+                    arg.into()
+                });
+            }
+        }
+        rest = after;
+    }
 }
 
 /// One move with every notation.
@@ -184,7 +268,7 @@ pub fn game_record(
                             m.clock = parse_clock(&text);
                         }
                         if m.eval.is_none() {
-                            m.eval = parse_eval(&text);
+                            m.eval = parse_any_eval(&text, m.side == "w");
                         }
                         m.comments.push(text);
                     }
@@ -330,5 +414,59 @@ mod tests {
         assert_eq!(parse_eval("[%eval #-3]"), Some(Eval::Mate(-3)));
         assert_eq!(parse_eval("[%eval 0.3,22]"), Some(Eval::Pawns(0.3)));
         assert_eq!(parse_eval("[%eval nan]"), None);
+    }
+
+    #[test]
+    fn commands_wrapped_over_a_line_break_are_read() {
+        assert_eq!(parse_clock("[%eval 0.2]\n[%clk\n0:03:00]"), Some(180.0));
+        assert_eq!(parse_clock("[%clk\r\n0:00:\n09]"), Some(9.0));
+        assert_eq!(parse_eval("[%eval\n-1.25]"), Some(Eval::Pawns(-1.25)));
+        assert_eq!(parse_eval("[%eval 0.3,\n22]"), Some(Eval::Pawns(0.3)));
+        // A name that only begins the same is another command.
+        assert_eq!(parse_clock("[%clkx 0:00:01] [%clk 0:00:02]"), Some(2.0));
+        assert_eq!(parse_clock("[%clk"), None);
+    }
+
+    #[test]
+    fn engine_match_evaluations_are_read_from_white_s_view() {
+        // cutechess-cli: the mover's score; mates in plies from before the move.
+        assert_eq!(
+            parse_any_eval("+0.35/20 1.2s", true),
+            Some(Eval::Pawns(0.35))
+        );
+        assert_eq!(
+            parse_any_eval("+0.35/20 1.2s", false),
+            Some(Eval::Pawns(-0.35))
+        );
+        assert_eq!(parse_any_eval("0.00/31 48s", false), Some(Eval::Pawns(0.0)));
+        assert_eq!(parse_any_eval("-M8/8 0.001s", false), Some(Eval::Mate(4)));
+        assert_eq!(parse_any_eval("+M3/127 0.002s", true), Some(Eval::Mate(1)));
+        assert_eq!(
+            parse_any_eval("+M1/127 0.003s, Black mates", false),
+            Some(Eval::Mate(0))
+        );
+        // TCEC: White's view whoever moved.
+        let tcec = "d=34, sd=72, mt=35658, pv=e5 Ng8, tb=null, wv=0.88, R50=50";
+        assert_eq!(parse_any_eval(tcec, false), Some(Eval::Pawns(0.88)));
+        assert_eq!(
+            parse_any_eval("d=9, wv=-M7, R50=50", true),
+            Some(Eval::Mate(-3))
+        );
+        // [%eval] comes first; words and fractions are not evaluations.
+        assert_eq!(
+            parse_any_eval("+1.0/5 [%eval -0.5]", true),
+            Some(Eval::Pawns(-0.5))
+        );
+        for text in [
+            "book",
+            "1/2 of the point",
+            "a/b",
+            "+0.35/ 1s",
+            "wv=",
+            "wv=M",
+            "0x1.0/2",
+        ] {
+            assert_eq!(parse_any_eval(text, true), None, "{text:?}");
+        }
     }
 }
