@@ -135,8 +135,11 @@ fn formulas_from_the_file_are_neutralised() {
         ["'=HYPERLINK(\"http://evil.example\",\"click\")"]
     );
     assert_eq!(column(&games, "black"), ["'+cmd|' /C calc'!A0"]);
-    assert_eq!(column(&games, "white_elo"), ["'-5"]);
+    // A negative number is shown as a number, not run: it stays.
+    assert_eq!(column(&games, "white_elo"), ["-5"]);
     assert_eq!(column(&games, "event"), ["'=1+1"]);
+    // lichess's `Round "-"` is text a spreadsheet shows as it is.
+    assert_eq!(column(&games, "round"), ["-"]);
     // Numbers pgnkit writes itself are never touched, negative ones included.
     // Players are listed by name: `+cmd...` (the loser) before `=HYPERLINK...`.
     let players = dir.join("players.csv");

@@ -9,6 +9,7 @@ use crate::diag::{Finding, Severity};
 use crate::pgn::Span;
 use crate::rules::game::GameReport;
 
+pub mod cell;
 pub mod spill;
 pub mod stats;
 

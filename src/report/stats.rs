@@ -27,14 +27,7 @@ enum Cell<'a> {
     Own(String),
 }
 
-/// Text from the input that a spreadsheet would read as a formula (`=`, `+`, `-`, `@`) or
-/// that starts with a tab or carriage return gets a leading `'`.
-pub fn neutralise(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
-        _ => text.into(),
-    }
-}
+pub use super::cell::neutralise;
 
 fn write_cells<W: Write>(
     out: &mut csv::Writer<W>,
