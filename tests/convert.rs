@@ -315,14 +315,15 @@ fn csv_format_has_one_row_a_ply() {
     let out = convert(&["--format", "csv", ANNOTATED, CHINESE], None);
     let mut rows = csv::Reader::from_reader(out.as_bytes());
     let header = rows.headers().unwrap().clone();
-    assert_eq!(&header[7], "san");
+    assert_eq!(&header[8], "san");
     let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
     // 6 plies, then 28 + 14 + 7 + 24 + 3 in the Chinese set.
     assert_eq!(rows.len(), 6 + 28 + 14 + 7 + 24 + 3);
-    assert_eq!(&rows[3][7], "Nc6");
-    assert_eq!(&rows[3][14], "170.5");
-    assert_eq!(&rows[3][15], "#-3");
-    assert_eq!(&rows[3][16], "$6");
+    assert_eq!(&rows[3][0], ANNOTATED);
+    assert_eq!(&rows[3][8], "Nc6");
+    assert_eq!(&rows[3][15], "170.5");
+    assert_eq!(&rows[3][16], "#-3");
+    assert_eq!(&rows[3][17], "$6");
 }
 
 #[test]
@@ -332,7 +333,7 @@ fn epd_format_has_one_position_a_line() {
     assert_eq!(lines.len(), 7);
     assert_eq!(
         lines[0],
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - sm e2e4; hmvc 0; fmvn 1; id \"game 1 ply 0\";"
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - sm e2e4; hmvc 0; fmvn 1; id \"testdata/convert/annotated.pgn game 1 ply 0\";"
     );
     assert!(lines[6].starts_with(
         "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - hmvc 0; fmvn 4;"
@@ -644,4 +645,150 @@ fn wrapped_commands_and_engine_evaluations_are_read() {
     assert_eq!(games[0]["moves"][1]["clock"], 178.0);
     assert_eq!(games[1]["moves"][4]["eval"]["mate"], -3);
     assert_eq!(games[2]["moves"][1]["eval"]["pawns"], 0.4);
+}
+
+const NULLS: &str = "testdata/convert/null-moves.pgn";
+const ENGINE: &str = "testdata/convert/engine-comments.pgn";
+
+/// The position after `san` (`--` passes the turn, as PGN's null move does).
+fn play_san(pos: &shakmaty::Chess, san: &str) -> shakmaty::Chess {
+    use shakmaty::{FromSetup, Position, Setup};
+    if san == "--" {
+        let mut setup: Setup = pos.to_setup(shakmaty::EnPassantMode::Legal);
+        setup.ep_square = None;
+        setup.halfmoves += 1;
+        if setup.turn == shakmaty::Color::Black {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        setup.turn = !setup.turn;
+        return shakmaty::Chess::from_setup(setup, shakmaty::CastlingMode::Standard).unwrap();
+    }
+    let mv = san
+        .parse::<shakmaty::san::San>()
+        .unwrap()
+        .to_move(pos)
+        .unwrap();
+    pos.clone().play(mv).unwrap()
+}
+
+fn fen_of(pos: &shakmaty::Chess) -> String {
+    shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal).to_string()
+}
+
+#[test]
+fn null_moves_are_kept_so_the_moves_still_replay() {
+    // CSV: the main line, null moves included, replays to each row's FEN.
+    let out = convert(&["--format", "csv", "--to", "uci", NULLS], None);
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut pos = shakmaty::Chess::default();
+    let mut nulls = 0;
+    for row in &rows {
+        pos = play_san(&pos, &row[col("san")]);
+        assert_eq!(row[col("fen")], fen_of(&pos), "{row:?}");
+        if &row[col("san")] == "--" {
+            nulls += 1;
+            assert_eq!(&row[col("uci")], "0000");
+            assert_eq!(&row[col("move")], "0000", "--to uci writes UCI's null move");
+        }
+    }
+    assert_eq!((rows.len(), nulls), (6, 2));
+
+    // JSON lines: the variation's null move too.
+    let out = convert(&["--format", "jsonl", NULLS], None);
+    let game: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let variation = game["moves"][2]["variations"][0].as_array().unwrap();
+    let sans: Vec<&str> = variation
+        .iter()
+        .map(|m| m["san"].as_str().unwrap())
+        .collect();
+    assert_eq!(sans, ["Nf3", "--", "d4"]);
+    assert_eq!(variation[1]["move"], "--");
+    assert_eq!(variation[1]["side"], "b");
+
+    // EPD: one line a position, the null move's with `sm --`, each line's position the one
+    // after the line before.
+    let out = convert(&["--format", "epd", NULLS], None);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7);
+    let mut pos = shakmaty::Chess::default();
+    for line in &lines[..6] {
+        let epd = fen_of(&pos);
+        let board_turn_castling_ep: Vec<&str> = epd.split(' ').take(4).collect();
+        assert!(
+            line.starts_with(&board_turn_castling_ep.join(" ")),
+            "{line}"
+        );
+        let sm = line.split("sm ").nth(1).unwrap().split(';').next().unwrap();
+        pos = play_san(&pos, sm);
+    }
+    assert!(lines[1].contains("sm --;"), "{}", lines[1]);
+}
+
+#[test]
+fn records_over_several_files_name_the_file() {
+    let jsonl = convert(&["--format", "jsonl", NULLS, ENGINE], None);
+    let files: Vec<(String, u64)> = jsonl
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["file"].as_str().unwrap().to_string(),
+                v["game"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [(NULLS, 1), (ENGINE, 1), (ENGINE, 2), (ENGINE, 3)];
+    let want: Vec<(String, u64)> = want.iter().map(|(f, g)| (f.to_string(), *g)).collect();
+    assert_eq!(files, want);
+
+    let out = convert(&["--format", "csv", NULLS, ENGINE], None);
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    assert_eq!(&reader.headers().unwrap()[0], "file");
+    let firsts: std::collections::BTreeSet<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[1].to_string())
+        })
+        .collect();
+    assert_eq!(firsts.len(), 4, "{firsts:?}");
+
+    let epd = convert(&["--format", "epd", NULLS, ENGINE], None);
+    assert!(epd
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(&format!("id \"{NULLS} game 1 ply 0\";")));
+    assert!(epd
+        .lines()
+        .last()
+        .unwrap()
+        .contains(&format!("id \"{ENGINE} game 3 ")));
+    // Standard input is named as validate names it.
+    let bytes = std::fs::read(NULLS).unwrap();
+    let stdin = convert(&["--format", "jsonl", "-"], Some(&bytes));
+    let v: serde_json::Value = serde_json::from_str(stdin.trim()).unwrap();
+    assert_eq!(v["file"], "<stdin>");
+}
+
+#[test]
+fn csv_cells_are_spreadsheet_safe_and_harmless_text_kept() {
+    let out = convert(&["--format", "csv", NULLS], None);
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let row = reader.records().next().unwrap().unwrap();
+    // [White "=HYPERLINK(…)"] would run; [Black "-"] is shown as text.
+    assert_eq!(&row[2], "'=HYPERLINK(\"http://x.example\")");
+    assert_eq!(&row[3], "-");
+    assert!(!out.starts_with('\u{feff}'));
+
+    let raw = convert(&["--format", "csv", "--raw-csv", NULLS], None);
+    let mut reader = csv::Reader::from_reader(raw.as_bytes());
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(&row[2], "=HYPERLINK(\"http://x.example\")");
+
+    let excel = convert(&["--format", "csv", "--excel", NULLS], None);
+    assert_eq!(excel.strip_prefix('\u{feff}'), Some(out.as_str()));
 }

@@ -94,6 +94,16 @@ pub struct Args {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// With --format csv: start the output with a UTF-8 byte order mark, so Excel shows
+    /// non-ASCII names.
+    #[arg(long)]
+    pub excel: bool,
+
+    /// With --format csv: keep text from the input as it is, even cells a spreadsheet would
+    /// run as formulas.
+    #[arg(long)]
+    pub raw_csv: bool,
+
     /// Write every game that is not converted, byte for byte as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
@@ -294,19 +304,31 @@ fn convert_one(
             Ok(())
         }
         FormatArg::Jsonl | FormatArg::Csv => {
-            let record =
-                records::game_record(game.number, lexed, &elements, collector, &report, result);
+            let record = records::game_record(
+                name,
+                game.number,
+                lexed,
+                &elements,
+                collector,
+                &report,
+                result,
+            );
             if args.format == FormatArg::Csv {
                 let mut w = csv::Writer::from_writer(&mut *out);
-                records::write_csv(&mut w, &record).and_then(|()| w.flush().map_err(Into::into))
+                records::write_csv(&mut w, &record, args.raw_csv)
+                    .and_then(|()| w.flush().map_err(Into::into))
             } else {
                 records::write_jsonl(out, &record).map_err(Into::into)
             }
         }
-        FormatArg::Epd => {
-            records::write_epd(out, game.number, collector, report.final_position.as_ref())
-                .map_err(Into::into)
-        }
+        FormatArg::Epd => records::write_epd(
+            out,
+            name,
+            game.number,
+            collector,
+            report.final_position.as_ref(),
+        )
+        .map_err(Into::into),
     };
     Some(done)
 }
@@ -502,6 +524,9 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
     super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], &sources)?;
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     if args.format == FormatArg::Csv {
+        if args.excel {
+            out.write_all(crate::report::stats::BOM)?;
+        }
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record(records::CSV_HEADER)?;
         w.flush()?;

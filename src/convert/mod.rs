@@ -42,6 +42,24 @@ pub struct Ply {
     pub before: Option<Box<Chess>>,
 }
 
+/// A null move (`--`) the replay played, kept for the outputs that give every position
+/// (JSON lines, CSV, EPD).
+#[derive(Clone, Debug)]
+pub struct NullPly {
+    /// Index of its token in `Lexed::tokens`.
+    pub token: usize,
+    /// 0 on the main line.
+    pub depth: usize,
+    /// Full-move number of the null move.
+    pub number: u32,
+    /// White passed.
+    pub white: bool,
+    /// The positions before and after it (the turn passed, no en passant, the move counters
+    /// advanced).
+    pub before: Box<Chess>,
+    pub after: Box<Chess>,
+}
+
 /// A piece of the movetext as the replay's fast path met it: it reads the bytes, without
 /// tokens, so it says what it passes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +83,8 @@ pub struct Collector {
     /// Keep the position before each move (JSON lines, CSV, EPD).
     pub keep_positions: bool,
     pub plies: Vec<Ply>,
+    /// Null moves, in the order played; only when `keep_positions`.
+    pub nulls: Vec<NullPly>,
     pub text: String,
     pending_repair: Option<String>,
     /// The replay's fast path played the game: its movetext is in `recorded`, and the plies'
@@ -79,6 +99,7 @@ impl Collector {
             notation,
             keep_positions,
             plies: Vec::new(),
+            nulls: Vec::new(),
             text: String::new(),
             pending_repair: None,
             fast: false,
@@ -97,6 +118,7 @@ impl Collector {
     /// Empties the collector for the next game, keeping its allocations.
     pub fn clear(&mut self) {
         self.plies.clear();
+        self.nulls.clear();
         self.text.clear();
         self.pending_repair = None;
         self.fast = false;
@@ -154,6 +176,19 @@ impl MoveObserver for Collector {
             repaired_from: self.pending_repair.take(),
             before: self.keep_positions.then(|| Box::new(before.clone())),
         });
+    }
+
+    fn on_null(&mut self, token: usize, depth: usize, before: &Chess, after: &Chess) {
+        if self.keep_positions {
+            self.nulls.push(NullPly {
+                token,
+                depth,
+                number: before.fullmoves().get(),
+                white: before.turn() == Color::White,
+                before: Box::new(before.clone()),
+                after: Box::new(after.clone()),
+            });
+        }
     }
 
     fn on_repaired(&mut self, _token: usize, written: &str) {
@@ -218,8 +253,9 @@ pub struct Keep {
 pub enum Element<'a> {
     /// Index into [`Collector::plies`].
     Move(usize),
-    /// A null move (`--`), passed through.
-    Null,
+    /// A null move (`--`), passed through: an index into [`Collector::nulls`] when it was
+    /// played and its positions kept.
+    Null(Option<usize>),
     /// A comment's text, without braces (line comments included).
     Comment(&'a str),
     Nag(u16),
@@ -301,6 +337,7 @@ pub fn elements<'a>(
 ) -> Vec<Element<'a>> {
     let mut out = Vec::with_capacity(lexed.tokens.len());
     let mut next_ply = 0;
+    let mut next_null = 0;
     let mut skipping = 0usize;
     let text = span_text(bytes);
     for (index, token) in lexed.tokens.iter().enumerate() {
@@ -327,7 +364,13 @@ pub fn elements<'a>(
                 let mut read = Vec::new();
                 match notation::read_token(raw, &mut read) {
                     Ok(()) if read.iter().all(|m| m.pattern == MovePattern::Null) => {
-                        out.push(Element::Null)
+                        // Null moves are played in token order.
+                        let nulls = &collector.nulls;
+                        while next_null < nulls.len() && nulls[next_null].token < index {
+                            next_null += 1;
+                        }
+                        let played = nulls.get(next_null).is_some_and(|n| n.token == index);
+                        out.push(Element::Null(played.then_some(next_null)));
                     }
                     _ => out.push(Element::Raw(text(token.span.start, token.span.end))),
                 }

@@ -201,7 +201,7 @@ pub fn write_movetext(
                     need_number = true;
                 }
             }
-            Element::Null => {
+            Element::Null(_) => {
                 // `--` in every notation: UCI's `0000` would be lexed as a move number.
                 let null = "--";
                 lines.word(null);

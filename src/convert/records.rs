@@ -11,9 +11,10 @@ use serde::Serialize;
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::{Chess, EnPassantMode, Position};
 
-use super::{Collector, Element, Ply};
+use super::{Collector, Element, NullPly, Ply};
 use crate::notation::write::{self, Notation, ZhStyle};
 use crate::pgn::{GameResult, Lexed};
+use crate::report::cell::neutralise;
 use crate::rules::game::GameReport;
 
 /// An engine evaluation from a `[%eval …]` comment.
@@ -211,11 +212,45 @@ impl MoveRecord {
             variations: Vec::new(),
         }
     }
+
+    /// A null move: `--` in every notation but UCI's `0000`, so that the list of moves
+    /// still replays.
+    fn null(null: &NullPly, notation: Notation) -> MoveRecord {
+        let written = match notation {
+            Notation::Uci(_) => NULL_UCI,
+            _ => NULL_SAN,
+        };
+        MoveRecord {
+            number: null.number,
+            side: if null.white { "w" } else { "b" },
+            written: written.into(),
+            san: NULL_SAN.into(),
+            lan: NULL_SAN.into(),
+            uci: NULL_UCI.into(),
+            fan: NULL_SAN.into(),
+            zh: NULL_SAN.into(),
+            zh_long: NULL_SAN.into(),
+            fen: Fen::from_position(null.after.as_ref(), EnPassantMode::Legal).to_string(),
+            nags: Vec::new(),
+            comments_before: Vec::new(),
+            comments: Vec::new(),
+            clock: None,
+            eval: None,
+            repaired_from: None,
+            variations: Vec::new(),
+        }
+    }
 }
+
+/// A null move as PGN writes it, and as UCI does.
+const NULL_SAN: &str = "--";
+const NULL_UCI: &str = "0000";
 
 /// One game as a JSON line.
 #[derive(Debug, Serialize)]
 pub struct GameRecord {
+    /// The input the game was read from, as `validate` names it (`<stdin>` for `-`).
+    pub file: String,
     /// 1-based number of the game in its input.
     pub game: u64,
     pub tags: BTreeMap<String, String>,
@@ -234,6 +269,7 @@ pub struct GameRecord {
 
 /// Builds the record of one game from its elements (see [`super::elements`]).
 pub fn game_record(
+    file: &str,
     number: u64,
     lexed: &Lexed,
     elements: &[Element],
@@ -257,6 +293,11 @@ pub fn game_record(
             Element::Move(i) => {
                 let ply = &collector.plies[*i];
                 let mut rec = MoveRecord::new(ply, collector.written(ply));
+                rec.comments_before = std::mem::take(&mut pending[depth]);
+                stack[depth].push(rec);
+            }
+            Element::Null(Some(i)) => {
+                let mut rec = MoveRecord::null(&collector.nulls[*i], collector.notation);
                 rec.comments_before = std::mem::take(&mut pending[depth]);
                 stack[depth].push(rec);
             }
@@ -292,7 +333,7 @@ pub fn game_record(
                     m.variations.push(line);
                 }
             }
-            Element::VariationEnd | Element::Null | Element::Raw(_) => {}
+            Element::VariationEnd | Element::Null(None) | Element::Raw(_) => {}
         }
     }
     while stack.len() > 1 {
@@ -302,6 +343,7 @@ pub fn game_record(
         }
     }
     GameRecord {
+        file: file.to_owned(),
         game: number,
         tags,
         comments: game_comments,
@@ -324,18 +366,25 @@ pub fn write_jsonl(out: &mut impl Write, record: &GameRecord) -> io::Result<()> 
 }
 
 /// The CSV columns, one row a main-line ply.
-pub const CSV_HEADER: [&str; 17] = [
-    "game", "white", "black", "ply", "number", "side", "move", "san", "lan", "uci", "fan", "zh",
-    "zh_long", "fen", "clock", "eval", "nags",
+pub const CSV_HEADER: [&str; 18] = [
+    "file", "game", "white", "black", "ply", "number", "side", "move", "san", "lan", "uci", "fan",
+    "zh", "zh_long", "fen", "clock", "eval", "nags",
 ];
 
-/// Writes the main-line plies of a game record as CSV rows.
+/// Writes the main-line plies of a game record as CSV rows. Text from the input (the file
+/// name, the players) is [neutralised](neutralise) for spreadsheets unless `raw`.
 ///
 /// # Errors
 ///
 /// Errors of the writer.
-pub fn write_csv<W: Write>(out: &mut csv::Writer<W>, record: &GameRecord) -> csv::Result<()> {
-    let tag = |name: &str| record.tags.get(name).map_or("", String::as_str);
+pub fn write_csv<W: Write>(
+    out: &mut csv::Writer<W>,
+    record: &GameRecord,
+    raw: bool,
+) -> csv::Result<()> {
+    let file = input_cell(&record.file, raw);
+    let tag = |name: &str| input_cell(record.tags.get(name).map_or("", String::as_str), raw);
+    let (white, black) = (tag("White"), tag("Black"));
     for (i, m) in record.moves.iter().enumerate() {
         let eval = match m.eval {
             Some(Eval::Pawns(p)) => p.to_string(),
@@ -344,9 +393,10 @@ pub fn write_csv<W: Write>(out: &mut csv::Writer<W>, record: &GameRecord) -> csv
         };
         let nags: Vec<String> = m.nags.iter().map(|n| format!("${n}")).collect();
         out.write_record([
+            &file,
             record.game.to_string().as_str(),
-            tag("White"),
-            tag("Black"),
+            &white,
+            &black,
             (i + 1).to_string().as_str(),
             m.number.to_string().as_str(),
             m.side,
@@ -366,36 +416,70 @@ pub fn write_csv<W: Write>(out: &mut csv::Writer<W>, record: &GameRecord) -> csv
     Ok(())
 }
 
+/// A CSV cell of text from the input: [neutralised](neutralise) unless `raw`.
+fn input_cell(text: &str, raw: bool) -> std::borrow::Cow<'_, str> {
+    if raw {
+        text.into()
+    } else {
+        neutralise(text)
+    }
+}
+
 /// Writes the positions of the main line, one EPD a line: each position before a move with
-/// the move played (`sm`, in the chosen notation), then the final position. Opcodes `hmvc`
-/// and `fmvn` carry the move counters; `id` names the game and ply.
+/// the move played (`sm`, in the chosen notation; a null move as `--`, or `0000` in UCI), then
+/// the final position. Opcodes `hmvc` and `fmvn` carry the move counters; `id` names the
+/// file, game and ply.
+///
+/// # Errors
+///
+/// Errors of the writer.
 pub fn write_epd(
     out: &mut impl Write,
+    file: &str,
     number: u64,
     collector: &Collector,
     final_position: Option<&Chess>,
 ) -> io::Result<()> {
+    // `id` is a quoted string: a quote or backslash in the file name would end it early.
+    let file: String = file
+        .chars()
+        .map(|c| if c == '"' || c == '\\' { '_' } else { c })
+        .collect();
+    let null_move = match collector.notation {
+        Notation::Uci(_) => NULL_UCI,
+        _ => NULL_SAN,
+    };
+    let mut line = |pos: &Chess, played: Option<&str>, ply_no: usize| -> io::Result<()> {
+        let epd = Epd::from_position(pos, EnPassantMode::Legal);
+        match played {
+            Some(mv) => write!(out, "{epd} sm {mv};")?,
+            None => write!(out, "{epd}")?,
+        }
+        writeln!(
+            out,
+            " hmvc {}; fmvn {}; id \"{file} game {number} ply {ply_no}\";",
+            pos.halfmoves(),
+            pos.fullmoves(),
+        )
+    };
+    // Null moves in their place among the moves: both are in token order.
+    let mut nulls = collector.nulls.iter().filter(|n| n.depth == 0).peekable();
     let mut ply_no = 0;
     for ply in collector.plies.iter().filter(|p| p.depth == 0) {
         let Some(before) = &ply.before else { continue };
-        writeln!(
-            out,
-            "{} sm {}; hmvc {}; fmvn {}; id \"game {number} ply {ply_no}\";",
-            Epd::from_position(before.as_ref(), EnPassantMode::Legal),
-            collector.written(ply),
-            before.halfmoves(),
-            before.fullmoves(),
-        )?;
+        while let Some(null) = nulls.next_if(|n| n.token < ply.token) {
+            line(&null.before, Some(null_move), ply_no)?;
+            ply_no += 1;
+        }
+        line(before, Some(collector.written(ply)), ply_no)?;
+        ply_no += 1;
+    }
+    for null in nulls {
+        line(&null.before, Some(null_move), ply_no)?;
         ply_no += 1;
     }
     if let Some(pos) = final_position {
-        writeln!(
-            out,
-            "{} hmvc {}; fmvn {}; id \"game {number} ply {ply_no}\";",
-            Epd::from_position(pos, EnPassantMode::Legal),
-            pos.halfmoves(),
-            pos.fullmoves(),
-        )?;
+        line(pos, None, ply_no)?;
     }
     Ok(())
 }

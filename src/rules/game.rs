@@ -230,6 +230,11 @@ pub trait MoveObserver {
     /// Token `token` held a move that could not be replayed (or was skipped after one).
     fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
 
+    /// Token `token` held a null move (`--`, `Z0`) that passed the turn from `before` to
+    /// `after`, told when the observer [wanted positions](MoveObserver::wants_positions) at
+    /// the start of the game.
+    fn on_null(&mut self, _token: usize, _depth: usize, _before: &Chess, _after: &Chess) {}
+
     /// Whether the next move's `on_move` needs the position before it. Asked before every
     /// move; while it answers false, `on_move` is called only for moves a variation follows
     /// (their position is kept anyway), so an observer that stops caring saves a copy a ply.
@@ -1453,6 +1458,13 @@ impl Replay<'_> {
             Err(_) => return false,
         }
         line.before_last = Some(before);
+        if self.keep_positions {
+            let line = &self.lines[depth];
+            if let Some(before) = &line.before_last {
+                self.observer
+                    .on_null(self.token_index, depth, before, &line.pos);
+            }
+        }
         let mut f = Finding::new(
             Code::NullMove,
             Some(span),
