@@ -484,3 +484,45 @@ fn invalid_utf8_tag_with_forced_encoding() {
     let o = pgnkit(&["validate", "--format", "json", "-"], Some(input));
     assert!(!stdout(&o).contains("P016"));
 }
+
+/// Every diagnostic of `validate --format json` on `file`: (game, code, line, column, message).
+fn diagnostics(file: &str) -> Vec<(u64, String, u64, u64, String)> {
+    let o = pgnkit(&["validate", "--format", "json", "-q", file], None);
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "diagnostic")
+        .map(|v| {
+            (
+                v["game"].as_u64().unwrap(),
+                v["code"].as_str().unwrap().to_string(),
+                v["line"].as_u64().unwrap_or(0),
+                v["column"].as_u64().unwrap_or(0),
+                v["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn results_by_rule_at_the_start_and_off_the_board() {
+    let found = diagnostics("testdata/validate/result-rules.pgn");
+    let codes: Vec<(u64, &str)> = found.iter().map(|d| (d.0, d.1.as_str())).collect();
+    // 1: a dead FEN start ends the game at ply 0, and its first move is reported where it
+    // stands (plain movetext: the fast path agrees). 2: no start position, but the Result tag
+    // is still checked against the token. 3: a forfeit is a warning, not R006.
+    assert_eq!(
+        codes,
+        [(1, "R013"), (2, "T009"), (2, "R008"), (3, "R014")],
+        "{found:?}"
+    );
+    assert!(
+        found[0]
+            .4
+            .contains("after ply 0 (dead position), but 3 more moves"),
+        "{found:?}"
+    );
+    assert_eq!((found[0].2, found[0].3), (11, 4));
+    assert_eq!((found[2].2, found[2].3), (22, 10));
+    assert!(found[3].4.contains("\"Black disconnects\""), "{found:?}");
+}
