@@ -519,7 +519,7 @@ fn results_by_rule_at_the_start_and_off_the_board() {
     assert!(
         found[0]
             .4
-            .contains("after ply 0 (dead position), but 3 more moves"),
+            .contains("over before its first move (dead position), but 3 more moves"),
         "{found:?}"
     );
     assert_eq!((found[0].2, found[0].3), (11, 4));

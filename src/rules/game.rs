@@ -742,11 +742,17 @@ fn check(
             Termination::Checkmate | Termination::Stalemate => Code::MovesAfterEnd,
             _ => Code::MovesAfterAutomaticDraw,
         };
+        // A start position that is already over (a FEN) ends the game at ply 0.
+        let when = if at == 0 {
+            "before its first move".to_string()
+        } else {
+            format!("after ply {at}")
+        };
         let mut f = Finding::new(
             code,
             Some(span),
             format!(
-                "the game was over after ply {at} ({}), but {} more move{} {} recorded",
+                "the game was over {when} ({}), but {} more move{} {} recorded",
                 term.as_str(),
                 main.moves_after_end,
                 plural(main.moves_after_end),
@@ -2494,7 +2500,11 @@ fn adjudicate(
     let token = report.result_token;
     let recorded = tag.or(token);
     let span = if tag.is_some() { tag_span } else { token_span };
-    let at = ply.map(|p| format!(" after ply {p}")).unwrap_or_default();
+    let at = match ply {
+        Some(0) => " before its first move".to_string(),
+        Some(p) => format!(" after ply {p}"),
+        None => String::new(),
+    };
     if let (Some(rule), Some(recorded)) = (report.result_by_rule, recorded) {
         if rule != recorded {
             let (code, article, event) = match termination {
