@@ -596,3 +596,17 @@ fn plain_movetext_keeps_comments_and_nags_in_place() {
         "{out}"
     );
 }
+
+#[test]
+fn utf8_with_a_stray_byte_is_not_read_as_windows_1252() {
+    let o = pgnkit(&["convert", "testdata/input/latin-utf8-badbyte.pgn"], None);
+    let out = stdout(&o);
+    assert!(out.contains("[White \"Müller, Jörg\"]"), "{out}");
+    assert!(out.contains("{Najdorf, the \u{FFFD} year after}"), "{out}");
+    assert!(!out.contains('Ã'), "{out}");
+    assert!(
+        stderr(&o).contains("1 byte sequence not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
