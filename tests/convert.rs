@@ -610,3 +610,26 @@ fn utf8_with_a_stray_byte_is_not_read_as_windows_1252() {
         stderr(&o)
     );
 }
+
+#[test]
+fn book_header_names_hold_spaces_digits_and_dots() {
+    let out = convert(
+        &["--format", "jsonl", "testdata/convert/book-names.txt"],
+        None,
+    );
+    let games: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tag = |g: usize, t: &str| games[g]["tags"][t].as_str().unwrap_or("-").to_string();
+    assert_eq!(games.len(), 3, "{out}");
+    assert_eq!(tag(0, "White"), "M4sseur 1.0");
+    assert_eq!(tag(0, "Black"), "Stockfish_15_3k");
+    assert_eq!(games[0]["moves"].as_array().unwrap().len(), 4);
+    assert_eq!(tag(1, "White"), "Ding Liren");
+    assert_eq!(tag(1, "Black"), "Stockfish dev-20231106");
+    assert_eq!(tag(1, "Date"), "2023.11.06");
+    assert_eq!(tag(1, "Site"), "Shanghai");
+    assert_eq!(tag(2, "White"), "?");
+    assert_eq!(games[2]["result"], "1/2-1/2");
+}
