@@ -320,6 +320,10 @@ pub fn write_book_header(lexed: &Lexed, out: &mut String) {
 /// Whether a header line reads back to these tags, and the lexer finds nothing in it that ends
 /// a game or runs past the line (a result, an open `{` or `(`).
 fn reads_back(line: &str, want: &[(&str, &str)]) -> bool {
+    // A line break in a name would end the header early; no control character belongs there.
+    if line.chars().any(char::is_control) {
+        return false;
+    }
     let Some(fields) = book::read_header_line(line) else {
         return false;
     };
@@ -345,4 +349,56 @@ fn reads_back(line: &str, want: &[(&str, &str)]) -> bool {
                     | LexProblemKind::BadNag
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::Span;
+
+    fn header(tags: &[(&str, &str)]) -> String {
+        let mut lexed = Lexed::default();
+        for (name, value) in tags {
+            lexed.push_tag(name, value, Span::default(), false);
+        }
+        let mut out = String::new();
+        write_book_header(&lexed, &mut out);
+        out
+    }
+
+    #[test]
+    fn book_header_keeps_names_as_they_are() {
+        assert_eq!(
+            header(&[
+                ("White", "Ding Liren"),
+                ("Date", "2023.04.??"),
+                ("Site", "Astana")
+            ]),
+            "白方:Ding Liren\u{3000}黑方:?\u{3000}2023年4月于Astana\n"
+        );
+    }
+
+    #[test]
+    fn tags_that_a_header_line_cannot_hold_become_tag_pairs() {
+        for white in [
+            "Team 1-0",
+            "{x",
+            "A (B",
+            "A\u{3000}",
+            "A 黑方:B",
+            "A\nB",
+            "x 1999年",
+        ] {
+            let out = header(&[("White", white), ("Black", "B")]);
+            assert!(out.starts_with("[White \""), "{white:?}: {out}");
+        }
+        let out = header(&[("White", "A"), ("Date", "2023.4.5")]);
+        assert!(out.starts_with("[Date \"2023.4.5\"]"), "{out}");
+        let out = header(&[
+            ("White", "A"),
+            ("SetUp", "1"),
+            ("FEN", "8/8/8/8/8/8/8/K1k5 w - - 0 1"),
+        ]);
+        assert!(out.contains("[FEN \""), "{out}");
+    }
 }
