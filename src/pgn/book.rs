@@ -19,8 +19,8 @@ const COLONS: [char; 3] = [':', '：', '︰'];
 /// What separates the fields of a header line that pgnkit writes.
 pub const SEPARATOR: char = '\u{3000}';
 
-/// One field of a header line: the tag it becomes, its value, and where its text is in the
-/// line (bytes).
+/// One field of a header line: the tag it becomes, its value, and where it is in the line
+/// (bytes; a name with its side marker).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeaderField {
     pub tag: &'static str,
@@ -127,7 +127,7 @@ pub fn read_header_line(line: &str) -> Option<Vec<HeaderField>> {
             fields.push(HeaderField {
                 tag,
                 value: if name.is_empty() { "?" } else { name }.to_string(),
-                range: at..at + name.len(),
+                range: i..at + name.len(),
             });
             i += marker + end;
             continue;
@@ -335,7 +335,7 @@ mod tests {
     fn header_fields_have_their_columns() {
         let lexed = header("白方:甲 乙　黑方:丙\n1.e4 *");
         let black = lexed.tags().find(|t| t.name == "Black").unwrap();
-        assert_eq!((black.span.line, black.span.col), (1, 11));
+        assert_eq!((black.span.line, black.span.col), (1, 8));
     }
 
     #[test]
