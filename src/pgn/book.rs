@@ -372,6 +372,23 @@ mod tests {
     }
 
     #[test]
+    fn any_cut_of_a_header_is_safe() {
+        // Cut at every byte (inside characters too), the header and its neighbours never
+        // panic, and whatever is found lies within the bytes.
+        let src = "白方：O\"Neil (IRL)　黑：張 三 1999年12月于台北　Open {x} ; y\r\n\
+                   黑方:2024年\n白方:\n1.e4 e5 *";
+        for cut in 0..=src.len() {
+            let bytes = &src.as_bytes()[..cut];
+            let mut lexed = Lexed::default();
+            lex_game(bytes, true, 1, &mut lexed);
+            extract_header(bytes, &mut lexed);
+            for t in lexed.tags() {
+                assert!(t.span.start <= t.span.end && t.span.end as usize <= cut);
+            }
+        }
+    }
+
+    #[test]
     fn ordinary_moves_are_not_a_header() {
         let src = "e4 e5 *";
         let mut lexed = Lexed::default();
