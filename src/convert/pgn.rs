@@ -324,10 +324,11 @@ fn reads_back(line: &str, want: &[(&str, &str)]) -> bool {
     if line.chars().any(char::is_control) {
         return false;
     }
-    let Some(fields) = book::read_header_line(line) else {
+    let Some((fields, len)) = book::read_header_line(line) else {
         return false;
     };
-    let same = fields.len() == want.len()
+    let same = len == line.len()
+        && fields.len() == want.len()
         && fields
             .iter()
             .zip(want)

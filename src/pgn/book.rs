@@ -53,14 +53,17 @@ pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
             break;
         };
         if !text.trim().is_empty() {
-            let Some(found) = read_header_line(text) else {
+            let Some((found, len)) = read_header_line(text) else {
                 break;
             };
             fields.extend(found.into_iter().map(|f| HeaderField {
                 range: pos + f.range.start..pos + f.range.end,
                 ..f
             }));
-            header_end = pos + line.len();
+            header_end = pos + len;
+            if len < line.len() {
+                break; // the moves begin on this line
+            }
         }
         pos = line_end + 1;
     }
@@ -103,10 +106,12 @@ pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
 }
 
 /// Reads one header line: `白方:… 黑方:…`, a date and place (`1981年5月1日于北京…`), a place
-/// (`于北京`) and free text (the event), in any order, fields apart by U+3000 or spaces.
-/// `None` when the line starts with neither a side marker nor a date: it is no header line.
-/// An empty name reads as `?`, PGN's unknown.
-pub fn read_header_line(line: &str) -> Option<Vec<HeaderField>> {
+/// (`于北京`) and free text (the event), in any order, fields apart by U+3000 or spaces, up to
+/// the first move if the moves follow on the same line (`… 1.e4`). Gives the fields and how
+/// many bytes of the line they take; `None` when the line starts with neither a side marker nor
+/// a date: it is no header line. An empty name reads as `?`, PGN's unknown.
+pub fn read_header_line(line: &str) -> Option<(Vec<HeaderField>, usize)> {
+    let line = &line[..moves_start(line)];
     let mut fields = Vec::new();
     let mut i = 0;
     loop {
@@ -165,7 +170,32 @@ pub fn read_header_line(line: &str) -> Option<Vec<HeaderField>> {
         }
         i += end;
     }
-    (!fields.is_empty()).then_some(fields)
+    (!fields.is_empty()).then_some((fields, line.len()))
+}
+
+/// First characters of a Chinese piece name (`马`, `骑士`, `國王`…).
+const PIECE_START: &str = "王后後车車象马馬兵国國皇城主骑騎战戰";
+
+/// Where the moves begin in a line: at `1.` (or `1．`, `1、`) after a space, followed by a
+/// move's first character. `1.0` in `M4sseur 1.0` is no move.
+fn moves_start(s: &str) -> usize {
+    for (p, _) in s.match_indices('1') {
+        if p > 0 && !s[..p].ends_with(char::is_whitespace) {
+            continue;
+        }
+        let Some(after) = s[p + 1..].strip_prefix(['.', '．', '、']) else {
+            continue;
+        };
+        let after = after.trim_start_matches(['.', '．']).trim_start();
+        let is_move = after.starts_with(|c: char| {
+            matches!(c, 'a'..='h' | 'ａ'..='ｈ' | 'K' | 'Q' | 'R' | 'B' | 'N')
+                || PIECE_START.contains(c)
+        });
+        if is_move {
+            return p;
+        }
+    }
+    s.len()
 }
 
 /// The side marker (`白方:`, `黑：`) at the start of `s`: its tag and its length with the colon.
@@ -332,6 +362,17 @@ mod tests {
     }
 
     #[test]
+    fn moves_on_the_header_line_stay_moves() {
+        let lexed = header("白方:M4sseur 1.0 黑方:乙 1981年5月于北京 1.e4 e5 2.马f3 *");
+        assert_eq!(lexed.tag("White"), Some("M4sseur 1.0"));
+        assert_eq!(lexed.tag("Black"), Some("乙"));
+        assert_eq!(lexed.tag("Site"), Some("北京"));
+        assert_eq!(moves(&lexed), 3);
+        let lexed = header("白方:甲 黑方:乙\n1. e4 e5 *");
+        assert_eq!(moves(&lexed), 2);
+    }
+
+    #[test]
     fn header_fields_have_their_columns() {
         let lexed = header("白方:甲 乙　黑方:丙\n1.e4 *");
         let black = lexed.tags().find(|t| t.name == "Black").unwrap();
@@ -340,7 +381,7 @@ mod tests {
 
     #[test]
     fn place_and_event_fields() {
-        let fields = read_header_line("白方:甲　黑方:乙　于New York　Club blitz").unwrap();
+        let (fields, _) = read_header_line("白方:甲　黑方:乙　于New York　Club blitz").unwrap();
         let got: Vec<(&str, &str)> = fields.iter().map(|f| (f.tag, f.value.as_str())).collect();
         assert_eq!(
             got,
