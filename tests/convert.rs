@@ -263,7 +263,7 @@ fn book_format_reads_back() {
     );
     assert!(
         book.starts_with(
-            "白方:○○○ 黑方:××× 1981年5月1日于北京市勞動人民文化宮\n1.e2-e4 e7-e5 2.马g1-f3"
+            "白方:○○○\u{3000}黑方:×××\u{3000}1981年5月1日于北京市勞動人民文化宮\n1.e2-e4 e7-e5 2.马g1-f3"
         ),
         "{book}"
     );
@@ -791,4 +791,90 @@ fn csv_cells_are_spreadsheet_safe_and_harmless_text_kept() {
 
     let excel = convert(&["--format", "csv", "--excel", NULLS], None);
     assert_eq!(excel.strip_prefix('\u{feff}'), Some(out.as_str()));
+}
+
+#[test]
+fn utf8_with_a_stray_byte_is_not_read_as_windows_1252() {
+    let o = pgnkit(&["convert", "testdata/input/latin-utf8-badbyte.pgn"], None);
+    let out = stdout(&o);
+    assert!(out.contains("[White \"Müller, Jörg\"]"), "{out}");
+    assert!(out.contains("{Najdorf, the \u{FFFD} year after}"), "{out}");
+    assert!(!out.contains('Ã'), "{out}");
+    assert!(
+        stderr(&o).contains("1 byte sequence not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn book_header_names_hold_spaces_digits_and_dots() {
+    let out = convert(
+        &["--format", "jsonl", "testdata/convert/book-names.txt"],
+        None,
+    );
+    let games: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tag = |g: usize, t: &str| games[g]["tags"][t].as_str().unwrap_or("-").to_string();
+    assert_eq!(games.len(), 3, "{out}");
+    assert_eq!(tag(0, "White"), "M4sseur 1.0");
+    assert_eq!(tag(0, "Black"), "Stockfish_15_3k");
+    assert_eq!(games[0]["moves"].as_array().unwrap().len(), 4);
+    assert_eq!(tag(1, "White"), "Ding Liren");
+    assert_eq!(tag(1, "Black"), "Stockfish dev-20231106");
+    assert_eq!(tag(1, "Date"), "2023.11.06");
+    assert_eq!(tag(1, "Site"), "Shanghai");
+    assert_eq!(tag(2, "White"), "?");
+    assert_eq!(games[2]["result"], "1/2-1/2");
+}
+
+#[test]
+fn every_book_game_reads_back_to_the_same_game() {
+    let file = "testdata/convert/book-roundtrip.pgn";
+    let records = |text: &str| -> Vec<serde_json::Value> {
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let want = records(&convert(&["--format", "jsonl", file], None));
+    assert_eq!(want.len(), 7);
+    // What a game is, as the book layout can carry it: names, date, place, event, moves
+    // (with comments, NAGs, variations) and result.
+    let essence = |g: &serde_json::Value| {
+        let tag = |t: &str, unknown: &str| {
+            g["tags"][t]
+                .as_str()
+                .filter(|v| !v.is_empty())
+                .unwrap_or(unknown)
+                .to_string()
+        };
+        (
+            ["White", "Black", "Site", "Event"].map(|t| tag(t, "?")),
+            tag("Date", "????.??.??"),
+            g["moves"].clone(),
+            g["result"].clone(),
+        )
+    };
+    for to in [
+        &["--to", "san"][..],
+        &["--to", "zh"],
+        &["--to", "zh-long", "--traditional"],
+    ] {
+        let mut args = vec!["--format", "book"];
+        args.extend_from_slice(to);
+        args.push(file);
+        let book = convert(&args, None);
+        let got = records(&convert(&["--format", "jsonl", "-"], Some(book.as_bytes())));
+        assert_eq!(got.len(), want.len(), "{to:?}\n{book}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(essence(g), essence(w), "{to:?} game {}\n{book}", w["game"]);
+        }
+        // Written again, the book is the same book.
+        let mut again = vec!["--format", "book"];
+        again.extend_from_slice(to);
+        again.push("-");
+        assert_eq!(convert(&again, Some(book.as_bytes())), book, "{to:?}");
+    }
 }

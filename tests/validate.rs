@@ -526,3 +526,66 @@ fn results_by_rule_at_the_start_and_off_the_board() {
     assert_eq!((found[2].2, found[2].3), (22, 10));
     assert!(found[3].4.contains("\"Black disconnects\""), "{found:?}");
 }
+
+#[test]
+fn chinese_moves_with_latin_names_decide_the_encoding() {
+    // Chardetng alone reads these as Windows-1252 or ISO-8859-4: the piece names are the only
+    // non-ASCII text.
+    let json = |file: &str| {
+        let o = pgnkit(
+            &["validate", "--format", "json", "--game-records", file],
+            None,
+        );
+        (
+            stdout(&o).replace(file, "FILE"),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    for (copy, encoding) in [
+        ("chinese-moves-gbk", "GBK"),
+        ("chinese-moves-gb18030", "gb18030"),
+        ("chinese-moves-big5", "Big5"),
+    ] {
+        let original = match copy {
+            "chinese-moves-gbk" => "chinese-moves-utf8".to_string(),
+            _ => format!("{copy}-utf8"),
+        };
+        let (want, _) = json(&format!("testdata/input/{original}.pgn"));
+        let (got, summary) = json(&format!("testdata/input/{copy}.pgn"));
+        assert_eq!(got, want, "{copy}");
+        assert!(!got.contains("\"severity\":\"error\""), "{copy}: {got}");
+        assert!(
+            summary.contains(&format!("{encoding} (1 file)")),
+            "{copy}: {summary}"
+        );
+    }
+}
+
+#[test]
+fn utf8_with_a_stray_byte_stays_utf8() {
+    let file = "testdata/input/latin-utf8-badbyte.pgn";
+    let bytes = std::fs::read(file).unwrap();
+    let bad = bytes
+        .utf8_chunks()
+        .find(|c| !c.invalid().is_empty())
+        .map(|c| c.valid().as_ptr() as usize + c.valid().len() - bytes.as_ptr() as usize)
+        .unwrap();
+    let o = pgnkit(
+        &["validate", "--format", "json", "--game-records", file],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("\"white\":\"Müller, Jörg\""),
+        "{}",
+        stdout(&o)
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "1 byte sequence is not valid UTF-8 (at byte offset {bad})"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("windows-1252"), "{err}");
+}

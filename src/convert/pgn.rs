@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{number_prefix, Collector, Element};
-use crate::pgn::{GameResult, Lexed};
+use crate::pgn::{book, lex_game, GameResult, LexProblemKind, Lexed};
 
 /// The Seven Tag Roster, in its order, with the value written when the tag is missing.
 const ROSTER: [(&str, &str); 7] = [
@@ -259,32 +259,147 @@ fn glyph(nag: u16) -> Option<&'static str> {
     })
 }
 
-/// Appends the header line of the Chinese book layout: `白方:… 黑方:… 1981年5月1日于…`.
+/// Appends the header of the Chinese book layout: one line `白方:…　黑方:…　1981年5月1日于…　Event`
+/// whose fields stand apart by U+3000 (names hold spaces, digits and dots: `M4sseur 1.0`), read
+/// back by [`book::read_header_line`]. When the line would not read back to the same tags (a
+/// name holding a result such as `1-0`, a `{`, a `(` left open, a U+3000 or a side marker; a
+/// date not in PGN's form) or the game starts from a set-up position, which the header cannot
+/// hold, the tags go above the moves as PGN tag pairs instead: pgnkit reads those too.
 pub fn write_book_header(lexed: &Lexed, out: &mut String) {
-    let name = |tag: &str| {
-        lexed
-            .tag(tag)
-            .map(|v| v.split_whitespace().collect::<Vec<_>>().join("_"))
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| "?".into())
-    };
-    let _ = write!(out, "白方:{} 黑方:{}", name("White"), name("Black"));
+    const SEP: char = book::SEPARATOR;
+    let known = |tag: &str| lexed.tag(tag).filter(|v| !v.is_empty() && *v != "?");
+    let name = |tag: &str| lexed.tag(tag).filter(|v| !v.is_empty()).unwrap_or("?");
+    let mut line = String::new();
+    let mut want = vec![("White", name("White")), ("Black", name("Black"))];
+    let _ = write!(line, "白方:{}{SEP}黑方:{}", name("White"), name("Black"));
     let date = lexed.tag("Date").unwrap_or("");
     let mut parts = date.split('.');
+    let mut dated = false;
     if let Some(year) = parts.next().and_then(|y| y.parse::<u32>().ok()) {
-        let _ = write!(out, " {year}年");
+        let _ = write!(line, "{SEP}{year}年");
         let month = parts.next().and_then(|m| m.parse::<u32>().ok());
         let day = parts.next().and_then(|d| d.parse::<u32>().ok());
         if let Some(m) = month {
-            let _ = write!(out, "{m}月");
+            let _ = write!(line, "{m}月");
             if let Some(d) = day {
-                let _ = write!(out, "{d}日");
+                let _ = write!(line, "{d}日");
             }
         }
-        if let Some(site) = lexed.tag("Site").filter(|s| !s.is_empty() && *s != "?") {
-            let site: String = site.split_whitespace().collect();
-            let _ = write!(out, "于{site}");
+        want.push(("Date", date));
+        dated = true;
+    }
+    if let Some(site) = known("Site") {
+        if !dated {
+            line.push(SEP);
+        }
+        let _ = write!(line, "于{site}");
+        want.push(("Site", site));
+    }
+    if let Some(event) = known("Event") {
+        let _ = write!(line, "{SEP}{event}");
+        want.push(("Event", event));
+    }
+    let set_up = ["FEN", "SetUp", "Variant"]
+        .iter()
+        .any(|t| lexed.tag(t).is_some());
+    if !set_up && reads_back(&line, &want) {
+        out.push_str(&line);
+        out.push('\n');
+        return;
+    }
+    for name in [
+        "Event", "Site", "Date", "White", "Black", "SetUp", "FEN", "Variant",
+    ] {
+        if let Some(value) = lexed.tag(name) {
+            tag(name, value, out);
         }
     }
     out.push('\n');
+}
+
+/// Whether a header line reads back to these tags, and the lexer finds nothing in it that ends
+/// a game or runs past the line (a result, an open `{` or `(`).
+fn reads_back(line: &str, want: &[(&str, &str)]) -> bool {
+    // A line break in a name would end the header early; no control character belongs there.
+    if line.chars().any(char::is_control) {
+        return false;
+    }
+    let Some((fields, len)) = book::read_header_line(line) else {
+        return false;
+    };
+    let same = len == line.len()
+        && fields.len() == want.len()
+        && fields
+            .iter()
+            .zip(want)
+            .all(|(f, (tag, value))| f.tag == *tag && f.value == *value);
+    if !same {
+        return false;
+    }
+    let text = format!("{line}\n");
+    let mut lexed = Lexed::default();
+    lex_game(text.as_bytes(), true, 1, &mut lexed);
+    !lexed.has_result
+        && lexed.tag_count() == 0
+        && lexed.problems.iter().all(|p| {
+            matches!(
+                p.kind,
+                LexProblemKind::MissingResult
+                    | LexProblemKind::UnmatchedVariationEnd
+                    | LexProblemKind::TagInMovetext
+                    | LexProblemKind::BadNag
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::Span;
+
+    fn header(tags: &[(&str, &str)]) -> String {
+        let mut lexed = Lexed::default();
+        for (name, value) in tags {
+            lexed.push_tag(name, value, Span::default(), false);
+        }
+        let mut out = String::new();
+        write_book_header(&lexed, &mut out);
+        out
+    }
+
+    #[test]
+    fn book_header_keeps_names_as_they_are() {
+        assert_eq!(
+            header(&[
+                ("White", "Ding Liren"),
+                ("Date", "2023.04.??"),
+                ("Site", "Astana")
+            ]),
+            "白方:Ding Liren\u{3000}黑方:?\u{3000}2023年4月于Astana\n"
+        );
+    }
+
+    #[test]
+    fn tags_that_a_header_line_cannot_hold_become_tag_pairs() {
+        for white in [
+            "Team 1-0",
+            "{x",
+            "A (B",
+            "A\u{3000}",
+            "A 黑方:B",
+            "A\nB",
+            "x 1999年",
+        ] {
+            let out = header(&[("White", white), ("Black", "B")]);
+            assert!(out.starts_with("[White \""), "{white:?}: {out}");
+        }
+        let out = header(&[("White", "A"), ("Date", "2023.4.5")]);
+        assert!(out.starts_with("[Date \"2023.4.5\"]"), "{out}");
+        let out = header(&[
+            ("White", "A"),
+            ("SetUp", "1"),
+            ("FEN", "8/8/8/8/8/8/8/K1k5 w - - 0 1"),
+        ]);
+        assert!(out.contains("[FEN \""), "{out}");
+    }
 }

@@ -1,12 +1,13 @@
-//! Text encodings: detection per file (byte order marks, then UTF-8 validity, then chardetng
-//! for legacy encodings such as Windows-1252, GBK and Big5) and a decoding reader that turns
-//! any of them into UTF-8. Bytes that do not decode are counted with their offsets and shown
-//! as U+FFFD, never dropped silently.
+//! Text encodings: detection per file (byte order marks, then UTF-8 validity, then the
+//! decoding under which the file reads as PGN, then chardetng for legacy encodings such as
+//! Windows-1252, GBK and Big5) and a decoding reader that turns any of them into UTF-8. Bytes
+//! that do not decode are counted with their offsets and shown as U+FFFD, never dropped
+//! silently.
 
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
 
-use encoding_rs::{Decoder, DecoderResult, Encoding, UTF_8};
+use encoding_rs::{Decoder, DecoderResult, Encoding, BIG5, GB18030, GBK, UTF_8};
 
 /// How much of a file is looked at to guess its encoding.
 const SAMPLE: usize = 256 << 10;
@@ -67,9 +68,16 @@ pub fn decoded(
     let mut sample = Vec::with_capacity(SAMPLE.min(1 << 16));
     (&mut inner).take(SAMPLE as u64).read_to_end(&mut sample)?;
     let complete = sample.len() < SAMPLE;
-    let (encoding, bom) = match Encoding::for_bom(&sample) {
-        Some((enc, len)) => (enc, len),
-        None => (forced.unwrap_or_else(|| guess(&sample, complete)), 0),
+    // `clean`: the sample holds nothing the encoding rejects.
+    let (encoding, bom, clean) = match Encoding::for_bom(&sample) {
+        Some((enc, len)) => (enc, len, false),
+        None => match forced {
+            Some(enc) => (enc, 0, true),
+            None => {
+                let (enc, clean) = guess(&sample, complete);
+                (enc, 0, clean)
+            }
+        },
     };
     let detected = Detected {
         encoding,
@@ -77,8 +85,9 @@ pub fn decoded(
     };
     let malformed = Malformed::default();
     let rest = io::Cursor::new(sample).chain(inner);
-    if encoding == UTF_8 && bom == 0 {
-        // UTF-8 needs no decoding; the lexer copes with stray bytes and reports them.
+    if encoding == UTF_8 && bom == 0 && clean {
+        // UTF-8 needs no decoding; the lexer copes with stray bytes and reports them. (A
+        // sample with bad bytes goes through the decoder, which reports each at its offset.)
         return Ok((Box::new(rest), detected, malformed));
     }
     let reader = DecodingReader {
@@ -98,17 +107,137 @@ pub fn decoded(
     Ok((Box::new(reader), detected, malformed))
 }
 
-/// UTF-8 when the sample is valid UTF-8 (allowing a sequence cut at the sample's end), else
-/// chardetng's guess.
-fn guess(sample: &[u8], complete: bool) -> &'static Encoding {
+/// The sample's encoding, and whether the sample is valid in it as far as this knows (true
+/// only for valid UTF-8). UTF-8 when the sample is valid UTF-8 (allowing a sequence cut at the
+/// sample's end), or valid but for a few bytes among many UTF-8 characters; else chardetng's
+/// guess. Either gives way to GBK, GB18030 or Big5 when the sample reads as PGN only in that
+/// one: Chinese piece names where moves stand. Engine and club files often have Latin names
+/// and no other non-ASCII text, too little for chardetng, which then guesses a Latin encoding
+/// and every Chinese move is lost.
+fn guess(sample: &[u8], complete: bool) -> (&'static Encoding, bool) {
     match std::str::from_utf8(sample) {
-        Ok(_) => return UTF_8,
-        Err(e) if !complete && e.error_len().is_none() => return UTF_8,
+        Ok(_) => return (UTF_8, true),
+        Err(e) if !complete && e.error_len().is_none() => return (UTF_8, true),
         Err(_) => {}
     }
-    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-    detector.feed(sample, complete);
-    detector.guess(None, chardetng::Utf8Detection::Deny)
+    let utf8 = Utf8Census::of(sample, complete);
+    let fallback = if utf8.mostly_valid() {
+        UTF_8
+    } else {
+        let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+        detector.feed(sample, complete);
+        detector.guess(None, chardetng::Utf8Detection::Deny)
+    };
+    let mut best = (fallback, Reading::of(fallback, sample));
+    for candidate in [UTF_8, GBK, BIG5] {
+        if candidate == fallback {
+            continue;
+        }
+        let reading = Reading::of(candidate, sample);
+        if reading.moves > 0 && reading.score() > best.1.score() {
+            best = (candidate, reading);
+        }
+    }
+    // GBK and GB18030 decode alike; only GB18030 has four-byte sequences, which name it.
+    if best.0 == GBK && has_gb18030_four_byte(sample) {
+        return (GB18030, false);
+    }
+    (best.0, false)
+}
+
+/// How a sample reads as UTF-8: characters of more than one byte, and sequences that are not
+/// UTF-8.
+struct Utf8Census {
+    multibyte: usize,
+    invalid: usize,
+}
+
+impl Utf8Census {
+    fn of(sample: &[u8], complete: bool) -> Utf8Census {
+        let mut census = Utf8Census {
+            multibyte: 0,
+            invalid: 0,
+        };
+        let mut chunks = sample.utf8_chunks().peekable();
+        while let Some(chunk) = chunks.next() {
+            census.multibyte += chunk.valid().bytes().filter(|&b| b >= 0xC0).count();
+            let cut_at_end = !complete && chunks.peek().is_none();
+            if !chunk.invalid().is_empty() && !cut_at_end {
+                census.invalid += 1;
+            }
+        }
+        census
+    }
+
+    /// UTF-8 but for a few bytes. GBK or Big5 text read as UTF-8 has about one valid
+    /// character for every four or more bad sequences, Windows-1252 text next to none; a UTF-8
+    /// file with a stray byte has many times more good characters than bad ones.
+    fn mostly_valid(&self) -> bool {
+        self.multibyte > 0 && self.multibyte >= 2 * self.invalid
+    }
+}
+
+/// What a sample looks like decoded one way.
+struct Reading {
+    /// Chinese piece names where moves stand (`马f3`, `車×e5`), and book-layout words
+    /// (`白方`, `易位`).
+    moves: usize,
+    /// Sequences that did not decode.
+    malformed: usize,
+}
+
+impl Reading {
+    fn of(encoding: &'static Encoding, sample: &[u8]) -> Reading {
+        let (text, _) = encoding.decode_without_bom_handling(sample);
+        let mut reading = Reading {
+            moves: 0,
+            malformed: 0,
+        };
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\u{FFFD}' {
+                reading.malformed += 1;
+            } else if c >= '\u{4E00}' && PIECES.contains(c) {
+                let next = chars.peek().copied().unwrap_or(' ');
+                if matches!(next, 'a'..='h' | '1'..='8' | 'ａ'..='ｈ' | '１'..='８' | '×' | 'x' | ':' | '：' | '-')
+                {
+                    reading.moves += 1;
+                }
+            }
+        }
+        reading.moves += BOOK_WORDS
+            .iter()
+            .map(|w| text.matches(w).count())
+            .sum::<usize>();
+        reading
+    }
+
+    fn score(&self) -> isize {
+        self.moves as isize - self.malformed as isize
+    }
+}
+
+/// Chinese piece names, simplified and traditional (`後` from careless conversion).
+const PIECES: &str = "王后後车車象马馬兵";
+
+/// Words of the book layout's header and moves.
+const BOOK_WORDS: [&str; 4] = ["白方", "黑方", "易位", "入堡"];
+
+/// Whether the sample has a GB18030 four-byte sequence (a lead byte, then a digit).
+fn has_gb18030_four_byte(sample: &[u8]) -> bool {
+    let mut i = 0;
+    while i < sample.len() {
+        match sample[i] {
+            0x81..=0xFE => {
+                if sample.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                    return true;
+                }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 struct DecodingReader<R> {
@@ -217,6 +346,50 @@ mod tests {
             .encode("[White \"Müller, Jörg\"]\n[Black \"Gonçalves\"] 1. e4 *\n")
             .0;
         assert_eq!(decode(&latin, None).1, "windows-1252");
+    }
+
+    /// Chinese moves, Latin names: the piece names are the only non-ASCII text.
+    const LATIN_NAMES: &str = "[White \"Chen, Wei\"]\n[Black \"Lin, Hao\"]\n\n\
+        1.e4 e5 2.马f3 马c6 3.象b5 a6 4.象a4 马f6 5.0-0 象e7 6.车e1 b5 1-0\n\n";
+
+    #[test]
+    fn chinese_moves_decide_the_encoding() {
+        let simplified = LATIN_NAMES.repeat(3);
+        let traditional = simplified.replace('马', "馬").replace('车', "車");
+        let figurine = format!("{simplified}{{♔ is safe}} *\n");
+        for (text, enc, name) in [
+            (&simplified, GBK, "GBK"),
+            (&figurine, GB18030, "gb18030"),
+            (&traditional, BIG5, "Big5"),
+        ] {
+            let (bytes, _, unmappable) = enc.encode(text);
+            assert!(!unmappable, "{name}");
+            let (s, detected, bad) = decode(&bytes, None);
+            assert_eq!((detected, bad), (name, 0));
+            assert_eq!(&s, text);
+        }
+    }
+
+    #[test]
+    fn utf8_with_a_stray_byte_stays_utf8() {
+        let mut bytes = "[White \"Müller\"]\n[Black \"张三\"]\n\n1. e4 {"
+            .as_bytes()
+            .to_vec();
+        let at = bytes.len() as u64;
+        bytes.push(0xE9);
+        bytes.extend("} e5 *\n".as_bytes());
+        let (mut r, d, m) = decoded(Box::new(io::Cursor::new(bytes)), None).unwrap();
+        let mut s = String::new();
+        r.read_to_string(&mut s).unwrap();
+        assert_eq!(d.encoding, UTF_8);
+        assert!(s.starts_with("[White \"Müller\"]\n[Black \"张三\"]"), "{s}");
+        assert!(s.contains("{\u{FFFD}}"), "{s}");
+        assert_eq!(m.get(), (1, vec![at]));
+        // With no UTF-8 character at all, the byte is Windows-1252's `é`.
+        assert_eq!(
+            decode(b"[Event \"Gen\xe8ve\"] 1. e4 *", None).1,
+            "windows-1252"
+        );
     }
 
     #[test]
