@@ -108,7 +108,13 @@ fn a_truncated_archive_loses_no_game_before_the_cut() {
         let (want, _, _) = records("-", Some(&text));
         let (got, err, code) = records(&file, None);
         assert_eq!(got, want, "{ext}: {err}");
-        assert!(err.contains("stream breaks off after"), "{ext}: {err}");
+        // The break's place: the line of the text it falls on.
+        let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+        assert!(
+            err.contains(&format!("{file}:{line}: the "))
+                && err.contains("stream breaks off after"),
+            "{ext}: {err}"
+        );
         assert!(!err.contains("cannot open"), "{ext}: {err}");
         assert_eq!(code, Some(1), "{ext}: {err}");
         if matches!(ext, "gz" | "xz") {

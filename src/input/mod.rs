@@ -340,11 +340,14 @@ impl Inputs {
                 say(format_args!("pgnkit: cannot read {name}: {e}"))?;
             }
         }
-        if let Some((e, at)) = cut.take() {
+        if let Some(at) = cut.take() {
             self.problem()?;
             say(format_args!(
-                "error: {name}: the {} stream breaks off after {at} bytes of text: {e}",
-                compression.name()
+                "error: {name}:{}: the {} stream breaks off after {} bytes of text: {}",
+                at.line,
+                compression.name(),
+                at.bytes,
+                at.error
             ))?;
             say(format_args!(
                 "   = help: every game before the break was read; the file is truncated or \

@@ -137,20 +137,31 @@ fn walk(dir: &Path, extensions: &[String], found: &mut Vec<PathBuf>, expanded: &
     }
 }
 
-/// Where a compressed stream broke off: the decompressor's error and how many decompressed
-/// bytes came before it. Set by the decompressing thread, read once the stream has ended.
+/// Where a compressed stream broke off, in its decompressed text.
+#[derive(Debug)]
+pub struct Break {
+    /// The decompressor's error.
+    pub error: io::Error,
+    /// Decompressed bytes before the break.
+    pub bytes: u64,
+    /// Line (1-based) the break falls on.
+    pub line: u64,
+}
+
+/// Where a compressed stream broke off, if it did. Set by the decompressing thread, read once
+/// the stream has ended.
 #[derive(Clone, Debug, Default)]
-pub struct Cut(Arc<Mutex<Option<(io::Error, u64)>>>);
+pub struct Cut(Arc<Mutex<Option<Break>>>);
 
 impl Cut {
-    fn set(&self, error: io::Error, at: u64) {
+    fn set(&self, at: Break) {
         if let Ok(mut cut) = self.0.lock() {
-            cut.get_or_insert((error, at));
+            cut.get_or_insert(at);
         }
     }
 
-    /// The decompressor's error, and the decompressed bytes read before it, if it broke off.
-    pub fn take(&self) -> Option<(io::Error, u64)> {
+    /// Where the stream broke off, if it did.
+    pub fn take(&self) -> Option<Break> {
         self.0.lock().ok().and_then(|mut cut| cut.take())
     }
 }
@@ -244,6 +255,8 @@ fn background<R: Read + Send + 'static>(mut inner: R, cut: &Cut) -> Box<dyn Read
     let cut = cut.clone();
     thread::spawn(move || {
         let mut total = 0u64;
+        // Lines are counted here, on the decompressor's thread, for the place of a break.
+        let mut lines = 1u64;
         loop {
             let mut buf = vec![0; 1 << 20];
             let mut filled = 0;
@@ -262,9 +275,14 @@ fn background<R: Read + Send + 'static>(mut inner: R, cut: &Cut) -> Box<dyn Read
             }
             buf.truncate(filled);
             total += filled as u64;
-            if let Some(e) = broken {
+            lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
+            if let Some(error) = broken {
                 // Recorded before the last bytes are sent: the stream's end comes after it.
-                cut.set(e, total);
+                cut.set(Break {
+                    error,
+                    bytes: total,
+                    line: lines,
+                });
                 let _ = tx.send(Ok(buf));
                 let _ = tx.send(Ok(Vec::new()));
                 return;
