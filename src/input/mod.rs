@@ -135,7 +135,11 @@ pub struct InputTotals {
 pub struct Inputs {
     opts: InputOptions,
     sources: Vec<Source>,
-    progress: Progress,
+    /// The inputs' size on disk, when every input is a regular file.
+    total: Option<u64>,
+    /// Shown from the first input read on (not while the command still checks its
+    /// arguments: an error then would be printed under a bar).
+    progress: Option<Progress>,
     /// Bytes read from the inputs as they lie on disk, for the progress bar.
     read: Arc<AtomicU64>,
     pub totals: InputTotals,
@@ -180,7 +184,8 @@ impl Inputs {
             ..InputTotals::default()
         };
         Ok(Inputs {
-            progress: Progress::new(total, Arc::clone(&read), opts.progress),
+            total,
+            progress: None,
             opts,
             sources: expanded.sources,
             read,
@@ -212,9 +217,16 @@ impl Inputs {
         S: FnMut(&str, T) -> Result<(), WriteError>,
     {
         let sources = std::mem::take(&mut self.sources);
+        self.progress = Some(Progress::new(
+            self.total,
+            Arc::clone(&self.read),
+            self.opts.progress,
+        ));
         let result = self.run_sources(&sources, lexing, &work, &mut sink);
         self.sources = sources;
-        self.progress.finish();
+        if let Some(progress) = self.progress.take() {
+            progress.finish();
+        }
         self.totals.interrupted = pipeline::INTERRUPTED.load(Ordering::Relaxed);
         match result {
             Err(e) if e.is_broken_pipe() => {
@@ -243,7 +255,9 @@ impl Inputs {
             }
             let name = source.name();
             self.read_one(source, &name, lexing, work, sink)?;
-            self.progress.input_done();
+            if let Some(progress) = &mut self.progress {
+                progress.input_done();
+            }
         }
         Ok(())
     }
@@ -313,7 +327,7 @@ impl Inputs {
         // A sink's error is an output's: it is kept here, and the pipeline is only told to
         // stop (its own errors are the input's).
         let mut failed_write = None;
-        let progress = &mut self.progress;
+        let mut progress = self.progress.as_mut();
         let games = &mut self.totals.games;
         let read = pipeline::run_with(
             reader,
@@ -322,7 +336,9 @@ impl Inputs {
             |game: &mut Game<'_>| work(name, game),
             |done: T| {
                 *games += 1;
-                progress.game(done.errors());
+                if let Some(progress) = progress.as_mut() {
+                    progress.game(done.errors());
+                }
                 sink(name, done).map_err(|e| {
                     failed_write = Some(e);
                     io::Error::other("an output could not be written")
