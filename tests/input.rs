@@ -107,13 +107,24 @@ fn a_truncated_archive_loses_no_game_before_the_cut() {
         }
         let (want, _, _) = records("-", Some(&text));
         let (got, err, code) = records(&file, None);
-        assert_eq!(got, want, "{ext}: {err}");
-        // The break's place: the line of the text it falls on.
+        // The break is one diagnostic, P025, after the games: at the line of the text it
+        // falls on.
+        let (breaks, games): (Vec<&str>, Vec<&str>) =
+            got.lines().partition(|l| l.contains("\"code\":\"P025\""));
+        let games: String = games.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(games, want, "{ext}: {err}");
+        assert_eq!(breaks.len(), 1, "{ext}: {got}");
+        assert!(got.ends_with(&format!("{}\n", breaks[0])), "{ext}: {got}");
+        let cut: serde_json::Value = serde_json::from_str(breaks[0]).unwrap();
         let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+        assert_eq!(cut["line"], line, "{ext}: {cut}");
+        assert_eq!(cut["game"], 0, "{ext}: {cut}");
         assert!(
-            err.contains(&format!("{file}:{line}: the "))
-                && err.contains("stream breaks off after"),
-            "{ext}: {err}"
+            cut["message"]
+                .as_str()
+                .unwrap()
+                .contains("stream breaks off after"),
+            "{ext}: {cut}"
         );
         assert!(!err.contains("cannot open"), "{ext}: {err}");
         assert_eq!(code, Some(1), "{ext}: {err}");
@@ -132,17 +143,25 @@ fn a_file_that_is_not_pgn_gets_one_error() {
         &["stats", "--report", "summary", "testdata/input/not-pgn.png"],
     ] {
         let o = pgnkit(command, None);
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(1), "{command:?}: {err}");
+        // validate reports it with the games' diagnostics, the others on standard error.
+        let text = if command[0] == "validate" {
+            stdout(&o)
+        } else {
+            stderr(&o)
+        };
+        assert_eq!(o.status.code(), Some(1), "{command:?}: {}", stderr(&o));
         assert_eq!(
-            err.matches("does not look like PGN: a PNG image").count(),
+            text.matches("error[P026]: does not look like PGN: a PNG image")
+                .count(),
             1,
-            "{command:?}: {err}"
+            "{command:?}: {text}"
         );
-        assert!(!err.contains("error["), "{command:?}: {err}");
-        if command[0] == "validate" {
-            assert!(stdout(&o).is_empty(), "{}", stdout(&o));
-        }
+        assert_eq!(text.matches("error[").count(), 1, "{command:?}: {text}");
+        // About the file, not a game: no game number or players.
+        assert!(
+            text.contains("  --> testdata/input/not-pgn.png:1:1\n"),
+            "{command:?}: {text}"
+        );
     }
 }
 

@@ -594,7 +594,7 @@ fn convert_all(
         out.write_all(&g.body).map_err(written)
     };
     // Tags only: plain movetext is replayed from the bytes (see `convert_one`).
-    inputs.run(Lexing::Tags, work, sink)?;
+    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe {
         return Ok(totals);
     }

@@ -526,7 +526,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Ok(())
     };
     // Tags only: the replay reads plain movetext from the bytes.
-    inputs.run(Lexing::Tags, work, sink)?;
+    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe {
         return Ok(super::found_so_far());
     }

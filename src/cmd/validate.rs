@@ -8,9 +8,10 @@ use std::time::Instant;
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
+use crate::diag::Finding;
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, Inputs, WriteError};
+use crate::input::{say, Found, InputProblem, Inputs, WriteError};
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::game::{CheckOptions, NoObserver};
@@ -144,6 +145,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     // The inputs are listed before the rejects file is created: a new one is never read.
     let mut inputs = Inputs::new(args.input.resolve()?)?;
+    // Written by the games and by the problems of inputs as a whole, in turn.
+    let out = std::cell::RefCell::new(out);
     super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     let rejects_name = || {
@@ -163,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         if g.errors > 0 || (args.warnings_as_errors && g.warnings > 0) {
             super::found(Outcome::Problems);
         }
-        out.write_all(&g.text).map_err(written)?;
+        out.borrow_mut().write_all(&g.text).map_err(written)?;
         if let (Some(bytes), Some(w)) = (g.reject, rejects.as_mut()) {
             w.write_all(&bytes)
                 .and_then(|()| w.write_all(b"\n\n"))
@@ -171,11 +174,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         Ok(())
     };
-    inputs.run(Lexing::Tags, work, sink)?;
+    // Problems of an input as a whole are diagnostics too, in the same format and place.
+    let on_problem = |p: &InputProblem<'_>| -> Result<(), WriteError> {
+        let text = render_one(&p.context(), &p.finding, format, &render);
+        out.borrow_mut().write_all(&text).map_err(written)
+    };
+    inputs.run(Lexing::Tags, work, sink, on_problem)?;
     if inputs.totals.broken_pipe {
         return Ok(super::found_so_far());
     }
-    out.flush().map_err(written)?;
+    out.borrow_mut().flush().map_err(written)?;
     if let Some(mut w) = rejects {
         w.flush().map_err(|e| WriteError::new(rejects_name(), e))?;
     }
@@ -290,6 +298,23 @@ fn check_one(
         out.reject = Some(game.bytes.to_vec());
     }
     Some(out)
+}
+
+/// One finding rendered in `format` (a CSV row without the header).
+fn render_one(ctx: &GameContext, f: &Finding, format: Format, render: &RenderOptions) -> Vec<u8> {
+    let mut text = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = match format {
+        Format::Text => report::write_text(&mut text, ctx, f, render),
+        Format::Json => report::write_json(&mut text, ctx, f),
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(&mut text);
+            report::write_csv(&mut w, ctx, f)
+                .map_err(io::Error::other)
+                .and_then(|()| w.flush())
+        }
+    };
+    text
 }
 
 fn s(n: u64) -> &'static str {

@@ -19,6 +19,7 @@ use open::Source;
 use pipeline::{Game, Lexing};
 use progress::Progress;
 
+use crate::diag::{Code, Finding};
 use crate::pgn::GameReader;
 
 /// Worker threads for `--jobs`: the number given, or the number of cores.
@@ -100,6 +101,52 @@ pub struct InputOptions {
     pub extensions: Vec<String>,
     /// Whether a progress bar may be shown (on a terminal).
     pub progress: bool,
+}
+
+/// A problem of an input as a whole: a finding about no game (game 0 in reports), at the
+/// start of the input or where it breaks off.
+#[derive(Debug)]
+pub struct InputProblem<'a> {
+    /// The input's name.
+    pub file: &'a str,
+    /// Line of the input it is about.
+    pub line: u32,
+    pub finding: Finding,
+}
+
+impl InputProblem<'_> {
+    /// Where it is, as the report writers take it.
+    pub fn context(&self) -> crate::report::GameContext<'_> {
+        crate::report::GameContext {
+            file: self.file,
+            number: 0,
+            line: self.line,
+            white: "?",
+            black: "?",
+            bytes: &[],
+        }
+    }
+
+    /// Writes it as text on standard error (for the commands whose standard output is not
+    /// diagnostics).
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn to_stderr(&self) -> Result<(), WriteError> {
+        let mut text = Vec::new();
+        // Writing into a Vec cannot fail.
+        let _ = crate::report::write_text(
+            &mut text,
+            &self.context(),
+            &self.finding,
+            &crate::report::RenderOptions::default(),
+        );
+        io::stderr()
+            .lock()
+            .write_all(&text)
+            .map_err(|e| WriteError::new("to standard error", e))
+    }
 }
 
 /// What a game's work found, for the progress bar's count of errors.
@@ -204,17 +251,27 @@ impl Inputs {
     /// and the run goes on with the next; so is an input that is not PGN, a compressed stream
     /// cut short (after its games before the cut) and bytes that do not decode.
     ///
+    /// A problem of an input as a whole (it breaks off, it is not PGN) goes to `on_problem`
+    /// as a finding of game 0 ([`InputProblem`]), in order with the games.
+    ///
     /// A closed output (`| head`) stops the run quietly ([`InputTotals::broken_pipe`]).
     ///
     /// # Errors
     ///
-    /// The first error `sink` returns (but a broken pipe), or standard error that cannot be
-    /// written.
-    pub fn run<T, W, S>(&mut self, lexing: Lexing, work: W, mut sink: S) -> Result<(), WriteError>
+    /// The first error `sink` or `on_problem` returns (but a broken pipe), or standard error
+    /// that cannot be written.
+    pub fn run<T, W, S, P>(
+        &mut self,
+        lexing: Lexing,
+        work: W,
+        mut sink: S,
+        mut on_problem: P,
+    ) -> Result<(), WriteError>
     where
         T: Send + Found,
         W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
         S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         let sources = std::mem::take(&mut self.sources);
         self.progress = Some(Progress::new(
@@ -222,7 +279,7 @@ impl Inputs {
             Arc::clone(&self.read),
             self.opts.progress,
         ));
-        let result = self.run_sources(&sources, lexing, &work, &mut sink);
+        let result = self.run_sources(&sources, lexing, &work, &mut sink, &mut on_problem);
         self.sources = sources;
         if let Some(progress) = self.progress.take() {
             progress.finish();
@@ -237,24 +294,26 @@ impl Inputs {
         }
     }
 
-    fn run_sources<T, W, S>(
+    fn run_sources<T, W, S, P>(
         &mut self,
         sources: &[Source],
         lexing: Lexing,
         work: &W,
         sink: &mut S,
+        on_problem: &mut P,
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
         W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
         S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         for source in sources {
             if pipeline::INTERRUPTED.load(Ordering::Relaxed) {
                 break;
             }
             let name = source.name();
-            self.read_one(source, &name, lexing, work, sink)?;
+            self.read_one(source, &name, lexing, work, sink, on_problem)?;
             if let Some(progress) = &mut self.progress {
                 progress.input_done();
             }
@@ -263,18 +322,20 @@ impl Inputs {
     }
 
     /// Reads one input.
-    fn read_one<T, W, S>(
+    fn read_one<T, W, S, P>(
         &mut self,
         source: &Source,
         name: &str,
         lexing: Lexing,
         work: &W,
         sink: &mut S,
+        on_problem: &mut P,
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
         W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
         S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         let opened = open::open(source, Arc::clone(&self.read)).and_then(|opened| {
             // The first bytes as they are, before decoding, name a binary format by its magic
@@ -309,15 +370,21 @@ impl Inputs {
             Err(_) => None,
         };
         if let Some(why) = head {
-            self.problem()?;
-            say(format_args!(
-                "error: {name}: does not look like PGN: {}",
-                why.what
-            ))?;
-            return say(format_args!(
-                "   = help: {}; nothing of it was read",
-                why.help
-            ));
+            self.problem();
+            let finding = Finding::new(
+                Code::NotPgn,
+                None,
+                format!(
+                    "does not look like PGN: {}; nothing of it was read",
+                    why.what
+                ),
+            )
+            .help(why.help);
+            return on_problem(&InputProblem {
+                file: name,
+                line: 1,
+                finding,
+            });
         }
         *self
             .totals
@@ -357,23 +424,29 @@ impl Inputs {
             }
         }
         if let Some(at) = cut.take() {
-            self.problem()?;
-            say(format_args!(
-                "error: {name}:{}: the {} stream breaks off after {} bytes of text: {}",
-                at.line,
-                compression.name(),
-                at.bytes,
-                at.error
-            ))?;
-            say(format_args!(
-                "   = help: every game before the break was read; the file is truncated or \
-                 damaged: download or copy it again"
-            ))?;
+            self.problem();
+            let finding = Finding::new(
+                Code::InputBreaksOff,
+                None,
+                format!(
+                    "the {} stream breaks off after {} bytes of text ({}); every game before \
+                     the break was read",
+                    compression.name(),
+                    at.bytes,
+                    at.error
+                ),
+            )
+            .help("the file is truncated or damaged: download or copy it again");
+            on_problem(&InputProblem {
+                file: name,
+                line: u32::try_from(at.line).unwrap_or(u32::MAX),
+                finding,
+            })?;
         }
         let (bad, offsets) = malformed.get();
         if bad > 0 {
             self.totals.problems += bad - 1;
-            self.problem()?;
+            self.problem();
             let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
             say(format_args!(
                 "error: {name}: {bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
@@ -391,10 +464,9 @@ impl Inputs {
     }
 
     /// One more problem of an input as a whole.
-    fn problem(&mut self) -> Result<(), WriteError> {
+    fn problem(&mut self) {
         self.totals.problems += 1;
         crate::cmd::found(crate::cli::Outcome::Problems);
-        Ok(())
     }
 
     /// The summary lines every command prints after its own: files a directory walk passed
