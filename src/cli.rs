@@ -27,8 +27,8 @@ pub enum Command {
     Convert(cmd::convert::Args),
 }
 
-/// How a run ended, as the process exit status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a run ended, as the process exit status (ordered from best to worst).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
     /// The input is clean.
     Clean = 0,

@@ -7,17 +7,18 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
-use crate::input::pipeline::{self, Game, Lexing};
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{say, Inputs, WriteError};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
-use crate::pgn::{GameReader, Lexed};
+use crate::pgn::Lexed;
 use crate::report::{self, GameContext, RenderOptions};
 use crate::rules::game::{lex_whole, CheckOptions};
 
@@ -29,9 +30,8 @@ use crate::rules::game::{lex_whole, CheckOptions};
 /// 1 some games rejected, 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Files to convert; `-` reads standard input.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: super::InputArgs,
 
     /// Move notation to write.
     #[arg(long, value_enum, default_value_t = ToArg::San)]
@@ -58,15 +58,6 @@ pub struct Args {
     #[arg(long, value_name = "LANG")]
     pub lang: Option<Lang>,
 
-    /// Encoding of the input (utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le,
-    /// utf-16be) instead of detecting it per file.
-    #[arg(long, value_name = "NAME")]
-    pub encoding: Option<String>,
-
-    /// Worker threads (default: the number of cores). The output is the same for any number.
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
-
     /// Drop comments.
     #[arg(long)]
     pub no_comments: bool,
@@ -90,7 +81,9 @@ pub struct Args {
     pub fix_results: bool,
 
     /// Write to this file instead of standard output (a regular file atomically: a temporary
-    /// file renamed at the end; a device or pipe directly).
+    /// file renamed at the end; a device or pipe directly). It may be one of the inputs (a
+    /// rewrite in place): games that are not converted are then kept in it as they were
+    /// (with --format pgn), or go to --rejects.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -107,14 +100,6 @@ pub struct Args {
     /// Write every game that is not converted, byte for byte as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
-
-    /// Skip (and reject) games larger than this many MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
-    pub max_game_size: usize,
-
-    /// Do not print the closing summary.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -188,12 +173,11 @@ impl Args {
 /// Totals over the run: every game read is written or rejected.
 #[derive(Debug, Default)]
 struct Totals {
-    games: u64,
     written: u64,
     repaired: u64,
     rejected: u64,
-    bytes: u64,
-    failed_inputs: usize,
+    /// Rejected games written to the output as they were read (a rewrite in place).
+    kept: u64,
 }
 
 /// One game converted on a worker: what to print and write, in input order.
@@ -204,8 +188,14 @@ struct Converted {
     body: Vec<u8>,
     rejected: bool,
     repaired: bool,
-    /// The game's bytes, for `--rejects`.
+    /// The game's bytes, for `--rejects` or to be kept as they were.
     reject: Option<Vec<u8>>,
+}
+
+impl crate::input::Found for Converted {
+    fn errors(&self) -> u64 {
+        u64::from(self.rejected)
+    }
 }
 
 /// Plies reserved for a game's moves before its replay.
@@ -271,9 +261,9 @@ fn convert_one(
         }
     }
     if rejected {
-        if args.rejects.is_some() {
-            done.reject = Some(game.bytes.to_vec());
-        }
+        // For --rejects, or to keep it in a rewrite in place (rejected games are few: the
+        // copy costs nothing that counts).
+        done.reject = Some(game.bytes.to_vec());
         return Some(done);
     }
     let result = convert::final_result(lexed, &report, args.fix_results);
@@ -468,8 +458,30 @@ impl Drop for AtomicFile {
 ///
 /// # Errors
 ///
-/// When the output or the rejects file cannot be created or written.
+/// When the output or the rejects file cannot be created or written, or a rewrite in place
+/// would lose games.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    // The inputs are listed before any output is created: a new one is never read. (An input
+    // given as `-o` is fine: it is replaced only once it has been read.)
+    let mut inputs = Inputs::new(args.input.resolve()?)?;
+    let in_place = args
+        .output
+        .as_deref()
+        .is_some_and(|path| super::is_an_input(path, inputs.sources()));
+    // A rewrite in place leaves only what is written: a game not converted must be kept in
+    // the output or go to --rejects.
+    let keep_rejected = in_place && args.rejects.is_none();
+    if keep_rejected && args.format != FormatArg::Pgn {
+        if let Some(path) = &args.output {
+            bail!(
+                "refusing to rewrite {} in place as {}: games that cannot be converted would be \
+                 lost; give --rejects FILE for them, or write to another file",
+                path.display(),
+                format_name(args.format)
+            );
+        }
+    }
+    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
     let (atomic, out): (Option<AtomicFile>, Box<dyn Write>) = match &args.output {
         Some(path) => {
             let (guard, file) = open_output(path)?;
@@ -477,30 +489,64 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         None => (None, Box::new(io::stdout().lock())),
     };
+    let out_name = args
+        .output
+        .as_deref()
+        .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    let totals = convert_all(&args, &mut out)?;
-    out.flush()?;
-    drop(out);
-    let interrupted =
-        crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
-    if interrupted {
-        eprintln!("pgnkit: interrupted; no output file was written");
+    let totals = convert_all(&args, &mut inputs, keep_rejected, &out_name, &mut out)?;
+    if inputs.totals.broken_pipe {
+        return Ok(super::found_so_far());
     }
-    if totals.failed_inputs == 0 && !interrupted {
+    out.flush()
+        .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+    drop(out);
+    let read = &inputs.totals;
+    if read.interrupted {
+        say(format_args!(
+            "pgnkit: interrupted; no output file was written"
+        ))?;
+    }
+    // Rewriting in place what could not be read whole (a cut, bytes that do not decode)
+    // would lose the rest.
+    let damaged = in_place && read.problems > 0;
+    if let (true, Some(path)) = (damaged, &args.output) {
+        say(format_args!(
+            "pgnkit: {} left as it was: an input could not be read whole, and rewriting it in \
+             place would lose what was not read",
+            path.display()
+        ))?;
+    }
+    if read.failed == 0 && !read.interrupted && !damaged {
         if let Some(guard) = atomic {
             guard.commit()?;
         }
     }
-    Ok(if totals.failed_inputs > 0 || interrupted {
-        Outcome::Failed
-    } else if totals.rejected > 0 {
+    let games = if totals.rejected > 0 {
         Outcome::Problems
     } else {
         Outcome::Clean
-    })
+    };
+    Ok(inputs.outcome().max(games))
 }
 
-fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
+fn format_name(format: FormatArg) -> &'static str {
+    match format {
+        FormatArg::Pgn => "pgn",
+        FormatArg::Book => "book",
+        FormatArg::Jsonl => "jsonl",
+        FormatArg::Csv => "csv",
+        FormatArg::Epd => "epd",
+    }
+}
+
+fn convert_all(
+    args: &Args,
+    inputs: &mut Inputs,
+    keep_rejected: bool,
+    out_name: &str,
+    out: &mut impl Write,
+) -> anyhow::Result<Totals> {
     let opts = CheckOptions {
         lang: args.lang,
         repair: args.repair,
@@ -515,21 +561,21 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
         args.format,
         FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
     );
-    let jobs = crate::input::jobs(args.jobs);
-    let forced =
-        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
-    // The inputs are listed before the rejects file is created: a new one is never read. (An
-    // input given as `-o` is fine: it is replaced only once it has been read.)
-    let (sources, failed_dirs) = crate::input::sources(&args.files);
-    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], &sources)?;
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
+    let rejects_name = || {
+        args.rejects
+            .as_deref()
+            .map_or_else(String::new, |p| p.display().to_string())
+    };
+    let written = |e| WriteError::new(out_name, e);
     if args.format == FormatArg::Csv {
         if args.excel {
             out.write_all(crate::report::stats::BOM)?;
         }
         let mut w = csv::Writer::from_writer(&mut *out);
-        w.write_record(records::CSV_HEADER)?;
-        w.flush()?;
+        w.write_record(records::CSV_HEADER)
+            .map_err(|e| written(e.into()))?;
+        w.flush().map_err(written)?;
     }
     let render = RenderOptions {
         board: false,
@@ -538,75 +584,71 @@ fn convert_all(args: &Args, out: &mut impl Write) -> anyhow::Result<Totals> {
     };
     let started = Instant::now();
     let mut totals = Totals::default();
-    totals.failed_inputs += failed_dirs;
-    for source in &sources {
-        let name = source.name();
-        let opened = crate::input::open_text(source, forced);
-        let (input, detected, malformed) = match opened {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("pgnkit: cannot open {name}: {e}");
-                totals.failed_inputs += 1;
-                continue;
-            }
-        };
-        let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut Game<'_>| {
-            let mut collector = Collector::new(args.notation(), records);
-            // Room for a game's moves at once: growing a ply at a time costs more.
-            collector.reserve(PLIES_RESERVED);
-            convert_one(game, &name, &opts, keep, &render, args, &mut collector)
-        };
-        let sink = |g: Converted| -> io::Result<()> {
-            totals.games += 1;
-            io::stderr().lock().write_all(&g.diagnostics)?;
-            if g.rejected {
-                totals.rejected += 1;
-                if let (Some(w), Some(bytes)) = (rejects.as_mut(), g.reject) {
-                    w.write_all(&bytes)?;
-                    w.write_all(b"\n\n")?;
+    let work = |name: &str, game: &mut Game<'_>| {
+        let mut collector = Collector::new(args.notation(), records);
+        // Room for a game's moves at once: growing a ply at a time costs more.
+        collector.reserve(PLIES_RESERVED);
+        convert_one(game, name, &opts, keep, &render, args, &mut collector)
+    };
+    let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
+        io::stderr()
+            .lock()
+            .write_all(&g.diagnostics)
+            .map_err(|e| WriteError::new("to standard error", e))?;
+        if g.rejected {
+            totals.rejected += 1;
+            super::found(Outcome::Problems);
+            match (rejects.as_mut(), g.reject) {
+                (Some(w), Some(bytes)) => w
+                    .write_all(&bytes)
+                    .and_then(|()| w.write_all(b"\n\n"))
+                    .map_err(|e| WriteError::new(rejects_name(), e))?,
+                // Rewritten in place: the game stays, as it was.
+                (None, Some(bytes)) if keep_rejected => {
+                    totals.kept += 1;
+                    out.write_all(&bytes)
+                        .and_then(|()| out.write_all(b"\n\n"))
+                        .map_err(written)?;
                 }
-                return Ok(());
+                _ => {}
             }
-            totals.written += 1;
-            totals.repaired += u64::from(g.repaired);
-            out.write_all(&g.body)
-        };
-        // Tags only: plain movetext is replayed from the bytes (see `convert_one`).
-        match pipeline::run_with(reader, jobs, Lexing::Tags, work, sink) {
-            Ok(bytes) => totals.bytes += bytes,
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
-            Err(e) => {
-                eprintln!("pgnkit: cannot read {name}: {e}");
-                totals.failed_inputs += 1;
-            }
+            return Ok(());
         }
-        let (bad, offsets) = malformed.get();
-        if bad > 0 {
-            eprintln!(
-                "pgnkit: {name}: {bad} byte sequence{} not valid {} (first at byte {}) read as U+FFFD",
-                if bad == 1 { "" } else { "s" },
-                detected.encoding.name(),
-                offsets.first().copied().unwrap_or(0),
-            );
-        }
+        totals.written += 1;
+        totals.repaired += u64::from(g.repaired);
+        out.write_all(&g.body).map_err(written)
+    };
+    // Tags only: plain movetext is replayed from the bytes (see `convert_one`).
+    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+    if inputs.totals.broken_pipe {
+        return Ok(totals);
     }
     if let Some(mut w) = rejects {
-        w.flush()?;
+        w.flush().map_err(|e| WriteError::new(rejects_name(), e))?;
     }
-    if !args.quiet {
+    // Before the summary: it counts the games written.
+    out.flush().map_err(written)?;
+    if !args.input.quiet {
         let secs = started.elapsed().as_secs_f64();
-        let mb = totals.bytes as f64 / 1e6;
-        eprintln!(
-            "pgnkit: {} game{}: {} written ({} repaired), {} rejected in {:.2} s ({:.1} MB/s)",
-            totals.games,
-            if totals.games == 1 { "" } else { "s" },
+        let read = &inputs.totals;
+        let mb = read.bytes as f64 / 1e6;
+        say(format_args!(
+            "pgnkit: {} game{}: {} written ({} repaired), {} rejected{} in {:.2} s ({:.1} MB/s)",
+            read.games,
+            if read.games == 1 { "" } else { "s" },
             totals.written,
             totals.repaired,
             totals.rejected,
+            if totals.kept > 0 {
+                format!(" ({} kept as they were)", totals.kept)
+            } else {
+                String::new()
+            },
             secs,
             if secs > 0.0 { mb / secs } else { 0.0 }
-        );
+        ))?;
+        inputs.summary_tail()?;
     }
+    inputs.report_no_game()?;
     Ok(totals)
 }

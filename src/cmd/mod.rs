@@ -5,17 +5,106 @@ pub mod stats;
 pub mod validate;
 
 use std::fs::File;
-use std::io::BufWriter;
-use std::path::Path;
+use std::io::{BufWriter, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{bail, Context};
 
+use crate::cli::Outcome;
 use crate::input::open::Source;
 use crate::input::pipeline::Game;
+use crate::input::InputOptions;
 use crate::rules::game::{
     check_game_general_with, check_game_lazy_with, check_game_open_with, CheckOptions, GameReport,
     MoveObserver,
 };
+
+/// The input options every command shares (`#[command(flatten)]`): what to read and how.
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// PGN files or directories (searched recursively for *.pgn, also compressed: .pgn.gz,
+    /// .bz2, .zst, .xz); `-` reads standard input, as does no file with standard input not a
+    /// terminal. Compression is recognised by content, not by name.
+    pub files: Vec<PathBuf>,
+
+    /// File name endings a directory walk takes, without the dot (default: pgn). Repeat it or
+    /// separate with commas: `--ext pgn,txt`. Files named on the command line are always read.
+    #[arg(long, value_name = "EXT", value_delimiter = ',')]
+    pub ext: Vec<String>,
+
+    /// Read the input in this encoding (utf-8, windows-1252, latin1, gbk, gb18030, big5,
+    /// utf-16le, utf-16be) instead of detecting it per file.
+    #[arg(long, value_name = "NAME")]
+    pub encoding: Option<String>,
+
+    /// Skip (and report) games larger than this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    pub max_game_size: usize,
+
+    /// Worker threads (default: the number of cores). The output is the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Do not print the closing summary or the progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl InputArgs {
+    /// The options resolved.
+    ///
+    /// # Errors
+    ///
+    /// An unknown encoding, or no file given with standard input a terminal (pgnkit would
+    /// wait for games typed in).
+    pub fn resolve(&self) -> anyhow::Result<InputOptions> {
+        if self.files.is_empty() && std::io::stdin().is_terminal() {
+            bail!("no input: give PGN files or directories, or `-` to read standard input");
+        }
+        let encoding =
+            crate::input::forced_encoding(self.encoding.as_deref()).map_err(anyhow::Error::msg)?;
+        let mut extensions: Vec<String> = self
+            .ext
+            .iter()
+            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect();
+        if extensions.is_empty() {
+            extensions = crate::input::open::DEFAULT_EXTENSIONS
+                .iter()
+                .map(|e| e.to_string())
+                .collect();
+        }
+        Ok(InputOptions {
+            files: self.files.clone(),
+            encoding,
+            jobs: crate::input::jobs(self.jobs),
+            max_game: self.max_game_size.saturating_mul(1 << 20),
+            extensions,
+            progress: !self.quiet,
+        })
+    }
+}
+
+/// The worst of what was found so far, as an exit status: for a run cut short by a closed
+/// output (`| head`), whose exit status says what was found before (0 only when nothing bad
+/// was).
+static FOUND: AtomicU8 = AtomicU8::new(Outcome::Clean as u8);
+
+/// Notes that the run found `outcome` (problems in the input, or an input that failed).
+pub(crate) fn found(outcome: Outcome) {
+    FOUND.fetch_max(outcome as u8, Ordering::Relaxed);
+}
+
+/// The worst of what the run found so far.
+pub fn found_so_far() -> Outcome {
+    match FOUND.load(Ordering::Relaxed) {
+        0 => Outcome::Clean,
+        1 => Outcome::Problems,
+        _ => Outcome::Failed,
+    }
+}
 
 /// Checks a game of the pipeline (lexed to its tags), telling `observer` its moves. A game
 /// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
@@ -76,6 +165,20 @@ pub(crate) fn refuse_inputs_as_outputs(
         }
     }
     Ok(())
+}
+
+/// Whether `path` names one of the inputs (the same file, by whatever path).
+pub(crate) fn is_an_input(path: &Path, sources: &[Source]) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Some(output) = file_id(path) else {
+        return false;
+    };
+    sources.iter().any(|source| match source {
+        Source::File(input) => file_id(input).is_some_and(|id| id == output),
+        Source::Stdin => false,
+    })
 }
 
 /// What identifies a file whatever path names it (hard and symbolic links included): its

@@ -13,10 +13,10 @@ use shakmaty::{san::San, Chess, Move};
 
 use crate::cli::Outcome;
 use crate::diag::Severity;
-use crate::input::pipeline::{self, Game, Lexing};
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{say, Inputs, WriteError};
 use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
-use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::{CheckOptions, MoveObserver};
@@ -40,9 +40,8 @@ pub struct Args {
     #[command(subcommand)]
     pub merge: Option<Sub>,
 
-    /// PGN files to read, in this order; `-` reads standard input.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: super::InputArgs,
 
     #[command(flatten)]
     pub output: OutputArgs,
@@ -54,14 +53,6 @@ pub struct Args {
     /// Also write mergeable partial results (JSON lines) to this file.
     #[arg(long, value_name = "FILE")]
     pub partial: Option<PathBuf>,
-
-    /// Skip (and count as errors) games larger than this many MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
-    pub max_game_size: usize,
-
-    /// Worker threads (default: the number of cores). The reports are the same for any number.
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
 
     /// Rated games kept in memory before a sorted run goes to a temporary file (for tests).
     #[arg(long, value_name = "GAMES", hide = true)]
@@ -87,6 +78,10 @@ pub struct MergeArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Do not print the closing summary.
+    #[arg(long, short)]
+    pub quiet: bool,
 
     /// Rated games kept in memory before a sorted run goes to a temporary file (for tests).
     #[arg(long, value_name = "GAMES", hide = true)]
@@ -128,10 +123,6 @@ pub struct OutputArgs {
     /// Keep text from the input as it is, even cells a spreadsheet would run as formulas.
     #[arg(long)]
     pub raw_csv: bool,
-
-    /// Do not print the closing summary.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 /// A report of `pgnkit stats`.
@@ -293,6 +284,12 @@ struct GameFacts {
     black_elo: Option<u32>,
 }
 
+impl crate::input::Found for GameFacts {
+    fn errors(&self) -> u64 {
+        u64::from(self.row.errors)
+    }
+}
+
 /// The tags `stats` reads, found in one pass over a game's tags: the first of each name, as
 /// [`Lexed::tag`] gives it (which looks for one name at a time).
 #[derive(Default)]
@@ -444,13 +441,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
     }
     // The inputs are listed before any output is created: a new one is never read.
-    let (sources, failed_dirs) = crate::input::sources(&args.files);
+    let mut inputs = Inputs::new(args.input.resolve()?)?;
     super::refuse_inputs_as_outputs(
         &[
             ("--partial", args.partial.as_deref()),
             ("-o", output.output.as_deref()),
         ],
-        &sources,
+        inputs.sources(),
     )?;
     let started = Instant::now();
     let csv_opts = CsvOptions {
@@ -482,90 +479,69 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let rows = sinks.csv.is_some() || sinks.partial.is_some();
     let opts = CheckOptions::default();
     let mut acc = accumulator(args.rating_run, args.standings_budget);
-    // A run that could not be spilled stops the run (the pipeline only sees that the sink
-    // failed).
-    let mut spill_error: Option<io::Error> = None;
     let mut tally = Tally::new();
-    let mut failed_inputs = 0usize;
-    let mut bytes = 0u64;
-    let jobs = crate::input::jobs(args.jobs);
-    failed_inputs += failed_dirs;
-    for source in &sources {
-        let name = source.name();
-        let input = match crate::input::open_text(source, None) {
-            Ok((input, _, _)) => input,
-            Err(e) => {
-                eprintln!("pgnkit: cannot open {name}: {e}");
-                failed_inputs += 1;
-                continue;
-            }
-        };
-        tally.files += 1;
-        let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut Game<'_>| game_facts(game, &name, &opts, args.opening_plies, rows);
-        let sink = |f: GameFacts| -> io::Result<()> {
-            // The global game index: merged parts renumber theirs to match.
-            let order = tally.games;
-            let row = &f.row;
-            tally.add(GameSummary {
+    let work =
+        |name: &str, game: &mut Game<'_>| game_facts(game, name, &opts, args.opening_plies, rows);
+    let sink = |_: &str, f: GameFacts| -> Result<(), WriteError> {
+        // The global game index: merged parts renumber theirs to match.
+        let order = tally.games;
+        let row = &f.row;
+        if row.errors > 0 {
+            super::found(Outcome::Problems);
+        }
+        tally.add(GameSummary {
+            white: &row.white,
+            black: &row.black,
+            score: f.score,
+            date: f.date,
+            plies: row.plies,
+            opening: &f.opening,
+            termination: f.termination,
+            has_error: row.errors > 0,
+            illegal: !row.legal,
+        });
+        if let Some(score) = f.score {
+            acc.add(ScoredGame {
+                event: &row.event,
+                site: &row.site,
                 white: &row.white,
                 black: &row.black,
-                score: f.score,
+                white_team: f.white_team.as_deref(),
+                black_team: f.black_team.as_deref(),
+                score,
                 date: f.date,
-                plies: row.plies,
-                opening: &f.opening,
-                termination: f.termination,
-                has_error: row.errors > 0,
-                illegal: !row.legal,
-            });
-            if let Some(score) = f.score {
-                let added = acc.add(ScoredGame {
-                    event: &row.event,
-                    site: &row.site,
-                    white: &row.white,
-                    black: &row.black,
-                    white_team: f.white_team.as_deref(),
-                    black_team: f.black_team.as_deref(),
-                    score,
-                    date: f.date,
-                    // A missing tag reads as "", which sorts as an unknown round too.
-                    round: Some(&row.round),
-                    white_elo: f.white_elo,
-                    black_elo: f.black_elo,
-                    order,
-                });
-                if let Err(e) = added {
-                    spill_error = Some(e);
-                    return Err(io::Error::other("the statistics could not be spilled"));
-                }
-            }
-            if sinks.csv.is_some() || sinks.partial.is_some() {
-                sinks.write(row).map_err(io::Error::other)?;
-            }
-            Ok(())
-        };
-        // Tags only: the replay reads plain movetext from the bytes.
-        let read = pipeline::run_with(reader, jobs, Lexing::Tags, work, sink);
-        if let Some(e) = spill_error.take() {
-            return Err(anyhow::Error::new(e).context("cannot spill the statistics"));
+                // A missing tag reads as "", which sorts as an unknown round too.
+                round: Some(&row.round),
+                white_elo: f.white_elo,
+                black_elo: f.black_elo,
+                order,
+            })
+            .map_err(|e| WriteError::new("the statistics' temporary files", e))?;
         }
-        match read {
-            Ok(n) => bytes += n,
-            Err(e) => {
-                eprintln!("pgnkit: cannot read {name}: {e}");
-                failed_inputs += 1;
-            }
+        if sinks.csv.is_some() || sinks.partial.is_some() {
+            sinks.write(row).map_err(|e| {
+                WriteError::new("games.csv or the partial file", io::Error::other(e))
+            })?;
         }
+        Ok(())
+    };
+    // Tags only: the replay reads plain movetext from the bytes.
+    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+    if inputs.totals.broken_pipe {
+        return Ok(super::found_so_far());
     }
+    tally.files = inputs.totals.files as u64;
 
     if let Some(mut w) = sinks.csv.take() {
-        w.flush()?;
+        w.flush()
+            .with_context(|| format!("cannot write {}", destination(output, ReportName::Games)))?;
     }
     write_tables(output, &mut acc, &tally)?;
-    if !output.quiet {
+    let bytes = inputs.totals.bytes;
+    if !args.input.quiet {
         let events = acc.event_count().context("cannot count the events")?;
         let secs = started.elapsed().as_secs_f64();
-        eprintln!(
+        say(format_args!(
             "pgnkit: {} file(s), {} game(s), {} with errors, {} player(s), {} event(s) in {:.2} s ({:.1} MB/s)",
             tally.files,
             tally.games,
@@ -574,9 +550,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             events,
             secs,
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
-        );
+        ))?;
+        inputs.summary_tail()?;
     }
-    let outcome = outcome(failed_inputs, &tally);
+    inputs.report_no_game()?;
+    let outcome = inputs.outcome().max(outcome(0, &tally));
     if let Some(mut p) = sinks.partial.take() {
         acc.for_each_rated(|entry| {
             serde_json::to_writer(&mut p, &PartLineOut::Rated(entry))?;
@@ -669,17 +647,32 @@ fn write_tables(
             continue;
         }
         let mut w = csv::Writer::from_writer(open_report(output, name)?);
-        match name {
-            ReportName::Games => {}
-            ReportName::Standings => csvout::write_standings(&mut w, acc, &opts)?,
-            ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
-            ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
-            ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
-            ReportName::Summary => csvout::write_summary(&mut w, acc, tally, &opts)?,
-        }
-        w.flush()?;
+        let written = (|| -> anyhow::Result<()> {
+            match name {
+                ReportName::Games => {}
+                ReportName::Standings => csvout::write_standings(&mut w, acc, &opts)?,
+                ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
+                ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
+                ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
+                ReportName::Summary => csvout::write_summary(&mut w, acc, tally, &opts)?,
+            }
+            w.flush()?;
+            Ok(())
+        })();
+        written.with_context(|| format!("cannot write {}", destination(output, name)))?;
     }
     Ok(())
+}
+
+/// Where a report goes, as messages name it.
+fn destination(output: &OutputArgs, name: ReportName) -> String {
+    if let Some(dir) = &output.out {
+        dir.join(name.file_name()).display().to_string()
+    } else if let Some(path) = &output.output {
+        path.display().to_string()
+    } else {
+        "standard output".into()
+    }
 }
 
 /// Runs `pgnkit stats merge`.
@@ -729,15 +722,15 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         w.flush()?;
     }
     write_tables(output, &mut acc, &tally)?;
-    if !output.quiet {
+    if !args.quiet {
         let events = acc.event_count().context("cannot count the events")?;
-        eprintln!(
+        say(format_args!(
             "pgnkit: merged {} part(s): {} game(s), {} with errors, {} event(s)",
             args.parts.len(),
             tally.games,
             tally.games_with_errors,
             events
-        );
+        ))?;
     }
     Ok(outcome(0, &tally))
 }

@@ -1,7 +1,6 @@
 //! `pgnkit validate`: checks every game of every input and reports each problem with its
 //! place, what is wrong and the likely fix.
 
-use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,11 +8,10 @@ use std::time::Instant;
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
+use crate::diag::Finding;
 use crate::diag::Severity;
-use crate::input::open;
-use crate::input::pipeline::{self, Game, Lexing};
-use crate::input::progress::Progress;
-use crate::pgn::GameReader;
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{say, Found, InputProblem, Inputs, WriteError};
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::game::{CheckOptions, NoObserver};
@@ -25,11 +23,8 @@ use crate::rules::game::{CheckOptions, NoObserver};
 /// fix. Exit status: 0 clean, 1 problems found, 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// PGN files or directories to check (directories are searched for *.pgn and compressed
-    /// *.pgn.gz, .bz2, .zst, .xz files); `-` reads standard input. Compression is recognised
-    /// by content, not by name.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: super::InputArgs,
 
     /// Output format of the diagnostics.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
@@ -78,23 +73,6 @@ pub struct Args {
     /// Write every game that has an error, byte for byte as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
-
-    /// Skip (and report) games larger than this many MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
-    pub max_game_size: usize,
-
-    /// Read the input in this encoding (utf-8, windows-1252, latin1, gbk, gb18030, big5,
-    /// utf-16le, utf-16be) instead of detecting it per file.
-    #[arg(long, value_name = "NAME")]
-    pub encoding: Option<String>,
-
-    /// Worker threads (default: the number of cores). Output is the same for any number.
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
-
-    /// Do not print the closing summary.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -116,18 +94,12 @@ pub enum DeadArg {
     Full,
 }
 
-/// Totals over the run.
+/// Totals of the games over the run.
 #[derive(Debug, Default)]
 struct Totals {
-    files: usize,
-    games: u64,
     errors: u64,
     warnings: u64,
     notes: u64,
-    bytes: u64,
-    failed_inputs: usize,
-    /// Files read per encoding.
-    encodings: std::collections::BTreeMap<&'static str, usize>,
 }
 
 /// Runs `pgnkit validate`.
@@ -163,113 +135,75 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             && stdout.is_terminal()
             && std::env::var_os("NO_COLOR").is_none(),
     };
+    let written = |e| WriteError::new("standard output", e);
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     if format == Format::Csv {
         let mut w = csv::Writer::from_writer(&mut out);
-        w.write_record(report::CSV_HEADER)?;
-        w.flush()?;
+        w.write_record(report::CSV_HEADER)
+            .map_err(|e| written(e.into()))?;
+        w.flush().map_err(written)?;
     }
-    let encoding =
-        crate::input::forced_encoding(args.encoding.as_deref()).map_err(anyhow::Error::msg)?;
     // The inputs are listed before the rejects file is created: a new one is never read.
-    let (sources, failed_dirs) = crate::input::sources(&args.files);
-    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], &sources)?;
+    let mut inputs = Inputs::new(args.input.resolve()?)?;
+    // Written by the games and by the problems of inputs as a whole, in turn.
+    let out = std::cell::RefCell::new(out);
+    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
+    let rejects_name = || {
+        args.rejects
+            .as_deref()
+            .map_or_else(String::new, |p| p.display().to_string())
+    };
 
     let started = Instant::now();
     let mut totals = Totals::default();
-    let jobs = crate::input::jobs(args.jobs);
-    totals.failed_inputs += failed_dirs;
-    // The size is known when every input is an uncompressed file; otherwise no estimate.
-    let total = sources.iter().try_fold(0u64, |acc, s| match s {
-        open::Source::File(p) => {
-            let len = std::fs::metadata(p).ok()?.len();
-            let mut head = [0u8; 6];
-            let n = File::open(p)
-                .and_then(|mut f| io::Read::read(&mut f, &mut head))
-                .ok()?;
-            (open::Compression::sniff(&head[..n]) == open::Compression::None).then_some(acc + len)
+    let work =
+        |name: &str, game: &mut Game<'_>| check_one(game, name, &opts, format, &render, &args);
+    let sink = |_: &str, g: GameOutput| -> Result<(), WriteError> {
+        totals.errors += g.errors;
+        totals.warnings += g.warnings;
+        totals.notes += g.notes;
+        if g.errors > 0 || (args.warnings_as_errors && g.warnings > 0) {
+            super::found(Outcome::Problems);
         }
-        open::Source::Stdin => None,
-    });
-    let mut progress = Progress::new(total, !args.quiet);
-    for source in &sources {
-        let name = source.name();
-        let opened = crate::input::open_text(source, encoding);
-        let (input, detected, malformed) = match opened {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("pgnkit: cannot open {name}: {e}");
-                totals.failed_inputs += 1;
-                continue;
-            }
-        };
-        *totals
-            .encodings
-            .entry(detected.encoding.name())
-            .or_insert(0) += 1;
-        totals.files += 1;
-        let reader = GameReader::with_limit(input, args.max_game_size.saturating_mul(1 << 20));
-        let work = |game: &mut Game<'_>| check_one(game, &name, &opts, format, &render, &args);
-        let sink = |g: GameOutput| -> io::Result<()> {
-            totals.games += 1;
-            progress.game(g.end_offset, g.errors);
-            totals.errors += g.errors;
-            totals.warnings += g.warnings;
-            totals.notes += g.notes;
-            out.write_all(&g.text)?;
-            if let (Some(bytes), Some(w)) = (g.reject, rejects.as_mut()) {
-                w.write_all(&bytes)?;
-                w.write_all(b"\n\n")?;
-            }
-            Ok(())
-        };
-        let result = pipeline::run_with(reader, jobs, Lexing::Tags, work, sink);
-        let (bad, offsets) = malformed.get();
-        if bad > 0 {
-            let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
-            eprintln!(
-                "error: {name}: {bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
-                if bad == 1 { " is" } else { "s are" },
-                detected.encoding.name(),
-                if offsets.len() == 1 { "" } else { "s" },
-                shown.join(", "),
-                if bad as usize > offsets.len() { ", ..." } else { "" },
-            );
-            eprintln!("   = help: give the file's encoding with --encoding, or repair the bytes");
-            totals.errors += bad;
+        out.borrow_mut().write_all(&g.text).map_err(written)?;
+        if let (Some(bytes), Some(w)) = (g.reject, rejects.as_mut()) {
+            w.write_all(&bytes)
+                .and_then(|()| w.write_all(b"\n\n"))
+                .map_err(|e| WriteError::new(rejects_name(), e))?;
         }
-        match result {
-            Ok(bytes) => {
-                totals.bytes += bytes;
-                progress.input_done(bytes);
-            }
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e.into()),
-            Err(e) => {
-                eprintln!("pgnkit: cannot read {name}: {e}");
-                totals.failed_inputs += 1;
-            }
-        }
+        Ok(())
+    };
+    // Problems of an input as a whole are diagnostics too, in the same format and place.
+    let on_problem = |p: &InputProblem<'_>| -> Result<(), WriteError> {
+        let text = render_one(&p.context(), &p.finding, format, &render);
+        out.borrow_mut().write_all(&text).map_err(written)
+    };
+    inputs.run(Lexing::Tags, work, sink, on_problem)?;
+    if inputs.totals.broken_pipe {
+        return Ok(super::found_so_far());
     }
-    out.flush()?;
-    progress.finish();
+    out.borrow_mut().flush().map_err(written)?;
     if let Some(mut w) = rejects {
-        w.flush()?;
+        w.flush().map_err(|e| WriteError::new(rejects_name(), e))?;
     }
-    let interrupted =
-        crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
-    if interrupted {
-        eprintln!("pgnkit: interrupted; the summary covers the games read so far");
+    // Problems of inputs as a whole (a cut, bytes that do not decode, not PGN) are errors.
+    totals.errors += inputs.totals.problems;
+    let read = &inputs.totals;
+    if read.interrupted {
+        say(format_args!(
+            "pgnkit: interrupted; the summary covers the games read so far"
+        ))?;
     }
-    if !args.quiet {
+    if !args.input.quiet {
         let secs = started.elapsed().as_secs_f64();
-        let mb = totals.bytes as f64 / 1e6;
-        eprintln!(
+        let mb = read.bytes as f64 / 1e6;
+        say(format_args!(
             "pgnkit: {} file{}, {} game{}: {} error{}, {} warning{}, {} note{} in {:.2} s ({:.1} MB/s)",
-            totals.files,
-            s(totals.files as u64),
-            totals.games,
-            s(totals.games),
+            read.files,
+            s(read.files as u64),
+            read.games,
+            s(read.games),
             totals.errors,
             s(totals.errors),
             totals.warnings,
@@ -278,24 +212,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             s(totals.notes),
             secs,
             if secs > 0.0 { mb / secs } else { 0.0 }
-        );
-        let legacy: Vec<String> = totals
-            .encodings
-            .iter()
-            .filter(|(name, _)| **name != "UTF-8")
-            .map(|(name, n)| format!("{name} ({n} file{})", s(*n as u64)))
-            .collect();
-        if !legacy.is_empty() {
-            eprintln!("pgnkit: encodings other than UTF-8: {}", legacy.join(", "));
-        }
+        ))?;
+        inputs.summary_tail()?;
     }
-    Ok(if totals.failed_inputs > 0 || interrupted {
-        Outcome::Failed
-    } else if totals.errors > 0 || (args.warnings_as_errors && totals.warnings > 0) {
+    inputs.report_no_game()?;
+    let games = if totals.errors > 0 || (args.warnings_as_errors && totals.warnings > 0) {
         Outcome::Problems
     } else {
         Outcome::Clean
-    })
+    };
+    Ok(inputs.outcome().max(games))
 }
 
 /// What checking one game produced, rendered, ready to be written in input order.
@@ -306,8 +232,12 @@ struct GameOutput {
     notes: u64,
     /// The game's bytes, when it has an error and rejects are kept.
     reject: Option<Vec<u8>>,
-    /// Where the game ends in its input, for the progress bar.
-    end_offset: u64,
+}
+
+impl Found for GameOutput {
+    fn errors(&self) -> u64 {
+        self.errors
+    }
 }
 
 /// Checks one game and renders its diagnostics (runs on a worker thread). `None` only for a
@@ -327,7 +257,6 @@ fn check_one(
         warnings: report.count(Severity::Warning) as u64,
         notes: report.count(Severity::Note) as u64,
         reject: None,
-        end_offset: game.offset + game.bytes.len() as u64,
     };
     let records = args.game_records && format == Format::Json;
     if report.findings.is_empty() && !records {
@@ -369,6 +298,23 @@ fn check_one(
         out.reject = Some(game.bytes.to_vec());
     }
     Some(out)
+}
+
+/// One finding rendered in `format` (a CSV row without the header).
+fn render_one(ctx: &GameContext, f: &Finding, format: Format, render: &RenderOptions) -> Vec<u8> {
+    let mut text = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = match format {
+        Format::Text => report::write_text(&mut text, ctx, f, render),
+        Format::Json => report::write_json(&mut text, ctx, f),
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(&mut text);
+            report::write_csv(&mut w, ctx, f)
+                .map_err(io::Error::other)
+                .and_then(|()| w.flush())
+        }
+    };
+    text
 }
 
 fn s(n: u64) -> &'static str {

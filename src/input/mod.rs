@@ -1,12 +1,26 @@
-//! Input: opening paths and stdin, and the parallel game pipeline that reads games on one
-//! thread, works on them on several, and hands the results back in input order.
+//! Input: opening paths and stdin, and the one input loop the three commands share (as xsv's
+//! `Config`): every input is opened once, decompressed, decoded, checked to look like PGN and
+//! read game by game through the parallel [`pipeline`], with the same progress bar, the same
+//! reports of inputs that cannot be read, and the same totals.
 
 pub mod decode;
 pub mod open;
 pub mod pipeline;
 pub mod progress;
 
-use std::io;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use open::Source;
+use pipeline::{Game, Lexing};
+use progress::Progress;
+
+use crate::diag::{Code, Finding};
+use crate::pgn::GameReader;
 
 /// Worker threads for `--jobs`: the number given, or the number of cores.
 pub fn jobs(given: Option<usize>) -> usize {
@@ -29,28 +43,624 @@ pub fn forced_encoding(
     }
 }
 
-/// Expands the paths and reports the directories that cannot be read on stderr; returns the
-/// sources and how many directories failed.
-pub fn sources(paths: &[std::path::PathBuf]) -> (Vec<open::Source>, usize) {
-    let (sources, errors) = open::expand(paths);
-    for (path, e) in &errors {
-        eprintln!("pgnkit: cannot read directory {}: {e}", path.display());
-    }
-    (sources, errors.len())
+/// An output that could not be written (standard output or error, a report, the rejects
+/// file): pgnkit itself failed, whatever the input held.
+#[derive(Debug)]
+pub struct WriteError {
+    /// What could not be written, as the message names it.
+    pub what: String,
+    pub source: io::Error,
 }
 
-/// Opens a source, decompressed and decoded to UTF-8.
+impl WriteError {
+    pub fn new(what: impl Into<String>, source: io::Error) -> WriteError {
+        WriteError {
+            what: what.into(),
+            source,
+        }
+    }
+
+    /// The reader of the output went away (`pgnkit validate big.pgn | head`).
+    pub fn is_broken_pipe(&self) -> bool {
+        self.source.kind() == io::ErrorKind::BrokenPipe
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot write {}: {}", self.what, self.source)
+    }
+}
+
+// The message already says the cause: no `source()`, or it would be printed twice.
+impl std::error::Error for WriteError {}
+
+/// Writes one line to standard error. A failed write is an error like any other output's
+/// (`2>/dev/full`, `2>&1 | head -1`), never a panic.
 ///
 /// # Errors
 ///
-/// When it cannot be opened or its first bytes cannot be read.
-pub fn open_text(
-    source: &open::Source,
-    forced: Option<&'static encoding_rs::Encoding>,
-) -> io::Result<(
-    Box<dyn io::Read + Send>,
-    decode::Detected,
-    decode::Malformed,
-)> {
-    open::open(source).and_then(|(input, _)| decode::decoded(input, forced))
+/// When standard error cannot be written.
+pub fn say(args: fmt::Arguments<'_>) -> Result<(), WriteError> {
+    let mut err = io::stderr().lock();
+    err.write_fmt(args)
+        .and_then(|()| err.write_all(b"\n"))
+        .map_err(|e| WriteError::new("to standard error", e))
+}
+
+/// How the commands read their inputs: the options they share, resolved.
+#[derive(Clone, Debug)]
+pub struct InputOptions {
+    /// The paths given; none reads standard input.
+    pub files: Vec<PathBuf>,
+    pub encoding: Option<&'static encoding_rs::Encoding>,
+    pub jobs: usize,
+    /// Bytes of the largest game read; larger ones are skipped and reported.
+    pub max_game: usize,
+    /// The name endings a directory walk takes.
+    pub extensions: Vec<String>,
+    /// Whether a progress bar may be shown (on a terminal).
+    pub progress: bool,
+}
+
+/// A problem of an input as a whole: a finding about no game (game 0 in reports), at the
+/// start of the input or where it breaks off.
+#[derive(Debug)]
+pub struct InputProblem<'a> {
+    /// The input's name.
+    pub file: &'a str,
+    /// Line of the input it is about.
+    pub line: u32,
+    pub finding: Finding,
+}
+
+impl InputProblem<'_> {
+    /// Where it is, as the report writers take it.
+    pub fn context(&self) -> crate::report::GameContext<'_> {
+        crate::report::GameContext {
+            file: self.file,
+            number: 0,
+            line: self.line,
+            white: "?",
+            black: "?",
+            bytes: &[],
+        }
+    }
+
+    /// Writes it as text on standard error (for the commands whose standard output is not
+    /// diagnostics).
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn to_stderr(&self) -> Result<(), WriteError> {
+        let mut text = Vec::new();
+        // Writing into a Vec cannot fail.
+        let _ = crate::report::write_text(
+            &mut text,
+            &self.context(),
+            &self.finding,
+            &crate::report::RenderOptions::default(),
+        );
+        io::stderr()
+            .lock()
+            .write_all(&text)
+            .map_err(|e| WriteError::new("to standard error", e))
+    }
+}
+
+/// What a game's work found, for the progress bar's count of errors.
+pub trait Found {
+    /// Errors found in the game.
+    fn errors(&self) -> u64;
+}
+
+/// Totals of the inputs read.
+#[derive(Debug, Default)]
+pub struct InputTotals {
+    /// Inputs opened.
+    pub files: usize,
+    pub games: u64,
+    /// Bytes read, decompressed.
+    pub bytes: u64,
+    /// Inputs that could not be opened or read, and directories that could not be listed.
+    pub failed: usize,
+    /// Files a directory walk passed over (names that do not end in `--ext`).
+    pub skipped: usize,
+    /// Problems of inputs as a whole: a compressed stream cut short, bytes that do not decode,
+    /// an input that is not PGN. Each is reported on standard error once.
+    pub problems: u64,
+    /// Inputs read per encoding.
+    pub encodings: BTreeMap<&'static str, usize>,
+    /// Ctrl-C stopped the run.
+    pub interrupted: bool,
+    /// An output's reader went away: the run stopped there, quietly.
+    pub broken_pipe: bool,
+}
+
+/// The run's inputs and how they are read.
+pub struct Inputs {
+    opts: InputOptions,
+    sources: Vec<Source>,
+    /// The inputs' size on disk, when every input is a regular file.
+    total: Option<u64>,
+    /// Shown from the first input read on (not while the command still checks its
+    /// arguments: an error then would be printed under a bar).
+    progress: Option<Progress>,
+    /// Bytes read from the inputs as they lie on disk, for the progress bar.
+    read: Arc<AtomicU64>,
+    pub totals: InputTotals,
+}
+
+impl Inputs {
+    /// Lists the inputs (directories walked) and reports the directories that cannot be read.
+    /// No input is opened yet: outputs created after this are never read as inputs.
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn new(opts: InputOptions) -> Result<Inputs, WriteError> {
+        let expanded = if opts.files.is_empty() {
+            open::Expanded {
+                sources: vec![Source::Stdin],
+                ..open::Expanded::default()
+            }
+        } else {
+            open::expand(&opts.files, &opts.extensions)
+        };
+        for (path, e) in &expanded.errors {
+            say(format_args!(
+                "pgnkit: cannot read directory {}: {e}",
+                path.display()
+            ))?;
+        }
+        // The bar's length is known when every input is a regular file (by its size on
+        // disk, compressed or not: it counts bytes read from the disk). Nothing is opened for
+        // it: a pipe or FIFO is read once, by the run.
+        let total = expanded.sources.iter().try_fold(0u64, |acc, s| match s {
+            Source::File(p) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| acc + m.len()),
+            Source::Stdin => None,
+        });
+        let read = Arc::new(AtomicU64::new(0));
+        let totals = InputTotals {
+            failed: expanded.errors.len(),
+            skipped: expanded.skipped,
+            ..InputTotals::default()
+        };
+        Ok(Inputs {
+            total,
+            progress: None,
+            opts,
+            sources: expanded.sources,
+            read,
+            totals,
+        })
+    }
+
+    /// The inputs, in the order they are read.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// Reads every game of every input, in order, lexed as `lexing` says: `work` (on the
+    /// pipeline's workers) makes something of each game of the input it names, and `sink`
+    /// takes the results in input order. An input that cannot be opened or read is reported
+    /// and the run goes on with the next; so is an input that is not PGN, a compressed stream
+    /// cut short (after its games before the cut) and bytes that do not decode.
+    ///
+    /// A problem of an input as a whole (it breaks off, it is not PGN) goes to `on_problem`
+    /// as a finding of game 0 ([`InputProblem`]), in order with the games.
+    ///
+    /// A closed output (`| head`) stops the run quietly ([`InputTotals::broken_pipe`]).
+    ///
+    /// # Errors
+    ///
+    /// The first error `sink` or `on_problem` returns (but a broken pipe), or standard error
+    /// that cannot be written.
+    pub fn run<T, W, S, P>(
+        &mut self,
+        lexing: Lexing,
+        work: W,
+        mut sink: S,
+        mut on_problem: P,
+    ) -> Result<(), WriteError>
+    where
+        T: Send + Found,
+        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
+    {
+        let sources = std::mem::take(&mut self.sources);
+        self.progress = Some(Progress::new(
+            self.total,
+            Arc::clone(&self.read),
+            self.opts.progress,
+        ));
+        let result = self.run_sources(&sources, lexing, &work, &mut sink, &mut on_problem);
+        self.sources = sources;
+        if let Some(progress) = self.progress.take() {
+            progress.finish();
+        }
+        self.totals.interrupted = pipeline::INTERRUPTED.load(Ordering::Relaxed);
+        match result {
+            Err(e) if e.is_broken_pipe() => {
+                self.totals.broken_pipe = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    fn run_sources<T, W, S, P>(
+        &mut self,
+        sources: &[Source],
+        lexing: Lexing,
+        work: &W,
+        sink: &mut S,
+        on_problem: &mut P,
+    ) -> Result<(), WriteError>
+    where
+        T: Send + Found,
+        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
+    {
+        for source in sources {
+            if pipeline::INTERRUPTED.load(Ordering::Relaxed) {
+                break;
+            }
+            let name = source.name();
+            self.read_one(source, &name, lexing, work, sink, on_problem)?;
+            if let Some(progress) = &mut self.progress {
+                progress.input_done();
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one input.
+    fn read_one<T, W, S, P>(
+        &mut self,
+        source: &Source,
+        name: &str,
+        lexing: Lexing,
+        work: &W,
+        sink: &mut S,
+        on_problem: &mut P,
+    ) -> Result<(), WriteError>
+    where
+        T: Send + Found,
+        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
+    {
+        let opened = open::open(source, Arc::clone(&self.read)).and_then(|opened| {
+            // The first bytes as they are, before decoding, name a binary format by its magic
+            // bytes; they are read again, from here, by the decoder.
+            let mut raw = opened.reader;
+            let mut magic = Vec::with_capacity(MAGIC);
+            (&mut raw).take(MAGIC as u64).read_to_end(&mut magic)?;
+            let raw = Box::new(io::Cursor::new(magic.clone()).chain(raw));
+            let (reader, detected, malformed) = decode::decoded(raw, self.opts.encoding)?;
+            Ok((
+                reader,
+                detected,
+                malformed,
+                opened.cut,
+                opened.compression,
+                magic,
+            ))
+        });
+        let (input, detected, malformed, cut, compression, magic) = match opened {
+            Ok(x) => x,
+            Err(e) => {
+                crate::cmd::found(crate::cli::Outcome::Failed);
+                self.totals.failed += 1;
+                return say(format_args!("pgnkit: cannot open {name}: {e}"));
+            }
+        };
+        self.totals.files += 1;
+        let mut reader = GameReader::with_limit(input, self.opts.max_game);
+        // What is looked at is kept: the games are read from the same buffer.
+        let head = match reader.prefetch(SNIFF) {
+            Ok(head) => not_pgn(head, &magic),
+            Err(_) => None,
+        };
+        if let Some(why) = head {
+            self.problem();
+            let finding = Finding::new(
+                Code::NotPgn,
+                None,
+                format!(
+                    "does not look like PGN: {}; nothing of it was read",
+                    why.what
+                ),
+            )
+            .help(why.help);
+            return on_problem(&InputProblem {
+                file: name,
+                line: 1,
+                finding,
+            });
+        }
+        *self
+            .totals
+            .encodings
+            .entry(detected.encoding.name())
+            .or_insert(0) += 1;
+        // A sink's error is an output's: it is kept here, and the pipeline is only told to
+        // stop (its own errors are the input's).
+        let mut failed_write = None;
+        let mut progress = self.progress.as_mut();
+        let games = &mut self.totals.games;
+        let read = pipeline::run_with(
+            reader,
+            self.opts.jobs,
+            lexing,
+            |game: &mut Game<'_>| work(name, game),
+            |done: T| {
+                *games += 1;
+                if let Some(progress) = progress.as_mut() {
+                    progress.game(done.errors());
+                }
+                sink(name, done).map_err(|e| {
+                    failed_write = Some(e);
+                    io::Error::other("an output could not be written")
+                })
+            },
+        );
+        if let Some(e) = failed_write {
+            return Err(e);
+        }
+        match read {
+            Ok(bytes) => self.totals.bytes += bytes,
+            Err(e) => {
+                crate::cmd::found(crate::cli::Outcome::Failed);
+                self.totals.failed += 1;
+                say(format_args!("pgnkit: cannot read {name}: {e}"))?;
+            }
+        }
+        if let Some(at) = cut.take() {
+            self.problem();
+            let finding = Finding::new(
+                Code::InputBreaksOff,
+                None,
+                format!(
+                    "the {} stream breaks off after {} bytes of text ({}); every game before \
+                     the break was read",
+                    compression.name(),
+                    at.bytes,
+                    at.error
+                ),
+            )
+            .help("the file is truncated or damaged: download or copy it again");
+            on_problem(&InputProblem {
+                file: name,
+                line: u32::try_from(at.line).unwrap_or(u32::MAX),
+                finding,
+            })?;
+        }
+        let (bad, offsets) = malformed.get();
+        if bad > 0 {
+            self.totals.problems += bad - 1;
+            self.problem();
+            let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
+            say(format_args!(
+                "error: {name}: {bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
+                if bad == 1 { " is" } else { "s are" },
+                detected.encoding.name(),
+                if offsets.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if bad as usize > offsets.len() { ", ..." } else { "" },
+            ))?;
+            say(format_args!(
+                "   = help: give the file's encoding with --encoding, or repair the bytes"
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// One more problem of an input as a whole.
+    fn problem(&mut self) {
+        self.totals.problems += 1;
+        crate::cmd::found(crate::cli::Outcome::Problems);
+    }
+
+    /// The summary lines every command prints after its own: files a directory walk passed
+    /// over, encodings other than UTF-8, and a run that read no game.
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn summary_tail(&self) -> Result<(), WriteError> {
+        let totals = &self.totals;
+        if totals.skipped > 0 {
+            let exts: Vec<String> = self
+                .opts
+                .extensions
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect();
+            say(format_args!(
+                "pgnkit: {} file{} in the directories skipped: not named {} (choose with --ext)",
+                totals.skipped,
+                plural(totals.skipped as u64),
+                exts.join(", ")
+            ))?;
+        }
+        let legacy: Vec<String> = totals
+            .encodings
+            .iter()
+            .filter(|(name, _)| **name != "UTF-8")
+            .map(|(name, n)| format!("{name} ({n} file{})", plural(*n as u64)))
+            .collect();
+        if !legacy.is_empty() {
+            say(format_args!(
+                "pgnkit: encodings other than UTF-8: {}",
+                legacy.join(", ")
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Says so when the run read no game (an empty file, an empty directory, one whose files
+    /// were all skipped): such a run is never clean. Called whatever `--quiet` says.
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn report_no_game(&self) -> Result<(), WriteError> {
+        let totals = &self.totals;
+        if totals.games > 0 || totals.interrupted || totals.broken_pipe {
+            return Ok(());
+        }
+        if totals.files == 0 && totals.failed == 0 {
+            say(format_args!(
+                "pgnkit: no input: no file to read{}",
+                if totals.skipped > 0 {
+                    " (every file in the directories was skipped; choose the names to read with --ext)"
+                } else {
+                    ""
+                }
+            ))
+        } else if totals.files > 0 {
+            say(format_args!(
+                "pgnkit: no game read in {} input{}",
+                totals.files,
+                plural(totals.files as u64)
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// How the reading went, as far as the inputs decide the exit status: `Failed` when an
+    /// input could not be read, nothing was given to read, or Ctrl-C stopped the run;
+    /// `Problems` when an input as a whole had a problem or held no game; else `Clean`.
+    pub fn outcome(&self) -> crate::cli::Outcome {
+        use crate::cli::Outcome;
+        let totals = &self.totals;
+        let nothing_given = totals.files == 0 && totals.games == 0;
+        if totals.failed > 0 || totals.interrupted || nothing_given {
+            Outcome::Failed
+        } else if totals.problems > 0 || (totals.games == 0 && !totals.broken_pipe) {
+            Outcome::Problems
+        } else {
+            Outcome::Clean
+        }
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Bytes of a decoded input looked at to tell whether it is PGN at all.
+const SNIFF: usize = 64 << 10;
+
+/// Bytes of an input, before decoding, that name a binary format (a tar header's is at 257).
+const MAGIC: usize = 512;
+
+/// Why an input is not PGN, for its one error.
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotPgn {
+    pub what: String,
+    pub help: &'static str,
+}
+
+/// Tells binary data (an executable, an image, an archive pgnkit does not open) from text,
+/// by the first bytes of the decoded input, `head`: text has next to no control characters,
+/// binary data has many (random bytes about one in ten). `raw`, the first bytes before
+/// decoding, names the format. `None` for anything that may be PGN, however broken: the games
+/// then say what is wrong.
+pub fn not_pgn(head: &[u8], raw: &[u8]) -> Option<NotPgn> {
+    let controls = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1a | 0x1b))
+        .count();
+    // One in twenty: far above any text, below any binary format.
+    if controls == 0 || controls * 20 < head.len() {
+        return None;
+    }
+    let kind = [
+        (&b"\x7fELF"[..], "an ELF executable"),
+        (b"MZ", "a Windows executable"),
+        (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+        (b"\x89PNG", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a ZIP archive"),
+        (b"7z\xbc\xaf", "a 7-Zip archive"),
+        (b"Rar!", "a RAR archive"),
+    ]
+    .iter()
+    .find(|(magic, _)| raw.starts_with(magic))
+    .map(|&(_, kind)| kind);
+    let tar = raw.get(257..262) == Some(b"ustar");
+    let kind = kind.or(tar.then_some("a tar archive"));
+    let what = match kind {
+        Some(kind) => format!(
+            "{kind} ({controls} control bytes in the first {})",
+            head.len()
+        ),
+        None => format!(
+            "binary data ({controls} control bytes in the first {}, first at byte offset {})",
+            head.len(),
+            head.iter()
+                .position(|&b| b < 0x20 && !b.is_ascii_whitespace())
+                .unwrap_or(0)
+        ),
+    };
+    // UTF-16 without a byte order mark: a NUL in every other byte.
+    let nuls = |parity: usize| {
+        head.iter()
+            .skip(parity)
+            .step_by(2)
+            .filter(|&&b| b == 0)
+            .count()
+    };
+    let half = head.len() / 2;
+    let utf16 = kind.is_none() && half > 0 && (nuls(0) * 4 > half * 3 || nuls(1) * 4 > half * 3);
+    let help = if utf16 {
+        "if it is UTF-16 text without a byte order mark, give --encoding utf-16le or utf-16be"
+    } else if matches!(kind, Some(k) if k.contains("archive")) {
+        "unpack the archive and give its PGN files (gzip, bzip2, zstd and xz are read as they are)"
+    } else {
+        "give PGN files (plain or compressed with gzip, bzip2, zstd or xz)"
+    };
+    Some(NotPgn { what, help })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_pgn_and_binary_is_not() {
+        assert_eq!(not_pgn(b"[Event \"x\"]\r\n\r\n1. e4 e5 \x1a", b""), None);
+        assert_eq!(not_pgn(b"", b""), None);
+        // A stray control byte in text is the games' problem, not the file's.
+        let mut text = b"[Event \"x\"]\n\n1. e4 e5 *\n".repeat(10);
+        text[30] = 0;
+        assert_eq!(not_pgn(&text, &text), None);
+        let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0".to_vec();
+        elf.extend([0u8; 48]);
+        assert!(not_pgn(&elf, &elf)
+            .unwrap()
+            .what
+            .starts_with("an ELF executable"));
+        let utf16: Vec<u8> = "[Event \"x\"]"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert!(not_pgn(&utf16, &utf16).unwrap().help.contains("utf-16le"));
+    }
 }

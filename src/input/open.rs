@@ -5,7 +5,9 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 /// A compression format, as told by the first bytes of a stream.
@@ -62,8 +64,12 @@ impl Source {
     }
 }
 
-/// Whether a file found while walking a directory is a game file.
-fn is_game_file(path: &Path) -> bool {
+/// The file name endings a directory walk takes when none are asked for.
+pub const DEFAULT_EXTENSIONS: &[&str] = &["pgn"];
+
+/// Whether a file found while walking a directory is a game file: its name ends in one of
+/// `extensions` (case-insensitive, without the dot), maybe followed by a compression suffix.
+fn is_game_file(path: &Path, extensions: &[String]) -> bool {
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -73,38 +79,50 @@ fn is_game_file(path: &Path) -> bool {
         .iter()
         .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
         .unwrap_or(&name);
-    name.ends_with(".pgn")
+    extensions.iter().any(|ext| {
+        name.strip_suffix(ext.as_str())
+            .is_some_and(|stem| stem.len() > 1 && stem.ends_with('.'))
+    })
 }
 
-/// Expands the command-line paths: `-` is stdin, a directory gives its game files
-/// (recursively, sorted by path), a file is taken as it is. Unreadable directories are
-/// returned as errors next to the sources found.
-pub fn expand(paths: &[PathBuf]) -> (Vec<Source>, Vec<(PathBuf, io::Error)>) {
-    let mut sources = Vec::new();
-    let mut errors = Vec::new();
+/// The inputs the command-line paths name.
+#[derive(Debug, Default)]
+pub struct Expanded {
+    pub sources: Vec<Source>,
+    /// Directories that could not be read.
+    pub errors: Vec<(PathBuf, io::Error)>,
+    /// Files a directory walk passed over (their names end otherwise).
+    pub skipped: usize,
+}
+
+/// Expands the command-line paths: `-` is stdin, a directory gives its files whose names end
+/// in one of `extensions` (recursively, sorted by path), a file is taken as it is.
+/// Unreadable directories are returned as errors next to the sources found.
+pub fn expand(paths: &[PathBuf], extensions: &[String]) -> Expanded {
+    let mut expanded = Expanded::default();
     for path in paths {
         if path.as_os_str() == "-" {
-            sources.push(Source::Stdin);
+            expanded.sources.push(Source::Stdin);
         } else if path.is_dir() {
             let mut found = Vec::new();
-            walk(path, &mut found, &mut errors);
+            walk(path, extensions, &mut found, &mut expanded);
             found.sort();
-            sources.extend(found.into_iter().map(Source::File));
+            expanded.sources.extend(found.into_iter().map(Source::File));
         } else {
-            sources.push(Source::File(path.clone()));
+            expanded.sources.push(Source::File(path.clone()));
         }
     }
-    (sources, errors)
+    expanded
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, io::Error)>) {
+fn walk(dir: &Path, extensions: &[String], found: &mut Vec<PathBuf>, expanded: &mut Expanded) {
     // An explicit stack, not recursion: directory depth is untrusted too.
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
-                errors.push((dir, e));
+                expanded.errors.push((dir, e));
                 continue;
             }
         };
@@ -112,24 +130,82 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, io::Err
             let path = entry.path();
             match entry.file_type() {
                 Ok(t) if t.is_dir() => stack.push(path),
-                Ok(_) if is_game_file(&path) => found.push(path),
-                _ => {}
+                Ok(_) if is_game_file(&path, extensions) => found.push(path),
+                _ => expanded.skipped += 1,
             }
         }
     }
 }
 
-/// Opens a source and returns a reader of its decompressed bytes and the compression found.
+/// Where a compressed stream broke off, in its decompressed text.
+#[derive(Debug)]
+pub struct Break {
+    /// The decompressor's error.
+    pub error: io::Error,
+    /// Decompressed bytes before the break.
+    pub bytes: u64,
+    /// Line (1-based) the break falls on.
+    pub line: u64,
+}
+
+/// Where a compressed stream broke off, if it did. Set by the decompressing thread, read once
+/// the stream has ended.
+#[derive(Clone, Debug, Default)]
+pub struct Cut(Arc<Mutex<Option<Break>>>);
+
+impl Cut {
+    fn set(&self, at: Break) {
+        if let Ok(mut cut) = self.0.lock() {
+            cut.get_or_insert(at);
+        }
+    }
+
+    /// Where the stream broke off, if it did.
+    pub fn take(&self) -> Option<Break> {
+        self.0.lock().ok().and_then(|mut cut| cut.take())
+    }
+}
+
+/// An opened source: its decompressed bytes and what was found opening it.
+pub struct Opened {
+    pub reader: Box<dyn Read + Send>,
+    pub compression: Compression,
+    /// Where a compressed stream broke off (a truncated or damaged archive).
+    pub cut: Cut,
+    /// The size of a regular file (for the progress bar).
+    pub size: Option<u64>,
+}
+
+/// Opens a source once and returns a reader of its decompressed bytes and the compression
+/// found. Bytes read from the source itself (before decompression) are added to `counted`.
+///
+/// A compressed stream that breaks off (a truncated download, a damaged block) ends where it
+/// breaks: every byte decompressed before the break is read, and the break is left in
+/// [`Opened::cut`] for the caller to report, as `zcat file | pgnkit validate -` would read it.
 ///
 /// # Errors
 ///
 /// When the file cannot be opened or its first bytes cannot be read.
-pub fn open(source: &Source) -> io::Result<(Box<dyn Read + Send>, Compression)> {
-    let raw: Box<dyn Read + Send> = match source {
-        Source::Stdin => Box::new(io::stdin()),
-        Source::File(p) => Box::new(File::open(p)?),
+pub fn open(source: &Source, counted: Arc<AtomicU64>) -> io::Result<Opened> {
+    let (raw, size): (Box<dyn Read + Send>, _) = match source {
+        Source::Stdin => (Box::new(io::stdin()), None),
+        Source::File(p) => {
+            let file = File::open(p)?;
+            let size = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            (Box::new(file), size)
+        }
     };
-    let mut buffered = BufReader::with_capacity(1 << 16, raw);
+    let mut buffered = BufReader::with_capacity(
+        1 << 16,
+        Counted {
+            inner: raw,
+            counted,
+        },
+    );
     let head = loop {
         match buffered.fill_buf() {
             Ok(h) => break h,
@@ -138,38 +214,83 @@ pub fn open(source: &Source) -> io::Result<(Box<dyn Read + Send>, Compression)> 
         }
     };
     let compression = Compression::sniff(head);
+    let cut = Cut::default();
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(buffered),
-        Compression::Gzip => background(flate2::read::MultiGzDecoder::new(buffered)),
-        Compression::Bzip2 => background(bzip2::read::MultiBzDecoder::new(buffered)),
-        Compression::Zstd => background(zstd::stream::read::Decoder::with_buffer(buffered)?),
-        Compression::Xz => background(xz2::read::XzDecoder::new_multi_decoder(buffered)),
+        Compression::Gzip => background(flate2::read::MultiGzDecoder::new(buffered), &cut),
+        Compression::Bzip2 => background(bzip2::read::MultiBzDecoder::new(buffered), &cut),
+        Compression::Zstd => background(zstd::stream::read::Decoder::with_buffer(buffered)?, &cut),
+        Compression::Xz => background(xz2::read::XzDecoder::new_multi_decoder(buffered), &cut),
     };
-    Ok((reader, compression))
+    Ok(Opened {
+        reader,
+        compression,
+        cut,
+        size,
+    })
+}
+
+/// A reader that adds the bytes it reads to a shared count (for the progress bar, which
+/// measures inputs as they lie on disk, compressed or not). One atomic add a read of up to
+/// 64 KiB: nothing per byte.
+struct Counted<R> {
+    inner: R,
+    counted: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counted.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Runs a decompressor on its own thread and reads its output through a bounded channel.
-fn background<R: Read + Send + 'static>(mut inner: R) -> Box<dyn Read + Send> {
+/// A decompression error ends the stream after the bytes decompressed before it (a chunk
+/// half filled is sent, not dropped) and is left in `cut`: the games before a break are
+/// read, and the break is reported once, where it is.
+fn background<R: Read + Send + 'static>(mut inner: R, cut: &Cut) -> Box<dyn Read + Send> {
     let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(4);
-    thread::spawn(move || loop {
-        let mut buf = vec![0; 1 << 20];
-        let mut filled = 0;
-        // Fill whole chunks: fewer, larger messages.
-        while filled < buf.len() {
-            match inner.read(&mut buf[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
+    let cut = cut.clone();
+    thread::spawn(move || {
+        let mut total = 0u64;
+        // Lines are counted here, on the decompressor's thread, for the place of a break.
+        let mut lines = 1u64;
+        loop {
+            let mut buf = vec![0; 1 << 20];
+            let mut filled = 0;
+            let mut broken = None;
+            // Fill whole chunks: fewer, larger messages.
+            while filled < buf.len() {
+                match inner.read(&mut buf[filled..]) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        broken = Some(e);
+                        break;
+                    }
                 }
             }
-        }
-        buf.truncate(filled);
-        let done = filled == 0;
-        if tx.send(Ok(buf)).is_err() || done {
-            return;
+            buf.truncate(filled);
+            total += filled as u64;
+            lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
+            if let Some(error) = broken {
+                // Recorded before the last bytes are sent: the stream's end comes after it.
+                cut.set(Break {
+                    error,
+                    bytes: total,
+                    line: lines,
+                });
+                let _ = tx.send(Ok(buf));
+                let _ = tx.send(Ok(Vec::new()));
+                return;
+            }
+            let done = filled == 0;
+            if tx.send(Ok(buf)).is_err() || done {
+                return;
+            }
         }
     });
     Box::new(ChannelReader {
@@ -239,6 +360,7 @@ mod tests {
 
     #[test]
     fn game_files_by_name() {
+        let pgn = vec!["pgn".to_string()];
         for yes in [
             "a.pgn",
             "B.PGN",
@@ -247,10 +369,14 @@ mod tests {
             "x.pgn.bz2",
             "x.pgn.xz",
         ] {
-            assert!(is_game_file(Path::new(yes)), "{yes}");
+            assert!(is_game_file(Path::new(yes), &pgn), "{yes}");
         }
-        for no in ["a.txt", "pgn", "x.gz", "a.pgn.tar"] {
-            assert!(!is_game_file(Path::new(no)), "{no}");
+        for no in ["a.txt", "pgn", ".pgn", "x.gz", "a.pgn.tar", "apgn"] {
+            assert!(!is_game_file(Path::new(no), &pgn), "{no}");
+        }
+        let txt = vec!["pgn".to_string(), "txt".to_string()];
+        for yes in ["a.txt", "a.TXT.gz", "b.pgn"] {
+            assert!(is_game_file(Path::new(yes), &txt), "{yes}");
         }
     }
 }

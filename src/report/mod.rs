@@ -141,6 +141,10 @@ pub fn write_text(
         "  --> {}:{line}:{col} · game {} ({} – {})",
         ctx.file, ctx.number, ctx.white, ctx.black
     );
+    if ctx.number == 0 {
+        // About the input as a whole (game 0): no game to name.
+        place = format!("  --> {}:{line}:{col}", ctx.file);
+    }
     if let Some((number, white)) = f.ply {
         let dots = if white { "." } else { "..." };
         place.push_str(&format!(" · move {number}{dots} ({})", side(white)));

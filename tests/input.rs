@@ -1,0 +1,389 @@
+//! The input loop the three commands share, run as a user runs it: inputs opened once (pipes,
+//! process substitutions), truncated archives, files that are not PGN, runs that read no game,
+//! standard input by default, outputs that cannot be written, rewrites in place.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+mod common;
+
+use common::{pgnkit, stderr, stdout};
+
+/// `validate --format json --game-records` on `file` (or stdin when `-`), with the file's
+/// name replaced: the games as read, one record each, and their diagnostics.
+fn records(file: &str, stdin: Option<&[u8]>) -> (String, String, Option<i32>) {
+    let o = pgnkit(
+        &[
+            "validate",
+            "-j",
+            "1",
+            "--format",
+            "json",
+            "--game-records",
+            file,
+        ],
+        stdin,
+    );
+    let name = if file == "-" { "<stdin>" } else { file };
+    (
+        stdout(&o).replace(name, "FILE"),
+        stderr(&o),
+        o.status.code(),
+    )
+}
+
+fn game_records(json: &str) -> usize {
+    json.lines()
+        .filter(|l| l.contains("\"type\":\"game\""))
+        .count()
+}
+
+/// A fresh directory for one test, under the target directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `bash -c SCRIPT` in the package folder, with `$PGNKIT` the binary; `None` without
+/// bash.
+fn bash(script: &str) -> Option<std::process::Output> {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .env("PGNKIT", env!("CARGO_BIN_EXE_pgnkit"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+}
+
+#[test]
+fn a_process_substitution_is_read_once_whole() {
+    // The size pre-pass read a pipe's first bytes, and the run then missed them.
+    for file in [
+        "testdata/validate/clean.pgn",
+        "testdata/input/compressed/games.pgn.gz",
+    ] {
+        let (want, _, code) = records(file, None);
+        let Some(o) = bash(&format!(
+            "\"$PGNKIT\" validate -j 1 --format json --game-records <(cat {file})"
+        )) else {
+            return;
+        };
+        let got = stdout(&o);
+        let name = got
+            .lines()
+            .find_map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).ok()?;
+                v["file"].as_str().map(str::to_owned)
+            })
+            .expect("a record names its file");
+        assert_eq!(got.replace(&name, "FILE"), want, "{file}: {}", stderr(&o));
+        assert_eq!(o.status.code(), code, "{file}");
+    }
+}
+
+#[test]
+fn a_truncated_archive_loses_no_game_before_the_cut() {
+    for ext in ["gz", "bz2", "zst", "xz"] {
+        let file = format!("testdata/input/truncated/games.pgn.{ext}");
+        // What the decompressor gives before it breaks off, as `zcat file |` would pass on.
+        let raw = std::fs::File::open(&file).unwrap();
+        let mut decoder: Box<dyn Read> = match ext {
+            "gz" => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+            "bz2" => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
+            "zst" => Box::new(zstd::stream::read::Decoder::new(raw).unwrap()),
+            _ => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
+        };
+        let mut text = Vec::new();
+        let mut buf = [0; 4096];
+        while let Ok(n) = decoder.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            text.extend_from_slice(&buf[..n]);
+        }
+        let (want, _, _) = records("-", Some(&text));
+        let (got, err, code) = records(&file, None);
+        // The break is one diagnostic, P025, after the games: at the line of the text it
+        // falls on.
+        let (breaks, games): (Vec<&str>, Vec<&str>) =
+            got.lines().partition(|l| l.contains("\"code\":\"P025\""));
+        let games: String = games.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(games, want, "{ext}: {err}");
+        assert_eq!(breaks.len(), 1, "{ext}: {got}");
+        assert!(got.ends_with(&format!("{}\n", breaks[0])), "{ext}: {got}");
+        let cut: serde_json::Value = serde_json::from_str(breaks[0]).unwrap();
+        let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+        assert_eq!(cut["line"], line, "{ext}: {cut}");
+        assert_eq!(cut["game"], 0, "{ext}: {cut}");
+        assert!(
+            cut["message"]
+                .as_str()
+                .unwrap()
+                .contains("stream breaks off after"),
+            "{ext}: {cut}"
+        );
+        assert!(!err.contains("cannot open"), "{ext}: {err}");
+        assert_eq!(code, Some(1), "{ext}: {err}");
+        if matches!(ext, "gz" | "xz") {
+            // These decompress in small steps: most of the games come before the cut.
+            assert!(game_records(&got) > 100, "{ext}: {}", game_records(&got));
+        }
+    }
+}
+
+#[test]
+fn a_file_that_is_not_pgn_gets_one_error() {
+    for command in [
+        &["validate", "testdata/input/not-pgn.png"][..],
+        &["convert", "testdata/input/not-pgn.png"],
+        &["stats", "--report", "summary", "testdata/input/not-pgn.png"],
+    ] {
+        let o = pgnkit(command, None);
+        // validate reports it with the games' diagnostics, the others on standard error.
+        let text = if command[0] == "validate" {
+            stdout(&o)
+        } else {
+            stderr(&o)
+        };
+        assert_eq!(o.status.code(), Some(1), "{command:?}: {}", stderr(&o));
+        assert_eq!(
+            text.matches("error[P026]: does not look like PGN: a PNG image")
+                .count(),
+            1,
+            "{command:?}: {text}"
+        );
+        assert_eq!(text.matches("error[").count(), 1, "{command:?}: {text}");
+        // About the file, not a game: no game number or players.
+        assert!(
+            text.contains("  --> testdata/input/not-pgn.png:1:1\n"),
+            "{command:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_run_that_reads_no_game_says_so_and_is_not_clean() {
+    let o = pgnkit(&["validate", "testdata/input/empty.pgn"], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no game read in 1 input"),
+        "{}",
+        stderr(&o)
+    );
+
+    let empty = scratch("empty-dir");
+    let o = pgnkit(&["validate", empty.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no input"), "{}", stderr(&o));
+
+    // Every file of the directory skipped: the summary counts them, --ext takes them.
+    for command in ["validate", "convert", "stats"] {
+        let mut args = vec![command, "testdata/input/txt-only"];
+        if command == "stats" {
+            args.extend(["--report", "summary"]);
+        }
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("1 file in the directories skipped: not named .pgn"),
+            "{command}: {}",
+            stderr(&o)
+        );
+        args.extend(["--ext", "pgn,txt"]);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(0), "{command}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("skipped"), "{command}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn no_file_reads_standard_input() {
+    let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let o = pgnkit(&["validate", "-j", "1"], Some(&game));
+    let dash = pgnkit(&["validate", "-j", "1", "-"], Some(&game));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&dash));
+    assert!(stdout(&o).contains("<stdin>:19:69"), "{}", stdout(&o));
+    let o = pgnkit(&["convert", "--to", "uci"], Some(&game));
+    assert!(stdout(&o).contains("f2f3 e7e5"), "{}", stdout(&o));
+}
+
+#[test]
+fn stats_reads_its_inputs_as_the_others_do() {
+    // --encoding, and bytes that do not decode, reported and counted.
+    let o = pgnkit(
+        &[
+            "stats",
+            "--report",
+            "summary",
+            "--encoding",
+            "gbk",
+            "testdata/input/chinese-gbk-badbyte.pgn",
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("1 byte sequence is not valid GBK (at byte offset 115)"),
+        "{err}"
+    );
+    let o = pgnkit(
+        &["stats", "--report", "summary", "--encoding", "klingon", "-"],
+        Some(b""),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown encoding 'klingon'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_a_failed_write() {
+    for (command, out) in [
+        (
+            &["validate", "testdata/validate/two-games.pgn"][..],
+            "stdout",
+        ),
+        (&["convert", "testdata/validate/two-games.pgn"], "stdout"),
+        (
+            &[
+                "stats",
+                "--report",
+                "games",
+                "testdata/validate/two-games.pgn",
+            ],
+            "stdout",
+        ),
+        (&["validate", "testdata/validate/two-games.pgn"], "stderr"),
+        (
+            &[
+                "stats",
+                "--report",
+                "games",
+                "testdata/validate/two-games.pgn",
+            ],
+            "stderr",
+        ),
+    ] {
+        let full = || {
+            std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .unwrap()
+        };
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnkit"));
+        cmd.args(command).current_dir(env!("CARGO_MANIFEST_DIR"));
+        if out == "stdout" {
+            cmd.stdout(full()).stderr(Stdio::piped());
+        } else {
+            cmd.stdout(Stdio::null()).stderr(full());
+        }
+        let o = cmd.output().unwrap();
+        // Never a panic (101); the failure of pgnkit's own.
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{command:?} {out}: {}",
+            stderr(&o)
+        );
+        if out == "stdout" {
+            let err = stderr(&o);
+            assert!(
+                err.contains("cannot write standard output: No space left"),
+                "{command:?}: {err}"
+            );
+            assert!(!err.contains("cannot read"), "{command:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn a_closed_pipe_exits_with_what_was_found() {
+    // Many games with an error each: far more output than a pipe holds.
+    let bad = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let clean = std::fs::read("testdata/validate/clean.pgn").unwrap();
+    for (input, expected) in [(bad, 1), (clean, 0)] {
+        let mut many = Vec::new();
+        for _ in 0..3000 {
+            many.extend_from_slice(&input);
+            many.extend_from_slice(b"\n\n");
+        }
+        // Clean games give no diagnostics: convert's output fills the pipe instead.
+        let command = if expected == 1 { "validate" } else { "convert" };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+            .args([command, "-q", "-j", "1", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&many);
+        });
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The reader is gone: the next write meets a closed pipe.
+        let o = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert_eq!(o.status.code(), Some(expected), "{command}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_rewrite_in_place_keeps_every_game() {
+    let dir = scratch("in-place");
+    let file = dir.join("games.pgn");
+    let original = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    std::fs::write(&file, &original).unwrap();
+    let path = file.to_str().unwrap();
+    let o = pgnkit(&["convert", "-q", "-o", path, path], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rewritten = std::fs::read_to_string(&file).unwrap();
+    // Game 1 converted, game 2 (an illegal move) kept byte for byte.
+    let o = pgnkit(
+        &["validate", "-q", "--format", "json", "--game-records", path],
+        None,
+    );
+    assert_eq!(game_records(&stdout(&o)), 2, "{rewritten}");
+    let second = String::from_utf8_lossy(&original);
+    let second = &second[second.rfind("[Event").unwrap()..];
+    assert!(rewritten.contains(second.trim_end()), "{rewritten}");
+
+    // Other formats cannot keep a game as it was: refused, the file left alone.
+    std::fs::write(&file, &original).unwrap();
+    let o = pgnkit(&["convert", "--format", "jsonl", "-o", path, path], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("refusing to rewrite"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&file).unwrap(), original);
+    // With --rejects, the rejected games go there.
+    let rejects = dir.join("rejects.pgn");
+    let o = pgnkit(
+        &[
+            "convert",
+            "-q",
+            "--format",
+            "jsonl",
+            "--rejects",
+            rejects.to_str().unwrap(),
+            "-o",
+            path,
+            path,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&rejects)
+        .unwrap()
+        .contains(second.trim_end()));
+}
