@@ -801,7 +801,7 @@ fn utf8_with_a_stray_byte_is_not_read_as_windows_1252() {
     assert!(out.contains("{Najdorf, the \u{FFFD} year after}"), "{out}");
     assert!(!out.contains('Ã'), "{out}");
     assert!(
-        stderr(&o).contains("1 byte sequence not valid UTF-8"),
+        stderr(&o).contains("1 byte sequence is not valid UTF-8"),
         "{}",
         stderr(&o)
     );
