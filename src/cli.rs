@@ -25,6 +25,10 @@ pub enum Command {
     /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
     /// Chinese book layout, JSON lines, CSV, EPD).
     Convert(cmd::convert::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+    /// Print the manual page (roff) of pgnkit or of one of its commands.
+    Man(cmd::man::Args),
 }
 
 /// How a run ended, as the process exit status.
@@ -56,6 +60,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Convert(args) => cmd::convert::run(args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::man::run(args),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Subcommands: one file each, its arguments next to its `run`.
 
+pub mod completions;
 pub mod convert;
+pub mod man;
 pub mod stats;
 pub mod validate;
 
