@@ -484,3 +484,22 @@ fn invalid_utf8_tag_with_forced_encoding() {
     let o = pgnkit(&["validate", "--format", "json", "-"], Some(input));
     assert!(!stdout(&o).contains("P016"));
 }
+
+#[test]
+fn later_moves_count_glued_moves_not_tokens() {
+    // After the illegal `Ba6xf7+`: `Ke7` glued to it, `Nf3Nf6` (two moves in one token) and
+    // `d4`; the `e.p.` mark is no move.
+    let o = pgnkit(
+        &[
+            "validate",
+            "testdata/validate/glued-moves-after-illegal.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(
+        text.contains("= note: 4 later moves of the main line could not be replayed"),
+        "{text}"
+    );
+}
