@@ -324,19 +324,12 @@ fn jobs_do_not_change_the_output() {
         );
     }
     let run = |jobs: &str, format: &str| {
-        let o = pgnkit(
-            &[
-                "validate",
-                "-j",
-                jobs,
-                "--format",
-                format,
-                "--game-records",
-                "--notes",
-                "-",
-            ],
-            Some(&input),
-        );
+        let mut args = vec!["validate", "-j", jobs, "--format", format, "--notes", "-"];
+        // Game records are JSON lines: refused with the other formats.
+        if format == "json" {
+            args.push("--game-records");
+        }
+        let o = pgnkit(&args, Some(&input));
         assert_eq!(o.status.code(), Some(1));
         o.stdout
     };
@@ -502,4 +495,41 @@ fn later_moves_count_glued_moves_not_tokens() {
         text.contains("= note: 4 later moves of the main line could not be replayed"),
         "{text}"
     );
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let file = "testdata/validate/clean.pgn";
+    let cases: &[(&[&str], &str)] = &[
+        (&["--game-records"], "--game-records needs --format json"),
+        (
+            &["--game-records", "--format", "csv"],
+            "--format csv has no place for them",
+        ),
+        (
+            &["--board", "--format", "csv"],
+            "--board needs --format text",
+        ),
+        (
+            &["--board", "--format", "json"],
+            "--board needs --format text",
+        ),
+    ];
+    for (extra, why) in cases {
+        let mut args = vec!["validate"];
+        args.extend_from_slice(extra);
+        args.push(file);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{extra:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{extra:?}: {}", stdout(&o));
+    }
+    // With the format they belong to, the same options run.
+    for extra in [&["--game-records", "--format", "json"][..], &["--board"]] {
+        let mut args = vec!["validate", "-q"];
+        args.extend_from_slice(extra);
+        args.push(file);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+    }
 }
