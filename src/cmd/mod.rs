@@ -23,7 +23,8 @@ use crate::rules::game::{
 /// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
 /// end: `game.bytes` is then cut to the game. `None` when it cannot (the pipeline gives the
 /// game again, found the usual way, and it then goes straight to the general path).
-pub(crate) fn check_pipeline_game(
+/// Public for `benches/replay.rs`, which times this path.
+pub fn check_pipeline_game(
     game: &mut Game<'_>,
     opts: &CheckOptions,
     observer: &mut dyn MoveObserver,
