@@ -149,3 +149,35 @@ fn game_too_large() {
     assert!(reported_codes(&out.stdout).contains("P012"));
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The files a user of the repository reads: README.md and everything in docs/.
+fn user_docs() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("read docs/")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    docs.sort();
+    assert!(!docs.is_empty(), "docs/ has no files");
+    files.extend(docs);
+    files
+}
+
+#[test]
+fn docs_stand_alone_without_the_shared_folder() {
+    // The project's shared folder (reference texts, corpus) lies beside the repository only on
+    // the developers' machines: a user has none of it, so the docs must say everything
+    // themselves.
+    for file in user_docs() {
+        let text = std::fs::read_to_string(&file).expect("read a doc");
+        for (n, line) in text.lines().enumerate() {
+            assert!(
+                !line.contains("../shared") && !line.contains("shared/"),
+                "{}:{}: refers to the shared folder, which users do not have: {line}",
+                file.display(),
+                n + 1
+            );
+        }
+    }
+}
