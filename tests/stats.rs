@@ -880,6 +880,10 @@ fn options_that_do_not_apply_are_refused() {
             "--tiebreak shapes standings.csv only",
         ),
         (
+            &["--report", "players", "--opening-plies", "4"],
+            "--opening-plies shapes openings.csv only",
+        ),
+        (
             &["--partial", partial, "--excel"],
             "--excel applies to CSV reports, and this run writes none",
         ),

@@ -440,7 +440,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(Sub::Merge(merge)) = args.merge {
         return run_merge(merge);
     }
-    refuse_options_that_do_not_apply(&args.output, args.partial.is_some())?;
+    refuse_options_that_do_not_apply(&args.output, args.partial.is_some(), args.opening_plies)?;
     let output = &args.output;
     if output.out.is_none() && output.report.is_none() && args.partial.is_none() {
         bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
@@ -687,18 +687,30 @@ fn write_tables(
 }
 
 /// Refuses an option of the reports that would change nothing: one that shapes a report that is
-/// not written (`--tiebreak` without standings.csv, `--initial-elo` without players.csv), or a
-/// CSV option when only `--partial` is written. Ignored, it would let the user believe it did
+/// not written (`--tiebreak` without standings.csv, `--initial-elo` without players.csv,
+/// `--opening-plies` without openings.csv or a partial file), or a CSV option when only
+/// `--partial` is written. Ignored, it would let the user believe it did
 /// something. A run that writes nothing at all is refused for that by its caller.
 ///
 /// # Errors
 ///
 /// The first such option, with why it does not apply and what to do.
-fn refuse_options_that_do_not_apply(output: &OutputArgs, partial: bool) -> anyhow::Result<()> {
+fn refuse_options_that_do_not_apply(
+    output: &OutputArgs,
+    partial: bool,
+    opening_plies: usize,
+) -> anyhow::Result<()> {
     if output.out.is_none() && output.report.is_none() && !partial {
         return Ok(());
     }
     let writes = |name: ReportName| output.out.is_some() || output.report == Some(name);
+    // 0, the default, groups by ECO.
+    if opening_plies > 0 && !writes(ReportName::Openings) && !partial {
+        bail!(
+            "--opening-plies shapes openings.csv only (and --partial files), which this run \
+             does not write; add --out DIR or --report openings, or drop --opening-plies"
+        );
+    }
     let shaping = [
         (
             "--tiebreak",
@@ -739,7 +751,7 @@ fn refuse_options_that_do_not_apply(output: &OutputArgs, partial: bool) -> anyho
 
 /// Runs `pgnkit stats merge`.
 fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
-    refuse_options_that_do_not_apply(&args.output, false)?;
+    refuse_options_that_do_not_apply(&args.output, false, 0)?;
     let output = &args.output;
     if output.out.is_none() && output.report.is_none() {
         bail!("nothing to write: give --out DIR or --report NAME");
