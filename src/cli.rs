@@ -25,9 +25,8 @@ pub enum Command {
     /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
     /// Chinese book layout, JSON lines, CSV, EPD).
     Convert(cmd::convert::Args),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
     Completions(cmd::completions::Args),
-    /// Print the manual page (roff) of pgnkit or of one of its commands.
     Man(cmd::man::Args),
 }
 

@@ -7,7 +7,7 @@ use clap_complete::Shell;
 
 use crate::cli::{Cli, Outcome};
 
-/// Print a shell completion script for pgnkit.
+/// Print a shell completion script (bash, zsh, fish, elvish, powershell).
 ///
 /// Save it where the shell looks for completions, for example
 /// `pgnkit completions bash > ~/.local/share/bash-completion/completions/pgnkit`; the README

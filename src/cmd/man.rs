@@ -7,7 +7,7 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, Outcome};
 
-/// Print pgnkit's manual page (roff), or a subcommand's.
+/// Print the manual page (roff) of pgnkit or of one of its commands.
 ///
 /// `pgnkit man > pgnkit.1` writes the page of pgnkit itself, `pgnkit man validate >
 /// pgnkit-validate.1` the page of one command, `pgnkit man stats merge` that of a command's
