@@ -81,8 +81,13 @@ inputs=$target/bench-inputs
 # make-inputs.sh rewrites the 100 MB files each time: leave them be while another run reads them.
 if [ -s "$inputs/lichess100.pgn" ] && [ -s "$inputs/twic100.pgn" ] && [ -s "$inputs/tcec150.pgn" ]; then
   ls -l "$inputs"/{lichess100,twic100,tcec150}.pgn >&2
-else
+elif [ -f ../shared/bench/make-inputs.sh ]; then
   bash ../shared/bench/make-inputs.sh "$inputs" >&2
+else
+  # A clone without the project's shared folder: the inputs are the user's to place.
+  echo "compare.sh: put lichess100.pgn, twic100.pgn and tcec150.pgn in $inputs" >&2
+  echo "  (docs/performance.md, \"Reproducing the figures\", says what they hold)" >&2
+  exit 2
 fi
 
 . benches/head-of.sh

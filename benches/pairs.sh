@@ -9,7 +9,7 @@
 #
 # Single pairs on a shared VM range from 0.75 to 1.4, so a change of a few per cent needs the
 # full-size inputs (target/bench-inputs/*.pgn, made by benches/compare.sh) and ten pairs or
-# more. See docs/performance.md, "Reading the figures".
+# more. See benches/NOTES.md, "Reading the figures".
 set -euo pipefail
 
 if [ $# -lt 3 ]; then

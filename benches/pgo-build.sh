@@ -2,7 +2,7 @@
 # Builds pgnkit with profile-guided optimisation, for a distribution build: an instrumented
 # build runs `validate`, `convert` and `stats` over made-up games (examples/training_games.rs,
 # the project's own data, not the corpus the benchmark inputs come from) and over testdata/;
-# the release build then lays its code out by that profile. See docs/performance.md
+# the release build then lays its code out by that profile. See benches/NOTES.md
 # ("Instruction and data caches") for what it changes.
 #
 # Usage: benches/pgo-build.sh [--games N]

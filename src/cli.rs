@@ -25,6 +25,9 @@ pub enum Command {
     /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
     /// Chinese book layout, JSON lines, CSV, EPD).
     Convert(cmd::convert::Args),
+    // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
+    Completions(cmd::completions::Args),
+    Man(cmd::man::Args),
 }
 
 /// How a run ended, as the process exit status (ordered from best to worst).
@@ -56,6 +59,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Convert(args) => cmd::convert::run(args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::man::run(args),
     }
 }
 

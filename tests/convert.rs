@@ -878,3 +878,65 @@ fn every_book_game_reads_back_to_the_same_game() {
         assert_eq!(convert(&again, Some(book.as_bytes())), book, "{to:?}");
     }
 }
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--traditional"],
+            "--traditional applies to Chinese moves only, and --to san writes none",
+        ),
+        (
+            &["--to", "uci", "--capture-sign", "x"],
+            "--capture-sign applies to Chinese moves only, and --to uci writes none",
+        ),
+        (
+            &["--format", "jsonl", "--mate-sign", "#"],
+            "--mate-sign applies to Chinese moves only",
+        ),
+        (
+            &["--format", "csv", "--no-variations"],
+            "--no-variations changes nothing with --format csv",
+        ),
+        (
+            &["--format", "epd", "--no-variations"],
+            "--no-variations changes nothing with --format epd",
+        ),
+        (
+            &["--format", "epd", "--no-comments"],
+            "--no-comments changes nothing with --format epd",
+        ),
+        (
+            &["--format", "epd", "--no-nags"],
+            "--no-nags changes nothing with --format epd",
+        ),
+        (
+            &["--format", "csv", "--fix-results"],
+            "--fix-results changes nothing with --format csv",
+        ),
+        (
+            &["--format", "epd", "--fix-results"],
+            "--fix-results changes nothing with --format epd",
+        ),
+    ];
+    for (extra, why) in cases {
+        let mut args = vec!["convert"];
+        args.extend_from_slice(extra);
+        args.push(ANNOTATED);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{extra:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{extra:?}: {}", stdout(&o));
+    }
+    // Where they apply, the same options run.
+    for extra in [
+        &["--to", "zh-long", "--traditional", "--mate-sign", "#"][..],
+        &["--to", "zh", "--format", "csv", "--capture-sign", "x"],
+        &["--format", "csv", "--no-comments", "--no-nags"],
+        &["--format", "jsonl", "--no-variations", "--fix-results"],
+    ] {
+        let mut args = extra.to_vec();
+        args.push(ANNOTATED);
+        convert(&args, None);
+    }
+}

@@ -149,3 +149,85 @@ fn game_too_large() {
     assert!(reported_codes(&out.stdout).contains("P012"));
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The files a user of the repository reads: README.md and everything in docs/.
+fn user_docs() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("read docs/")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    docs.sort();
+    assert!(!docs.is_empty(), "docs/ has no files");
+    files.extend(docs);
+    files
+}
+
+#[test]
+fn docs_stand_alone_without_the_shared_folder() {
+    // The project's shared folder (reference texts, corpus) lies beside the repository only on
+    // the developers' machines: a user has none of it, so the docs must say everything
+    // themselves.
+    for file in user_docs() {
+        let text = std::fs::read_to_string(&file).expect("read a doc");
+        for (n, line) in text.lines().enumerate() {
+            assert!(
+                !line.contains("../shared") && !line.contains("shared/"),
+                "{}:{}: refers to the shared folder, which users do not have: {line}",
+                file.display(),
+                n + 1
+            );
+        }
+    }
+}
+
+/// The lines of README.md's code block that follow the line `$ COMMAND` (up to the next `$`
+/// line or the block's end).
+fn readme_output_of(command: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("README.md")).expect("read README.md");
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("$ {command}")));
+    assert!(lines.next().is_some(), "README.md has no `$ {command}`");
+    lines
+        .take_while(|l| !l.starts_with("$ ") && !l.starts_with("```"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Runs the installed binary with `args` in the package folder.
+fn pgnkit(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run pgnkit");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn readme_examples_print_what_the_readme_shows() {
+    // The validate example leaves the warnings out: each line it shows must be printed.
+    let shown = readme_output_of("pgnkit validate testdata/notation/primer-legall.txt");
+    assert!(shown.len() > 5, "{shown:?}");
+    let printed = pgnkit(&["validate", "-q", "testdata/notation/primer-legall.txt"]);
+    for line in &shown {
+        assert!(
+            printed.lines().any(|l| l == line),
+            "README.md shows `{line}`; pgnkit printed:\n{printed}"
+        );
+    }
+    // The pipe is part of the example: what it lets through must be the line shown.
+    let shown = readme_output_of("pgnkit convert --to zh-long --traditional");
+    let printed = pgnkit(&[
+        "convert",
+        "-q",
+        "--to",
+        "zh-long",
+        "--traditional",
+        "testdata/validate/clean.pgn",
+    ]);
+    let last: Vec<&str> = printed.lines().filter(|l| l.ends_with("1-0")).collect();
+    assert_eq!(shown, last, "README.md's zh-long example");
+}

@@ -862,3 +862,67 @@ fn a_damaged_event_line_is_refused() {
         "{message}"
     );
 }
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let dir = scratch("refused_options");
+    let partial = dir.join("part.jsonl");
+    let partial = partial.to_str().unwrap();
+    let file = "testdata/stats/worked_example.pgn";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--report", "games", "--tiebreak", "buchholz"],
+            "--tiebreak shapes standings.csv only",
+        ),
+        (
+            &["--report", "standings", "--initial-elo", "1200"],
+            "--initial-elo shapes players.csv only",
+        ),
+        (
+            &["--partial", partial, "--tiebreak", "buchholz"],
+            "--tiebreak shapes standings.csv only",
+        ),
+        (
+            &["--report", "players", "--opening-plies", "4"],
+            "--opening-plies shapes openings.csv only",
+        ),
+        (
+            &["--partial", partial, "--excel"],
+            "--excel applies to CSV reports, and this run writes none",
+        ),
+        (
+            &["--partial", partial, "--raw-csv"],
+            "--raw-csv applies to CSV reports, and this run writes none",
+        ),
+    ];
+    for (extra, why) in cases {
+        let mut args = vec!["stats", file];
+        args.extend_from_slice(extra);
+        let o = pgnkit(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{extra:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{extra:?}");
+        assert!(
+            !Path::new(partial).exists(),
+            "{extra:?}: wrote the partial file"
+        );
+    }
+    // `stats merge` refuses them alike.
+    let o = pgnkit(&["stats", file, "--partial", partial, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pgnkit(&[
+        "stats",
+        "merge",
+        partial,
+        "--report",
+        "summary",
+        "--initial-elo",
+        "1200",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--initial-elo shapes players.csv only"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -324,19 +324,12 @@ fn jobs_do_not_change_the_output() {
         );
     }
     let run = |jobs: &str, format: &str| {
-        let o = pgnkit(
-            &[
-                "validate",
-                "-j",
-                jobs,
-                "--format",
-                format,
-                "--game-records",
-                "--notes",
-                "-",
-            ],
-            Some(&input),
-        );
+        let mut args = vec!["validate", "-j", jobs, "--format", format, "--notes", "-"];
+        // Game records are JSON lines: refused with the other formats.
+        if format == "json" {
+            args.push("--game-records");
+        }
+        let o = pgnkit(&args, Some(&input));
         assert_eq!(o.status.code(), Some(1));
         o.stdout
     };
@@ -588,4 +581,60 @@ fn utf8_with_a_stray_byte_stays_utf8() {
         "{err}"
     );
     assert!(!err.contains("windows-1252"), "{err}");
+}
+
+#[test]
+fn later_moves_count_glued_moves_not_tokens() {
+    // After the illegal `Ba6xf7+`: `Ke7` glued to it, `Nf3Nf6` (two moves in one token) and
+    // `d4`; the `e.p.` mark is no move.
+    let o = pgnkit(
+        &[
+            "validate",
+            "testdata/validate/glued-moves-after-illegal.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(
+        text.contains("= note: 4 later moves of the main line could not be replayed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let file = "testdata/validate/clean.pgn";
+    let cases: &[(&[&str], &str)] = &[
+        (&["--game-records"], "--game-records needs --format json"),
+        (
+            &["--game-records", "--format", "csv"],
+            "--format csv has no place for them",
+        ),
+        (
+            &["--board", "--format", "csv"],
+            "--board needs --format text",
+        ),
+        (
+            &["--board", "--format", "json"],
+            "--board needs --format text",
+        ),
+    ];
+    for (extra, why) in cases {
+        let mut args = vec!["validate"];
+        args.extend_from_slice(extra);
+        args.push(file);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{extra:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{extra:?}: {}", stdout(&o));
+    }
+    // With the format they belong to, the same options run.
+    for extra in [&["--game-records", "--format", "json"][..], &["--board"]] {
+        let mut args = vec!["validate", "-q"];
+        args.extend_from_slice(extra);
+        args.push(file);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+    }
 }

@@ -46,12 +46,13 @@ pub struct Args {
     pub traditional: bool,
 
     /// Capture sign of Chinese moves: `×` (default), `x` or `:`.
-    #[arg(long, value_name = "SIGN", value_parser = parse_capture_sign, default_value = "×")]
-    pub capture_sign: CaptureSign,
+    // No clap default: a sign given with a notation that has none is refused.
+    #[arg(long, value_name = "SIGN", value_parser = parse_capture_sign)]
+    pub capture_sign: Option<CaptureSign>,
 
     /// Mate sign of Chinese moves: `≠` (default) or `#`.
-    #[arg(long, value_name = "SIGN", value_parser = parse_mate_sign, default_value = "≠")]
-    pub mate_sign: MateSign,
+    #[arg(long, value_name = "SIGN", value_parser = parse_mate_sign)]
+    pub mate_sign: Option<MateSign>,
 
     /// Piece letters of this language (de, fr, es, it, nl, pt, ru, pl), for reading the input
     /// and for writing --to san or lan. Letters are ambiguous, so they are never guessed.
@@ -153,8 +154,8 @@ impl Args {
     fn notation(&self) -> Notation {
         let style = ZhStyle {
             traditional: self.traditional,
-            capture: self.capture_sign,
-            mate: self.mate_sign,
+            capture: self.capture_sign.unwrap_or_default(),
+            mate: self.mate_sign.unwrap_or_default(),
         };
         let lang = self.lang.filter(|l| *l != Lang::En);
         match (self.to, lang) {
@@ -454,6 +455,60 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Refuses an option that would change nothing with the others given: ignored, it would let
+/// the user believe it did something.
+///
+/// # Errors
+///
+/// The first such option, with why it does not apply and what to do.
+fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
+    let chinese = matches!(args.to, ToArg::Zh | ToArg::ZhLong);
+    let zh_options = [
+        ("--traditional", args.traditional),
+        ("--capture-sign", args.capture_sign.is_some()),
+        ("--mate-sign", args.mate_sign.is_some()),
+    ];
+    for (option, given) in zh_options {
+        if given && !chinese {
+            let to = args.to.to_possible_value().expect("no value is skipped");
+            anyhow::bail!(
+                "{option} applies to Chinese moves only, and --to {} writes none; add --to zh \
+                 or --to zh-long (JSON lines and CSV always give zh and zh_long in the default \
+                 style)",
+                to.get_name()
+            );
+        }
+    }
+    let (format, rows) = match args.format {
+        FormatArg::Csv => ("csv", "one row a main-line ply"),
+        FormatArg::Epd => ("epd", "one line a main-line position"),
+        FormatArg::Pgn | FormatArg::Book | FormatArg::Jsonl => return Ok(()),
+    };
+    let dropped = [
+        ("--no-variations", args.no_variations, "variations"),
+        (
+            "--no-comments",
+            args.no_comments && args.format == FormatArg::Epd,
+            "comments",
+        ),
+        (
+            "--no-nags",
+            args.no_nags && args.format == FormatArg::Epd,
+            "annotation glyphs",
+        ),
+        ("--fix-results", args.fix_results, "results"),
+    ];
+    for (option, given, what) in dropped {
+        if given {
+            anyhow::bail!(
+                "{option} changes nothing with --format {format}: it writes no {what} ({rows}); \
+                 drop {option}"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs `pgnkit convert`.
 ///
 /// # Errors
@@ -461,6 +516,7 @@ impl Drop for AtomicFile {
 /// When the output or the rejects file cannot be created or written, or a rewrite in place
 /// would lose games.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    refuse_options_that_do_not_apply(&args)?;
     // The inputs are listed before any output is created: a new one is never read. (An input
     // given as `-o` is fine: it is replaced only once it has been read.)
     let mut inputs = Inputs::new(args.input.resolve()?)?;

@@ -1,6 +1,8 @@
 //! Subcommands: one file each, its arguments next to its `run`.
 
+pub mod completions;
 pub mod convert;
+pub mod man;
 pub mod stats;
 pub mod validate;
 
@@ -110,7 +112,8 @@ pub fn found_so_far() -> Outcome {
 /// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
 /// end: `game.bytes` is then cut to the game. `None` when it cannot (the pipeline gives the
 /// game again, found the usual way, and it then goes straight to the general path).
-pub(crate) fn check_pipeline_game(
+/// Public for `benches/replay.rs`, which times this path.
+pub fn check_pipeline_game(
     game: &mut Game<'_>,
     opts: &CheckOptions,
     observer: &mut dyn MoveObserver,

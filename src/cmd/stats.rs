@@ -112,9 +112,10 @@ pub struct OutputArgs {
     #[arg(long, value_enum)]
     pub tiebreak: Option<TiebreakArg>,
 
-    /// Elo of players no game tags with `WhiteElo`/`BlackElo`.
-    #[arg(long, value_name = "ELO", default_value_t = 1500.0)]
-    pub initial_elo: f64,
+    /// Elo of players no game tags with `WhiteElo`/`BlackElo` (default 1500).
+    // No clap default: given when players.csv is not written, it is refused.
+    #[arg(long, value_name = "ELO")]
+    pub initial_elo: Option<f64>,
 
     /// Start every file with a UTF-8 byte order mark, so Excel shows non-ASCII names.
     #[arg(long)]
@@ -436,6 +437,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(Sub::Merge(merge)) = args.merge {
         return run_merge(merge);
     }
+    refuse_options_that_do_not_apply(&args.output, args.partial.is_some(), args.opening_plies)?;
     let output = &args.output;
     if output.out.is_none() && output.report.is_none() && args.partial.is_none() {
         bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
@@ -631,7 +633,9 @@ fn write_tables(
             Some(TiebreakArg::Buchholz) => KindChoice::Force(EventKind::Swiss),
         },
         elo: EloConfig {
-            default_rating: output.initial_elo,
+            default_rating: output
+                .initial_elo
+                .unwrap_or(EloConfig::default().default_rating),
             ..EloConfig::default()
         },
         club: Default::default(),
@@ -675,8 +679,72 @@ fn destination(output: &OutputArgs, name: ReportName) -> String {
     }
 }
 
+/// Refuses an option of the reports that would change nothing: one that shapes a report that is
+/// not written (`--tiebreak` without standings.csv, `--initial-elo` without players.csv,
+/// `--opening-plies` without openings.csv or a partial file), or a CSV option when only
+/// `--partial` is written. Ignored, it would let the user believe it did
+/// something. A run that writes nothing at all is refused for that by its caller.
+///
+/// # Errors
+///
+/// The first such option, with why it does not apply and what to do.
+fn refuse_options_that_do_not_apply(
+    output: &OutputArgs,
+    partial: bool,
+    opening_plies: usize,
+) -> anyhow::Result<()> {
+    if output.out.is_none() && output.report.is_none() && !partial {
+        return Ok(());
+    }
+    let writes = |name: ReportName| output.out.is_some() || output.report == Some(name);
+    // 0, the default, groups by ECO.
+    if opening_plies > 0 && !writes(ReportName::Openings) && !partial {
+        bail!(
+            "--opening-plies shapes openings.csv only (and --partial files), which this run \
+             does not write; add --out DIR or --report openings, or drop --opening-plies"
+        );
+    }
+    let shaping = [
+        (
+            "--tiebreak",
+            output.tiebreak.is_some(),
+            ReportName::Standings,
+        ),
+        (
+            "--initial-elo",
+            output.initial_elo.is_some(),
+            ReportName::Players,
+        ),
+    ];
+    for (option, given, report) in shaping {
+        if given && !writes(report) {
+            bail!(
+                "{option} shapes {} only, which this run does not write; add --out DIR or \
+                 --report {}, or drop {option}",
+                report.file_name(),
+                report
+                    .to_possible_value()
+                    .expect("no report is skipped")
+                    .get_name()
+            );
+        }
+    }
+    let csv_options = [("--excel", output.excel), ("--raw-csv", output.raw_csv)];
+    for (option, given) in csv_options {
+        if given && output.out.is_none() && output.report.is_none() {
+            bail!(
+                "{option} applies to CSV reports, and this run writes none (a --partial file \
+                 is JSON lines); add --out DIR or --report NAME, or give {option} to \
+                 `pgnkit stats merge`"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs `pgnkit stats merge`.
 fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+    refuse_options_that_do_not_apply(&args.output, false, 0)?;
     let output = &args.output;
     if output.out.is_none() && output.report.is_none() {
         bail!("nothing to write: give --out DIR or --report NAME");

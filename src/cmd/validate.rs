@@ -102,12 +102,40 @@ struct Totals {
     notes: u64,
 }
 
+/// Refuses an option that would change nothing with the others given: ignored, it would let
+/// the user believe it did something.
+///
+/// # Errors
+///
+/// The first such option, with why it does not apply and what to do.
+fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
+    let format = match args.format {
+        FormatArg::Text => "text",
+        FormatArg::Json => "json",
+        FormatArg::Csv => "csv",
+    };
+    if args.game_records && args.format != FormatArg::Json {
+        anyhow::bail!(
+            "--game-records needs --format json: the records are JSON lines written among the \
+             diagnostics, and --format {format} has no place for them; add --format json"
+        );
+    }
+    if args.board && args.format != FormatArg::Text {
+        anyhow::bail!(
+            "--board needs --format text: the board is drawn for a reader, and --format {format} \
+             gives the position as FEN in each diagnostic instead; drop --board"
+        );
+    }
+    Ok(())
+}
+
 /// Runs `pgnkit validate`.
 ///
 /// # Errors
 ///
 /// When the output or the rejects file cannot be written.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    refuse_options_that_do_not_apply(&args)?;
     let format = match args.format {
         FormatArg::Text => Format::Text,
         FormatArg::Json => Format::Json,

@@ -1168,12 +1168,24 @@ impl Replay<'_> {
 
     fn move_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
         let depth = self.lines.len() - 1;
-        if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
-            *skipped += 1;
+        let token = &self.bytes[span.start as usize..span.end as usize];
+        if self.lines[depth].broken.is_some() {
+            // The note counts moves, not tokens: a token of glued moves (`Nf3Nf6`) is read to
+            // count them; one that cannot be read counts as one.
+            let moves = if is_en_passant_mark(token) {
+                0
+            } else {
+                match notation::read_token_with(token, self.opts.lang, &mut self.read_buf) {
+                    Ok(()) => self.read_buf.len().max(1),
+                    Err(_) => 1,
+                }
+            };
+            if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+                *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
+            }
             self.observer.on_unplayed(self.token_index, depth);
             return;
         }
-        let token = &self.bytes[span.start as usize..span.end as usize];
         if is_en_passant_mark(token) {
             return;
         }
@@ -1184,7 +1196,7 @@ impl Replay<'_> {
                     sign.apply_to(last);
                     last.end = (sign_span.end - span.start).min(u32::from(u16::MAX)) as u16;
                 }
-                for m in &moves {
+                for (i, m) in moves.iter().enumerate() {
                     let sub = Span {
                         start: span.start + u32::from(m.start),
                         end: span.start + u32::from(m.end),
@@ -1192,6 +1204,11 @@ impl Replay<'_> {
                         col: span.col + count_chars(&token[..usize::from(m.start)]),
                     };
                     if !self.play::<true>(depth, m, sub) {
+                        // The moves glued after it in the token are not replayed either.
+                        let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
+                        if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+                            *skipped = skipped.saturating_add(rest);
+                        }
                         self.observer.on_unplayed(self.token_index, depth);
                         break;
                     }
