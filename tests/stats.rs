@@ -277,7 +277,38 @@ fn illegal_games_keep_their_result_and_are_flagged() {
     let terminations = records(&dir.join("terminations.csv"));
     assert_eq!(
         terminations[1],
-        ["checkmate", "0-1", "1/2-1/2", "yes", "1", "0.5"]
+        ["checkmate", "0-1", "1/2-1/2", "", "yes", "1", "0.5"]
+    );
+}
+
+#[test]
+fn terminations_are_broken_down_by_the_termination_tag() {
+    let dir = scratch("termination_tag");
+    let o = stats_out(&["testdata/stats/terminations.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = records(&dir.join("terminations.csv"));
+    assert_eq!(
+        rows[0],
+        [
+            "termination_by_rule",
+            "result_by_rule",
+            "result",
+            "termination",
+            "mismatch",
+            "games",
+            "share"
+        ]
+    );
+    let rows: Vec<String> = rows[1..].iter().map(|r| r.join(",")).collect();
+    assert_eq!(
+        rows,
+        [
+            "checkmate,0-1,0-1,,no,1,0.2",
+            "checkmate,0-1,0-1,Normal,no,1,0.2",
+            "none,,1-0,'=HYPERLINK(0),no,1,0.2",
+            "none,,1-0,Normal,no,1,0.2",
+            "none,,1-0,Time forfeit,no,1,0.2",
+        ]
     );
 }
 

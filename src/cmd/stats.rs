@@ -184,7 +184,8 @@ struct PartHeader {
 }
 
 const PART_FORMAT: &str = "pgnkit-stats-partial";
-const PART_VERSION: u32 = 3;
+// 4: terminations are counted by `Termination` tag too.
+const PART_VERSION: u32 = 4;
 
 /// Everything a part counted but the rating log; its last line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -392,6 +393,7 @@ fn game_facts(
             termination: termination.into(),
             result_by_rule: result_by_rule.map(str::to_owned),
             result: result.into(),
+            tag: tag(tags.termination).into(),
         },
         white_team: tags.white_team.map(str::to_owned),
         black_team: tags.black_team.map(str::to_owned),
