@@ -890,3 +890,134 @@ fn a_damaged_event_line_is_refused() {
         "{message}"
     );
 }
+
+/// A directory holding the reports of an earlier run, each saying so.
+fn old_reports(test: &str) -> PathBuf {
+    let dir = scratch(test);
+    for report in REPORTS {
+        std::fs::write(dir.join(report), format!("old {report}\n")).unwrap();
+    }
+    dir
+}
+
+/// Every report is still the earlier run's, and nothing else is in the directory.
+fn assert_old_reports_kept(dir: &Path) {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want: Vec<String> = REPORTS.iter().map(|r| r.to_string()).collect();
+    want.sort();
+    assert_eq!(names, want, "no temporary file left in {}", dir.display());
+    for report in REPORTS {
+        assert_eq!(
+            String::from_utf8(read(&dir.join(report))).unwrap(),
+            format!("old {report}\n"),
+            "{report} was replaced"
+        );
+    }
+}
+
+/// A full disk under one output (here the partial result) replaces no report: the reports
+/// go into place all together or not at all.
+#[test]
+fn a_full_disk_replaces_no_report() {
+    let dir = old_reports("full_disk");
+    let o = stats_out(
+        &["testdata/stats/worked_example.pgn"],
+        &dir,
+        &["--partial", "/dev/full"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("No space left"), "{}", stderr(&o));
+    assert_old_reports_kept(&dir);
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/worked_example.pgn",
+        "--report",
+        "games",
+        "-o",
+        "/dev/full",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// A report that cannot be put in place (a directory took its name) stops every other one.
+#[test]
+fn a_report_that_cannot_be_replaced_stops_them_all() {
+    let dir = old_reports("blocked_report");
+    std::fs::remove_file(dir.join("summary.csv")).unwrap();
+    std::fs::create_dir(dir.join("summary.csv")).unwrap();
+    let o = stats_out(&["testdata/stats/worked_example.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    assert_eq!(read(&dir.join("games.csv")), b"old games.csv\n");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 6);
+}
+
+/// An input that cannot be read leaves the earlier reports: new ones would lack its games.
+#[test]
+fn an_unreadable_input_replaces_no_report() {
+    let dir = old_reports("unreadable_input");
+    let o = stats_out(
+        &[
+            "testdata/stats/worked_example.pgn",
+            "testdata/stats/no-such-file.pgn",
+        ],
+        &dir,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no report was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_old_reports_kept(&dir);
+}
+
+/// Ctrl-C while `stats` waits for a slow input: it says so, exits 2 and writes no report
+/// over the earlier ones (no partial result either).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_writes_no_report() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = old_reports("interrupted");
+    let part = dir.join("part.jsonl");
+    std::fs::write(&part, "old part\n").unwrap();
+    let games = String::from_utf8(read(Path::new("testdata/stats/worked_example.pgn"))).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(["stats", "-", "-j", "2", "--out", dir.to_str().unwrap()])
+        .args(["--partial", part.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(games.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Time to start and read the first games; then Ctrl-C while the input is still open.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // The reader is still waiting for input: more comes, then the end.
+    let _ = stdin.write_all(games.as_bytes());
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted: "), "{}", stderr(&o));
+    assert_eq!(
+        read(&part),
+        b"old part\n",
+        "the partial result was replaced"
+    );
+    std::fs::remove_file(&part).unwrap();
+    assert_old_reports_kept(&dir);
+}

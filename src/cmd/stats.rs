@@ -18,6 +18,7 @@ use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
 use crate::pgn::GameReader;
 use crate::report::spill::TempFileStore;
+use crate::report::staged::StagedFiles;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::{CheckOptions, MoveObserver};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
@@ -458,14 +459,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
     };
+    // Every file replaces the old one only when all are complete (see `finish`).
+    let mut staged = StagedFiles::new();
     let mut sinks = GameSinks {
-        csv: open_games_csv(output)?,
+        csv: open_games_csv(output, &mut staged)?,
         partial: match &args.partial {
-            Some(path) => {
-                Some(BufWriter::new(File::create(path).with_context(|| {
-                    format!("cannot create {}", path.display())
-                })?))
-            }
+            Some(path) => Some(BufWriter::new(staged.create(path)?)),
             None => None,
         },
         csv_opts,
@@ -563,7 +562,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(mut w) = sinks.csv.take() {
         w.flush()?;
     }
-    write_tables(output, &mut acc, &tally)?;
+    if let Some(stopped) = unfinished(failed_inputs) {
+        return Ok(stopped);
+    }
+    write_tables(output, &mut acc, &tally, &mut staged)?;
     if !output.quiet {
         let events = acc.event_count().context("cannot count the events")?;
         let secs = started.elapsed().as_secs_f64();
@@ -595,7 +597,34 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         p.write_all(b"\n")?;
         p.flush()?;
     }
+    finish(staged)?;
     Ok(outcome)
+}
+
+/// Whether the run must end without writing a report: it was interrupted, or an input could
+/// not be read (the reports would lack its games). Says so and gives the outcome.
+fn unfinished(failed_inputs: usize) -> Option<Outcome> {
+    if interrupted() {
+        eprintln!("pgnkit: interrupted: no report was written (the reports already there, if any, are kept)");
+    } else if failed_inputs > 0 {
+        eprintln!("pgnkit: no report was written: an input could not be read (the reports already there, if any, are kept)");
+    } else {
+        return None;
+    }
+    Some(Outcome::Failed)
+}
+
+fn interrupted() -> bool {
+    pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Puts every report in place at once, unless Ctrl-C came while they were written.
+fn finish(staged: StagedFiles) -> anyhow::Result<()> {
+    if interrupted() {
+        drop(staged);
+        bail!("interrupted: no report was written (the reports already there, if any, are kept)");
+    }
+    staged.commit().context("no report was written")
 }
 
 fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
@@ -608,22 +637,20 @@ fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
     }
 }
 
-/// Opens the destination of a report: `DIR/NAME.csv` with `--out`, else `-o FILE` or
-/// standard output. Writes the BOM for `--excel`.
-fn open_report(output: &OutputArgs, name: ReportName) -> anyhow::Result<Box<dyn Write>> {
+/// Opens the destination of a report, staged in `staged`: `DIR/NAME.csv` with `--out`, else
+/// `-o FILE` or standard output. Writes the BOM for `--excel`.
+fn open_report(
+    output: &OutputArgs,
+    name: ReportName,
+    staged: &mut StagedFiles,
+) -> anyhow::Result<Box<dyn Write>> {
     let mut w: Box<dyn Write> = if let Some(dir) = &output.out {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
         let path = dir.join(name.file_name());
-        Box::new(BufWriter::with_capacity(
-            1 << 16,
-            File::create(&path).with_context(|| format!("cannot create {}", path.display()))?,
-        ))
+        Box::new(BufWriter::with_capacity(1 << 16, staged.create(&path)?))
     } else if let Some(path) = &output.output {
-        Box::new(BufWriter::with_capacity(
-            1 << 16,
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        ))
+        Box::new(BufWriter::with_capacity(1 << 16, staged.create(path)?))
     } else {
         Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))
     };
@@ -632,12 +659,15 @@ fn open_report(output: &OutputArgs, name: ReportName) -> anyhow::Result<Box<dyn 
 }
 
 /// The games.csv writer, when games.csv is wanted, with its header written.
-fn open_games_csv(output: &OutputArgs) -> anyhow::Result<Option<csv::Writer<Box<dyn Write>>>> {
+fn open_games_csv(
+    output: &OutputArgs,
+    staged: &mut StagedFiles,
+) -> anyhow::Result<Option<csv::Writer<Box<dyn Write>>>> {
     let wanted = output.out.is_some() || output.report == Some(ReportName::Games);
     if !wanted {
         return Ok(None);
     }
-    let mut w = csv::Writer::from_writer(open_report(output, ReportName::Games)?);
+    let mut w = csv::Writer::from_writer(open_report(output, ReportName::Games, staged)?);
     csvout::write_games_header(&mut w)?;
     Ok(Some(w))
 }
@@ -647,6 +677,7 @@ fn write_tables(
     output: &OutputArgs,
     acc: &mut StatsAccumulator,
     tally: &Tally,
+    staged: &mut StagedFiles,
 ) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
@@ -670,7 +701,7 @@ fn write_tables(
         if output.out.is_none() && output.report != Some(name) {
             continue;
         }
-        let mut w = csv::Writer::from_writer(open_report(output, name)?);
+        let mut w = csv::Writer::from_writer(open_report(output, name, staged)?);
         match name {
             ReportName::Games => {}
             ReportName::Standings => csvout::write_standings(&mut w, acc, &opts)?,
@@ -693,11 +724,15 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
     };
-    let mut games_csv = open_games_csv(output)?;
+    let mut staged = StagedFiles::new();
+    let mut games_csv = open_games_csv(output, &mut staged)?;
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tally = Tally::new();
     let mut opening_plies = None;
     for path in &args.parts {
+        if interrupted() {
+            break;
+        }
         // This part's games come after every game of the parts before it.
         let offset = tally.games;
         let on_line = |line: PartLine<'_>| -> anyhow::Result<()> {
@@ -730,7 +765,11 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     if let Some(mut w) = games_csv.take() {
         w.flush()?;
     }
-    write_tables(output, &mut acc, &tally)?;
+    if let Some(stopped) = unfinished(0) {
+        return Ok(stopped);
+    }
+    write_tables(output, &mut acc, &tally, &mut staged)?;
+    finish(staged)?;
     if !output.quiet {
         let events = acc.event_count().context("cannot count the events")?;
         eprintln!(

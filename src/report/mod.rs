@@ -10,6 +10,7 @@ use crate::pgn::Span;
 use crate::rules::game::GameReport;
 
 pub mod spill;
+pub mod staged;
 pub mod stats;
 
 /// Where a game is: file, number, first line, players.
