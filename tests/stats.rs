@@ -1021,3 +1021,35 @@ fn an_interrupted_run_writes_no_report() {
     std::fs::remove_file(&part).unwrap();
     assert_old_reports_kept(&dir);
 }
+
+/// An online arena (`Event` gives its address, `Site` each game's) is one table, even across
+/// the new year; casual games of the same server stay one event a game.
+#[test]
+fn an_online_arena_is_one_table() {
+    let dir = scratch("arena");
+    let o = stats_out(&["testdata/stats/arena.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let standings = dir.join("standings.csv");
+    let arena = "Rated Blitz tournament https://lichess.org/tournament/Ab12Cd34";
+    let rows: Vec<String> = records(&standings)[1..]
+        .iter()
+        .filter(|r| r[0] == arena)
+        .map(|r| format!("{},{},{},{}", r[1], r[2], r[7], r[12]))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "https://lichess.org,,Ann,2",
+            "https://lichess.org,,Cid,1.5",
+            "https://lichess.org,,Dan,0.5",
+            "https://lichess.org,,Bob,0",
+        ]
+    );
+    let casual = column(&standings, "site")
+        .iter()
+        .filter(|s| s.starts_with("https://lichess.org/g"))
+        .count();
+    assert_eq!(casual, 4, "two casual games, two players each");
+    let summary = records(&dir.join("summary.csv"));
+    assert!(summary.contains(&vec!["events".to_owned(), "3".to_owned()]));
+}
