@@ -296,6 +296,22 @@ fn swiss_is_detected_and_ranked_by_buchholz() {
     check_standings(&standings, "swiss.standings.tsv");
 }
 
+/// A round robin the file holds only a few rounds of is still one: its pairings follow a
+/// Berger table, and 小分 ranks it.
+#[test]
+fn a_partial_round_robin_is_detected_by_its_berger_pairings() {
+    let (_, standings) = single_event("partial_round_robin.games.tsv", KindChoice::Detect);
+    assert_eq!(standings.detected, EventKind::RoundRobin);
+    check_standings(&standings, "partial_round_robin.standings.tsv");
+    // The same games without their rounds could be any event: Swiss.
+    let mut games = games("partial_round_robin.games.tsv");
+    for game in &mut games {
+        game.round = None;
+    }
+    let mut acc = accumulate(&games);
+    assert_eq!(events(&mut acc)[0].standings[0].detected, EventKind::Swiss);
+}
+
 #[test]
 fn swiss_forced_to_round_robin_is_ranked_by_sonneborn_berger() {
     let (_, standings) = single_event("swiss.games.tsv", KindChoice::Force(EventKind::RoundRobin));

@@ -185,7 +185,7 @@ struct PartHeader {
 }
 
 const PART_FORMAT: &str = "pgnkit-stats-partial";
-// 4: terminations are counted by `Termination` tag too.
+// 4: terminations are counted by `Termination` tag too; events' games carry their round.
 const PART_VERSION: u32 = 4;
 
 /// Everything a part counted but the rating log; its last line.

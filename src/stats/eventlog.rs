@@ -43,11 +43,13 @@ struct Packed {
     black_team: u32,
     white_elo: u32,
     black_elo: u32,
+    /// The round number, 0 when unknown (see [`round_number`](super::standings::round_number)).
+    round: u16,
     score: Score,
 }
 
 /// The bytes of a [`Packed`] in a store.
-const PACKED_BYTES: usize = 25;
+const PACKED_BYTES: usize = 27;
 
 impl Packed {
     fn new(game: &EventGame) -> Packed {
@@ -59,6 +61,7 @@ impl Packed {
             black_team: team(game.black_team),
             white_elo: game.white_elo.unwrap_or(0),
             black_elo: game.black_elo.unwrap_or(0),
+            round: game.round,
             score: game.score,
         }
     }
@@ -77,6 +80,7 @@ impl Packed {
             score: self.score,
             white_elo: (self.white_elo > 0).then_some(self.white_elo),
             black_elo: (self.black_elo > 0).then_some(self.black_elo),
+            round: self.round,
         }
     }
 
@@ -96,6 +100,7 @@ impl Packed {
         ] {
             out.extend_from_slice(&n.to_le_bytes());
         }
+        out.extend_from_slice(&self.round.to_le_bytes());
         out.push(self.score.white_half_points() as u8);
     }
 
@@ -108,7 +113,7 @@ impl Packed {
         };
         let player = |n: u32| n == PlayerId::UNKNOWN.0 || (n as usize) < names;
         let team = |n: u32| n == NO_TEAM || (n as usize) < names;
-        let score = match bytes[24] {
+        let score = match bytes[26] {
             2 => Score::WhiteWin,
             1 => Score::Draw,
             0 => Score::BlackWin,
@@ -121,6 +126,7 @@ impl Packed {
             black_team: u32_at(3),
             white_elo: u32_at(4),
             black_elo: u32_at(5),
+            round: u16::from_le_bytes([bytes[24], bytes[25]]),
             score,
         };
         let fits = player(packed.white)
@@ -176,6 +182,8 @@ pub struct EventEntry<'a> {
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag.
     pub black_elo: Option<u32>,
+    /// The round number (see [`round_number`](super::standings::round_number)), if known.
+    pub round: Option<u16>,
 }
 
 /// The finished games of every event, for the standings tables (see the [module docs](self)).
@@ -628,6 +636,7 @@ mod tests {
                     score: [Score::WhiteWin, Score::Draw, Score::BlackWin][next(3) as usize],
                     white_elo: [None, Some(1), Some(2850)][next(3) as usize],
                     black_elo: [None, Some(u32::MAX)][next(2) as usize],
+                    round: next(3) as u16,
                 };
                 (event, site, year, game)
             })
@@ -707,6 +716,12 @@ mod tests {
         }
     }
 
+    /// The docs give this size (docs/stats.md, Memory).
+    #[test]
+    fn a_game_in_memory_takes_40_bytes() {
+        assert_eq!(std::mem::size_of::<Pending>(), 40);
+    }
+
     #[test]
     fn damaged_runs_are_refused() {
         let games = games(20);
@@ -718,7 +733,7 @@ mod tests {
         Packed::new(&games[0].3).encode(&mut bytes);
         assert_eq!(bytes.len(), PACKED_BYTES);
         assert_eq!(Packed::decode(&bytes, 8).unwrap(), Packed::new(&games[0].3));
-        bytes[24] = 3;
+        bytes[26] = 3;
         assert!(Packed::decode(&bytes, 8).is_err());
     }
 }

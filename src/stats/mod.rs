@@ -494,6 +494,7 @@ impl StatsAccumulator {
             score: game.score,
             white_elo,
             black_elo,
+            round: standings::round_number(game.round),
         };
         self.events.push(key, &event_game)?;
         match (white.name(), black.name()) {
@@ -604,6 +605,7 @@ impl StatsAccumulator {
                 score: game.score,
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
+                round: (game.round > 0).then_some(game.round),
             })
         })
     }
@@ -629,6 +631,7 @@ impl StatsAccumulator {
             score: entry.score,
             white_elo: entry.white_elo.filter(|&e| e > 0),
             black_elo: entry.black_elo.filter(|&e| e > 0),
+            round: entry.round.unwrap_or(0),
         };
         self.events.push(key, &game)
     }
