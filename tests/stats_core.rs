@@ -376,6 +376,36 @@ fn events_are_told_apart_by_site_and_year() {
     );
 }
 
+/// A tournament whose `Site` text changed between rounds is one table (under the site of
+/// most games); events of one name and year with different players stay apart.
+#[test]
+fn sites_that_share_players_in_one_event_and_year_are_one_event() {
+    let all = games("site_change.games.tsv");
+    let mut acc = accumulate(&all);
+    assert_eq!(acc.event_count().unwrap(), 3);
+    let tables = events(&mut acc);
+    let keys: Vec<(&str, &str, u64, usize)> = tables
+        .iter()
+        .map(|t| {
+            let players = t.standings[0].rows.len();
+            (t.event.as_str(), t.site.as_str(), t.games, players)
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("Club Championship", "Basel", 3, 3),
+            ("Club Championship", "Zug", 3, 3),
+            ("Tata Steel Masters", "Wijk aan Zee NED", 15, 6),
+        ]
+    );
+    assert_eq!(tables[2].standings[0].detected, EventKind::RoundRobin);
+    // Counted alike without a pass over the tables first, and in runs.
+    let mut runs = accumulate_in_runs(&all, 1, 1);
+    assert_eq!(runs.event_count().unwrap(), 3);
+    assert_eq!(events(&mut runs), tables);
+}
+
 #[test]
 fn club_points_at_every_bracket_edge() {
     for r in records("club_boundaries.tsv") {

@@ -467,7 +467,7 @@ impl StatsAccumulator {
     ) -> StatsAccumulator {
         StatsAccumulator {
             ratings: RatingLog::with_store(store(), rating_run),
-            events: EventLog::with_stores(store(), store(), event_budget),
+            events: EventLog::with_stores(store(), store(), event_budget).with_spare(store()),
             ..StatsAccumulator::default()
         }
     }
