@@ -574,6 +574,10 @@ impl SiteGroups {
     }
 }
 
+/// Players (counted once a site) an `Event` may list before its sites are left as they are,
+/// which bounds the memory of the site grouping: 16 MiB of scratch at most.
+const MAX_LISTED_PLAYERS: usize = 1 << 20;
+
 /// One site (and year) of the `Event` a [`SiteGroupFinder`] is on.
 #[derive(Debug)]
 struct SiteNode {
@@ -582,10 +586,24 @@ struct SiteNode {
     games: u64,
     /// Its rounds, sorted, once each; `None` once a game without a round number was seen.
     rounds: Option<Vec<u16>>,
+    /// Its known players (ids), sorted and once each up to `sorted`, as read after that.
+    players: Vec<u32>,
+    sorted: usize,
+}
+
+impl SiteNode {
+    /// Sorts the players and drops repeats.
+    fn settle(&mut self) {
+        self.players.sort_unstable();
+        self.players.dedup();
+        self.sorted = self.players.len();
+    }
 }
 
 /// Finds [`SiteGroups`] from games given event by event ([`EventKey`] order), one `Event`
-/// value at a time: memory holds the sites and players of that one `Event`.
+/// value at a time: memory holds the sites and players of that one `Event`. Most `Event`
+/// values have one site a year: players are only listed while they are read (no lookup a
+/// game), and compared across sites when the `Event` has several.
 #[derive(Debug, Default)]
 struct SiteGroupFinder {
     groups: SiteGroups,
@@ -593,8 +611,12 @@ struct SiteGroupFinder {
     started: bool,
     /// The sites of the current `Event`, in order.
     sites: Vec<SiteNode>,
-    /// The last site of the current `Event` each player played at, by year.
-    seen: HashMap<(Option<u16>, u32), usize>,
+    /// Every site's players, by year and player, then site: scratch of `finish_event`.
+    seats: Vec<(Option<u16>, u32, usize)>,
+    /// Players listed at the sites of the current `Event`, and whether there were too many
+    /// (then its sites are left as they are).
+    listed: usize,
+    overflow: bool,
     /// Sites a player went from and to, in order.
     links: Vec<(usize, usize)>,
 }
@@ -616,6 +638,8 @@ impl SiteGroupFinder {
                 year: key.year,
                 games: 0,
                 rounds: Some(Vec::new()),
+                players: Vec::new(),
+                sorted: 0,
             });
         } else if key.site.contains("://") {
             return;
@@ -623,6 +647,9 @@ impl SiteGroupFinder {
         let at = self.sites.len() - 1;
         let node = &mut self.sites[at];
         node.games += 1;
+        if self.overflow {
+            return;
+        }
         if game.round == 0 {
             node.rounds = None;
         } else if let Some(rounds) = &mut node.rounds {
@@ -631,12 +658,26 @@ impl SiteGroupFinder {
             }
         }
         for player in [game.white, game.black] {
-            if player == PlayerId::UNKNOWN.0 {
-                continue;
+            if player != PlayerId::UNKNOWN.0 {
+                node.players.push(player);
+                self.listed += 1;
             }
-            if let Some(before) = self.seen.insert((key.year, player), at) {
-                if before != at {
-                    self.links.push((before, at));
+        }
+        // Repeats are dropped now and then, so that the lists are bounded by the players.
+        if node.players.len() > 2 * node.sorted + 1024 {
+            let before = node.players.len();
+            node.settle();
+            self.listed -= before - node.players.len();
+        }
+        if self.listed > MAX_LISTED_PLAYERS {
+            for node in &mut self.sites {
+                node.settle();
+            }
+            self.listed = self.sites.iter().map(|n| n.players.len()).sum();
+            if self.listed > MAX_LISTED_PLAYERS / 2 {
+                self.overflow = true;
+                for node in &mut self.sites {
+                    node.players = Vec::new();
                 }
             }
         }
@@ -645,7 +686,21 @@ impl SiteGroupFinder {
     /// The current `Event`'s groups are complete.
     fn finish_event(&mut self) {
         let n = self.sites.len();
-        if n > 1 && !self.links.is_empty() {
+        if n > 1 && !self.overflow {
+            for (i, node) in self.sites.iter_mut().enumerate() {
+                node.settle();
+                let year = node.year;
+                self.seats
+                    .extend(node.players.iter().map(|&player| (year, player, i)));
+            }
+            self.seats.sort_unstable();
+            // Each player joins the sites they played at (in a year), one to the next.
+            for pair in self.seats.windows(2) {
+                let ((year, player, a), (next_year, next_player, b)) = (pair[0], pair[1]);
+                if (year, player) == (next_year, next_player) {
+                    self.links.push((a, b));
+                }
+            }
             self.links.sort_unstable();
             self.links.dedup();
             let mut parent: Vec<usize> = (0..n).collect();
@@ -698,8 +753,10 @@ impl SiteGroupFinder {
             }
         }
         self.sites.clear();
-        self.seen.clear();
+        self.seats.clear();
         self.links.clear();
+        self.listed = 0;
+        self.overflow = false;
     }
 
     fn finish(mut self) -> SiteGroups {

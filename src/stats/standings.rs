@@ -525,109 +525,134 @@ fn fits_berger_table(games: &[(u16, PlayerId, PlayerId)]) -> bool {
     }
     let even = n.is_multiple_of(2);
     let m = if even { n - 1 } else { n } as u64;
+    let mut numbering = BergerNumbering::new(&edges, n, m);
     if !even {
-        return berger_numbering(&edges, n, m, None);
+        return numbering.fits(None);
     }
-    (0..n).any(|inf| berger_numbering(&edges, n, m, Some(inf)))
+    (0..n).any(|inf| numbering.fits(Some(inf)))
 }
 
-/// Whether the players `0 .. n` (but `inf`, which is `∞`) can be numbered in `0 .. m` without
-/// two alike so that every game `(a, b, r)` has `a + b ≡ r (mod m)`, or `2b ≡ r` when `a` is
-/// `inf` (see [`fits_berger_table`]).
-fn berger_numbering(edges: &[(usize, usize, u16)], n: usize, m: u64, inf: Option<usize>) -> bool {
-    // `m` is odd: 2 has an inverse.
-    let half = |v: u64| (v % m) * m.div_ceil(2) % m;
-    let neg = |v: u64| (m - v % m) % m;
-    let mut adjacent: Vec<Vec<(usize, u64)>> = vec![Vec::new(); n];
-    // The number `x` must have, from games against `∞`.
-    let mut fixed: Vec<Option<u64>> = vec![None; n];
-    for &(a, b, r) in edges {
-        let r = u64::from(r) % m;
-        match (Some(a) == inf, Some(b) == inf) {
-            (false, false) => {
-                adjacent[a].push((b, r));
-                adjacent[b].push((a, r));
-            }
-            (true, false) | (false, true) => {
-                let other = if Some(a) == inf { b } else { a };
-                let at = half(r);
-                if fixed[other].is_some_and(|f| f != at) {
-                    return false;
-                }
-                fixed[other] = Some(at);
-            }
-            (true, true) => return false,
+/// Numbers players for [`fits_berger_table`]: the games as lists of opponents (built once),
+/// and the state of one attempt (reused for each choice of `∞`).
+struct BergerNumbering {
+    n: usize,
+    m: u64,
+    /// The opponents of player `p`, with the round mod `m`, are `adjacent[start[p]..start[p + 1]]`.
+    start: Vec<usize>,
+    adjacent: Vec<(usize, u64)>,
+    /// Each player's number as `sign · x + offset`, for the unknown `x`.
+    form: Vec<Option<(bool, u64)>>,
+    queue: Vec<usize>,
+    seen: Vec<bool>,
+}
+
+impl BergerNumbering {
+    fn new(edges: &[(usize, usize, u16)], n: usize, m: u64) -> BergerNumbering {
+        let mut start = vec![0usize; n + 1];
+        for &(a, b, _) in edges {
+            start[a + 1] += 1;
+            start[b + 1] += 1;
+        }
+        for p in 0..n {
+            start[p + 1] += start[p];
+        }
+        let mut fill = start.clone();
+        let mut adjacent = vec![(0, 0); 2 * edges.len()];
+        for &(a, b, r) in edges {
+            let r = u64::from(r) % m;
+            adjacent[fill[a]] = (b, r);
+            fill[a] += 1;
+            adjacent[fill[b]] = (a, r);
+            fill[b] += 1;
+        }
+        BergerNumbering {
+            n,
+            m,
+            start,
+            adjacent,
+            form: vec![None; n],
+            queue: Vec::new(),
+            seen: vec![false; m as usize],
         }
     }
-    // Each player's number as `sign · x + offset`, from the first player reached.
-    let mut form: Vec<Option<(bool, u64)>> = vec![None; n];
-    let start = (0..n).find(|&p| Some(p) != inf).unwrap_or(0);
-    form[start] = Some((true, 0));
-    let mut x: Option<u64> = None;
-    let settle = |value: u64, x: &mut Option<u64>| match *x {
-        Some(v) => v == value,
-        None => {
-            *x = Some(value);
-            true
-        }
-    };
-    let mut queue = vec![start];
-    while let Some(p) = queue.pop() {
-        let Some((sign, offset)) = form[p] else {
-            continue;
+
+    /// Whether the players but `inf` (which is `∞`) can be numbered in `0 .. m`, no two
+    /// alike, so that every game `(a, b, r)` has `a + b ≡ r (mod m)`, or `2a ≡ r` when `b` is
+    /// `inf`. Gives up at the first contradiction, which in a Swiss comes within a few games.
+    fn fits(&mut self, inf: Option<usize>) -> bool {
+        let (n, m) = (self.n, self.m);
+        // `m` is odd: 2 has an inverse.
+        let half = |v: u64| (v % m) * m.div_ceil(2) % m;
+        let neg = |v: u64| (m - v % m) % m;
+        let settle = |value: u64, x: &mut Option<u64>| match *x {
+            Some(v) => v == value,
+            None => {
+                *x = Some(value);
+                true
+            }
         };
-        for &(q, r) in &adjacent[p] {
-            // number(q) = r − number(p)
-            let want = (!sign, (r + neg(offset)) % m);
-            match form[q] {
-                None => {
-                    form[q] = Some(want);
-                    queue.push(q);
-                }
-                Some(have) if have.0 == want.0 => {
-                    if have.1 != want.1 {
+        self.form.iter_mut().for_each(|f| *f = None);
+        let Some(first) = (0..n).find(|&p| Some(p) != inf) else {
+            return false;
+        };
+        self.form[first] = Some((true, 0));
+        self.queue.clear();
+        self.queue.push(first);
+        let mut x: Option<u64> = None;
+        let mut reached = 1;
+        while let Some(p) = self.queue.pop() {
+            let Some((sign, offset)) = self.form[p] else {
+                continue;
+            };
+            for &(q, r) in &self.adjacent[self.start[p]..self.start[p + 1]] {
+                if Some(q) == inf {
+                    // sign · x + offset ≡ r / 2
+                    let value = (half(r) + neg(offset)) % m;
+                    if !settle(if sign { value } else { neg(value) }, &mut x) {
                         return false;
                     }
+                    continue;
                 }
-                // Same sign: 2 · sign · x ≡ r − offset(p) − offset(q).
-                Some((_, other)) => {
-                    let two_x = (r + neg(offset) + neg(other)) % m;
-                    let value = if sign { half(two_x) } else { neg(half(two_x)) };
-                    if !settle(value, &mut x) {
-                        return false;
+                // number(q) = r − number(p)
+                let want = (!sign, (r + neg(offset)) % m);
+                match self.form[q] {
+                    None => {
+                        self.form[q] = Some(want);
+                        self.queue.push(q);
+                        reached += 1;
+                    }
+                    Some(have) if have.0 == want.0 => {
+                        if have.1 != want.1 {
+                            return false;
+                        }
+                    }
+                    // Same sign: 2 · sign · x ≡ r − offset(p) − offset(q).
+                    Some((_, other)) => {
+                        let two_x = (r + neg(offset) + neg(other)) % m;
+                        let value = if sign { half(two_x) } else { neg(half(two_x)) };
+                        if !settle(value, &mut x) {
+                            return false;
+                        }
                     }
                 }
             }
         }
-    }
-    let numbered: Vec<(usize, bool, u64)> = (0..n)
-        .filter(|&p| Some(p) != inf)
-        .filter_map(|p| form[p].map(|(s, o)| (p, s, o)))
-        .collect();
-    // Every player joined to the first one.
-    if numbered.len() != n - usize::from(inf.is_some()) {
-        return false;
-    }
-    for &(p, sign, offset) in &numbered {
-        if let Some(at) = fixed[p] {
-            // sign · x + offset ≡ at
-            let value = (at + neg(offset)) % m;
-            let value = if sign { value } else { neg(value) };
-            if !settle(value, &mut x) {
-                return false;
-            }
+        // Every player joined to the first one.
+        if reached != n - usize::from(inf.is_some()) {
+            return false;
         }
-    }
-    let distinct = |x: u64| {
-        let mut seen = vec![false; m as usize];
-        numbered.iter().all(|&(_, sign, offset)| {
-            let number = (if sign { x } else { neg(x) } + offset) % m;
-            !std::mem::replace(&mut seen[number as usize], true)
-        })
-    };
-    match x {
-        Some(x) => distinct(x),
-        None => (0..m).any(distinct),
+        let (form, seen) = (&self.form, &mut self.seen);
+        let mut distinct = |x: u64| {
+            seen.iter_mut().for_each(|s| *s = false);
+            form.iter().flatten().all(|&(sign, offset)| {
+                let number = (if sign { x } else { neg(x) } + offset) % m;
+                !std::mem::replace(&mut seen[number as usize], true)
+            })
+        };
+        match x {
+            Some(x) => distinct(x),
+            None => (0..m).any(distinct),
+        }
     }
 }
 
