@@ -999,8 +999,20 @@ fn an_interrupted_run_writes_no_report() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(games.as_bytes()).unwrap();
     stdin.flush().unwrap();
-    // Time to start and read the first games; then Ctrl-C while the input is still open.
-    std::thread::sleep(std::time::Duration::from_millis(800));
+    // Ctrl-C while the input is still open, once the run has begun writing (its Ctrl-C
+    // handler is set before any output is created).
+    let started = std::time::Instant::now();
+    let begun = || {
+        std::fs::read_dir(&dir).unwrap().any(|e| {
+            let name = e.unwrap().file_name();
+            name.to_string_lossy().starts_with(".games.csv.pgnkit-")
+        })
+    };
+    while !begun() {
+        assert!(started.elapsed().as_secs() < 30, "no temporary games.csv");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
