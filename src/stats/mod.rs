@@ -165,7 +165,9 @@ impl<'a> EventKey<'a> {
 /// The `scheme://host` of a tournament's address in an `Event` tag: an address whose path is
 /// `tournament/ID` or `swiss/ID`.
 fn tournament_server(event: &str) -> Option<&str> {
-    let at = event.find("://")?;
+    // Once a finished game: memchr finds the few `:` far faster than a substring search.
+    let bytes = event.as_bytes();
+    let at = memchr::memchr_iter(b':', bytes).find(|&i| bytes[i + 1..].starts_with(b"//"))?;
     let start = event[..at]
         .rfind(|c: char| !c.is_ascii_alphabetic())
         .map_or(0, |i| i + 1);
