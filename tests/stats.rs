@@ -280,7 +280,38 @@ fn illegal_games_keep_their_result_and_are_flagged() {
     let terminations = records(&dir.join("terminations.csv"));
     assert_eq!(
         terminations[1],
-        ["checkmate", "0-1", "1/2-1/2", "yes", "1", "0.5"]
+        ["checkmate", "0-1", "1/2-1/2", "", "yes", "1", "0.5"]
+    );
+}
+
+#[test]
+fn terminations_are_broken_down_by_the_termination_tag() {
+    let dir = scratch("termination_tag");
+    let o = stats_out(&["testdata/stats/terminations.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = records(&dir.join("terminations.csv"));
+    assert_eq!(
+        rows[0],
+        [
+            "termination_by_rule",
+            "result_by_rule",
+            "result",
+            "termination",
+            "mismatch",
+            "games",
+            "share"
+        ]
+    );
+    let rows: Vec<String> = rows[1..].iter().map(|r| r.join(",")).collect();
+    assert_eq!(
+        rows,
+        [
+            "checkmate,0-1,0-1,,no,1,0.2",
+            "checkmate,0-1,0-1,Normal,no,1,0.2",
+            "none,,1-0,'=HYPERLINK(0),no,1,0.2",
+            "none,,1-0,Normal,no,1,0.2",
+            "none,,1-0,Time forfeit,no,1,0.2",
+        ]
     );
 }
 
@@ -925,4 +956,179 @@ fn options_that_do_not_apply_are_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A directory holding the reports of an earlier run, each saying so.
+fn old_reports(test: &str) -> PathBuf {
+    let dir = scratch(test);
+    for report in REPORTS {
+        std::fs::write(dir.join(report), format!("old {report}\n")).unwrap();
+    }
+    dir
+}
+
+/// Every report is still the earlier run's, and nothing else is in the directory.
+fn assert_old_reports_kept(dir: &Path) {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want: Vec<String> = REPORTS.iter().map(|r| r.to_string()).collect();
+    want.sort();
+    assert_eq!(names, want, "no temporary file left in {}", dir.display());
+    for report in REPORTS {
+        assert_eq!(
+            String::from_utf8(read(&dir.join(report))).unwrap(),
+            format!("old {report}\n"),
+            "{report} was replaced"
+        );
+    }
+}
+
+/// A full disk under one output (here the partial result) replaces no report: the reports
+/// go into place all together or not at all.
+#[test]
+fn a_full_disk_replaces_no_report() {
+    let dir = old_reports("full_disk");
+    let o = stats_out(
+        &["testdata/stats/worked_example.pgn"],
+        &dir,
+        &["--partial", "/dev/full"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("No space left"), "{}", stderr(&o));
+    assert_old_reports_kept(&dir);
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/worked_example.pgn",
+        "--report",
+        "games",
+        "-o",
+        "/dev/full",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// A report that cannot be put in place (a directory took its name) stops every other one.
+#[test]
+fn a_report_that_cannot_be_replaced_stops_them_all() {
+    let dir = old_reports("blocked_report");
+    std::fs::remove_file(dir.join("summary.csv")).unwrap();
+    std::fs::create_dir(dir.join("summary.csv")).unwrap();
+    let o = stats_out(&["testdata/stats/worked_example.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    assert_eq!(read(&dir.join("games.csv")), b"old games.csv\n");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 6);
+}
+
+/// An input that cannot be read leaves the earlier reports: new ones would lack its games.
+#[test]
+fn an_unreadable_input_replaces_no_report() {
+    let dir = old_reports("unreadable_input");
+    let o = stats_out(
+        &[
+            "testdata/stats/worked_example.pgn",
+            "testdata/stats/no-such-file.pgn",
+        ],
+        &dir,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no report was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_old_reports_kept(&dir);
+}
+
+/// Ctrl-C while `stats` waits for a slow input: it says so, exits 2 and writes no report
+/// over the earlier ones (no partial result either).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_writes_no_report() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = old_reports("interrupted");
+    let part = dir.join("part.jsonl");
+    std::fs::write(&part, "old part\n").unwrap();
+    let games = String::from_utf8(read(Path::new("testdata/stats/worked_example.pgn"))).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(["stats", "-", "-j", "2", "--out", dir.to_str().unwrap()])
+        .args(["--partial", part.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(games.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Ctrl-C while the input is still open, once the run has begun writing (its Ctrl-C
+    // handler is set before any output is created).
+    let started = std::time::Instant::now();
+    let begun = || {
+        std::fs::read_dir(&dir).unwrap().any(|e| {
+            let name = e.unwrap().file_name();
+            name.to_string_lossy().starts_with(".games.csv.pgnkit-")
+        })
+    };
+    while !begun() {
+        assert!(started.elapsed().as_secs() < 30, "no temporary games.csv");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // The reader is still waiting for input: more comes, then the end.
+    let _ = stdin.write_all(games.as_bytes());
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted: "), "{}", stderr(&o));
+    assert_eq!(
+        read(&part),
+        b"old part\n",
+        "the partial result was replaced"
+    );
+    std::fs::remove_file(&part).unwrap();
+    assert_old_reports_kept(&dir);
+}
+
+/// An online arena (`Event` gives its address, `Site` each game's) is one table, even across
+/// the new year; casual games of the same server stay one event a game.
+#[test]
+fn an_online_arena_is_one_table() {
+    let dir = scratch("arena");
+    let o = stats_out(&["testdata/stats/arena.pgn"], &dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let standings = dir.join("standings.csv");
+    let arena = "Rated Blitz tournament https://lichess.org/tournament/Ab12Cd34";
+    let rows: Vec<String> = records(&standings)[1..]
+        .iter()
+        .filter(|r| r[0] == arena)
+        .map(|r| format!("{},{},{},{}", r[1], r[2], r[7], r[12]))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "https://lichess.org,,Ann,2",
+            "https://lichess.org,,Cid,1.5",
+            "https://lichess.org,,Dan,0.5",
+            "https://lichess.org,,Bob,0",
+        ]
+    );
+    let casual = column(&standings, "site")
+        .iter()
+        .filter(|s| s.starts_with("https://lichess.org/g"))
+        .count();
+    assert_eq!(casual, 4, "two casual games, two players each");
+    let summary = records(&dir.join("summary.csv"));
+    assert!(summary.contains(&vec!["events".to_owned(), "3".to_owned()]));
 }

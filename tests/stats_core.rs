@@ -3,9 +3,11 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use pgnkit::report::stats::{self as csvout, TableOptions};
 use pgnkit::stats::club::{self, ClubConfig, Level};
 use pgnkit::stats::elo::{self, EloConfig, EloRow};
 use pgnkit::stats::standings::{EventKind, KindChoice, Standings, TeamRow};
+use pgnkit::stats::tally::{GameSummary, Tally, TerminationKey};
 use pgnkit::stats::{GameDate, PlayerKey, Score, ScoredGame, StatsAccumulator};
 
 /// One data line: its place in the file and its fields by column name.
@@ -294,6 +296,22 @@ fn swiss_is_detected_and_ranked_by_buchholz() {
     check_standings(&standings, "swiss.standings.tsv");
 }
 
+/// A round robin the file holds only a few rounds of is still one: its pairings follow a
+/// Berger table, and 小分 ranks it.
+#[test]
+fn a_partial_round_robin_is_detected_by_its_berger_pairings() {
+    let (_, standings) = single_event("partial_round_robin.games.tsv", KindChoice::Detect);
+    assert_eq!(standings.detected, EventKind::RoundRobin);
+    check_standings(&standings, "partial_round_robin.standings.tsv");
+    // The same games without their rounds could be any event: Swiss.
+    let mut games = games("partial_round_robin.games.tsv");
+    for game in &mut games {
+        game.round = None;
+    }
+    let mut acc = accumulate(&games);
+    assert_eq!(events(&mut acc)[0].standings[0].detected, EventKind::Swiss);
+}
+
 #[test]
 fn swiss_forced_to_round_robin_is_ranked_by_sonneborn_berger() {
     let (_, standings) = single_event("swiss.games.tsv", KindChoice::Force(EventKind::RoundRobin));
@@ -356,6 +374,36 @@ fn events_are_told_apart_by_site_and_year() {
             ("Tianjin", Some(2023), 1)
         ]
     );
+}
+
+/// A tournament whose `Site` text changed between rounds is one table (under the site of
+/// most games); events of one name and year with different players stay apart.
+#[test]
+fn sites_that_share_players_in_one_event_and_year_are_one_event() {
+    let all = games("site_change.games.tsv");
+    let mut acc = accumulate(&all);
+    assert_eq!(acc.event_count().unwrap(), 3);
+    let tables = events(&mut acc);
+    let keys: Vec<(&str, &str, u64, usize)> = tables
+        .iter()
+        .map(|t| {
+            let players = t.standings[0].rows.len();
+            (t.event.as_str(), t.site.as_str(), t.games, players)
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("Club Championship", "Basel", 3, 3),
+            ("Club Championship", "Zug", 3, 3),
+            ("Tata Steel Masters", "Wijk aan Zee NED", 15, 6),
+        ]
+    );
+    assert_eq!(tables[2].standings[0].detected, EventKind::RoundRobin);
+    // Counted alike without a pass over the tables first, and in runs.
+    let mut runs = accumulate_in_runs(&all, 1, 1);
+    assert_eq!(runs.event_count().unwrap(), 3);
+    assert_eq!(events(&mut runs), tables);
 }
 
 #[test]
@@ -569,4 +617,193 @@ fn merged_halves_of_the_worked_example_give_its_table() {
     let elo_whole = accumulate(&all).elo_table(&EloConfig::default()).unwrap();
     let elo_merged = merged.elo_table(&EloConfig::default()).unwrap();
     assert_eq!(elo_merged, elo_whole);
+}
+
+/// A small deterministic generator for the property tests (no dependency needed).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n.max(1) as u64) as usize
+    }
+}
+
+/// An accumulator with logs that spill at the sizes `rng` picks (or stay in memory).
+fn random_accumulator(rng: &mut Lcg) -> StatsAccumulator {
+    let run_len = [1, 2, 7, 1 << 20][rng.below(4)];
+    let budget = [1, 64, 1000, 1 << 24][rng.below(4)];
+    let store =
+        || -> Box<dyn pgnkit::stats::RunStore> { Box::new(pgnkit::stats::MemoryStore::default()) };
+    StatsAccumulator::with_stores(store, run_len, budget)
+}
+
+/// What `stats --partial` writes of an accumulator: its rated games, its events' games and
+/// its counters, each line as JSON.
+struct Part {
+    rated: Vec<String>,
+    played: Vec<String>,
+    counters: String,
+}
+
+fn partial(mut acc: StatsAccumulator) -> Part {
+    let mut rated = Vec::new();
+    acc.for_each_rated(|entry| {
+        rated.push(serde_json::to_string(entry).unwrap());
+        Ok(())
+    })
+    .unwrap();
+    let mut played = Vec::new();
+    acc.for_each_event_entry(|entry| {
+        played.push(serde_json::to_string(entry).unwrap());
+        Ok(())
+    })
+    .unwrap();
+    Part {
+        rated,
+        played,
+        counters: serde_json::to_string(&acc).unwrap(),
+    }
+}
+
+/// `stats merge` over parts in input order: every part's games are renumbered after the
+/// games of the parts before it.
+fn merge_parts(parts: &[(Part, u64)], rng: &mut Lcg) -> StatsAccumulator {
+    let mut acc = random_accumulator(rng);
+    let mut offset = 0;
+    for (part, games) in parts {
+        for line in &part.rated {
+            let mut entry: pgnkit::stats::RatedEntry<'_> = serde_json::from_str(line).unwrap();
+            entry.order += offset;
+            acc.add_rated(&entry).unwrap();
+        }
+        for line in &part.played {
+            acc.add_event_entry(&serde_json::from_str(line).unwrap())
+                .unwrap();
+        }
+        acc.merge(serde_json::from_str(&part.counters).unwrap())
+            .unwrap();
+        offset += games;
+    }
+    acc
+}
+
+/// Merges accumulators of consecutive parts as a random tree of `merge` calls: ((a b) c),
+/// (a (b c)), ...
+fn merge_tree(mut parts: Vec<StatsAccumulator>, rng: &mut Lcg) -> StatsAccumulator {
+    while parts.len() > 1 {
+        let at = rng.below(parts.len() - 1);
+        let right = parts.remove(at + 1);
+        parts[at].merge(right).unwrap();
+    }
+    parts.pop().unwrap_or_default()
+}
+
+/// The counts of `games` that simply add up, with the round as the opening and the result
+/// as the termination.
+fn tally_of(games: &[Game]) -> Tally {
+    let mut tally = Tally::new();
+    for game in games {
+        let result = match game.score {
+            Score::WhiteWin => "1-0",
+            Score::Draw => "1/2-1/2",
+            Score::BlackWin => "0-1",
+        };
+        tally.add(GameSummary {
+            white: &game.white,
+            black: &game.black,
+            score: Some(game.score),
+            date: game.date,
+            plies: game.white.len() as u32,
+            opening: game.round.as_deref().unwrap_or("?"),
+            termination: TerminationKey {
+                termination: "none".into(),
+                result_by_rule: None,
+                result: result.into(),
+                tag: game.site.clone(),
+            },
+            has_error: false,
+            illegal: false,
+        });
+    }
+    tally
+}
+
+/// The CSV reports but `games.csv`, as `stats` writes them.
+fn reports(acc: &mut StatsAccumulator, tally: &Tally) -> String {
+    let opts = TableOptions::default();
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new());
+    csvout::write_standings(&mut w, acc, &opts).unwrap();
+    csvout::write_players(&mut w, acc, tally, &opts).unwrap();
+    csvout::write_openings(&mut w, tally, &opts).unwrap();
+    csvout::write_terminations(&mut w, tally, &opts).unwrap();
+    csvout::write_summary(&mut w, acc, tally, &opts).unwrap();
+    String::from_utf8(w.into_inner().unwrap()).unwrap()
+}
+
+/// Every games file, one after the other (games numbered across them, as one run numbers
+/// them), split into parts at random points: partial results of the parts merged in input
+/// order, and the parts' accumulators merged in any grouping, give the tables of one run.
+#[test]
+fn partials_merged_in_any_grouping_equal_one_run() {
+    let mut all = Vec::new();
+    for name in &games_files() {
+        for mut game in games(name) {
+            game.order = all.len() as u64;
+            all.push(game);
+        }
+    }
+    let whole = tables(&mut accumulate(&all));
+    let whole_reports = reports(&mut accumulate(&all), &tally_of(&all));
+    let mut rng = Lcg(2026);
+    for round in 0..60 {
+        let parts = 1 + rng.below(6);
+        let mut cuts: Vec<usize> = (1..parts).map(|_| rng.below(all.len() + 1)).collect();
+        cuts.push(0);
+        cuts.push(all.len());
+        cuts.sort_unstable();
+        let chunks: Vec<&[Game]> = cuts.windows(2).map(|w| &all[w[0]..w[1]]).collect();
+        let mut accumulators = Vec::new();
+        let mut written = Vec::new();
+        for chunk in &chunks {
+            // Each part's games are numbered from 0, as a run over the part numbers them.
+            let local: Vec<Game> = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, g)| Game {
+                    order: i as u64,
+                    ..g.clone()
+                })
+                .collect();
+            let acc = accumulate_into(random_accumulator(&mut rng), &local);
+            written.push((partial(acc), local.len() as u64));
+            accumulators.push(accumulate_into(random_accumulator(&mut rng), *chunk));
+        }
+        let mut merged = merge_parts(&written, &mut rng);
+        let mut tally = Tally::new();
+        for chunk in &chunks {
+            let text = serde_json::to_string(&tally_of(chunk)).unwrap();
+            tally.merge(serde_json::from_str(&text).unwrap());
+        }
+        assert_eq!(
+            reports(&mut merged, &tally),
+            whole_reports,
+            "round {round}: reports of parts cut at {cuts:?}"
+        );
+        assert_eq!(
+            tables(&mut merged),
+            whole,
+            "round {round}: parts cut at {cuts:?}"
+        );
+        assert_eq!(
+            tables(&mut merge_tree(accumulators, &mut rng)),
+            whole,
+            "round {round}: accumulators cut at {cuts:?}, merged as a tree"
+        );
+    }
 }

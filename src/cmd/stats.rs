@@ -18,6 +18,7 @@ use crate::input::{say, Inputs, WriteError};
 use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
 use crate::report::spill::TempFileStore;
+use crate::report::staged::StagedFiles;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::{CheckOptions, MoveObserver};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
@@ -176,7 +177,8 @@ struct PartHeader {
 }
 
 const PART_FORMAT: &str = "pgnkit-stats-partial";
-const PART_VERSION: u32 = 3;
+// 4: terminations are counted by `Termination` tag too; events' games carry their round.
+const PART_VERSION: u32 = 4;
 
 /// Everything a part counted but the rating log; its last line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -390,6 +392,7 @@ fn game_facts(
             termination: termination.into(),
             result_by_rule: result_by_rule.map(str::to_owned),
             result: result.into(),
+            tag: tag(tags.termination).into(),
         },
         white_team: tags.white_team.map(str::to_owned),
         black_team: tags.black_team.map(str::to_owned),
@@ -455,14 +458,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
     };
+    // Every file replaces the old one only when all are complete (see `finish`).
+    let mut staged = StagedFiles::new();
     let mut sinks = GameSinks {
-        csv: open_games_csv(output)?,
+        csv: open_games_csv(output, &mut staged)?,
         partial: match &args.partial {
-            Some(path) => {
-                Some(BufWriter::new(File::create(path).with_context(|| {
-                    format!("cannot create {}", path.display())
-                })?))
-            }
+            Some(path) => Some(BufWriter::new(staged.create(path)?)),
             None => None,
         },
         csv_opts,
@@ -538,7 +539,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         w.flush()
             .with_context(|| format!("cannot write {}", destination(output, ReportName::Games)))?;
     }
-    write_tables(output, &mut acc, &tally)?;
+    if let Some(stopped) = unfinished(inputs.totals.failed)? {
+        return Ok(stopped);
+    }
+    write_tables(output, &mut acc, &tally, &mut staged)?;
     let bytes = inputs.totals.bytes;
     if !args.input.quiet {
         let events = acc.event_count().context("cannot count the events")?;
@@ -573,7 +577,34 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         p.write_all(b"\n")?;
         p.flush()?;
     }
+    finish(staged)?;
     Ok(outcome)
+}
+
+/// Whether the run must end without writing a report: it was interrupted, or an input could
+/// not be read (the reports would lack its games). Says so and gives the outcome.
+fn unfinished(failed_inputs: usize) -> Result<Option<Outcome>, WriteError> {
+    if interrupted() {
+        say(format_args!("pgnkit: interrupted: no report was written (the reports already there, if any, are kept)"))?;
+    } else if failed_inputs > 0 {
+        say(format_args!("pgnkit: no report was written: an input could not be read (the reports already there, if any, are kept)"))?;
+    } else {
+        return Ok(None);
+    }
+    Ok(Some(Outcome::Failed))
+}
+
+fn interrupted() -> bool {
+    crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Puts every report in place at once, unless Ctrl-C came while they were written.
+fn finish(staged: StagedFiles) -> anyhow::Result<()> {
+    if interrupted() {
+        drop(staged);
+        bail!("interrupted: no report was written (the reports already there, if any, are kept)");
+    }
+    staged.commit().context("no report was written")
 }
 
 fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
@@ -586,22 +617,20 @@ fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
     }
 }
 
-/// Opens the destination of a report: `DIR/NAME.csv` with `--out`, else `-o FILE` or
-/// standard output. Writes the BOM for `--excel`.
-fn open_report(output: &OutputArgs, name: ReportName) -> anyhow::Result<Box<dyn Write>> {
+/// Opens the destination of a report, staged in `staged`: `DIR/NAME.csv` with `--out`, else
+/// `-o FILE` or standard output. Writes the BOM for `--excel`.
+fn open_report(
+    output: &OutputArgs,
+    name: ReportName,
+    staged: &mut StagedFiles,
+) -> anyhow::Result<Box<dyn Write>> {
     let mut w: Box<dyn Write> = if let Some(dir) = &output.out {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
         let path = dir.join(name.file_name());
-        Box::new(BufWriter::with_capacity(
-            1 << 16,
-            File::create(&path).with_context(|| format!("cannot create {}", path.display()))?,
-        ))
+        Box::new(BufWriter::with_capacity(1 << 16, staged.create(&path)?))
     } else if let Some(path) = &output.output {
-        Box::new(BufWriter::with_capacity(
-            1 << 16,
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        ))
+        Box::new(BufWriter::with_capacity(1 << 16, staged.create(path)?))
     } else {
         Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))
     };
@@ -610,12 +639,15 @@ fn open_report(output: &OutputArgs, name: ReportName) -> anyhow::Result<Box<dyn 
 }
 
 /// The games.csv writer, when games.csv is wanted, with its header written.
-fn open_games_csv(output: &OutputArgs) -> anyhow::Result<Option<csv::Writer<Box<dyn Write>>>> {
+fn open_games_csv(
+    output: &OutputArgs,
+    staged: &mut StagedFiles,
+) -> anyhow::Result<Option<csv::Writer<Box<dyn Write>>>> {
     let wanted = output.out.is_some() || output.report == Some(ReportName::Games);
     if !wanted {
         return Ok(None);
     }
-    let mut w = csv::Writer::from_writer(open_report(output, ReportName::Games)?);
+    let mut w = csv::Writer::from_writer(open_report(output, ReportName::Games, staged)?);
     csvout::write_games_header(&mut w)?;
     Ok(Some(w))
 }
@@ -625,6 +657,7 @@ fn write_tables(
     output: &OutputArgs,
     acc: &mut StatsAccumulator,
     tally: &Tally,
+    staged: &mut StagedFiles,
 ) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
@@ -650,7 +683,7 @@ fn write_tables(
         if output.out.is_none() && output.report != Some(name) {
             continue;
         }
-        let mut w = csv::Writer::from_writer(open_report(output, name)?);
+        let mut w = csv::Writer::from_writer(open_report(output, name, staged)?);
         let written = (|| -> anyhow::Result<()> {
             match name {
                 ReportName::Games => {}
@@ -752,11 +785,15 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
     };
-    let mut games_csv = open_games_csv(output)?;
+    let mut staged = StagedFiles::new();
+    let mut games_csv = open_games_csv(output, &mut staged)?;
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tally = Tally::new();
     let mut opening_plies = None;
     for path in &args.parts {
+        if interrupted() {
+            break;
+        }
         // This part's games come after every game of the parts before it.
         let offset = tally.games;
         let on_line = |line: PartLine<'_>| -> anyhow::Result<()> {
@@ -789,7 +826,11 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     if let Some(mut w) = games_csv.take() {
         w.flush()?;
     }
-    write_tables(output, &mut acc, &tally)?;
+    if let Some(stopped) = unfinished(0)? {
+        return Ok(stopped);
+    }
+    write_tables(output, &mut acc, &tally, &mut staged)?;
+    finish(staged)?;
     if !args.quiet {
         let events = acc.event_count().context("cannot count the events")?;
         say(format_args!(

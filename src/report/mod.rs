@@ -11,6 +11,7 @@ use crate::rules::game::GameReport;
 
 pub mod cell;
 pub mod spill;
+pub mod staged;
 pub mod stats;
 
 /// Where a game is: file, number, first line, players.

@@ -427,7 +427,8 @@ pub fn write_openings<W: Write>(
     Ok(())
 }
 
-/// Writes `terminations.csv`: every termination by rule met with a result tag.
+/// Writes `terminations.csv`: every termination by rule met with a result tag and a
+/// `Termination` tag.
 ///
 /// # Errors
 ///
@@ -441,6 +442,7 @@ pub fn write_terminations<W: Write>(
         "termination_by_rule",
         "result_by_rule",
         "result",
+        "termination",
         "mismatch",
         "games",
         "share",
@@ -452,6 +454,7 @@ pub fn write_terminations<W: Write>(
                 Cell::Own(key.termination.clone()),
                 Cell::Own(key.result_by_rule.clone().unwrap_or_default()),
                 Cell::Input(&key.result),
+                Cell::Input(&key.tag),
                 Cell::Own(if key.mismatch() { "yes" } else { "no" }.into()),
                 int(n),
                 share(n, tally.games),

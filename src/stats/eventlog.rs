@@ -12,9 +12,15 @@
 //! out event by event and, within an event, pair by pair, which is what
 //! [`EventBuilder`](super::standings::EventBuilder) needs to build a table from sums bounded
 //! by the event's players. Memory is bounded by the budget, not by the games or the events.
+//!
+//! Before tables are built, a pass finds the sites of one `Event` and year that are one event
+//! whose `Site` text changed between rounds (they share a player); when there are any, the
+//! games are copied once into a second log with those sites made one (see
+//! [`EventLog::tables`]).
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
@@ -43,11 +49,13 @@ struct Packed {
     black_team: u32,
     white_elo: u32,
     black_elo: u32,
+    /// The round number, 0 when unknown (see [`round_number`](super::standings::round_number)).
+    round: u16,
     score: Score,
 }
 
 /// The bytes of a [`Packed`] in a store.
-const PACKED_BYTES: usize = 25;
+const PACKED_BYTES: usize = 27;
 
 impl Packed {
     fn new(game: &EventGame) -> Packed {
@@ -59,6 +67,7 @@ impl Packed {
             black_team: team(game.black_team),
             white_elo: game.white_elo.unwrap_or(0),
             black_elo: game.black_elo.unwrap_or(0),
+            round: game.round,
             score: game.score,
         }
     }
@@ -77,6 +86,7 @@ impl Packed {
             score: self.score,
             white_elo: (self.white_elo > 0).then_some(self.white_elo),
             black_elo: (self.black_elo > 0).then_some(self.black_elo),
+            round: self.round,
         }
     }
 
@@ -96,6 +106,7 @@ impl Packed {
         ] {
             out.extend_from_slice(&n.to_le_bytes());
         }
+        out.extend_from_slice(&self.round.to_le_bytes());
         out.push(self.score.white_half_points() as u8);
     }
 
@@ -108,7 +119,7 @@ impl Packed {
         };
         let player = |n: u32| n == PlayerId::UNKNOWN.0 || (n as usize) < names;
         let team = |n: u32| n == NO_TEAM || (n as usize) < names;
-        let score = match bytes[24] {
+        let score = match bytes[26] {
             2 => Score::WhiteWin,
             1 => Score::Draw,
             0 => Score::BlackWin,
@@ -121,6 +132,7 @@ impl Packed {
             black_team: u32_at(3),
             white_elo: u32_at(4),
             black_elo: u32_at(5),
+            round: u16::from_le_bytes([bytes[24], bytes[25]]),
             score,
         };
         let fits = player(packed.white)
@@ -176,6 +188,8 @@ pub struct EventEntry<'a> {
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag.
     pub black_elo: Option<u32>,
+    /// The round number (see [`round_number`](super::standings::round_number)), if known.
+    pub round: Option<u16>,
 }
 
 /// The finished games of every event, for the standings tables (see the [module docs](self)).
@@ -188,6 +202,9 @@ pub struct EventLog {
     runs: SortedRuns,
     /// Where an event's pairs go while its table is built, when they exceed the budget.
     scratch: Box<dyn RunStore>,
+    /// Where the copy with sites made one goes ([`EventLog::tables`]), when it exceeds the
+    /// budget.
+    spare: Box<dyn RunStore>,
     budget: usize,
     len: u64,
     /// The number of events, known after a replay and until the next game.
@@ -231,10 +248,18 @@ impl EventLog {
             pending_sorted: true,
             runs: SortedRuns::new(store),
             scratch,
+            spare: Box::new(MemoryStore::default()),
             budget: budget.max(1),
             len: 0,
             events: None,
         }
+    }
+
+    /// The log, with `spare` to hold the copy that makes sites one (see
+    /// [`tables`](Self::tables)) instead of memory.
+    pub fn with_spare(mut self, spare: Box<dyn RunStore>) -> EventLog {
+        self.spare = spare;
+        self
     }
 
     /// The number of games.
@@ -357,10 +382,55 @@ impl EventLog {
     /// Builds every event's tables, one event at a time, and calls `f` with each, in
     /// [`EventKey`] order; returns the number of events. Names come from `names`.
     ///
+    /// Sites of one `Event` and year that share a player are one event ([`SiteGroups`]):
+    /// when there are any, the games are first copied into a log of their own with each such
+    /// site replaced by its group's, and the tables come from that copy. The copy keeps its
+    /// budget in memory and the rest in the spare store, which is emptied afterwards; this
+    /// log is left as it was, so that its games can still be written out as they were read.
+    ///
     /// # Errors
     ///
     /// Errors of the stores, and the first error of `f`.
     pub(crate) fn tables(
+        &mut self,
+        names: &Names,
+        f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
+    ) -> io::Result<u64> {
+        let groups = self.site_groups(names.len())?;
+        if groups.joined.is_empty() {
+            return self.own_tables(names, f);
+        }
+        let spare = std::mem::replace(&mut self.spare, Box::new(MemoryStore::default()));
+        let mut copy = EventLog::with_stores(spare, Box::new(MemoryStore::default()), self.budget);
+        let mut last = OwnedEventKey::default();
+        let mut site: Option<String> = None;
+        let games = Games {
+            local: &self.local,
+            names: names.len(),
+        };
+        let copied = replay_sorted(&self.runs, &games, &self.pending, |key, game| {
+            if site.is_none() || key != last.key() {
+                last.set(key);
+                site = Some(groups.site(key).to_owned());
+            }
+            let site = site.as_deref().unwrap_or(key.site);
+            copy.push_packed(EventKey { site, ..key }, *game)
+        });
+        // The scratch store is this log's; the copy borrows it to build the tables.
+        std::mem::swap(&mut copy.scratch, &mut self.scratch);
+        let count = copied.and_then(|()| copy.own_tables(names, f));
+        std::mem::swap(&mut copy.scratch, &mut self.scratch);
+        let mut spare = copy.runs.into_store();
+        let cleared = spare.clear();
+        self.spare = spare;
+        let count = count?;
+        cleared?;
+        self.events = Some(count);
+        Ok(count)
+    }
+
+    /// [`tables`](Self::tables) of this log's games as they are.
+    fn own_tables(
         &mut self,
         names: &Names,
         mut f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
@@ -406,20 +476,25 @@ impl EventLog {
         if let Some(n) = self.events {
             return Ok(n);
         }
-        let mut count = 0u64;
-        let mut last: Option<(String, String, Option<u16>)> = None;
-        self.replay(names, |key, _| {
-            let same = last.as_ref().is_some_and(|(e, s, y)| {
-                (e.as_str(), s.as_str(), *y) == (key.event, key.site, key.year)
-            });
-            if !same {
-                count += 1;
-                last = Some((key.event.to_owned(), key.site.to_owned(), key.year));
-            }
-            Ok(())
-        })?;
+        let groups = self.site_groups(names)?;
+        let count = groups.keys - groups.joined.len() as u64;
         self.events = Some(count);
         Ok(count)
+    }
+
+    /// A pass over the games that finds which sites are one event ([`SiteGroups`]).
+    fn site_groups(&mut self, names: usize) -> io::Result<SiteGroups> {
+        self.sort_pending();
+        let games = Games {
+            local: &self.local,
+            names,
+        };
+        let mut finder = SiteGroupFinder::default();
+        replay_sorted(&self.runs, &games, &self.pending, |key, game| {
+            finder.add(key, game);
+            Ok(())
+        })?;
+        Ok(finder.finish())
     }
 
     /// Takes in every game of `other`, whose player and team ids `names` maps onto the ones
@@ -460,6 +535,233 @@ impl EventLog {
             };
             self.push_packed(key, game)
         })
+    }
+}
+
+/// The sites that are one event with another: a tournament whose `Site` text changed between
+/// rounds (a round played in another town, `Lipetsk RUS` for some rounds and `Lipetsk` for
+/// others).
+///
+/// Sites of one `Event` and one year are one event when a player played at both and their
+/// rounds differ: every game at both has a round number, and no round was played at both (a
+/// group of sites gathers rounds none of which is at two of them). The same name, the same
+/// year, the same people and one round after the other. Two events of one name in one year
+/// stay apart when their players differ (two clubs' championships) or their rounds meet (the
+/// same two players in round 1 at two sites). A site that is an address (`https://…`, each
+/// online game's own) joins nothing, or every casual game of a server's players would be one
+/// table. The group's site is the one of most games (the first in order on a tie).
+///
+/// Sites are taken in order and each player joins the sites they played at in that order,
+/// one to the next, so that all of this depends only on the games, not on their order in the
+/// input or on how it was split into parts: merged parts group alike.
+#[derive(Debug, Default)]
+struct SiteGroups {
+    /// For each `(Event, Site, year)` that joins another, the site of its group.
+    joined: HashMap<(String, String, Option<u16>), String>,
+    /// The `(Event, Site, year)` keys seen.
+    keys: u64,
+}
+
+impl SiteGroups {
+    /// The site `key`'s games count under.
+    fn site<'a>(&'a self, key: EventKey<'a>) -> &'a str {
+        if self.joined.is_empty() {
+            return key.site;
+        }
+        // A lookup allocates: done once per event (games come event by event).
+        let at = (key.event.to_owned(), key.site.to_owned(), key.year);
+        self.joined.get(&at).map_or(key.site, String::as_str)
+    }
+}
+
+/// Players (counted once a site) an `Event` may list before its sites are left as they are,
+/// which bounds the memory of the site grouping: 16 MiB of scratch at most.
+const MAX_LISTED_PLAYERS: usize = 1 << 20;
+
+/// One site (and year) of the `Event` a [`SiteGroupFinder`] is on.
+#[derive(Debug)]
+struct SiteNode {
+    site: String,
+    year: Option<u16>,
+    games: u64,
+    /// Its rounds, sorted, once each; `None` once a game without a round number was seen.
+    rounds: Option<Vec<u16>>,
+    /// Its known players (ids), sorted and once each up to `sorted`, as read after that.
+    players: Vec<u32>,
+    sorted: usize,
+}
+
+impl SiteNode {
+    /// Sorts the players and drops repeats.
+    fn settle(&mut self) {
+        self.players.sort_unstable();
+        self.players.dedup();
+        self.sorted = self.players.len();
+    }
+}
+
+/// Finds [`SiteGroups`] from games given event by event ([`EventKey`] order), one `Event`
+/// value at a time: memory holds the sites and players of that one `Event`. Most `Event`
+/// values have one site a year: players are only listed while they are read (no lookup a
+/// game), and compared across sites when the `Event` has several.
+#[derive(Debug, Default)]
+struct SiteGroupFinder {
+    groups: SiteGroups,
+    last: OwnedEventKey,
+    started: bool,
+    /// The sites of the current `Event`, in order.
+    sites: Vec<SiteNode>,
+    /// Every site's players, by year and player, then site: scratch of `finish_event`.
+    seats: Vec<(Option<u16>, u32, usize)>,
+    /// Players listed at the sites of the current `Event`, and whether there were too many
+    /// (then its sites are left as they are).
+    listed: usize,
+    overflow: bool,
+    /// Sites a player went from and to, in order.
+    links: Vec<(usize, usize)>,
+}
+
+impl SiteGroupFinder {
+    fn add(&mut self, key: EventKey<'_>, game: &Packed) {
+        if !self.started || key != self.last.key() {
+            if self.started && key.event != self.last.event {
+                self.finish_event();
+            }
+            self.started = true;
+            self.last.set(key);
+            self.groups.keys += 1;
+            if key.site.contains("://") {
+                return;
+            }
+            self.sites.push(SiteNode {
+                site: key.site.to_owned(),
+                year: key.year,
+                games: 0,
+                rounds: Some(Vec::new()),
+                players: Vec::new(),
+                sorted: 0,
+            });
+        } else if key.site.contains("://") {
+            return;
+        }
+        let at = self.sites.len() - 1;
+        let node = &mut self.sites[at];
+        node.games += 1;
+        if self.overflow {
+            return;
+        }
+        if game.round == 0 {
+            node.rounds = None;
+        } else if let Some(rounds) = &mut node.rounds {
+            if let Err(i) = rounds.binary_search(&game.round) {
+                rounds.insert(i, game.round);
+            }
+        }
+        for player in [game.white, game.black] {
+            if player != PlayerId::UNKNOWN.0 {
+                node.players.push(player);
+                self.listed += 1;
+            }
+        }
+        // Repeats are dropped now and then, so that the lists are bounded by the players.
+        if node.players.len() > 2 * node.sorted + 1024 {
+            let before = node.players.len();
+            node.settle();
+            self.listed -= before - node.players.len();
+        }
+        if self.listed > MAX_LISTED_PLAYERS {
+            for node in &mut self.sites {
+                node.settle();
+            }
+            self.listed = self.sites.iter().map(|n| n.players.len()).sum();
+            if self.listed > MAX_LISTED_PLAYERS / 2 {
+                self.overflow = true;
+                for node in &mut self.sites {
+                    node.players = Vec::new();
+                }
+            }
+        }
+    }
+
+    /// The current `Event`'s groups are complete.
+    fn finish_event(&mut self) {
+        let n = self.sites.len();
+        if n > 1 && !self.overflow {
+            for (i, node) in self.sites.iter_mut().enumerate() {
+                node.settle();
+                let year = node.year;
+                self.seats
+                    .extend(node.players.iter().map(|&player| (year, player, i)));
+            }
+            self.seats.sort_unstable();
+            // Each player joins the sites they played at (in a year), one to the next.
+            for pair in self.seats.windows(2) {
+                let ((year, player, a), (next_year, next_player, b)) = (pair[0], pair[1]);
+                if (year, player) == (next_year, next_player) {
+                    self.links.push((a, b));
+                }
+            }
+            self.links.sort_unstable();
+            self.links.dedup();
+            let mut parent: Vec<usize> = (0..n).collect();
+            fn root(parent: &mut [usize], mut i: usize) -> usize {
+                while parent[i] != i {
+                    parent[i] = parent[parent[i]];
+                    i = parent[i];
+                }
+                i
+            }
+            // The rounds of each group, kept at its root.
+            let mut rounds: Vec<Option<Vec<u16>>> =
+                self.sites.iter_mut().map(|s| s.rounds.take()).collect();
+            for &(a, b) in &self.links {
+                let (a, b) = (root(&mut parent, a), root(&mut parent, b));
+                if a == b {
+                    continue;
+                }
+                let apart = match (&rounds[a], &rounds[b]) {
+                    (Some(ra), Some(rb)) => ra.iter().all(|r| rb.binary_search(r).is_err()),
+                    _ => false,
+                };
+                if apart {
+                    let (low, high) = (a.min(b), a.max(b));
+                    let mut gathered = rounds[high].take().unwrap_or_default();
+                    gathered.extend(rounds[low].take().unwrap_or_default());
+                    gathered.sort_unstable();
+                    rounds[low] = Some(gathered);
+                    parent[high] = low;
+                }
+            }
+            // The site of most games of each group; on a tie the first, in site order.
+            let mut lead: Vec<usize> = (0..n).collect();
+            for i in 0..n {
+                let r = root(&mut parent, i);
+                if self.sites[i].games > self.sites[lead[r]].games {
+                    lead[r] = i;
+                }
+            }
+            for i in 0..n {
+                let lead = lead[root(&mut parent, i)];
+                if lead != i {
+                    let at = (
+                        self.last.event.clone(),
+                        self.sites[i].site.clone(),
+                        self.sites[i].year,
+                    );
+                    self.groups.joined.insert(at, self.sites[lead].site.clone());
+                }
+            }
+        }
+        self.sites.clear();
+        self.seats.clear();
+        self.links.clear();
+        self.listed = 0;
+        self.overflow = false;
+    }
+
+    fn finish(mut self) -> SiteGroups {
+        self.finish_event();
+        self.groups
     }
 }
 
@@ -628,6 +930,7 @@ mod tests {
                     score: [Score::WhiteWin, Score::Draw, Score::BlackWin][next(3) as usize],
                     white_elo: [None, Some(1), Some(2850)][next(3) as usize],
                     black_elo: [None, Some(u32::MAX)][next(2) as usize],
+                    round: next(3) as u16,
                 };
                 (event, site, year, game)
             })
@@ -707,6 +1010,12 @@ mod tests {
         }
     }
 
+    /// The docs give this size (docs/stats.md, Memory).
+    #[test]
+    fn a_game_in_memory_takes_40_bytes() {
+        assert_eq!(std::mem::size_of::<Pending>(), 40);
+    }
+
     #[test]
     fn damaged_runs_are_refused() {
         let games = games(20);
@@ -718,7 +1027,7 @@ mod tests {
         Packed::new(&games[0].3).encode(&mut bytes);
         assert_eq!(bytes.len(), PACKED_BYTES);
         assert_eq!(Packed::decode(&bytes, 8).unwrap(), Packed::new(&games[0].3));
-        bytes[24] = 3;
+        bytes[26] = 3;
         assert!(Packed::decode(&bytes, 8).is_err());
     }
 }

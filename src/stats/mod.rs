@@ -139,6 +139,49 @@ pub struct EventKey<'a> {
     pub year: Option<u16>,
 }
 
+impl<'a> EventKey<'a> {
+    /// The event of a game with these `Event`, `Site` and `Date` tags, as its organiser names
+    /// it. An online tournament whose `Event` gives its address (lichess:
+    /// `Rated Blitz tournament https://lichess.org/tournament/ID`, `… https://lichess.org/swiss/ID`)
+    /// is that address, whatever the games' `Site` (each game's own address) and dates (an
+    /// arena may cross midnight on 31 December): its site is the server (`https://lichess.org`)
+    /// and its year unknown. Any other event is its `Event`, `Site` and year.
+    pub fn of(event: &'a str, site: &'a str, date: Option<GameDate>) -> EventKey<'a> {
+        match tournament_server(event) {
+            Some(server) => EventKey {
+                event,
+                site: server,
+                year: None,
+            },
+            None => EventKey {
+                event,
+                site,
+                year: date.map(|d| d.year),
+            },
+        }
+    }
+}
+
+/// The `scheme://host` of a tournament's address in an `Event` tag: an address whose path is
+/// `tournament/ID` or `swiss/ID`.
+fn tournament_server(event: &str) -> Option<&str> {
+    // Once a finished game: memchr finds the few `:` far faster than a substring search.
+    let bytes = event.as_bytes();
+    let at = memchr::memchr_iter(b':', bytes).find(|&i| bytes[i + 1..].starts_with(b"//"))?;
+    let start = event[..at]
+        .rfind(|c: char| !c.is_ascii_alphabetic())
+        .map_or(0, |i| i + 1);
+    let rest = &event[at + 3..];
+    let host = rest.find('/')?;
+    let mut path = rest[host + 1..].split(['/', ' ', '?', '#']);
+    let kind = path.next()?;
+    let id = path.next()?;
+    let named = matches!(kind, "tournament" | "swiss")
+        && !id.is_empty()
+        && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    (named && start < at && host > 0).then(|| &event[start..at + 3 + host])
+}
+
 /// An [`EventKey`] that owns its strings: the event a reader or writer is on, kept to compare
 /// the next game's with (the strings are reused from one event to the next).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -426,7 +469,7 @@ impl StatsAccumulator {
     ) -> StatsAccumulator {
         StatsAccumulator {
             ratings: RatingLog::with_store(store(), rating_run),
-            events: EventLog::with_stores(store(), store(), event_budget),
+            events: EventLog::with_stores(store(), store(), event_budget).with_spare(store()),
             ..StatsAccumulator::default()
         }
     }
@@ -442,11 +485,7 @@ impl StatsAccumulator {
         let white = self.player(game.white);
         let black = self.player(game.black);
         self.unknown_sides += u64::from(white.is_unknown()) + u64::from(black.is_unknown());
-        let key = EventKey {
-            event: game.event,
-            site: game.site,
-            year: game.date.map(|d| d.year),
-        };
+        let key = EventKey::of(game.event, game.site, game.date);
         let white_elo = game.white_elo.filter(|&e| e > 0);
         let black_elo = game.black_elo.filter(|&e| e > 0);
         let event_game = EventGame {
@@ -457,6 +496,7 @@ impl StatsAccumulator {
             score: game.score,
             white_elo,
             black_elo,
+            round: standings::round_number(game.round),
         };
         self.events.push(key, &event_game)?;
         match (white.name(), black.name()) {
@@ -567,6 +607,7 @@ impl StatsAccumulator {
                 score: game.score,
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
+                round: (game.round > 0).then_some(game.round),
             })
         })
     }
@@ -592,6 +633,7 @@ impl StatsAccumulator {
             score: entry.score,
             white_elo: entry.white_elo.filter(|&e| e > 0),
             black_elo: entry.black_elo.filter(|&e| e > 0),
+            round: entry.round.unwrap_or(0),
         };
         self.events.push(key, &game)
     }
@@ -714,6 +756,37 @@ mod tests {
             PlayerKey::from_name("Carlsen, M "),
             PlayerKey::Named("Carlsen, M ".to_owned())
         );
+    }
+
+    #[test]
+    fn online_tournaments_are_their_address() {
+        let date = GameDate::parse("2025.05.01");
+        for (event, site, want) in [
+            (
+                "Rated Blitz tournament https://lichess.org/tournament/it6somLI",
+                "https://lichess.org/Q4fRv8HN",
+                Some("https://lichess.org"),
+            ),
+            (
+                "Blitz swiss https://lichess.org/swiss/VPknZs88",
+                "https://lichess.org/abc",
+                Some("https://lichess.org"),
+            ),
+            ("Rated Blitz game", "https://lichess.org/Q4fRv8HN", None),
+            ("https://lichess.org/tournament/", "x", None),
+            ("See https://example.org/news/2025", "Zug", None),
+            ("://x/tournament/1", "Zug", None),
+            ("ch-CHN 2025", "Xinghua CHN", None),
+        ] {
+            let key = EventKey::of(event, site, date);
+            match want {
+                Some(server) => {
+                    assert_eq!((key.site, key.year), (server, None), "{event}");
+                }
+                None => assert_eq!((key.site, key.year), (site, Some(2025)), "{event}"),
+            }
+            assert_eq!(key.event, event);
+        }
     }
 
     #[test]

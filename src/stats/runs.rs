@@ -162,6 +162,11 @@ impl SortedRuns {
         }
     }
 
+    /// The store, its runs forgotten.
+    pub(crate) fn into_store(self) -> Box<dyn RunStore> {
+        self.store
+    }
+
     /// The runs, earliest first.
     pub(crate) fn runs(&self) -> &[Run] {
         &self.runs

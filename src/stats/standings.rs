@@ -131,7 +131,31 @@ pub(crate) struct EventGame {
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag, if positive.
     pub black_elo: Option<u32>,
+    /// The round number ([`round_number`]), 0 when unknown.
+    pub round: u16,
 }
+
+/// The round a `Round` tag names, for round-robin detection: its first number (`3` of `3`,
+/// and of `3.1`, round 3 board 1, as TWIC writes them); 0 when there is none (`?`, `-`,
+/// `final`, a missing tag, a number beyond 65535).
+pub fn round_number(round: Option<&str>) -> u16 {
+    let Some(round) = round else {
+        return 0;
+    };
+    let first = round.trim().split('.').next().unwrap_or("");
+    if first.is_empty() || !first.bytes().all(|b| b.is_ascii_digit()) {
+        return 0;
+    }
+    first.parse().unwrap_or(0)
+}
+
+/// Events of more players than this are not checked against a Berger table: no round robin
+/// is that large, and the check costs a pass over the games for each player.
+const BERGER_MAX_PLAYERS: usize = 100;
+
+/// Games of an event kept for the Berger table check: a double round robin of
+/// [`BERGER_MAX_PLAYERS`] players, and a little more.
+const BERGER_MAX_GAMES: usize = 10_000;
 
 /// A player's sums in the event being built.
 #[derive(Debug, Clone, Copy, Default)]
@@ -176,6 +200,10 @@ pub(crate) struct EventBuilder<'a> {
     met_pairs: u64,
     first_meetings: Option<u64>,
     equal_meetings: bool,
+    /// The round and players of every game between two known players, while the event may
+    /// still be a round robin that the file holds only part of (see [`fits_berger_table`]).
+    berger_games: Vec<(u16, PlayerId, PlayerId)>,
+    berger_possible: bool,
 }
 
 /// Maps that grew past this many entries for one event are dropped rather than cleared, so
@@ -204,6 +232,8 @@ impl<'a> EventBuilder<'a> {
             met_pairs: 0,
             first_meetings: None,
             equal_meetings: true,
+            berger_games: Vec::new(),
+            berger_possible: true,
         }
     }
 
@@ -235,6 +265,12 @@ impl<'a> EventBuilder<'a> {
         self.met_pairs = 0;
         self.first_meetings = None;
         self.equal_meetings = true;
+        if self.berger_games.capacity() > KEEP_CAPACITY {
+            self.berger_games = Vec::new();
+        } else {
+            self.berger_games.clear();
+        }
+        self.berger_possible = true;
     }
 
     /// Counts one game of the event. Team sides count whoever played; a game between two
@@ -270,6 +306,18 @@ impl<'a> EventBuilder<'a> {
             .or_default()
             .sums
             .record(bh, game.white_elo);
+        if self.berger_possible && !game.white.is_unknown() && !game.black.is_unknown() {
+            let fits = game.round > 0
+                && game.white != game.black
+                && self.berger_games.len() < BERGER_MAX_GAMES
+                && self.players.len() <= BERGER_MAX_PLAYERS;
+            if fits {
+                self.berger_games.push((game.round, game.white, game.black));
+            } else {
+                self.berger_possible = false;
+                self.berger_games = Vec::new();
+            }
+        }
         let pair = (game.white.min(game.black), game.white.max(game.black));
         if self.pair != Some(pair) {
             self.close_pair()?;
@@ -322,12 +370,15 @@ impl<'a> EventBuilder<'a> {
     }
 
     /// The kind detection finds: round robin when at least two known players played and every
-    /// pair of them met the same, non-zero number of times; otherwise Swiss. Games involving
-    /// the unknown bucket are ignored here.
+    /// pair of them met the same, non-zero number of times, or when the games, rounds
+    /// numbered, follow a Berger table (a round robin the file holds only part of:
+    /// [`fits_berger_table`]); otherwise Swiss. Games involving the unknown bucket are
+    /// ignored here.
     fn detect_kind(&self) -> EventKind {
         let n = self.players.values().filter(|p| p.meets_known).count() as u64;
         let all_pairs = n * n.saturating_sub(1) / 2;
-        if n >= 2 && self.met_pairs == all_pairs && self.equal_meetings {
+        let complete = n >= 2 && self.met_pairs == all_pairs && self.equal_meetings;
+        if complete || (self.berger_possible && fits_berger_table(&self.berger_games)) {
             EventKind::RoundRobin
         } else {
             EventKind::Swiss
@@ -427,6 +478,181 @@ impl<'a> EventBuilder<'a> {
             teams,
             unknown_vs_unknown: self.unknown_vs_unknown,
         })
+    }
+}
+
+/// Whether games `(round, white, black)` between known players are pairings of a Berger table
+/// (the round-robin schedule FIDE's tables and the circle method give) for the players they
+/// name: some numbering of the players makes every game of round `r` one of that round's
+/// pairings. Colours are not checked (events use different colour tables), nor the rounds'
+/// first number (renumbering the players shifts them).
+///
+/// In the circle method for `n` players, `m` is `n − 1` when `n` is even (one player, `∞`,
+/// stays in place) and `n` when it is odd (`∞` is the bye); the others are numbered in
+/// `0 .. m`, and in round `r` player `i` meets `j` when `i + j ≡ r (mod m)`, and `∞` the `i`
+/// with `2i ≡ r`. A second cycle repeats the first, `m` rounds later. So a numbering is a
+/// solution of linear equations mod `m`: each player's number is `±x + c` for the one unknown
+/// `x` of its connected group of players, fixed by an odd cycle or a game against `∞`.
+///
+/// At least two rounds are needed (any one round is a round of some Berger table), and all
+/// players must be joined by games, the way two rounds of a round robin join them; so a
+/// Swiss whose games join up that way over only two or three rounds can be taken for a round
+/// robin. Costs a pass over the games per player (which one is `∞` is tried in turn).
+fn fits_berger_table(games: &[(u16, PlayerId, PlayerId)]) -> bool {
+    let mut players: Vec<PlayerId> = games.iter().flat_map(|&(_, w, b)| [w, b]).collect();
+    players.sort_unstable();
+    players.dedup();
+    let n = players.len();
+    let mut rounds: Vec<u16> = games.iter().map(|g| g.0).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    if !(3..=BERGER_MAX_PLAYERS).contains(&n) || rounds.len() < 2 {
+        return false;
+    }
+    let index = |p: PlayerId| players.binary_search(&p).unwrap_or(0);
+    let edges: Vec<(usize, usize, u16)> = games
+        .iter()
+        .map(|&(r, w, b)| (index(w), index(b), r))
+        .collect();
+    // Nobody plays twice in a round.
+    let mut seats: Vec<(u16, usize)> = edges
+        .iter()
+        .flat_map(|&(a, b, r)| [(r, a), (r, b)])
+        .collect();
+    seats.sort_unstable();
+    if seats.windows(2).any(|w| w[0] == w[1]) {
+        return false;
+    }
+    let even = n.is_multiple_of(2);
+    let m = if even { n - 1 } else { n } as u64;
+    let mut numbering = BergerNumbering::new(&edges, n, m);
+    if !even {
+        return numbering.fits(None);
+    }
+    (0..n).any(|inf| numbering.fits(Some(inf)))
+}
+
+/// Numbers players for [`fits_berger_table`]: the games as lists of opponents (built once),
+/// and the state of one attempt (reused for each choice of `∞`).
+struct BergerNumbering {
+    n: usize,
+    m: u64,
+    /// The opponents of player `p`, with the round mod `m`, are `adjacent[start[p]..start[p + 1]]`.
+    start: Vec<usize>,
+    adjacent: Vec<(usize, u64)>,
+    /// Each player's number as `sign · x + offset`, for the unknown `x`.
+    form: Vec<Option<(bool, u64)>>,
+    queue: Vec<usize>,
+    seen: Vec<bool>,
+}
+
+impl BergerNumbering {
+    fn new(edges: &[(usize, usize, u16)], n: usize, m: u64) -> BergerNumbering {
+        let mut start = vec![0usize; n + 1];
+        for &(a, b, _) in edges {
+            start[a + 1] += 1;
+            start[b + 1] += 1;
+        }
+        for p in 0..n {
+            start[p + 1] += start[p];
+        }
+        let mut fill = start.clone();
+        let mut adjacent = vec![(0, 0); 2 * edges.len()];
+        for &(a, b, r) in edges {
+            let r = u64::from(r) % m;
+            adjacent[fill[a]] = (b, r);
+            fill[a] += 1;
+            adjacent[fill[b]] = (a, r);
+            fill[b] += 1;
+        }
+        BergerNumbering {
+            n,
+            m,
+            start,
+            adjacent,
+            form: vec![None; n],
+            queue: Vec::new(),
+            seen: vec![false; m as usize],
+        }
+    }
+
+    /// Whether the players but `inf` (which is `∞`) can be numbered in `0 .. m`, no two
+    /// alike, so that every game `(a, b, r)` has `a + b ≡ r (mod m)`, or `2a ≡ r` when `b` is
+    /// `inf`. Gives up at the first contradiction, which in a Swiss comes within a few games.
+    fn fits(&mut self, inf: Option<usize>) -> bool {
+        let (n, m) = (self.n, self.m);
+        // `m` is odd: 2 has an inverse.
+        let half = |v: u64| (v % m) * m.div_ceil(2) % m;
+        let neg = |v: u64| (m - v % m) % m;
+        let settle = |value: u64, x: &mut Option<u64>| match *x {
+            Some(v) => v == value,
+            None => {
+                *x = Some(value);
+                true
+            }
+        };
+        self.form.iter_mut().for_each(|f| *f = None);
+        let Some(first) = (0..n).find(|&p| Some(p) != inf) else {
+            return false;
+        };
+        self.form[first] = Some((true, 0));
+        self.queue.clear();
+        self.queue.push(first);
+        let mut x: Option<u64> = None;
+        let mut reached = 1;
+        while let Some(p) = self.queue.pop() {
+            let Some((sign, offset)) = self.form[p] else {
+                continue;
+            };
+            for &(q, r) in &self.adjacent[self.start[p]..self.start[p + 1]] {
+                if Some(q) == inf {
+                    // sign · x + offset ≡ r / 2
+                    let value = (half(r) + neg(offset)) % m;
+                    if !settle(if sign { value } else { neg(value) }, &mut x) {
+                        return false;
+                    }
+                    continue;
+                }
+                // number(q) = r − number(p)
+                let want = (!sign, (r + neg(offset)) % m);
+                match self.form[q] {
+                    None => {
+                        self.form[q] = Some(want);
+                        self.queue.push(q);
+                        reached += 1;
+                    }
+                    Some(have) if have.0 == want.0 => {
+                        if have.1 != want.1 {
+                            return false;
+                        }
+                    }
+                    // Same sign: 2 · sign · x ≡ r − offset(p) − offset(q).
+                    Some((_, other)) => {
+                        let two_x = (r + neg(offset) + neg(other)) % m;
+                        let value = if sign { half(two_x) } else { neg(half(two_x)) };
+                        if !settle(value, &mut x) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        // Every player joined to the first one.
+        if reached != n - usize::from(inf.is_some()) {
+            return false;
+        }
+        let (form, seen) = (&self.form, &mut self.seen);
+        let mut distinct = |x: u64| {
+            seen.iter_mut().for_each(|s| *s = false);
+            form.iter().flatten().all(|&(sign, offset)| {
+                let number = (if sign { x } else { neg(x) } + offset) % m;
+                !std::mem::replace(&mut seen[number as usize], true)
+            })
+        };
+        match x {
+            Some(x) => distinct(x),
+            None => (0..m).any(distinct),
+        }
     }
 }
 
@@ -761,6 +987,7 @@ mod tests {
                     score,
                     white_elo,
                     black_elo,
+                    round: 0,
                 };
                 log.push(key, &game).unwrap();
             }
@@ -791,6 +1018,127 @@ mod tests {
                 ];
                 assert_eq!(&got, want, "{:?}, budget {budget}", row.player);
             }
+        }
+    }
+
+    /// The rounds of a round robin of `n` players by FIDE's Berger tables (the circle
+    /// method: player `n` stays, the others turn), numbered 1.. and named by `names`.
+    fn berger_rounds(n: usize, names: &[PlayerId]) -> Vec<Vec<(PlayerId, PlayerId)>> {
+        let slots = n + n % 2;
+        let m = slots - 1;
+        (0..m)
+            .map(|r| {
+                let mut round = Vec::new();
+                for i in 0..m {
+                    let j = (r + m - i) % m;
+                    if i < j {
+                        round.push((i, j));
+                    } else if i == j {
+                        round.push((i, m));
+                    }
+                }
+                round
+                    .into_iter()
+                    .filter(|&(i, j)| i < n && j < n)
+                    .map(|(i, j)| (names[i], names[j]))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn ids(n: usize) -> Vec<PlayerId> {
+        // Out of order, so that ids do not give the numbering away.
+        (0..n)
+            .map(|i| PlayerId::named(NameId::from_index((2 * n - 1 - i + 3) % n).unwrap()))
+            .collect()
+    }
+
+    fn games_of(
+        rounds: &[Vec<(PlayerId, PlayerId)>],
+        first: u16,
+    ) -> Vec<(u16, PlayerId, PlayerId)> {
+        rounds
+            .iter()
+            .enumerate()
+            .flat_map(|(r, games)| games.iter().map(move |&(w, b)| (first + r as u16, w, b)))
+            .collect()
+    }
+
+    #[test]
+    fn any_two_or_more_rounds_of_a_berger_table_fit_it() {
+        for n in 3..=14 {
+            let rounds = berger_rounds(n, &ids(n));
+            let m = rounds.len();
+            for len in 2..=m {
+                for start in [0, m - len] {
+                    // Colours swapped on some boards, rounds numbered from 1 or later.
+                    let games: Vec<_> = games_of(&rounds[start..start + len], 1 + start as u16)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (r, w, b))| if i % 3 == 0 { (r, b, w) } else { (r, w, b) })
+                        .collect();
+                    assert!(
+                        fits_berger_table(&games),
+                        "{n} players, rounds {start}+{len}"
+                    );
+                }
+            }
+            // The second cycle, m rounds later.
+            let mut double = games_of(&rounds[..2], 1);
+            double.extend(games_of(&rounds[..1], 1 + m as u16));
+            assert!(fits_berger_table(&double), "{n} players, second cycle");
+        }
+    }
+
+    #[test]
+    fn games_off_the_table_do_not_fit() {
+        let p = ids(8);
+        let rounds = berger_rounds(8, &p);
+        // One round alone is any pairing.
+        assert!(!fits_berger_table(&games_of(&rounds[..1], 1)));
+        // Two rounds of a Swiss whose pairings make two groups of four.
+        let swiss = [
+            (1, p[0], p[1]),
+            (1, p[2], p[3]),
+            (1, p[4], p[5]),
+            (1, p[6], p[7]),
+            (2, p[0], p[2]),
+            (2, p[1], p[3]),
+            (2, p[4], p[6]),
+            (2, p[5], p[7]),
+        ];
+        assert!(!fits_berger_table(&swiss));
+        // A round robin's rounds with two games of one round exchanged between two rounds.
+        let mut games = games_of(&rounds[..3], 1);
+        let (a, b) = (games[0].0, games[4].0);
+        games[0].0 = b;
+        games[4].0 = a;
+        assert!(!fits_berger_table(&games));
+        // A player twice in a round.
+        let mut games = games_of(&rounds[..3], 1);
+        games.push((1, p[0], p[5]));
+        assert!(!fits_berger_table(&games));
+        // Rounds 1, 2 and 4 of the table given as 1, 2 and 3.
+        let mut games = games_of(&rounds[..2], 1);
+        games.extend(games_of(&rounds[3..4], 3));
+        assert!(!fits_berger_table(&games));
+    }
+
+    #[test]
+    fn round_numbers_are_the_first_number_of_the_tag() {
+        for (tag, want) in [
+            (Some("3"), 3),
+            (Some("3.1"), 3),
+            (Some(" 12 "), 12),
+            (Some("?"), 0),
+            (Some("-"), 0),
+            (Some("final"), 0),
+            (Some(""), 0),
+            (Some("65535"), 65535),
+            (Some("65536"), 0),
+            (None, 0),
+        ] {
+            assert_eq!(round_number(tag), want, "{tag:?}");
         }
     }
 

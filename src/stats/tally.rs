@@ -120,6 +120,9 @@ pub struct TerminationKey {
     pub result_by_rule: Option<String>,
     /// The `Result` tag as written (empty when missing).
     pub result: String,
+    /// The `Termination` tag as written (empty when missing): how the organiser says the game
+    /// ended (`Normal`, `Time forfeit`, `adjudication`...), which the rules cannot see.
+    pub tag: String,
 }
 
 impl TerminationKey {
