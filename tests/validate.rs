@@ -484,3 +484,91 @@ fn invalid_utf8_tag_with_forced_encoding() {
     let o = pgnkit(&["validate", "--format", "json", "-"], Some(input));
     assert!(!stdout(&o).contains("P016"));
 }
+
+// Lexing: periods, glued tokens, line endings, game splitting.
+
+/// One game as `validate --format json --game-records` reports it: its plies, its result
+/// token and the codes of its diagnostics (roster warnings aside).
+#[derive(Debug, PartialEq)]
+struct GameSeen {
+    plies: u64,
+    result: String,
+    codes: Vec<String>,
+}
+
+/// The games of `files` (`-` reads `stdin`); `-j 2` must report exactly what `-j 1` does.
+fn games_seen(files: &[&str], stdin: Option<&[u8]>) -> Vec<GameSeen> {
+    let run = |jobs: &str| {
+        let mut args = vec!["validate", "-j", jobs, "--format", "json", "--game-records"];
+        args.extend_from_slice(files);
+        let o = pgnkit(&args, stdin);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let out = run("1");
+    assert_eq!(run("2"), out, "-j 2 differs from -j 1");
+    let mut games = Vec::new();
+    let mut codes = Vec::new();
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object a line");
+        if v["type"] == "diagnostic" {
+            if v["code"] != "T001" {
+                codes.push(v["code"].as_str().unwrap().to_string());
+            }
+        } else if v["type"] == "game" {
+            games.push(GameSeen {
+                plies: v["plies"].as_u64().unwrap(),
+                result: v["result_token"].as_str().unwrap_or("").to_string(),
+                codes: std::mem::take(&mut codes),
+            });
+        }
+    }
+    games
+}
+
+fn seen(plies: u64, result: &str, codes: &[&str]) -> GameSeen {
+    GameSeen {
+        plies,
+        result: result.to_string(),
+        codes: codes.iter().map(|c| c.to_string()).collect(),
+    }
+}
+
+#[test]
+fn periods_apart_from_the_move_number_belong_to_it() {
+    let games = games_seen(&["testdata/lexer/periods.pgn"], None);
+    assert_eq!(games, [seen(4, "*", &[]), seen(17, "*", &[])]);
+    // Periods that follow no move number are reported, and the game goes on.
+    let o = pgnkit(&["validate", "-"], Some(b"1. e4 ... e5 2. Nf3 *\n"));
+    let text = stdout(&o);
+    assert!(text.contains("error[P008]: unexpected '...'"), "{text}");
+    assert!(!text.contains("M00"), "{text}");
+}
+
+#[test]
+fn a_move_glued_to_the_result_or_a_nag_is_read() {
+    let games = games_seen(&["testdata/lexer/glued.pgn"], None);
+    assert_eq!(
+        games,
+        [
+            seen(5, "*", &[]),
+            seen(4, "*", &["R012"]),
+            seen(5, "*", &[])
+        ]
+    );
+}
+
+#[test]
+fn a_result_glued_to_the_next_game_ends_its_game() {
+    let games = games_seen(&["testdata/lexer/star-next-game.pgn"], None);
+    assert_eq!(
+        games,
+        [seen(0, "*", &[]), seen(2, "1-0", &[]), seen(1, "*", &[])]
+    );
+}
+
+#[test]
+fn a_tag_pasted_into_the_movetext_is_reported_once() {
+    let games = games_seen(&["testdata/lexer/pasted-tag.pgn"], None);
+    assert_eq!(games, [seen(4, "*", &["P017", "P017"])]);
+}

@@ -435,6 +435,10 @@ pub enum LexEnd {
 /// Longest token the lexer keeps as a move; longer runs are reported as unknown.
 pub const MAX_SYMBOL: usize = 255;
 
+/// Longest tag pair read as one token in the movetext (where it is out of place); a longer
+/// one is read as the `[` and what follows.
+const PASTED_TAG_MAX: usize = 1024;
+
 struct Lexer<'a> {
     data: &'a [u8],
     eof: bool,
@@ -452,6 +456,9 @@ struct Lexer<'a> {
     tags_only: bool,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
+    // Where the last move number ends (`usize::MAX` before the first): periods standing
+    // apart after it are its own.
+    number_end: usize,
     out: &'a mut Lexed,
 }
 
@@ -688,9 +695,20 @@ static SKIPPED_WHEN_SPLITTING: [bool; 256] = {
     table
 };
 
-/// Whether `b` ends a symbol (a space, a bracket, a brace, `;` or `"`).
-pub(crate) fn is_delimiter(b: u8) -> bool {
-    DELIMITER[usize::from(b)]
+/// Bytes that end a symbol in the lexer: the delimiters, and `*` and `$`, which PGN (§7)
+/// makes tokens of their own, so that a move glued to the result (`Bb5*`) or to a NAG
+/// (`Nf3$1`) is still the move. (The notation layer keeps [`DELIMITER`]: it reads the
+/// lexer's tokens, which hold neither.)
+static SYMBOL_END: [bool; 256] = {
+    let mut table = DELIMITER;
+    table[b'*' as usize] = true;
+    table[b'$' as usize] = true;
+    table
+};
+
+/// Whether `b` ends a symbol as the lexer reads it (see [`SYMBOL_END`]).
+pub(crate) fn ends_symbol(b: u8) -> bool {
+    SYMBOL_END[usize::from(b)]
 }
 
 /// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`.
@@ -747,6 +765,7 @@ impl<'a> Lexer<'a> {
             col_at: first_col.max(1),
             first_col: first_col.max(1),
             token_on_line: first_col > 1,
+            number_end: usize::MAX,
             record,
             tags_only: false,
             out,
@@ -878,21 +897,38 @@ impl Lexer<'_> {
                     }
                     movetext = true;
                 }
-                b'[' | b']' | b'}' | b'"' => {
+                b'[' => {
+                    // A tag pair pasted into the movetext is one token, reported once.
+                    let Some(end) = self.pasted_tag(start) else {
+                        return LexEnd::NeedMore;
+                    };
+                    self.i = end;
+                    self.problem(LexProblemKind::TagInMovetext, start, end);
+                    self.push(TokenKind::Unknown, start, end);
+                    movetext = true;
+                }
+                b']' | b'}' | b'"' => {
                     self.i += 1;
-                    if b == b'[' {
-                        self.problem(LexProblemKind::TagInMovetext, start, start + 1);
-                    }
                     self.push(TokenKind::Unknown, start, start + 1);
                     movetext = true;
                 }
+                b'*' => {
+                    // `*` is a token by itself, whatever follows: `*1. e4` is a result and
+                    // the next game.
+                    self.i = start + 1;
+                    movetext = true;
+                    if self.symbol(start, start + 1, depth) {
+                        self.out.end_line = self.line;
+                        return LexEnd::Complete(start + 1);
+                    }
+                }
                 _ => {
-                    // A symbol: runs to the next delimiter.
+                    // A symbol: runs to the next delimiter, `*` or `$`.
                     let mut j = start;
                     while j < self.data.len() {
                         let c = self.data[j];
                         if c < 0x80 {
-                            if is_delimiter(c) {
+                            if ends_symbol(c) {
                                 break;
                             }
                         } else if wide_space(&self.data[j..]) > 0 {
@@ -981,6 +1017,10 @@ impl Lexer<'_> {
     fn push(&mut self, kind: TokenKind, start: usize, end: usize) {
         match kind {
             TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape => {}
+            TokenKind::MoveNumber { .. } => {
+                self.number_end = end;
+                self.out.content = true;
+            }
             TokenKind::Result { .. } => {
                 self.out.content = true;
                 self.out.has_result = true;
@@ -1017,6 +1057,21 @@ impl Lexer<'_> {
                 col,
             },
         });
+    }
+
+    /// Where the `[` at `start` in the movetext ends as a token: after the whole tag pair
+    /// when one stands there (`[Round "2"]`, nothing escaped, within [`PASTED_TAG_MAX`]
+    /// bytes), else right after the `[`. `None` when the bytes end before that is known.
+    /// Only the bytes within the limit decide, however the input arrives.
+    fn pasted_tag(&self, start: usize) -> Option<usize> {
+        let rest = &self.data[start..];
+        let window = &rest[..rest.len().min(PASTED_TAG_MAX)];
+        let tag = tag_head(window).and_then(|(_, value)| simple_tag_end(window, value));
+        match tag {
+            Some((_, end)) => Some(start + end),
+            None if window.len() < PASTED_TAG_MAX && !self.eof => None,
+            None => Some(start + 1),
+        }
     }
 
     /// Whether the tag at `start` repeats a name already in this game's tags.
@@ -1240,6 +1295,34 @@ impl Lexer<'_> {
         Some(())
     }
 
+    /// Periods at `start..end` that stand apart from a move number (`1. ... Ba5`, `2 ... Nc6`,
+    /// `3 . . . a6`, `8.     ...    Nxd4`): a period ends a token (PGN §7), and periods after
+    /// a move number with only spaces between are that number's, as other readers take
+    /// them (`1. ...` is `1...`). Periods anywhere else are an unexpected token.
+    fn periods(&mut self, start: usize, end: usize) {
+        // A move number is followed by spaces or another token at once: this stops at the
+        // first byte of that token, so it costs no more than the spaces.
+        let after_number = self.number_end <= start
+            && self.data[self.number_end..start]
+                .iter()
+                .all(|&b| is_space(b));
+        if !after_number {
+            self.push(TokenKind::Unknown, start, end);
+            return;
+        }
+        self.number_end = end;
+        if let Some(Token {
+            kind: TokenKind::MoveNumber { dots, .. },
+            span,
+        }) = self.out.tokens.last_mut()
+        {
+            // `dots` is 0, 1 or 3 (for two or more).
+            let periods = usize::from(*dots).min(2) + (end - start);
+            *dots = if periods >= 2 { 3 } else { 1 };
+            span.end = end as u32;
+        }
+    }
+
     /// Classifies the symbol `data[start..end]`, splitting move numbers and suffix glyphs off.
     /// Returns true when it is a result that ends the game.
     fn symbol(&mut self, mut start: usize, end: usize, depth: u32) -> bool {
@@ -1263,6 +1346,12 @@ impl Lexer<'_> {
             if let Some((number, dots, len)) = move_number(s) {
                 let next = start + len;
                 self.push(TokenKind::MoveNumber { number, dots }, start, next);
+                start = next;
+                continue;
+            }
+            if s[0] == b'.' {
+                let next = start + s.iter().take_while(|&&c| c == b'.').count();
+                self.periods(start, next);
                 start = next;
                 continue;
             }

@@ -11,7 +11,7 @@
 
 use memchr::{memchr, memchr2, memchr_iter};
 
-use super::lexer::{is_delimiter, is_space, move_number, simple_tag_line};
+use super::lexer::{ends_symbol, is_space, move_number, simple_tag_line};
 
 /// What the fast path found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,14 +229,29 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
         }
         let b = data[i];
         match CLASS[usize::from(b)] {
+            // `*` is a token by itself (it ends any symbol before it): a result.
+            1 if b == b'*' => {
+                if depth == 0 {
+                    return Split::Complete {
+                        len: i + 1,
+                        end_line: line,
+                    };
+                }
+                i += 1;
+            }
             1 => {
-                // The whole token around this byte decides.
+                // The whole token around this byte decides: back to the last delimiter, and
+                // on to where the lexer ends the symbol.
                 let mut start = i;
-                while start > first && !is_delimiter(data[start - 1]) {
+                while start > first && !ends_symbol(data[start - 1]) {
                     start -= 1;
                 }
+                if start > first && data[start - 1] == b'$' {
+                    // A NAG's digits may run into the token (`$1-0`): the lexer decides.
+                    return Split::Unsure;
+                }
                 let mut end = i + 1;
-                while end < n && !is_delimiter(data[end]) {
+                while end < n && !ends_symbol(data[end]) {
                     if data[end] >= 0x80 {
                         return Split::Unsure;
                     }
@@ -304,8 +319,10 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
                     depth = depth.saturating_sub(1);
                     i += 1;
                 }
-                // `[` within a line, `]`, `}`, `"`: unexpected, but they end nothing.
-                b'[' | b']' | b'}' | b'"' => i += 1,
+                // `]`, `}`, `"`: unexpected, but they end nothing.
+                b']' | b'}' | b'"' => i += 1,
+                // `[` within a line may start a tag pair the lexer reads as one token.
+                b'[' => return Split::Unsure,
                 // `%` within a line is part of a symbol.
                 _ => return Split::Unsure,
             },
@@ -384,6 +401,10 @@ mod tests {
             "[Event \"a\"]\n\n{engine}\n; x\n1. e4 ; note  \n[Event \"b\"]\n",
             "[Event \"a\"]\n\n1. e4 e5\n% escape  \r\n\n[Event \"b\"]\n",
             "[Event \"a\"]\n\n1. e4 e5 { a\nb } c5  \n \n  [Event \"b\"]\n",
+            // `*` and `$` end a symbol: a move glued to them is still a move.
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3$1 Nc6 3. Bb5*1. d4 *",
+            "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4#*",
+            "[Event \"a\"]\n\n*1. e4 *",
         ];
         for g in games {
             assert!(matches!(agrees(g), Split::Complete { .. }), "{g:?}");
@@ -404,6 +425,8 @@ mod tests {
             "[Event \"a\"]\n\n37.1-0",
             "{ only a comment }",
             "[Event \"a\"]\n\n{ engine }\n[Site \"b\"]\n1. e4 *",
+            "[Event \"a\"]\n\n1. e4 $1-0 *",
+            "[Event \"a\"]\n\n1. e4 [Result \"1-0\"] *",
         ];
         for g in unusual {
             assert_eq!(agrees(g), Split::Unsure, "{g:?}");

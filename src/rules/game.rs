@@ -862,6 +862,8 @@ impl Replay<'_> {
                         self.result_token = Some(result);
                     }
                 }
+                // A `[` the lexer reported already (P002, P017), with the tag it starts.
+                TokenKind::Unknown if self.bytes.get(token.span.start as usize) == Some(&b'[') => {}
                 TokenKind::Unknown => {
                     let text = String::from_utf8_lossy(
                         &self.bytes[token.span.start as usize..token.span.end as usize],
