@@ -572,3 +572,75 @@ fn a_tag_pasted_into_the_movetext_is_reported_once() {
     let games = games_seen(&["testdata/lexer/pasted-tag.pgn"], None);
     assert_eq!(games, [seen(4, "*", &["P017", "P017"])]);
 }
+
+/// `input` with every `\n` replaced by `ending`.
+fn with_line_ending(input: &[u8], ending: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in input {
+        if b == b'\n' {
+            out.extend_from_slice(ending);
+        } else {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// Old Mac files end lines with a `\r` alone: the same games give the same report, lines and
+/// columns included, as with `\n` or `\r\n`.
+#[test]
+fn every_line_ending_gives_the_same_report() {
+    let lf = std::fs::read("testdata/lexer/line-endings.pgn").unwrap();
+    let report = |input: &[u8]| {
+        let run = |jobs: &str| {
+            let args = [
+                "validate",
+                "-j",
+                jobs,
+                "--format",
+                "json",
+                "--game-records",
+                "-",
+            ];
+            stdout(&pgnkit(&args, Some(input)))
+        };
+        let one = run("1");
+        assert_eq!(run("2"), one, "-j 2 differs from -j 1");
+        one
+    };
+    let expected = report(&lf);
+    assert!(expected.contains("\"line\":14,\"column\":8"), "{expected}");
+    assert!(expected.contains("\"line\":34,\"column\":21"), "{expected}");
+    for ending in [&b"\r\n"[..], b"\r"] {
+        assert_eq!(
+            report(&with_line_ending(&lf, ending)),
+            expected,
+            "{ending:?}"
+        );
+    }
+}
+
+/// Games that share a line are read game by game, however many there are.
+#[test]
+fn games_on_one_line_are_read_game_by_game() {
+    let lf = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let games = games_seen(&["testdata/validate/two-games.pgn"], None);
+    assert_eq!(games.len(), 2);
+    let line = with_line_ending(&lf.repeat(3), b" ");
+    let got = games_seen(&["-"], Some(&line));
+    let expected: Vec<&GameSeen> = games.iter().cycle().take(6).collect();
+    assert_eq!(got.iter().collect::<Vec<_>>(), expected);
+    // A line longer than the game-size limit once made one game of it all, skipped (P012).
+    let mut long = Vec::new();
+    for _ in 0..2 {
+        long.extend_from_slice(&line);
+        long.extend_from_slice(b" {");
+        long.resize(long.len() + (600 << 10), b'x');
+        long.extend_from_slice(b"} ");
+    }
+    let args = ["validate", "--max-game-size", "1", "--format", "json", "-"];
+    let o = pgnkit(&args, Some(&long));
+    let err = stderr(&o);
+    assert!(err.contains("12 games"), "{err}");
+    assert!(!stdout(&o).contains("P012"), "{}", stdout(&o));
+}

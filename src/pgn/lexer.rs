@@ -6,7 +6,7 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
-use memchr::{memchr, memchr2, memchr3, memchr_iter};
+use memchr::{memchr, memchr2, memchr2_iter, memchr3, memchr_iter, memrchr2};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
 /// column in characters.
@@ -459,6 +459,9 @@ struct Lexer<'a> {
     // Where the last move number ends (`usize::MAX` before the first): periods standing
     // apart after it are its own.
     number_end: usize,
+    // The last search for a tag's line end (`tag_line_end`): from, to, and the first line
+    // break found in between.
+    line_search: (usize, usize, Option<usize>),
     out: &'a mut Lexed,
 }
 
@@ -620,6 +623,8 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
                 line += 1;
                 line_start = i + 1;
             }
+            // A `\r` alone (or at the end of the bytes) is for the general lexer.
+            Some(b'\r') if is_bare_cr(data, i) => return false,
             Some(b' ' | b'\t' | b'\r') => {}
             Some(b'[' | 0x0b | 0x0c | 0x80..) | None => return false,
             Some(_) => break,
@@ -654,6 +659,35 @@ pub fn lex_game_mode(
 pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
+
+// Line breaks are every ending PGN files have: `\n`, `\r\n`, and a `\r` alone (old Mac
+// files). The break of `\r\n` is its `\n` (the `\r` is a space before it); a `\r` at the
+// end of the bytes looked at counts as a break, so callers never cut between `\r` and `\n`.
+
+/// Whether the `\r` at `s[i]` is a line break by itself (no `\n` follows).
+#[inline]
+pub(crate) fn is_bare_cr(s: &[u8], i: usize) -> bool {
+    s[i] == b'\r' && s.get(i + 1) != Some(&b'\n')
+}
+
+/// Line breaks in `s`.
+pub(crate) fn count_lines(s: &[u8]) -> u32 {
+    let lf = memchr_iter(b'\n', s).count();
+    let cr = memchr_iter(b'\r', s)
+        .filter(|&p| s.get(p + 1) != Some(&b'\n'))
+        .count();
+    (lf + cr) as u32
+}
+
+/// Where the last line of `s` starts: after its last line break (0 without one).
+pub(crate) fn last_line_start(s: &[u8]) -> usize {
+    memrchr2(b'\n', b'\r', s).map_or(0, |p| p + 1)
+}
+
+/// Longest line a tag pair is looked for in: a line without a break within this many bytes
+/// of a `[` (a file of games on one line) is read as if it broke there, so that a tag never
+/// needs the end of a line that may be the whole file.
+const TAG_LINE_MAX: usize = 64 << 10;
 
 /// Bytes that end a symbol, as a table: the symbol scan is the lexer's innermost loop.
 pub(crate) static DELIMITER: [bool; 256] = {
@@ -766,6 +800,7 @@ impl<'a> Lexer<'a> {
             first_col: first_col.max(1),
             token_on_line: first_col > 1,
             number_end: usize::MAX,
+            line_search: (usize::MAX, 0, None),
             record,
             tags_only: false,
             out,
@@ -783,7 +818,9 @@ impl Lexer<'_> {
             // Whitespace.
             while self.i < self.data.len() {
                 let b = self.data[self.i];
-                if b == b'\n' {
+                if b == b'\n' || (b == b'\r' && is_bare_cr(self.data, self.i)) {
+                    // (A `\r` at the end of bytes that go on is counted here, but the bytes
+                    // end in spaces, so more are asked for and the game is lexed again.)
                     self.newline(self.i);
                     newlines_since_tag += 1;
                     self.i += 1;
@@ -843,7 +880,7 @@ impl Lexer<'_> {
                     None => return LexEnd::NeedMore,
                 },
                 b';' => {
-                    let end = match memchr(b'\n', &self.data[start..]) {
+                    let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
                         Some(n) => start + n,
                         None if self.eof => self.data.len(),
                         None => return LexEnd::NeedMore,
@@ -852,7 +889,7 @@ impl Lexer<'_> {
                     self.push(TokenKind::LineComment, start, end);
                 }
                 b'%' if at_line_start => {
-                    let end = match memchr(b'\n', &self.data[start..]) {
+                    let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
                         Some(n) => start + n,
                         None if self.eof => self.data.len(),
                         None => return LexEnd::NeedMore,
@@ -980,8 +1017,7 @@ impl Lexer<'_> {
         if at >= self.line_start {
             self.line
         } else {
-            let newlines = memchr_iter(b'\n', &self.data[at..self.line_start]).count() as u32;
-            self.line - newlines
+            self.line - count_lines(&self.data[at..self.line_start])
         }
     }
 
@@ -1042,10 +1078,7 @@ impl Lexer<'_> {
     /// A problem at a point that may lie on an earlier line than the current one.
     fn problem_at(&mut self, kind: LexProblemKind, at: usize) {
         let line = self.line_of(at);
-        let line_start = self.data[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
+        let line_start = last_line_start(&self.data[..at]);
         let base = if line_start == 0 { self.first_col } else { 1 };
         let col = base + count_chars(&self.data[line_start..at]);
         self.out.problems.push(LexProblem {
@@ -1066,11 +1099,71 @@ impl Lexer<'_> {
     fn pasted_tag(&self, start: usize) -> Option<usize> {
         let rest = &self.data[start..];
         let window = &rest[..rest.len().min(PASTED_TAG_MAX)];
+        // On its line: a token holds no line break, which the line count would miss.
+        let (window, whole) = match memchr2(b'\n', b'\r', window) {
+            Some(p) => (&window[..p], true),
+            None => (window, window.len() == PASTED_TAG_MAX || self.eof),
+        };
         let tag = tag_head(window).and_then(|(_, value)| simple_tag_end(window, value));
         match tag {
             Some((_, end)) => Some(start + end),
-            None if window.len() < PASTED_TAG_MAX && !self.eof => None,
+            None if !whole => None,
             None => Some(start + 1),
+        }
+    }
+
+    /// Records the simple tag at `self.i` (see [`simple_tag_end`]; offsets from its `[`).
+    /// `None` when the general reading must decide (a value that is not UTF-8).
+    fn simple_tag(
+        &mut self,
+        name_range: std::ops::Range<usize>,
+        value: usize,
+        quote: usize,
+        end: usize,
+    ) -> Option<()> {
+        let start = self.i;
+        let tag = &self.data[start..start + end];
+        if self.record {
+            // One validation for name and value: the name is ASCII, so both ends of the
+            // value are character boundaries.
+            let text = std::str::from_utf8(&tag[name_range.start..quote]).ok()?;
+            let (base, text_end) = self.out.push_tag_text(text);
+            let name = (base, base + name_range.len() as u32);
+            let value = (base + (value - name_range.start) as u32, text_end);
+            self.add_tag(name, value, start, start + end, false);
+        } else {
+            // Splitting only needs the tag's name (a repeated name starts a new game)
+            // and where it ends: leave the value to the full lexing.
+            let name = std::str::from_utf8(&tag[name_range]).unwrap_or_default();
+            self.out.push_tag(name, "", Span::default(), false);
+            self.out.content = true;
+            self.i = start + end;
+        }
+        Some(())
+    }
+
+    /// Where the line of the tag at `start` ends (its first line break, or [`TAG_LINE_MAX`]
+    /// bytes on); `None` when the bytes end first. Each byte is looked at once per game: a
+    /// line of many tags (a file of games on one line) is searched on from where the last
+    /// search stopped.
+    fn tag_line_end(&mut self, start: usize) -> Option<usize> {
+        let cap = start.saturating_add(TAG_LINE_MAX);
+        let (from, to, found) = self.line_search;
+        let search_from = if from <= start && found.is_some_and(|b| b >= start) {
+            return found.map(|b| b.min(cap));
+        } else if from <= start && found.is_none() && to > start {
+            to
+        } else {
+            start
+        };
+        let end = cap.min(self.data.len());
+        let found =
+            memchr2(b'\n', b'\r', &self.data[search_from.min(end)..end]).map(|p| search_from + p);
+        self.line_search = (start, end, found);
+        match found {
+            Some(b) => Some(b),
+            None if end == cap || self.eof => Some(end),
+            None => None,
         }
     }
 
@@ -1088,11 +1181,18 @@ impl Lexer<'_> {
     /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.
     fn tag(&mut self) -> Option<()> {
         let start = self.i;
-        let line_end = match memchr(b'\n', &self.data[start..]) {
-            Some(n) => start + n,
-            None if self.eof => self.data.len(),
-            None => return None,
-        };
+        // The common tag, nothing escaped and closed by `"]` on its line, is read without
+        // looking for the end of the line, which may be far (games on one line): both
+        // readings stop at the line's end, so they agree.
+        let line = &self.data[start..];
+        if let Some((name_range, j)) = tag_head(line) {
+            if let Some((quote, end)) = simple_tag_end(line, j) {
+                if self.simple_tag(name_range, j, quote, end).is_some() {
+                    return Some(());
+                }
+            }
+        }
+        let line_end = self.tag_line_end(start)?;
         let line = &self.data[start..line_end];
         let Some((name_range, mut j)) = tag_head(line) else {
             // Not a tag pair: skip to `]` or the end of the line.
@@ -1102,28 +1202,6 @@ impl Lexer<'_> {
             self.i = start + end;
             return Some(());
         };
-        if let Some((quote, end)) = simple_tag_end(line, j) {
-            // The common tag: nothing escaped, closed by `"]` on its line.
-            if self.record {
-                // One validation for name and value: the name is ASCII, so both ends of the
-                // value are character boundaries.
-                if let Ok(text) = std::str::from_utf8(&line[name_range.start..quote]) {
-                    let (base, text_end) = self.out.push_tag_text(text);
-                    let name = (base, base + name_range.len() as u32);
-                    let value = (base + (j - name_range.start) as u32, text_end);
-                    self.add_tag(name, value, start, start + end, false);
-                    return Some(());
-                }
-            } else {
-                // Splitting only needs the tag's name (a repeated name starts a new game)
-                // and where it ends: leave the value to the full lexing.
-                let name = std::str::from_utf8(&line[name_range]).unwrap_or_default();
-                self.out.push_tag(name, "", Span::default(), false);
-                self.out.content = true;
-                self.i = start + end;
-                return Some(());
-            }
-        }
         let mut raw = std::mem::take(&mut self.out.scratch);
         raw.clear();
         let mut closed = None;
@@ -1252,7 +1330,7 @@ impl Lexer<'_> {
         let start = self.i;
         let body = &self.data[start + 1..];
         // Most comments are on one line (`{ [%clk 0:03:00] }`): one search finds their end.
-        if let Some(p) = memchr2(b'}', b'\n', body) {
+        if let Some(p) = memchr3(b'}', b'\n', b'\r', body) {
             if body[p] == b'}' {
                 let end = start + 1 + p + 1;
                 if self.record {
@@ -1266,9 +1344,14 @@ impl Lexer<'_> {
         let scan = &body[..close.unwrap_or(body.len())];
         let mut tag_line = None;
         // Most comments have no newline at all: look for one before anything else.
-        for p in memchr_iter(b'\n', scan) {
+        for p in memchr2_iter(b'\n', b'\r', scan) {
             if scan.get(p + 1) == Some(&b'[') && looks_like_tag(&scan[p + 1..]) {
-                tag_line = Some(p);
+                // The comment ends before the whole line break (`\r\n` too).
+                tag_line = Some(if p > 0 && scan[p - 1] == b'\r' {
+                    p - 1
+                } else {
+                    p
+                });
                 break;
             }
         }
@@ -1282,7 +1365,12 @@ impl Lexer<'_> {
             self.comment_token(start, end, terminated);
         }
         let mut last_nl = None;
-        for p in memchr_iter(b'\n', &self.data[start..end]) {
+        let text = &self.data[start..end];
+        for p in memchr2_iter(b'\n', b'\r', text) {
+            // The `\r` of `\r\n` is no break of its own (its `\n` may end the comment).
+            if text[p] == b'\r' && !is_bare_cr(self.data, start + p) {
+                continue;
+            }
             self.line += 1;
             last_nl = Some(start + p);
         }
@@ -1476,8 +1564,9 @@ fn is_line_space(b: u8) -> bool {
 /// begins, after the opening quote. `None` when the line is no tag pair. Reads no further
 /// than the line: `line` may run on past its line break.
 pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
+    let space = |j: usize| is_line_space(line[j]) && !is_bare_cr(line, j);
     let mut j = 1;
-    while j < line.len() && is_line_space(line[j]) {
+    while j < line.len() && space(j) {
         j += 1;
     }
     let name_start = j;
@@ -1485,7 +1574,7 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
         j += 1;
     }
     let name = name_start..j;
-    while j < line.len() && is_line_space(line[j]) {
+    while j < line.len() && space(j) {
         j += 1;
     }
     if name.is_empty() || j >= line.len() || line[j] != b'"' {
@@ -1501,11 +1590,12 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
 /// further than the line.
 pub(crate) fn simple_tag_end(line: &[u8], value: usize) -> Option<(usize, usize)> {
     let quote = value + memchr3(b'"', b'\\', b'\n', &line[value..])?;
-    if line[quote] != b'"' {
+    // A `\r` in the value may be a line break: the general reading decides.
+    if line[quote] != b'"' || memchr(b'\r', &line[value..quote]).is_some() {
         return None;
     }
     let mut k = quote + 1;
-    while k < line.len() && is_line_space(line[k]) {
+    while k < line.len() && is_line_space(line[k]) && !is_bare_cr(line, k) {
         k += 1;
     }
     if k >= line.len() || line[k] != b']' {
@@ -1552,6 +1642,7 @@ static VALUE_END: [bool; 256] = {
     table[b'"' as usize] = true;
     table[b'\\' as usize] = true;
     table[b'\n' as usize] = true;
+    table[b'\r' as usize] = true;
     table
 };
 
@@ -1591,7 +1682,7 @@ fn spaced_tag_line(line: &[u8]) -> Option<SimpleTag> {
     let (name, value) = tag_head(line)?;
     let (quote, end) = simple_tag_end(line, value)?;
     let mut line_end = end;
-    while line_end < line.len() && is_line_space(line[line_end]) {
+    while line_end < line.len() && is_line_space(line[line_end]) && !is_bare_cr(line, line_end) {
         line_end += 1;
     }
     if line_end < line.len() && line[line_end] != b'\n' {

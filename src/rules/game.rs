@@ -14,7 +14,9 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::lexer::{count_chars, move_number, nag_glyph, DELIMITER};
+use crate::pgn::lexer::{
+    count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
+};
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{
     lex_game_at, GameResult, KnownTag, KnownTags, LexProblemKind, Lexed, MovetextStart, Span,
@@ -486,8 +488,8 @@ impl Movetext {
 /// as the lexer does, in one pass over the movetext.
 const UNPLACED: u32 = 0;
 
-/// Gives every unplaced span its line and column as the lexer counts them: lines by `\n`,
-/// columns in characters from the start of the line.
+/// Gives every unplaced span its line and column as the lexer counts them: lines by their
+/// breaks (`\n`, `\r\n`, `\r`), columns in characters from the start of the line.
 fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
     spans.sort_unstable_by_key(|s| s.start);
     let mut pos = at.line_start;
@@ -496,11 +498,12 @@ fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
     for span in spans.iter_mut() {
         let target = span.start as usize;
         let gap = &bytes[pos..target];
-        if let Some(last) = memchr::memrchr(b'\n', gap) {
-            line += memchr::memchr_iter(b'\n', gap).count() as u32;
-            col = 1 + count_chars(&gap[last + 1..]);
-        } else {
-            col += count_chars(gap);
+        match last_line_start(gap) {
+            0 => col += count_chars(gap),
+            start => {
+                line += count_lines(gap);
+                col = 1 + count_chars(&gap[start..]);
+            }
         }
         pos = target;
         span.line = line;
