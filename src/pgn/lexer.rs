@@ -6,7 +6,7 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
-use memchr::{memchr, memchr2, memchr2_iter, memchr3, memchr_iter, memrchr2};
+use memchr::{memchr, memchr2, memchr2_iter, memchr3, memchr_iter, memrchr};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
 /// column in characters.
@@ -681,7 +681,9 @@ pub(crate) fn count_lines(s: &[u8]) -> u32 {
 
 /// Where the last line of `s` starts: after its last line break (0 without one).
 pub(crate) fn last_line_start(s: &[u8]) -> usize {
-    memrchr2(b'\n', b'\r', s).map_or(0, |p| p + 1)
+    // The last `\n` is found from the end at once; a `\r` after it is a break by itself.
+    let from = memrchr(b'\n', s).map_or(0, |p| p + 1);
+    memrchr(b'\r', &s[from..]).map_or(from, |p| from + p + 1)
 }
 
 /// Longest line a tag pair is looked for in: a line without a break within this many bytes

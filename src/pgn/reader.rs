@@ -11,8 +11,8 @@ use memchr::memchr2_iter;
 
 use super::cut::column_after;
 use super::lexer::{
-    count_lines, is_bare_cr, lex_game_mode, looks_like_tag, wide_space, LexEnd, LexProblem,
-    LexProblemKind, Lexed, Span,
+    count_chars, count_lines, is_bare_cr, lex_game_mode, looks_like_tag, wide_space, LexEnd,
+    LexProblem, LexProblemKind, Lexed, Span,
 };
 use super::split::{split_game, Split};
 
@@ -101,6 +101,9 @@ pub struct GameReader<R> {
     /// No game starting at or after this index of `buf` is read: the bytes from here on
     /// only show where the games before end ([`GameReader::from_piece`]).
     limit: usize,
+    /// A `\r` was read: lines must be counted with their `\r` breaks too (old Mac files),
+    /// which a stream without any need not pay for.
+    cr_seen: bool,
 }
 
 /// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
@@ -149,6 +152,7 @@ impl<R: Read> GameReader<R> {
             oversized: false,
             read_size: None,
             limit: usize::MAX,
+            cr_seen: false,
         }
     }
 
@@ -336,6 +340,8 @@ impl<R: Read> GameReader<R> {
                     return Ok(false);
                 }
                 Ok(n) => {
+                    self.cr_seen = self.cr_seen
+                        || memchr::memchr(b'\r', &self.buf[self.end..self.end + n]).is_some();
                     self.end += n;
                     return Ok(true);
                 }
@@ -346,7 +352,12 @@ impl<R: Read> GameReader<R> {
     }
 
     fn consume(&mut self, n: usize, lines: u32) {
-        self.col = column_after(&self.buf[self.start..self.start + n], self.col);
+        let consumed = &self.buf[self.start..self.start + n];
+        self.col = match memchr::memrchr(b'\n', consumed) {
+            // Without a `\r` in the stream, the last line starts after the last `\n`.
+            Some(p) if !self.cr_seen => 1 + count_chars(&consumed[p + 1..]),
+            _ => column_after(consumed, self.col),
+        };
         self.start += n;
         self.offset += n as u64;
         self.line = lines;
@@ -554,7 +565,12 @@ impl<R: Read> GameReader<R> {
         }
         let bytes = &self.buf[self.start..self.start + len];
         // The line of the game's last byte (a game never ends with its line break).
-        let end_line = self.line + count_lines(bytes);
+        let end_line = self.line
+            + if self.cr_seen {
+                count_lines(bytes)
+            } else {
+                memchr::memchr_iter(b'\n', bytes).count() as u32
+            };
         #[cfg(debug_assertions)]
         {
             let data = &self.buf[self.start..self.end];
@@ -642,6 +658,7 @@ impl GameReader<io::Empty> {
         let mut reader = Self::with_origin(io::empty(), max_game, origin);
         reader.end = valid.min(piece.len());
         reader.limit = len.min(reader.end);
+        reader.cr_seen = memchr::memchr(b'\r', &piece[..reader.end]).is_some();
         reader.buf = piece;
         reader.open_end = open_end;
         reader.piece_only = true;
