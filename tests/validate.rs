@@ -644,3 +644,20 @@ fn games_on_one_line_are_read_game_by_game() {
     assert!(err.contains("12 games"), "{err}");
     assert!(!stdout(&o).contains("P012"), "{}", stdout(&o));
 }
+
+/// `cat a.pgn b.pgn` leaves `b.pgn`'s byte order mark before its first game: that game is
+/// read like the others, after a game with a result or without.
+#[test]
+fn a_byte_order_mark_between_files_is_a_space() {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let file = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let games = games_seen(&["testdata/validate/two-games.pgn"], None);
+    let cat = [BOM, &file[..], BOM, &file[..]].concat();
+    let got = games_seen(&["-"], Some(&cat));
+    let expected: Vec<&GameSeen> = games.iter().cycle().take(4).collect();
+    assert_eq!(got.iter().collect::<Vec<_>>(), expected);
+    let no_result = [&b"1. e4 e5\n"[..], BOM, &file[..]].concat();
+    let got = games_seen(&["-"], Some(&no_result));
+    assert_eq!(got[0], seen(2, "", &["P007"]));
+    assert_eq!(&got[1..], &games[..]);
+}

@@ -79,7 +79,11 @@ pub fn scan_piece(data: &[u8]) -> (u64, u64) {
     // Whether the last line that is not blank was a tag line (none yet: no).
     let mut after_tag = false;
     let mut line = |from: usize, to: usize, after_tag: &mut bool| {
-        let text = &data[from..to];
+        let mut text = &data[from..to];
+        // A byte order mark left by `cat a.pgn b.pgn` before a tag line.
+        if text.first() == Some(&0xEF) {
+            text = text.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(text);
+        }
         let Some(&first) = text.first() else {
             return;
         };

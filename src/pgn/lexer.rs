@@ -747,9 +747,11 @@ pub(crate) fn ends_symbol(b: u8) -> bool {
     SYMBOL_END[usize::from(b)]
 }
 
-/// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`.
+/// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`,
+/// or of a UTF-8 byte order mark (U+FEFF), which `cat a.pgn b.pgn` leaves before the games
+/// of `b.pgn`: read as a space, it does not hide the tag line it starts.
 pub(crate) fn wide_space(s: &[u8]) -> usize {
-    if s.starts_with(&[0xE3, 0x80, 0x80]) {
+    if s.starts_with(&[0xE3, 0x80, 0x80]) || s.starts_with(&[0xEF, 0xBB, 0xBF]) {
         3
     } else if s.starts_with(&[0xC2, 0xA0]) {
         2
