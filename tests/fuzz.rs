@@ -554,6 +554,10 @@ const SPLIT_PIECES: &[&str] = &[
     " ... ",
     "Bb5*",
     "Nf3$1 ",
+    "Nf3Nc6 ",
+    "+-- ",
+    "[pgn]",
+    "[/pgn]\n",
 ];
 
 /// With one job the replay ends a plain game at its result token, in the reader's buffer.

@@ -661,3 +661,34 @@ fn a_byte_order_mark_between_files_is_a_space() {
     assert_eq!(got[0], seen(2, "", &["P007"]));
     assert_eq!(&got[1..], &games[..]);
 }
+
+#[test]
+fn moves_glued_together_are_reported() {
+    let games = games_seen(&["testdata/diagnostics/P019.pgn"], None);
+    assert_eq!(games, [seen(6, "*", &["P019"])]);
+    let o = pgnkit(&["validate", "testdata/diagnostics/P019.pgn"], None);
+    assert!(stdout(&o).contains("warning[P019]"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("write them apart: Nf3 Nc6"),
+        "{}",
+        stdout(&o)
+    );
+    let o = pgnkit(
+        &["validate", "--strict", "testdata/diagnostics/P019.pgn"],
+        None,
+    );
+    assert!(stdout(&o).contains("error[P019]"), "{}", stdout(&o));
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn a_dashed_evaluation_is_reported() {
+    let games = games_seen(&["testdata/diagnostics/P020.pgn"], None);
+    assert_eq!(games, [seen(7, "1-0", &["P020"])]);
+}
+
+#[test]
+fn a_game_wrapped_for_a_forum_is_read() {
+    let games = games_seen(&["testdata/lexer/forum.pgn"], None);
+    assert_eq!(games, [seen(7, "1-0", &["P021"]), seen(2, "*", &["P021"])]);
+}

@@ -88,7 +88,8 @@ pub enum TokenKind {
     Comment,
     /// `; ...` to the end of the line; the span includes the `;`.
     LineComment,
-    /// A `%` escape line.
+    /// A `%` escape line, or a forum's `[pgn]` or `[/pgn]` around a game: text that is
+    /// not PGN.
     Escape,
     VariationStart,
     VariationEnd,
@@ -284,6 +285,11 @@ pub enum LexProblemKind {
     TagInMovetext,
     /// The game is larger than the reader's limit and was skipped.
     GameTooLarge,
+    /// `+--` or `--+`, read as the evaluation NAG (`$18`, `$19`); it may also be a check
+    /// sign and a null move.
+    DashedEvaluation,
+    /// A forum's `[pgn]` before the game (its `[/pgn]` after it is passed over).
+    ForumWrapper,
 }
 
 /// One lexer problem with its place.
@@ -873,11 +879,14 @@ impl Lexer<'_> {
                         self.out.end_line = self.line_of(last_end);
                         return LexEnd::Complete(last_end);
                     }
-                    match self.tag() {
-                        Some(()) => {}
+                    match self.forum_wrapper(start) {
+                        Some(true) => {}
+                        Some(false) => match self.tag() {
+                            Some(()) => newlines_since_tag = 0,
+                            None => return LexEnd::NeedMore,
+                        },
                         None => return LexEnd::NeedMore,
                     }
-                    newlines_since_tag = 0;
                 }
                 b'{' => match self.comment() {
                     Some(()) => {}
@@ -939,6 +948,14 @@ impl Lexer<'_> {
                     movetext = true;
                 }
                 b'[' => {
+                    match self.forum_wrapper(start) {
+                        Some(true) => {
+                            last_end = self.i;
+                            continue;
+                        }
+                        Some(false) => {}
+                        None => return LexEnd::NeedMore,
+                    }
                     // A tag pair pasted into the movetext is one token, reported once.
                     let Some(end) = self.pasted_tag(start) else {
                         return LexEnd::NeedMore;
@@ -1094,6 +1111,32 @@ impl Lexer<'_> {
                 col,
             },
         });
+    }
+
+    /// Reads a forum's `[pgn]` or `[/pgn]` (any case) at `start`, if one stands there, as an
+    /// escape: the game inside is read as if the wrapper were not there, with a warning at
+    /// `[pgn]`. `Some(false)` when none stands there, `None` when the bytes end too soon to
+    /// tell.
+    fn forum_wrapper(&mut self, start: usize) -> Option<bool> {
+        let rest = &self.data[start..];
+        let closing = rest.get(1) == Some(&b'/');
+        let word = &rest[1 + usize::from(closing)..];
+        if word.len() < 4 && !self.eof && b"pgn]".starts_with(&word.to_ascii_lowercase()) {
+            return None;
+        }
+        if !word
+            .get(..4)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"pgn]"))
+        {
+            return Some(false);
+        }
+        let end = start + 1 + usize::from(closing) + 4;
+        if !closing {
+            self.problem(LexProblemKind::ForumWrapper, start, end);
+        }
+        self.push(TokenKind::Escape, start, end);
+        self.i = end;
+        Some(true)
     }
 
     /// Where the `[` at `start` in the movetext ends as a token: after the whole tag pair
@@ -1459,6 +1502,9 @@ impl Lexer<'_> {
                 return true;
             }
             if let Some(nag) = nag_glyph(s).or_else(|| evaluation_glyph(s)) {
+                if matches!(s, b"+--" | b"--+") {
+                    self.problem(LexProblemKind::DashedEvaluation, start, end);
+                }
                 self.push(TokenKind::Nag(nag), start, end);
                 return false;
             }

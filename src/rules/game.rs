@@ -1177,6 +1177,9 @@ impl Replay<'_> {
                     sign.apply_to(last);
                     last.end = (sign_span.end - span.start).min(u32::from(u16::MAX)) as u16;
                 }
+                if moves.len() > 1 && token.is_ascii() {
+                    self.glued_moves(token, span, &moves);
+                }
                 for m in &moves {
                     let sub = Span {
                         start: span.start + u32::from(m.start),
@@ -1208,6 +1211,35 @@ impl Replay<'_> {
             }
         }
         self.read_buf = moves;
+    }
+
+    /// Reports a token of SAN moves glued together (`Nf3Nc6`), read as the moves. (Chinese
+    /// records glue moves by custom: they are not reported.)
+    #[cold]
+    fn glued_moves(&mut self, token: &[u8], span: Span, moves: &[ReadMove]) {
+        let apart: Vec<String> = moves
+            .iter()
+            .map(|m| {
+                String::from_utf8_lossy(&token[usize::from(m.start)..usize::from(m.end)])
+                    .into_owned()
+            })
+            .collect();
+        let mut f = Finding::new(
+            Code::GluedMoves,
+            Some(span),
+            format!(
+                "'{}' holds {} moves glued together, read as {}",
+                String::from_utf8_lossy(token),
+                moves.len(),
+                apart.join(" ")
+            ),
+        )
+        .help(format!("write them apart: {}", apart.join(" ")));
+        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos));
+        if self.opts.strict {
+            f.severity = Severity::Error;
+        }
+        self.findings.push(f);
     }
 
     fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
@@ -2348,6 +2380,10 @@ fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
                 .help("tag pairs go before the moves; put commentary in { braces }"),
             LexProblemKind::GameTooLarge => Finding::new(Code::GameTooLarge, span, "the game is larger than the size limit and was skipped")
                 .help("raise --max-game-size if the game is genuine"),
+            LexProblemKind::DashedEvaluation => Finding::new(Code::DashedEvaluation, span, "read as the evaluation $18 (White is winning) or $19 (Black is winning); it may also be a check sign and a null move")
+                .help("write $18 or $19, or '+ --' for a check and a null move"),
+            LexProblemKind::ForumWrapper => Finding::new(Code::ForumWrapper, span, "the game is wrapped in a forum's [pgn] ... [/pgn]; the game inside was read")
+                .help("remove the [pgn] and [/pgn] lines"),
         };
         out.push(f);
     }
