@@ -75,6 +75,9 @@ codes! {
     InvalidUtf8Tag = "P016", Warning, "tag value is not UTF-8";
     TagInMovetext = "P017", Error, "tag pair inside the movetext";
     NoMoves = "P018", Note, "game without moves";
+    GluedMoves = "P019", Warning, "moves glued together";
+    DashedEvaluation = "P020", Warning, "'+--' or '--+' read as an evaluation";
+    ForumWrapper = "P021", Warning, "game wrapped in [pgn] ... [/pgn]";
     // Inputs as a whole (game 0 in reports).
     InputBreaksOff = "P025", Error, "compressed input breaks off";
     NotPgn = "P026", Error, "input is not PGN";

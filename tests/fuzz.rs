@@ -548,6 +548,16 @@ const SPLIT_PIECES: &[&str] = &[
     "\u{3000}",
     "\t",
     "\x0c",
+    // Line endings of old Mac files, periods apart, tokens glued to `*` and `$`.
+    "\r",
+    "[Site \"b\"]\r",
+    " ... ",
+    "Bb5*",
+    "Nf3$1 ",
+    "Nf3Nc6 ",
+    "+-- ",
+    "[pgn]",
+    "[/pgn]\n",
 ];
 
 /// With one job the replay ends a plain game at its result token, in the reader's buffer.

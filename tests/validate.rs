@@ -638,3 +638,211 @@ fn options_that_do_not_apply_are_refused() {
         assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
     }
 }
+
+// Lexing: periods, glued tokens, line endings, game splitting.
+
+/// One game as `validate --format json --game-records` reports it: its plies, its result
+/// token and the codes of its diagnostics (roster warnings aside).
+#[derive(Debug, PartialEq)]
+struct GameSeen {
+    plies: u64,
+    result: String,
+    codes: Vec<String>,
+}
+
+/// The games of `files` (`-` reads `stdin`); `-j 2` must report exactly what `-j 1` does.
+fn games_seen(files: &[&str], stdin: Option<&[u8]>) -> Vec<GameSeen> {
+    let run = |jobs: &str| {
+        let mut args = vec!["validate", "-j", jobs, "--format", "json", "--game-records"];
+        args.extend_from_slice(files);
+        let o = pgnkit(&args, stdin);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let out = run("1");
+    assert_eq!(run("2"), out, "-j 2 differs from -j 1");
+    let mut games = Vec::new();
+    let mut codes = Vec::new();
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object a line");
+        if v["type"] == "diagnostic" {
+            if v["code"] != "T001" {
+                codes.push(v["code"].as_str().unwrap().to_string());
+            }
+        } else if v["type"] == "game" {
+            games.push(GameSeen {
+                plies: v["plies"].as_u64().unwrap(),
+                result: v["result_token"].as_str().unwrap_or("").to_string(),
+                codes: std::mem::take(&mut codes),
+            });
+        }
+    }
+    games
+}
+
+fn seen(plies: u64, result: &str, codes: &[&str]) -> GameSeen {
+    GameSeen {
+        plies,
+        result: result.to_string(),
+        codes: codes.iter().map(|c| c.to_string()).collect(),
+    }
+}
+
+#[test]
+fn periods_apart_from_the_move_number_belong_to_it() {
+    let games = games_seen(&["testdata/lexer/periods.pgn"], None);
+    assert_eq!(games, [seen(4, "*", &[]), seen(17, "*", &[])]);
+    // Periods that follow no move number are reported, and the game goes on.
+    let o = pgnkit(&["validate", "-"], Some(b"1. e4 ... e5 2. Nf3 *\n"));
+    let text = stdout(&o);
+    assert!(text.contains("error[P008]: unexpected '...'"), "{text}");
+    assert!(!text.contains("M00"), "{text}");
+}
+
+#[test]
+fn a_move_glued_to_the_result_or_a_nag_is_read() {
+    let games = games_seen(&["testdata/lexer/glued.pgn"], None);
+    assert_eq!(
+        games,
+        [
+            seen(5, "*", &[]),
+            seen(4, "*", &["R012"]),
+            seen(5, "*", &[])
+        ]
+    );
+}
+
+#[test]
+fn a_result_glued_to_the_next_game_ends_its_game() {
+    let games = games_seen(&["testdata/lexer/star-next-game.pgn"], None);
+    assert_eq!(
+        games,
+        [seen(0, "*", &[]), seen(2, "1-0", &[]), seen(1, "*", &[])]
+    );
+}
+
+#[test]
+fn a_tag_pasted_into_the_movetext_is_reported_once() {
+    let games = games_seen(&["testdata/lexer/pasted-tag.pgn"], None);
+    assert_eq!(games, [seen(4, "*", &["P017", "P017"])]);
+}
+
+/// `input` with every `\n` replaced by `ending`.
+fn with_line_ending(input: &[u8], ending: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in input {
+        if b == b'\n' {
+            out.extend_from_slice(ending);
+        } else {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// Old Mac files end lines with a `\r` alone: the same games give the same report, lines and
+/// columns included, as with `\n` or `\r\n`.
+#[test]
+fn every_line_ending_gives_the_same_report() {
+    let lf = std::fs::read("testdata/lexer/line-endings.pgn").unwrap();
+    let report = |input: &[u8]| {
+        let run = |jobs: &str| {
+            let args = [
+                "validate",
+                "-j",
+                jobs,
+                "--format",
+                "json",
+                "--game-records",
+                "-",
+            ];
+            stdout(&pgnkit(&args, Some(input)))
+        };
+        let one = run("1");
+        assert_eq!(run("2"), one, "-j 2 differs from -j 1");
+        one
+    };
+    let expected = report(&lf);
+    assert!(expected.contains("\"line\":14,\"column\":8"), "{expected}");
+    assert!(expected.contains("\"line\":34,\"column\":21"), "{expected}");
+    for ending in [&b"\r\n"[..], b"\r"] {
+        assert_eq!(
+            report(&with_line_ending(&lf, ending)),
+            expected,
+            "{ending:?}"
+        );
+    }
+}
+
+/// Games that share a line are read game by game, however many there are.
+#[test]
+fn games_on_one_line_are_read_game_by_game() {
+    let lf = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let games = games_seen(&["testdata/validate/two-games.pgn"], None);
+    assert_eq!(games.len(), 2);
+    let line = with_line_ending(&lf.repeat(3), b" ");
+    let got = games_seen(&["-"], Some(&line));
+    let expected: Vec<&GameSeen> = games.iter().cycle().take(6).collect();
+    assert_eq!(got.iter().collect::<Vec<_>>(), expected);
+    // A line longer than the game-size limit once made one game of it all, skipped (P012).
+    let mut long = Vec::new();
+    for _ in 0..2 {
+        long.extend_from_slice(&line);
+        long.extend_from_slice(b" {");
+        long.resize(long.len() + (600 << 10), b'x');
+        long.extend_from_slice(b"} ");
+    }
+    let args = ["validate", "--max-game-size", "1", "--format", "json", "-"];
+    let o = pgnkit(&args, Some(&long));
+    let err = stderr(&o);
+    assert!(err.contains("12 games"), "{err}");
+    assert!(!stdout(&o).contains("P012"), "{}", stdout(&o));
+}
+
+/// `cat a.pgn b.pgn` leaves `b.pgn`'s byte order mark before its first game: that game is
+/// read like the others, after a game with a result or without.
+#[test]
+fn a_byte_order_mark_between_files_is_a_space() {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let file = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let games = games_seen(&["testdata/validate/two-games.pgn"], None);
+    let cat = [BOM, &file[..], BOM, &file[..]].concat();
+    let got = games_seen(&["-"], Some(&cat));
+    let expected: Vec<&GameSeen> = games.iter().cycle().take(4).collect();
+    assert_eq!(got.iter().collect::<Vec<_>>(), expected);
+    let no_result = [&b"1. e4 e5\n"[..], BOM, &file[..]].concat();
+    let got = games_seen(&["-"], Some(&no_result));
+    assert_eq!(got[0], seen(2, "", &["P007"]));
+    assert_eq!(&got[1..], &games[..]);
+}
+
+#[test]
+fn moves_glued_together_are_reported() {
+    let games = games_seen(&["testdata/diagnostics/P019.pgn"], None);
+    assert_eq!(games, [seen(6, "*", &["P019"])]);
+    let o = pgnkit(&["validate", "testdata/diagnostics/P019.pgn"], None);
+    assert!(stdout(&o).contains("warning[P019]"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("write them apart: Nf3 Nc6"),
+        "{}",
+        stdout(&o)
+    );
+    let o = pgnkit(
+        &["validate", "--strict", "testdata/diagnostics/P019.pgn"],
+        None,
+    );
+    assert!(stdout(&o).contains("error[P019]"), "{}", stdout(&o));
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn a_dashed_evaluation_is_reported() {
+    let games = games_seen(&["testdata/diagnostics/P020.pgn"], None);
+    assert_eq!(games, [seen(7, "1-0", &["P020"])]);
+}
+
+#[test]
+fn a_game_wrapped_for_a_forum_is_read() {
+    let games = games_seen(&["testdata/lexer/forum.pgn"], None);
+    assert_eq!(games, [seen(7, "1-0", &["P021"]), seen(2, "*", &["P021"])]);
+}

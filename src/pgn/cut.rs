@@ -9,9 +9,9 @@
 //! so the pipeline checks every piece against what the lexer really found and reads the
 //! stream the exact way where they differ. Nothing here decides a game boundary on its own.
 
-use memchr::{memchr, memchr_iter, memrchr_iter};
+use memchr::{memchr, memchr2_iter, memrchr2_iter};
 
-use super::lexer::count_chars;
+use super::lexer::{count_chars, is_bare_cr, last_line_start};
 
 /// Whether a result token ends at `data[end]` (delimited by a space or the line's start).
 fn result_before(data: &[u8], start: usize, end: usize) -> bool {
@@ -55,10 +55,11 @@ fn end_in_line(data: &[u8], start: usize, end: usize) -> Option<usize> {
 }
 
 /// The last place in `data` where a game likely ends, in a line that ends (with its line
-/// break) in `data`.
+/// break: `\n`, `\r\n` or `\r`) in `data`.
 pub fn last_likely_end(data: &[u8]) -> Option<usize> {
-    // Backwards: the last game end is usually within the last game.
-    let mut breaks = memrchr_iter(b'\n', data).peekable();
+    // Backwards: the last game end is usually within the last game. (The `\r` and the `\n`
+    // of `\r\n` make an empty line between them, which ends nothing.)
+    let mut breaks = memrchr2_iter(b'\n', b'\r', data).peekable();
     while let Some(end) = breaks.next() {
         let start = breaks.peek().map_or(0, |&p| p + 1);
         if let Some(at) = end_in_line(data, start, end) {
@@ -78,7 +79,11 @@ pub fn scan_piece(data: &[u8]) -> (u64, u64) {
     // Whether the last line that is not blank was a tag line (none yet: no).
     let mut after_tag = false;
     let mut line = |from: usize, to: usize, after_tag: &mut bool| {
-        let text = &data[from..to];
+        let mut text = &data[from..to];
+        // A byte order mark left by `cat a.pgn b.pgn` before a tag line.
+        if text.first() == Some(&0xEF) {
+            text = text.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(text);
+        }
         let Some(&first) = text.first() else {
             return;
         };
@@ -93,7 +98,11 @@ pub fn scan_piece(data: &[u8]) -> (u64, u64) {
             *after_tag = false;
         }
     };
-    for p in memchr_iter(b'\n', data) {
+    for p in memchr2_iter(b'\n', b'\r', data) {
+        if data[p] == b'\r' && !is_bare_cr(data, p) {
+            // The `\r` of `\r\n`: a space at the end of its line.
+            continue;
+        }
         lines += 1;
         line(start, p, &mut after_tag);
         start = p + 1;
@@ -104,9 +113,9 @@ pub fn scan_piece(data: &[u8]) -> (u64, u64) {
 
 /// The column (in characters, 1-based) after `data`, which starts at column `col`.
 pub fn column_after(data: &[u8], col: u32) -> u32 {
-    match memchr::memrchr(b'\n', data) {
-        Some(p) => 1 + count_chars(&data[p + 1..]),
-        None => col + count_chars(data),
+    match last_line_start(data) {
+        0 => col + count_chars(data),
+        start => 1 + count_chars(&data[start..]),
     }
 }
 
@@ -118,7 +127,7 @@ mod tests {
     /// break is not looked at).
     fn likely_ends(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
         let mut start = 0;
-        memchr_iter(b'\n', data).filter_map(move |p| {
+        memchr::memchr_iter(b'\n', data).filter_map(move |p| {
             let line_start = std::mem::replace(&mut start, p + 1);
             end_in_line(data, line_start, p)
         })
@@ -133,7 +142,13 @@ mod tests {
         assert!(THREE[..ends[0]].ends_with(b"e5 1-0"));
         assert!(THREE[..ends[1]].ends_with(b"d4 *"));
         assert_eq!(last_likely_end(THREE), Some(ends[1]));
-        assert_eq!(last_likely_end(&THREE[..ends[1] + 1]), Some(ends[0]));
+        // A line without its break is not looked at; a `\r` is a break (old Mac files).
+        assert_eq!(last_likely_end(&THREE[..ends[1]]), Some(ends[0]));
+        assert_eq!(last_likely_end(&THREE[..ends[1] + 1]), Some(ends[1]));
+        let cr = b"[Event \"a\"]\r\r1. e4 e5 1-0\r\r[Event \"b\"]\r\r1. d4 *";
+        assert_eq!(last_likely_end(cr), Some(25));
+        assert_eq!(scan_piece(cr), (6, 2));
+        assert_eq!(column_after(&cr[..25], 1), 13);
         let lines = THREE.iter().filter(|&&b| b == b'\n').count() as u64;
         assert_eq!(scan_piece(THREE), (lines, 3));
         assert_eq!(scan_piece(&THREE[..ends[1]]), (6, 2));

@@ -6,7 +6,7 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
-use memchr::{memchr, memchr2, memchr3, memchr_iter};
+use memchr::{memchr, memchr2, memchr2_iter, memchr3, memchr_iter, memrchr};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
 /// column in characters.
@@ -88,7 +88,8 @@ pub enum TokenKind {
     Comment,
     /// `; ...` to the end of the line; the span includes the `;`.
     LineComment,
-    /// A `%` escape line.
+    /// A `%` escape line, or a forum's `[pgn]` or `[/pgn]` around a game: text that is
+    /// not PGN.
     Escape,
     VariationStart,
     VariationEnd,
@@ -284,6 +285,11 @@ pub enum LexProblemKind {
     TagInMovetext,
     /// The game is larger than the reader's limit and was skipped.
     GameTooLarge,
+    /// `+--` or `--+`, read as the evaluation NAG (`$18`, `$19`); it may also be a check
+    /// sign and a null move.
+    DashedEvaluation,
+    /// A forum's `[pgn]` before the game (its `[/pgn]` after it is passed over).
+    ForumWrapper,
 }
 
 /// One lexer problem with its place.
@@ -435,6 +441,10 @@ pub enum LexEnd {
 /// Longest token the lexer keeps as a move; longer runs are reported as unknown.
 pub const MAX_SYMBOL: usize = 255;
 
+/// Longest tag pair read as one token in the movetext (where it is out of place); a longer
+/// one is read as the `[` and what follows.
+const PASTED_TAG_MAX: usize = 1024;
+
 struct Lexer<'a> {
     data: &'a [u8],
     eof: bool,
@@ -452,6 +462,12 @@ struct Lexer<'a> {
     tags_only: bool,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
+    // Where the last move number ends (`usize::MAX` before the first): periods standing
+    // apart after it are its own.
+    number_end: usize,
+    // The last search for a tag's line end (`tag_line_end`): from, to, and the first line
+    // break found in between.
+    line_search: (usize, usize, Option<usize>),
     out: &'a mut Lexed,
 }
 
@@ -613,6 +629,8 @@ fn simple_tag_section(data: &[u8], first_line: u32, first_col: u32, out: &mut Le
                 line += 1;
                 line_start = i + 1;
             }
+            // A `\r` alone (or at the end of the bytes) is for the general lexer.
+            Some(b'\r') if is_bare_cr(data, i) => return false,
             Some(b' ' | b'\t' | b'\r') => {}
             Some(b'[' | 0x0b | 0x0c | 0x80..) | None => return false,
             Some(_) => break,
@@ -647,6 +665,37 @@ pub fn lex_game_mode(
 pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
+
+// Line breaks are every ending PGN files have: `\n`, `\r\n`, and a `\r` alone (old Mac
+// files). The break of `\r\n` is its `\n` (the `\r` is a space before it); a `\r` at the
+// end of the bytes looked at counts as a break, so callers never cut between `\r` and `\n`.
+
+/// Whether the `\r` at `s[i]` is a line break by itself (no `\n` follows).
+#[inline]
+pub(crate) fn is_bare_cr(s: &[u8], i: usize) -> bool {
+    s[i] == b'\r' && s.get(i + 1) != Some(&b'\n')
+}
+
+/// Line breaks in `s`.
+pub(crate) fn count_lines(s: &[u8]) -> u32 {
+    let lf = memchr_iter(b'\n', s).count();
+    let cr = memchr_iter(b'\r', s)
+        .filter(|&p| s.get(p + 1) != Some(&b'\n'))
+        .count();
+    (lf + cr) as u32
+}
+
+/// Where the last line of `s` starts: after its last line break (0 without one).
+pub(crate) fn last_line_start(s: &[u8]) -> usize {
+    // The last `\n` is found from the end at once; a `\r` after it is a break by itself.
+    let from = memrchr(b'\n', s).map_or(0, |p| p + 1);
+    memrchr(b'\r', &s[from..]).map_or(from, |p| from + p + 1)
+}
+
+/// Longest line a tag pair is looked for in: a line without a break within this many bytes
+/// of a `[` (a file of games on one line) is read as if it broke there, so that a tag never
+/// needs the end of a line that may be the whole file.
+const TAG_LINE_MAX: usize = 64 << 10;
 
 /// Bytes that end a symbol, as a table: the symbol scan is the lexer's innermost loop.
 pub(crate) static DELIMITER: [bool; 256] = {
@@ -688,14 +737,27 @@ static SKIPPED_WHEN_SPLITTING: [bool; 256] = {
     table
 };
 
-/// Whether `b` ends a symbol (a space, a bracket, a brace, `;` or `"`).
-pub(crate) fn is_delimiter(b: u8) -> bool {
-    DELIMITER[usize::from(b)]
+/// Bytes that end a symbol in the lexer: the delimiters, and `*` and `$`, which PGN (§7)
+/// makes tokens of their own, so that a move glued to the result (`Bb5*`) or to a NAG
+/// (`Nf3$1`) is still the move. (The notation layer keeps [`DELIMITER`]: it reads the
+/// lexer's tokens, which hold neither.)
+static SYMBOL_END: [bool; 256] = {
+    let mut table = DELIMITER;
+    table[b'*' as usize] = true;
+    table[b'$' as usize] = true;
+    table
+};
+
+/// Whether `b` ends a symbol as the lexer reads it (see [`SYMBOL_END`]).
+pub(crate) fn ends_symbol(b: u8) -> bool {
+    SYMBOL_END[usize::from(b)]
 }
 
-/// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`.
+/// Length of a multi-byte space (U+3000 ideographic space, U+00A0 no-break space) at `s`,
+/// or of a UTF-8 byte order mark (U+FEFF), which `cat a.pgn b.pgn` leaves before the games
+/// of `b.pgn`: read as a space, it does not hide the tag line it starts.
 pub(crate) fn wide_space(s: &[u8]) -> usize {
-    if s.starts_with(&[0xE3, 0x80, 0x80]) {
+    if s.starts_with(&[0xE3, 0x80, 0x80]) || s.starts_with(&[0xEF, 0xBB, 0xBF]) {
         3
     } else if s.starts_with(&[0xC2, 0xA0]) {
         2
@@ -747,6 +809,8 @@ impl<'a> Lexer<'a> {
             col_at: first_col.max(1),
             first_col: first_col.max(1),
             token_on_line: first_col > 1,
+            number_end: usize::MAX,
+            line_search: (usize::MAX, 0, None),
             record,
             tags_only: false,
             out,
@@ -764,7 +828,9 @@ impl Lexer<'_> {
             // Whitespace.
             while self.i < self.data.len() {
                 let b = self.data[self.i];
-                if b == b'\n' {
+                if b == b'\n' || (b == b'\r' && is_bare_cr(self.data, self.i)) {
+                    // (A `\r` at the end of bytes that go on is counted here, but the bytes
+                    // end in spaces, so more are asked for and the game is lexed again.)
                     self.newline(self.i);
                     newlines_since_tag += 1;
                     self.i += 1;
@@ -813,18 +879,21 @@ impl Lexer<'_> {
                         self.out.end_line = self.line_of(last_end);
                         return LexEnd::Complete(last_end);
                     }
-                    match self.tag() {
-                        Some(()) => {}
+                    match self.forum_wrapper(start) {
+                        Some(true) => {}
+                        Some(false) => match self.tag() {
+                            Some(()) => newlines_since_tag = 0,
+                            None => return LexEnd::NeedMore,
+                        },
                         None => return LexEnd::NeedMore,
                     }
-                    newlines_since_tag = 0;
                 }
                 b'{' => match self.comment() {
                     Some(()) => {}
                     None => return LexEnd::NeedMore,
                 },
                 b';' => {
-                    let end = match memchr(b'\n', &self.data[start..]) {
+                    let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
                         Some(n) => start + n,
                         None if self.eof => self.data.len(),
                         None => return LexEnd::NeedMore,
@@ -833,7 +902,7 @@ impl Lexer<'_> {
                     self.push(TokenKind::LineComment, start, end);
                 }
                 b'%' if at_line_start => {
-                    let end = match memchr(b'\n', &self.data[start..]) {
+                    let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
                         Some(n) => start + n,
                         None if self.eof => self.data.len(),
                         None => return LexEnd::NeedMore,
@@ -878,21 +947,46 @@ impl Lexer<'_> {
                     }
                     movetext = true;
                 }
-                b'[' | b']' | b'}' | b'"' => {
-                    self.i += 1;
-                    if b == b'[' {
-                        self.problem(LexProblemKind::TagInMovetext, start, start + 1);
+                b'[' => {
+                    match self.forum_wrapper(start) {
+                        Some(true) => {
+                            last_end = self.i;
+                            continue;
+                        }
+                        Some(false) => {}
+                        None => return LexEnd::NeedMore,
                     }
+                    // A tag pair pasted into the movetext is one token, reported once.
+                    let Some(end) = self.pasted_tag(start) else {
+                        return LexEnd::NeedMore;
+                    };
+                    self.i = end;
+                    self.problem(LexProblemKind::TagInMovetext, start, end);
+                    self.push(TokenKind::Unknown, start, end);
+                    movetext = true;
+                }
+                b']' | b'}' | b'"' => {
+                    self.i += 1;
                     self.push(TokenKind::Unknown, start, start + 1);
                     movetext = true;
                 }
+                b'*' => {
+                    // `*` is a token by itself, whatever follows: `*1. e4` is a result and
+                    // the next game.
+                    self.i = start + 1;
+                    movetext = true;
+                    if self.symbol(start, start + 1, depth) {
+                        self.out.end_line = self.line;
+                        return LexEnd::Complete(start + 1);
+                    }
+                }
                 _ => {
-                    // A symbol: runs to the next delimiter.
+                    // A symbol: runs to the next delimiter, `*` or `$`.
                     let mut j = start;
                     while j < self.data.len() {
                         let c = self.data[j];
                         if c < 0x80 {
-                            if is_delimiter(c) {
+                            if ends_symbol(c) {
                                 break;
                             }
                         } else if wide_space(&self.data[j..]) > 0 {
@@ -944,8 +1038,7 @@ impl Lexer<'_> {
         if at >= self.line_start {
             self.line
         } else {
-            let newlines = memchr_iter(b'\n', &self.data[at..self.line_start]).count() as u32;
-            self.line - newlines
+            self.line - count_lines(&self.data[at..self.line_start])
         }
     }
 
@@ -981,6 +1074,10 @@ impl Lexer<'_> {
     fn push(&mut self, kind: TokenKind, start: usize, end: usize) {
         match kind {
             TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape => {}
+            TokenKind::MoveNumber { .. } => {
+                self.number_end = end;
+                self.out.content = true;
+            }
             TokenKind::Result { .. } => {
                 self.out.content = true;
                 self.out.has_result = true;
@@ -1002,10 +1099,7 @@ impl Lexer<'_> {
     /// A problem at a point that may lie on an earlier line than the current one.
     fn problem_at(&mut self, kind: LexProblemKind, at: usize) {
         let line = self.line_of(at);
-        let line_start = self.data[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
+        let line_start = last_line_start(&self.data[..at]);
         let base = if line_start == 0 { self.first_col } else { 1 };
         let col = base + count_chars(&self.data[line_start..at]);
         self.out.problems.push(LexProblem {
@@ -1017,6 +1111,107 @@ impl Lexer<'_> {
                 col,
             },
         });
+    }
+
+    /// Reads a forum's `[pgn]` or `[/pgn]` (any case) at `start`, if one stands there, as an
+    /// escape: the game inside is read as if the wrapper were not there, with a warning at
+    /// `[pgn]`. `Some(false)` when none stands there, `None` when the bytes end too soon to
+    /// tell.
+    fn forum_wrapper(&mut self, start: usize) -> Option<bool> {
+        let rest = &self.data[start..];
+        let closing = rest.get(1) == Some(&b'/');
+        let word = &rest[1 + usize::from(closing)..];
+        if word.len() < 4 && !self.eof && b"pgn]".starts_with(&word.to_ascii_lowercase()) {
+            return None;
+        }
+        if !word
+            .get(..4)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"pgn]"))
+        {
+            return Some(false);
+        }
+        let end = start + 1 + usize::from(closing) + 4;
+        if !closing {
+            self.problem(LexProblemKind::ForumWrapper, start, end);
+        }
+        self.push(TokenKind::Escape, start, end);
+        self.i = end;
+        Some(true)
+    }
+
+    /// Where the `[` at `start` in the movetext ends as a token: after the whole tag pair
+    /// when one stands there (`[Round "2"]`, nothing escaped, within [`PASTED_TAG_MAX`]
+    /// bytes), else right after the `[`. `None` when the bytes end before that is known.
+    /// Only the bytes within the limit decide, however the input arrives.
+    fn pasted_tag(&self, start: usize) -> Option<usize> {
+        let rest = &self.data[start..];
+        let window = &rest[..rest.len().min(PASTED_TAG_MAX)];
+        // On its line: a token holds no line break, which the line count would miss.
+        let (window, whole) = match memchr2(b'\n', b'\r', window) {
+            Some(p) => (&window[..p], true),
+            None => (window, window.len() == PASTED_TAG_MAX || self.eof),
+        };
+        let tag = tag_head(window).and_then(|(_, value)| simple_tag_end(window, value));
+        match tag {
+            Some((_, end)) => Some(start + end),
+            None if !whole => None,
+            None => Some(start + 1),
+        }
+    }
+
+    /// Records the simple tag at `self.i` (see [`simple_tag_end`]; offsets from its `[`).
+    /// `None` when the general reading must decide (a value that is not UTF-8).
+    fn simple_tag(
+        &mut self,
+        name_range: std::ops::Range<usize>,
+        value: usize,
+        quote: usize,
+        end: usize,
+    ) -> Option<()> {
+        let start = self.i;
+        let tag = &self.data[start..start + end];
+        if self.record {
+            // One validation for name and value: the name is ASCII, so both ends of the
+            // value are character boundaries.
+            let text = std::str::from_utf8(&tag[name_range.start..quote]).ok()?;
+            let (base, text_end) = self.out.push_tag_text(text);
+            let name = (base, base + name_range.len() as u32);
+            let value = (base + (value - name_range.start) as u32, text_end);
+            self.add_tag(name, value, start, start + end, false);
+        } else {
+            // Splitting only needs the tag's name (a repeated name starts a new game)
+            // and where it ends: leave the value to the full lexing.
+            let name = std::str::from_utf8(&tag[name_range]).unwrap_or_default();
+            self.out.push_tag(name, "", Span::default(), false);
+            self.out.content = true;
+            self.i = start + end;
+        }
+        Some(())
+    }
+
+    /// Where the line of the tag at `start` ends (its first line break, or [`TAG_LINE_MAX`]
+    /// bytes on); `None` when the bytes end first. Each byte is looked at once per game: a
+    /// line of many tags (a file of games on one line) is searched on from where the last
+    /// search stopped.
+    fn tag_line_end(&mut self, start: usize) -> Option<usize> {
+        let cap = start.saturating_add(TAG_LINE_MAX);
+        let (from, to, found) = self.line_search;
+        let search_from = if from <= start && found.is_some_and(|b| b >= start) {
+            return found.map(|b| b.min(cap));
+        } else if from <= start && found.is_none() && to > start {
+            to
+        } else {
+            start
+        };
+        let end = cap.min(self.data.len());
+        let found =
+            memchr2(b'\n', b'\r', &self.data[search_from.min(end)..end]).map(|p| search_from + p);
+        self.line_search = (start, end, found);
+        match found {
+            Some(b) => Some(b),
+            None if end == cap || self.eof => Some(end),
+            None => None,
+        }
     }
 
     /// Whether the tag at `start` repeats a name already in this game's tags.
@@ -1033,11 +1228,18 @@ impl Lexer<'_> {
     /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.
     fn tag(&mut self) -> Option<()> {
         let start = self.i;
-        let line_end = match memchr(b'\n', &self.data[start..]) {
-            Some(n) => start + n,
-            None if self.eof => self.data.len(),
-            None => return None,
-        };
+        // The common tag, nothing escaped and closed by `"]` on its line, is read without
+        // looking for the end of the line, which may be far (games on one line): both
+        // readings stop at the line's end, so they agree.
+        let line = &self.data[start..];
+        if let Some((name_range, j)) = tag_head(line) {
+            if let Some((quote, end)) = simple_tag_end(line, j) {
+                if self.simple_tag(name_range, j, quote, end).is_some() {
+                    return Some(());
+                }
+            }
+        }
+        let line_end = self.tag_line_end(start)?;
         let line = &self.data[start..line_end];
         let Some((name_range, mut j)) = tag_head(line) else {
             // Not a tag pair: skip to `]` or the end of the line.
@@ -1047,28 +1249,6 @@ impl Lexer<'_> {
             self.i = start + end;
             return Some(());
         };
-        if let Some((quote, end)) = simple_tag_end(line, j) {
-            // The common tag: nothing escaped, closed by `"]` on its line.
-            if self.record {
-                // One validation for name and value: the name is ASCII, so both ends of the
-                // value are character boundaries.
-                if let Ok(text) = std::str::from_utf8(&line[name_range.start..quote]) {
-                    let (base, text_end) = self.out.push_tag_text(text);
-                    let name = (base, base + name_range.len() as u32);
-                    let value = (base + (j - name_range.start) as u32, text_end);
-                    self.add_tag(name, value, start, start + end, false);
-                    return Some(());
-                }
-            } else {
-                // Splitting only needs the tag's name (a repeated name starts a new game)
-                // and where it ends: leave the value to the full lexing.
-                let name = std::str::from_utf8(&line[name_range]).unwrap_or_default();
-                self.out.push_tag(name, "", Span::default(), false);
-                self.out.content = true;
-                self.i = start + end;
-                return Some(());
-            }
-        }
         let mut raw = std::mem::take(&mut self.out.scratch);
         raw.clear();
         let mut closed = None;
@@ -1197,7 +1377,7 @@ impl Lexer<'_> {
         let start = self.i;
         let body = &self.data[start + 1..];
         // Most comments are on one line (`{ [%clk 0:03:00] }`): one search finds their end.
-        if let Some(p) = memchr2(b'}', b'\n', body) {
+        if let Some(p) = memchr3(b'}', b'\n', b'\r', body) {
             if body[p] == b'}' {
                 let end = start + 1 + p + 1;
                 if self.record {
@@ -1211,9 +1391,14 @@ impl Lexer<'_> {
         let scan = &body[..close.unwrap_or(body.len())];
         let mut tag_line = None;
         // Most comments have no newline at all: look for one before anything else.
-        for p in memchr_iter(b'\n', scan) {
+        for p in memchr2_iter(b'\n', b'\r', scan) {
             if scan.get(p + 1) == Some(&b'[') && looks_like_tag(&scan[p + 1..]) {
-                tag_line = Some(p);
+                // The comment ends before the whole line break (`\r\n` too).
+                tag_line = Some(if p > 0 && scan[p - 1] == b'\r' {
+                    p - 1
+                } else {
+                    p
+                });
                 break;
             }
         }
@@ -1227,7 +1412,12 @@ impl Lexer<'_> {
             self.comment_token(start, end, terminated);
         }
         let mut last_nl = None;
-        for p in memchr_iter(b'\n', &self.data[start..end]) {
+        let text = &self.data[start..end];
+        for p in memchr2_iter(b'\n', b'\r', text) {
+            // The `\r` of `\r\n` is no break of its own (its `\n` may end the comment).
+            if text[p] == b'\r' && !is_bare_cr(self.data, start + p) {
+                continue;
+            }
             self.line += 1;
             last_nl = Some(start + p);
         }
@@ -1238,6 +1428,34 @@ impl Lexer<'_> {
         }
         self.i = end;
         Some(())
+    }
+
+    /// Periods at `start..end` that stand apart from a move number (`1. ... Ba5`, `2 ... Nc6`,
+    /// `3 . . . a6`, `8.     ...    Nxd4`): a period ends a token (PGN §7), and periods after
+    /// a move number with only spaces between are that number's, as other readers take
+    /// them (`1. ...` is `1...`). Periods anywhere else are an unexpected token.
+    fn periods(&mut self, start: usize, end: usize) {
+        // A move number is followed by spaces or another token at once: this stops at the
+        // first byte of that token, so it costs no more than the spaces.
+        let after_number = self.number_end <= start
+            && self.data[self.number_end..start]
+                .iter()
+                .all(|&b| is_space(b));
+        if !after_number {
+            self.push(TokenKind::Unknown, start, end);
+            return;
+        }
+        self.number_end = end;
+        if let Some(Token {
+            kind: TokenKind::MoveNumber { dots, .. },
+            span,
+        }) = self.out.tokens.last_mut()
+        {
+            // `dots` is 0, 1 or 3 (for two or more).
+            let periods = usize::from(*dots).min(2) + (end - start);
+            *dots = if periods >= 2 { 3 } else { 1 };
+            span.end = end as u32;
+        }
     }
 
     /// Classifies the symbol `data[start..end]`, splitting move numbers and suffix glyphs off.
@@ -1266,6 +1484,12 @@ impl Lexer<'_> {
                 start = next;
                 continue;
             }
+            if s[0] == b'.' {
+                let next = start + s.iter().take_while(|&&c| c == b'.').count();
+                self.periods(start, next);
+                start = next;
+                continue;
+            }
             if let Some((result, standard)) = GameResult::parse(s) {
                 self.push(TokenKind::Result { result, standard }, start, end);
                 if !standard {
@@ -1278,6 +1502,9 @@ impl Lexer<'_> {
                 return true;
             }
             if let Some(nag) = nag_glyph(s).or_else(|| evaluation_glyph(s)) {
+                if matches!(s, b"+--" | b"--+") {
+                    self.problem(LexProblemKind::DashedEvaluation, start, end);
+                }
                 self.push(TokenKind::Nag(nag), start, end);
                 return false;
             }
@@ -1387,8 +1614,9 @@ fn is_line_space(b: u8) -> bool {
 /// begins, after the opening quote. `None` when the line is no tag pair. Reads no further
 /// than the line: `line` may run on past its line break.
 pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
+    let space = |j: usize| is_line_space(line[j]) && !is_bare_cr(line, j);
     let mut j = 1;
-    while j < line.len() && is_line_space(line[j]) {
+    while j < line.len() && space(j) {
         j += 1;
     }
     let name_start = j;
@@ -1396,7 +1624,7 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
         j += 1;
     }
     let name = name_start..j;
-    while j < line.len() && is_line_space(line[j]) {
+    while j < line.len() && space(j) {
         j += 1;
     }
     if name.is_empty() || j >= line.len() || line[j] != b'"' {
@@ -1412,11 +1640,12 @@ pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
 /// further than the line.
 pub(crate) fn simple_tag_end(line: &[u8], value: usize) -> Option<(usize, usize)> {
     let quote = value + memchr3(b'"', b'\\', b'\n', &line[value..])?;
-    if line[quote] != b'"' {
+    // A `\r` in the value may be a line break: the general reading decides.
+    if line[quote] != b'"' || memchr(b'\r', &line[value..quote]).is_some() {
         return None;
     }
     let mut k = quote + 1;
-    while k < line.len() && is_line_space(line[k]) {
+    while k < line.len() && is_line_space(line[k]) && !is_bare_cr(line, k) {
         k += 1;
     }
     if k >= line.len() || line[k] != b']' {
@@ -1463,6 +1692,7 @@ static VALUE_END: [bool; 256] = {
     table[b'"' as usize] = true;
     table[b'\\' as usize] = true;
     table[b'\n' as usize] = true;
+    table[b'\r' as usize] = true;
     table
 };
 
@@ -1502,7 +1732,7 @@ fn spaced_tag_line(line: &[u8]) -> Option<SimpleTag> {
     let (name, value) = tag_head(line)?;
     let (quote, end) = simple_tag_end(line, value)?;
     let mut line_end = end;
-    while line_end < line.len() && is_line_space(line[line_end]) {
+    while line_end < line.len() && is_line_space(line[line_end]) && !is_bare_cr(line, line_end) {
         line_end += 1;
     }
     if line_end < line.len() && line[line_end] != b'\n' {

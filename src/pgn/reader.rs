@@ -7,11 +7,12 @@
 
 use std::io::{self, Read};
 
-use memchr::memchr_iter;
+use memchr::memchr2_iter;
 
 use super::cut::column_after;
 use super::lexer::{
-    lex_game_mode, looks_like_tag, wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
+    count_chars, count_lines, is_bare_cr, lex_game_mode, looks_like_tag, wide_space, LexEnd,
+    LexProblem, LexProblemKind, Lexed, Span,
 };
 use super::split::{split_game, Split};
 
@@ -100,6 +101,9 @@ pub struct GameReader<R> {
     /// No game starting at or after this index of `buf` is read: the bytes from here on
     /// only show where the games before end ([`GameReader::from_piece`]).
     limit: usize,
+    /// A `\r` was read: lines must be counted with their `\r` breaks too (old Mac files),
+    /// which a stream without any need not pay for.
+    cr_seen: bool,
 }
 
 /// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
@@ -148,6 +152,7 @@ impl<R: Read> GameReader<R> {
             oversized: false,
             read_size: None,
             limit: usize::MAX,
+            cr_seen: false,
         }
     }
 
@@ -335,6 +340,8 @@ impl<R: Read> GameReader<R> {
                     return Ok(false);
                 }
                 Ok(n) => {
+                    self.cr_seen = self.cr_seen
+                        || memchr::memchr(b'\r', &self.buf[self.end..self.end + n]).is_some();
                     self.end += n;
                     return Ok(true);
                 }
@@ -345,7 +352,12 @@ impl<R: Read> GameReader<R> {
     }
 
     fn consume(&mut self, n: usize, lines: u32) {
-        self.col = column_after(&self.buf[self.start..self.start + n], self.col);
+        let consumed = &self.buf[self.start..self.start + n];
+        self.col = match memchr::memrchr(b'\n', consumed) {
+            // Without a `\r` in the stream, the last line starts after the last `\n`.
+            Some(p) if !self.cr_seen => 1 + count_chars(&consumed[p + 1..]),
+            _ => column_after(consumed, self.col),
+        };
         self.start += n;
         self.offset += n as u64;
         self.line = lines;
@@ -366,9 +378,16 @@ impl<R: Read> GameReader<R> {
             let data = &self.buf[self.start..self.end];
             let mut n = 0;
             let mut lines = self.line;
+            // A `\r` at the end of what is buffered may be the first half of `\r\n`: it is
+            // left for after the next read.
+            let mut cut_cr = false;
             loop {
                 if n < data.len() && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
-                    if data[n] == b'\n' {
+                    if data[n] == b'\r' && n + 1 == data.len() && !self.eof {
+                        cut_cr = true;
+                        break;
+                    }
+                    if data[n] == b'\n' || is_bare_cr(data, n) {
                         lines += 1;
                     }
                     n += 1;
@@ -379,9 +398,17 @@ impl<R: Read> GameReader<R> {
                 }
             }
             // A wide space may be cut at the end of the buffer: read more before deciding.
-            let all = n == data.len() || (data.len() - n < 3 && data[n] >= 0x80 && !self.eof);
+            let all =
+                n == data.len() || cut_cr || (data.len() - n < 3 && data[n] >= 0x80 && !self.eof);
             self.consume(n, lines);
-            if !all || !self.fill()? {
+            if !all {
+                return Ok(());
+            }
+            if !self.fill()? {
+                // The `\r` left ends the stream: a line break after all.
+                if cut_cr && self.eof {
+                    continue;
+                }
                 return Ok(());
             }
         }
@@ -538,7 +565,12 @@ impl<R: Read> GameReader<R> {
         }
         let bytes = &self.buf[self.start..self.start + len];
         // The line of the game's last byte (a game never ends with its line break).
-        let end_line = self.line + memchr_iter(b'\n', bytes).count() as u32;
+        let end_line = self.line
+            + if self.cr_seen {
+                count_lines(bytes)
+            } else {
+                memchr::memchr_iter(b'\n', bytes).count() as u32
+            };
         #[cfg(debug_assertions)]
         {
             let data = &self.buf[self.start..self.end];
@@ -568,7 +600,7 @@ impl<R: Read> GameReader<R> {
         loop {
             let data = &self.buf[self.start..self.end];
             let mut found = None;
-            for p in memchr_iter(b'\n', &data[from.min(data.len())..]) {
+            for p in memchr2_iter(b'\n', b'\r', &data[from.min(data.len())..]) {
                 let at = from + p + 1;
                 if at + 64 > data.len() && !self.eof {
                     break;
@@ -578,13 +610,17 @@ impl<R: Read> GameReader<R> {
                     break;
                 }
             }
-            let keep = match found {
+            let mut keep = match found {
                 Some(at) => at,
                 None if self.eof => data.len(),
                 // Keep a small tail in case a tag line straddles the refill.
                 None => data.len().saturating_sub(64).max(from.min(data.len())),
             };
-            let line = self.line + memchr_iter(b'\n', &data[..keep]).count() as u32;
+            // Never between the `\r` and the `\n` of a line break, which would count twice.
+            if keep > from && keep < data.len() && data[keep - 1] == b'\r' {
+                keep -= 1;
+            }
+            let line = self.line + count_lines(&data[..keep]);
             self.consume(keep, line);
             if found.is_some() || self.eof {
                 break;
@@ -622,6 +658,7 @@ impl GameReader<io::Empty> {
         let mut reader = Self::with_origin(io::empty(), max_game, origin);
         reader.end = valid.min(piece.len());
         reader.limit = len.min(reader.end);
+        reader.cr_seen = memchr::memchr(b'\r', &piece[..reader.end]).is_some();
         reader.buf = piece;
         reader.open_end = open_end;
         reader.piece_only = true;
@@ -715,6 +752,54 @@ mod tests {
             }
         }
         assert_eq!(n, 2);
+    }
+
+    /// `input` with every `\n` replaced by `ending`.
+    fn with_ending(input: &[u8], ending: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &b in input {
+            if b == b'\n' {
+                out.extend_from_slice(ending);
+            } else {
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    /// Old Mac files end lines with `\r` alone, and some files hold all their games on one
+    /// line: neither has a `\n` to end a tag line, and the whole input was once one game,
+    /// skipped as too large.
+    #[test]
+    fn every_line_ending_and_one_line_give_the_same_games() {
+        let lf = b"[Event \"a\"]\n[Site \"b\"]\n\n1. e4 e5 { two\nlines } 2. Nf3 (2. d4) 1-0\n\n\
+                   [Event \"c\"]\n\n1. d4 d5\n2. c4 *\n\n1. c4 e5 0-1\n"
+            .repeat(20);
+        let expected = games(&lf, 1024);
+        assert_eq!(expected.len(), 60);
+        for ending in [&b"\r\n"[..], b"\r", b" "] {
+            let input = with_ending(&lf, ending);
+            let got = games(&input, 1024);
+            assert_eq!(got.len(), expected.len(), "{ending:?}");
+            for (g, e) in got.iter().zip(&expected) {
+                assert_eq!(g.0, with_ending(&e.0, ending), "{ending:?}");
+                let line = if ending == b" " { 1 } else { e.1 };
+                assert_eq!((g.1, g.2, &g.3), (line, e.2, &e.3), "{ending:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cr_cut_by_a_read_counts_once() {
+        // Reads of one byte put every `\r` of `\r\n` at the end of the buffer.
+        let input = b"[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"b\"]\r\r1. d4 *\r";
+        let mut r = GameReader::new(Chunked(input, 1));
+        let mut lexed = Lexed::default();
+        let mut lines = Vec::new();
+        while let Some(g) = r.next_game(&mut lexed).unwrap() {
+            lines.push(g.line);
+        }
+        assert_eq!(lines, [1, 5]);
     }
 
     #[test]

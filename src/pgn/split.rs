@@ -9,9 +9,13 @@
 //! answers is exactly what the full lexer would: the fuzz tests compare the games found both
 //! ways on every generated input.
 
-use memchr::{memchr, memchr2, memchr_iter};
+use memchr::{memchr, memchr2, memchr3, memchr_iter};
 
-use super::lexer::{is_delimiter, is_space, move_number, simple_tag_line};
+use super::lexer::{ends_symbol, is_bare_cr, is_space, move_number, simple_tag_line};
+
+/// Longest tag line the fast path reads; a longer one (or a file of games on one line) is
+/// for the lexer.
+const TAG_LINE: usize = 4096;
 
 /// What the fast path found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +46,8 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
                     line += 1;
                     newlines_since_tag += 1;
                 }
+                // Lines that end in a `\r` alone are for the lexer.
+                b'\r' if is_bare_cr(data, i) => return more_or_unsure(data, i, eof),
                 b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {}
                 _ => break,
             }
@@ -57,8 +63,13 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
         if newlines_since_tag >= 2 {
             return Split::Unsure;
         }
-        let Some(nl) = memchr(b'\n', &data[i..]) else {
-            return more;
+        let window = &data[i..n.min(i + TAG_LINE)];
+        let Some(nl) = memchr(b'\n', window) else {
+            return if window.len() == TAG_LINE {
+                Split::Unsure
+            } else {
+                more
+            };
         };
         // With its line break, the line is read by the common tag line's one pass.
         if simple_tag_line(&data[i..=i + nl]).is_none() {
@@ -70,12 +81,15 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
     // Comments may come before the first move (engine settings, annotators' notes); a tag
     // after them would still belong to this game, which only the lexer can tell.
     loop {
+        if data[i] == b'\r' {
+            return more_or_unsure(data, i, eof);
+        }
         match data[i] {
             b'{' => match skip_comment(data, i, &mut line, more) {
                 Ok(end) => i = end,
                 Err(split) => return split,
             },
-            b';' => match memchr(b'\n', &data[i..]) {
+            b';' => match memchr2(b'\n', b'\r', &data[i..]) {
                 Some(p) => i += p,
                 None => return more,
             },
@@ -86,6 +100,8 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
         while i < n && is_space(data[i]) {
             if data[i] == b'\n' {
                 line += 1;
+            } else if is_bare_cr(data, i) {
+                return more_or_unsure(data, i, eof);
             }
             i += 1;
         }
@@ -94,6 +110,17 @@ pub fn split_game(data: &[u8], eof: bool, first_line: u32) -> Split {
         }
     }
     movetext(data, eof, i, line)
+}
+
+/// For a `\r` at `data[i]` that is no `\r\n` as far as the bytes go: a `\r` alone (a line
+/// break the lexer counts) is [`Split::Unsure`]; one that ends bytes that go on may be the
+/// start of `\r\n`, so more are needed.
+fn more_or_unsure(data: &[u8], i: usize, eof: bool) -> Split {
+    if i + 1 == data.len() && !eof {
+        Split::NeedMore
+    } else {
+        Split::Unsure
+    }
 }
 
 /// A brace comment as the fast paths read it (the reader's split and the replay's): from the
@@ -110,13 +137,14 @@ pub(crate) enum Comment {
     /// No `}` in the bytes given.
     Open,
     /// A line inside it starts with `[`: the lexer may end the comment there, at a tag line.
+    /// (Also a comment with a line that ends in a `\r` alone, left to the lexer likewise.)
     TagLine,
 }
 
 /// Reads the brace comment whose body (after the `{`) starts `body`.
 #[inline]
 pub(crate) fn comment(body: &[u8]) -> Comment {
-    if let Some(p) = memchr2(b'}', b'\n', body) {
+    if let Some(p) = memchr3(b'}', b'\n', b'\r', body) {
         if body[p] == b'}' {
             return Comment::Closed {
                 close: p,
@@ -135,6 +163,11 @@ pub(crate) fn comment(body: &[u8]) -> Comment {
         }
         newlines += 1;
         last_newline = Some(p);
+    }
+    // A `\r` alone is a line break the lexer counts, and may start a tag line: rare enough
+    // to leave to it.
+    if memchr_iter(b'\r', text).any(|p| is_bare_cr(body, p)) {
+        return Comment::TagLine;
     }
     match close {
         Some(close) => Comment::Closed {
@@ -173,14 +206,14 @@ static CLASS: [u8; 256] = {
         table[b] = if c.is_ascii_alphanumeric()
             || matches!(
                 c,
-                b' ' | b'\t' | b'\r' | 0x0b | 0x0c | b'.' | b'!' | b'?' | b'+' | b'#' | b'$'
+                b' ' | b'\t' | 0x0b | 0x0c | b'.' | b'!' | b'?' | b'+' | b'#' | b'$'
             ) {
             0
         } else if matches!(c, b'-' | b'/' | b'*' | b':' | b'=') {
             1
         } else if matches!(
             c,
-            b'\n' | b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"' | b'%'
+            b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'"' | b'%'
         ) {
             2
         } else {
@@ -229,14 +262,29 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
         }
         let b = data[i];
         match CLASS[usize::from(b)] {
+            // `*` is a token by itself (it ends any symbol before it): a result.
+            1 if b == b'*' => {
+                if depth == 0 {
+                    return Split::Complete {
+                        len: i + 1,
+                        end_line: line,
+                    };
+                }
+                i += 1;
+            }
             1 => {
-                // The whole token around this byte decides.
+                // The whole token around this byte decides: back to the last delimiter, and
+                // on to where the lexer ends the symbol.
                 let mut start = i;
-                while start > first && !is_delimiter(data[start - 1]) {
+                while start > first && !ends_symbol(data[start - 1]) {
                     start -= 1;
                 }
+                if start > first && data[start - 1] == b'$' {
+                    // A NAG's digits may run into the token (`$1-0`): the lexer decides.
+                    return Split::Unsure;
+                }
                 let mut end = i + 1;
-                while end < n && !is_delimiter(data[end]) {
+                while end < n && !ends_symbol(data[end]) {
                     if data[end] >= 0x80 {
                         return Split::Unsure;
                     }
@@ -262,17 +310,23 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
                 i = end;
             }
             2 => match b {
+                // The `\r` of `\r\n`; one alone is a line break for the lexer.
+                b'\r' if !is_bare_cr(data, i) => i += 1,
+                b'\r' => return more_or_unsure(data, i, eof),
                 b'\n' => {
                     line += 1;
                     i += 1;
                     while i < n && matches!(data[i], b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
+                        if is_bare_cr(data, i) {
+                            return more_or_unsure(data, i, eof);
+                        }
                         i += 1;
                     }
                     match data.get(i) {
                         // A tag line: the next game.
                         Some(b'[') => return ended(i, line, line_comment_end),
                         // An escape line.
-                        Some(b'%') => match memchr(b'\n', &data[i..]) {
+                        Some(b'%') => match memchr2(b'\n', b'\r', &data[i..]) {
                             Some(p) => {
                                 i += p;
                                 line_comment_end = i;
@@ -288,7 +342,7 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
                     Ok(end) => i = end,
                     Err(split) => return split,
                 },
-                b';' => match memchr(b'\n', &data[i..]) {
+                b';' => match memchr2(b'\n', b'\r', &data[i..]) {
                     Some(p) => {
                         i += p;
                         line_comment_end = i;
@@ -304,8 +358,10 @@ fn movetext(data: &[u8], eof: bool, mut i: usize, mut line: u32) -> Split {
                     depth = depth.saturating_sub(1);
                     i += 1;
                 }
-                // `[` within a line, `]`, `}`, `"`: unexpected, but they end nothing.
-                b'[' | b']' | b'}' | b'"' => i += 1,
+                // `]`, `}`, `"`: unexpected, but they end nothing.
+                b']' | b'}' | b'"' => i += 1,
+                // `[` within a line may start a tag pair the lexer reads as one token.
+                b'[' => return Split::Unsure,
                 // `%` within a line is part of a symbol.
                 _ => return Split::Unsure,
             },
@@ -384,6 +440,10 @@ mod tests {
             "[Event \"a\"]\n\n{engine}\n; x\n1. e4 ; note  \n[Event \"b\"]\n",
             "[Event \"a\"]\n\n1. e4 e5\n% escape  \r\n\n[Event \"b\"]\n",
             "[Event \"a\"]\n\n1. e4 e5 { a\nb } c5  \n \n  [Event \"b\"]\n",
+            // `*` and `$` end a symbol: a move glued to them is still a move.
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3$1 Nc6 3. Bb5*1. d4 *",
+            "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4#*",
+            "[Event \"a\"]\n\n*1. e4 *",
         ];
         for g in games {
             assert!(matches!(agrees(g), Split::Complete { .. }), "{g:?}");
@@ -404,6 +464,8 @@ mod tests {
             "[Event \"a\"]\n\n37.1-0",
             "{ only a comment }",
             "[Event \"a\"]\n\n{ engine }\n[Site \"b\"]\n1. e4 *",
+            "[Event \"a\"]\n\n1. e4 $1-0 *",
+            "[Event \"a\"]\n\n1. e4 [Result \"1-0\"] *",
         ];
         for g in unusual {
             assert_eq!(agrees(g), Split::Unsure, "{g:?}");

@@ -14,7 +14,9 @@ use shakmaty::{
 
 use crate::diag::{Code, Finding, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
-use crate::pgn::lexer::{count_chars, move_number, nag_glyph, DELIMITER};
+use crate::pgn::lexer::{
+    count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
+};
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{
     lex_game_at, GameResult, KnownTag, KnownTags, LexProblemKind, Lexed, MovetextStart, Span,
@@ -491,8 +493,8 @@ impl Movetext {
 /// as the lexer does, in one pass over the movetext.
 const UNPLACED: u32 = 0;
 
-/// Gives every unplaced span its line and column as the lexer counts them: lines by `\n`,
-/// columns in characters from the start of the line.
+/// Gives every unplaced span its line and column as the lexer counts them: lines by their
+/// breaks (`\n`, `\r\n`, `\r`), columns in characters from the start of the line.
 fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
     spans.sort_unstable_by_key(|s| s.start);
     let mut pos = at.line_start;
@@ -501,11 +503,12 @@ fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
     for span in spans.iter_mut() {
         let target = span.start as usize;
         let gap = &bytes[pos..target];
-        if let Some(last) = memchr::memrchr(b'\n', gap) {
-            line += memchr::memchr_iter(b'\n', gap).count() as u32;
-            col = 1 + count_chars(&gap[last + 1..]);
-        } else {
-            col += count_chars(gap);
+        match last_line_start(gap) {
+            0 => col += count_chars(gap),
+            start => {
+                line += count_lines(gap);
+                col = 1 + count_chars(&gap[start..]);
+            }
         }
         pos = target;
         span.line = line;
@@ -874,6 +877,8 @@ impl Replay<'_> {
                         self.result_token = Some(result);
                     }
                 }
+                // A `[` the lexer reported already (P002, P017), with the tag it starts.
+                TokenKind::Unknown if self.bytes.get(token.span.start as usize) == Some(&b'[') => {}
                 TokenKind::Unknown => {
                     let text = String::from_utf8_lossy(
                         &self.bytes[token.span.start as usize..token.span.end as usize],
@@ -1196,6 +1201,9 @@ impl Replay<'_> {
                     sign.apply_to(last);
                     last.end = (sign_span.end - span.start).min(u32::from(u16::MAX)) as u16;
                 }
+                if moves.len() > 1 && token.is_ascii() {
+                    self.glued_moves(token, span, &moves);
+                }
                 for (i, m) in moves.iter().enumerate() {
                     let sub = Span {
                         start: span.start + u32::from(m.start),
@@ -1232,6 +1240,35 @@ impl Replay<'_> {
             }
         }
         self.read_buf = moves;
+    }
+
+    /// Reports a token of SAN moves glued together (`Nf3Nc6`), read as the moves. (Chinese
+    /// records glue moves by custom: they are not reported.)
+    #[cold]
+    fn glued_moves(&mut self, token: &[u8], span: Span, moves: &[ReadMove]) {
+        let apart: Vec<String> = moves
+            .iter()
+            .map(|m| {
+                String::from_utf8_lossy(&token[usize::from(m.start)..usize::from(m.end)])
+                    .into_owned()
+            })
+            .collect();
+        let mut f = Finding::new(
+            Code::GluedMoves,
+            Some(span),
+            format!(
+                "'{}' holds {} moves glued together, read as {}",
+                String::from_utf8_lossy(token),
+                moves.len(),
+                apart.join(" ")
+            ),
+        )
+        .help(format!("write them apart: {}", apart.join(" ")));
+        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos));
+        if self.opts.strict {
+            f.severity = Severity::Error;
+        }
+        self.findings.push(f);
     }
 
     fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
@@ -2379,6 +2416,10 @@ fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
                 .help("tag pairs go before the moves; put commentary in { braces }"),
             LexProblemKind::GameTooLarge => Finding::new(Code::GameTooLarge, span, "the game is larger than the size limit and was skipped")
                 .help("raise --max-game-size if the game is genuine"),
+            LexProblemKind::DashedEvaluation => Finding::new(Code::DashedEvaluation, span, "read as the evaluation $18 (White is winning) or $19 (Black is winning); it may also be a check sign and a null move")
+                .help("write $18 or $19, or '+ --' for a check and a null move"),
+            LexProblemKind::ForumWrapper => Finding::new(Code::ForumWrapper, span, "the game is wrapped in a forum's [pgn] ... [/pgn]; the game inside was read")
+                .help("remove the [pgn] and [/pgn] lines"),
         };
         out.push(f);
     }

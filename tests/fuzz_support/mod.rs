@@ -83,10 +83,7 @@ pub fn read_games(input: &[u8], chunk: usize, limit: Option<usize>) -> Vec<Game>
         .expect("reading a slice never fails")
     {
         let before = &input[..game.offset as usize];
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
+        let (_, line_start) = lines_before(input, before.len());
         let bom = usize::from(line_start == 0 && before.starts_with(&[0xEF, 0xBB, 0xBF])) * 3;
         games.push(Game {
             bytes: game.bytes.to_vec(),
@@ -133,15 +130,23 @@ fn count_chars(s: &[u8]) -> u32 {
     s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
 }
 
+/// Whether a line break ends at `s[i]`: a `\n`, or a `\r` that no `\n` follows (old Mac
+/// files; the `\r` of `\r\n` is not a break by itself).
+fn is_break(s: &[u8], i: usize) -> bool {
+    s[i] == b'\n' || (s[i] == b'\r' && s.get(i + 1) != Some(&b'\n'))
+}
+
+/// Line breaks in `s[..at]` (judged in all of `s`), and where the line of `s[at]` starts.
+fn lines_before(s: &[u8], at: usize) -> (u32, usize) {
+    let breaks: Vec<usize> = (0..at).filter(|&i| is_break(s, i)).collect();
+    (breaks.len() as u32, breaks.last().map_or(0, |&p| p + 1))
+}
+
 /// The line and column the lexer must give to byte `at` of a game that starts on `first_line`.
 /// Columns on the game's first line count from the game's own column on that line.
 fn expected_place(bytes: &[u8], first_line: u32, first_col: u32, at: usize) -> (u32, u32) {
     let before = &bytes[..at];
-    let newlines = before.iter().filter(|&&b| b == b'\n').count() as u32;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
+    let (newlines, line_start) = lines_before(bytes, at);
     let base = if line_start == 0 { first_col } else { 1 };
     (
         first_line + newlines,
@@ -233,7 +238,7 @@ pub fn check_coverage(input: &[u8], games: &[Game]) {
                 String::from_utf8_lossy(&g.bytes)
             );
         }
-        let expected_line = 1 + input[..offset].iter().filter(|&&b| b == b'\n').count() as u32;
+        let expected_line = 1 + lines_before(input, offset).0;
         assert_eq!(g.line, expected_line, "line of game {}", i + 1);
         covered = offset + g.bytes.len();
     }
