@@ -25,7 +25,11 @@ use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::{EventEntry, GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator};
+use crate::stats::tiebreak::log::{is_unplayed, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::TieBreakList;
+use crate::stats::{
+    EventEntry, EventKey, GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator,
+};
 
 /// Write CSV reports from PGN files: games, standings (小分 / 对手分), players (Elo, club
 /// points), openings, terminations and a summary.
@@ -71,6 +75,11 @@ pub struct Args {
     /// and of an event's pairs before they do (for tests).
     #[arg(long, value_name = "BYTES", hide = true)]
     pub standings_budget: Option<usize>,
+
+    /// Rank standings.csv by points, then by these FIDE C.07 tie-breaks in order, one column
+    /// each (e.g. `ARO-C1,BH-C1,BH,DE` or `DE,SB,WIN,BWG,KS`; see docs/stats.md).
+    #[arg(long, value_name = "LIST", conflicts_with = "tiebreak")]
+    pub tiebreaks: Option<TieBreakList>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -291,6 +300,10 @@ struct GameFacts {
     black_team: Option<String>,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
+    /// For tie-breaks: a forfeit or unplayed game, and the FIDE ids.
+    unplayed: bool,
+    white_fide_id: Option<String>,
+    black_fide_id: Option<String>,
 }
 
 /// The tags `stats` reads, found in one pass over a game's tags: the first of each name, as
@@ -310,6 +323,8 @@ struct StatsTags<'a> {
     termination: Option<&'a str>,
     white_team: Option<&'a str>,
     black_team: Option<&'a str>,
+    white_fide_id: Option<&'a str>,
+    black_fide_id: Option<&'a str>,
 }
 
 impl<'a> StatsTags<'a> {
@@ -330,6 +345,8 @@ impl<'a> StatsTags<'a> {
                 "Termination" => &mut tags.termination,
                 "WhiteTeam" => &mut tags.white_team,
                 "BlackTeam" => &mut tags.black_team,
+                "WhiteFideId" => &mut tags.white_fide_id,
+                "BlackFideId" => &mut tags.black_fide_id,
                 _ => continue,
             };
             slot.get_or_insert(tag.value);
@@ -397,6 +414,10 @@ fn game_facts(
         black_team: tags.black_team.map(str::to_owned),
         white_elo: elo(tags.white_elo),
         black_elo: elo(tags.black_elo),
+        unplayed: Score::from_pgn(result)
+            .is_some_and(|s| is_unplayed(tags.termination, report.plies, s)),
+        white_fide_id: tags.white_fide_id.map(str::to_owned),
+        black_fide_id: tags.black_fide_id.map(str::to_owned),
         row: GameRow {
             file: only_in_rows(name),
             game: game.number,
@@ -482,6 +503,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let rows = sinks.csv.is_some() || sinks.partial.is_some();
     let opts = CheckOptions::default();
     let mut acc = accumulator(args.rating_run, args.standings_budget);
+    let mut tiebreak_log = args.tiebreaks.as_ref().map(|_| TiebreakLog::new());
     // A run that could not be spilled stops the run (the pipeline only sees that the sink
     // failed).
     let mut spill_error: Option<io::Error> = None;
@@ -518,6 +540,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 has_error: row.errors > 0,
                 illegal: !row.legal,
             });
+            if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
+                log.add(&TiebreakGame {
+                    event: EventKey {
+                        event: &row.event,
+                        site: &row.site,
+                        year: f.date.map(|d| d.year),
+                    },
+                    white: &row.white,
+                    black: &row.black,
+                    white_fide_id: f.white_fide_id.as_deref(),
+                    black_fide_id: f.black_fide_id.as_deref(),
+                    round: &row.round,
+                    score,
+                    played: !f.unplayed,
+                    white_elo: f.white_elo,
+                    black_elo: f.black_elo,
+                });
+            }
             if let Some(score) = f.score {
                 let added = acc.add(ScoredGame {
                     event: &row.event,
@@ -561,7 +601,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(mut w) = sinks.csv.take() {
         w.flush()?;
     }
-    write_tables(output, &mut acc, &tally)?;
+    let tiebreaks = tiebreak_log.as_ref().zip(args.tiebreaks.as_ref());
+    write_tables(output, &mut acc, &tally, tiebreaks)?;
     if !output.quiet {
         let events = acc.event_count().context("cannot count the events")?;
         let secs = started.elapsed().as_secs_f64();
@@ -645,6 +686,7 @@ fn write_tables(
     output: &OutputArgs,
     acc: &mut StatsAccumulator,
     tally: &Tally,
+    tiebreaks: Option<(&TiebreakLog, &TieBreakList)>,
 ) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
@@ -671,7 +713,12 @@ fn write_tables(
         let mut w = csv::Writer::from_writer(open_report(output, name)?);
         match name {
             ReportName::Games => {}
-            ReportName::Standings => csvout::write_standings(&mut w, acc, &opts)?,
+            ReportName::Standings => match tiebreaks {
+                Some((log, list)) => {
+                    crate::report::tiebreaks::write_standings(&mut w, acc, log, &list.0, &opts)?
+                }
+                None => csvout::write_standings(&mut w, acc, &opts)?,
+            },
             ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
             ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
             ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
@@ -728,7 +775,7 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     if let Some(mut w) = games_csv.take() {
         w.flush()?;
     }
-    write_tables(output, &mut acc, &tally)?;
+    write_tables(output, &mut acc, &tally, None)?;
     if !output.quiet {
         let events = acc.event_count().context("cannot count the events")?;
         eprintln!(

@@ -11,6 +11,7 @@ use crate::rules::game::GameReport;
 
 pub mod spill;
 pub mod stats;
+pub mod tiebreaks;
 
 /// Where a game is: file, number, first line, players.
 #[derive(Clone, Debug)]

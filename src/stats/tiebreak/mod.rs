@@ -19,6 +19,8 @@
 //! Rounds are whatever numbers the caller gives, in their order: only their order matters,
 //! so a round nobody has a record of does not exist here (and costs nothing).
 
+pub mod log;
+
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -248,6 +250,18 @@ impl fmt::Display for TieBreak {
     }
 }
 
+/// An ordered list of tie-breaks, read from `DE,SB,WIN` (what `--tiebreaks` takes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TieBreakList(pub Vec<TieBreak>);
+
+impl FromStr for TieBreakList {
+    type Err = TieBreakError;
+
+    fn from_str(list: &str) -> Result<TieBreakList, TieBreakError> {
+        TieBreak::parse_list(list).map(TieBreakList)
+    }
+}
+
 /// A tie-break name that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TieBreakError {
@@ -462,6 +476,9 @@ enum Record {
 pub struct EventResults {
     ratings: Vec<Option<u32>>,
     records: Vec<Record>,
+    /// A side that stands for several people (the unknown bucket): its games count for its
+    /// opponents, but it gets no place.
+    unranked: Option<usize>,
 }
 
 /// A player's line in the tie-break standings.
@@ -469,8 +486,9 @@ pub struct EventResults {
 pub struct Ranked {
     /// The player's index.
     pub player: usize,
-    /// The place; players equal on points and every tie-break share it.
-    pub place: Place,
+    /// The place; players equal on points and every tie-break share it. `None` for the
+    /// side [`EventResults::set_unranked`] names.
+    pub place: Option<Place>,
     /// Points in half points, unplayed rounds as awarded.
     pub half_points: i64,
     /// The value of each requested tie-break, in the list's order; `None` where the system
@@ -484,7 +502,13 @@ impl EventResults {
         EventResults {
             ratings,
             records: Vec::new(),
+            unranked: None,
         }
+    }
+
+    /// Lists `player` last and without a place: a side that stands for several people.
+    pub fn set_unranked(&mut self, player: usize) {
+        self.unranked = Some(player);
     }
 
     /// The number of players.
@@ -627,27 +651,33 @@ impl EventResults {
                 }
             }
         }
-        let mut order: Vec<usize> = (0..n).collect();
+        let unranked = self.unranked.filter(|&u| u < n);
+        let mut order: Vec<usize> = (0..n).filter(|&p| Some(p) != unranked).collect();
         order.sort_by(|&a, &b| {
             calc.half[b]
                 .cmp(&calc.half[a])
                 .then_with(|| values[b].cmp(&values[a]))
                 .then(a.cmp(&b))
         });
+        let ranked_count = order.len();
         let tied = |a: usize, b: usize| calc.half[a] == calc.half[b] && values[a] == values[b];
         let mut places = Vec::with_capacity(n);
         let mut start = 0;
-        while start < n {
+        while start < ranked_count {
             let mut end = start + 1;
-            while end < n && tied(order[start], order[end]) {
+            while end < ranked_count && tied(order[start], order[end]) {
                 end += 1;
             }
             let place = Place {
                 first: start as u32 + 1,
                 last: end as u32,
             };
-            places.extend(std::iter::repeat_n(place, end - start));
+            places.extend(std::iter::repeat_n(Some(place), end - start));
             start = end;
+        }
+        if let Some(u) = unranked {
+            order.push(u);
+            places.push(None);
         }
         let ranked: Vec<Ranked> = order
             .iter()
@@ -1064,7 +1094,7 @@ mod tests {
             assert_eq!(ranked.len(), rows.len() - 1, "{name}: players");
             for (row, (line, want)) in ranked.iter().zip(&rows[1..]) {
                 let mut got = vec![
-                    row.place.to_string(),
+                    row.place.map_or_else(|| "-".to_owned(), |p| p.to_string()),
                     names[row.player].clone(),
                     Ratio::new(row.half_points, 2).to_string(),
                 ];
@@ -1139,7 +1169,27 @@ mod tests {
         assert!(ranked.iter().all(|r| r.values[0].is_none()));
         assert!(ranked
             .iter()
-            .all(|r| r.place == Place { first: 1, last: 4 }));
+            .all(|r| r.place == Some(Place { first: 1, last: 4 })));
+    }
+
+    /// The unknown bucket's games count for its opponents; it is listed last, unplaced.
+    #[test]
+    fn an_unranked_side_is_last_without_a_place() {
+        let mut event = EventResults::new(vec![None; 3]);
+        event.add_game(1, 0, 1, Score::WhiteWin, true);
+        event.add_game(2, 2, 0, Score::WhiteWin, true);
+        event.set_unranked(0);
+        let ranked = event.rank(&[TieBreak::plain(System::Bh)]);
+        let order: Vec<(usize, Option<String>)> = ranked
+            .iter()
+            .map(|r| (r.player, r.place.map(|p| p.to_string())))
+            .collect();
+        assert_eq!(
+            order,
+            [(2, Some("1".into())), (1, Some("2".into())), (0, None)]
+        );
+        // 2 beat the bucket, which has 1 point, and missed round 1 (a dummy on 1 point).
+        assert_eq!(ranked[0].values[0], Some(Ratio::int(2)));
     }
 
     #[test]
