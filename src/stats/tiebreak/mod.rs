@@ -21,6 +21,7 @@
 
 pub mod log;
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -200,6 +201,9 @@ pub struct TieBreak {
     /// Koya: opponents with at least this percentage of the maximum possible score count.
     pub koya_limit: u32,
 }
+
+/// Player-rounds (players × rounds) beyond which an event gets no tie-break values.
+pub const MAX_PLAYER_ROUNDS: usize = 10_000_000;
 
 /// The Koya limit of C.07 9.2: half the maximum possible score.
 pub const KOYA_LIMIT: u32 = 50;
@@ -544,6 +548,18 @@ impl EventResults {
         }
     }
 
+    /// Whether the event has more player-rounds than tie-breaks are computed for.
+    pub fn too_large(&self) -> bool {
+        let rounds: BTreeSet<u64> = self
+            .records
+            .iter()
+            .map(|r| match *r {
+                Record::Game { round, .. } | Record::Bye { round, .. } => round,
+            })
+            .collect();
+        rounds.len().saturating_mul(self.players()) > MAX_PLAYER_ROUNDS
+    }
+
     /// Every player's rounds, in round order, absences filled in; and the number of rounds.
     fn entries(&self) -> (Vec<Vec<Entry>>, usize) {
         let rounds: BTreeSet<u64> = self
@@ -618,7 +634,34 @@ impl EventResults {
 
     /// The standings by points, then by `list` in order; then by player index for a stable
     /// listing. Players equal on points and on every value share a place.
+    ///
+    /// An event [`too_large`](Self::too_large) is ranked by points only, with no values:
+    /// every player has a line for every round, which an online arena where each game is its
+    /// own round would make a square of its size.
     pub fn rank(&self, list: &[TieBreak]) -> Vec<Ranked> {
+        if self.too_large() {
+            let mut half = vec![0i64; self.players()];
+            for r in &self.records {
+                match *r {
+                    Record::Game {
+                        white,
+                        black,
+                        score,
+                        ..
+                    } => {
+                        half[white] += i64::from(score.white_half_points());
+                        half[black] += i64::from(score.black_half_points());
+                    }
+                    Record::Bye {
+                        player,
+                        half_points,
+                        ..
+                    } => half[player] += i64::from(half_points),
+                }
+            }
+            let values = vec![vec![None; list.len()]; self.players()];
+            return place(&half, values, self.unranked);
+        }
         let (entries, rounds) = self.entries();
         let calc = Calc::new(&entries, &self.ratings, rounds);
         let n = entries.len();
@@ -651,47 +694,61 @@ impl EventResults {
                 }
             }
         }
-        let unranked = self.unranked.filter(|&u| u < n);
-        let mut order: Vec<usize> = (0..n).filter(|&p| Some(p) != unranked).collect();
-        order.sort_by(|&a, &b| {
-            calc.half[b]
-                .cmp(&calc.half[a])
-                .then_with(|| values[b].cmp(&values[a]))
-                .then(a.cmp(&b))
-        });
-        let ranked_count = order.len();
-        let tied = |a: usize, b: usize| calc.half[a] == calc.half[b] && values[a] == values[b];
-        let mut places = Vec::with_capacity(n);
-        let mut start = 0;
-        while start < ranked_count {
-            let mut end = start + 1;
-            while end < ranked_count && tied(order[start], order[end]) {
-                end += 1;
-            }
-            let place = Place {
-                first: start as u32 + 1,
-                last: end as u32,
-            };
-            places.extend(std::iter::repeat_n(Some(place), end - start));
-            start = end;
-        }
-        if let Some(u) = unranked {
-            order.push(u);
-            places.push(None);
-        }
-        let ranked: Vec<Ranked> = order
-            .iter()
-            .zip(places)
-            .map(|(&p, place)| Ranked {
-                player: p,
-                place,
-                half_points: calc.half[p],
-                values: std::mem::take(&mut values[p]),
-            })
-            .collect();
-        ranked
+        place(&calc.half, values, self.unranked)
     }
 }
+
+/// Sorts players by points, then by their values, then by index, and gives places; the
+/// `unranked` side goes last without one.
+fn place(
+    half: &[i64],
+    mut values: Vec<Vec<Option<Ratio>>>,
+    unranked: Option<usize>,
+) -> Vec<Ranked> {
+    let n = half.len();
+    let unranked = unranked.filter(|&u| u < n);
+    let mut order: Vec<usize> = (0..n).filter(|&p| Some(p) != unranked).collect();
+    order.sort_by(|&a, &b| {
+        half[b]
+            .cmp(&half[a])
+            .then_with(|| values[b].cmp(&values[a]))
+            .then(a.cmp(&b))
+    });
+    let ranked_count = order.len();
+    let tied = |a: usize, b: usize| half[a] == half[b] && values[a] == values[b];
+    let mut places = Vec::with_capacity(n);
+    let mut start = 0;
+    while start < ranked_count {
+        let mut end = start + 1;
+        while end < ranked_count && tied(order[start], order[end]) {
+            end += 1;
+        }
+        let place = Place {
+            first: start as u32 + 1,
+            last: end as u32,
+        };
+        places.extend(std::iter::repeat_n(Some(place), end - start));
+        start = end;
+    }
+    if let Some(u) = unranked {
+        order.push(u);
+        places.push(None);
+    }
+    let ranked: Vec<Ranked> = order
+        .iter()
+        .zip(places)
+        .map(|(&p, place)| Ranked {
+            player: p,
+            place,
+            half_points: half[p],
+            values: std::mem::take(&mut values[p]),
+        })
+        .collect();
+    ranked
+}
+
+/// Every player's TPR or PTP (`None` without a rated opponent).
+type Performances = Vec<Option<i64>>;
 
 /// The values every system needs, computed once.
 struct Calc<'a> {
@@ -702,6 +759,11 @@ struct Calc<'a> {
     half: Vec<i64>,
     /// Plain Buchholz, in half points (AOB averages it).
     bh: Vec<i64>,
+    /// Scores with the last round's games as draws (Fore Buchholz).
+    fore: Vec<i64>,
+    /// Every player's TPR and PTP for a rating floor, computed once for all opponents that
+    /// APRO and APPO average over.
+    performances: RefCell<HashMap<(bool, Option<u32>), Performances>>,
 }
 
 impl<'a> Calc<'a> {
@@ -716,11 +778,31 @@ impl<'a> Calc<'a> {
             rounds,
             half,
             bh: Vec::new(),
+            fore: Vec::new(),
+            performances: RefCell::new(HashMap::new()),
         };
         calc.bh = (0..entries.len())
             .map(|p| cut_sum(calc.buchholz_terms(p, &calc.half), Cut::None))
             .collect();
+        calc.fore = calc.fore_scores();
         calc
+    }
+
+    /// The TPR (`perfect` false) or PTP of opponent `o`, from the cache.
+    fn performance_of(&self, o: usize, perfect: bool, floor: Option<u32>) -> Option<i64> {
+        let mut cache = self.performances.borrow_mut();
+        let all = cache.entry((perfect, floor)).or_insert_with(|| {
+            (0..self.entries.len())
+                .map(|p| {
+                    if perfect {
+                        self.ptp(p, floor)
+                    } else {
+                        self.tpr(p, floor)
+                    }
+                })
+                .collect()
+        });
+        all[o]
     }
 
     /// The contributions to a Buchholz of `p` with scores `score`: each opponent's score for
@@ -878,7 +960,7 @@ impl<'a> Calc<'a> {
                 2,
             )),
             System::Fb => Some(Ratio::new(
-                cut_sum(self.buchholz_terms(p, &self.fore_scores()), tb.cut),
+                cut_sum(self.buchholz_terms(p, &self.fore), tb.cut),
                 2,
             )),
             System::Aob => {
@@ -914,8 +996,12 @@ impl<'a> Calc<'a> {
             System::Aro => self.aro(p, tb.cut, tb.floor),
             System::Tpr => self.tpr(p, tb.floor).map(Ratio::int),
             System::Ptp => self.ptp(p, tb.floor).map(Ratio::int),
-            System::Apro => self.average_over_opponents(p, |o| self.tpr(o, tb.floor)),
-            System::Appo => self.average_over_opponents(p, |o| self.ptp(o, tb.floor)),
+            System::Apro => {
+                self.average_over_opponents(p, |o| self.performance_of(o, false, tb.floor))
+            }
+            System::Appo => {
+                self.average_over_opponents(p, |o| self.performance_of(o, true, tb.floor))
+            }
         }
     }
 
@@ -1223,6 +1309,24 @@ mod tests {
         );
         // 2 beat the bucket, which has 1 point, and missed round 1 (a dummy on 1 point).
         assert_eq!(ranked[0].values[0], Some(Ratio::int(2)));
+    }
+
+    /// An arena where every game is its own round would need players × rounds lines: it is
+    /// ranked by points, without values, in time and memory by its games.
+    #[test]
+    fn an_event_of_too_many_player_rounds_is_ranked_by_points_only() {
+        let players = 1000;
+        let mut event = EventResults::new(vec![None; players]);
+        let rounds = (MAX_PLAYER_ROUNDS / players) as u64 + 1;
+        for round in 0..rounds {
+            event.add_game(round, 0, 1 + (round as usize % 3), Score::WhiteWin, true);
+        }
+        assert!(event.too_large());
+        let ranked = event.rank(&[TieBreak::plain(System::Bh)]);
+        assert_eq!(ranked[0].player, 0);
+        assert_eq!(ranked[0].half_points, 2 * rounds as i64);
+        assert!(ranked.iter().all(|r| r.values == [None]));
+        assert_eq!(ranked.len(), players);
     }
 
     #[test]
