@@ -119,7 +119,20 @@ impl EventGames {
         Side::Player(id)
     }
 
+    /// The round of a `Round` tag: its first number when it is dotted (`3.12` is board or
+    /// game 12 of round 3, as broadcasts write it), else the tag as written.
     fn round(&mut self, round: &str) -> u32 {
+        let round = round.trim();
+        let round = match round.split_once('.') {
+            Some((head, tail))
+                if !head.is_empty()
+                    && head.bytes().all(|b| b.is_ascii_digit())
+                    && tail.bytes().all(|b| b.is_ascii_digit() || b == b'.') =>
+            {
+                head
+            }
+            _ => round,
+        };
         let next = self.rounds.len() as u32;
         let id = *self.round_ids.entry(round.to_owned()).or_insert(next);
         if id == next {
@@ -221,5 +234,65 @@ impl TiebreakLog {
             names: event.names.clone(),
             games,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::tiebreak::{Ratio, System, TieBreak};
+
+    fn game<'a>(round: &'a str, white: &'a str, black: &'a str, score: Score) -> TiebreakGame<'a> {
+        TiebreakGame {
+            event: EventKey {
+                event: "E",
+                site: "S",
+                year: Some(2025),
+            },
+            white,
+            black,
+            white_fide_id: None,
+            black_fide_id: None,
+            round,
+            score,
+            played: true,
+            white_elo: None,
+            black_elo: None,
+        }
+    }
+
+    /// Broadcasts write `Round "2.1"` for board 1 of round 2: boards of one round are one
+    /// round, or every player would be absent from every other board's "round".
+    #[test]
+    fn boards_of_a_dotted_round_are_one_round() {
+        let mut log = TiebreakLog::new();
+        for g in [
+            game("1.1", "A", "B", Score::WhiteWin),
+            game("1.2", "C", "D", Score::Draw),
+            game("2.1", "A", "C", Score::Draw),
+            game("2.2", "B", "D", Score::WhiteWin),
+        ] {
+            log.add(&g);
+        }
+        let event = log.event(game("", "", "", Score::Draw).event).unwrap();
+        let ranked = event
+            .results
+            .rank(&[TieBreak::plain(System::Bh), TieBreak::plain(System::Ps)]);
+        let a = ranked
+            .iter()
+            .find(|r| event.names[r.player].to_string() == "A")
+            .unwrap();
+        // B 1 + C 1; progressive 1 + 1.5.
+        assert_eq!(a.values, [Some(Ratio::int(2)), Some(Ratio::new(5, 2))]);
+    }
+
+    #[test]
+    fn forfeits_are_said_by_termination_or_by_no_moves() {
+        assert!(is_unplayed(Some("forfeit"), 30, Score::WhiteWin));
+        assert!(is_unplayed(Some(" Unplayed "), 0, Score::Draw));
+        assert!(is_unplayed(None, 0, Score::BlackWin));
+        assert!(!is_unplayed(None, 0, Score::Draw));
+        assert!(!is_unplayed(Some("normal"), 1, Score::WhiteWin));
+        assert!(names_a_bye(" BYE ") && names_a_bye("(bye)") && !names_a_bye("Byers"));
     }
 }
