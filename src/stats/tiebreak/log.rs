@@ -206,6 +206,8 @@ impl TiebreakLog {
         for r in &event.records {
             let round = ordinal[r.round as usize];
             match (r.white, r.black) {
+                // A game against oneself (or between two unknown sides) counts for nobody.
+                (Side::Player(w), Side::Player(b)) if w == b => {}
                 (Side::Player(w), Side::Player(b)) => {
                     results.add_game(round, w as usize, b as usize, r.score, r.played);
                     for (p, half) in [
@@ -284,6 +286,26 @@ mod tests {
             .unwrap();
         // B 1 + C 1; progressive 1 + 1.5.
         assert_eq!(a.values, [Some(Ratio::int(2)), Some(Ratio::new(5, 2))]);
+    }
+
+    /// As in the standings without tie-breaks: a game between two unknown sides counts for
+    /// nobody, a known player's game against the bucket counts for both.
+    #[test]
+    fn a_game_between_unknown_sides_counts_for_nobody() {
+        let mut log = TiebreakLog::new();
+        log.add(&game("1", "?", "", Score::WhiteWin));
+        log.add(&game("1", "A", "?", Score::WhiteWin));
+        let event = log.event(game("", "", "", Score::Draw).event).unwrap();
+        let games: Vec<(String, [u64; 4])> = event
+            .names
+            .iter()
+            .map(ToString::to_string)
+            .zip(event.games.iter().copied())
+            .collect();
+        assert_eq!(
+            games,
+            [("?".into(), [1, 0, 0, 1]), ("A".into(), [1, 1, 0, 0])]
+        );
     }
 
     #[test]
