@@ -1132,3 +1132,88 @@ fn an_online_arena_is_one_table() {
     let summary = records(&dir.join("summary.csv"));
     assert!(summary.contains(&vec!["events".to_owned(), "3".to_owned()]));
 }
+
+/// `--tiebreaks` on a PGN Swiss (a bye, a forfeit by `Termination`, a withdrawal, a
+/// half-point bye, one player under two spellings of one `WhiteFideId`) gives the
+/// hand-computed tables of the same event in `testdata/stats/tiebreaks/swiss.*.tsv`.
+#[test]
+fn tiebreaks_rank_a_pgn_swiss_as_the_worked_example() {
+    let dir = Path::new("testdata/stats/tiebreaks");
+    let mut checked = 0;
+    for table in ["worldcup", "de", "others"] {
+        let path = dir.join(format!("swiss.{table}.tsv"));
+        let text = String::from_utf8(read(&path)).unwrap();
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split('\t').collect())
+            .collect();
+        let list = rows[0][3..].join(",");
+        let o = pgnkit(&[
+            "stats",
+            "testdata/stats/tiebreaks/swiss.pgn",
+            "--report",
+            "standings",
+            "--tiebreaks",
+            &list,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let mut reader = csv::Reader::from_reader(&o.stdout[..]);
+        let header: Vec<String> = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        let first = header.iter().position(|h| h == "points").unwrap();
+        assert_eq!(
+            header[first + 1..],
+            rows[0][3..],
+            "{table}: one column a tie-break"
+        );
+        let got: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                let mut row = vec![r[6].to_owned(), r[7].to_owned()];
+                row.extend(r.iter().skip(first).map(|c| {
+                    if c.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        c.to_owned()
+                    }
+                }));
+                row
+            })
+            .collect();
+        assert_eq!(
+            got.len(),
+            rows.len() - 1,
+            "{table}: players (D is one player)"
+        );
+        for (g, want) in got.iter().zip(&rows[1..]) {
+            assert_eq!(g, want, "{table}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+}
+
+#[test]
+fn tiebreaks_refuse_an_unknown_name_listing_the_known_ones() {
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/tiebreaks/swiss.pgn",
+        "--report",
+        "standings",
+        "--tiebreaks",
+        "BH,XYZ",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let message = stderr(&o);
+    assert!(
+        message.contains("tie-break `XYZ`: unknown system"),
+        "{message}"
+    );
+    assert!(message.contains("ARO, TPR, PTP, APRO, APPO"), "{message}");
+}

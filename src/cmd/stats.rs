@@ -26,7 +26,11 @@ use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::{EventEntry, GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator};
+use crate::stats::tiebreak::log::{is_unplayed, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::TieBreakList;
+use crate::stats::{
+    EventEntry, EventKey, GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator,
+};
 
 /// Write CSV reports from PGN files: games, standings (小分 / 对手分), players (Elo, club
 /// points), openings, terminations and a summary.
@@ -63,6 +67,11 @@ pub struct Args {
     /// and of an event's pairs before they do (for tests).
     #[arg(long, value_name = "BYTES", hide = true)]
     pub standings_budget: Option<usize>,
+
+    /// Rank standings.csv by points, then by these FIDE C.07 tie-breaks in order, one column
+    /// each (e.g. `ARO-C1,BH-C1,BH,DE` or `DE,SB,WIN,BWG,KS`; see docs/stats.md).
+    #[arg(long, value_name = "LIST", conflicts_with = "tiebreak")]
+    pub tiebreaks: Option<TieBreakList>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -285,6 +294,10 @@ struct GameFacts {
     black_team: Option<String>,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
+    /// For tie-breaks: a forfeit or unplayed game, and the FIDE ids.
+    unplayed: bool,
+    white_fide_id: Option<String>,
+    black_fide_id: Option<String>,
 }
 
 impl crate::input::Found for GameFacts {
@@ -310,6 +323,8 @@ struct StatsTags<'a> {
     termination: Option<&'a str>,
     white_team: Option<&'a str>,
     black_team: Option<&'a str>,
+    white_fide_id: Option<&'a str>,
+    black_fide_id: Option<&'a str>,
 }
 
 impl<'a> StatsTags<'a> {
@@ -330,6 +345,8 @@ impl<'a> StatsTags<'a> {
                 "Termination" => &mut tags.termination,
                 "WhiteTeam" => &mut tags.white_team,
                 "BlackTeam" => &mut tags.black_team,
+                "WhiteFideId" => &mut tags.white_fide_id,
+                "BlackFideId" => &mut tags.black_fide_id,
                 _ => continue,
             };
             slot.get_or_insert(tag.value);
@@ -398,6 +415,10 @@ fn game_facts(
         black_team: tags.black_team.map(str::to_owned),
         white_elo: elo(tags.white_elo),
         black_elo: elo(tags.black_elo),
+        unplayed: Score::from_pgn(result)
+            .is_some_and(|s| is_unplayed(tags.termination, report.plies, s)),
+        white_fide_id: tags.white_fide_id.map(str::to_owned),
+        black_fide_id: tags.black_fide_id.map(str::to_owned),
         row: GameRow {
             file: only_in_rows(name),
             game: game.number,
@@ -482,6 +503,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let rows = sinks.csv.is_some() || sinks.partial.is_some();
     let opts = CheckOptions::default();
     let mut acc = accumulator(args.rating_run, args.standings_budget);
+    let mut tiebreak_log = args.tiebreaks.as_ref().map(|_| TiebreakLog::new());
     let mut tally = Tally::new();
     let work =
         |name: &str, game: &mut Game<'_>| game_facts(game, name, &opts, args.opening_plies, rows);
@@ -503,6 +525,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             has_error: row.errors > 0,
             illegal: !row.legal,
         });
+        if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
+            log.add(&TiebreakGame {
+                event: EventKey {
+                    event: &row.event,
+                    site: &row.site,
+                    year: f.date.map(|d| d.year),
+                },
+                white: &row.white,
+                black: &row.black,
+                white_fide_id: f.white_fide_id.as_deref(),
+                black_fide_id: f.black_fide_id.as_deref(),
+                round: &row.round,
+                score,
+                played: !f.unplayed,
+                white_elo: f.white_elo,
+                black_elo: f.black_elo,
+            });
+        }
         if let Some(score) = f.score {
             acc.add(ScoredGame {
                 event: &row.event,
@@ -542,7 +582,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(stopped) = unfinished(inputs.totals.failed)? {
         return Ok(stopped);
     }
-    write_tables(output, &mut acc, &tally, &mut staged)?;
+    let tiebreaks = tiebreak_log.as_ref().zip(args.tiebreaks.as_ref());
+    write_tables(output, &mut acc, &tally, &mut staged, tiebreaks)?;
     let bytes = inputs.totals.bytes;
     if !args.input.quiet {
         let events = acc.event_count().context("cannot count the events")?;
@@ -658,6 +699,7 @@ fn write_tables(
     acc: &mut StatsAccumulator,
     tally: &Tally,
     staged: &mut StagedFiles,
+    tiebreaks: Option<(&TiebreakLog, &TieBreakList)>,
 ) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
@@ -687,7 +729,12 @@ fn write_tables(
         let written = (|| -> anyhow::Result<()> {
             match name {
                 ReportName::Games => {}
-                ReportName::Standings => csvout::write_standings(&mut w, acc, &opts)?,
+                ReportName::Standings => match tiebreaks {
+                    Some((log, list)) => {
+                        crate::report::tiebreaks::write_standings(&mut w, acc, log, &list.0, &opts)?
+                    }
+                    None => csvout::write_standings(&mut w, acc, &opts)?,
+                },
                 ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
                 ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
                 ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
@@ -829,7 +876,7 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     if let Some(stopped) = unfinished(0)? {
         return Ok(stopped);
     }
-    write_tables(output, &mut acc, &tally, &mut staged)?;
+    write_tables(output, &mut acc, &tally, &mut staged, None)?;
     finish(staged)?;
     if !args.quiet {
         let events = acc.event_count().context("cannot count the events")?;

@@ -13,6 +13,7 @@ pub mod cell;
 pub mod spill;
 pub mod staged;
 pub mod stats;
+pub mod tiebreaks;
 
 /// Where a game is: file, number, first line, players.
 #[derive(Clone, Debug)]

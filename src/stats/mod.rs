@@ -22,6 +22,7 @@ pub mod names;
 pub mod runs;
 pub mod standings;
 pub mod tally;
+pub mod tiebreak;
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -1,0 +1,95 @@
+//! `standings.csv` ranked by a list of C.07 tie-breaks (`pgnkit stats --tiebreaks LIST`):
+//! the player tables from the [`TiebreakLog`], one column a tie-break after `points`; team
+//! tables as without the option.
+
+use std::io::{self, Write};
+
+use super::stats::{neutralise, number, CsvOptions, TableOptions};
+use crate::stats::standings::EventKind;
+use crate::stats::tiebreak::log::TiebreakLog;
+use crate::stats::tiebreak::{Ratio, TieBreak};
+use crate::stats::StatsAccumulator;
+
+/// A cell: text from the input (neutralised unless raw) or pgnkit's own.
+fn cell(text: &str, input: bool, opts: CsvOptions) -> String {
+    if input && !opts.raw {
+        neutralise(text).into_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Writes `standings.csv` with the player tables ranked by points, then by `list` in order.
+///
+/// # Errors
+///
+/// Errors of the underlying writer, and of the event log's store.
+pub fn write_standings<W: Write>(
+    out: &mut csv::Writer<W>,
+    acc: &mut StatsAccumulator,
+    log: &TiebreakLog,
+    list: &[TieBreak],
+    opts: &TableOptions,
+) -> csv::Result<()> {
+    let mut header: Vec<String> = [
+        "event", "site", "year", "table", "kind", "tiebreak", "place", "player", "games", "wins",
+        "draws", "losses", "points",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    header.extend(list.iter().map(ToString::to_string));
+    out.write_record(&header)?;
+    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+    let tiebreak = names.join(",");
+    let csv = opts.csv;
+    acc.for_each_event(|event| {
+        let key = event.key;
+        let kind = match event.detect_kind() {
+            EventKind::RoundRobin => "round robin",
+            EventKind::Swiss => "swiss",
+        };
+        let year = key.year.map(|y| y.to_string()).unwrap_or_default();
+        let lead = |table: &str, tiebreak: &str| {
+            vec![
+                cell(key.event, true, csv),
+                cell(key.site, true, csv),
+                year.clone(),
+                table.to_owned(),
+                kind.to_owned(),
+                tiebreak.to_owned(),
+            ]
+        };
+        if let Some(players) = log.event(key) {
+            for row in players.results.rank(list) {
+                let [games, wins, draws, losses] = players.games[row.player];
+                if row.place.is_none() && games == 0 {
+                    continue;
+                }
+                let mut record = lead("players", &tiebreak);
+                record.push(row.place.map(|p| p.to_string()).unwrap_or_default());
+                record.push(cell(&players.names[row.player].to_string(), true, csv));
+                record.extend([games, wins, draws, losses].map(|n| n.to_string()));
+                record.push(Ratio::new(row.half_points, 2).to_string());
+                record.extend(
+                    row.values
+                        .iter()
+                        .map(|v| v.map(|v| v.to_string()).unwrap_or_default()),
+                );
+                out.write_record(&record).map_err(io::Error::from)?;
+            }
+        }
+        for team in event.team_standings() {
+            let mut record = lead("teams", "game points");
+            record.push(team.place.map(|p| p.to_string()).unwrap_or_default());
+            record.push(cell(&team.team, true, csv));
+            record.push(team.games.to_string());
+            record.extend(std::iter::repeat_n(String::new(), 3));
+            record.push(number(team.points(), 1));
+            record.extend(std::iter::repeat_n(String::new(), list.len()));
+            out.write_record(&record).map_err(io::Error::from)?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}

@@ -1,0 +1,320 @@
+//! The games of every event as tie-breaks need them (rounds, colours, forfeits, byes, FIDE
+//! ids), collected while games are read, and each event's [`EventResults`] built from them.
+//!
+//! C.07's systems depend on the order of rounds and on every opponent's rounds, which the
+//! sums the event log keeps do not give; so this log keeps one small record a game, in
+//! memory, and only when tie-breaks were asked for.
+
+use std::collections::HashMap;
+
+use super::EventResults;
+use crate::stats::{EventKey, PlayerKey, RoundKey, Score};
+
+/// One finished game as tie-breaks see it, borrowed from the caller.
+#[derive(Debug, Clone, Copy)]
+pub struct TiebreakGame<'a> {
+    /// The event the game belongs to.
+    pub event: EventKey<'a>,
+    /// The `White` tag.
+    pub white: &'a str,
+    /// The `Black` tag.
+    pub black: &'a str,
+    /// The `WhiteFideId` tag, if any.
+    pub white_fide_id: Option<&'a str>,
+    /// The `BlackFideId` tag, if any.
+    pub black_fide_id: Option<&'a str>,
+    /// The `Round` tag as written.
+    pub round: &'a str,
+    /// The result.
+    pub score: Score,
+    /// Whether the game was played: false for a decisive result with no moves and for
+    /// `Termination "forfeit"` or `"unplayed"` ([`is_unplayed`]).
+    pub played: bool,
+    /// The `WhiteElo` tag, if positive.
+    pub white_elo: Option<u32>,
+    /// The `BlackElo` tag, if positive.
+    pub black_elo: Option<u32>,
+}
+
+/// Whether a game was not played over the board, as C.07 counts unplayed games: a
+/// `Termination` of `forfeit` or `unplayed`, or a decisive result with no move.
+pub fn is_unplayed(termination: Option<&str>, plies: u32, score: Score) -> bool {
+    let said = termination.is_some_and(|t| {
+        let t = t.trim();
+        t.eq_ignore_ascii_case("forfeit") || t.eq_ignore_ascii_case("unplayed")
+    });
+    said || (plies == 0 && score != Score::Draw)
+}
+
+/// Whether a `White`/`Black` value stands for a bye rather than a player.
+pub fn names_a_bye(name: &str) -> bool {
+    let name = name.trim();
+    name.eq_ignore_ascii_case("bye") || name.eq_ignore_ascii_case("(bye)")
+}
+
+/// A side of a recorded game: a player of the event, or a bye.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Player(u32),
+    Bye,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    round: u32,
+    white: Side,
+    black: Side,
+    score: Score,
+    played: bool,
+}
+
+/// One event's players and games.
+#[derive(Debug, Default)]
+struct EventGames {
+    /// Identity (`fide:ID` or `name:NAME`) → player.
+    ids: HashMap<String, u32>,
+    /// The name each player is shown with: the first one seen.
+    names: Vec<PlayerKey>,
+    /// The first positive Elo tag of each player in the event.
+    ratings: Vec<Option<u32>>,
+    /// The round texts, interned.
+    round_ids: HashMap<String, u32>,
+    rounds: Vec<RoundKey>,
+    records: Vec<Record>,
+    /// The unknown bucket, if it played.
+    unknown: Option<u32>,
+}
+
+impl EventGames {
+    fn side(&mut self, name: &str, fide_id: Option<&str>, elo: Option<u32>) -> Side {
+        if names_a_bye(name) {
+            return Side::Bye;
+        }
+        let fide_id = fide_id
+            .map(str::trim)
+            .filter(|id| !id.is_empty() && *id != "0");
+        let key = PlayerKey::from_name(name);
+        let identity = match (fide_id, &key) {
+            (Some(id), _) => format!("fide:{id}"),
+            (None, PlayerKey::Named(name)) => format!("name:{name}"),
+            (None, PlayerKey::Unknown) => String::from("?"),
+        };
+        let next = self.names.len() as u32;
+        let id = *self.ids.entry(identity).or_insert(next);
+        if let (Some(_), PlayerKey::Named(name)) = (fide_id, &key) {
+            // The same name in a game without the id is the same player.
+            self.ids.entry(format!("name:{name}")).or_insert(id);
+        }
+        if id == next {
+            if key.is_unknown() && fide_id.is_none() {
+                self.unknown = Some(id);
+            }
+            self.names.push(key);
+            self.ratings.push(None);
+        }
+        let rating = &mut self.ratings[id as usize];
+        if rating.is_none() {
+            *rating = elo;
+        }
+        Side::Player(id)
+    }
+
+    /// The round of a `Round` tag: its first number when it is dotted (`3.12` is board or
+    /// game 12 of round 3, as broadcasts write it), else the tag as written.
+    fn round(&mut self, round: &str) -> u32 {
+        let round = round.trim();
+        let round = match round.split_once('.') {
+            Some((head, tail))
+                if !head.is_empty()
+                    && head.bytes().all(|b| b.is_ascii_digit())
+                    && tail.bytes().all(|b| b.is_ascii_digit() || b == b'.') =>
+            {
+                head
+            }
+            _ => round,
+        };
+        let next = self.rounds.len() as u32;
+        let id = *self.round_ids.entry(round.to_owned()).or_insert(next);
+        if id == next {
+            self.rounds.push(RoundKey::parse(Some(round)));
+        }
+        id
+    }
+}
+
+/// The games of every event, as tie-breaks need them.
+#[derive(Debug, Default)]
+pub struct TiebreakLog {
+    events: HashMap<(String, String, Option<u16>), EventGames>,
+}
+
+/// One event ready for [`EventResults::rank`], with who its players are.
+#[derive(Debug)]
+pub struct EventPlayers {
+    /// The results.
+    pub results: EventResults,
+    /// Each player's name (the first spelling seen for a FIDE id).
+    pub names: Vec<PlayerKey>,
+    /// Per player: games (played or forfeited), wins, draws, losses; byes are not games.
+    pub games: Vec<[u64; 4]>,
+}
+
+impl TiebreakLog {
+    /// An empty log.
+    pub fn new() -> TiebreakLog {
+        TiebreakLog::default()
+    }
+
+    /// Records one finished game. A side named `bye` makes the game the other side's bye,
+    /// worth the points the result gives it; a game between two byes counts for nobody.
+    pub fn add(&mut self, game: &TiebreakGame<'_>) {
+        let key = (
+            game.event.event.to_owned(),
+            game.event.site.to_owned(),
+            game.event.year,
+        );
+        let event = self.events.entry(key).or_default();
+        let round = event.round(game.round);
+        let white = event.side(game.white, game.white_fide_id, game.white_elo);
+        let black = event.side(game.black, game.black_fide_id, game.black_elo);
+        if white == Side::Bye && black == Side::Bye {
+            return;
+        }
+        event.records.push(Record {
+            round,
+            white,
+            black,
+            score: game.score,
+            played: game.played && white != Side::Bye && black != Side::Bye,
+        });
+    }
+
+    /// The event `key`'s results, if it has any game.
+    pub fn event(&self, key: EventKey<'_>) -> Option<EventPlayers> {
+        let event = self
+            .events
+            .get(&(key.event.to_owned(), key.site.to_owned(), key.year))?;
+        // Rounds in the order of their `Round` tags (numerically, `2.10` after `2.2`).
+        let mut by_order: Vec<u32> = (0..event.rounds.len() as u32).collect();
+        by_order.sort_by(|&a, &b| event.rounds[a as usize].cmp(&event.rounds[b as usize]));
+        let mut ordinal = vec![0u64; by_order.len()];
+        for (i, &r) in by_order.iter().enumerate() {
+            ordinal[r as usize] = i as u64;
+        }
+        let mut results = EventResults::new(event.ratings.clone());
+        let mut games = vec![[0u64; 4]; event.names.len()];
+        for r in &event.records {
+            let round = ordinal[r.round as usize];
+            match (r.white, r.black) {
+                // A game against oneself (or between two unknown sides) counts for nobody.
+                (Side::Player(w), Side::Player(b)) if w == b => {}
+                (Side::Player(w), Side::Player(b)) => {
+                    results.add_game(round, w as usize, b as usize, r.score, r.played);
+                    for (p, half) in [
+                        (w, r.score.white_half_points()),
+                        (b, r.score.black_half_points()),
+                    ] {
+                        let g = &mut games[p as usize];
+                        g[0] += 1;
+                        g[1 + (2 - half as usize)] += 1;
+                    }
+                }
+                (Side::Player(w), Side::Bye) => {
+                    results.add_bye(round, w as usize, r.score.white_half_points() as u8)
+                }
+                (Side::Bye, Side::Player(b)) => {
+                    results.add_bye(round, b as usize, r.score.black_half_points() as u8)
+                }
+                (Side::Bye, Side::Bye) => {}
+            }
+        }
+        if let Some(u) = event.unknown {
+            results.set_unranked(u as usize);
+        }
+        Some(EventPlayers {
+            results,
+            names: event.names.clone(),
+            games,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::tiebreak::{Ratio, System, TieBreak};
+
+    fn game<'a>(round: &'a str, white: &'a str, black: &'a str, score: Score) -> TiebreakGame<'a> {
+        TiebreakGame {
+            event: EventKey {
+                event: "E",
+                site: "S",
+                year: Some(2025),
+            },
+            white,
+            black,
+            white_fide_id: None,
+            black_fide_id: None,
+            round,
+            score,
+            played: true,
+            white_elo: None,
+            black_elo: None,
+        }
+    }
+
+    /// Broadcasts write `Round "2.1"` for board 1 of round 2: boards of one round are one
+    /// round, or every player would be absent from every other board's "round".
+    #[test]
+    fn boards_of_a_dotted_round_are_one_round() {
+        let mut log = TiebreakLog::new();
+        for g in [
+            game("1.1", "A", "B", Score::WhiteWin),
+            game("1.2", "C", "D", Score::Draw),
+            game("2.1", "A", "C", Score::Draw),
+            game("2.2", "B", "D", Score::WhiteWin),
+        ] {
+            log.add(&g);
+        }
+        let event = log.event(game("", "", "", Score::Draw).event).unwrap();
+        let ranked = event
+            .results
+            .rank(&[TieBreak::plain(System::Bh), TieBreak::plain(System::Ps)]);
+        let a = ranked
+            .iter()
+            .find(|r| event.names[r.player].to_string() == "A")
+            .unwrap();
+        // B 1 + C 1; progressive 1 + 1.5.
+        assert_eq!(a.values, [Some(Ratio::int(2)), Some(Ratio::new(5, 2))]);
+    }
+
+    /// As in the standings without tie-breaks: a game between two unknown sides counts for
+    /// nobody, a known player's game against the bucket counts for both.
+    #[test]
+    fn a_game_between_unknown_sides_counts_for_nobody() {
+        let mut log = TiebreakLog::new();
+        log.add(&game("1", "?", "", Score::WhiteWin));
+        log.add(&game("1", "A", "?", Score::WhiteWin));
+        let event = log.event(game("", "", "", Score::Draw).event).unwrap();
+        let games: Vec<(String, [u64; 4])> = event
+            .names
+            .iter()
+            .map(ToString::to_string)
+            .zip(event.games.iter().copied())
+            .collect();
+        assert_eq!(
+            games,
+            [("?".into(), [1, 0, 0, 1]), ("A".into(), [1, 1, 0, 0])]
+        );
+    }
+
+    #[test]
+    fn forfeits_are_said_by_termination_or_by_no_moves() {
+        assert!(is_unplayed(Some("forfeit"), 30, Score::WhiteWin));
+        assert!(is_unplayed(Some(" Unplayed "), 0, Score::Draw));
+        assert!(is_unplayed(None, 0, Score::BlackWin));
+        assert!(!is_unplayed(None, 0, Score::Draw));
+        assert!(!is_unplayed(Some("normal"), 1, Score::WhiteWin));
+        assert!(names_a_bye(" BYE ") && names_a_bye("(bye)") && !names_a_bye("Byers"));
+    }
+}

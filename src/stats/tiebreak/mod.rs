@@ -1,0 +1,1341 @@
+//! The individual tie-breaks of FIDE Handbook C.07 ("Play-off and Tie-Break Regulations", in
+//! force from 1 August 2024), computed from one event's results, and the standings they give.
+//!
+//! Input is an [`EventResults`]: players by index (the caller decides who is one player, by
+//! FIDE id or by name), their ratings, and every round's results as the PGN records them:
+//! games played over the board, games decided by forfeit, and byes. A round in which a player
+//! has no record at all counts as an absence (a zero-point unplayed round), which is how a
+//! player who withdrew shows. Output is each requested tie-break's value per player, exact
+//! (a [`Ratio`]), and the ranking by points, then by the list in order.
+//!
+//! Unplayed rounds follow C.07 article 16 as pgnkit reads it: for the participant's own
+//! tie-breaks every unplayed round (forfeit won or lost, bye, absence) counts as a game
+//! against a dummy opponent with as many points as the participant, ended with the points
+//! awarded; rounds the participant chose not to play (half- and zero-point byes, forfeits
+//! lost, absences: "voluntary unplayed rounds") are the first to go when a Cut or Median
+//! modifier cuts values. Opponents' scores are their scores as awarded. Systems based on
+//! ratings count games played over the board only.
+//!
+//! Rounds are whatever numbers the caller gives, in their order: only their order matters,
+//! so a round nobody has a record of does not exist here (and costs nothing).
+
+pub mod log;
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::str::FromStr;
+
+use super::standings::{fide_dp, Place};
+use super::Score;
+
+/// A tie-break system of C.07, without its modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum System {
+    /// Direct encounter (C.07 6).
+    De,
+    /// Number of wins, played or not (C.07 7.1).
+    Win,
+    /// Number of games won over the board (C.07 7.2).
+    Won,
+    /// Number of games played with Black (C.07 7.3).
+    Bpg,
+    /// Number of games won with Black (C.07 7.4).
+    Bwg,
+    /// Sum of progressive scores (C.07 7.5).
+    Ps,
+    /// Buchholz (C.07 8.1).
+    Bh,
+    /// Average of opponents' Buchholz (C.07 8.2).
+    Aob,
+    /// Fore Buchholz (C.07 8.3).
+    Fb,
+    /// Sonneborn-Berger (C.07 9.1).
+    Sb,
+    /// Koya system (C.07 9.2).
+    Ks,
+    /// Average rating of opponents (C.07 10.1).
+    Aro,
+    /// Tournament performance rating (C.07 10.2).
+    Tpr,
+    /// Perfect tournament performance (C.07 10.3).
+    Ptp,
+    /// Average performance rating of opponents (C.07 10.4).
+    Apro,
+    /// Average perfect performance of opponents (C.07 10.5).
+    Appo,
+}
+
+impl System {
+    /// Every system, in the order of C.07's articles.
+    pub const ALL: [System; 16] = [
+        System::De,
+        System::Win,
+        System::Won,
+        System::Bpg,
+        System::Bwg,
+        System::Ps,
+        System::Bh,
+        System::Aob,
+        System::Fb,
+        System::Sb,
+        System::Ks,
+        System::Aro,
+        System::Tpr,
+        System::Ptp,
+        System::Apro,
+        System::Appo,
+    ];
+
+    /// The C.07 acronym.
+    pub fn acronym(self) -> &'static str {
+        match self {
+            System::De => "DE",
+            System::Win => "WIN",
+            System::Won => "WON",
+            System::Bpg => "BPG",
+            System::Bwg => "BWG",
+            System::Ps => "PS",
+            System::Bh => "BH",
+            System::Aob => "AOB",
+            System::Fb => "FB",
+            System::Sb => "SB",
+            System::Ks => "KS",
+            System::Aro => "ARO",
+            System::Tpr => "TPR",
+            System::Ptp => "PTP",
+            System::Apro => "APRO",
+            System::Appo => "APPO",
+        }
+    }
+
+    /// The C.07 name.
+    pub fn name(self) -> &'static str {
+        match self {
+            System::De => "Direct Encounter",
+            System::Win => "Number of Wins",
+            System::Won => "Number of Games Won",
+            System::Bpg => "Number of Games Played with Black",
+            System::Bwg => "Number of Games Won with Black",
+            System::Ps => "Sum of Progressive Scores",
+            System::Bh => "Buchholz",
+            System::Aob => "Average of Opponents' Buchholz",
+            System::Fb => "Fore Buchholz",
+            System::Sb => "Sonneborn-Berger",
+            System::Ks => "Koya System",
+            System::Aro => "Average Rating of Opponents",
+            System::Tpr => "Tournament Performance Rating",
+            System::Ptp => "Perfect Tournament Performance",
+            System::Apro => "Average Performance Rating of Opponents",
+            System::Appo => "Average Perfect Performance of Opponents",
+        }
+    }
+
+    /// The C.07 article that defines it.
+    pub fn article(self) -> &'static str {
+        match self {
+            System::De => "6",
+            System::Win => "7.1",
+            System::Won => "7.2",
+            System::Bpg => "7.3",
+            System::Bwg => "7.4",
+            System::Ps => "7.5",
+            System::Bh => "8.1",
+            System::Aob => "8.2",
+            System::Fb => "8.3",
+            System::Sb => "9.1",
+            System::Ks => "9.2",
+            System::Aro => "10.1",
+            System::Tpr => "10.2",
+            System::Ptp => "10.3",
+            System::Apro => "10.4",
+            System::Appo => "10.5",
+        }
+    }
+
+    /// Whether Cut-N and Median-N apply (C.07 14.1, 14.2): to the sums over opponents, and
+    /// to the average rating. Progressive scores take Cut only.
+    fn takes_cut(self) -> bool {
+        matches!(
+            self,
+            System::Bh | System::Fb | System::Sb | System::Aro | System::Ps
+        )
+    }
+
+    fn takes_median(self) -> bool {
+        matches!(self, System::Bh | System::Fb | System::Sb | System::Aro)
+    }
+
+    /// Whether a rating floor applies: the systems built on ratings.
+    fn takes_floor(self) -> bool {
+        matches!(
+            self,
+            System::Aro | System::Tpr | System::Ptp | System::Apro | System::Appo
+        )
+    }
+}
+
+/// Which values of a sum or an average are left out (C.07 14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Cut {
+    /// Every value counts.
+    #[default]
+    None,
+    /// Cut-N: the N least significant values are left out.
+    Cut(u8),
+    /// Median-N: the N least and the N most significant values are left out.
+    Median(u8),
+}
+
+/// One tie-break as an organiser's list names it: a system and its modifiers, written
+/// `BH-C1`, `BH-M1`, `ARO-C1`, `KS`, `KS-60`, `ARO-F1400`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TieBreak {
+    /// The system.
+    pub system: System,
+    /// Cut-N or Median-N, where the system takes one.
+    pub cut: Cut,
+    /// Rating floor: opponents without a rating, or rated below it, count at this rating.
+    pub floor: Option<u32>,
+    /// Koya: opponents with at least this percentage of the maximum possible score count.
+    pub koya_limit: u32,
+}
+
+/// Player-rounds (players × rounds) beyond which an event gets no tie-break values.
+pub const MAX_PLAYER_ROUNDS: usize = 10_000_000;
+
+/// The Koya limit of C.07 9.2: half the maximum possible score.
+pub const KOYA_LIMIT: u32 = 50;
+
+impl TieBreak {
+    /// The system with no modifier.
+    pub fn plain(system: System) -> TieBreak {
+        TieBreak {
+            system,
+            cut: Cut::None,
+            floor: None,
+            koya_limit: KOYA_LIMIT,
+        }
+    }
+
+    /// Reads a comma-separated list (`DE,SB,WIN`, `ARO-C1, BH-C1, BH, DE`).
+    ///
+    /// # Errors
+    ///
+    /// When a name is not a tie-break or a modifier does not fit its system; the message
+    /// lists the names and modifiers that exist.
+    pub fn parse_list(list: &str) -> Result<Vec<TieBreak>, TieBreakError> {
+        list.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::parse)
+            .collect()
+    }
+}
+
+impl fmt::Display for TieBreak {
+    /// The acronym as a column is named: the system, then `-C1`/`-M1`, then `-F<rating>`;
+    /// Koya with its limit when it is not 50 %.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.system.acronym())?;
+        if self.system == System::Ks && self.koya_limit != KOYA_LIMIT {
+            write!(f, "-{}", self.koya_limit)?;
+        }
+        match self.cut {
+            Cut::None => {}
+            Cut::Cut(n) => write!(f, "-C{n}")?,
+            Cut::Median(n) => write!(f, "-M{n}")?,
+        }
+        if let Some(floor) = self.floor {
+            write!(f, "-F{floor}")?;
+        }
+        Ok(())
+    }
+}
+
+/// An ordered list of tie-breaks, read from `DE,SB,WIN` (what `--tiebreaks` takes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TieBreakList(pub Vec<TieBreak>);
+
+impl FromStr for TieBreakList {
+    type Err = TieBreakError;
+
+    fn from_str(list: &str) -> Result<TieBreakList, TieBreakError> {
+        TieBreak::parse_list(list).map(TieBreakList)
+    }
+}
+
+/// A tie-break name that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TieBreakError {
+    name: String,
+    problem: String,
+}
+
+impl fmt::Display for TieBreakError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known: Vec<&str> = System::ALL.iter().map(|s| s.acronym()).collect();
+        write!(
+            f,
+            "tie-break `{}`: {}; known tie-breaks are {}, with modifiers -C1, -C2 (Cut: BH, FB, \
+             SB, ARO, PS), -M1, -M2 (Median: BH, FB, SB, ARO), -F<rating> (rating floor: ARO, \
+             TPR, PTP, APRO, APPO) and KS-<percent> (Koya limit), e.g. BH-C1 or ARO-C1",
+            self.name,
+            self.problem,
+            known.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for TieBreakError {}
+
+impl FromStr for TieBreak {
+    type Err = TieBreakError;
+
+    fn from_str(name: &str) -> Result<TieBreak, TieBreakError> {
+        let error = |problem: String| TieBreakError {
+            name: name.to_owned(),
+            problem,
+        };
+        let mut parts = name.split('-');
+        let base = parts.next().unwrap_or_default();
+        let system = System::ALL
+            .iter()
+            .copied()
+            .find(|s| s.acronym().eq_ignore_ascii_case(base))
+            .ok_or_else(|| error(format!("unknown system `{base}`")))?;
+        let mut tb = TieBreak::plain(system);
+        for modifier in parts {
+            let upper = modifier.to_ascii_uppercase();
+            let number = |digits: &str| -> Option<u32> {
+                (!digits.is_empty()
+                    && digits.len() <= 5
+                    && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| digits.parse().ok())
+                .flatten()
+            };
+            match upper.as_bytes().first() {
+                Some(b'C' | b'M') if tb.cut == Cut::None => {
+                    let n = match &upper[1..] {
+                        "1" => 1,
+                        "2" => 2,
+                        _ => return Err(error(format!("unknown modifier `{modifier}`"))),
+                    };
+                    let median = upper.starts_with('M');
+                    if median && !system.takes_median() || !median && !system.takes_cut() {
+                        return Err(error(format!(
+                            "{} takes no {} modifier",
+                            system.acronym(),
+                            if median { "Median" } else { "Cut" }
+                        )));
+                    }
+                    tb.cut = if median { Cut::Median(n) } else { Cut::Cut(n) };
+                }
+                Some(b'F') if tb.floor.is_none() => {
+                    if !system.takes_floor() {
+                        return Err(error(format!("{} takes no rating floor", system.acronym())));
+                    }
+                    tb.floor = Some(
+                        number(&upper[1..])
+                            .ok_or_else(|| error(format!("`{modifier}` is not F<rating>")))?,
+                    );
+                }
+                Some(b'0'..=b'9') if system == System::Ks && tb.koya_limit == KOYA_LIMIT => {
+                    tb.koya_limit = number(&upper)
+                        .filter(|p| (1..=100).contains(p))
+                        .ok_or_else(|| error("the Koya limit is a percentage, 1 to 100".into()))?;
+                }
+                _ => return Err(error(format!("unknown modifier `{modifier}`"))),
+            }
+        }
+        Ok(tb)
+    }
+}
+
+/// An exact tie-break value: a fraction in lowest terms with a positive denominator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ratio {
+    num: i64,
+    den: i64,
+}
+
+impl Ratio {
+    /// `num / den`; `den` must not be 0.
+    pub fn new(num: i64, den: i64) -> Ratio {
+        let (num, den) = if den < 0 { (-num, -den) } else { (num, den) };
+        let g = gcd(num.unsigned_abs(), den.unsigned_abs()).max(1) as i64;
+        Ratio {
+            num: num / g,
+            den: den / g,
+        }
+    }
+
+    /// A whole number.
+    pub fn int(n: i64) -> Ratio {
+        Ratio { num: n, den: 1 }
+    }
+
+    /// The value as a float, for display and checks.
+    pub fn to_f64(self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+
+    /// `self + other`, `None` when it does not fit.
+    fn checked_add(self, other: Ratio) -> Option<Ratio> {
+        let g = gcd(self.den.unsigned_abs(), other.den.unsigned_abs()) as i64;
+        let den = (self.den / g).checked_mul(other.den)?;
+        let num = self
+            .num
+            .checked_mul(other.den / g)?
+            .checked_add(other.num.checked_mul(self.den / g)?)?;
+        Some(Ratio::new(num, den))
+    }
+
+    /// Rounded to the nearest whole number, halves up (C.07 rounds averaged ratings so).
+    fn round(self) -> i64 {
+        (2 * self.num + self.den).div_euclid(2 * self.den)
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Ord for Ratio {
+    fn cmp(&self, other: &Ratio) -> Ordering {
+        (i128::from(self.num) * i128::from(other.den))
+            .cmp(&(i128::from(other.num) * i128::from(self.den)))
+    }
+}
+
+impl PartialOrd for Ratio {
+    fn partial_cmp(&self, other: &Ratio) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Ratio {
+    /// Exact when the value has at most four decimals (`2.75`, `4`), else to two decimals
+    /// (`5.17`); trailing zeros dropped.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scaled = i128::from(self.num) * 10_000;
+        let den = i128::from(self.den);
+        let (units, places) = if scaled % den == 0 {
+            (scaled / den, 4)
+        } else {
+            let hundredths = i128::from(self.num) * 100;
+            ((2 * hundredths + den).div_euclid(2 * den), 2)
+        };
+        let sign = if units < 0 { "-" } else { "" };
+        let units = units.unsigned_abs();
+        let scale = 10u128.pow(places);
+        let (whole, frac) = (units / scale, units % scale);
+        if frac == 0 {
+            return write!(f, "{sign}{whole}");
+        }
+        let digits = format!("{frac:0width$}", width = places as usize);
+        write!(f, "{sign}{whole}.{}", digits.trim_end_matches('0'))
+    }
+}
+
+/// How a round went for one player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    /// The round's position among the event's rounds, from 0.
+    round: usize,
+    /// The opponent, for a game played or forfeited; `None` for a bye or an absence.
+    opponent: Option<usize>,
+    black: bool,
+    /// Points awarded, in half points.
+    half: i64,
+    played: bool,
+    /// A round the player chose not to play: a half- or zero-point bye, a forfeit lost, an
+    /// absence (C.07 16: "voluntary unplayed rounds").
+    voluntary: bool,
+}
+
+/// One record of an event as given, before rounds are numbered.
+#[derive(Debug, Clone, Copy)]
+enum Record {
+    Game {
+        round: u64,
+        white: usize,
+        black: usize,
+        score: Score,
+        played: bool,
+    },
+    Bye {
+        round: u64,
+        player: usize,
+        half_points: u8,
+    },
+}
+
+/// One event's players and results, as tie-breaks read them.
+#[derive(Debug, Clone, Default)]
+pub struct EventResults {
+    ratings: Vec<Option<u32>>,
+    records: Vec<Record>,
+    /// A side that stands for several people (the unknown bucket): its games count for its
+    /// opponents, but it gets no place.
+    unranked: Option<usize>,
+}
+
+/// A player's line in the tie-break standings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    /// The player's index.
+    pub player: usize,
+    /// The place; players equal on points and every tie-break share it. `None` for the
+    /// side [`EventResults::set_unranked`] names.
+    pub place: Option<Place>,
+    /// Points in half points, unplayed rounds as awarded.
+    pub half_points: i64,
+    /// The value of each requested tie-break, in the list's order; `None` where the system
+    /// has no value (no rated opponent, a direct encounter outside a complete tie).
+    pub values: Vec<Option<Ratio>>,
+}
+
+impl EventResults {
+    /// An event with players `0 .. ratings.len()`, each with their rating if known.
+    pub fn new(ratings: Vec<Option<u32>>) -> EventResults {
+        EventResults {
+            ratings,
+            records: Vec::new(),
+            unranked: None,
+        }
+    }
+
+    /// Lists `player` last and without a place: a side that stands for several people.
+    pub fn set_unranked(&mut self, player: usize) {
+        self.unranked = Some(player);
+    }
+
+    /// The number of players.
+    pub fn players(&self) -> usize {
+        self.ratings.len()
+    }
+
+    /// A game of round `round` between `white` and `black`; `played` is false for a game
+    /// decided by forfeit (no moves, or `Termination "forfeit"`), whose winner counts a win
+    /// not played and whose loser a round not played. Players out of range are ignored.
+    pub fn add_game(&mut self, round: u64, white: usize, black: usize, score: Score, played: bool) {
+        let n = self.players();
+        if white < n && black < n && white != black {
+            self.records.push(Record::Game {
+                round,
+                white,
+                black,
+                score,
+                played,
+            });
+        }
+    }
+
+    /// A bye in round `round` worth `half_points` (2: a full-point or pairing-allocated bye,
+    /// 1: a half-point bye, 0: a zero-point bye).
+    pub fn add_bye(&mut self, round: u64, player: usize, half_points: u8) {
+        if player < self.players() {
+            self.records.push(Record::Bye {
+                round,
+                player,
+                half_points: half_points.min(2),
+            });
+        }
+    }
+
+    /// Whether the event has more player-rounds than tie-breaks are computed for.
+    pub fn too_large(&self) -> bool {
+        let rounds: BTreeSet<u64> = self
+            .records
+            .iter()
+            .map(|r| match *r {
+                Record::Game { round, .. } | Record::Bye { round, .. } => round,
+            })
+            .collect();
+        rounds.len().saturating_mul(self.players()) > MAX_PLAYER_ROUNDS
+    }
+
+    /// Every player's rounds, in round order, absences filled in; and the number of rounds.
+    fn entries(&self) -> (Vec<Vec<Entry>>, usize) {
+        let rounds: BTreeSet<u64> = self
+            .records
+            .iter()
+            .map(|r| match *r {
+                Record::Game { round, .. } | Record::Bye { round, .. } => round,
+            })
+            .collect();
+        let index: HashMap<u64, usize> = rounds.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+        let mut entries = vec![Vec::new(); self.players()];
+        for record in &self.records {
+            match *record {
+                Record::Game {
+                    round,
+                    white,
+                    black,
+                    score,
+                    played,
+                } => {
+                    let round = index[&round];
+                    let (wh, bh) = (
+                        i64::from(score.white_half_points()),
+                        i64::from(score.black_half_points()),
+                    );
+                    for (me, them, half, black) in
+                        [(white, black, wh, false), (black, white, bh, true)]
+                    {
+                        entries[me].push(Entry {
+                            round,
+                            opponent: Some(them),
+                            black,
+                            half,
+                            played,
+                            voluntary: !played && half < 2,
+                        });
+                    }
+                }
+                Record::Bye {
+                    round,
+                    player,
+                    half_points,
+                } => entries[player].push(Entry {
+                    round: index[&round],
+                    opponent: None,
+                    black: false,
+                    half: i64::from(half_points),
+                    played: false,
+                    voluntary: half_points < 2,
+                }),
+            }
+        }
+        for list in &mut entries {
+            let mut seen = vec![false; rounds.len()];
+            for e in list.iter() {
+                seen[e.round] = true;
+            }
+            for (round, _) in seen.iter().enumerate().filter(|(_, s)| !**s) {
+                list.push(Entry {
+                    round,
+                    opponent: None,
+                    black: false,
+                    half: 0,
+                    played: false,
+                    voluntary: true,
+                });
+            }
+            list.sort_by_key(|e| e.round);
+        }
+        (entries, rounds.len())
+    }
+
+    /// The standings by points, then by `list` in order; then by player index for a stable
+    /// listing. Players equal on points and on every value share a place.
+    ///
+    /// An event [`too_large`](Self::too_large) is ranked by points only, with no values:
+    /// every player has a line for every round, which an online arena where each game is its
+    /// own round would make a square of its size.
+    pub fn rank(&self, list: &[TieBreak]) -> Vec<Ranked> {
+        if self.too_large() {
+            let mut half = vec![0i64; self.players()];
+            for r in &self.records {
+                match *r {
+                    Record::Game {
+                        white,
+                        black,
+                        score,
+                        ..
+                    } => {
+                        half[white] += i64::from(score.white_half_points());
+                        half[black] += i64::from(score.black_half_points());
+                    }
+                    Record::Bye {
+                        player,
+                        half_points,
+                        ..
+                    } => half[player] += i64::from(half_points),
+                }
+            }
+            let values = vec![vec![None; list.len()]; self.players()];
+            return place(&half, values, self.unranked);
+        }
+        let (entries, rounds) = self.entries();
+        let calc = Calc::new(&entries, &self.ratings, rounds);
+        let n = entries.len();
+        let mut values: Vec<Vec<Option<Ratio>>> = (0..n)
+            .map(|p| {
+                list.iter()
+                    .map(|tb| match tb.system {
+                        System::De => None,
+                        _ => calc.value(p, tb),
+                    })
+                    .collect()
+            })
+            .collect();
+        // Direct encounter depends on who is still tied when it comes: points and every
+        // tie-break before it in the list.
+        for (k, tb) in list.iter().enumerate() {
+            if tb.system != System::De {
+                continue;
+            }
+            let mut groups: HashMap<(i64, Vec<Option<Ratio>>), Vec<usize>> = HashMap::new();
+            for (p, row) in values.iter().enumerate() {
+                groups
+                    .entry((calc.half[p], row[..k].to_vec()))
+                    .or_default()
+                    .push(p);
+            }
+            for group in groups.values().filter(|g| g.len() > 1) {
+                for (p, v) in calc.direct_encounter(group) {
+                    values[p][k] = Some(v);
+                }
+            }
+        }
+        place(&calc.half, values, self.unranked)
+    }
+}
+
+/// Sorts players by points, then by their values, then by index, and gives places; the
+/// `unranked` side goes last without one.
+fn place(
+    half: &[i64],
+    mut values: Vec<Vec<Option<Ratio>>>,
+    unranked: Option<usize>,
+) -> Vec<Ranked> {
+    let n = half.len();
+    let unranked = unranked.filter(|&u| u < n);
+    let mut order: Vec<usize> = (0..n).filter(|&p| Some(p) != unranked).collect();
+    order.sort_by(|&a, &b| {
+        half[b]
+            .cmp(&half[a])
+            .then_with(|| values[b].cmp(&values[a]))
+            .then(a.cmp(&b))
+    });
+    let ranked_count = order.len();
+    let tied = |a: usize, b: usize| half[a] == half[b] && values[a] == values[b];
+    let mut places = Vec::with_capacity(n);
+    let mut start = 0;
+    while start < ranked_count {
+        let mut end = start + 1;
+        while end < ranked_count && tied(order[start], order[end]) {
+            end += 1;
+        }
+        let place = Place {
+            first: start as u32 + 1,
+            last: end as u32,
+        };
+        places.extend(std::iter::repeat_n(Some(place), end - start));
+        start = end;
+    }
+    if let Some(u) = unranked {
+        order.push(u);
+        places.push(None);
+    }
+    let ranked: Vec<Ranked> = order
+        .iter()
+        .zip(places)
+        .map(|(&p, place)| Ranked {
+            player: p,
+            place,
+            half_points: half[p],
+            values: std::mem::take(&mut values[p]),
+        })
+        .collect();
+    ranked
+}
+
+/// Every player's TPR or PTP (`None` without a rated opponent).
+type Performances = Vec<Option<i64>>;
+
+/// The values every system needs, computed once.
+struct Calc<'a> {
+    entries: &'a [Vec<Entry>],
+    ratings: &'a [Option<u32>],
+    rounds: usize,
+    /// Points, in half points.
+    half: Vec<i64>,
+    /// Plain Buchholz, in half points (AOB averages it).
+    bh: Vec<i64>,
+    /// Scores with the last round's games as draws (Fore Buchholz).
+    fore: Vec<i64>,
+    /// Every player's TPR and PTP for a rating floor, computed once for all opponents that
+    /// APRO and APPO average over.
+    performances: RefCell<HashMap<(bool, Option<u32>), Performances>>,
+}
+
+impl<'a> Calc<'a> {
+    fn new(entries: &'a [Vec<Entry>], ratings: &'a [Option<u32>], rounds: usize) -> Calc<'a> {
+        let half: Vec<i64> = entries
+            .iter()
+            .map(|e| e.iter().map(|e| e.half).sum())
+            .collect();
+        let mut calc = Calc {
+            entries,
+            ratings,
+            rounds,
+            half,
+            bh: Vec::new(),
+            fore: Vec::new(),
+            performances: RefCell::new(HashMap::new()),
+        };
+        calc.bh = (0..entries.len())
+            .map(|p| cut_sum(calc.buchholz_terms(p, &calc.half), Cut::None))
+            .collect();
+        calc.fore = calc.fore_scores();
+        calc
+    }
+
+    /// The TPR (`perfect` false) or PTP of opponent `o`, from the cache.
+    fn performance_of(&self, o: usize, perfect: bool, floor: Option<u32>) -> Option<i64> {
+        let mut cache = self.performances.borrow_mut();
+        let all = cache.entry((perfect, floor)).or_insert_with(|| {
+            (0..self.entries.len())
+                .map(|p| {
+                    if perfect {
+                        self.ptp(p, floor)
+                    } else {
+                        self.tpr(p, floor)
+                    }
+                })
+                .collect()
+        });
+        all[o]
+    }
+
+    /// The contributions to a Buchholz of `p` with scores `score`: each opponent's score for
+    /// a game played, the dummy's (`p`'s own) for a round not played.
+    fn buchholz_terms(&self, p: usize, score: &[i64]) -> Vec<(bool, i64)> {
+        self.entries[p]
+            .iter()
+            .map(|e| match e.opponent {
+                Some(o) if e.played => (false, score[o]),
+                _ => (e.voluntary, score[p]),
+            })
+            .collect()
+    }
+
+    /// Scores with every paired game of the last round counted as a draw (Fore Buchholz).
+    fn fore_scores(&self) -> Vec<i64> {
+        let last = self.rounds.saturating_sub(1);
+        self.entries
+            .iter()
+            .map(|list| {
+                list.iter()
+                    .map(|e| {
+                        if e.round == last && e.opponent.is_some() {
+                            1
+                        } else {
+                            e.half
+                        }
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// The rating `p` counts an opponent at: theirs, raised to the floor; `None` for an
+    /// unrated opponent without a floor.
+    fn rating(&self, o: usize, floor: Option<u32>) -> Option<i64> {
+        match (self.ratings[o], floor) {
+            (Some(r), Some(f)) => Some(i64::from(r.max(f))),
+            (None, Some(f)) => Some(i64::from(f)),
+            (r, None) => r.map(i64::from),
+        }
+    }
+
+    /// The games `p` played over the board against an opponent with a rating (or the floor):
+    /// the opponent, their rating, and `p`'s half points.
+    fn rated_games(&self, p: usize, floor: Option<u32>) -> Vec<(usize, i64, i64)> {
+        self.entries[p]
+            .iter()
+            .filter(|e| e.played)
+            .filter_map(|e| {
+                let o = e.opponent?;
+                Some((o, self.rating(o, floor)?, e.half))
+            })
+            .collect()
+    }
+
+    /// Average rating of the opponents met over the board, cut as asked, rounded.
+    fn aro(&self, p: usize, cut: Cut, floor: Option<u32>) -> Option<Ratio> {
+        let mut ratings: Vec<i64> = self.rated_games(p, floor).iter().map(|g| g.1).collect();
+        ratings.sort_unstable();
+        let kept = cut_slice(&ratings, cut);
+        (!kept.is_empty())
+            .then(|| Ratio::int(Ratio::new(kept.iter().sum(), kept.len() as i64).round()))
+    }
+
+    /// ARO plus the FIDE `dp` for the percentage scored in the same games.
+    fn tpr(&self, p: usize, floor: Option<u32>) -> Option<i64> {
+        let games = self.rated_games(p, floor);
+        if games.is_empty() {
+            return None;
+        }
+        let n = games.len() as i64;
+        let aro = Ratio::new(games.iter().map(|g| g.1).sum(), n).round();
+        let half: i64 = games.iter().map(|g| g.2).sum();
+        // percent = round(100 · half / (2n)), halves up, as the performance column does.
+        let percent = (100 * half + n) / (2 * n);
+        Some(aro + i64::from(fide_dp(percent as u32)))
+    }
+
+    /// The lowest whole rating whose expected score against the opponents met over the board
+    /// reaches the points scored against them; a zero score gives the lowest opponent's rating
+    /// − 800 and a full score the highest's + 800.
+    fn ptp(&self, p: usize, floor: Option<u32>) -> Option<i64> {
+        let games = self.rated_games(p, floor);
+        let lowest = games.iter().map(|g| g.1).min()? - 800;
+        let highest = games.iter().map(|g| g.1).max()? + 800;
+        let half: i64 = games.iter().map(|g| g.2).sum();
+        if half == 0 {
+            return Some(lowest);
+        }
+        if half == 2 * games.len() as i64 {
+            return Some(highest);
+        }
+        let score = half as f64 / 2.0;
+        let expected = |r: i64| -> f64 {
+            games
+                .iter()
+                .map(|g| 1.0 / (1.0 + 10f64.powf((g.1 - r) as f64 / 400.0)))
+                .sum()
+        };
+        // Expected score grows with the rating: the lowest rating that reaches the score, by
+        // bisection; the tolerance keeps exact balances (1850 against 1700 and 2000 for
+        // one point) from being missed by a rounding error.
+        let (mut lo, mut hi) = (lowest, highest);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if expected(mid) >= score - 1e-9 {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        Some(lo)
+    }
+
+    /// The average of `f` over the opponents `p` met over the board that have a value,
+    /// rounded.
+    fn average_over_opponents(&self, p: usize, f: impl Fn(usize) -> Option<i64>) -> Option<Ratio> {
+        let values: Vec<i64> = self.entries[p]
+            .iter()
+            .filter(|e| e.played)
+            .filter_map(|e| f(e.opponent?))
+            .collect();
+        (!values.is_empty())
+            .then(|| Ratio::int(Ratio::new(values.iter().sum(), values.len() as i64).round()))
+    }
+
+    fn value(&self, p: usize, tb: &TieBreak) -> Option<Ratio> {
+        let count = |keep: &dyn Fn(&Entry) -> bool| {
+            Some(Ratio::int(
+                self.entries[p].iter().filter(|e| keep(e)).count() as i64,
+            ))
+        };
+        match tb.system {
+            System::De => None,
+            System::Win => count(&|e| e.half == 2),
+            System::Won => count(&|e| e.played && e.half == 2),
+            System::Bpg => count(&|e| e.played && e.black),
+            System::Bwg => count(&|e| e.played && e.black && e.half == 2),
+            System::Ps => {
+                let mut running = 0;
+                let terms: Vec<(bool, i64)> = self.entries[p]
+                    .iter()
+                    .map(|e| {
+                        running += e.half;
+                        (false, running)
+                    })
+                    .collect();
+                // Running totals never fall: cutting the least significant is cutting the
+                // first rounds, as C.07 says.
+                Some(Ratio::new(cut_sum(terms, tb.cut), 2))
+            }
+            System::Bh => Some(Ratio::new(
+                cut_sum(self.buchholz_terms(p, &self.half), tb.cut),
+                2,
+            )),
+            System::Fb => Some(Ratio::new(
+                cut_sum(self.buchholz_terms(p, &self.fore), tb.cut),
+                2,
+            )),
+            System::Aob => {
+                let bhs: Vec<i64> = self.entries[p]
+                    .iter()
+                    .filter(|e| e.played)
+                    .filter_map(|e| e.opponent.map(|o| self.bh[o]))
+                    .collect();
+                (!bhs.is_empty()).then(|| Ratio::new(bhs.iter().sum(), 2 * bhs.len() as i64))
+            }
+            System::Sb => {
+                let terms = self.entries[p]
+                    .iter()
+                    .map(|e| match e.opponent {
+                        Some(o) if e.played => (false, e.half * self.half[o]),
+                        _ => (e.voluntary, e.half * self.half[p]),
+                    })
+                    .collect();
+                Some(Ratio::new(cut_sum(terms, tb.cut), 4))
+            }
+            System::Ks => {
+                let max_half = 2 * self.rounds as i64;
+                let half: i64 = self.entries[p]
+                    .iter()
+                    .filter_map(|e| {
+                        let o = e.opponent?;
+                        (100 * self.half[o] >= i64::from(tb.koya_limit) * max_half)
+                            .then_some(e.half)
+                    })
+                    .sum();
+                Some(Ratio::new(half, 2))
+            }
+            System::Aro => self.aro(p, tb.cut, tb.floor),
+            System::Tpr => self.tpr(p, tb.floor).map(Ratio::int),
+            System::Ptp => self.ptp(p, tb.floor).map(Ratio::int),
+            System::Apro => {
+                self.average_over_opponents(p, |o| self.performance_of(o, false, tb.floor))
+            }
+            System::Appo => {
+                self.average_over_opponents(p, |o| self.performance_of(o, true, tb.floor))
+            }
+        }
+    }
+
+    /// Direct encounter within a tied group (C.07 6): when every two of them met, each one's
+    /// points in the games among them (forfeits as awarded); when pairs met unequally often,
+    /// the average per meeting with each. A group where some two never met gets no value.
+    fn direct_encounter(&self, group: &[usize]) -> Vec<(usize, Ratio)> {
+        let k = group.len();
+        let members: HashMap<usize, usize> =
+            group.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+        // (me, them) → (games, my half points); only pairs that met, so a large tie costs
+        // its games, not the square of its size.
+        let mut met: HashMap<(usize, usize), (i64, i64)> = HashMap::new();
+        for (i, &p) in group.iter().enumerate() {
+            for e in &self.entries[p] {
+                if let Some(&j) = e.opponent.and_then(|o| members.get(&o)) {
+                    let m = met.entry((i, j)).or_default();
+                    m.0 += 1;
+                    m.1 += e.half;
+                }
+            }
+        }
+        if met.len() != k * (k - 1) {
+            return Vec::new();
+        }
+        let counts: BTreeSet<i64> = met.values().map(|m| m.0).collect();
+        let equal = counts.len() == 1;
+        let mut sums = vec![Some(Ratio::int(0)); k];
+        for (&(i, _), &(games, half)) in &met {
+            let term = if equal {
+                Ratio::new(half, 2)
+            } else {
+                Ratio::new(half, 2 * games)
+            };
+            sums[i] = sums[i].and_then(|s| s.checked_add(term));
+        }
+        // A sum too large to hold exactly leaves the whole group without a value rather
+        // than with a wrong one.
+        if sums.iter().any(Option::is_none) {
+            return Vec::new();
+        }
+        group
+            .iter()
+            .zip(sums)
+            .filter_map(|(&p, s)| Some((p, s?)))
+            .collect()
+    }
+}
+
+/// The terms a cut keeps, least significant first: voluntary unplayed rounds, then by value.
+fn cut_sum(mut terms: Vec<(bool, i64)>, cut: Cut) -> i64 {
+    terms.sort_unstable_by_key(|&(voluntary, value)| (!voluntary, value));
+    let values: Vec<i64> = terms.into_iter().map(|t| t.1).collect();
+    cut_slice(&values, cut).iter().sum()
+}
+
+fn cut_slice<T>(sorted: &[T], cut: Cut) -> &[T] {
+    let (low, high) = match cut {
+        Cut::None => (0, 0),
+        Cut::Cut(n) => (usize::from(n), 0),
+        Cut::Median(n) => (usize::from(n), usize::from(n)),
+    };
+    if low + high >= sorted.len() {
+        return &[];
+    }
+    &sorted[low..sorted.len() - high]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    fn dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stats/tiebreaks")
+    }
+
+    /// The lines of a data file that are not comments or blank, with their line numbers.
+    fn lines(path: &Path) -> Vec<(usize, Vec<String>)> {
+        std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|(i, l)| (i + 1, l.split('\t').map(str::to_owned).collect()))
+            .collect()
+    }
+
+    /// Reads an `*.event.tsv`: `rating NAME ELO`, `game ROUND WHITE BLACK RESULT`,
+    /// `forfeit ROUND WHITE BLACK RESULT`, `bye ROUND NAME POINTS`. Players are numbered in
+    /// order of first appearance.
+    fn read_event(path: &Path) -> (EventResults, Vec<String>) {
+        let rows = lines(path);
+        let mut names: Vec<String> = Vec::new();
+        let mut ratings: HashMap<String, u32> = HashMap::new();
+        let id = |names: &mut Vec<String>, name: &str| match names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                names.push(name.to_owned());
+                names.len() - 1
+            }
+        };
+        let mut records = Vec::new();
+        for (line, f) in &rows {
+            let at = format!("{}:{line}", path.display());
+            match f[0].as_str() {
+                "rating" => {
+                    id(&mut names, &f[1]);
+                    ratings.insert(f[1].clone(), f[2].parse().expect(&at));
+                }
+                "game" | "forfeit" => {
+                    let (w, b) = (id(&mut names, &f[2]), id(&mut names, &f[3]));
+                    let score = Score::from_pgn(&f[4]).expect(&at);
+                    records.push((
+                        f[1].parse::<u64>().expect(&at),
+                        Some((w, b, score, f[0] == "game")),
+                        None,
+                    ));
+                }
+                "bye" => {
+                    let p = id(&mut names, &f[2]);
+                    let half = match f[3].as_str() {
+                        "1" => 2,
+                        "1/2" => 1,
+                        "0" => 0,
+                        other => panic!("{at}: bye worth {other}"),
+                    };
+                    records.push((f[1].parse::<u64>().expect(&at), None, Some((p, half))));
+                }
+                other => panic!("{at}: unknown record {other}"),
+            }
+        }
+        let mut event = EventResults::new(names.iter().map(|n| ratings.get(n).copied()).collect());
+        for (round, game, bye) in records {
+            if let Some((w, b, score, played)) = game {
+                event.add_game(round, w, b, score, played);
+            }
+            if let Some((p, half)) = bye {
+                event.add_bye(round, p, half);
+            }
+        }
+        (event, names)
+    }
+
+    /// Every `NAME.LIST.tsv` next to `NAME.event.tsv` is the expected standings of that event
+    /// ranked by the tie-breaks its header names after `points`, in that order.
+    #[test]
+    fn worked_examples_give_the_hand_computed_standings() {
+        let mut checked = 0;
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for expected in &files {
+            let name = expected.file_name().unwrap().to_string_lossy().into_owned();
+            let Some((stem, _)) = name.split_once('.') else {
+                continue;
+            };
+            if name.ends_with(".event.tsv") || !name.ends_with(".tsv") {
+                continue;
+            }
+            let (event, names) = read_event(&dir().join(format!("{stem}.event.tsv")));
+            let rows = lines(expected);
+            let header = &rows[0].1;
+            assert_eq!(header[..3], ["place", "player", "points"], "{name}: header");
+            let list: Vec<TieBreak> = header[3..]
+                .iter()
+                .map(|h| h.parse().unwrap_or_else(|e| panic!("{name}: {e}")))
+                .collect();
+            for (tb, h) in list.iter().zip(&header[3..]) {
+                assert_eq!(&tb.to_string(), h, "{name}: column names its tie-break");
+            }
+            let ranked = event.rank(&list);
+            assert_eq!(ranked.len(), rows.len() - 1, "{name}: players");
+            for (row, (line, want)) in ranked.iter().zip(&rows[1..]) {
+                let mut got = vec![
+                    row.place.map_or_else(|| "-".to_owned(), |p| p.to_string()),
+                    names[row.player].clone(),
+                    Ratio::new(row.half_points, 2).to_string(),
+                ];
+                got.extend(
+                    row.values
+                        .iter()
+                        .map(|v| v.map_or_else(|| "-".to_owned(), |v| v.to_string())),
+                );
+                for ((g, w), column) in got.iter().zip(want).zip(header) {
+                    assert_eq!(g, w, "{name}:{line}: {column}");
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 8, "only {checked} tables checked");
+    }
+
+    /// Each table of docs/stats.md marked `<!-- checked: FILE -->` is that file's table, which
+    /// the test above checks against the code.
+    #[test]
+    fn docs_worked_examples_are_the_checked_tables() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let docs = std::fs::read_to_string(root.join("docs/stats.md")).unwrap();
+        let mut checked = 0;
+        let mut rest = docs.as_str();
+        while let Some(at) = rest.find("<!-- checked: ") {
+            rest = &rest[at + "<!-- checked: ".len()..];
+            let (file, after) = rest.split_once(" -->").expect("a closed marker");
+            let table: Vec<Vec<String>> = after
+                .lines()
+                .skip(1)
+                .take_while(|l| l.starts_with('|'))
+                .filter(|l| !l.starts_with("|---"))
+                .map(|l| {
+                    l.trim_matches('|')
+                        .split('|')
+                        .map(|c| c.trim().to_owned())
+                        .collect()
+                })
+                .collect();
+            let want: Vec<Vec<String>> = lines(&root.join(file))
+                .into_iter()
+                .map(|(_, f)| f)
+                .collect();
+            assert_eq!(table, want, "docs/stats.md table of {file}");
+            checked += 1;
+        }
+        assert!(checked >= 4, "only {checked} tables in docs/stats.md");
+    }
+
+    #[test]
+    fn names_parse_with_their_modifiers() {
+        for (name, want) in [
+            ("BH-C1", "BH-C1"),
+            ("bh-m2", "BH-M2"),
+            ("ARO-C1", "ARO-C1"),
+            ("KS", "KS"),
+            ("KS-60", "KS-60"),
+            ("ARO-C1-F1400", "ARO-C1-F1400"),
+            ("APPO-F1000", "APPO-F1000"),
+            ("PS-C1", "PS-C1"),
+        ] {
+            let tb: TieBreak = name.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(tb.to_string(), want);
+        }
+        let list = TieBreak::parse_list("ARO-C1, BH-C1,BH,DE").unwrap();
+        let shown: Vec<String> = list.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["ARO-C1", "BH-C1", "BH", "DE"]);
+    }
+
+    #[test]
+    fn unknown_names_and_misplaced_modifiers_are_refused_with_the_known_list() {
+        for (name, problem) in [
+            ("XYZ", "unknown system `XYZ`"),
+            ("BH-C3", "unknown modifier `C3`"),
+            ("WIN-C1", "WIN takes no Cut modifier"),
+            ("PS-M1", "PS takes no Median modifier"),
+            ("SB-F1000", "SB takes no rating floor"),
+            ("KS-0", "the Koya limit is a percentage"),
+            ("BH-C1-C2", "unknown modifier `C2`"),
+            ("ARO-Fx", "`Fx` is not F<rating>"),
+        ] {
+            let err = name.parse::<TieBreak>().unwrap_err().to_string();
+            assert!(err.contains(problem), "{name}: {err}");
+            assert!(
+                err.contains(
+                    "DE, WIN, WON, BPG, BWG, PS, BH, AOB, FB, SB, KS, ARO, TPR, PTP, APRO, APPO"
+                ),
+                "{err}"
+            );
+        }
+    }
+
+    /// Three players tied where two never met: direct encounter says nothing.
+    #[test]
+    fn direct_encounter_needs_every_tied_pair_to_have_met() {
+        let mut event = EventResults::new(vec![None; 4]);
+        // 0 beats 1, 1 beats 2, 2 beats 3, 3 beats 0: everyone on 1 point, 0–2 and 1–3
+        // never met.
+        event.add_game(1, 0, 1, Score::WhiteWin, true);
+        event.add_game(1, 2, 3, Score::WhiteWin, true);
+        event.add_game(2, 1, 2, Score::WhiteWin, true);
+        event.add_game(2, 3, 0, Score::WhiteWin, true);
+        let ranked = event.rank(&[TieBreak::plain(System::De)]);
+        assert!(ranked.iter().all(|r| r.values[0].is_none()));
+        assert!(ranked
+            .iter()
+            .all(|r| r.place == Some(Place { first: 1, last: 4 })));
+    }
+
+    /// The unknown bucket's games count for its opponents; it is listed last, unplaced.
+    #[test]
+    fn an_unranked_side_is_last_without_a_place() {
+        let mut event = EventResults::new(vec![None; 3]);
+        event.add_game(1, 0, 1, Score::WhiteWin, true);
+        event.add_game(2, 2, 0, Score::WhiteWin, true);
+        event.set_unranked(0);
+        let ranked = event.rank(&[TieBreak::plain(System::Bh)]);
+        let order: Vec<(usize, Option<String>)> = ranked
+            .iter()
+            .map(|r| (r.player, r.place.map(|p| p.to_string())))
+            .collect();
+        assert_eq!(
+            order,
+            [(2, Some("1".into())), (1, Some("2".into())), (0, None)]
+        );
+        // 2 beat the bucket, which has 1 point, and missed round 1 (a dummy on 1 point).
+        assert_eq!(ranked[0].values[0], Some(Ratio::int(2)));
+    }
+
+    /// An arena where every game is its own round would need players × rounds lines: it is
+    /// ranked by points, without values, in time and memory by its games.
+    #[test]
+    fn an_event_of_too_many_player_rounds_is_ranked_by_points_only() {
+        let players = 1000;
+        let mut event = EventResults::new(vec![None; players]);
+        let rounds = (MAX_PLAYER_ROUNDS / players) as u64 + 1;
+        for round in 0..rounds {
+            event.add_game(round, 0, 1 + (round as usize % 3), Score::WhiteWin, true);
+        }
+        assert!(event.too_large());
+        let ranked = event.rank(&[TieBreak::plain(System::Bh)]);
+        assert_eq!(ranked[0].player, 0);
+        assert_eq!(ranked[0].half_points, 2 * rounds as i64);
+        assert!(ranked.iter().all(|r| r.values == [None]));
+        assert_eq!(ranked.len(), players);
+    }
+
+    #[test]
+    fn ratios_print_exactly_or_to_two_decimals() {
+        assert_eq!(Ratio::new(11, 4).to_string(), "2.75");
+        assert_eq!(Ratio::new(31, 6).to_string(), "5.17");
+        assert_eq!(Ratio::new(-3, 2).to_string(), "-1.5");
+        assert_eq!(Ratio::new(8, 2).to_string(), "4");
+        assert_eq!(Ratio::new(3973, 2).round(), 1987);
+        assert!(Ratio::new(1, 3) < Ratio::new(34, 100));
+    }
+}
