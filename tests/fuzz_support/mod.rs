@@ -773,11 +773,18 @@ fn convert_round_trip(input: &[u8], pick: usize, skip_open_bugs: bool) {
                 }
                 Layout::Book => {
                     // The book layout has no place for a start position. An unknown player
-                    // is written `白方:?`, read back as an empty name and a NAG: an open bug
-                    // (testdata/fuzz/open/convert_round_trip/), left out until it is fixed.
-                    let unknown = |tag: &str| lexed.tag(tag).is_none_or(|v| v.trim() == "?");
+                    // (written `白方:?`) or a name or place with PGN's special characters
+                    // (`"`, `[`, a bad byte) does not read back: open bugs (testdata/fuzz/open/
+                    // convert_round_trip/), left out until they are fixed.
+                    let plain = |c: char| c.is_alphanumeric() || "_-.,'·×".contains(c);
+                    let unknown = |tag: &str| {
+                        lexed
+                            .tag(tag)
+                            .is_none_or(|v| v.trim() == "?" || !v.chars().all(plain))
+                    };
+                    let odd_site = lexed.tag("Site").is_some_and(|v| !v.chars().all(plain));
                     if lexed.tag("FEN").is_some()
-                        || (skip_open_bugs && (unknown("White") || unknown("Black")))
+                        || (skip_open_bugs && (unknown("White") || unknown("Black") || odd_site))
                     {
                         continue;
                     }
@@ -930,14 +937,16 @@ pub fn check_stats_merge(control: &[u8], input: &[u8], dir: &std::path::Path) {
         run(cli).expect("stats runs")
     };
     let whole = dir.join("whole");
-    let mut args: Vec<String> = ["pgnkit", "stats", "-q", "--out"].map(String::from).into();
+    let mut args: Vec<String> = ["pgnkit", "stats", "-q", "-j", "1", "--out"]
+        .map(String::from)
+        .into();
     args.push(whole.to_str().unwrap().into());
     args.extend(files.iter().cloned());
     stats(args);
     let mut parts = Vec::new();
     for (k, file) in files.iter().enumerate() {
         let part = dir.join(format!("part{k}.jsonl"));
-        let args = ["pgnkit", "stats", "-q", "--out"]
+        let args = ["pgnkit", "stats", "-q", "-j", "1", "--out"]
             .map(String::from)
             .into_iter()
             .chain([
