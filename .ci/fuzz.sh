@@ -34,7 +34,8 @@ for t in "${targets[@]}"; do
   cp -r "fuzz/corpus/$t/." "$work/" 2>/dev/null || true
   # Seeds: the project's own small test files (copied at run time, not kept twice).
   case $t in
-    lex_replay | lex_replay_full) seeds=(testdata/fuzz/*.pgn testdata/diagnostics/*.pgn testdata/validate/*.pgn) ;;
+    lex_replay) seeds=(testdata/fuzz/*.pgn testdata/diagnostics/*.pgn testdata/validate/*.pgn) ;;
+    lex_replay_full) seeds=(fuzz/corpus/lex_replay/* testdata/fuzz/*.pgn testdata/diagnostics/*.pgn) ;;
     convert_round_trip) seeds=(testdata/convert/*.pgn testdata/convert/*.txt testdata/fuzz/*.pgn) ;;
     decode) seeds=(testdata/input/*.pgn testdata/convert/*.txt) ;;
     stats_merge) seeds=(testdata/stats/*.pgn) ;;
@@ -43,10 +44,13 @@ for t in "${targets[@]}"; do
     [ -f "$f" ] && cp "$f" "$work/seed-$(basename "$f")"
   done
   echo "fuzz $t for ${seconds}s"
+  status=0
   nice -n 19 "$bin/$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$CARGO_TARGET_DIR/artifacts/$t/" \
-    "$work" 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|.*panicked|INFO: Seed)' || true
-  status=${PIPESTATUS[0]}
+    "$work" >"$work.log" 2>&1 || status=$?
+  grep -aE '^(stat::number_of_executed_units|stat::average_exec_per_sec|SUMMARY)|panicked' "$work.log" || true
+  [ "$status" -eq 0 ] || tail -n 40 "$work.log" >&2
+  rm -f "$work.log"
   rm -rf "$work"
   if [ "$status" -ne 0 ]; then
     echo "fuzz target $t failed (exit $status); its input is in $CARGO_TARGET_DIR/artifacts/$t/" >&2
