@@ -1,6 +1,9 @@
 //! Diagnostics as data: stable codes, severities and findings. Rendering (text, JSON, CSV)
 //! lives in [`crate::report`]; this module knows nothing of files or terminals.
 
+use std::borrow::Cow;
+use std::ops::{Index, IndexMut};
+
 use serde::Serialize;
 
 use crate::pgn::Span;
@@ -169,4 +172,135 @@ impl Finding {
         self.notes.push(note.into());
         self
     }
+}
+
+/// Findings of one code kept for one game. A damaged game (a megabyte of stray braces, a
+/// variation per move that cannot be replayed) would otherwise cost a finding, a few hundred
+/// bytes of memory and of output, per byte of input; past this many only the count is kept.
+pub const MAX_PER_CODE: u32 = 100;
+
+/// How many findings of each code a game has, kept and left out ([`Capped`]).
+#[derive(Clone, Debug)]
+pub struct FindingCounts {
+    kept: [u32; Code::ALL.len()],
+    left_out: [u32; Code::ALL.len()],
+}
+
+impl Default for FindingCounts {
+    fn default() -> Self {
+        FindingCounts {
+            kept: [0; Code::ALL.len()],
+            left_out: [0; Code::ALL.len()],
+        }
+    }
+}
+
+impl FindingCounts {
+    /// Findings of `code` left out past [`MAX_PER_CODE`].
+    pub fn left_out(&self, code: Code) -> u32 {
+        self.left_out[code as usize]
+    }
+
+    /// Says on the last kept finding of each capped code how many more there were. Call once,
+    /// when the game's findings are complete.
+    pub fn note_left_out(&self, findings: &mut [Finding]) {
+        if self.left_out.iter().all(|&n| n == 0) {
+            return;
+        }
+        let mut noted = [false; Code::ALL.len()];
+        for f in findings.iter_mut().rev() {
+            let k = f.code as usize;
+            let n = self.left_out[k];
+            if n > 0 && !noted[k] {
+                noted[k] = true;
+                f.notes.push(format!(
+                    "{n} more finding{} like this in this game not shown: at most \
+                     {MAX_PER_CODE} of one code are reported per game",
+                    if n == 1 { "" } else { "s" }
+                ));
+            }
+        }
+    }
+}
+
+/// A game's findings as they are collected, at most [`MAX_PER_CODE`] of each code; the rest
+/// are only counted in a [`FindingCounts`] shared by every stage of the game's check.
+pub struct Capped<'a> {
+    list: &'a mut Vec<Finding>,
+    counts: &'a mut FindingCounts,
+}
+
+impl<'a> Capped<'a> {
+    pub fn new(list: &'a mut Vec<Finding>, counts: &'a mut FindingCounts) -> Self {
+        Capped { list, counts }
+    }
+
+    /// Adds `f` unless its code has had [`MAX_PER_CODE`] findings already.
+    pub fn push(&mut self, f: Finding) {
+        self.push_index(f);
+    }
+
+    /// [`Self::push`], returning the finding's index, or `usize::MAX` when it was left out
+    /// (an index past [`Self::len`], that finds nothing).
+    pub fn push_index(&mut self, f: Finding) -> usize {
+        let k = f.code as usize;
+        if self.counts.kept[k] >= MAX_PER_CODE {
+            self.counts.left_out[k] = self.counts.left_out[k].saturating_add(1);
+            return usize::MAX;
+        }
+        self.counts.kept[k] += 1;
+        self.list.push(f);
+        self.list.len() - 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+impl Index<usize> for Capped<'_> {
+    type Output = Finding;
+
+    fn index(&self, index: usize) -> &Finding {
+        &self.list[index]
+    }
+}
+
+impl IndexMut<usize> for Capped<'_> {
+    fn index_mut(&mut self, index: usize) -> &mut Finding {
+        &mut self.list[index]
+    }
+}
+
+/// Bytes of a token or a value quoted at most, in a message or in a JSON or CSV `token`.
+pub const QUOTE_MAX: usize = 60;
+
+/// `token` decoded as a finding quotes it: cut after [`QUOTE_MAX`] bytes (at a character
+/// boundary) and marked `…`. Only the bytes quoted are decoded: a token can be a megabyte of
+/// comment.
+pub fn quote_bytes(token: &[u8]) -> Cow<'_, str> {
+    if token.len() <= QUOTE_MAX {
+        return String::from_utf8_lossy(token);
+    }
+    let mut cut = QUOTE_MAX;
+    while cut > QUOTE_MAX - 3 && token[cut] & 0xC0 == 0x80 {
+        cut -= 1;
+    }
+    Cow::Owned(format!("{}…", String::from_utf8_lossy(&token[..cut])))
+}
+
+/// `text` as a finding quotes it: [`quote_bytes`] for text already decoded.
+pub fn quote(text: &str) -> Cow<'_, str> {
+    if text.len() <= QUOTE_MAX {
+        return Cow::Borrowed(text);
+    }
+    let mut cut = QUOTE_MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Cow::Owned(format!("{}…", &text[..cut]))
 }

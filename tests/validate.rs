@@ -846,3 +846,123 @@ fn a_game_wrapped_for_a_forum_is_read() {
     let games = games_seen(&["testdata/lexer/forum.pgn"], None);
     assert_eq!(games, [seen(7, "1-0", &["P021"]), seen(2, "*", &["P021"])]);
 }
+
+/// Regression: every finding was kept and quoted its whole line, so 16 MB of `} ` in one
+/// game took gigabytes of memory and output (and the text format quadratic time).
+#[test]
+fn findings_of_one_code_in_a_game_are_capped_and_counted() {
+    let file = "testdata/validate/many-stray-braces.pgn";
+    let o = pgnkit(&["validate", "--format", "json", file], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    let braces: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"code\":\"P008\""))
+        .collect();
+    let written = std::fs::read_to_string(file).unwrap();
+    let stray = written.matches('}').count();
+    assert!(stray > 100, "the example must have more than the cap");
+    assert_eq!(braces.len(), 100, "{text}");
+    let more = format!(
+        "{} more findings like this in this game not shown",
+        stray - 100
+    );
+    assert!(braces[99].contains(&more), "{}", braces[99]);
+    assert!(braces[..99].iter().all(|l| !l.contains("not shown")));
+    // The moves after them are still replayed.
+    let o = pgnkit(
+        &["validate", "--format", "json", "--game-records", file],
+        None,
+    );
+    assert!(stdout(&o).contains("\"plies\":3"), "{}", stdout(&o));
+}
+
+/// Regression: a long line was decoded whole for each finding on it (quadratic), then not
+/// quoted at all. Now a window around the token is quoted, the caret under the token.
+#[test]
+fn a_long_line_is_quoted_as_a_window_around_the_token() {
+    let o = pgnkit(&["validate", "testdata/validate/long-line.pgn"], None);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(" 9 | "))
+        .unwrap_or_else(|| panic!("no excerpt: {text}"));
+    let excerpt: Vec<char> = lines[at].strip_prefix(" 9 | ").unwrap().chars().collect();
+    assert!(excerpt.len() < 300, "{}", lines[at]);
+    assert_eq!(excerpt.first(), Some(&'…'));
+    assert_eq!(excerpt.last(), Some(&'…'));
+    let caret: Vec<char> = lines[at + 1]
+        .strip_prefix("   | ")
+        .unwrap()
+        .chars()
+        .collect();
+    let col = caret.iter().position(|&c| c == '^').unwrap();
+    let underlined: String = excerpt[col..col + 3].iter().collect();
+    assert_eq!(underlined, "Ke3");
+    assert_eq!(caret.iter().filter(|&&c| c == '^').count(), 3);
+}
+
+/// Regression: a token of any length was quoted whole, in the message and the `token` field.
+#[test]
+fn a_long_token_is_cut_where_it_is_quoted() {
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "testdata/validate/long-token.pgn",
+        ],
+        None,
+    );
+    let text = stdout(&o);
+    let line = text.lines().find(|l| l.contains("M003")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let token = v["token"].as_str().unwrap();
+    assert_eq!(token, format!("{}…", "&".repeat(60)));
+    assert!(v["message"].as_str().unwrap().contains(token), "{line}");
+}
+
+/// Regression: the duplicate-tag checks compared each tag with every earlier one, in the
+/// lexer (at each tag after a blank line) and in the replay: 100,000 tags took 16 s. Past a
+/// few tags both checks use a set of names; this pins what they find there (the time is
+/// measured by `benches/linear.sh`, not here).
+#[test]
+fn duplicates_among_many_tags_are_found() {
+    // 18,000 tags, kept under 256 KiB.
+    let mut input = String::new();
+    for i in 0..18_000 {
+        input.push_str(&format!("[T{i} \"\"]\n"));
+        match i {
+            // Repeated on the next line: the same game, a duplicate.
+            4_999 => input.push_str("[T7 \"again\"]\n"),
+            17_999 => input.push_str("[T9001 \"again\"]\n"),
+            // Repeated after a blank line: a new game.
+            8_999 => input.push_str("\n[T100 \"next game\"]\n"),
+            _ => {}
+        }
+        input.push('\n');
+    }
+    input.push_str("1. e4 *\n");
+    assert!(input.len() < 256 << 10);
+    let o = pgnkit(
+        &["validate", "--format", "json", "--game-records", "-"],
+        Some(input.as_bytes()),
+    );
+    let text = stdout(&o);
+    let dups: Vec<&str> = text.lines().filter(|l| l.contains("T004")).collect();
+    assert_eq!(dups.len(), 2, "{text}");
+    assert!(
+        dups[0].contains("tag T7 ") && dups[0].contains("\"game\":1"),
+        "{text}"
+    );
+    assert!(
+        dups[1].contains("tag T9001 ") && dups[1].contains("\"game\":2"),
+        "{text}"
+    );
+    let games = text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"game\""))
+        .count();
+    assert_eq!(games, 2, "{text}");
+}

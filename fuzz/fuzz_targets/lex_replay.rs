@@ -1,8 +1,6 @@
-//! libFuzzer target over the whole input path: the reader (in three read sizes), the lexer,
-//! the notation readers, the replay and the notation round trips, with the same properties
-//! as `tests/fuzz.rs` (see `tests/fuzz_support/mod.rs`).
-//!
-//! `cargo +nightly fuzz run lex_replay fuzz/corpus/lex_replay testdata/fuzz -- -max_len=4096`
+//! libFuzzer target, the fast one: the reader, the lexer's spans and coverage, and the
+//! replay's fast path against the general one (`fuzz_support::check_input_fast`). The slow
+//! cross-checks are `lex_replay_full`.
 
 #![no_main]
 
@@ -12,5 +10,5 @@ use libfuzzer_sys::fuzz_target;
 mod fuzz_support;
 
 fuzz_target!(|data: &[u8]| {
-    fuzz_support::check_input(data, data.len());
+    fuzz_support::check_input_fast(data);
 });

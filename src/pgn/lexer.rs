@@ -6,6 +6,8 @@
 //! are flat tokens), never panics on any bytes, and keeps move tokens raw: what a move means is
 //! the notation layer's business, so nothing is dropped here.
 
+use std::collections::HashSet;
+
 use memchr::{memchr, memchr2, memchr2_iter, memchr3, memchr_iter, memrchr};
 
 /// Where a token stands: byte range within the game, 1-based line in the file and 1-based
@@ -468,6 +470,8 @@ struct Lexer<'a> {
     // The last search for a tag's line end (`tag_line_end`): from, to, and the first line
     // break found in between.
     line_search: (usize, usize, Option<usize>),
+    // The names of the first `.0` tags, once `is_repeated_tag` has been asked about many.
+    tag_name_set: Option<(usize, HashSet<Box<[u8]>>)>,
     out: &'a mut Lexed,
 }
 
@@ -813,6 +817,7 @@ impl<'a> Lexer<'a> {
             line_search: (usize::MAX, 0, None),
             record,
             tags_only: false,
+            tag_name_set: None,
             out,
         }
     }
@@ -1214,15 +1219,34 @@ impl Lexer<'_> {
         }
     }
 
-    /// Whether the tag at `start` repeats a name already in this game's tags.
-    fn is_repeated_tag(&self, start: usize) -> bool {
+    /// Whether the tag at `start` repeats a name already in this game's tags. Asked at every
+    /// tag after a blank line: past a few tags the names go into a set, brought up to date at
+    /// each question, so that a long tag section with blank lines costs a pass, not a square.
+    fn is_repeated_tag(&mut self, start: usize) -> bool {
+        const SCAN_MAX: usize = 16;
         let rest = &self.data[start + 1..];
         let name_len = rest
             .iter()
             .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
             .count();
         let name = &rest[..name_len];
-        !name.is_empty() && self.out.tags().any(|t| t.name.as_bytes() == name)
+        if name.is_empty() {
+            return false;
+        }
+        let count = self.out.tag_count();
+        if count <= SCAN_MAX {
+            return self.out.tag_names().any(|t| t == name);
+        }
+        let (known, set) = self.tag_name_set.get_or_insert_with(|| (0, HashSet::new()));
+        set.extend(
+            self.out
+                .tag_names()
+                .rev()
+                .take(count - *known)
+                .map(Box::<[u8]>::from),
+        );
+        *known = count;
+        set.contains(name)
     }
 
     /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.

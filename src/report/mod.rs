@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::diag::{Finding, Severity};
+use crate::diag::{quote_bytes, Finding, Severity, QUOTE_MAX};
 use crate::pgn::Span;
 use crate::rules::game::GameReport;
 
@@ -46,29 +46,76 @@ pub struct RenderOptions {
     pub color: bool,
 }
 
-/// The source line holding `span`, and the span's start and width in display columns.
-fn source_line(bytes: &[u8], span: &Span) -> Option<(String, usize, usize)> {
-    let start = (span.start as usize).min(bytes.len());
+/// Bytes of context quoted on each side of a place, at most: a longer line is cut to a
+/// window around the place (marked `…`), so that quoting costs the same on a line of a
+/// megabyte as on one of a move, and a finding's block stays readable.
+const CONTEXT: usize = 100;
+
+/// Bytes of a token underlined at most.
+const TOKEN: usize = QUOTE_MAX;
+
+/// The source line holding `span` (the window of it around the span, on a long line), and
+/// the span's start and width in display columns.
+fn source_line(bytes: &[u8], span: &Span) -> (String, usize, usize) {
+    let start = floor_char(bytes, (span.start as usize).min(bytes.len()));
     let end = (span.end as usize).clamp(start, bytes.len());
-    let line_start = bytes[..start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let line_end = bytes[start..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |p| start + p);
-    let line = String::from_utf8_lossy(&bytes[line_start..line_end]);
-    let line = line.trim_end_matches('\r');
-    if line.len() > 400 {
-        // Quote long lines around the token only.
-        return None;
+    let from = start.saturating_sub(CONTEXT);
+    let (line_start, cut_before) = match memchr::memrchr(b'\n', &bytes[from..start]) {
+        Some(p) => (from + p + 1, false),
+        None if from == 0 => (0, false),
+        None => (ceil_char(bytes, from).min(start), true),
+    };
+    let limit = (start + TOKEN + CONTEXT).min(bytes.len());
+    let (line_end, cut_after) = match memchr::memchr(b'\n', &bytes[start..limit]) {
+        Some(p) => (start + p, false),
+        None if limit == bytes.len() => (limit, false),
+        None => (floor_char(bytes, limit).max(start), true),
+    };
+    let token_end = end.min(line_end);
+    let shown_end = floor_char(bytes, token_end.min(start + TOKEN)).max(start);
+    let token_cut = shown_end < token_end;
+    let before = String::from_utf8_lossy(&bytes[line_start..start]).replace('\t', " ");
+    let token = String::from_utf8_lossy(&bytes[start..shown_end]).replace('\t', " ");
+    let mut line = String::with_capacity(2 * CONTEXT + TOKEN + 8);
+    if cut_before {
+        line.push('…');
     }
-    let before = String::from_utf8_lossy(&bytes[line_start..start]);
-    let token = String::from_utf8_lossy(&bytes[start..end.min(line_end)]);
-    let col = display_width(&before.replace('\t', " "));
-    let width = display_width(&token).max(1);
-    Some((line.replace('\t', " "), col, width))
+    line.push_str(&before);
+    if token_cut {
+        line.push_str(&token);
+        line.push('…');
+    } else {
+        let rest = String::from_utf8_lossy(&bytes[start..line_end]).replace('\t', " ");
+        line.push_str(if cut_after {
+            &rest
+        } else {
+            rest.trim_end_matches('\r')
+        });
+        if cut_after {
+            line.push('…');
+        }
+    }
+    let col = usize::from(cut_before) + display_width(&before);
+    let width = display_width(token.trim_end_matches('\r')).max(1);
+    (line, col, width)
+}
+
+/// `at`, or the start of the UTF-8 character it falls inside.
+fn floor_char(bytes: &[u8], mut at: usize) -> usize {
+    let stop = at.saturating_sub(3);
+    while at > stop && at < bytes.len() && bytes[at] & 0xC0 == 0x80 {
+        at -= 1;
+    }
+    at
+}
+
+/// `at`, or the end of the UTF-8 character it falls inside.
+fn ceil_char(bytes: &[u8], mut at: usize) -> usize {
+    let stop = (at + 3).min(bytes.len());
+    while at < stop && bytes[at] & 0xC0 == 0x80 {
+        at += 1;
+    }
+    at
 }
 
 /// Terminal columns of a string: East Asian wide characters take two.
@@ -153,18 +200,17 @@ pub fn write_text(
     }
     writeln!(out, "{place}")?;
     if let Some(span) = &f.span {
-        if let Some((text, col, width)) = source_line(ctx.bytes, span) {
-            let num = line.to_string();
-            let pad = " ".repeat(num.len());
-            writeln!(out, " {pad} |")?;
-            writeln!(out, " {num} | {text}")?;
-            writeln!(
-                out,
-                " {pad} | {}{on}{}{off}",
-                " ".repeat(col),
-                "^".repeat(width)
-            )?;
-        }
+        let (text, col, width) = source_line(ctx.bytes, span);
+        let num = line.to_string();
+        let pad = " ".repeat(num.len());
+        writeln!(out, " {pad} |")?;
+        writeln!(out, " {num} | {text}")?;
+        writeln!(
+            out,
+            " {pad} | {}{on}{}{off}",
+            " ".repeat(col),
+            "^".repeat(width)
+        )?;
     }
     if let Some(fen) = &f.fen {
         writeln!(out, "   = position: {fen}")?;
@@ -232,7 +278,7 @@ struct JsonDiagnostic<'a> {
 fn token_text(ctx: &GameContext, f: &Finding) -> Option<String> {
     let s = f.span?;
     let (a, b) = (s.start as usize, s.end as usize);
-    (a < b && b <= ctx.bytes.len()).then(|| String::from_utf8_lossy(&ctx.bytes[a..b]).into_owned())
+    (a < b && b <= ctx.bytes.len()).then(|| quote_bytes(&ctx.bytes[a..b]).into_owned())
 }
 
 /// Writes one finding as a JSON object on one line.

@@ -3,6 +3,7 @@
 //! with the `Result` tag and the result token.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use shakmaty::{
     fen::{Fen, ParseFenError},
@@ -12,7 +13,7 @@ use shakmaty::{
     PositionErrorKinds,
 };
 
-use crate::diag::{Code, Finding, Severity};
+use crate::diag::{quote, quote_bytes, Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
 use crate::pgn::lexer::{
     count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
@@ -579,19 +580,25 @@ fn check(
     // Every tag the checks read, found in one pass.
     let known = KnownTags::of(lexed);
     let mut report = new_report(&known);
-    lex_findings(lexed, &mut report.findings);
+    let mut counts = FindingCounts::default();
+    lex_findings(lexed, &mut Capped::new(&mut report.findings, &mut counts));
     if lexed
         .problems
         .iter()
         .any(|p| p.kind == LexProblemKind::GameTooLarge)
     {
         report.legal = false;
+        counts.note_left_out(&mut report.findings);
         return match movetext {
             Movetext::Open(..) => None,
             _ => Some((report, bytes.len())),
         };
     }
-    tag_findings(lexed, &known, &mut report.findings);
+    tag_findings(
+        lexed,
+        &known,
+        &mut Capped::new(&mut report.findings, &mut counts),
+    );
 
     let start = match start_position(&known, &mut report) {
         Some(pos) => pos,
@@ -601,6 +608,7 @@ fn check(
             // nothing illegal in it.
             report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
             unreplayed_result(lexed, &mut report);
+            counts.note_left_out(&mut report.findings);
             return Some((report, bytes.len()));
         }
     };
@@ -613,7 +621,7 @@ fn check(
         token_index: 0,
         variation_follows: false,
         opts,
-        findings: &mut report.findings,
+        findings: Capped::new(&mut report.findings, &mut counts),
         main: MainState {
             hash: Zobrist64::default(),
             run_start: Zobrist64::default(),
@@ -789,6 +797,7 @@ fn check(
             place_spans(&bytes[..facts.end], at, &mut spans);
         }
     }
+    counts.note_left_out(&mut report.findings);
     Some((report, facts.end))
 }
 
@@ -814,7 +823,7 @@ struct Replay<'a> {
     /// A variation starts right after the token being replayed.
     variation_follows: bool,
     opts: &'a CheckOptions,
-    findings: &'a mut Vec<Finding>,
+    findings: Capped<'a>,
     main: MainState,
     lines: Vec<Line>,
     /// Variations opened beyond the depth limit and not yet closed.
@@ -880,7 +889,7 @@ impl Replay<'_> {
                 // A `[` the lexer reported already (P002, P017), with the tag it starts.
                 TokenKind::Unknown if self.bytes.get(token.span.start as usize) == Some(&b'[') => {}
                 TokenKind::Unknown => {
-                    let text = String::from_utf8_lossy(
+                    let text = quote_bytes(
                         &self.bytes[token.span.start as usize..token.span.end as usize],
                     );
                     self.findings.push(
@@ -1126,8 +1135,7 @@ impl Replay<'_> {
                 )
                 .help("move the variation after the move it is an alternative to")
             };
-            self.findings.push(f);
-            Some((self.findings.len() - 1, 0))
+            Some((self.findings.push_index(f), 0))
         } else {
             None
         };
@@ -1227,10 +1235,7 @@ impl Replay<'_> {
                 let mut f = Finding::new(
                     Code::UnreadableMove,
                     Some(span),
-                    format!(
-                        "cannot read '{}' as a move: {e}",
-                        String::from_utf8_lossy(token)
-                    ),
+                    format!("cannot read '{}' as a move: {e}", quote_bytes(token)),
                 )
                 .help("write the move in SAN (Nf3, exd5, O-O, e8=Q)");
                 f.ply = Some(ply_label(&line.pos));
@@ -1258,7 +1263,7 @@ impl Replay<'_> {
             Some(span),
             format!(
                 "'{}' holds {} moves glued together, read as {}",
-                String::from_utf8_lossy(token),
+                quote_bytes(token),
                 moves.len(),
                 apart.join(" ")
             ),
@@ -1272,8 +1277,7 @@ impl Replay<'_> {
     }
 
     fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
-        self.findings.push(finding);
-        let index = self.findings.len() - 1;
+        let index = self.findings.push_index(finding);
         let line = &mut self.lines[depth];
         line.broken = Some((index, 0));
         // A variation after the failed move replaces it, so it starts where that move would.
@@ -1959,7 +1963,7 @@ fn may_be_sign(token: &[u8]) -> bool {
 
 /// The text of a token, shown in a finding.
 fn span_text(bytes: &[u8], span: Span) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(&bytes[span.start as usize..span.end as usize])
+    quote_bytes(&bytes[span.start as usize..span.end as usize])
 }
 
 fn is_en_passant_mark(token: &[u8]) -> bool {
@@ -2121,7 +2125,7 @@ fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
     }
 }
 
-fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
+fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
     let roster_incomplete = KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none());
     if let Some(first) = lexed.tags().next().filter(|_| roster_incomplete) {
         let missing: Vec<&str> = KnownTag::ROSTER
@@ -2143,21 +2147,42 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
         );
     }
     // A name seen before is looked for only when a cheap fingerprint (length and last byte)
-    // has been seen before: most games have no two tags alike.
+    // has been seen before: most games have no two tags alike. Past a few tags the names go
+    // into a set, so that a game of a hundred thousand tags costs a pass, not their square.
     let mut seen = 0u64;
+    let mut names: Option<HashSet<&[u8]>> = None;
+    let mut repeats = Vec::new();
     for (i, name) in lexed.tag_names().enumerate() {
+        if let Some(names) = names.as_mut() {
+            if !names.insert(name) {
+                repeats.push(i);
+            }
+            continue;
+        }
         let bit = 1u64 << ((name.len() * 31 + usize::from(name.last().copied().unwrap_or(0))) % 64);
         let maybe = seen & bit != 0;
         seen |= bit;
-        if maybe && lexed.tag_names().take(i).any(|u| u == name) {
-            let Some(t) = lexed.tags().nth(i) else {
-                continue;
-            };
+        if maybe && i >= 16 {
+            let mut set: HashSet<&[u8]> = lexed.tag_names().take(i).collect();
+            if !set.insert(name) {
+                repeats.push(i);
+            }
+            names = Some(set);
+        } else if maybe && lexed.tag_names().take(i).any(|u| u == name) {
+            repeats.push(i);
+        }
+    }
+    let mut repeats = repeats.into_iter().peekable();
+    for (i, t) in lexed.tags().enumerate() {
+        if repeats.peek().is_none() {
+            break;
+        }
+        if repeats.next_if_eq(&i).is_some() {
             out.push(
                 Finding::new(
                     Code::DuplicateTag,
                     Some(t.span),
-                    format!("tag {} appears more than once", t.name),
+                    format!("tag {} appears more than once", quote(t.name)),
                 )
                 .help("keep one of them; pgnkit uses the first"),
             );
@@ -2169,7 +2194,7 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
                 Finding::new(
                     Code::MalformedDate,
                     Some(t.span),
-                    format!("Date \"{}\" {why}", t.value),
+                    format!("Date \"{}\" {why}", quote(t.value)),
                 )
                 .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)"),
             );
@@ -2180,7 +2205,7 @@ fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Vec<Finding>) {
             let mut f = Finding::new(
                 Code::UnknownResultTag,
                 Some(t.span),
-                format!("Result \"{}\" is not a PGN result", t.value),
+                format!("Result \"{}\" is not a PGN result", quote(t.value)),
             );
             f = match GameResult::parse(t.value.as_bytes()) {
                 Some((r, _)) => f.help(format!("write [Result \"{}\"]", r.as_str())),
@@ -2386,7 +2411,7 @@ fn invalid_position(report: &mut GameReport, span: Span, fen: &str, kinds: Posit
     );
 }
 
-fn lex_findings(lexed: &Lexed, out: &mut Vec<Finding>) {
+fn lex_findings(lexed: &Lexed, out: &mut Capped) {
     for p in &lexed.problems {
         let span = Some(p.span);
         let f = match p.kind {

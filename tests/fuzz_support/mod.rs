@@ -7,7 +7,10 @@
 
 use std::io::{self, Read};
 
-use pgnkit::convert::{elements, recorded_elements, Collector, Keep};
+use pgnkit::convert::pgn::{write_book_header, write_movetext, write_tags, Layout};
+use pgnkit::convert::records::write_epd;
+use pgnkit::convert::{elements, final_result, is_rejected, recorded_elements, Collector, Keep};
+use pgnkit::input::decode::decoded;
 use pgnkit::input::pipeline::{self, Lexing};
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
@@ -16,7 +19,7 @@ use pgnkit::pgn::{
 };
 use pgnkit::rules::game::{
     check_game, check_game_general_with, check_game_lazy, check_game_lazy_with,
-    check_game_open_with, check_game_with, CheckOptions, MoveObserver, NoObserver,
+    check_game_open_with, check_game_with, CheckOptions, GameReport, MoveObserver, NoObserver,
 };
 use pgnkit::rules::matcher::find_move;
 use shakmaty::{Chess, Move, Position};
@@ -677,4 +680,312 @@ pub fn check_input(input: &[u8], salt: usize) {
         lex_game(input, true, 1, &mut lexed),
         LexEnd::Complete(n) if n <= input.len()
     ));
+}
+
+/// The cheap properties, for the fast libFuzzer target: the reader (one read size), the
+/// lexer's spans and coverage, and the replay's fast path against the general one. The slow
+/// cross-checks (every read size, the pipeline, every notation) are [`check_input`].
+pub fn check_input_fast(input: &[u8]) {
+    let games = read_games(input, 4096, None);
+    check_coverage(input, &games);
+    let opts = CheckOptions::default();
+    for game in &games {
+        check_lexed(game);
+        let mut tags = Lexed::default();
+        lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
+        let lazy = check_game_lazy(&game.bytes, &tags, &opts);
+        let general = check_game(&game.bytes, &game.lexed, &opts);
+        assert_eq!(
+            format!("{lazy:?}"),
+            format!("{general:?}"),
+            "the fast path's report differs from the general one"
+        );
+    }
+}
+
+/// The notations `convert --to` writes, with the language to read each back in.
+fn convert_notations() -> Vec<(Notation, Option<Lang>)> {
+    let mut all = vec![
+        (Notation::San, None),
+        (Notation::Lan, None),
+        (Notation::Fan, None),
+        (Notation::Uci(shakmaty::CastlingMode::Standard), None),
+        (Notation::Zh(ZhStyle::default()), None),
+        (
+            Notation::ZhLong(ZhStyle {
+                traditional: true,
+                ..ZhStyle::default()
+            }),
+            None,
+        ),
+    ];
+    for (k, &lang) in Lang::ALL.iter().enumerate() {
+        all.push((
+            Notation::Letters {
+                lang,
+                long: k % 2 == 1,
+            },
+            Some(lang),
+        ));
+    }
+    all
+}
+
+/// What a read-back must keep of a game: its main-line moves, final position, termination.
+fn game_outcome(report: &GameReport, main: &MainLine) -> (Vec<Move>, Option<String>, String) {
+    (
+        main.moves.iter().map(|m| m.0).collect(),
+        report.final_fen(),
+        report.termination.as_str().to_owned(),
+    )
+}
+
+/// Each game `convert` accepts, written in one notation (chosen by `pick`) as PGN and in the
+/// book layout, reads back as one game with the same main-line moves, final position and
+/// termination; EPD gives that final position.
+pub fn check_convert_round_trip(input: &[u8], pick: usize) {
+    convert_round_trip(input, pick, true);
+}
+
+/// [`check_convert_round_trip`] on the games it leaves out for open bugs too.
+pub fn check_convert_round_trip_all(input: &[u8], pick: usize) {
+    convert_round_trip(input, pick, false);
+}
+
+fn convert_round_trip(input: &[u8], pick: usize, skip_open_bugs: bool) {
+    let notations = convert_notations();
+    let opts = CheckOptions::default();
+    for (k, game) in read_games(input, 4096, None).iter().enumerate() {
+        let mut lexed = game.lexed.clone();
+        book::extract_header(&game.bytes, &mut lexed);
+        let (notation, lang) = notations[(pick + k) % notations.len()];
+        let mut collector = Collector::new(notation, true);
+        let report = check_game_with(&game.bytes, &lexed, &opts, &mut collector);
+        if is_rejected(&report) || report.variant != "standard" {
+            continue;
+        }
+        let mut main = MainLine::default();
+        check_game_with(&game.bytes, &lexed, &opts, &mut main);
+        let expected = game_outcome(&report, &main);
+        let result = final_result(&lexed, &report, false);
+        let elements = elements(&game.bytes, &lexed, &collector, Keep::default());
+        for layout in [Layout::Pgn, Layout::Book] {
+            let mut text = String::new();
+            match layout {
+                Layout::Pgn => {
+                    write_tags(&lexed, result, false, &mut text);
+                    text.push('\n');
+                }
+                Layout::Book => {
+                    // The book layout has no place for a start position. An unknown player
+                    // (written `白方:?`) or a name or place with PGN's special characters
+                    // (`"`, `[`, a bad byte) does not read back: open bugs (testdata/fuzz/open/
+                    // convert_round_trip/), left out until they are fixed.
+                    let plain = |c: char| c.is_alphanumeric() || "_-.,'·×".contains(c);
+                    let unknown = |tag: &str| {
+                        lexed
+                            .tag(tag)
+                            .is_none_or(|v| v.trim() == "?" || !v.chars().all(plain))
+                    };
+                    let odd_site = lexed.tag("Site").is_some_and(|v| !v.chars().all(plain));
+                    if lexed.tag("FEN").is_some()
+                        || (skip_open_bugs && (unknown("White") || unknown("Black") || odd_site))
+                    {
+                        continue;
+                    }
+                    write_book_header(&lexed, &mut text);
+                }
+            }
+            write_movetext(&elements, &collector, result, layout, &mut text);
+            text.push('\n');
+            let back = read_games(text.as_bytes(), 4096, None);
+            assert_eq!(
+                back.len(),
+                1,
+                "{notation:?} {layout:?} reads back as {} games:\n{text}",
+                back.len()
+            );
+            let mut back_lexed = back[0].lexed.clone();
+            book::extract_header(&back[0].bytes, &mut back_lexed);
+            let back_opts = CheckOptions {
+                lang,
+                ..CheckOptions::default()
+            };
+            let mut back_main = MainLine::default();
+            let back_report =
+                check_game_with(&back[0].bytes, &back_lexed, &back_opts, &mut back_main);
+            assert_eq!(
+                game_outcome(&back_report, &back_main),
+                expected,
+                "{notation:?} {layout:?} does not read back the same:\n{text}"
+            );
+        }
+        if let Some(pos) = report.final_position.as_ref() {
+            let mut epd = Vec::new();
+            write_epd(&mut epd, "fuzz", game.number, &collector, Some(pos))
+                .expect("writing to a vec");
+            let epd = String::from_utf8(epd).expect("EPD is UTF-8");
+            let fen = report.final_fen().unwrap_or_default();
+            let placement: Vec<&str> = fen.split(' ').take(4).collect();
+            let last = epd.lines().last().unwrap_or("");
+            assert!(
+                last.starts_with(&placement.join(" ")),
+                "EPD's last record {last:?} is not the final position {fen}"
+            );
+        }
+    }
+}
+
+/// A reader that hands out the sizes of `sizes` in turn (0 taken as 1).
+struct Sized<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    k: usize,
+}
+
+impl Read for Sized<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let size = self.sizes[self.k % self.sizes.len()].max(1);
+        self.k += 1;
+        let n = size.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// The streaming decoder gives what a one-shot decode of the whole input gives, whatever
+/// sizes the reads into it and out of it have. `control` picks the encoding and the sizes.
+pub fn check_decode(control: &[u8], input: &[u8]) {
+    use encoding_rs::{Encoding, UTF_8};
+    const NAMES: [&str; 8] = [
+        "",
+        "utf-8",
+        "gbk",
+        "big5",
+        "windows-1252",
+        "utf-16le",
+        "utf-16be",
+        "gb18030",
+    ];
+    let byte = |k: usize| usize::from(control.get(k).copied().unwrap_or(0));
+    let forced = match NAMES[byte(0) % NAMES.len()] {
+        "" => None,
+        name => Encoding::for_label(name.as_bytes()),
+    };
+    let inner_sizes: Vec<usize> = (1..4).map(|k| 1 + byte(k) * 37).collect();
+    let outer_sizes: Vec<usize> = (4..7).map(|k| 1 + byte(k) * 53).collect();
+    let source = Sized {
+        data: input,
+        sizes: inner_sizes,
+        k: 0,
+    };
+    let data: Box<dyn Read + Send> = Box::new(io::Cursor::new(read_all(source)));
+    let (mut reader, detected, malformed) =
+        decoded(data, forced).expect("reading a slice never fails");
+    let mut out = Vec::new();
+    let mut buf = vec![0; 1 << 16];
+    let mut k = 0;
+    loop {
+        let size = outer_sizes[k % outer_sizes.len()].min(buf.len());
+        k += 1;
+        let n = reader.read(&mut buf[..size]).expect("decoding never fails");
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+    let has_bom = Encoding::for_bom(input).is_some();
+    if detected.encoding == UTF_8 && !has_bom {
+        assert_eq!(out, input, "UTF-8 without a BOM is passed through");
+        return;
+    }
+    let (whole, had_errors) = detected.encoding.decode_with_bom_removal(input);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        whole,
+        "the streaming decode ({}) differs from a one-shot decode",
+        detected.encoding.name()
+    );
+    assert_eq!(malformed.get().0 > 0, had_errors, "malformed bytes counted");
+}
+
+/// All of a reader (a slice behind it: it never fails).
+fn read_all(mut r: impl Read) -> Vec<u8> {
+    let mut v = Vec::new();
+    r.read_to_end(&mut v).expect("reading a slice never fails");
+    v
+}
+
+/// `stats --partial` on each piece of `input` (cut where `control` says), merged with
+/// `stats merge`, writes the reports one `stats` run over the same pieces writes. Runs the
+/// commands in this process, in a scratch folder under `dir`.
+pub fn check_stats_merge(control: &[u8], input: &[u8], dir: &std::path::Path) {
+    use clap::Parser;
+    use pgnkit::cli::{run, Cli};
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("scratch folder");
+    let pieces = 1 + usize::from(control.first().copied().unwrap_or(0)) % 3;
+    let mut cuts: Vec<usize> = (1..pieces)
+        .map(|k| usize::from(control.get(k).copied().unwrap_or(0)) * input.len() / 256)
+        .collect();
+    cuts.sort_unstable();
+    cuts.insert(0, 0);
+    cuts.push(input.len());
+    let mut files = Vec::new();
+    for (k, w) in cuts.windows(2).enumerate() {
+        let path = dir.join(format!("piece{k}.pgn"));
+        std::fs::write(&path, &input[w[0]..w[1]]).expect("write piece");
+        files.push(path.to_str().expect("UTF-8 path").to_owned());
+    }
+    let stats = |args: Vec<String>| {
+        let cli = Cli::try_parse_from(args).expect("arguments parse");
+        run(cli).expect("stats runs")
+    };
+    let whole = dir.join("whole");
+    let mut args: Vec<String> = ["pgnkit", "stats", "-q", "-j", "1", "--out"]
+        .map(String::from)
+        .into();
+    args.push(whole.to_str().unwrap().into());
+    args.extend(files.iter().cloned());
+    stats(args);
+    let mut parts = Vec::new();
+    for (k, file) in files.iter().enumerate() {
+        let part = dir.join(format!("part{k}.jsonl"));
+        let args = ["pgnkit", "stats", "-q", "-j", "1", "--out"]
+            .map(String::from)
+            .into_iter()
+            .chain([
+                dir.join(format!("out{k}")).to_str().unwrap().into(),
+                "--partial".into(),
+                part.to_str().unwrap().into(),
+                file.clone(),
+            ])
+            .collect();
+        stats(args);
+        parts.push(part.to_str().unwrap().to_owned());
+    }
+    let merged = dir.join("merged");
+    let mut args: Vec<String> = ["pgnkit", "stats", "merge", "-q", "--out"]
+        .map(String::from)
+        .into();
+    args.push(merged.to_str().unwrap().into());
+    args.extend(parts);
+    stats(args);
+    let mut reports: Vec<_> = std::fs::read_dir(&whole)
+        .expect("reports written")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    reports.sort();
+    assert!(!reports.is_empty(), "no reports written");
+    for report in reports {
+        let a = std::fs::read(whole.join(&report)).expect("report");
+        let b = std::fs::read(merged.join(&report))
+            .unwrap_or_else(|_| panic!("merge wrote no {report:?}"));
+        assert_eq!(
+            String::from_utf8_lossy(&b),
+            String::from_utf8_lossy(&a),
+            "{report:?} of the merged parts differs from one run's"
+        );
+    }
 }
