@@ -702,24 +702,3 @@ fn stats_parts_merged_equal_one_run() {
         fuzz_support::check_stats_merge(&control, input, &dir)
     });
 }
-
-/// Reproducers of round-trip bugs found by fuzzing, in other areas and not fixed yet: a
-/// book-layout game of an unknown player (`白方:?`) reads back as an empty name and a NAG.
-/// Run with `cargo test --test fuzz -- --ignored`.
-#[test]
-#[ignore = "open bugs: reproducers under testdata/fuzz/open/convert_round_trip/"]
-fn open_round_trip_bugs() {
-    let mut failures = Vec::new();
-    for (name, input) in target_corpus("open/convert_round_trip") {
-        for pick in 0..20 {
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                fuzz_support::check_convert_round_trip_all(&input, pick)
-            }));
-            if outcome.is_err() {
-                failures.push(format!("{name} (notation {pick})"));
-                break;
-            }
-        }
-    }
-    report(&failures);
-}
