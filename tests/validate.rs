@@ -966,3 +966,17 @@ fn duplicates_among_many_tags_are_found() {
         .count();
     assert_eq!(games, 2, "{text}");
 }
+
+/// Spans within a game are `u32` byte offsets: a `--max-game-size` of 4 GiB or more would let
+/// them wrap, so it is refused as a bad argument (exit 2) with the range; 4095 MiB is taken.
+#[test]
+fn max_game_size_is_bounded_so_offsets_cannot_wrap() {
+    let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let o = pgnkit(&["validate", "--max-game-size", "4096", "-"], Some(&game));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0..=4095"), "{}", stderr(&o));
+    let o = pgnkit(&["validate", "--max-game-size", "4095", "-"], Some(&game));
+    let ok = pgnkit(&["validate", "-"], Some(&game));
+    assert_eq!(o.status.code(), ok.status.code(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&ok));
+}
