@@ -38,6 +38,16 @@ pub(super) fn result_tag_against_token(
     tag
 }
 
+/// How the main line ended by rule before its last move: the moves after `ply` are
+/// reported, and the result is decided in `pos`.
+pub(super) struct Ended {
+    pub termination: Termination,
+    /// Main-line plies played when the game ended (0: before its first move).
+    pub ply: u32,
+    /// The position the game ended in.
+    pub pos: Chess,
+}
+
 /// For a game that cannot be replayed (no start position): the result token of the main line
 /// still has to agree with the `Result` tag, though no rule can be applied.
 pub(super) fn unreplayed_result(lexed: &Lexed, report: &mut GameReport) {
@@ -58,11 +68,7 @@ pub(super) fn unreplayed_result(lexed: &Lexed, report: &mut GameReport) {
 /// A game set up in a position that is already over: a dead position (5.2.2) ends it before
 /// its first move, so the moves recorded after it are reported (R013). (Checkmate and
 /// stalemate need no look here: their first move cannot be played.)
-pub(super) fn start_ended(
-    known: &KnownTags,
-    start: &Chess,
-    opts: &CheckOptions,
-) -> Option<(Termination, u32, Chess)> {
+pub(super) fn start_ended(known: &KnownTags, start: &Chess, opts: &CheckOptions) -> Option<Ended> {
     // The standard start is alive: only a FEN start is looked at.
     known.get(KnownTag::Fen)?;
     if !adjudicate::is_dead(start, opts.insufficient, opts.dead_search)
@@ -70,7 +76,11 @@ pub(super) fn start_ended(
     {
         return None;
     }
-    Some((Termination::DeadPosition, 0, start.clone()))
+    Some(Ended {
+        termination: Termination::DeadPosition,
+        ply: 0,
+        pos: start.clone(),
+    })
 }
 
 /// Whether a `Termination` tag says the game was decided off the board: forfeited
@@ -99,14 +109,18 @@ pub(super) fn decided_off_the_board(termination: &str) -> bool {
 /// Decides the result by rule and reconciles it with the tag and the token.
 pub(super) fn adjudicate(
     final_pos: &Chess,
-    ended: Option<(Termination, u32, Chess)>,
+    ended: Option<Ended>,
     known: &KnownTags,
     token_span: Option<Span>,
     opts: &CheckOptions,
     report: &mut GameReport,
 ) {
     let (termination, ply, pos) = match ended {
-        Some((t, ply, pos)) => (t, Some(ply), pos),
+        Some(Ended {
+            termination,
+            ply,
+            pos,
+        }) => (termination, Some(ply), pos),
         None => {
             let pos = final_pos.clone();
             // One legal-move generation for both mate and stalemate, unless a legal king

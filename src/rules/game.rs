@@ -20,7 +20,7 @@ use crate::pgn::{
     TokenKind,
 };
 use crate::rules::adjudicate::{self, DeadSearch, Insufficient};
-use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
+use crate::rules::ending::{adjudicate, start_ended, unreplayed_result, Ended};
 use crate::rules::explain::{explain_illegal, fen, san, shown_move, suffix};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::start::start_position;
@@ -123,6 +123,17 @@ impl GameReport {
     }
 }
 
+/// A line that stopped being replayed: at a move that could not be, or where the game ended
+/// by rule.
+#[derive(Clone, Copy, Debug)]
+struct Broken {
+    /// The finding that stopped it, which gets a note of the moves skipped; `None` when there
+    /// is none (the game ended by rule, or the finding was left out past the cap).
+    finding: Option<usize>,
+    /// Moves skipped since.
+    skipped: u32,
+}
+
 /// One line of play being replayed: the main line or a variation.
 struct Line {
     pos: Chess,
@@ -132,8 +143,8 @@ struct Line {
     /// Position before the last move of this line: where a variation that replaces that move
     /// starts. `None` before the first move or after a move that could not be replayed.
     before_last: Option<Chess>,
-    /// Set after a move that could not be replayed: (index of its finding, moves skipped since).
-    broken: Option<(usize, u32)>,
+    /// Set once the line is no longer replayed.
+    broken: Option<Broken>,
     main: bool,
     /// Move number written before the next move, checked against the position.
     pending_number: Option<(u32, u8, Span)>,
@@ -152,9 +163,9 @@ struct MainState {
     /// Hashes since the last irreversible move, with whether the move into each gave check.
     history: Vec<(Zobrist64, bool)>,
     plies: u32,
-    ended: Option<(Termination, u32, Chess)>,
+    ended: Option<Ended>,
     moves_after_end: u32,
-    first_after_end: Option<(Span, (u32, bool))>,
+    first_after_end: Option<(Span, PlyLabel)>,
     threefold_ply: Option<u32>,
     fifty_ply: Option<u32>,
     perpetual_check: bool,
@@ -558,6 +569,11 @@ fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
     Some((number, if dots >= 2 { 3 } else { 1 }, j))
 }
 
+/// The fast path met something it leaves to the general path (a variation, a comment it
+/// does not read, a token it does not know): the game is checked again the general way.
+#[derive(Debug)]
+struct GaveUp;
+
 /// What the end of a check needs to know of the movetext's tokens.
 struct MovetextFacts {
     has_move: bool,
@@ -744,11 +760,10 @@ fn check(
         }
     }
     if let Some((span, ply)) = main.first_after_end {
-        let (term, at, _) =
-            main.ended
-                .as_ref()
-                .map(|e| (e.0, e.1, ()))
-                .unwrap_or((Termination::None, 0, ()));
+        let (term, at) = main
+            .ended
+            .as_ref()
+            .map_or((Termination::None, 0), |e| (e.termination, e.ply));
         let code = match term {
             Termination::Checkmate | Termination::Stalemate => Code::MovesAfterEnd,
             _ => Code::MovesAfterAutomaticDraw,
@@ -775,7 +790,7 @@ fn check(
             ),
         )
         .help("delete the moves after the end, or check the earlier moves for a misprint");
-        f.ply = Some(ply);
+        f.ply = Some(ply.into());
         report.findings.push(f);
     }
     adjudicate(
@@ -923,7 +938,11 @@ impl Replay<'_> {
     /// With `open` (`Some(eof)`) the bytes run on past the game: it ends with its result
     /// token, which must not touch the end of the bytes unless `eof` (more bytes could make
     /// it another symbol).
-    fn run_plain(&mut self, at: MovetextStart, open: Option<bool>) -> Result<MovetextFacts, ()> {
+    fn run_plain(
+        &mut self,
+        at: MovetextStart,
+        open: Option<bool>,
+    ) -> Result<MovetextFacts, GaveUp> {
         let bytes = self.bytes;
         let n = bytes.len();
         let mut facts = MovetextFacts {
@@ -952,13 +971,13 @@ impl Replay<'_> {
                 }
             }
             // No result token: the lexer reports that.
-            let &b = bytes.get(i).ok_or(())?;
+            let &b = bytes.get(i).ok_or(GaveUp)?;
             match b {
                 b'{' => {
                     // A comment left open, or one the lexer may end at a tag line inside it,
                     // is for the general path.
                     let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
-                        return Err(());
+                        return Err(GaveUp);
                     };
                     if self.record_movetext {
                         self.observer.on_comment(i as u32, (i + close + 2) as u32);
@@ -974,7 +993,7 @@ impl Replay<'_> {
                         .iter()
                         .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
                     if j == i + 1 || value > 255 {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     if self.record_movetext {
                         self.observer.on_nag(value as u16);
@@ -994,7 +1013,7 @@ impl Replay<'_> {
                 {
                     self.variation_follows = false;
                     if !self.play_main(&m, span(i, i + len)) {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     facts.has_move = true;
                     i += len;
@@ -1005,10 +1024,10 @@ impl Replay<'_> {
                         end += 1;
                     }
                     if end < n && bytes[end] >= 0x80 {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     if end - i > crate::pgn::lexer::MAX_SYMBOL {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     let mut start = i;
                     i = end;
@@ -1029,12 +1048,12 @@ impl Replay<'_> {
                                         b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
                                     ))
                             {
-                                return Err(());
+                                return Err(GaveUp);
                             }
-                            let m = notation::ascii::plain_san(mv).ok_or(())?;
+                            let m = notation::ascii::plain_san(mv).ok_or(GaveUp)?;
                             self.variation_follows = false;
                             if !self.play_main(&m, span(start, mv_end)) {
-                                return Err(());
+                                return Err(GaveUp);
                             }
                             if self.record_movetext {
                                 if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
@@ -1055,18 +1074,18 @@ impl Replay<'_> {
                             b"0-1" => GameResult::BlackWins,
                             b"1/2-1/2" => GameResult::Draw,
                             b"*" => GameResult::Unknown,
-                            _ => return Err(()),
+                            _ => return Err(GaveUp),
                         };
                         match open {
                             // The result ends the game: nothing may follow it.
                             None => {
                                 if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-                                    return Err(());
+                                    return Err(GaveUp);
                                 }
                             }
                             Some(eof) => {
                                 if end == n && !eof {
-                                    return Err(());
+                                    return Err(GaveUp);
                                 }
                                 facts.end = end;
                             }
@@ -1077,7 +1096,7 @@ impl Replay<'_> {
                         return Ok(facts);
                     }
                 }
-                _ => return Err(()),
+                _ => return Err(GaveUp),
             }
         }
     }
@@ -1135,7 +1154,10 @@ impl Replay<'_> {
                 )
                 .help("move the variation after the move it is an alternative to")
             };
-            Some((self.findings.push_index(f), 0))
+            Some(Broken {
+                finding: self.findings.push_index(f),
+                skipped: 0,
+            })
         } else {
             None
         };
@@ -1164,7 +1186,11 @@ impl Replay<'_> {
 
     /// Adds "n moves not replayed" to the finding that broke the line.
     fn close_line_note(&mut self, line: usize) {
-        if let Some((index, skipped)) = self.lines[line].broken {
+        if let Some(Broken {
+            finding: Some(index),
+            skipped,
+        }) = self.lines[line].broken
+        {
             if skipped > 0 && index < self.findings.len() {
                 let what = if self.lines[line].main {
                     "the main line"
@@ -1193,7 +1219,7 @@ impl Replay<'_> {
                     Err(_) => 1,
                 }
             };
-            if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+            if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
                 *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
             }
             self.observer.on_unplayed(self.token_index, depth);
@@ -1222,7 +1248,7 @@ impl Replay<'_> {
                     if !self.play::<true>(depth, m, sub) {
                         // The moves glued after it in the token are not replayed either.
                         let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
-                        if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+                        if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
                             *skipped = skipped.saturating_add(rest);
                         }
                         self.observer.on_unplayed(self.token_index, depth);
@@ -1238,7 +1264,7 @@ impl Replay<'_> {
                     format!("cannot read '{}' as a move: {e}", quote_bytes(token)),
                 )
                 .help("write the move in SAN (Nf3, exd5, O-O, e8=Q)");
-                f.ply = Some(ply_label(&line.pos));
+                f.ply = Some(ply_label(&line.pos).into());
                 f.fen = Some(fen(&line.pos));
                 self.break_line(depth, f, None);
                 self.observer.on_unplayed(self.token_index, depth);
@@ -1269,7 +1295,7 @@ impl Replay<'_> {
             ),
         )
         .help(format!("write them apart: {}", apart.join(" ")));
-        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos));
+        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos).into());
         if self.opts.strict {
             f.severity = Severity::Error;
         }
@@ -1279,7 +1305,10 @@ impl Replay<'_> {
     fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
         let index = self.findings.push_index(finding);
         let line = &mut self.lines[depth];
-        line.broken = Some((index, 0));
+        line.broken = Some(Broken {
+            finding: index,
+            skipped: 0,
+        });
         // A variation after the failed move replaces it, so it starts where that move would.
         line.before_last = before;
         if line.main {
@@ -1306,7 +1335,7 @@ impl Replay<'_> {
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
         if let Some((number, dots, nspan)) = line.pending_number.take() {
-            if number != label.0 || (dots == 3 && label.1) {
+            if number != label.number || (dots == 3 && label.white) {
                 self.move_number_mismatch(number, dots, nspan, label);
             }
         }
@@ -1331,7 +1360,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         checkers: Bitboard,
     ) -> bool {
         match self.find_move_slow(depth, m, span, label, checkers) {
@@ -1347,7 +1376,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         mv: Move,
         mnotes: matcher::MatchNotes,
     ) -> bool {
@@ -1442,7 +1471,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         checkers: Bitboard,
     ) -> Option<(Move, matcher::MatchNotes)> {
         let line = &self.lines[depth];
@@ -1467,11 +1496,11 @@ impl Replay<'_> {
 
     /// Reports a move number that does not fit the move after it.
     #[cold]
-    fn move_number_mismatch(&mut self, number: u32, dots: u8, nspan: Span, label: (u32, bool)) {
-        let expected = if label.1 {
-            format!("{}.", label.0)
+    fn move_number_mismatch(&mut self, number: u32, dots: u8, nspan: Span, label: PlyLabel) {
+        let expected = if label.white {
+            format!("{}.", label.number)
         } else {
-            format!("{}...", label.0)
+            format!("{}...", label.number)
         };
         let mut f = Finding::new(
             Code::MoveNumberMismatch,
@@ -1482,13 +1511,13 @@ impl Replay<'_> {
             ),
         )
         .help(format!("write {expected}"));
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         self.findings.push(f);
     }
 
     /// A null move (`--`, `Z0`): the turn passes.
     #[cold]
-    fn play_null(&mut self, depth: usize, span: Span, label: (u32, bool)) -> bool {
+    fn play_null(&mut self, depth: usize, span: Span, label: PlyLabel) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
@@ -1499,7 +1528,7 @@ impl Replay<'_> {
                 Some(span),
                 "a null move is impossible while in check",
             );
-            f.ply = Some(label);
+            f.ply = Some(label.into());
             f.fen = Some(fen(&line.pos));
             let before = line.pos.clone();
             self.break_line(depth, f, Some(before));
@@ -1538,7 +1567,7 @@ impl Replay<'_> {
             ),
         )
         .note("null moves are used in analysis; they are not legal chess moves");
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         self.findings.push(f);
         if is_main {
             self.main.plies += 1;
@@ -1556,7 +1585,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
     ) -> Option<(Move, matcher::MatchNotes)> {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
@@ -1571,7 +1600,7 @@ impl Replay<'_> {
                 format!("'{token}' is not a legal move; read as {shown}"),
             )
             .help(format!("correct the score to {shown}"));
-            f.ply = Some(label);
+            f.ply = Some(label.into());
             f.fen = Some(fen(pos));
             self.findings.push(f);
             self.observer.on_repaired(self.token_index, &token);
@@ -1587,20 +1616,26 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         err: MatchError,
     ) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
         if is_main {
-            if let Some((term, _, _)) = &self.main.ended {
+            if let Some(Ended {
+                termination: term, ..
+            }) = &self.main.ended
+            {
                 if matches!(term, Termination::Checkmate | Termination::Stalemate) {
                     // The game was already over; R007 reports it.
                     self.after_end(span, label);
                     // Break without a finding of its own: R007 sums these up.
                     let before = self.lines[depth].pos.clone();
-                    self.lines[depth].broken = Some((usize::MAX, 0));
+                    self.lines[depth].broken = Some(Broken {
+                        finding: None,
+                        skipped: 0,
+                    });
                     self.lines[depth].before_last = Some(before);
                     return false;
                 }
@@ -1613,10 +1648,17 @@ impl Replay<'_> {
                     } else {
                         Termination::Stalemate
                     };
-                    self.main.ended = Some((term, self.main.plies, pos.clone()));
+                    self.main.ended = Some(Ended {
+                        termination: term,
+                        ply: self.main.plies,
+                        pos: pos.clone(),
+                    });
                     self.after_end(span, label);
                     let before = pos;
-                    self.lines[depth].broken = Some((usize::MAX, 0));
+                    self.lines[depth].broken = Some(Broken {
+                        finding: None,
+                        skipped: 0,
+                    });
                     self.lines[depth].before_last = Some(before);
                     return false;
                 }
@@ -1629,7 +1671,7 @@ impl Replay<'_> {
         false
     }
 
-    fn after_end(&mut self, span: Span, label: (u32, bool)) {
+    fn after_end(&mut self, span: Span, label: PlyLabel) {
         self.main.moves_after_end += 1;
         if self.main.first_after_end.is_none() {
             self.main.first_after_end = Some((span, label));
@@ -1650,7 +1692,11 @@ impl Replay<'_> {
         }
         let pos = &self.lines[depth].pos;
         if mate {
-            self.main.ended = Some((Termination::Checkmate, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: Termination::Checkmate,
+                ply,
+                pos: pos.clone(),
+            });
             return;
         }
         // A position can only become dead after a capture or a pawn move (material or the pawn
@@ -1664,7 +1710,11 @@ impl Replay<'_> {
             } else {
                 Termination::DeadPosition
             };
-            self.main.ended = Some((term, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: term,
+                ply,
+                pos: pos.clone(),
+            });
             return;
         }
         let hash = self.main.hash;
@@ -1688,14 +1738,22 @@ impl Replay<'_> {
         }
         if repeats >= 5 {
             self.main.perpetual_check = self.perpetual();
-            self.main.ended = Some((Termination::Fivefold, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: Termination::Fivefold,
+                ply,
+                pos: pos.clone(),
+            });
             return;
         }
         if pos.halfmoves() >= 100 && self.main.fifty_ply.is_none() {
             self.main.fifty_ply = Some(ply);
         }
         if pos.halfmoves() >= 150 {
-            self.main.ended = Some((Termination::SeventyFive, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: Termination::SeventyFive,
+                ply,
+                pos: pos.clone(),
+            });
         }
     }
 
@@ -1724,10 +1782,10 @@ impl Replay<'_> {
         m: &ReadMove,
         token: &str,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         err: MatchError,
     ) -> Finding {
-        let side = if label.1 { "White" } else { "Black" };
+        let side = if label.white { "White" } else { "Black" };
         let mut f = match err {
             MatchError::Ambiguous(moves) => {
                 let list: Vec<String> = moves.iter().map(|mv| san(pos, mv)).collect();
@@ -1761,7 +1819,7 @@ impl Replay<'_> {
                 f
             }
         };
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         f.fen = Some(fen(pos));
         f
     }
@@ -1774,7 +1832,7 @@ impl Replay<'_> {
         mv: &Move,
         token: &str,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         depth: usize,
     ) {
         let n = m.notes;
@@ -1789,7 +1847,7 @@ impl Replay<'_> {
         let canonical = san(pos, mv) + suffix(pos, mv);
         let mut push = |code: Code, what: String| {
             let mut f = Finding::new(code, Some(span), what).help(format!("write {canonical}"));
-            f.ply = Some(label);
+            f.ply = Some(label.into());
             if self.opts.strict && code.severity() == Severity::Warning {
                 f.severity = Severity::Error;
             }
@@ -1870,7 +1928,7 @@ impl Replay<'_> {
         actual: CheckClaim,
         token: &str,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
     ) {
         if m.check == actual
             || m.notes.has(Notes::UCI)
@@ -1896,7 +1954,7 @@ impl Replay<'_> {
             _ => return,
         };
         let mut f = Finding::new(code, Some(span), format!("'{token}' {what}"));
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         if self.opts.strict {
             f.severity = Severity::Error;
         }
@@ -1972,9 +2030,27 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
         || token == "吃過路兵".as_bytes()
 }
 
-/// Move number and whether White is to move.
-fn ply_label(pos: &Chess) -> (u32, bool) {
-    (pos.fullmoves().get(), pos.turn() == Color::White)
+/// A ply as findings name it: its move number and its side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlyLabel {
+    /// The full move number.
+    pub number: u32,
+    /// Whether White plays it.
+    pub white: bool,
+}
+
+impl From<PlyLabel> for (u32, bool) {
+    fn from(label: PlyLabel) -> Self {
+        (label.number, label.white)
+    }
+}
+
+/// The ply to be played in `pos`.
+fn ply_label(pos: &Chess) -> PlyLabel {
+    PlyLabel {
+        number: pos.fullmoves().get(),
+        white: pos.turn() == Color::White,
+    }
 }
 
 #[cfg(test)]
