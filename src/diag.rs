@@ -240,17 +240,16 @@ impl<'a> Capped<'a> {
         self.push_index(f);
     }
 
-    /// [`Self::push`], returning the finding's index, or `usize::MAX` when it was left out
-    /// (an index past [`Self::len`], that finds nothing).
-    pub fn push_index(&mut self, f: Finding) -> usize {
+    /// [`Self::push`], returning the finding's index, or `None` when it was left out.
+    pub fn push_index(&mut self, f: Finding) -> Option<usize> {
         let k = f.code as usize;
         if self.counts.kept[k] >= MAX_PER_CODE {
             self.counts.left_out[k] = self.counts.left_out[k].saturating_add(1);
-            return usize::MAX;
+            return None;
         }
         self.counts.kept[k] += 1;
         self.list.push(f);
-        self.list.len() - 1
+        Some(self.list.len() - 1)
     }
 
     pub fn len(&self) -> usize {

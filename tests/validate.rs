@@ -966,3 +966,59 @@ fn duplicates_among_many_tags_are_found() {
         .count();
     assert_eq!(games, 2, "{text}");
 }
+
+/// Spans within a game are `u32` byte offsets: a `--max-game-size` of 4 GiB or more would let
+/// them wrap, so it is refused as a bad argument (exit 2) with the range; 4095 MiB is taken.
+#[test]
+fn max_game_size_is_bounded_so_offsets_cannot_wrap() {
+    let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    let o = pgnkit(&["validate", "--max-game-size", "4096", "-"], Some(&game));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0..=4095"), "{}", stderr(&o));
+    let o = pgnkit(&["validate", "--max-game-size", "4095", "-"], Some(&game));
+    let ok = pgnkit(&["validate", "-"], Some(&game));
+    assert_eq!(o.status.code(), ok.status.code(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&ok));
+}
+
+/// Every way the pipeline shares out the work gives what one job gives: pieces cut after
+/// game ends (many small games), batches of games split by the reader (a first game of a
+/// comment longer than the first read, so that the first piece holds no game end), and
+/// pieces read in order (a game in the middle longer than a piece may grow).
+#[test]
+fn each_pipeline_strategy_matches_one_job() {
+    let games = |out: &mut Vec<u8>, from: usize| {
+        for i in from..from + 3000 {
+            let moves = ["Nf3 Nf6 ", "Nf3 Nf9 ", "Bb5 "][i % 3].repeat(1 + i % 4);
+            let result = ["1-0", "*", "1/2-1/2"][i % 3];
+            out.extend(format!("[Event \"{i}\"]\n\n1. e4 e5 {moves}{result}\n\n").bytes());
+        }
+    };
+    let big = |size: usize| format!("[Event \"big\"]\n\n1. e4 {{{}}} *\n\n", "x".repeat(size));
+    let mut small = Vec::new();
+    games(&mut small, 0);
+    let mut huge_first = big(2 << 20).into_bytes();
+    games(&mut huge_first, 1);
+    let mut huge_middle = small.clone();
+    huge_middle.extend(big(9 << 20).bytes());
+    games(&mut huge_middle, 3001);
+    let args = |jobs| {
+        [
+            "validate",
+            "--format",
+            "json",
+            "--notes",
+            "--game-records",
+            "-j",
+            jobs,
+            "-",
+        ]
+    };
+    for input in [&small, &huge_first, &huge_middle] {
+        let one = pgnkit(&args("1"), Some(input));
+        assert!(stdout(&one).contains("M001"), "{}", stderr(&one));
+        let two = pgnkit(&args("2"), Some(input));
+        assert_eq!(two.status.code(), one.status.code());
+        assert_eq!(stdout(&two), stdout(&one));
+    }
+}

@@ -22,6 +22,10 @@ use crate::rules::game::{
     MoveObserver,
 };
 
+/// The largest `--max-game-size`, in MiB: spans within a game are `u32` byte offsets, and
+/// 4095 MiB leaves the reader room past the limit before an offset could reach 4 GiB.
+pub const MAX_GAME_MIB: u64 = 4095;
+
 /// The input options every command shares (`#[command(flatten)]`): what to read and how.
 #[derive(Debug, clap::Args)]
 pub struct InputArgs {
@@ -40,8 +44,14 @@ pub struct InputArgs {
     #[arg(long, value_name = "NAME")]
     pub encoding: Option<String>,
 
-    /// Skip (and report) games larger than this many MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    /// Skip (and report) games larger than this many MiB (at most 4095).
+    // A game's byte offsets are `u32`: the bound keeps every offset in a game from wrapping.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 32,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_GAME_MIB)
+    )]
     pub max_game_size: usize,
 
     /// Worker threads (default: the number of cores). The output is the same for any number.

@@ -76,6 +76,32 @@ where
     run_with(reader, jobs, Lexing::Full, |game| Some(work(game)), sink)
 }
 
+/// How [`run_with`] shares the work out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Strategy {
+    /// One job: every game read and worked on this thread.
+    Inline,
+    /// Pieces of the stream go to the workers, each cut after a line that likely ends a game
+    /// ([`run_pieces`]).
+    Pieces,
+    /// The reader thread splits the stream into games and lends its buffers to the workers,
+    /// each as one batch: for a stream whose first piece holds no likely game end (a first
+    /// game of a huge comment), where cutting pieces would find nothing to cut after.
+    Batches,
+}
+
+/// The strategy for `jobs` threads, given the first [`PIECE`] bytes of the stream (or all of
+/// it, when shorter); with one job, `first` is not looked at.
+fn strategy(jobs: usize, first: &[u8]) -> Strategy {
+    if jobs <= 1 {
+        Strategy::Inline
+    } else if first.len() < PIECE || crate::pgn::cut::last_likely_end(first).is_some() {
+        Strategy::Pieces
+    } else {
+        Strategy::Batches
+    }
+}
+
 /// How much of each game is lexed before `work` sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lexing {
@@ -106,15 +132,12 @@ where
     W: Fn(&mut Game<'_>) -> Option<T> + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    if jobs <= 1 {
+    if strategy(jobs, &[]) == Strategy::Inline {
         let mut scratch = Scratch::default();
         run_inline(&mut reader, lexing, &work, &mut sink, &mut scratch)?;
         return Ok(reader.bytes_read());
     }
-    // Pieces of the stream go to the workers, each cut after a line that likely ends a game,
-    // when the first piece has one; otherwise the reader thread splits the stream into games.
-    let first = reader.prefetch(PIECE)?;
-    if first.len() < PIECE || crate::pgn::cut::last_likely_end(first).is_some() {
+    if strategy(jobs, reader.prefetch(PIECE)?) == Strategy::Pieces {
         return run_pieces(reader, jobs, lexing, PIECE, work, sink);
     }
 
@@ -1191,5 +1214,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The strategy `run_with` takes for `input` with two jobs.
+    fn strategy_for(input: &[u8]) -> Strategy {
+        strategy(2, GameReader::new(input).prefetch(PIECE).unwrap())
+    }
+
+    #[test]
+    fn each_strategy_gives_what_one_job_gives() {
+        let games = |input: &mut Vec<u8>, from: usize| {
+            for i in from..from + 2000 {
+                let moves = "Nf3 Nf6 Ng1 Ng8 ".repeat(i % 9);
+                input.extend(format!("[Event \"{i}\"]\n\n1. e4 e5 {moves}*\n\n").bytes());
+            }
+        };
+        let mut small = Vec::new();
+        games(&mut small, 0);
+        // A first game of a comment longer than a piece and than the reader's first read,
+        // on one line: nothing in the first piece to cut after.
+        let mut huge_first =
+            format!("[Event \"big\"]\n\n1. e4 {{{}}} *\n\n", "x".repeat(2 << 20)).into_bytes();
+        games(&mut huge_first, 1);
+        assert_eq!(strategy(1, &[]), Strategy::Inline);
+        assert_eq!(strategy_for(&small), Strategy::Pieces);
+        assert_eq!(strategy_for(&huge_first), Strategy::Batches);
+        for input in [&small, &huge_first] {
+            for lexing in [Lexing::Full, Lexing::Tags] {
+                let one = seen(input, 1 << 20, 1, lexing);
+                assert_eq!(one.len(), 2000 + usize::from(input == &huge_first));
+                for read_size in [4096, 300_000] {
+                    assert_eq!(seen(input, read_size, 2, lexing), one, "{read_size}");
+                }
+            }
+        }
+        // Pieces: a game in the middle larger than a piece may grow to, without a line that
+        // likely ends a game; the rest is read in order.
+        let piece = 4096;
+        let mut grown = Vec::new();
+        games(&mut grown, 0);
+        grown.extend(
+            format!(
+                "[Event \"big\"]\n\n1. e4 {{{}}} *\n\n",
+                "x".repeat(40 * piece)
+            )
+            .bytes(),
+        );
+        games(&mut grown, 2001);
+        let numbered = |jobs: usize, piece: Option<usize>| {
+            let work = |g: &mut Game<'_>| Some((g.number, g.offset, g.bytes.to_vec()));
+            let mut got = Vec::new();
+            let sink = |x| {
+                got.push(x);
+                Ok(())
+            };
+            let reader = GameReader::new(&grown[..]);
+            match piece {
+                Some(piece) => run_with_pieces(reader, jobs, Lexing::Full, piece, work, sink),
+                None => run_with(reader, jobs, Lexing::Full, work, sink),
+            }
+            .unwrap();
+            got
+        };
+        let one = numbered(1, None);
+        assert_eq!(one.len(), 4001);
+        assert_eq!(numbered(2, Some(piece)), one);
     }
 }

@@ -3,18 +3,14 @@
 //! with the `Result` tag and the result token.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use shakmaty::{
-    fen::{Fen, ParseFenError},
-    san::San,
-    zobrist::Zobrist64,
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position,
-    PositionErrorKinds,
+    zobrist::Zobrist64, Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move,
+    Position,
 };
 
-use crate::diag::{quote, quote_bytes, Capped, Code, Finding, FindingCounts, Severity};
-use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
+use crate::diag::{quote_bytes, Capped, Code, Finding, FindingCounts, Severity};
+use crate::notation::{self, CheckClaim, MovePattern, Notes, ReadMove};
 use crate::pgn::lexer::{
     count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
 };
@@ -23,8 +19,12 @@ use crate::pgn::{
     lex_game_at, GameResult, KnownTag, KnownTags, LexProblemKind, Lexed, MovetextStart, Span,
     TokenKind,
 };
-use crate::rules::adjudicate::{self, DeadSearch, Insufficient, Mateable};
-use crate::rules::matcher::{self, long_form, MatchError};
+use crate::rules::adjudicate::{self, DeadSearch, Insufficient};
+use crate::rules::ending::{adjudicate, start_ended, unreplayed_result, Ended};
+use crate::rules::explain::{explain_illegal, fen, san, shown_move, suffix};
+use crate::rules::matcher::{self, MatchError};
+use crate::rules::start::start_position;
+use crate::rules::tags::{lex_findings, tag_findings};
 
 /// How to check.
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +123,17 @@ impl GameReport {
     }
 }
 
+/// A line that stopped being replayed: at a move that could not be, or where the game ended
+/// by rule.
+#[derive(Clone, Copy, Debug)]
+struct Broken {
+    /// The finding that stopped it, which gets a note of the moves skipped; `None` when there
+    /// is none (the game ended by rule, or the finding was left out past the cap).
+    finding: Option<usize>,
+    /// Moves skipped since.
+    skipped: u32,
+}
+
 /// One line of play being replayed: the main line or a variation.
 struct Line {
     pos: Chess,
@@ -132,8 +143,8 @@ struct Line {
     /// Position before the last move of this line: where a variation that replaces that move
     /// starts. `None` before the first move or after a move that could not be replayed.
     before_last: Option<Chess>,
-    /// Set after a move that could not be replayed: (index of its finding, moves skipped since).
-    broken: Option<(usize, u32)>,
+    /// Set once the line is no longer replayed.
+    broken: Option<Broken>,
     main: bool,
     /// Move number written before the next move, checked against the position.
     pending_number: Option<(u32, u8, Span)>,
@@ -152,9 +163,9 @@ struct MainState {
     /// Hashes since the last irreversible move, with whether the move into each gave check.
     history: Vec<(Zobrist64, bool)>,
     plies: u32,
-    ended: Option<(Termination, u32, Chess)>,
+    ended: Option<Ended>,
     moves_after_end: u32,
-    first_after_end: Option<(Span, (u32, bool))>,
+    first_after_end: Option<(Span, PlyLabel)>,
     threefold_ply: Option<u32>,
     fifty_ply: Option<u32>,
     perpetual_check: bool,
@@ -558,6 +569,11 @@ fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
     Some((number, if dots >= 2 { 3 } else { 1 }, j))
 }
 
+/// The fast path met something it leaves to the general path (a variation, a comment it
+/// does not read, a token it does not know): the game is checked again the general way.
+#[derive(Debug)]
+struct GaveUp;
+
 /// What the end of a check needs to know of the movetext's tokens.
 struct MovetextFacts {
     has_move: bool,
@@ -744,11 +760,10 @@ fn check(
         }
     }
     if let Some((span, ply)) = main.first_after_end {
-        let (term, at, _) =
-            main.ended
-                .as_ref()
-                .map(|e| (e.0, e.1, ()))
-                .unwrap_or((Termination::None, 0, ()));
+        let (term, at) = main
+            .ended
+            .as_ref()
+            .map_or((Termination::None, 0), |e| (e.termination, e.ply));
         let code = match term {
             Termination::Checkmate | Termination::Stalemate => Code::MovesAfterEnd,
             _ => Code::MovesAfterAutomaticDraw,
@@ -775,7 +790,7 @@ fn check(
             ),
         )
         .help("delete the moves after the end, or check the earlier moves for a misprint");
-        f.ply = Some(ply);
+        f.ply = Some(ply.into());
         report.findings.push(f);
     }
     adjudicate(
@@ -923,7 +938,11 @@ impl Replay<'_> {
     /// With `open` (`Some(eof)`) the bytes run on past the game: it ends with its result
     /// token, which must not touch the end of the bytes unless `eof` (more bytes could make
     /// it another symbol).
-    fn run_plain(&mut self, at: MovetextStart, open: Option<bool>) -> Result<MovetextFacts, ()> {
+    fn run_plain(
+        &mut self,
+        at: MovetextStart,
+        open: Option<bool>,
+    ) -> Result<MovetextFacts, GaveUp> {
         let bytes = self.bytes;
         let n = bytes.len();
         let mut facts = MovetextFacts {
@@ -952,13 +971,13 @@ impl Replay<'_> {
                 }
             }
             // No result token: the lexer reports that.
-            let &b = bytes.get(i).ok_or(())?;
+            let &b = bytes.get(i).ok_or(GaveUp)?;
             match b {
                 b'{' => {
                     // A comment left open, or one the lexer may end at a tag line inside it,
                     // is for the general path.
                     let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
-                        return Err(());
+                        return Err(GaveUp);
                     };
                     if self.record_movetext {
                         self.observer.on_comment(i as u32, (i + close + 2) as u32);
@@ -974,7 +993,7 @@ impl Replay<'_> {
                         .iter()
                         .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
                     if j == i + 1 || value > 255 {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     if self.record_movetext {
                         self.observer.on_nag(value as u16);
@@ -994,7 +1013,7 @@ impl Replay<'_> {
                 {
                     self.variation_follows = false;
                     if !self.play_main(&m, span(i, i + len)) {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     facts.has_move = true;
                     i += len;
@@ -1005,10 +1024,10 @@ impl Replay<'_> {
                         end += 1;
                     }
                     if end < n && bytes[end] >= 0x80 {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     if end - i > crate::pgn::lexer::MAX_SYMBOL {
-                        return Err(());
+                        return Err(GaveUp);
                     }
                     let mut start = i;
                     i = end;
@@ -1029,12 +1048,12 @@ impl Replay<'_> {
                                         b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
                                     ))
                             {
-                                return Err(());
+                                return Err(GaveUp);
                             }
-                            let m = notation::ascii::plain_san(mv).ok_or(())?;
+                            let m = notation::ascii::plain_san(mv).ok_or(GaveUp)?;
                             self.variation_follows = false;
                             if !self.play_main(&m, span(start, mv_end)) {
-                                return Err(());
+                                return Err(GaveUp);
                             }
                             if self.record_movetext {
                                 if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
@@ -1055,18 +1074,18 @@ impl Replay<'_> {
                             b"0-1" => GameResult::BlackWins,
                             b"1/2-1/2" => GameResult::Draw,
                             b"*" => GameResult::Unknown,
-                            _ => return Err(()),
+                            _ => return Err(GaveUp),
                         };
                         match open {
                             // The result ends the game: nothing may follow it.
                             None => {
                                 if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-                                    return Err(());
+                                    return Err(GaveUp);
                                 }
                             }
                             Some(eof) => {
                                 if end == n && !eof {
-                                    return Err(());
+                                    return Err(GaveUp);
                                 }
                                 facts.end = end;
                             }
@@ -1077,7 +1096,7 @@ impl Replay<'_> {
                         return Ok(facts);
                     }
                 }
-                _ => return Err(()),
+                _ => return Err(GaveUp),
             }
         }
     }
@@ -1135,7 +1154,10 @@ impl Replay<'_> {
                 )
                 .help("move the variation after the move it is an alternative to")
             };
-            Some((self.findings.push_index(f), 0))
+            Some(Broken {
+                finding: self.findings.push_index(f),
+                skipped: 0,
+            })
         } else {
             None
         };
@@ -1164,7 +1186,11 @@ impl Replay<'_> {
 
     /// Adds "n moves not replayed" to the finding that broke the line.
     fn close_line_note(&mut self, line: usize) {
-        if let Some((index, skipped)) = self.lines[line].broken {
+        if let Some(Broken {
+            finding: Some(index),
+            skipped,
+        }) = self.lines[line].broken
+        {
             if skipped > 0 && index < self.findings.len() {
                 let what = if self.lines[line].main {
                     "the main line"
@@ -1193,7 +1219,7 @@ impl Replay<'_> {
                     Err(_) => 1,
                 }
             };
-            if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+            if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
                 *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
             }
             self.observer.on_unplayed(self.token_index, depth);
@@ -1222,7 +1248,7 @@ impl Replay<'_> {
                     if !self.play::<true>(depth, m, sub) {
                         // The moves glued after it in the token are not replayed either.
                         let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
-                        if let Some((_, skipped)) = self.lines[depth].broken.as_mut() {
+                        if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
                             *skipped = skipped.saturating_add(rest);
                         }
                         self.observer.on_unplayed(self.token_index, depth);
@@ -1238,7 +1264,7 @@ impl Replay<'_> {
                     format!("cannot read '{}' as a move: {e}", quote_bytes(token)),
                 )
                 .help("write the move in SAN (Nf3, exd5, O-O, e8=Q)");
-                f.ply = Some(ply_label(&line.pos));
+                f.ply = Some(ply_label(&line.pos).into());
                 f.fen = Some(fen(&line.pos));
                 self.break_line(depth, f, None);
                 self.observer.on_unplayed(self.token_index, depth);
@@ -1269,7 +1295,7 @@ impl Replay<'_> {
             ),
         )
         .help(format!("write them apart: {}", apart.join(" ")));
-        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos));
+        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos).into());
         if self.opts.strict {
             f.severity = Severity::Error;
         }
@@ -1279,7 +1305,10 @@ impl Replay<'_> {
     fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
         let index = self.findings.push_index(finding);
         let line = &mut self.lines[depth];
-        line.broken = Some((index, 0));
+        line.broken = Some(Broken {
+            finding: index,
+            skipped: 0,
+        });
         // A variation after the failed move replaces it, so it starts where that move would.
         line.before_last = before;
         if line.main {
@@ -1306,7 +1335,7 @@ impl Replay<'_> {
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
         if let Some((number, dots, nspan)) = line.pending_number.take() {
-            if number != label.0 || (dots == 3 && label.1) {
+            if number != label.number || (dots == 3 && label.white) {
                 self.move_number_mismatch(number, dots, nspan, label);
             }
         }
@@ -1331,7 +1360,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         checkers: Bitboard,
     ) -> bool {
         match self.find_move_slow(depth, m, span, label, checkers) {
@@ -1347,7 +1376,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         mv: Move,
         mnotes: matcher::MatchNotes,
     ) -> bool {
@@ -1442,7 +1471,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         checkers: Bitboard,
     ) -> Option<(Move, matcher::MatchNotes)> {
         let line = &self.lines[depth];
@@ -1467,11 +1496,11 @@ impl Replay<'_> {
 
     /// Reports a move number that does not fit the move after it.
     #[cold]
-    fn move_number_mismatch(&mut self, number: u32, dots: u8, nspan: Span, label: (u32, bool)) {
-        let expected = if label.1 {
-            format!("{}.", label.0)
+    fn move_number_mismatch(&mut self, number: u32, dots: u8, nspan: Span, label: PlyLabel) {
+        let expected = if label.white {
+            format!("{}.", label.number)
         } else {
-            format!("{}...", label.0)
+            format!("{}...", label.number)
         };
         let mut f = Finding::new(
             Code::MoveNumberMismatch,
@@ -1482,13 +1511,13 @@ impl Replay<'_> {
             ),
         )
         .help(format!("write {expected}"));
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         self.findings.push(f);
     }
 
     /// A null move (`--`, `Z0`): the turn passes.
     #[cold]
-    fn play_null(&mut self, depth: usize, span: Span, label: (u32, bool)) -> bool {
+    fn play_null(&mut self, depth: usize, span: Span, label: PlyLabel) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
@@ -1499,7 +1528,7 @@ impl Replay<'_> {
                 Some(span),
                 "a null move is impossible while in check",
             );
-            f.ply = Some(label);
+            f.ply = Some(label.into());
             f.fen = Some(fen(&line.pos));
             let before = line.pos.clone();
             self.break_line(depth, f, Some(before));
@@ -1538,7 +1567,7 @@ impl Replay<'_> {
             ),
         )
         .note("null moves are used in analysis; they are not legal chess moves");
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         self.findings.push(f);
         if is_main {
             self.main.plies += 1;
@@ -1556,7 +1585,7 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
     ) -> Option<(Move, matcher::MatchNotes)> {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
@@ -1571,7 +1600,7 @@ impl Replay<'_> {
                 format!("'{token}' is not a legal move; read as {shown}"),
             )
             .help(format!("correct the score to {shown}"));
-            f.ply = Some(label);
+            f.ply = Some(label.into());
             f.fen = Some(fen(pos));
             self.findings.push(f);
             self.observer.on_repaired(self.token_index, &token);
@@ -1587,20 +1616,26 @@ impl Replay<'_> {
         depth: usize,
         m: &ReadMove,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         err: MatchError,
     ) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
         if is_main {
-            if let Some((term, _, _)) = &self.main.ended {
+            if let Some(Ended {
+                termination: term, ..
+            }) = &self.main.ended
+            {
                 if matches!(term, Termination::Checkmate | Termination::Stalemate) {
                     // The game was already over; R007 reports it.
                     self.after_end(span, label);
                     // Break without a finding of its own: R007 sums these up.
                     let before = self.lines[depth].pos.clone();
-                    self.lines[depth].broken = Some((usize::MAX, 0));
+                    self.lines[depth].broken = Some(Broken {
+                        finding: None,
+                        skipped: 0,
+                    });
                     self.lines[depth].before_last = Some(before);
                     return false;
                 }
@@ -1613,10 +1648,17 @@ impl Replay<'_> {
                     } else {
                         Termination::Stalemate
                     };
-                    self.main.ended = Some((term, self.main.plies, pos.clone()));
+                    self.main.ended = Some(Ended {
+                        termination: term,
+                        ply: self.main.plies,
+                        pos: pos.clone(),
+                    });
                     self.after_end(span, label);
                     let before = pos;
-                    self.lines[depth].broken = Some((usize::MAX, 0));
+                    self.lines[depth].broken = Some(Broken {
+                        finding: None,
+                        skipped: 0,
+                    });
                     self.lines[depth].before_last = Some(before);
                     return false;
                 }
@@ -1629,7 +1671,7 @@ impl Replay<'_> {
         false
     }
 
-    fn after_end(&mut self, span: Span, label: (u32, bool)) {
+    fn after_end(&mut self, span: Span, label: PlyLabel) {
         self.main.moves_after_end += 1;
         if self.main.first_after_end.is_none() {
             self.main.first_after_end = Some((span, label));
@@ -1650,7 +1692,11 @@ impl Replay<'_> {
         }
         let pos = &self.lines[depth].pos;
         if mate {
-            self.main.ended = Some((Termination::Checkmate, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: Termination::Checkmate,
+                ply,
+                pos: pos.clone(),
+            });
             return;
         }
         // A position can only become dead after a capture or a pawn move (material or the pawn
@@ -1664,7 +1710,11 @@ impl Replay<'_> {
             } else {
                 Termination::DeadPosition
             };
-            self.main.ended = Some((term, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: term,
+                ply,
+                pos: pos.clone(),
+            });
             return;
         }
         let hash = self.main.hash;
@@ -1688,14 +1738,22 @@ impl Replay<'_> {
         }
         if repeats >= 5 {
             self.main.perpetual_check = self.perpetual();
-            self.main.ended = Some((Termination::Fivefold, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: Termination::Fivefold,
+                ply,
+                pos: pos.clone(),
+            });
             return;
         }
         if pos.halfmoves() >= 100 && self.main.fifty_ply.is_none() {
             self.main.fifty_ply = Some(ply);
         }
         if pos.halfmoves() >= 150 {
-            self.main.ended = Some((Termination::SeventyFive, ply, pos.clone()));
+            self.main.ended = Some(Ended {
+                termination: Termination::SeventyFive,
+                ply,
+                pos: pos.clone(),
+            });
         }
     }
 
@@ -1724,10 +1782,10 @@ impl Replay<'_> {
         m: &ReadMove,
         token: &str,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         err: MatchError,
     ) -> Finding {
-        let side = if label.1 { "White" } else { "Black" };
+        let side = if label.white { "White" } else { "Black" };
         let mut f = match err {
             MatchError::Ambiguous(moves) => {
                 let list: Vec<String> = moves.iter().map(|mv| san(pos, mv)).collect();
@@ -1761,7 +1819,7 @@ impl Replay<'_> {
                 f
             }
         };
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         f.fen = Some(fen(pos));
         f
     }
@@ -1774,7 +1832,7 @@ impl Replay<'_> {
         mv: &Move,
         token: &str,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
         depth: usize,
     ) {
         let n = m.notes;
@@ -1789,7 +1847,7 @@ impl Replay<'_> {
         let canonical = san(pos, mv) + suffix(pos, mv);
         let mut push = |code: Code, what: String| {
             let mut f = Finding::new(code, Some(span), what).help(format!("write {canonical}"));
-            f.ply = Some(label);
+            f.ply = Some(label.into());
             if self.opts.strict && code.severity() == Severity::Warning {
                 f.severity = Severity::Error;
             }
@@ -1870,7 +1928,7 @@ impl Replay<'_> {
         actual: CheckClaim,
         token: &str,
         span: Span,
-        label: (u32, bool),
+        label: PlyLabel,
     ) {
         if m.check == actual
             || m.notes.has(Notes::UCI)
@@ -1896,7 +1954,7 @@ impl Replay<'_> {
             _ => return,
         };
         let mut f = Finding::new(code, Some(span), format!("'{token}' {what}"));
-        f.ply = Some(label);
+        f.ply = Some(label.into());
         if self.opts.strict {
             f.severity = Severity::Error;
         }
@@ -1972,735 +2030,26 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
         || token == "吃過路兵".as_bytes()
 }
 
-/// Move number and whether White is to move.
-fn ply_label(pos: &Chess) -> (u32, bool) {
-    (pos.fullmoves().get(), pos.turn() == Color::White)
+/// A ply as findings name it: its move number and its side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlyLabel {
+    /// The full move number.
+    pub number: u32,
+    /// Whether White plays it.
+    pub white: bool,
 }
 
-fn fen(pos: &Chess) -> String {
-    // Written straight into one string of the right size, not through `Display`.
-    let mut text = String::with_capacity(96);
-    Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut text);
-    text
-}
-
-fn san(pos: &Chess, mv: &Move) -> String {
-    San::from_move(pos, *mv).to_string()
-}
-
-/// A legal move as the writer of `token` would have written it, with SAN in parentheses when
-/// that differs: `Bc4xf7+ (Bxf7+)`, `象c4×f7+ (Bxf7+)`.
-fn shown_move(pos: &Chess, m: &ReadMove, token: &str, mv: &Move) -> String {
-    let long = match m.pattern {
-        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
-        _ => false,
-    };
-    let s = san(pos, mv) + suffix(pos, mv);
-    let shown = if m.notes.has(Notes::CHINESE) {
-        let style = notation::write::ZhStyle {
-            traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
-            ..Default::default()
-        };
-        let mut out = String::new();
-        let check = check_after(pos, mv);
-        if long {
-            notation::write::zh_long(pos, *mv, check, style, &mut out);
-        } else {
-            notation::write::zh(pos, *mv, check, style, &mut out);
-        }
-        out
-    } else if long {
-        long_form(mv) + suffix(pos, mv)
-    } else {
-        s.clone()
-    };
-    if shown == s {
-        s
-    } else {
-        format!("{shown} ({s})")
+impl From<PlyLabel> for (u32, bool) {
+    fn from(label: PlyLabel) -> Self {
+        (label.number, label.white)
     }
 }
 
-/// Check or mate after the move played in `pos`.
-fn check_after(pos: &Chess, mv: &Move) -> CheckClaim {
-    match suffix(pos, mv) {
-        "#" => CheckClaim::Mate,
-        "+" => CheckClaim::Check,
-        _ => CheckClaim::None,
-    }
-}
-
-/// `+` or `#` for the move played in `pos`.
-fn suffix(pos: &Chess, mv: &Move) -> &'static str {
-    let mut after = pos.clone();
-    after.play_unchecked(*mv);
-    if after.is_checkmate() {
-        "#"
-    } else if after.is_check() {
-        "+"
-    } else {
-        ""
-    }
-}
-
-/// Why no legal move fits the pattern, in words.
-fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
-    use shakmaty::{Role, Square};
-    match m.pattern {
-        MovePattern::Castle(side) => {
-            let name = if side == shakmaty::CastlingSide::KingSide {
-                "short"
-            } else {
-                "long"
-            };
-            if !pos.castles().has(pos.turn(), side) {
-                format!("{name} castling is no longer allowed (king or rook has moved)")
-            } else if pos.is_check() {
-                "the king is in check".into()
-            } else {
-                format!("{name} castling is blocked or passes through an attacked square")
-            }
-        }
-        MovePattern::CastleAnySide => "no castling move is legal".into(),
-        MovePattern::Null => "null move".into(),
-        MovePattern::Normal(n) => {
-            let role_name = |r: Role| match r {
-                Role::Pawn => "pawn",
-                Role::Knight => "knight",
-                Role::Bishop => "bishop",
-                Role::Rook => "rook",
-                Role::Queen => "queen",
-                Role::King => "king",
-            };
-            if let (Some(f), Some(r)) = (n.from_file, n.from_rank) {
-                let from = Square::from_coords(f, r);
-                match pos.board().piece_at(from) {
-                    None => return format!("there is no piece on {from}"),
-                    Some(p) if p.color != pos.turn() => {
-                        return format!("the piece on {from} belongs to the opponent")
-                    }
-                    Some(p) if n.role.is_some_and(|r| r != p.role) => {
-                        return format!(
-                            "there is no {} on {from} (a {} stands there)",
-                            role_name(n.role.unwrap_or(p.role)),
-                            role_name(p.role)
-                        )
-                    }
-                    _ => {}
-                }
-            }
-            let role = n.role.unwrap_or(Role::Pawn);
-            if n.role.is_some() && (pos.board().by_piece(role.of(pos.turn()))).is_empty() {
-                return format!(
-                    "{} has no {}",
-                    if pos.turn() == Color::White {
-                        "White"
-                    } else {
-                        "Black"
-                    },
-                    role_name(role)
-                );
-            }
-            if let Some(rank) = n.to_rank {
-                let to = Square::from_coords(n.to_file, rank);
-                if pos.us().contains(to) {
-                    return format!("{to} is occupied by a piece of the side to move");
-                }
-                if m.capture == CaptureClaim::Capture
-                    && !pos.them().contains(to)
-                    && pos.ep_square(EnPassantMode::Legal) != Some(to)
-                {
-                    return format!("there is nothing to capture on {to}");
-                }
-                if pos.is_check() {
-                    return format!(
-                        "no {} can go to {to} while the king is in check",
-                        role_name(role)
-                    );
-                }
-                return format!("no {} can go to {to}", role_name(role));
-            }
-            "no legal move fits".into()
-        }
-    }
-}
-
-fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
-    let roster_incomplete = KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none());
-    if let Some(first) = lexed.tags().next().filter(|_| roster_incomplete) {
-        let missing: Vec<&str> = KnownTag::ROSTER
-            .into_iter()
-            .filter(|&k| known.get(k).is_none())
-            .map(KnownTag::name)
-            .collect();
-        out.push(
-            Finding::new(
-                Code::MissingRosterTag,
-                Some(first.span),
-                format!(
-                    "missing Seven Tag Roster tag{}: {}",
-                    if missing.len() == 1 { "" } else { "s" },
-                    missing.join(", ")
-                ),
-            )
-            .help("add them; use \"?\" for an unknown value"),
-        );
-    }
-    // A name seen before is looked for only when a cheap fingerprint (length and last byte)
-    // has been seen before: most games have no two tags alike. Past a few tags the names go
-    // into a set, so that a game of a hundred thousand tags costs a pass, not their square.
-    let mut seen = 0u64;
-    let mut names: Option<HashSet<&[u8]>> = None;
-    let mut repeats = Vec::new();
-    for (i, name) in lexed.tag_names().enumerate() {
-        if let Some(names) = names.as_mut() {
-            if !names.insert(name) {
-                repeats.push(i);
-            }
-            continue;
-        }
-        let bit = 1u64 << ((name.len() * 31 + usize::from(name.last().copied().unwrap_or(0))) % 64);
-        let maybe = seen & bit != 0;
-        seen |= bit;
-        if maybe && i >= 16 {
-            let mut set: HashSet<&[u8]> = lexed.tag_names().take(i).collect();
-            if !set.insert(name) {
-                repeats.push(i);
-            }
-            names = Some(set);
-        } else if maybe && lexed.tag_names().take(i).any(|u| u == name) {
-            repeats.push(i);
-        }
-    }
-    let mut repeats = repeats.into_iter().peekable();
-    for (i, t) in lexed.tags().enumerate() {
-        if repeats.peek().is_none() {
-            break;
-        }
-        if repeats.next_if_eq(&i).is_some() {
-            out.push(
-                Finding::new(
-                    Code::DuplicateTag,
-                    Some(t.span),
-                    format!("tag {} appears more than once", quote(t.name)),
-                )
-                .help("keep one of them; pgnkit uses the first"),
-            );
-        }
-    }
-    if let Some(t) = known.get(KnownTag::Date) {
-        if let Err(why) = check_date(t.value) {
-            out.push(
-                Finding::new(
-                    Code::MalformedDate,
-                    Some(t.span),
-                    format!("Date \"{}\" {why}", quote(t.value)),
-                )
-                .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)"),
-            );
-        }
-    }
-    if let Some(t) = known.get(KnownTag::Result) {
-        if !matches!(t.value, "1-0" | "0-1" | "1/2-1/2" | "*") {
-            let mut f = Finding::new(
-                Code::UnknownResultTag,
-                Some(t.span),
-                format!("Result \"{}\" is not a PGN result", quote(t.value)),
-            );
-            f = match GameResult::parse(t.value.as_bytes()) {
-                Some((r, _)) => f.help(format!("write [Result \"{}\"]", r.as_str())),
-                None => f.help("use 1-0, 0-1, 1/2-1/2 or *"),
-            };
-            out.push(f);
-        }
-    }
-    let fen = known.get(KnownTag::Fen);
-    let setup = known.get(KnownTag::SetUp);
-    match (fen, setup) {
-        (Some(f), None) => out.push(
-            Finding::new(
-                Code::FenWithoutSetUp,
-                Some(f.span),
-                "FEN tag without SetUp \"1\"",
-            )
-            .help("add [SetUp \"1\"] before the FEN tag"),
-        ),
-        (Some(f), Some(s)) if s.value != "1" => out.push(
-            Finding::new(
-                Code::FenWithoutSetUp,
-                Some(f.span),
-                format!("FEN tag with SetUp \"{}\"", s.value),
-            )
-            .help("set [SetUp \"1\"]"),
-        ),
-        (None, Some(s)) if s.value == "1" => out.push(
-            Finding::new(
-                Code::SetUpWithoutFen,
-                Some(s.span),
-                "SetUp \"1\" but no FEN tag: the starting position is unknown",
-            )
-            .help("add the FEN tag, or remove SetUp to start from the standard position"),
-        ),
-        _ => {}
-    }
-}
-
-fn check_date(value: &str) -> Result<(), &'static str> {
-    let parts: Vec<&str> = value.split('.').collect();
-    if parts.len() != 3 {
-        return Err("is not in YYYY.MM.DD form");
-    }
-    let field = |s: &str, len: usize, max: u32| -> Result<(), &'static str> {
-        if s.len() != len {
-            return Err("is not in YYYY.MM.DD form");
-        }
-        if s.bytes().all(|b| b == b'?') {
-            return Ok(());
-        }
-        if !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err("has characters other than digits and '?'");
-        }
-        let v: u32 = s.parse().map_err(|_| "is not a number")?;
-        if max > 0 && (v == 0 || v > max) {
-            return Err("has a month or day out of range");
-        }
-        Ok(())
-    };
-    field(parts[0], 4, 0)?;
-    field(parts[1], 2, 12)?;
-    field(parts[2], 2, 31)?;
-    Ok(())
-}
-
-/// The position the game starts from, per its `Variant`, `SetUp` and `FEN` tags.
-fn start_position(known: &KnownTags, report: &mut GameReport) -> Option<Chess> {
-    let variant = known
-        .value(KnownTag::Variant)
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let chess960 = match variant.as_str() {
-        "" | "standard" | "from position" | "from_position" | "normal" | "chess" => false,
-        "chess960"
-        | "chess 960"
-        | "960"
-        | "fischerandom"
-        | "fischer random"
-        | "fischerrandom"
-        | "fischer random chess"
-        | "freestyle" => true,
-        _ => {
-            report.variant = Cow::Owned(variant.clone());
-            let span = known.get(KnownTag::Variant).map(|t| t.span);
-            report.findings.push(
-                Finding::new(
-                    Code::UnsupportedVariant,
-                    span,
-                    format!("variant \"{}\" is not standard chess or Chess960; the game is not replayed", known.value(KnownTag::Variant).unwrap_or("")),
-                )
-                .help("pgnkit checks standard chess and Chess960 only"),
-            );
-            return None;
-        }
-    };
-    if chess960 {
-        report.variant = Cow::Borrowed("chess960");
-    }
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
-    let Some(tag) = known.get(KnownTag::Fen) else {
-        if known.value(KnownTag::SetUp) == Some("1") {
-            return None;
-        }
-        return Some(Chess::default());
-    };
-    let fen = match Fen::from_ascii(tag.value.trim().as_bytes()) {
-        Ok(f) => f,
-        Err(e) => {
-            let why = match e {
-                ParseFenError::InvalidBoard => "the board part is not 8 ranks of 8 squares",
-                ParseFenError::InvalidTurn => "the side to move is not 'w' or 'b'",
-                ParseFenError::InvalidCastling => "the castling field is not valid",
-                ParseFenError::InvalidEpSquare => "the en passant square is not valid",
-                ParseFenError::InvalidHalfmoveClock => "the halfmove clock is not a number",
-                ParseFenError::InvalidFullmoves => "the move number is not a positive number",
-                _ => "it is not a FEN",
-            };
-            report.findings.push(
-                Finding::new(Code::InvalidFen, Some(tag.span), format!("FEN \"{}\" cannot be read: {why}", tag.value))
-                    .help("a FEN has six fields: board, side to move, castling, en passant, halfmove clock, move number"),
-            );
-            return None;
-        }
-    };
-    let attempt = fen.clone().into_position::<Chess>(mode);
-    match attempt {
-        Ok(pos) => Some(pos),
-        Err(e) if !chess960 && e.kinds() == PositionErrorKinds::INVALID_CASTLING_RIGHTS => {
-            // Shredder or X-FEN castling of a Chess960 start without the Variant tag.
-            match fen.into_position::<Chess>(CastlingMode::Chess960) {
-                Ok(pos) => {
-                    report.variant = Cow::Borrowed("chess960");
-                    Some(pos)
-                }
-                Err(_) => {
-                    invalid_position(report, tag.span, tag.value, e.kinds());
-                    None
-                }
-            }
-        }
-        Err(e) => {
-            invalid_position(report, tag.span, tag.value, e.kinds());
-            None
-        }
-    }
-}
-
-fn invalid_position(report: &mut GameReport, span: Span, fen: &str, kinds: PositionErrorKinds) {
-    let mut why = Vec::new();
-    for (kind, text) in [
-        (PositionErrorKinds::EMPTY_BOARD, "the board is empty"),
-        (PositionErrorKinds::MISSING_KING, "a king is missing"),
-        (
-            PositionErrorKinds::TOO_MANY_KINGS,
-            "a side has more than one king",
-        ),
-        (
-            PositionErrorKinds::PAWNS_ON_BACKRANK,
-            "a pawn stands on the first or last rank",
-        ),
-        (
-            PositionErrorKinds::INVALID_CASTLING_RIGHTS,
-            "the castling rights do not fit the kings and rooks",
-        ),
-        (
-            PositionErrorKinds::INVALID_EP_SQUARE,
-            "the en passant square does not fit the last pawn move",
-        ),
-        (
-            PositionErrorKinds::OPPOSITE_CHECK,
-            "the side not to move is in check",
-        ),
-        (
-            PositionErrorKinds::IMPOSSIBLE_CHECK,
-            "the check could not have arisen from a legal move",
-        ),
-        (
-            PositionErrorKinds::TOO_MUCH_MATERIAL,
-            "a side has more material than promotions allow",
-        ),
-        (
-            PositionErrorKinds::VARIANT,
-            "the position breaks a variant rule",
-        ),
-    ] {
-        if kinds.contains(kind) {
-            why.push(text);
-        }
-    }
-    report.findings.push(
-        Finding::new(
-            Code::InvalidFen,
-            Some(span),
-            format!("FEN \"{fen}\" is not a legal position: {}", why.join("; ")),
-        )
-        .help("correct the FEN; the game cannot be replayed from an impossible position"),
-    );
-}
-
-fn lex_findings(lexed: &Lexed, out: &mut Capped) {
-    for p in &lexed.problems {
-        let span = Some(p.span);
-        let f = match p.kind {
-            LexProblemKind::UnterminatedTag => Finding::new(Code::UnterminatedTag, span, "the tag pair is not closed on its line")
-                .help("close it on its line: [Name \"value\"]"),
-            LexProblemKind::MalformedTag => Finding::new(Code::MalformedTag, span, "this is not a tag pair")
-                .help("write tags as [Name \"value\"]"),
-            LexProblemKind::UnescapedQuote => Finding::new(Code::UnescapedQuote, span, "a quote inside the tag value is not escaped")
-                .help("write \\\" for a quote inside a value"),
-            LexProblemKind::InvalidUtf8Tag => Finding::new(Code::InvalidUtf8Tag, span, "the tag value is not valid UTF-8; bad bytes are shown as \\xNN")
-                .help("convert the file to UTF-8 (or give its encoding)"),
-            LexProblemKind::UnterminatedComment => Finding::new(Code::UnterminatedComment, span, "the comment opened here is never closed")
-                .help("add the missing '}'"),
-            LexProblemKind::UnterminatedVariation => Finding::new(Code::UnterminatedVariation, span, "a variation is still open at the end of the game")
-                .help("add the missing ')'"),
-            LexProblemKind::UnmatchedVariationEnd => Finding::new(Code::UnmatchedVariationEnd, span, "')' closes no variation")
-                .help("remove it or add the missing '('"),
-            LexProblemKind::ResultInVariation => Finding::new(Code::ResultInVariation, span, "a result token inside a variation")
-                .help("results belong at the end of the main line; remove it or close the variation first"),
-            LexProblemKind::MissingResult => Finding::new(Code::MissingResult, span, "the game ends without a result token")
-                .help("end the movetext with 1-0, 0-1, 1/2-1/2 or *"),
-            LexProblemKind::NonStandardResult => Finding::new(Code::NonStandardResult, span, "the result is not written 1-0, 0-1, 1/2-1/2 or *")
-                .help("use the PGN spelling"),
-            LexProblemKind::BadNag => Finding::new(Code::BadNag, span, "not an annotation glyph ($0 to $255, !, ?, !!, ??, !?, ?!)")
-                .help("fix or remove the annotation"),
-            LexProblemKind::TagInMovetext => Finding::new(Code::TagInMovetext, span, "'[' inside the movetext")
-                .help("tag pairs go before the moves; put commentary in { braces }"),
-            LexProblemKind::GameTooLarge => Finding::new(Code::GameTooLarge, span, "the game is larger than the size limit and was skipped")
-                .help("raise --max-game-size if the game is genuine"),
-            LexProblemKind::DashedEvaluation => Finding::new(Code::DashedEvaluation, span, "read as the evaluation $18 (White is winning) or $19 (Black is winning); it may also be a check sign and a null move")
-                .help("write $18 or $19, or '+ --' for a check and a null move"),
-            LexProblemKind::ForumWrapper => Finding::new(Code::ForumWrapper, span, "the game is wrapped in a forum's [pgn] ... [/pgn]; the game inside was read")
-                .help("remove the [pgn] and [/pgn] lines"),
-        };
-        out.push(f);
-    }
-}
-
-/// The `Result` tag read as a result, after checking it against the result token (R008).
-fn result_tag_against_token(
-    token_span: Option<Span>,
-    report: &mut GameReport,
-) -> Option<GameResult> {
-    let tag = report
-        .result_tag
-        .as_deref()
-        .and_then(|v| GameResult::parse(v.as_bytes()))
-        .map(|r| r.0);
-    if let (Some(a), Some(b)) = (tag, report.result_token) {
-        if a != b {
-            report.findings.push(
-                Finding::new(
-                    Code::ResultMismatch,
-                    token_span,
-                    format!(
-                        "the Result tag says {} but the movetext ends with {}",
-                        a.as_str(),
-                        b.as_str()
-                    ),
-                )
-                .help("make them agree"),
-            );
-        }
-    }
-    tag
-}
-
-/// For a game that cannot be replayed (no start position): the result token of the main line
-/// still has to agree with the `Result` tag, though no rule can be applied.
-fn unreplayed_result(lexed: &Lexed, report: &mut GameReport) {
-    let mut depth = 0usize;
-    let mut last = None;
-    for t in &lexed.tokens {
-        match t.kind {
-            TokenKind::VariationStart => depth += 1,
-            TokenKind::VariationEnd => depth = depth.saturating_sub(1),
-            TokenKind::Result { result, .. } if depth == 0 => last = Some((result, t.span)),
-            _ => {}
-        }
-    }
-    report.result_token = last.map(|(r, _)| r);
-    result_tag_against_token(last.map(|(_, s)| s), report);
-}
-
-/// A game set up in a position that is already over: a dead position (5.2.2) ends it before
-/// its first move, so the moves recorded after it are reported (R013). (Checkmate and
-/// stalemate need no look here: their first move cannot be played.)
-fn start_ended(
-    known: &KnownTags,
-    start: &Chess,
-    opts: &CheckOptions,
-) -> Option<(Termination, u32, Chess)> {
-    // The standard start is alive: only a FEN start is looked at.
-    known.get(KnownTag::Fen)?;
-    if !adjudicate::is_dead(start, opts.insufficient, opts.dead_search)
-        || start.legal_moves().is_empty()
-    {
-        return None;
-    }
-    Some((Termination::DeadPosition, 0, start.clone()))
-}
-
-/// Whether a `Termination` tag says the game was decided off the board: forfeited
-/// (abandoned, a disconnection, a rules infraction) or decided by the arbiter (adjudication,
-/// an emergency). A loss on time is not: article 6.9 decides it.
-fn decided_off_the_board(termination: &str) -> bool {
-    let t = termination.to_ascii_lowercase();
-    if t.contains("time") {
-        return false;
-    }
-    [
-        "abandon",
-        "adjudicat",
-        "infraction",
-        "forfeit",
-        "disconnect",
-        "connection",
-        "emergency",
-        "death",
-        "arbiter",
-    ]
-    .iter()
-    .any(|w| t.contains(w))
-}
-
-/// Decides the result by rule and reconciles it with the tag and the token.
-fn adjudicate(
-    final_pos: &Chess,
-    ended: Option<(Termination, u32, Chess)>,
-    known: &KnownTags,
-    token_span: Option<Span>,
-    opts: &CheckOptions,
-    report: &mut GameReport,
-) {
-    let (termination, ply, pos) = match ended {
-        Some((t, ply, pos)) => (t, Some(ply), pos),
-        None => {
-            let pos = final_pos.clone();
-            // One legal-move generation for both mate and stalemate, unless a legal king
-            // step already shows there are moves.
-            let no_moves = !matcher::king_can_step(&pos) && pos.legal_moves().is_empty();
-            let term = if no_moves && pos.is_check() {
-                Termination::Checkmate
-            } else if no_moves {
-                Termination::Stalemate
-            } else if adjudicate::is_dead(&pos, opts.insufficient, opts.dead_search) {
-                Termination::DeadPosition
-            } else {
-                Termination::None
-            };
-            let ply = (term != Termination::None).then_some(report.plies);
-            (term, ply, pos)
-        }
-    };
-    report.termination = termination;
-    report.termination_ply = ply;
-    report.result_by_rule = match termination {
-        Termination::Checkmate => Some(if pos.turn() == Color::White {
-            GameResult::BlackWins
-        } else {
-            GameResult::WhiteWins
-        }),
-        Termination::None => None,
-        _ => Some(GameResult::Draw),
-    };
-
-    let tag_span = known.get(KnownTag::Result).map(|t| t.span);
-    let tag = result_tag_against_token(token_span, report);
-    let token = report.result_token;
-    let recorded = tag.or(token);
-    let span = if tag.is_some() { tag_span } else { token_span };
-    let at = match ply {
-        Some(0) => " before its first move".to_string(),
-        Some(p) => format!(" after ply {p}"),
-        None => String::new(),
-    };
-    if let (Some(rule), Some(recorded)) = (report.result_by_rule, recorded) {
-        if rule != recorded {
-            let (code, article, event) = match termination {
-                Termination::Checkmate => (Code::ResultAfterCheckmate, "5.1.1", "checkmate"),
-                Termination::Stalemate => (Code::ResultAfterStalemate, "5.2.1", "stalemate"),
-                Termination::DeadPosition => {
-                    (Code::ResultAfterDeadPosition, "5.2.2", "a dead position")
-                }
-                Termination::Fivefold => {
-                    (Code::ResultAfterFivefold, "9.6.1", "fivefold repetition")
-                }
-                _ => (
-                    Code::ResultAfterSeventyFive,
-                    "9.6.2",
-                    "75 moves without capture or pawn move",
-                ),
-            };
-            let code = if recorded == GameResult::Unknown {
-                Code::UnfinishedButOver
-            } else {
-                code
-            };
-            report.findings.push(
-                Finding::new(
-                    code,
-                    span,
-                    format!(
-                        "the game ended{at} by {event}, so the result is {}, not {}",
-                        rule.as_str(),
-                        recorded.as_str()
-                    ),
-                )
-                .help(format!("set the result to {}", rule.as_str()))
-                .note(format!("FIDE Laws of Chess, article {article}")),
-            );
-        }
-    } else if let Some(recorded @ (GameResult::WhiteWins | GameResult::BlackWins)) = recorded {
-        // 6.9 / 5.1.2: a win needs a winner who could still mate.
-        let winner = if recorded == GameResult::WhiteWins {
-            Color::White
-        } else {
-            Color::Black
-        };
-        if report.legal
-            && adjudicate::can_mate(&pos, winner, opts.insufficient, opts.dead_search)
-                == Mateable::Never
-        {
-            let name = if winner == Color::White {
-                "White"
-            } else {
-                "Black"
-            };
-            let termination = known.value(KnownTag::Termination);
-            let f = match termination.filter(|t| decided_off_the_board(t)) {
-                // 6.9 and 5.1.2 draw a flag fall or a resignation; a forfeit or the
-                // arbiter's decision is not theirs to decide, so the win may stand.
-                Some(t) => Finding::new(
-                    Code::UnearnableWinOffTheBoard,
-                    span,
-                    format!("{name} is scored as the winner but could not checkmate by any series of legal moves in the final position; the Termination tag says \"{t}\", a forfeit or an arbiter's decision"),
-                )
-                .help("keep the result if the arbiter or the event's rules awarded the win; set 1/2-1/2 if the game was lost on time or by resignation")
-                .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation) do not decide forfeits and adjudications"),
-                None => {
-                    let f = Finding::new(
-                        Code::UnearnableWin,
-                        span,
-                        format!("{name} is scored as the winner but could not checkmate by any series of legal moves in the final position"),
-                    )
-                    .help("set the result to 1/2-1/2")
-                    .note("FIDE Laws of Chess, articles 6.9 (time) and 5.1.2 (resignation)");
-                    match termination {
-                        Some(t) => f.note(format!("Termination tag: \"{t}\"")),
-                        None => f,
-                    }
-                }
-            };
-            report.findings.push(f);
-        }
-    }
-    if termination == Termination::None {
-        if let Some(p) = report.threefold_ply {
-            let what = if report.perpetual_check {
-                " (perpetual check)"
-            } else {
-                ""
-            };
-            report.findings.push(
-                Finding::new(
-                    Code::ThreefoldClaimable,
-                    None,
-                    format!("a draw by threefold repetition{what} could be claimed at ply {p}"),
-                )
-                .note("FIDE Laws of Chess, article 9.2"),
-            );
-        }
-        if let Some(p) = report.fifty_ply {
-            report.findings.push(
-                Finding::new(
-                    Code::FiftyMoveClaimable,
-                    None,
-                    format!("a draw by the fifty-move rule could be claimed at ply {p}"),
-                )
-                .note("FIDE Laws of Chess, article 9.3"),
-            );
-        }
-    }
-    if report.perpetual_check {
-        report.findings.push(Finding::new(
-            Code::PerpetualCheck,
-            None,
-            "the repetition came from perpetual check (长将和)",
-        ));
+/// The ply to be played in `pos`.
+fn ply_label(pos: &Chess) -> PlyLabel {
+    PlyLabel {
+        number: pos.fullmoves().get(),
+        white: pos.turn() == Color::White,
     }
 }
 

@@ -2,5 +2,9 @@
 //! deciding results by rule (checkmate, stalemate, dead position, repetition, move limits).
 
 pub mod adjudicate;
+mod ending;
+mod explain;
 pub mod game;
 pub mod matcher;
+mod start;
+mod tags;

@@ -1,0 +1,155 @@
+//! Explanations shown in findings: a move as its writer would have written it, why no
+//! legal move fits a pattern, and the FEN of the position a finding is about.
+
+use shakmaty::{fen::Fen, san::San, Chess, Color, EnPassantMode, Move, Position};
+
+use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
+use crate::rules::matcher::long_form;
+
+pub(super) fn fen(pos: &Chess) -> String {
+    // Written straight into one string of the right size, not through `Display`.
+    let mut text = String::with_capacity(96);
+    Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut text);
+    text
+}
+
+pub(super) fn san(pos: &Chess, mv: &Move) -> String {
+    San::from_move(pos, *mv).to_string()
+}
+
+/// A legal move as the writer of `token` would have written it, with SAN in parentheses when
+/// that differs: `Bc4xf7+ (Bxf7+)`, `象c4×f7+ (Bxf7+)`.
+pub(super) fn shown_move(pos: &Chess, m: &ReadMove, token: &str, mv: &Move) -> String {
+    let long = match m.pattern {
+        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
+        _ => false,
+    };
+    let s = san(pos, mv) + suffix(pos, mv);
+    let shown = if m.notes.has(Notes::CHINESE) {
+        let style = notation::write::ZhStyle {
+            traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
+            ..Default::default()
+        };
+        let mut out = String::new();
+        let check = check_after(pos, mv);
+        if long {
+            notation::write::zh_long(pos, *mv, check, style, &mut out);
+        } else {
+            notation::write::zh(pos, *mv, check, style, &mut out);
+        }
+        out
+    } else if long {
+        long_form(mv) + suffix(pos, mv)
+    } else {
+        s.clone()
+    };
+    if shown == s {
+        s
+    } else {
+        format!("{shown} ({s})")
+    }
+}
+
+/// Check or mate after the move played in `pos`.
+pub(super) fn check_after(pos: &Chess, mv: &Move) -> CheckClaim {
+    match suffix(pos, mv) {
+        "#" => CheckClaim::Mate,
+        "+" => CheckClaim::Check,
+        _ => CheckClaim::None,
+    }
+}
+
+/// `+` or `#` for the move played in `pos`.
+pub(super) fn suffix(pos: &Chess, mv: &Move) -> &'static str {
+    let mut after = pos.clone();
+    after.play_unchecked(*mv);
+    if after.is_checkmate() {
+        "#"
+    } else if after.is_check() {
+        "+"
+    } else {
+        ""
+    }
+}
+
+/// Why no legal move fits the pattern, in words.
+pub(super) fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
+    use shakmaty::{Role, Square};
+    match m.pattern {
+        MovePattern::Castle(side) => {
+            let name = if side == shakmaty::CastlingSide::KingSide {
+                "short"
+            } else {
+                "long"
+            };
+            if !pos.castles().has(pos.turn(), side) {
+                format!("{name} castling is no longer allowed (king or rook has moved)")
+            } else if pos.is_check() {
+                "the king is in check".into()
+            } else {
+                format!("{name} castling is blocked or passes through an attacked square")
+            }
+        }
+        MovePattern::CastleAnySide => "no castling move is legal".into(),
+        MovePattern::Null => "null move".into(),
+        MovePattern::Normal(n) => {
+            let role_name = |r: Role| match r {
+                Role::Pawn => "pawn",
+                Role::Knight => "knight",
+                Role::Bishop => "bishop",
+                Role::Rook => "rook",
+                Role::Queen => "queen",
+                Role::King => "king",
+            };
+            if let (Some(f), Some(r)) = (n.from_file, n.from_rank) {
+                let from = Square::from_coords(f, r);
+                match pos.board().piece_at(from) {
+                    None => return format!("there is no piece on {from}"),
+                    Some(p) if p.color != pos.turn() => {
+                        return format!("the piece on {from} belongs to the opponent")
+                    }
+                    Some(p) if n.role.is_some_and(|r| r != p.role) => {
+                        return format!(
+                            "there is no {} on {from} (a {} stands there)",
+                            role_name(n.role.unwrap_or(p.role)),
+                            role_name(p.role)
+                        )
+                    }
+                    _ => {}
+                }
+            }
+            let role = n.role.unwrap_or(Role::Pawn);
+            if n.role.is_some() && (pos.board().by_piece(role.of(pos.turn()))).is_empty() {
+                return format!(
+                    "{} has no {}",
+                    if pos.turn() == Color::White {
+                        "White"
+                    } else {
+                        "Black"
+                    },
+                    role_name(role)
+                );
+            }
+            if let Some(rank) = n.to_rank {
+                let to = Square::from_coords(n.to_file, rank);
+                if pos.us().contains(to) {
+                    return format!("{to} is occupied by a piece of the side to move");
+                }
+                if m.capture == CaptureClaim::Capture
+                    && !pos.them().contains(to)
+                    && pos.ep_square(EnPassantMode::Legal) != Some(to)
+                {
+                    return format!("there is nothing to capture on {to}");
+                }
+                if pos.is_check() {
+                    return format!(
+                        "no {} can go to {to} while the king is in check",
+                        role_name(role)
+                    );
+                }
+                return format!("no {} can go to {to}", role_name(role));
+            }
+            "no legal move fits".into()
+        }
+    }
+}

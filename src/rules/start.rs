@@ -1,0 +1,157 @@
+//! The position a game starts from: the Variant, SetUp and FEN tags read, and an
+//! impossible FEN explained.
+
+use std::borrow::Cow;
+
+use shakmaty::{
+    fen::{Fen, ParseFenError},
+    CastlingMode, Chess, PositionErrorKinds,
+};
+
+use crate::diag::{Code, Finding};
+use crate::pgn::{KnownTag, KnownTags, Span};
+use crate::rules::game::GameReport;
+
+/// The position the game starts from, per its `Variant`, `SetUp` and `FEN` tags.
+pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Option<Chess> {
+    let variant = known
+        .value(KnownTag::Variant)
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let chess960 = match variant.as_str() {
+        "" | "standard" | "from position" | "from_position" | "normal" | "chess" => false,
+        "chess960"
+        | "chess 960"
+        | "960"
+        | "fischerandom"
+        | "fischer random"
+        | "fischerrandom"
+        | "fischer random chess"
+        | "freestyle" => true,
+        _ => {
+            report.variant = Cow::Owned(variant.clone());
+            let span = known.get(KnownTag::Variant).map(|t| t.span);
+            report.findings.push(
+                Finding::new(
+                    Code::UnsupportedVariant,
+                    span,
+                    format!("variant \"{}\" is not standard chess or Chess960; the game is not replayed", known.value(KnownTag::Variant).unwrap_or("")),
+                )
+                .help("pgnkit checks standard chess and Chess960 only"),
+            );
+            return None;
+        }
+    };
+    if chess960 {
+        report.variant = Cow::Borrowed("chess960");
+    }
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let Some(tag) = known.get(KnownTag::Fen) else {
+        if known.value(KnownTag::SetUp) == Some("1") {
+            return None;
+        }
+        return Some(Chess::default());
+    };
+    let fen = match Fen::from_ascii(tag.value.trim().as_bytes()) {
+        Ok(f) => f,
+        Err(e) => {
+            let why = match e {
+                ParseFenError::InvalidBoard => "the board part is not 8 ranks of 8 squares",
+                ParseFenError::InvalidTurn => "the side to move is not 'w' or 'b'",
+                ParseFenError::InvalidCastling => "the castling field is not valid",
+                ParseFenError::InvalidEpSquare => "the en passant square is not valid",
+                ParseFenError::InvalidHalfmoveClock => "the halfmove clock is not a number",
+                ParseFenError::InvalidFullmoves => "the move number is not a positive number",
+                _ => "it is not a FEN",
+            };
+            report.findings.push(
+                Finding::new(Code::InvalidFen, Some(tag.span), format!("FEN \"{}\" cannot be read: {why}", tag.value))
+                    .help("a FEN has six fields: board, side to move, castling, en passant, halfmove clock, move number"),
+            );
+            return None;
+        }
+    };
+    let attempt = fen.clone().into_position::<Chess>(mode);
+    match attempt {
+        Ok(pos) => Some(pos),
+        Err(e) if !chess960 && e.kinds() == PositionErrorKinds::INVALID_CASTLING_RIGHTS => {
+            // Shredder or X-FEN castling of a Chess960 start without the Variant tag.
+            match fen.into_position::<Chess>(CastlingMode::Chess960) {
+                Ok(pos) => {
+                    report.variant = Cow::Borrowed("chess960");
+                    Some(pos)
+                }
+                Err(_) => {
+                    invalid_position(report, tag.span, tag.value, e.kinds());
+                    None
+                }
+            }
+        }
+        Err(e) => {
+            invalid_position(report, tag.span, tag.value, e.kinds());
+            None
+        }
+    }
+}
+
+pub(super) fn invalid_position(
+    report: &mut GameReport,
+    span: Span,
+    fen: &str,
+    kinds: PositionErrorKinds,
+) {
+    let mut why = Vec::new();
+    for (kind, text) in [
+        (PositionErrorKinds::EMPTY_BOARD, "the board is empty"),
+        (PositionErrorKinds::MISSING_KING, "a king is missing"),
+        (
+            PositionErrorKinds::TOO_MANY_KINGS,
+            "a side has more than one king",
+        ),
+        (
+            PositionErrorKinds::PAWNS_ON_BACKRANK,
+            "a pawn stands on the first or last rank",
+        ),
+        (
+            PositionErrorKinds::INVALID_CASTLING_RIGHTS,
+            "the castling rights do not fit the kings and rooks",
+        ),
+        (
+            PositionErrorKinds::INVALID_EP_SQUARE,
+            "the en passant square does not fit the last pawn move",
+        ),
+        (
+            PositionErrorKinds::OPPOSITE_CHECK,
+            "the side not to move is in check",
+        ),
+        (
+            PositionErrorKinds::IMPOSSIBLE_CHECK,
+            "the check could not have arisen from a legal move",
+        ),
+        (
+            PositionErrorKinds::TOO_MUCH_MATERIAL,
+            "a side has more material than promotions allow",
+        ),
+        (
+            PositionErrorKinds::VARIANT,
+            "the position breaks a variant rule",
+        ),
+    ] {
+        if kinds.contains(kind) {
+            why.push(text);
+        }
+    }
+    report.findings.push(
+        Finding::new(
+            Code::InvalidFen,
+            Some(span),
+            format!("FEN \"{fen}\" is not a legal position: {}", why.join("; ")),
+        )
+        .help("correct the FEN; the game cannot be replayed from an impossible position"),
+    );
+}

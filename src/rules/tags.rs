@@ -1,0 +1,193 @@
+//! Findings about the tag section and the lexer's problems: the Seven Tag Roster, repeated
+//! tags, the Date, the Result and FEN/SetUp tags, and lexer problems turned into findings.
+
+use std::collections::HashSet;
+
+use crate::diag::{quote, Capped, Code, Finding};
+use crate::pgn::{GameResult, KnownTag, KnownTags, LexProblemKind, Lexed};
+
+pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
+    let roster_incomplete = KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none());
+    if let Some(first) = lexed.tags().next().filter(|_| roster_incomplete) {
+        let missing: Vec<&str> = KnownTag::ROSTER
+            .into_iter()
+            .filter(|&k| known.get(k).is_none())
+            .map(KnownTag::name)
+            .collect();
+        out.push(
+            Finding::new(
+                Code::MissingRosterTag,
+                Some(first.span),
+                format!(
+                    "missing Seven Tag Roster tag{}: {}",
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing.join(", ")
+                ),
+            )
+            .help("add them; use \"?\" for an unknown value"),
+        );
+    }
+    // A name seen before is looked for only when a cheap fingerprint (length and last byte)
+    // has been seen before: most games have no two tags alike. Past a few tags the names go
+    // into a set, so that a game of a hundred thousand tags costs a pass, not their square.
+    let mut seen = 0u64;
+    let mut names: Option<HashSet<&[u8]>> = None;
+    let mut repeats = Vec::new();
+    for (i, name) in lexed.tag_names().enumerate() {
+        if let Some(names) = names.as_mut() {
+            if !names.insert(name) {
+                repeats.push(i);
+            }
+            continue;
+        }
+        let bit = 1u64 << ((name.len() * 31 + usize::from(name.last().copied().unwrap_or(0))) % 64);
+        let maybe = seen & bit != 0;
+        seen |= bit;
+        if maybe && i >= 16 {
+            let mut set: HashSet<&[u8]> = lexed.tag_names().take(i).collect();
+            if !set.insert(name) {
+                repeats.push(i);
+            }
+            names = Some(set);
+        } else if maybe && lexed.tag_names().take(i).any(|u| u == name) {
+            repeats.push(i);
+        }
+    }
+    let mut repeats = repeats.into_iter().peekable();
+    for (i, t) in lexed.tags().enumerate() {
+        if repeats.peek().is_none() {
+            break;
+        }
+        if repeats.next_if_eq(&i).is_some() {
+            out.push(
+                Finding::new(
+                    Code::DuplicateTag,
+                    Some(t.span),
+                    format!("tag {} appears more than once", quote(t.name)),
+                )
+                .help("keep one of them; pgnkit uses the first"),
+            );
+        }
+    }
+    if let Some(t) = known.get(KnownTag::Date) {
+        if let Err(why) = check_date(t.value) {
+            out.push(
+                Finding::new(
+                    Code::MalformedDate,
+                    Some(t.span),
+                    format!("Date \"{}\" {why}", quote(t.value)),
+                )
+                .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)"),
+            );
+        }
+    }
+    if let Some(t) = known.get(KnownTag::Result) {
+        if !matches!(t.value, "1-0" | "0-1" | "1/2-1/2" | "*") {
+            let mut f = Finding::new(
+                Code::UnknownResultTag,
+                Some(t.span),
+                format!("Result \"{}\" is not a PGN result", quote(t.value)),
+            );
+            f = match GameResult::parse(t.value.as_bytes()) {
+                Some((r, _)) => f.help(format!("write [Result \"{}\"]", r.as_str())),
+                None => f.help("use 1-0, 0-1, 1/2-1/2 or *"),
+            };
+            out.push(f);
+        }
+    }
+    let fen = known.get(KnownTag::Fen);
+    let setup = known.get(KnownTag::SetUp);
+    match (fen, setup) {
+        (Some(f), None) => out.push(
+            Finding::new(
+                Code::FenWithoutSetUp,
+                Some(f.span),
+                "FEN tag without SetUp \"1\"",
+            )
+            .help("add [SetUp \"1\"] before the FEN tag"),
+        ),
+        (Some(f), Some(s)) if s.value != "1" => out.push(
+            Finding::new(
+                Code::FenWithoutSetUp,
+                Some(f.span),
+                format!("FEN tag with SetUp \"{}\"", s.value),
+            )
+            .help("set [SetUp \"1\"]"),
+        ),
+        (None, Some(s)) if s.value == "1" => out.push(
+            Finding::new(
+                Code::SetUpWithoutFen,
+                Some(s.span),
+                "SetUp \"1\" but no FEN tag: the starting position is unknown",
+            )
+            .help("add the FEN tag, or remove SetUp to start from the standard position"),
+        ),
+        _ => {}
+    }
+}
+
+pub(super) fn check_date(value: &str) -> Result<(), &'static str> {
+    let parts: Vec<&str> = value.split('.').collect();
+    if parts.len() != 3 {
+        return Err("is not in YYYY.MM.DD form");
+    }
+    let field = |s: &str, len: usize, max: u32| -> Result<(), &'static str> {
+        if s.len() != len {
+            return Err("is not in YYYY.MM.DD form");
+        }
+        if s.bytes().all(|b| b == b'?') {
+            return Ok(());
+        }
+        if !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("has characters other than digits and '?'");
+        }
+        let v: u32 = s.parse().map_err(|_| "is not a number")?;
+        if max > 0 && (v == 0 || v > max) {
+            return Err("has a month or day out of range");
+        }
+        Ok(())
+    };
+    field(parts[0], 4, 0)?;
+    field(parts[1], 2, 12)?;
+    field(parts[2], 2, 31)?;
+    Ok(())
+}
+
+pub(super) fn lex_findings(lexed: &Lexed, out: &mut Capped) {
+    for p in &lexed.problems {
+        let span = Some(p.span);
+        let f = match p.kind {
+            LexProblemKind::UnterminatedTag => Finding::new(Code::UnterminatedTag, span, "the tag pair is not closed on its line")
+                .help("close it on its line: [Name \"value\"]"),
+            LexProblemKind::MalformedTag => Finding::new(Code::MalformedTag, span, "this is not a tag pair")
+                .help("write tags as [Name \"value\"]"),
+            LexProblemKind::UnescapedQuote => Finding::new(Code::UnescapedQuote, span, "a quote inside the tag value is not escaped")
+                .help("write \\\" for a quote inside a value"),
+            LexProblemKind::InvalidUtf8Tag => Finding::new(Code::InvalidUtf8Tag, span, "the tag value is not valid UTF-8; bad bytes are shown as \\xNN")
+                .help("convert the file to UTF-8 (or give its encoding)"),
+            LexProblemKind::UnterminatedComment => Finding::new(Code::UnterminatedComment, span, "the comment opened here is never closed")
+                .help("add the missing '}'"),
+            LexProblemKind::UnterminatedVariation => Finding::new(Code::UnterminatedVariation, span, "a variation is still open at the end of the game")
+                .help("add the missing ')'"),
+            LexProblemKind::UnmatchedVariationEnd => Finding::new(Code::UnmatchedVariationEnd, span, "')' closes no variation")
+                .help("remove it or add the missing '('"),
+            LexProblemKind::ResultInVariation => Finding::new(Code::ResultInVariation, span, "a result token inside a variation")
+                .help("results belong at the end of the main line; remove it or close the variation first"),
+            LexProblemKind::MissingResult => Finding::new(Code::MissingResult, span, "the game ends without a result token")
+                .help("end the movetext with 1-0, 0-1, 1/2-1/2 or *"),
+            LexProblemKind::NonStandardResult => Finding::new(Code::NonStandardResult, span, "the result is not written 1-0, 0-1, 1/2-1/2 or *")
+                .help("use the PGN spelling"),
+            LexProblemKind::BadNag => Finding::new(Code::BadNag, span, "not an annotation glyph ($0 to $255, !, ?, !!, ??, !?, ?!)")
+                .help("fix or remove the annotation"),
+            LexProblemKind::TagInMovetext => Finding::new(Code::TagInMovetext, span, "'[' inside the movetext")
+                .help("tag pairs go before the moves; put commentary in { braces }"),
+            LexProblemKind::GameTooLarge => Finding::new(Code::GameTooLarge, span, "the game is larger than the size limit and was skipped")
+                .help("raise --max-game-size if the game is genuine"),
+            LexProblemKind::DashedEvaluation => Finding::new(Code::DashedEvaluation, span, "read as the evaluation $18 (White is winning) or $19 (Black is winning); it may also be a check sign and a null move")
+                .help("write $18 or $19, or '+ --' for a check and a null move"),
+            LexProblemKind::ForumWrapper => Finding::new(Code::ForumWrapper, span, "the game is wrapped in a forum's [pgn] ... [/pgn]; the game inside was read")
+                .help("remove the [pgn] and [/pgn] lines"),
+        };
+        out.push(f);
+    }
+}
