@@ -940,3 +940,36 @@ fn options_that_do_not_apply_are_refused() {
         convert(&args, None);
     }
 }
+
+#[test]
+fn comment_that_is_not_utf8_is_written_with_replacement_and_named() {
+    // Passed through undecoded: the comment once came out as `{}`, silently.
+    let o = pgnkit(
+        &[
+            "convert",
+            "--encoding",
+            "utf-8",
+            "testdata/input/comment-not-utf8.pgn",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("{bad \u{FFFD}\u{FFFD} here}"), "{out}");
+    let err = stderr(&o);
+    assert!(
+        err.contains("comment-not-utf8.pgn:1: game 1: movetext bytes that are not UTF-8"),
+        "{err}"
+    );
+    let o = pgnkit(
+        &[
+            "convert",
+            "--encoding",
+            "utf-8",
+            "--format",
+            "jsonl",
+            "testdata/input/comment-not-utf8.pgn",
+        ],
+        None,
+    );
+    assert!(stdout(&o).contains("\"comments\":[\"bad \u{FFFD}\u{FFFD} here\"]"));
+}

@@ -274,6 +274,14 @@ fn convert_one(
     } else {
         convert::elements(game.bytes, lexed, collector, keep)
     };
+    if convert::has_replacement(&elements) {
+        let _ = writeln!(
+            done.diagnostics,
+            "warning: {name}:{}: game {}: movetext bytes that are not UTF-8 were written as \
+             U+FFFD; read the input with its --encoding to keep them",
+            game.line, game.number
+        );
+    }
     let out = &mut done.body;
     let _ = match args.format {
         FormatArg::Pgn => {
