@@ -966,3 +966,27 @@ fn duplicates_among_many_tags_are_found() {
         .count();
     assert_eq!(games, 2, "{text}");
 }
+
+#[test]
+fn a_long_tag_section_with_blank_lines_is_one_game_with_any_jobs() {
+    // Past the reader's first 256 KiB: a read that ended inside a tag name (`[Tag1` of
+    // `[Tag17078 ...]`) after a blank line once started a second game there.
+    let mut input = String::new();
+    for i in 0..20000 {
+        input.push_str(&format!("[Tag{i} \"v\"]\n\n"));
+    }
+    input.push_str("1. e4 *\n");
+    let dir = std::env::temp_dir().join(format!("pgnkit-long-tags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long-tags.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let path = path.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let o = pgnkit(&["validate", "-j", jobs, "--format", "csv", path], None);
+        let out = stdout(&o);
+        let err = stderr(&o);
+        assert!(err.contains("1 file, 1 game:"), "-j {jobs}: {err}");
+        assert!(!out.contains("P007"), "-j {jobs}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

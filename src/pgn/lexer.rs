@@ -875,7 +875,15 @@ impl Lexer<'_> {
             self.token_on_line = true;
             match b {
                 b'[' if !movetext || at_line_start => {
-                    if movetext || (newlines_since_tag >= 2 && self.is_repeated_tag(start)) {
+                    let repeated = if !movetext && newlines_since_tag >= 2 {
+                        match self.is_repeated_tag(start) {
+                            Some(r) => r,
+                            None => return LexEnd::NeedMore,
+                        }
+                    } else {
+                        false
+                    };
+                    if movetext || repeated {
                         // A new game begins on this line.
                         if depth > 0 {
                             self.problem_at(LexProblemKind::UnterminatedVariation, last_end);
@@ -1222,20 +1230,25 @@ impl Lexer<'_> {
     /// Whether the tag at `start` repeats a name already in this game's tags. Asked at every
     /// tag after a blank line: past a few tags the names go into a set, brought up to date at
     /// each question, so that a long tag section with blank lines costs a pass, not a square.
-    fn is_repeated_tag(&mut self, start: usize) -> bool {
+    /// `None` when the bytes end inside the name: `[Tag1` cut from `[Tag17 ...]` is not `Tag1`
+    /// (a read's boundary once split a long tag section there).
+    fn is_repeated_tag(&mut self, start: usize) -> Option<bool> {
         const SCAN_MAX: usize = 16;
         let rest = &self.data[start + 1..];
         let name_len = rest
             .iter()
             .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
             .count();
+        if name_len == rest.len() && !self.eof {
+            return None;
+        }
         let name = &rest[..name_len];
         if name.is_empty() {
-            return false;
+            return Some(false);
         }
         let count = self.out.tag_count();
         if count <= SCAN_MAX {
-            return self.out.tag_names().any(|t| t == name);
+            return Some(self.out.tag_names().any(|t| t == name));
         }
         let (known, set) = self.tag_name_set.get_or_insert_with(|| (0, HashSet::new()));
         set.extend(
@@ -1246,7 +1259,7 @@ impl Lexer<'_> {
                 .map(Box::<[u8]>::from),
         );
         *known = count;
-        set.contains(name)
+        Some(set.contains(name))
     }
 
     /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.
