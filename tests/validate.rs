@@ -457,10 +457,29 @@ fn a_byte_that_does_not_decode_is_reported_with_its_offset() {
         None,
     );
     assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
+    // A diagnostic in validate's output, at the first bad byte's line and column.
+    let out = stdout(&o);
     assert!(
-        err.contains("1 byte sequence is not valid GBK (at byte offset 115)"),
-        "{err}"
+        out.contains("error[P027]: 1 byte sequence is not valid GBK (at byte offset 115)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> testdata/input/chinese-gbk-badbyte.pgn:9:1\n"),
+        "{out}"
+    );
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "csv",
+            "testdata/diagnostics/P027.pgn",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("P027.pgn,9,21,0,?,?,,,error,P027,"),
+        "{}",
+        stdout(&o)
     );
 }
 
@@ -573,14 +592,15 @@ fn utf8_with_a_stray_byte_stays_utf8() {
         "{}",
         stdout(&o)
     );
-    let err = stderr(&o);
+    let out = stdout(&o);
     assert!(
-        err.contains(&format!(
+        out.contains(&format!(
             "1 byte sequence is not valid UTF-8 (at byte offset {bad})"
         )),
-        "{err}"
+        "{out}"
     );
-    assert!(!err.contains("windows-1252"), "{err}");
+    assert!(out.contains("\"code\":\"P027\""), "{out}");
+    assert!(!stderr(&o).contains("windows-1252"), "{}", stderr(&o));
 }
 
 #[test]

@@ -448,17 +448,33 @@ impl Inputs {
             self.totals.problems += bad - 1;
             self.problem();
             let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
-            say(format_args!(
-                "error: {name}: {bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
-                if bad == 1 { " is" } else { "s are" },
-                detected.encoding.name(),
-                if offsets.len() == 1 { "" } else { "s" },
-                shown.join(", "),
-                if bad as usize > offsets.len() { ", ..." } else { "" },
-            ))?;
-            say(format_args!(
-                "   = help: give the file's encoding with --encoding, or repair the bytes"
-            ))?;
+            // Where the first one is in the text read (the offsets are the file's bytes).
+            let (line, col) = malformed.first_at().unwrap_or((1, 1));
+            let span = crate::pgn::Span {
+                start: 0,
+                end: 0,
+                line,
+                col,
+            };
+            let finding =
+                Finding::new(
+                    Code::BytesDoNotDecode,
+                    Some(span),
+                    format!(
+                    "{bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
+                    if bad == 1 { " is" } else { "s are" },
+                    detected.encoding.name(),
+                    if offsets.len() == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if bad as usize > offsets.len() { ", ..." } else { "" },
+                ),
+                )
+                .help("give the file's encoding with --encoding, or repair the bytes");
+            on_problem(&InputProblem {
+                file: name,
+                line,
+                finding,
+            })?;
         }
         Ok(())
     }
