@@ -697,7 +697,9 @@ fn convert_all(
         let read = &inputs.totals;
         let mb = read.bytes as f64 / 1e6;
         say(format_args!(
-            "pgnkit: {} game{}: {} written ({} repaired), {} rejected{} in {:.2} s ({:.1} MB/s)",
+            "pgnkit: {} file{}, {} game{}: {} written ({} repaired), {} rejected{} in {:.2} s ({:.1} MB/s)",
+            read.files,
+            if read.files == 1 { "" } else { "s" },
             read.games,
             if read.games == 1 { "" } else { "s" },
             totals.written,

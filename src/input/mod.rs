@@ -486,7 +486,8 @@ impl Inputs {
     }
 
     /// The summary lines every command prints after its own: files a directory walk passed
-    /// over, encodings other than UTF-8, and a run that read no game.
+    /// over, encodings other than UTF-8, problems of inputs as a whole and inputs that could
+    /// not be read.
     ///
     /// # Errors
     ///
@@ -517,6 +518,22 @@ impl Inputs {
             say(format_args!(
                 "pgnkit: encodings other than UTF-8: {}",
                 legacy.join(", ")
+            ))?;
+        }
+        // Each was reported where it was met; the summary says the run had them, in every
+        // command alike (convert's and stats' own lines count games, not inputs).
+        if totals.problems > 0 {
+            say(format_args!(
+                "pgnkit: {} problem{} of inputs as a whole (breaks, bytes that do not decode, not PGN), reported above",
+                totals.problems,
+                plural(totals.problems)
+            ))?;
+        }
+        if totals.failed > 0 {
+            say(format_args!(
+                "pgnkit: {} input{} could not be read, reported above",
+                totals.failed,
+                plural(totals.failed as u64)
             ))?;
         }
         Ok(())
