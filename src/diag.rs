@@ -84,6 +84,7 @@ codes! {
     // Inputs as a whole (game 0 in reports).
     InputBreaksOff = "P025", Error, "compressed input breaks off";
     NotPgn = "P026", Error, "input is not PGN";
+    BytesDoNotDecode = "P027", Error, "bytes that do not decode";
     // Tags.
     MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
     MalformedDate = "T002", Warning, "malformed Date tag";

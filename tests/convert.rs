@@ -940,3 +940,59 @@ fn options_that_do_not_apply_are_refused() {
         convert(&args, None);
     }
 }
+
+#[test]
+fn comment_that_is_not_utf8_is_written_with_replacement_and_named() {
+    // Passed through undecoded: the comment once came out as `{}`, silently.
+    let o = pgnkit(
+        &[
+            "convert",
+            "--encoding",
+            "utf-8",
+            "testdata/input/comment-not-utf8.pgn",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("{bad \u{FFFD}\u{FFFD} here}"), "{out}");
+    let err = stderr(&o);
+    assert!(
+        err.contains("comment-not-utf8.pgn:1: game 1: movetext bytes that are not UTF-8"),
+        "{err}"
+    );
+    let o = pgnkit(
+        &[
+            "convert",
+            "--encoding",
+            "utf-8",
+            "--format",
+            "jsonl",
+            "testdata/input/comment-not-utf8.pgn",
+        ],
+        None,
+    );
+    assert!(stdout(&o).contains("\"comments\":[\"bad \u{FFFD}\u{FFFD} here\"]"));
+}
+
+#[test]
+fn book_header_names_holding_a_result_or_an_open_brace_stay_names() {
+    // Written by another tool: the lexer once ended the game at the `1-0` in the name, or
+    // read the rest of the file as the comment the `{` opened.
+    let out = convert(
+        &["--format", "jsonl", "testdata/convert/book-stray-names.txt"],
+        None,
+    );
+    let games: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tag = |g: usize, t: &str| games[g]["tags"][t].as_str().unwrap_or("-").to_string();
+    assert_eq!(games.len(), 2, "{out}");
+    assert_eq!(tag(0, "White"), "Team 1-0 A");
+    assert_eq!(tag(0, "Black"), "Club {B");
+    assert_eq!(games[0]["moves"].as_array().unwrap().len(), 4);
+    assert_eq!(games[0]["result"], "1-0");
+    assert_eq!(tag(1, "White"), "(Old) Guard");
+    assert_eq!(tag(1, "Black"), "Kid 0-1 Z");
+    assert_eq!(games[1]["moves"].as_array().unwrap().len(), 2);
+}

@@ -387,3 +387,49 @@ fn a_rewrite_in_place_keeps_every_game() {
         .unwrap()
         .contains(second.trim_end()));
 }
+
+#[test]
+fn every_command_ends_its_summary_with_the_same_lines_about_inputs() {
+    // Convert's summary once named neither its files nor the problems of its inputs.
+    let tail = |args: &[&str]| -> Vec<String> {
+        let mut all = args.to_vec();
+        all.push("testdata/input/chinese-gbk-badbyte.pgn");
+        let err = stderr(&pgnkit(&all, None));
+        let lines: Vec<String> = err
+            .lines()
+            .filter(|l| l.starts_with("pgnkit: "))
+            .map(str::to_owned)
+            .collect();
+        let own = lines
+            .iter()
+            .position(|l| l.contains(" in ") && l.contains("MB/s"))
+            .unwrap_or_else(|| panic!("{args:?}: no summary in {err}"));
+        assert!(lines[own].starts_with("pgnkit: 1 file"), "{args:?}: {err}");
+        lines[own + 1..].to_vec()
+    };
+    let stats_dir = std::env::temp_dir().join(format!("pgnkit-tail-{}", std::process::id()));
+    let stats_out = stats_dir.to_str().unwrap();
+    let validate = tail(&["validate"]);
+    assert_eq!(
+        validate,
+        [
+            "pgnkit: encodings other than UTF-8: GBK (1 file)",
+            "pgnkit: 1 problem of inputs as a whole (breaks, bytes that do not decode, not PGN), reported above",
+        ]
+    );
+    assert_eq!(tail(&["convert"]), validate);
+    // Stats writes no report when an input cannot be read; the other two go on and say so.
+    for command in ["validate", "convert"] {
+        let lines = tail(&[command, "testdata/no-such-file.pgn"]);
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("pgnkit: 1 input could not be read, reported above"),
+            "{command}"
+        );
+    }
+    assert_eq!(
+        tail(&["stats", "--report", "summary", "-o", stats_out]),
+        validate
+    );
+    let _ = std::fs::remove_dir_all(&stats_dir);
+}

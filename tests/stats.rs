@@ -1217,3 +1217,36 @@ fn tiebreaks_refuse_an_unknown_name_listing_the_known_ones() {
     );
     assert!(message.contains("ARO, TPR, PTP, APRO, APPO"), "{message}");
 }
+
+#[test]
+fn partial_runs_and_merge_say_what_the_other_commands_say_and_obey_quiet() {
+    let dir = std::env::temp_dir().join(format!("pgnkit-partial-tail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let part = dir.join("a.jsonl");
+    let part = part.to_str().unwrap();
+    let input = "testdata/input/chinese-gbk-badbyte.pgn";
+    let tail = |err: &str| -> Vec<String> {
+        err.lines()
+            .filter(|l| l.starts_with("pgnkit: ") && !l.contains("MB/s"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let validate = stderr(&pgnkit(&["validate", input]));
+    let partial = stderr(&pgnkit(&["stats", "--partial", part, input]));
+    assert!(!tail(&validate).is_empty(), "{validate}");
+    assert_eq!(tail(&partial), tail(&validate), "{partial}");
+    // Quiet: the input's diagnostic stays, no summary line.
+    let quiet = stderr(&pgnkit(&["stats", "--partial", part, "-q", input]));
+    assert!(quiet.contains("error[P027]"), "{quiet}");
+    assert!(!quiet.contains("pgnkit: "), "{quiet}");
+    let merged = pgnkit(&["stats", "merge", "--report", "summary", part]);
+    assert!(stderr(&merged).contains("pgnkit: merged 1 part(s): 1 game(s)"));
+    let merged = pgnkit(&["stats", "merge", "--report", "summary", "-q", part]);
+    assert_eq!(stderr(&merged), "");
+    assert!(
+        String::from_utf8_lossy(&merged.stdout).contains("games,1"),
+        "{}",
+        String::from_utf8_lossy(&merged.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

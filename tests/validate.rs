@@ -457,10 +457,29 @@ fn a_byte_that_does_not_decode_is_reported_with_its_offset() {
         None,
     );
     assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
+    // A diagnostic in validate's output, at the first bad byte's line and column.
+    let out = stdout(&o);
     assert!(
-        err.contains("1 byte sequence is not valid GBK (at byte offset 115)"),
-        "{err}"
+        out.contains("error[P027]: 1 byte sequence is not valid GBK (at byte offset 115)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> testdata/input/chinese-gbk-badbyte.pgn:9:1\n"),
+        "{out}"
+    );
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "csv",
+            "testdata/diagnostics/P027.pgn",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("P027.pgn,9,21,0,?,?,,,error,P027,"),
+        "{}",
+        stdout(&o)
     );
 }
 
@@ -573,14 +592,15 @@ fn utf8_with_a_stray_byte_stays_utf8() {
         "{}",
         stdout(&o)
     );
-    let err = stderr(&o);
+    let out = stdout(&o);
     assert!(
-        err.contains(&format!(
+        out.contains(&format!(
             "1 byte sequence is not valid UTF-8 (at byte offset {bad})"
         )),
-        "{err}"
+        "{out}"
     );
-    assert!(!err.contains("windows-1252"), "{err}");
+    assert!(out.contains("\"code\":\"P027\""), "{out}");
+    assert!(!stderr(&o).contains("windows-1252"), "{}", stderr(&o));
 }
 
 #[test]
@@ -1021,4 +1041,28 @@ fn each_pipeline_strategy_matches_one_job() {
         assert_eq!(two.status.code(), one.status.code());
         assert_eq!(stdout(&two), stdout(&one));
     }
+}
+
+#[test]
+fn a_long_tag_section_with_blank_lines_is_one_game_with_any_jobs() {
+    // Past the reader's first 256 KiB: a read that ended inside a tag name (`[Tag1` of
+    // `[Tag17078 ...]`) after a blank line once started a second game there.
+    let mut input = String::new();
+    for i in 0..20000 {
+        input.push_str(&format!("[Tag{i} \"v\"]\n\n"));
+    }
+    input.push_str("1. e4 *\n");
+    let dir = std::env::temp_dir().join(format!("pgnkit-long-tags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long-tags.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let path = path.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let o = pgnkit(&["validate", "-j", jobs, "--format", "csv", path], None);
+        let out = stdout(&o);
+        let err = stderr(&o);
+        assert!(err.contains("1 file, 1 game:"), "-j {jobs}: {err}");
+        assert!(!out.contains("P007"), "-j {jobs}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

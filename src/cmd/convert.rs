@@ -274,6 +274,14 @@ fn convert_one(
     } else {
         convert::elements(game.bytes, lexed, collector, keep)
     };
+    if convert::has_replacement(&elements) {
+        let _ = writeln!(
+            done.diagnostics,
+            "warning: {name}:{}: game {}: movetext bytes that are not UTF-8 were written as \
+             U+FFFD; read the input with its --encoding to keep them",
+            game.line, game.number
+        );
+    }
     let out = &mut done.body;
     let _ = match args.format {
         FormatArg::Pgn => {
@@ -689,7 +697,9 @@ fn convert_all(
         let read = &inputs.totals;
         let mb = read.bytes as f64 / 1e6;
         say(format_args!(
-            "pgnkit: {} game{}: {} written ({} repaired), {} rejected{} in {:.2} s ({:.1} MB/s)",
+            "pgnkit: {} file{}, {} game{}: {} written ({} repaired), {} rejected{} in {:.2} s ({:.1} MB/s)",
+            read.files,
+            if read.files == 1 { "" } else { "s" },
             read.games,
             if read.games == 1 { "" } else { "s" },
             totals.written,

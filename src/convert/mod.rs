@@ -9,6 +9,7 @@
 pub mod pgn;
 pub mod records;
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use shakmaty::{Chess, Color, Move, Position};
@@ -256,13 +257,25 @@ pub enum Element<'a> {
     /// A null move (`--`), passed through: an index into [`Collector::nulls`] when it was
     /// played and its positions kept.
     Null(Option<usize>),
-    /// A comment's text, without braces (line comments included).
-    Comment(&'a str),
+    /// A comment's text, without braces (line comments included). Owned only when the bytes
+    /// were not UTF-8: then each bad sequence reads as U+FFFD ([`has_replacement`]).
+    Comment(Cow<'a, str>),
     Nag(u16),
     VariationStart,
     VariationEnd,
-    /// A token that could not be converted, kept as written.
-    Raw(&'a str),
+    /// A token that could not be converted, kept as written (owned as [`Element::Comment`]).
+    Raw(Cow<'a, str>),
+}
+
+/// Some element's bytes were not UTF-8 and were written with U+FFFD in their place: the
+/// caller says so, so that no game is changed silently.
+pub fn has_replacement(elements: &[Element<'_>]) -> bool {
+    elements.iter().any(|e| {
+        matches!(
+            e,
+            Element::Comment(Cow::Owned(_)) | Element::Raw(Cow::Owned(_))
+        )
+    })
 }
 
 /// The result to write, and the value of the `Result` tag.
@@ -285,22 +298,42 @@ pub fn final_result(lexed: &Lexed, report: &GameReport, fix_results: bool) -> Ga
 
 /// The text of a span of `bytes`. The game is checked as UTF-8 once (a word at a time), not
 /// token by token; a token's ends are ASCII, so they are character boundaries. A game with
-/// bytes that are not UTF-8 is read token by token (a token that is not UTF-8 reads as "").
-fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(u32, u32) -> &'a str {
+/// bytes that are not UTF-8 (passed through undecoded: `--encoding utf-8`) is read token by
+/// token, and a token that is not UTF-8 reads with U+FFFD for each bad sequence: an empty
+/// comment in its place would change the game without a word.
+fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(u32, u32) -> Cow<'a, str> {
     let whole = std::str::from_utf8(bytes).ok();
     move |start, end| {
         let range = start as usize..end as usize;
         match whole.and_then(|w| w.get(range.clone())) {
-            Some(s) => s,
-            None => std::str::from_utf8(&bytes[range]).unwrap_or(""),
+            Some(s) => Cow::Borrowed(s),
+            None => String::from_utf8_lossy(&bytes[range]),
         }
     }
 }
 
-/// A comment's text without its braces.
-fn comment_text(s: &str) -> &str {
-    let inner = s.strip_prefix('{').unwrap_or(s);
-    inner.strip_suffix('}').unwrap_or(inner)
+/// A comment's text without its braces (or its `;`: `open`).
+fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str> {
+    let strip = |t: &str| -> (usize, usize) {
+        let inner = t.strip_prefix(open).unwrap_or(t);
+        let inner = close.and_then(|c| inner.strip_suffix(c)).unwrap_or(inner);
+        let start = if t.starts_with(open) {
+            open.len_utf8()
+        } else {
+            0
+        };
+        (start, start + inner.len())
+    };
+    match s {
+        Cow::Borrowed(t) => {
+            let (a, b) = strip(t);
+            Cow::Borrowed(&t[a..b])
+        }
+        Cow::Owned(t) => {
+            let (a, b) = strip(&t);
+            Cow::Owned(t[a..b].to_owned())
+        }
+    }
 }
 
 /// [`elements`] for a game the replay's fast path played ([`Collector::played_fast`]): from
@@ -317,9 +350,9 @@ pub fn recorded_elements<'a>(
         .iter()
         .filter_map(|piece| match *piece {
             Recorded::Move(i) => Some(Element::Move(i)),
-            Recorded::Comment { start, end } if !keep.no_comments => {
-                Some(Element::Comment(comment_text(text(start, end))))
-            }
+            Recorded::Comment { start, end } if !keep.no_comments => Some(Element::Comment(
+                comment_text(text(start, end), '{', Some('}')),
+            )),
             Recorded::Nag(n) if !keep.no_nags => Some(Element::Nag(n)),
             _ => None,
         })
@@ -376,14 +409,15 @@ pub fn elements<'a>(
                 }
             }
             TokenKind::Comment if !keep.no_comments => {
-                out.push(Element::Comment(comment_text(text(
-                    token.span.start,
-                    token.span.end,
-                ))));
+                out.push(Element::Comment(comment_text(
+                    text(token.span.start, token.span.end),
+                    '{',
+                    Some('}'),
+                )));
             }
             TokenKind::LineComment if !keep.no_comments => {
                 let s = text(token.span.start, token.span.end);
-                out.push(Element::Comment(s.strip_prefix(';').unwrap_or(s)));
+                out.push(Element::Comment(comment_text(s, ';', None)));
             }
             TokenKind::Nag(n) if !keep.no_nags => out.push(Element::Nag(n)),
             TokenKind::VariationStart if keep.no_variations => skipping = 1,

@@ -7,28 +7,43 @@
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
 
+use crate::pgn::cut::column_after;
 use encoding_rs::{Decoder, DecoderResult, Encoding, BIG5, GB18030, GBK, UTF_8};
 
 /// How much of a file is looked at to guess its encoding.
 const SAMPLE: usize = 256 << 10;
 
-/// Offsets (in the decompressed input) of byte sequences that did not decode.
+/// Offsets (in the decompressed input) of byte sequences that did not decode, and the line
+/// and column (in the decoded text) of the first.
 #[derive(Clone, Debug, Default)]
-pub struct Malformed(Arc<Mutex<(u64, Vec<u64>)>>);
+pub struct Malformed(Arc<Mutex<MalformedSeen>>);
+
+/// How many sequences did not decode, the offsets of the first few, and where the first is.
+type MalformedSeen = (u64, Vec<u64>, Option<(u32, u32)>);
 
 impl Malformed {
-    fn record(&self, offset: u64) {
+    fn record(&self, offset: u64, at: (u32, u32)) {
         if let Ok(mut m) = self.0.lock() {
             m.0 += 1;
             if m.1.len() < 10 {
                 m.1.push(offset);
             }
+            m.2.get_or_insert(at);
         }
     }
 
     /// How many sequences did not decode, and the offsets of the first few.
     pub fn get(&self) -> (u64, Vec<u64>) {
-        self.0.lock().map(|m| m.clone()).unwrap_or_default()
+        self.0
+            .lock()
+            .map(|m| (m.0, m.1.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Line and column (1-based, in characters of the decoded text) of the first sequence
+    /// that did not decode.
+    pub fn first_at(&self) -> Option<(u32, u32)> {
+        self.0.lock().ok().and_then(|m| m.2)
     }
 }
 
@@ -103,6 +118,7 @@ pub fn decoded(
         done: false,
         consumed: 0,
         malformed: malformed.clone(),
+        at: Some((1, 1)),
     };
     Ok((Box::new(reader), detected, malformed))
 }
@@ -253,6 +269,10 @@ struct DecodingReader<R> {
     /// Input bytes handed to the decoder so far.
     consumed: u64,
     malformed: Malformed,
+    /// Line and column of the next byte of output, until the first sequence that does not
+    /// decode (then `None`: only the first one's place is reported, and a clean file costs
+    /// one count of its line breaks).
+    at: Option<(u32, u32)>,
 }
 
 impl<R: Read> Read for DecodingReader<R> {
@@ -282,6 +302,11 @@ impl<R: Read> Read for DecodingReader<R> {
                 self.eof,
             );
             self.output.truncate(written);
+            if let Some((line, col)) = self.at.as_mut() {
+                let text = &self.output[..];
+                *line = line.saturating_add(crate::pgn::lexer::count_lines(text));
+                *col = column_after(text, *col);
+            }
             self.start += read;
             self.consumed += read as u64;
             match result {
@@ -293,7 +318,7 @@ impl<R: Read> Read for DecodingReader<R> {
                 DecoderResult::OutputFull => {}
                 DecoderResult::Malformed(bad, after) => {
                     let at = self.consumed - u64::from(after) - u64::from(bad);
-                    self.malformed.record(at);
+                    self.malformed.record(at, self.at.take().unwrap_or((0, 0)));
                     self.output.extend_from_slice("\u{FFFD}".as_bytes());
                 }
             }

@@ -448,17 +448,33 @@ impl Inputs {
             self.totals.problems += bad - 1;
             self.problem();
             let shown: Vec<String> = offsets.iter().map(u64::to_string).collect();
-            say(format_args!(
-                "error: {name}: {bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
-                if bad == 1 { " is" } else { "s are" },
-                detected.encoding.name(),
-                if offsets.len() == 1 { "" } else { "s" },
-                shown.join(", "),
-                if bad as usize > offsets.len() { ", ..." } else { "" },
-            ))?;
-            say(format_args!(
-                "   = help: give the file's encoding with --encoding, or repair the bytes"
-            ))?;
+            // Where the first one is in the text read (the offsets are the file's bytes).
+            let (line, col) = malformed.first_at().unwrap_or((1, 1));
+            let span = crate::pgn::Span {
+                start: 0,
+                end: 0,
+                line,
+                col,
+            };
+            let finding =
+                Finding::new(
+                    Code::BytesDoNotDecode,
+                    Some(span),
+                    format!(
+                    "{bad} byte sequence{} not valid {} (at byte offset{} {}{}); shown as U+FFFD",
+                    if bad == 1 { " is" } else { "s are" },
+                    detected.encoding.name(),
+                    if offsets.len() == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if bad as usize > offsets.len() { ", ..." } else { "" },
+                ),
+                )
+                .help("give the file's encoding with --encoding, or repair the bytes");
+            on_problem(&InputProblem {
+                file: name,
+                line,
+                finding,
+            })?;
         }
         Ok(())
     }
@@ -470,7 +486,8 @@ impl Inputs {
     }
 
     /// The summary lines every command prints after its own: files a directory walk passed
-    /// over, encodings other than UTF-8, and a run that read no game.
+    /// over, encodings other than UTF-8, problems of inputs as a whole and inputs that could
+    /// not be read.
     ///
     /// # Errors
     ///
@@ -501,6 +518,22 @@ impl Inputs {
             say(format_args!(
                 "pgnkit: encodings other than UTF-8: {}",
                 legacy.join(", ")
+            ))?;
+        }
+        // Each was reported where it was met; the summary says the run had them, in every
+        // command alike (convert's and stats' own lines count games, not inputs).
+        if totals.problems > 0 {
+            say(format_args!(
+                "pgnkit: {} problem{} of inputs as a whole (breaks, bytes that do not decode, not PGN), reported above",
+                totals.problems,
+                plural(totals.problems)
+            ))?;
+        }
+        if totals.failed > 0 {
+            say(format_args!(
+                "pgnkit: {} input{} could not be read, reported above",
+                totals.failed,
+                plural(totals.failed as u64)
             ))?;
         }
         Ok(())

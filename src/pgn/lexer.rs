@@ -680,6 +680,38 @@ pub(crate) fn is_bare_cr(s: &[u8], i: usize) -> bool {
     s[i] == b'\r' && s.get(i + 1) != Some(&b'\n')
 }
 
+/// Where a book-layout header line (`白方:` or `黑方:`, any colon) at `start` ends, before
+/// its line break: `Some(None)` when the line is no such header, `None` when the bytes end
+/// before that is known.
+fn book_header_line(data: &[u8], start: usize, eof: bool) -> Option<Option<usize>> {
+    const MARKERS: [&[u8]; 2] = ["白方".as_bytes(), "黑方".as_bytes()];
+    const COLONS: [&[u8]; 3] = [b":", "：".as_bytes(), "︰".as_bytes()];
+    let rest = &data[start..];
+    let Some(marker) = MARKERS.iter().find(|m| rest.starts_with(m)) else {
+        // Cut inside a marker: more bytes decide.
+        let cut = MARKERS.iter().any(|m| m.starts_with(rest));
+        return if cut && !eof { None } else { Some(None) };
+    };
+    let after = &rest[marker.len()..];
+    let after = &after[after.iter().take_while(|&&c| c == b' ').count()..];
+    if !COLONS.iter().any(|c| after.starts_with(c)) {
+        let cut = after.is_empty() || COLONS.iter().any(|c| c.starts_with(after));
+        return if cut && !eof { None } else { Some(None) };
+    }
+    let line_end = match memchr2(b'\n', b'\r', rest) {
+        Some(n) => n,
+        None if eof => rest.len(),
+        None => return None,
+    };
+    // Up to the moves, when they follow on the same line: `book.rs` says where the header
+    // ends.
+    let header = std::str::from_utf8(&rest[..line_end])
+        .ok()
+        .and_then(super::book::read_header_line)
+        .map(|(_, len)| start + len);
+    Some(header.filter(|&end| end > start))
+}
+
 /// Line breaks in `s`.
 pub(crate) fn count_lines(s: &[u8]) -> u32 {
     let lf = memchr_iter(b'\n', s).count();
@@ -829,6 +861,8 @@ impl Lexer<'_> {
         let mut movetext = false;
         let mut newlines_since_tag: u32 = 0;
         let mut last_end = 0usize;
+        // End of the last book-layout header line read as one token (see below).
+        let mut header_end = 0usize;
         loop {
             // Whitespace.
             while self.i < self.data.len() {
@@ -873,9 +907,35 @@ impl Lexer<'_> {
             }
             let at_line_start = !self.token_on_line;
             self.token_on_line = true;
+            // A tagless game in the Chinese book layout opens with `白方:` and `黑方:` lines
+            // whose names may hold anything (`Team 1-0 A`, an open `{`): each such line is one
+            // token, read by `book.rs`. Asked only at a non-ASCII byte that starts a line
+            // before any token but such lines: once a game, never in the movetext.
+            if b >= 0x80 && at_line_start && last_end == header_end && self.out.tags.is_empty() {
+                match book_header_line(self.data, start, self.eof) {
+                    Some(Some(end)) => {
+                        self.push(TokenKind::Unknown, start, end);
+                        self.out.content = true;
+                        self.i = end;
+                        last_end = end;
+                        header_end = end;
+                        continue;
+                    }
+                    Some(None) => {}
+                    None => return LexEnd::NeedMore,
+                }
+            }
             match b {
                 b'[' if !movetext || at_line_start => {
-                    if movetext || (newlines_since_tag >= 2 && self.is_repeated_tag(start)) {
+                    let repeated = if !movetext && newlines_since_tag >= 2 {
+                        match self.is_repeated_tag(start) {
+                            Some(r) => r,
+                            None => return LexEnd::NeedMore,
+                        }
+                    } else {
+                        false
+                    };
+                    if movetext || repeated {
                         // A new game begins on this line.
                         if depth > 0 {
                             self.problem_at(LexProblemKind::UnterminatedVariation, last_end);
@@ -1222,20 +1282,25 @@ impl Lexer<'_> {
     /// Whether the tag at `start` repeats a name already in this game's tags. Asked at every
     /// tag after a blank line: past a few tags the names go into a set, brought up to date at
     /// each question, so that a long tag section with blank lines costs a pass, not a square.
-    fn is_repeated_tag(&mut self, start: usize) -> bool {
+    /// `None` when the bytes end inside the name: `[Tag1` cut from `[Tag17 ...]` is not `Tag1`
+    /// (a read's boundary once split a long tag section there).
+    fn is_repeated_tag(&mut self, start: usize) -> Option<bool> {
         const SCAN_MAX: usize = 16;
         let rest = &self.data[start + 1..];
         let name_len = rest
             .iter()
             .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
             .count();
+        if name_len == rest.len() && !self.eof {
+            return None;
+        }
         let name = &rest[..name_len];
         if name.is_empty() {
-            return false;
+            return Some(false);
         }
         let count = self.out.tag_count();
         if count <= SCAN_MAX {
-            return self.out.tag_names().any(|t| t == name);
+            return Some(self.out.tag_names().any(|t| t == name));
         }
         let (known, set) = self.tag_name_set.get_or_insert_with(|| (0, HashSet::new()));
         set.extend(
@@ -1246,7 +1311,7 @@ impl Lexer<'_> {
                 .map(Box::<[u8]>::from),
         );
         *known = count;
-        set.contains(name)
+        Some(set.contains(name))
     }
 
     /// Lexes `[Name "value"]` on one line. `None` means more bytes are needed.

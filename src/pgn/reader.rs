@@ -754,6 +754,31 @@ mod tests {
         assert_eq!(n, 2);
     }
 
+    #[test]
+    fn a_read_that_ends_inside_a_tag_name_after_a_blank_line_ends_no_game() {
+        // `[Tag1` cut from `[Tag12 "v"]` once read as a repeat of `Tag1`: a new game.
+        let mut input = Vec::new();
+        for i in 0..40 {
+            input.extend_from_slice(format!("[Tag{i} \"v\"]\n\n").as_bytes());
+        }
+        input.extend_from_slice(b"1. e4 *\n");
+        for split in [false, true] {
+            for size in 1..64 {
+                let mut r = GameReader::new(Chunked(&input, size));
+                r.set_read_size(size);
+                r.set_split_only(split);
+                let mut lexed = Lexed::default();
+                let mut n = 0;
+                while let Some(g) = r.next_game(&mut lexed).unwrap() {
+                    n += 1;
+                    let whole = input.trim_ascii_end().len();
+                    assert_eq!(g.bytes.len(), whole, "split {split}, reads of {size}");
+                }
+                assert_eq!(n, 1, "split {split}, reads of {size}");
+            }
+        }
+    }
+
     /// `input` with every `\n` replaced by `ending`.
     fn with_ending(input: &[u8], ending: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();

@@ -199,7 +199,8 @@ pub fn write_text(
         place.push_str(&format!(" · move {number}{dots} ({})", side(white)));
     }
     writeln!(out, "{place}")?;
-    if let Some(span) = &f.span {
+    // A problem of an input as a whole has a place but no game's bytes to show.
+    if let Some(span) = f.span.as_ref().filter(|_| !ctx.bytes.is_empty()) {
         let (text, col, width) = source_line(ctx.bytes, span);
         let num = line.to_string();
         let pad = " ".repeat(num.len());
