@@ -25,9 +25,9 @@ use super::records::{Eval, GameRecord};
 /// Games a row group of `games.parquet` holds at most.
 pub const GAME_ROWS: usize = 65_536;
 /// Plies a row group of `moves.parquet` holds at most.
-pub const MOVE_ROWS: usize = 262_144;
+pub const MOVE_ROWS: usize = 131_072;
 /// Rows buffered before they are handed to the Arrow writer as one batch.
-const BATCH_GAMES: usize = 4_096;
+const BATCH_GAMES: usize = 1_024;
 
 /// Tags with a column of their own, as text, in this order.
 const TEXT_TAGS: [&str; 14] = [
