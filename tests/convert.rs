@@ -996,3 +996,241 @@ fn book_header_names_holding_a_result_or_an_open_brace_stay_names() {
     assert_eq!(tag(1, "Black"), "Kid 0-1 Z");
     assert_eq!(games[1]["moves"].as_array().unwrap().len(), 2);
 }
+
+/// Reads every row of a Parquet file back with the `parquet` crate, as JSON objects (column
+/// name → value), and the file's schema as `name: type` lines.
+fn read_parquet(path: &Path) -> (Vec<serde_json::Map<String, serde_json::Value>>, Vec<String>) {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = std::fs::File::open(path).expect("the Parquet file exists");
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).expect("a Parquet file");
+    let schema: Vec<String> = builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| format!("{}: {}", f.name(), f.data_type()))
+        .collect();
+    let mut rows = Vec::new();
+    for batch in builder.build().expect("a reader") {
+        let batch = batch.expect("a record batch");
+        let mut buf = Vec::new();
+        arrow_json_lines(&mut buf)(&batch);
+        for line in String::from_utf8(buf).unwrap().lines() {
+            rows.push(serde_json::from_str(line).unwrap());
+        }
+    }
+    (rows, schema)
+}
+
+/// Turns a batch into JSON lines by hand (arrow's JSON writer is not a dependency): the
+/// scalar columns this test looks at, by type.
+fn arrow_json_lines(out: &mut Vec<u8>) -> impl FnMut(&arrow_array::RecordBatch) + '_ {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Date32Type, Float64Type, Int32Type, UInt32Type, UInt64Type};
+    use arrow_array::Array;
+    use arrow_schema::DataType;
+    move |batch| {
+        for row in 0..batch.num_rows() {
+            let mut obj = serde_json::Map::new();
+            for (field, col) in batch.schema().fields().iter().zip(batch.columns()) {
+                let v = if col.is_null(row) {
+                    serde_json::Value::Null
+                } else {
+                    match col.data_type() {
+                        DataType::Utf8 => col.as_string::<i32>().value(row).into(),
+                        DataType::UInt64 => col.as_primitive::<UInt64Type>().value(row).into(),
+                        DataType::UInt32 => col.as_primitive::<UInt32Type>().value(row).into(),
+                        DataType::Int32 => col.as_primitive::<Int32Type>().value(row).into(),
+                        DataType::Date32 => col.as_primitive::<Date32Type>().value(row).into(),
+                        DataType::Float64 => col.as_primitive::<Float64Type>().value(row).into(),
+                        DataType::List(_) => {
+                            let list = col.as_list::<i32>().value(row);
+                            let items = list.as_primitive::<arrow_array::types::UInt16Type>();
+                            serde_json::Value::Array(
+                                items.values().iter().map(|&n| n.into()).collect(),
+                            )
+                        }
+                        DataType::Map(..) => {
+                            let map = col.as_map().value(row);
+                            let keys = map.column(0).as_string::<i32>();
+                            let values = map.column(1).as_string::<i32>();
+                            let mut m = serde_json::Map::new();
+                            for i in 0..keys.len() {
+                                m.insert(keys.value(i).into(), values.value(i).into());
+                            }
+                            serde_json::Value::Object(m)
+                        }
+                        other => panic!("no reader for {other}"),
+                    }
+                };
+                obj.insert(field.name().clone(), v);
+            }
+            out.extend(serde_json::to_vec(&obj).unwrap());
+            out.push(b'\n');
+        }
+    }
+}
+
+#[test]
+fn parquet_output_holds_what_jsonl_holds_game_by_game() {
+    let input = "testdata/convert/parquet-games.pgn";
+    let dir = tempdir("parquet");
+    let out = dir.join("out");
+    let o = pgnkit(
+        &[
+            "convert",
+            "-q",
+            "--format",
+            "parquet",
+            "-o",
+            out.to_str().unwrap(),
+            input,
+        ],
+        None,
+    );
+    // The illegal game is rejected, and reported.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("M001"), "{}", stderr(&o));
+    let jsonl = stdout(&pgnkit(
+        &["convert", "-q", "--format", "jsonl", input],
+        None,
+    ));
+    let json: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (games, schema) = read_parquet(&out.join("games.parquet"));
+    let (moves, moves_schema) = read_parquet(&out.join("moves.parquet"));
+    for col in [
+        "file: Utf8",
+        "game: UInt64",
+        "White: Utf8",
+        "WhiteElo: Int32",
+        "BlackRatingDiff: Int32",
+        "Date: Date32",
+        "UTCDate: Date32",
+        "plies: UInt32",
+        "final_fen: Utf8",
+        "errors: UInt32",
+        "movetext: Utf8",
+    ] {
+        assert!(schema.iter().any(|s| s == col), "{col} not in {schema:?}");
+    }
+    for col in [
+        "ply: UInt32",
+        "fen: Utf8",
+        "clock: Float64",
+        "eval: Float64",
+    ] {
+        assert!(
+            moves_schema.iter().any(|s| s == col),
+            "{col} not in {moves_schema:?}"
+        );
+    }
+    assert_eq!(games.len(), json.len());
+    assert_eq!(games.len(), 3);
+    let plies: usize = json
+        .iter()
+        .map(|g| g["moves"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(moves.len(), plies);
+    let mut moves = moves.iter();
+    for (g, j) in games.iter().zip(&json) {
+        assert_eq!(g["game"], j["game"]);
+        assert_eq!(g["file"], j["file"]);
+        assert_eq!(g["White"], j["tags"]["White"]);
+        assert_eq!(g["Result"], j["tags"]["Result"]);
+        assert_eq!(g["final_fen"], j["final_fen"]);
+        assert_eq!(g["termination"], j["termination"]);
+        assert_eq!(g["result_by_rule"], j["result_by_rule"]);
+        let jm = j["moves"].as_array().unwrap();
+        assert_eq!(g["plies"], jm.len());
+        for (i, m) in jm.iter().enumerate() {
+            let row = moves.next().unwrap();
+            assert_eq!(row["game"], j["game"]);
+            assert_eq!(row["ply"], i + 1);
+            for key in ["san", "uci", "fen"] {
+                assert_eq!(row[key], m[key], "game {} ply {}", j["game"], i + 1);
+            }
+            assert_eq!(row["clock"], m.get("clock").cloned().unwrap_or_default());
+            assert_eq!(
+                row["eval"],
+                m.get("eval")
+                    .and_then(|e| e.get("pawns"))
+                    .cloned()
+                    .unwrap_or_default()
+            );
+            assert_eq!(
+                row["eval_mate"],
+                m.get("eval")
+                    .and_then(|e| e.get("mate"))
+                    .cloned()
+                    .unwrap_or_default()
+            );
+            let nags = m.get("nags").cloned().unwrap_or(serde_json::json!([]));
+            assert_eq!(row["nags"], nags);
+        }
+    }
+    // Typed tags: the integers with their sign, dates as days from 1970, incomplete ones null
+    // and kept as text in the map.
+    assert_eq!(games[0]["WhiteRatingDiff"], 7);
+    assert_eq!(games[0]["BlackRatingDiff"], -7);
+    assert_eq!(games[0]["UTCDate"], 19_782);
+    assert_eq!(games[0]["tags"]["Annotator"], "Me");
+    assert_eq!(games[1]["Date"], serde_json::Value::Null);
+    assert_eq!(games[1]["tags"]["Date"], "2024.??.??");
+    assert_eq!(games[1]["FEN"], "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    assert_eq!(games[2]["errors"], 1);
+    assert!(games[0]["movetext"].as_str().unwrap().contains("Qxf7#"));
+    // The null move is a row, as UCI's 0000.
+    assert!(games[1]["movetext"].as_str().unwrap().contains("--"));
+    // No temporary file is left beside them.
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn parquet_without_fen_leaves_the_column_out() {
+    let dir = tempdir("parquet-nofen");
+    let out = dir.join("out");
+    let o = pgnkit(
+        &[
+            "convert",
+            "-q",
+            "--format",
+            "parquet",
+            "--no-fen",
+            "-o",
+            out.to_str().unwrap(),
+            "testdata/convert/annotated.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (_, schema) = read_parquet(&out.join("moves.parquet"));
+    assert!(!schema.iter().any(|s| s.starts_with("fen:")), "{schema:?}");
+    assert!(schema.iter().any(|s| s.starts_with("san:")), "{schema:?}");
+}
+
+#[test]
+fn parquet_needs_a_folder() {
+    let o = pgnkit(
+        &[
+            "convert",
+            "--format",
+            "parquet",
+            "testdata/convert/annotated.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("give -o DIR"), "{}", stderr(&o));
+    let o = pgnkit(
+        &["convert", "--no-fen", "testdata/convert/annotated.pgn"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--format parquet"), "{}", stderr(&o));
+}

@@ -11,6 +11,7 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
+use crate::convert::parquet::{self as parquet_out, ParquetOut};
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
@@ -88,6 +89,11 @@ pub struct Args {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// With --format parquet: leave the position after each move (`fen`) out of moves.parquet,
+    /// which it makes several times smaller.
+    #[arg(long)]
+    pub no_fen: bool,
+
     /// With --format csv: start the output with a UTF-8 byte order mark, so Excel shows
     /// non-ASCII names.
     #[arg(long)]
@@ -131,6 +137,8 @@ pub enum FormatArg {
     Csv,
     /// One position a line.
     Epd,
+    /// Two Parquet files in the folder given with -o: games.parquet and moves.parquet.
+    Parquet,
 }
 
 fn parse_capture_sign(s: &str) -> Result<CaptureSign, String> {
@@ -191,6 +199,8 @@ struct Converted {
     repaired: bool,
     /// The game's bytes, for `--rejects` or to be kept as they were.
     reject: Option<Vec<u8>>,
+    /// The game as Parquet rows (`--format parquet`).
+    row: Option<Box<parquet_out::GameRow>>,
 }
 
 impl crate::input::Found for Converted {
@@ -242,6 +252,7 @@ fn convert_one(
         rejected,
         repaired: collector.plies.iter().any(|p| p.repaired_from.is_some()),
         reject: None,
+        row: None,
     };
     let ctx = GameContext {
         file: name,
@@ -319,6 +330,27 @@ fn convert_one(
             } else {
                 records::write_jsonl(out, &record).map_err(Into::into)
             }
+        }
+        FormatArg::Parquet => {
+            let record = records::game_record(
+                name,
+                game.number,
+                lexed,
+                &elements,
+                collector,
+                &report,
+                result,
+            );
+            let mut movetext = String::with_capacity(game.bytes.len());
+            pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
+            let count = |s| report.findings.iter().filter(|f| f.severity == s).count();
+            done.row = Some(Box::new(parquet_out::GameRow {
+                record,
+                movetext,
+                errors: u32::try_from(count(Severity::Error)).unwrap_or(u32::MAX),
+                warnings: u32::try_from(count(Severity::Warning)).unwrap_or(u32::MAX),
+            }));
+            Ok(())
         }
         FormatArg::Epd => records::write_epd(
             out,
@@ -487,10 +519,16 @@ fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
             );
         }
     }
+    if args.no_fen && args.format != FormatArg::Parquet {
+        anyhow::bail!(
+            "--no-fen applies to --format parquet only (it leaves the fen column out of \
+             moves.parquet); drop it, or add --format parquet"
+        );
+    }
     let (format, rows) = match args.format {
         FormatArg::Csv => ("csv", "one row a main-line ply"),
         FormatArg::Epd => ("epd", "one line a main-line position"),
-        FormatArg::Pgn | FormatArg::Book | FormatArg::Jsonl => return Ok(()),
+        FormatArg::Pgn | FormatArg::Book | FormatArg::Jsonl | FormatArg::Parquet => return Ok(()),
     };
     let dropped = [
         ("--no-variations", args.no_variations, "variations"),
@@ -525,6 +563,9 @@ fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
 /// would lose games.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     refuse_options_that_do_not_apply(&args)?;
+    if args.format == FormatArg::Parquet {
+        return run_parquet(&args);
+    }
     // The inputs are listed before any output is created: a new one is never read. (An input
     // given as `-o` is fine: it is replaced only once it has been read.)
     let mut inputs = Inputs::new(args.input.resolve()?)?;
@@ -558,7 +599,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .as_deref()
         .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    let totals = convert_all(&args, &mut inputs, keep_rejected, &out_name, &mut out)?;
+    let totals = convert_all(&args, &mut inputs, keep_rejected, &out_name, &mut out, None)?;
     if inputs.totals.broken_pipe {
         return Ok(super::found_so_far());
     }
@@ -594,6 +635,61 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(inputs.outcome().max(games))
 }
 
+/// `--format parquet`: the two files are written beside their final names and renamed into
+/// place once every input was read, so a failed or interrupted run leaves what was there.
+fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
+    let Some(dir) = args.output.as_deref() else {
+        bail!(
+            "--format parquet writes two files (games.parquet and moves.parquet), so it needs \
+             a folder for them: give -o DIR"
+        );
+    };
+    let mut inputs = Inputs::new(args.input.resolve()?)?;
+    if dir.is_file() {
+        bail!(
+            "-o {}: --format parquet writes a folder of two files, and this is a file; give \
+             a folder (it is created if missing)",
+            dir.display()
+        );
+    }
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (games_guard, games) = AtomicFile::create(&dir.join("games.parquet"))?;
+    let (moves_guard, moves) = AtomicFile::create(&dir.join("moves.parquet"))?;
+    let out_name = dir.display().to_string();
+    let failed =
+        |e: parquet::errors::ParquetError| WriteError::new(out_name.as_str(), io::Error::other(e));
+    let mut pq = ParquetOut::new(games, moves, !args.no_fen).map_err(failed)?;
+    let totals = convert_all(
+        args,
+        &mut inputs,
+        false,
+        &out_name,
+        &mut io::sink(),
+        Some(&mut pq),
+    )?;
+    let (games, moves) = pq.finish().map_err(failed)?;
+    for f in [games, moves] {
+        f.sync_all()
+            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+    }
+    let read = &inputs.totals;
+    if read.interrupted {
+        say(format_args!(
+            "pgnkit: interrupted; no output file was written"
+        ))?;
+    }
+    if read.failed == 0 && !read.interrupted {
+        games_guard.commit()?;
+        moves_guard.commit()?;
+    }
+    let games = if totals.rejected > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    };
+    Ok(inputs.outcome().max(games))
+}
+
 fn format_name(format: FormatArg) -> &'static str {
     match format {
         FormatArg::Pgn => "pgn",
@@ -601,6 +697,7 @@ fn format_name(format: FormatArg) -> &'static str {
         FormatArg::Jsonl => "jsonl",
         FormatArg::Csv => "csv",
         FormatArg::Epd => "epd",
+        FormatArg::Parquet => "parquet",
     }
 }
 
@@ -610,6 +707,7 @@ fn convert_all(
     keep_rejected: bool,
     out_name: &str,
     out: &mut impl Write,
+    mut parquet: Option<&mut ParquetOut<File>>,
 ) -> anyhow::Result<Totals> {
     let opts = CheckOptions {
         lang: args.lang,
@@ -623,7 +721,7 @@ fn convert_all(
     };
     let records = matches!(
         args.format,
-        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
+        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd | FormatArg::Parquet
     );
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     let rejects_name = || {
@@ -680,6 +778,11 @@ fn convert_all(
         }
         totals.written += 1;
         totals.repaired += u64::from(g.repaired);
+        if let (Some(pq), Some(row)) = (parquet.as_deref_mut(), g.row) {
+            return pq
+                .push(*row)
+                .map_err(|e| WriteError::new(out_name, io::Error::other(e)));
+        }
         out.write_all(&g.body).map_err(written)
     };
     // Tags only: plain movetext is replayed from the bytes (see `convert_one`).

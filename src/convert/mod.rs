@@ -6,6 +6,7 @@
 //! Nothing here touches the file system or the command line: writers append to a `String` or
 //! an `io::Write` the caller owns.
 
+pub mod parquet;
 pub mod pgn;
 pub mod records;
 

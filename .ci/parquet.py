@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Parquet conformance: `pgnkit convert --format parquet` read back by DuckDB and pyarrow,
+checked game by game against python-chess on the shared corpus, and the DuckDB example of
+docs/convert.md run.
+
+For every PGN file of ../shared/corpus (python-chess/, chess-library/, lichess/, twic/, eco/;
+the TCEC archive with `--tcec`) this runs
+
+    pgnkit convert --format parquet -o TMP/N FILE
+
+and reads TMP/N/games.parquet and TMP/N/moves.parquet with DuckDB. python-chess reads the same
+file; games are paired by their number in the file. For every game python-chess reads as
+standard chess and legal, the Parquet files must hold the game (unless pgnkit rejected it,
+with a diagnostic on standard error: those are counted, and conformance.py compares them), with the same number of
+plies (`games.plies`, and as many rows in moves.parquet), the same final position
+(`games.final_fen`; the en passant field may follow either convention) and the same UCI moves
+(`moves.uci` ordered by `ply`; a null move is `0000`). It also checks with pyarrow that the
+files' column types are those docs/convert.md gives. Disagreements listed in
+.ci/conformance-known.tsv are reported but do not fail the run (the same list as
+conformance.py: pgnkit rejects those games, or reads them differently, for a documented
+reason).
+
+Exit status: 0 when everything agrees, 1 on a disagreement, 2 on a setup problem (no binary,
+no corpus, pyarrow or duckdb missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conformance import (  # noqa: E402
+    CORPUS_FOLDERS, DEFAULT_CORPUS, DEFAULT_KNOWN, REPO, STANDARD_TAGS, _Builder, read_known,
+)
+
+try:
+    import duckdb
+    import pyarrow.parquet as pq
+except ImportError as e:  # a setup problem, not a pass
+    print(f"parquet: {e}; install them with `pip install duckdb pyarrow` "
+          "(.ci/python-env.sh does)", file=sys.stderr)
+    sys.exit(2)
+
+# The column types docs/convert.md documents, as pyarrow names them.
+GAMES_TYPES = {
+    "file": "string", "game": "uint64", "Event": "string", "White": "string",
+    "Result": "string", "WhiteElo": "int32", "BlackRatingDiff": "int32", "Date": "date32[day]",
+    "UTCDate": "date32[day]", "tags": "map<string, string>", "plies": "uint32",
+    "result_by_rule": "string", "termination": "string", "final_fen": "string",
+    "errors": "uint32", "warnings": "uint32", "movetext": "string",
+}
+MOVES_TYPES = {
+    "file": "string", "game": "uint64", "ply": "uint32", "san": "string", "uci": "string",
+    "fen": "string", "clock": "double", "eval": "double", "eval_mate": "int32",
+    "comment": "string", "nags": "list<item: uint16>",
+}
+
+
+def python_chess_games(path: Path) -> list[tuple | None]:
+    """(plies, fen alternatives, uci moves) of each game python-chess reads as standard and
+    legal; None for the others."""
+    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
+    builder = type("Builder", (_Builder,), {"sample_every": 1, "index": 0})
+    out: list[tuple | None] = []
+    visitor = None
+
+    def make():
+        nonlocal visitor
+        visitor = builder()
+        return visitor
+
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        while True:
+            game = chess.pgn.read_game(handle, Visitor=make)
+            if game is None:
+                break
+            if not out and game.next() is None and game.comment and \
+                    dict(game.headers) == dict(chess.pgn.Game().headers):
+                continue  # a preamble comment: see conformance.py
+            board = visitor.main_board
+            tag = game.headers.get("Variant", "")
+            if (tag and tag.lower() not in STANDARD_TAGS) or board is None or game.errors \
+                    or board.uci_variant != "chess" or board.chess960:
+                out.append(None)
+                continue
+            uci = [m.uci() if m else "0000" for m in board.move_stack]
+            out.append((len(uci), {board.fen(), board.fen(en_passant="fen")}, uci))
+    return out
+
+
+def check_types(path: Path, expected: dict[str, str]) -> list[str]:
+    schema = pq.read_schema(path)
+    got = {f.name: str(f.type) for f in schema}
+    problems = []
+    for name, kind in expected.items():
+        # pyarrow names a map's and a list's inner fields; compare the outer shape only.
+        have = re.sub(r"<.*", "<", got.get(name, "missing"))
+        if have != re.sub(r"<.*", "<", kind):
+            problems.append(f"{path.name}: column {name} is {got.get(name, 'missing')}, "
+                            f"not {kind}")
+    return problems
+
+
+def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tuple[int, int,
+                                                                                     list[str]]:
+    run = subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "-o", str(out),
+                          str(path)], capture_output=True)
+    if run.returncode not in (0, 1):
+        return 0, 0, [f"{name}: pgnkit exited {run.returncode}: {run.stderr[-300:]!r}"]
+    # A game pgnkit rejects (its diagnostics name it) is no row; whether it should be rejected
+    # is conformance.py's business, so it is counted here and not compared.
+    rejected = {int(n) for n in re.findall(rb"\xc2\xb7 game (\d+) ", run.stderr)}
+    con = duckdb.connect()
+    games = {g: (plies, fen) for g, plies, fen in con.execute(
+        "SELECT game, plies, final_fen FROM read_parquet(?)",
+        [str(out / "games.parquet")]).fetchall()}
+    moves = dict(con.execute(
+        "SELECT game, list(uci ORDER BY ply) FROM read_parquet(?) GROUP BY game",
+        [str(out / "moves.parquet")]).fetchall())
+    problems = check_types(out / "games.parquet", GAMES_TYPES) + \
+        check_types(out / "moves.parquet", MOVES_TYPES)
+    compared = known_hits = 0
+    for number, theirs in enumerate(python_chess_games(path), start=1):
+        if theirs is None:
+            continue
+        plies, fens, uci = theirs
+        mine = games.get(number)
+        if mine is None and number in rejected:
+            known_hits += 1
+            continue
+        if mine is None:
+            wrong = ["missing"]
+        else:
+            wrong = [f for f, bad in (
+                ("plies", mine[0] != plies),
+                ("final_fen", mine[1] not in fens),
+                ("uci", (moves.get(number) or []) != uci),
+            ) if bad]
+        compared += 1
+        if not wrong:
+            continue
+        if (name, str(number)) in known:
+            known_hits += 1
+            continue
+        problems.append(f"{name} game {number}: {', '.join(wrong)} differ "
+                        f"(pgnkit {mine and mine[:2]}, python-chess {plies} {sorted(fens)[0]})")
+    return compared, known_hits, problems
+
+
+def docs_query(con_dir: Path) -> list[str]:
+    """Runs the DuckDB query of docs/convert.md's Parquet section on a converted folder."""
+    text = (REPO / "docs" / "convert.md").read_text(encoding="utf-8")
+    m = re.search(r"```sql\n(.*?)```", text, re.S)
+    if not m:
+        return ["docs/convert.md: no ```sql example in the Parquet section"]
+    sql = m.group(1)
+    cwd = os.getcwd()
+    os.chdir(con_dir)
+    try:
+        rows = duckdb.connect().execute(sql).fetchall()
+    except duckdb.Error as e:
+        return [f"docs/convert.md: the DuckDB example fails: {e}"]
+    finally:
+        os.chdir(cwd)
+    return [] if rows else ["docs/convert.md: the DuckDB example gives no row"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
+    parser.add_argument("--pgnkit", default=f"{target}/release/pgnkit")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--known", type=Path, default=DEFAULT_KNOWN)
+    args = parser.parse_args()
+    pgnkit = str(Path(args.pgnkit).resolve())
+    if not os.access(pgnkit, os.X_OK):
+        print(f"parquet: no pgnkit binary at {pgnkit}; run cargo build --release",
+              file=sys.stderr)
+        return 2
+    if not args.corpus.is_dir():
+        print(f"parquet: no corpus at {args.corpus}", file=sys.stderr)
+        return 2
+    known = read_known(args.known)
+    print(f"python-chess {chess.__version__}; duckdb {duckdb.__version__}; "
+          f"pyarrow {pq.__name__ and __import__('pyarrow').__version__}")
+    total = known_total = 0
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="pgnkit-parquet-") as tmp:
+        files = [(f"{folder}/{p.name}", p) for folder in CORPUS_FOLDERS
+                 for p in sorted((args.corpus / folder).glob("*.pgn"))]
+        for i, (name, path) in enumerate(files):
+            compared, hits, found = check_file(pgnkit, name, path, Path(tmp) / str(i), known)
+            total += compared
+            known_total += hits
+            problems += found
+        lichess = [i for i, (n, _) in enumerate(files) if n.startswith("lichess/")]
+        if lichess:
+            problems += docs_query(Path(tmp) / str(lichess[0]))
+    for p in problems[:20]:
+        print(f"  {p}")
+    print(f"parquet: {len(files)} files, {total} games compared, {known_total} known or rejected "
+          f"(not compared), {len(problems)} problems")
+    passed = total - len(problems) if total >= len(problems) else 0
+    print(f"{passed} passed, {len(problems)} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
