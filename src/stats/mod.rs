@@ -169,9 +169,13 @@ fn tournament_server(event: &str) -> Option<&str> {
     // Once a finished game: memchr finds the few `:` far faster than a substring search.
     let bytes = event.as_bytes();
     let at = memchr::memchr_iter(b':', bytes).find(|&i| bytes[i + 1..].starts_with(b"//"))?;
+    // The scheme starts after the last character that is not a letter (which may be wider
+    // than a byte).
     let start = event[..at]
-        .rfind(|c: char| !c.is_ascii_alphabetic())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !c.is_ascii_alphabetic())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let rest = &event[at + 3..];
     let host = rest.find('/')?;
     let mut path = rest[host + 1..].split(['/', ' ', '?', '#']);
@@ -757,6 +761,16 @@ mod tests {
             PlayerKey::from_name("Carlsen, M "),
             PlayerKey::Named("Carlsen, M ".to_owned())
         );
+    }
+
+    /// Found by fuzzing: a wide character right before the scheme was cut in two.
+    #[test]
+    fn a_wide_character_before_the_address_is_not_cut() {
+        assert_eq!(
+            tournament_server("Rated Blitz tournamæhttps://lichess.org/tournament/Ab14dC32"),
+            Some("https://lichess.org")
+        );
+        assert_eq!(tournament_server("æ://x/tournament/a"), None);
     }
 
     #[test]
