@@ -109,7 +109,14 @@ impl Lines<'_> {
         }
         let width = display_width(&self.held);
         if self.col > 0 {
-            if self.col + 1 + width > LINE_WIDTH {
+            // A comment's word that could read, at the start of a line, as a tag pair (the
+            // start of the next game: `[Name`) or as a `%` escape line stays on this line,
+            // however long. `[%clk` is neither.
+            let held = self.held.as_bytes();
+            let breaks_meaning = held.first() == Some(&b'%')
+                || (held.first() == Some(&b'[')
+                    && held.get(1).is_some_and(u8::is_ascii_alphabetic));
+            if self.col + 1 + width > LINE_WIDTH && !breaks_meaning {
                 self.out.push('\n');
                 self.col = 0;
             } else {
