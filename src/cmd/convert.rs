@@ -294,6 +294,18 @@ fn convert_one(
         );
     }
     let out = &mut done.body;
+    // The record the JSON, CSV and Parquet writers share.
+    let record = || {
+        records::game_record(
+            name,
+            game.number,
+            lexed,
+            &elements,
+            collector,
+            &report,
+            result,
+        )
+    };
     let _ = match args.format {
         FormatArg::Pgn => {
             // About as long as the game read: one allocation, then no growing.
@@ -314,15 +326,7 @@ fn convert_one(
             Ok(())
         }
         FormatArg::Jsonl | FormatArg::Csv => {
-            let record = records::game_record(
-                name,
-                game.number,
-                lexed,
-                &elements,
-                collector,
-                &report,
-                result,
-            );
+            let record = record();
             if args.format == FormatArg::Csv {
                 let mut w = csv::Writer::from_writer(&mut *out);
                 records::write_csv(&mut w, &record, args.raw_csv)
@@ -332,15 +336,7 @@ fn convert_one(
             }
         }
         FormatArg::Parquet => {
-            let record = records::game_record(
-                name,
-                game.number,
-                lexed,
-                &elements,
-                collector,
-                &report,
-                result,
-            );
+            let record = record();
             let mut movetext = String::with_capacity(game.bytes.len());
             pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
             let count = |s| report.findings.iter().filter(|f| f.severity == s).count();
