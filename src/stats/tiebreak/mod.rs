@@ -496,7 +496,7 @@ pub struct Ranked {
     /// Points in half points, unplayed rounds as awarded.
     pub half_points: i64,
     /// The value of each requested tie-break, in the list's order; `None` where the system
-    /// has no value (no rated opponent, a direct encounter outside a complete tie).
+    /// has no value (no rated opponent, a direct encounter that cannot place the player).
     pub values: Vec<Option<Ratio>>,
 }
 
@@ -1007,7 +1007,12 @@ impl<'a> Calc<'a> {
 
     /// Direct encounter within a tied group (C.07 6): when every two of them met, each one's
     /// points in the games among them (forfeits as awarded); when pairs met unequally often,
-    /// the average per meeting with each. A group where some two never met gets no value.
+    /// the average per meeting with each.
+    ///
+    /// When some two never met, C.07 still ranks first the one who is alone at the top of
+    /// the separate standings whatever the outcome of the missing games, then the second
+    /// when the first is so placed, and so on: those get their points among the group (the
+    /// average per meeting with each opponent met), the rest no value, so they stay tied.
     fn direct_encounter(&self, group: &[usize]) -> Vec<(usize, Ratio)> {
         let k = group.len();
         let members: HashMap<usize, usize> =
@@ -1024,12 +1029,11 @@ impl<'a> Calc<'a> {
                 }
             }
         }
-        if met.len() != k * (k - 1) {
-            return Vec::new();
-        }
+        let complete = met.len() == k * (k - 1);
         let counts: BTreeSet<i64> = met.values().map(|m| m.0).collect();
-        let equal = counts.len() == 1;
+        let equal = complete && counts.len() == 1;
         let mut sums = vec![Some(Ratio::int(0)); k];
+        let mut opponents = vec![0i64; k];
         for (&(i, _), &(games, half)) in &met {
             let term = if equal {
                 Ratio::new(half, 2)
@@ -1037,17 +1041,36 @@ impl<'a> Calc<'a> {
                 Ratio::new(half, 2 * games)
             };
             sums[i] = sums[i].and_then(|s| s.checked_add(term));
+            opponents[i] += 1;
         }
         // A sum too large to hold exactly leaves the whole group without a value rather
         // than with a wrong one.
-        if sums.iter().any(Option::is_none) {
+        let Some(sums) = sums.into_iter().collect::<Option<Vec<Ratio>>>() else {
             return Vec::new();
+        };
+        if complete {
+            return group.iter().copied().zip(sums).collect();
         }
-        group
-            .iter()
-            .zip(sums)
-            .filter_map(|(&p, s)| Some((p, s?)))
-            .collect()
+        // The most each could reach: a win (one point per meeting on average) against every
+        // member not met. Whoever scores more than everyone else's most is alone at the top
+        // whatever the missing games give; the best possible for the others is reached in
+        // one outcome (each wins all their own missing games), so the test is exact.
+        let most: Vec<Option<Ratio>> = (0..k)
+            .map(|i| sums[i].checked_add(Ratio::int(k as i64 - 1 - opponents[i])))
+            .collect();
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| sums[b].cmp(&sums[a]).then(a.cmp(&b)));
+        let mut ranked = Vec::new();
+        for (n, &i) in order.iter().enumerate() {
+            let rest = &order[n + 1..];
+            let alone = rest.iter().all(|&j| most[j].is_some_and(|m| sums[i] > m));
+            // The last one left is placed too: below all the others.
+            if !alone {
+                break;
+            }
+            ranked.push((group[i], sums[i]));
+        }
+        ranked
     }
 }
 
@@ -1272,6 +1295,55 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    /// A tie of three where B and C never met: A beat both, so A is alone at the top of
+    /// the games among them whatever B–C would have given (C.07 6); B and C stay tied. Had
+    /// A drawn with C, C could still reach A's 1.5, and nobody is placed.
+    #[test]
+    fn direct_encounter_places_who_is_on_top_whatever_the_missing_games() {
+        // A B C D E F = 0 1 2 3 4 5; A, B, C end on 2 points.
+        let games = |a_c: Score| {
+            let mut event = EventResults::new(vec![None; 6]);
+            for (round, w, b, score) in [
+                (1, 0, 1, Score::WhiteWin),
+                (1, 2, 3, Score::WhiteWin),
+                (1, 4, 5, Score::Draw),
+                (2, 0, 2, a_c),
+                (2, 1, 4, Score::WhiteWin),
+                (2, 3, 5, Score::Draw),
+                (3, 3, 0, Score::WhiteWin),
+                (3, 1, 5, Score::WhiteWin),
+                (3, 2, 4, Score::WhiteWin),
+            ] {
+                event.add_game(round, w, b, score, true);
+            }
+            event
+        };
+        let ranked = games(Score::WhiteWin).rank(&[TieBreak::plain(System::De)]);
+        let top: Vec<(usize, String, Option<Ratio>)> = ranked[..3]
+            .iter()
+            .map(|r| (r.player, r.place.unwrap().to_string(), r.values[0]))
+            .collect();
+        assert_eq!(
+            top,
+            [
+                (0, "1".into(), Some(Ratio::int(2))),
+                (1, "2-3".into(), None),
+                (2, "2-3".into(), None)
+            ]
+        );
+        // With A–C drawn, a fourth round brings A, B, C to 2.5. Among them A has 1.5 of
+        // 1.5, C 0.5 and 1.5 at most (a win against B), B 0 and 1 at most: C could still
+        // reach A, so nobody is placed.
+        let mut drawn = games(Score::Draw);
+        drawn.add_game(4, 0, 4, Score::WhiteWin, true);
+        drawn.add_game(4, 1, 3, Score::Draw, true);
+        drawn.add_game(4, 2, 5, Score::BlackWin, true);
+        let ranked = drawn.rank(&[TieBreak::plain(System::De)]);
+        let tied: Vec<&Ranked> = ranked.iter().filter(|r| r.player <= 2).collect();
+        assert!(tied.iter().all(|r| r.half_points == tied[0].half_points));
+        assert!(tied.iter().all(|r| r.values[0].is_none()), "{tied:?}");
     }
 
     /// Three players tied where two never met: direct encounter says nothing.
