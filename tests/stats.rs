@@ -1250,3 +1250,133 @@ fn partial_runs_and_merge_say_what_the_other_commands_say_and_obey_quiet() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--team-tiebreaks` on a four-team round robin of four boards (drawn matches, a board won
+/// by forfeit) gives the hand-computed team tables in `testdata/stats/teams/league.*.tsv`,
+/// whose header names the columns to compare; the player rows are those of `--tiebreaks`.
+#[test]
+fn team_tiebreaks_rank_the_team_table_by_match_points_then_the_list() {
+    let dir = Path::new("testdata/stats/teams");
+    let mut checked = 0;
+    for table in ["fide", "sb"] {
+        let path = dir.join(format!("league.{table}.tsv"));
+        let text = String::from_utf8(read(&path)).unwrap();
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split('\t').collect())
+            .collect();
+        let list: Vec<&str> = rows[0][7..]
+            .iter()
+            .map(|h| h.strip_prefix("team:").unwrap())
+            .collect();
+        let o = pgnkit(&[
+            "stats",
+            "testdata/stats/teams/league.pgn",
+            "--report",
+            "standings",
+            "--tiebreaks",
+            "BH",
+            "--team-tiebreaks",
+            &list.join(","),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let mut reader = csv::Reader::from_reader(&o.stdout[..]);
+        let header: Vec<String> = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        let at: Vec<usize> = rows[0]
+            .iter()
+            .map(|h| {
+                header
+                    .iter()
+                    .position(|c| c == h)
+                    .unwrap_or_else(|| panic!("{table}: no column {h} in {header:?}"))
+            })
+            .collect();
+        let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let teams: Vec<Vec<String>> = records
+            .iter()
+            .filter(|r| &r[3] == "teams")
+            .map(|r| {
+                at.iter()
+                    .map(|&i| match &r[i] {
+                        "" => "-".to_owned(),
+                        c => c.to_owned(),
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(teams, rows[1..], "{table}");
+        for r in records.iter().filter(|r| &r[3] == "teams") {
+            assert_eq!(&r[5], format!("match points,{}", list.join(",")));
+        }
+        // Sixteen players, each with the BH column and no team value.
+        let players: Vec<&csv::StringRecord> =
+            records.iter().filter(|r| &r[3] == "players").collect();
+        assert_eq!(players.len(), 16, "{table}");
+        assert!(players
+            .iter()
+            .all(|r| at[7..].iter().all(|&i| r[i].is_empty())));
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+}
+
+/// Without `--team-tiebreaks` the team table stays in game points; the option needs
+/// `--tiebreaks` and refuses what teams do not take.
+#[test]
+fn team_tiebreaks_are_asked_for_and_checked() {
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/teams/league.pgn",
+        "--report",
+        "standings",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let teams: Vec<&str> = text.lines().filter(|l| l.contains(",teams,")).collect();
+    let shown: Vec<String> = teams
+        .iter()
+        .map(|l| l.split(',').skip(5).take(8).collect::<Vec<_>>().join(","))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "game points,1-2,Lions,12,,,,6.5",
+            "game points,1-2,Tigers,12,,,,6.5",
+            "game points,3,Bears,12,,,,6",
+            "game points,4,Wolves,12,,,,5"
+        ],
+        "{text}"
+    );
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/teams/league.pgn",
+        "--report",
+        "standings",
+        "--team-tiebreaks",
+        "GP",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--tiebreaks"), "{}", stderr(&o));
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/teams/league.pgn",
+        "--report",
+        "standings",
+        "--tiebreaks",
+        "BH",
+        "--team-tiebreaks",
+        "GP,TPR",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let message = stderr(&o);
+    assert!(
+        message.contains("team tie-break `TPR`: TPR is not a team tie-break"),
+        "{message}"
+    );
+}

@@ -27,6 +27,7 @@ use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
 use crate::stats::tiebreak::log::{is_unplayed, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::team::{TeamTieBreak, TeamTieBreakList};
 use crate::stats::tiebreak::TieBreakList;
 use crate::stats::{
     EventEntry, EventKey, GameDate, RatedEntry, Score, ScoredGame, StatsAccumulator,
@@ -72,6 +73,12 @@ pub struct Args {
     /// each (e.g. `ARO-C1,BH-C1,BH,DE` or `DE,SB,WIN,BWG,KS`; see docs/stats.md).
     #[arg(long, value_name = "LIST", conflicts_with = "tiebreak")]
     pub tiebreaks: Option<TieBreakList>,
+
+    /// With --tiebreaks: rank the team tables by match points (2 a match won, 1 drawn), then
+    /// by these team tie-breaks in order, one `team:` column each (e.g. `DE,GP,SB` or
+    /// `GP,EMGSB,BH-C1`; see docs/stats.md).
+    #[arg(long, value_name = "LIST", requires = "tiebreaks")]
+    pub team_tiebreaks: Option<TeamTieBreakList>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -541,6 +548,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 played: !f.unplayed,
                 white_elo: f.white_elo,
                 black_elo: f.black_elo,
+                white_team: f.white_team.as_deref(),
+                black_team: f.black_team.as_deref(),
             });
         }
         if let Some(score) = f.score {
@@ -582,7 +591,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(stopped) = unfinished(inputs.totals.failed)? {
         return Ok(stopped);
     }
-    let tiebreaks = tiebreak_log.as_ref().zip(args.tiebreaks.as_ref());
+    let team_list = args.team_tiebreaks.as_ref().map_or(&[][..], |l| &l.0[..]);
+    let tiebreaks = tiebreak_log
+        .as_ref()
+        .zip(args.tiebreaks.as_ref())
+        .map(|(log, list)| (log, list, team_list));
     write_tables(output, &mut acc, &tally, &mut staged, tiebreaks)?;
     let bytes = inputs.totals.bytes;
     if !args.input.quiet {
@@ -699,7 +712,7 @@ fn write_tables(
     acc: &mut StatsAccumulator,
     tally: &Tally,
     staged: &mut StagedFiles,
-    tiebreaks: Option<(&TiebreakLog, &TieBreakList)>,
+    tiebreaks: Option<(&TiebreakLog, &TieBreakList, &[TeamTieBreak])>,
 ) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
@@ -730,9 +743,9 @@ fn write_tables(
             match name {
                 ReportName::Games => {}
                 ReportName::Standings => match tiebreaks {
-                    Some((log, list)) => {
-                        crate::report::tiebreaks::write_standings(&mut w, acc, log, &list.0, &opts)?
-                    }
+                    Some((log, list, teams)) => crate::report::tiebreaks::write_standings(
+                        &mut w, acc, log, &list.0, teams, &opts,
+                    )?,
                     None => csvout::write_standings(&mut w, acc, &opts)?,
                 },
                 ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,

@@ -1,12 +1,14 @@
 //! `standings.csv` ranked by a list of C.07 tie-breaks (`pgnkit stats --tiebreaks LIST`):
 //! the player tables from the [`TiebreakLog`], one column a tie-break after `points`; team
-//! tables as without the option.
+//! tables as without the option, or, with `--team-tiebreaks LIST`, by match points and that
+//! list, in columns named `team:` and the tie-break after the players' ones.
 
 use std::io::{self, Write};
 
 use super::stats::{neutralise, number, CsvOptions, TableOptions};
 use crate::stats::standings::EventKind;
 use crate::stats::tiebreak::log::TiebreakLog;
+use crate::stats::tiebreak::team::TeamTieBreak;
 use crate::stats::tiebreak::{Ratio, TieBreak};
 use crate::stats::StatsAccumulator;
 
@@ -19,7 +21,8 @@ fn cell(text: &str, input: bool, opts: CsvOptions) -> String {
     }
 }
 
-/// Writes `standings.csv` with the player tables ranked by points, then by `list` in order.
+/// Writes `standings.csv` with the player tables ranked by points, then by `list` in order;
+/// with a `team_list`, the team tables by match points, then by it.
 ///
 /// # Errors
 ///
@@ -29,6 +32,7 @@ pub fn write_standings<W: Write>(
     acc: &mut StatsAccumulator,
     log: &TiebreakLog,
     list: &[TieBreak],
+    team_list: &[TeamTieBreak],
     opts: &TableOptions,
 ) -> csv::Result<()> {
     let mut header: Vec<String> = [
@@ -39,9 +43,12 @@ pub fn write_standings<W: Write>(
     .map(|s| s.to_string())
     .collect();
     header.extend(list.iter().map(ToString::to_string));
+    header.extend(team_list.iter().map(|tb| format!("team:{tb}")));
     out.write_record(&header)?;
     let names: Vec<String> = list.iter().map(ToString::to_string).collect();
     let tiebreak = names.join(",");
+    let team_names: Vec<String> = team_list.iter().map(ToString::to_string).collect();
+    let team_tiebreak = format!("match points,{}", team_names.join(","));
     let csv = opts.csv;
     acc.for_each_event(|event| {
         let key = event.key;
@@ -60,7 +67,8 @@ pub fn write_standings<W: Write>(
                 tiebreak.to_owned(),
             ]
         };
-        if let Some(players) = log.event(key) {
+        let players = log.event(key);
+        if let Some(players) = &players {
             for row in players.results.rank(list) {
                 let [games, wins, draws, losses] = players.games[row.player];
                 if row.place.is_none() && games == 0 {
@@ -76,8 +84,27 @@ pub fn write_standings<W: Write>(
                         .iter()
                         .map(|v| v.map(|v| v.to_string()).unwrap_or_default()),
                 );
+                record.extend(std::iter::repeat_n(String::new(), team_list.len()));
                 out.write_record(&record).map_err(io::Error::from)?;
             }
+        }
+        if !team_list.is_empty() {
+            let teams = players.as_ref().map(|p| p.teams.rank(team_list));
+            for team in teams.into_iter().flatten() {
+                let mut record = lead("teams", &team_tiebreak);
+                record.push(team.place.map(|p| p.to_string()).unwrap_or_default());
+                record.push(cell(&team.team, true, csv));
+                record.extend(team.matches.map(|n| n.to_string()));
+                record.push(team.match_points.to_string());
+                record.extend(std::iter::repeat_n(String::new(), list.len()));
+                record.extend(
+                    team.values
+                        .iter()
+                        .map(|v| v.map(|v| v.to_string()).unwrap_or_default()),
+                );
+                out.write_record(&record).map_err(io::Error::from)?;
+            }
+            return Ok(());
         }
         for team in event.team_standings() {
             let mut record = lead("teams", "game points");

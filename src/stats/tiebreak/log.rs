@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use super::team::TeamEvent;
 use super::EventResults;
 use crate::stats::{EventKey, PlayerKey, RoundKey, Score};
 
@@ -34,6 +35,10 @@ pub struct TiebreakGame<'a> {
     pub white_elo: Option<u32>,
     /// The `BlackElo` tag, if positive.
     pub black_elo: Option<u32>,
+    /// The `WhiteTeam` tag, if any.
+    pub white_team: Option<&'a str>,
+    /// The `BlackTeam` tag, if any.
+    pub black_team: Option<&'a str>,
 }
 
 /// Whether a game was not played over the board, as C.07 counts unplayed games: a
@@ -66,6 +71,8 @@ struct Record {
     black: Side,
     score: Score,
     played: bool,
+    /// The teams of a board of a team match: both sides tagged, with different teams.
+    teams: Option<[u32; 2]>,
 }
 
 /// One event's players and games.
@@ -83,6 +90,9 @@ struct EventGames {
     records: Vec<Record>,
     /// The unknown bucket, if it played.
     unknown: Option<u32>,
+    /// Team name → team, and the names, for the team table.
+    team_ids: HashMap<String, u32>,
+    teams: Vec<String>,
 }
 
 impl EventGames {
@@ -117,6 +127,20 @@ impl EventGames {
             *rating = elo;
         }
         Side::Player(id)
+    }
+
+    /// The team of a `WhiteTeam`/`BlackTeam` tag; none for a missing, empty or `?` one.
+    fn team(&mut self, name: Option<&str>) -> Option<u32> {
+        let name = name?.trim();
+        if PlayerKey::means_unknown(name) {
+            return None;
+        }
+        let next = self.teams.len() as u32;
+        let id = *self.team_ids.entry(name.to_owned()).or_insert(next);
+        if id == next {
+            self.teams.push(name.to_owned());
+        }
+        Some(id)
     }
 
     /// The round of a `Round` tag: its first number when it is dotted (`3.12` is board or
@@ -157,6 +181,8 @@ pub struct EventPlayers {
     pub names: Vec<PlayerKey>,
     /// Per player: games (played or forfeited), wins, draws, losses; byes are not games.
     pub games: Vec<[u64; 4]>,
+    /// The team matches: every game between two players of different teams, by round.
+    pub teams: TeamEvent,
 }
 
 impl TiebreakLog {
@@ -180,12 +206,19 @@ impl TiebreakLog {
         if white == Side::Bye && black == Side::Bye {
             return;
         }
+        let teams = match (event.team(game.white_team), event.team(game.black_team)) {
+            (Some(w), Some(b)) if w != b && white != Side::Bye && black != Side::Bye => {
+                Some([w, b])
+            }
+            _ => None,
+        };
         event.records.push(Record {
             round,
             white,
             black,
             score: game.score,
             played: game.played && white != Side::Bye && black != Side::Bye,
+            teams,
         });
     }
 
@@ -203,8 +236,12 @@ impl TiebreakLog {
         }
         let mut results = EventResults::new(event.ratings.clone());
         let mut games = vec![[0u64; 4]; event.names.len()];
+        let mut teams = TeamEvent::new(event.teams.clone());
         for r in &event.records {
             let round = ordinal[r.round as usize];
+            if let Some([w, b]) = r.teams {
+                teams.add_board(round, w as usize, b as usize, r.score, r.played);
+            }
             match (r.white, r.black) {
                 // A game against oneself (or between two unknown sides) counts for nobody.
                 (Side::Player(w), Side::Player(b)) if w == b => {}
@@ -235,6 +272,7 @@ impl TiebreakLog {
             results,
             names: event.names.clone(),
             games,
+            teams,
         })
     }
 }
@@ -260,6 +298,8 @@ mod tests {
             played: true,
             white_elo: None,
             black_elo: None,
+            white_team: None,
+            black_team: None,
         }
     }
 

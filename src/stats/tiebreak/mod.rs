@@ -20,6 +20,7 @@
 //! so a round nobody has a record of does not exist here (and costs nothing).
 
 pub mod log;
+pub mod team;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -154,7 +155,7 @@ impl System {
         }
     }
 
-    /// Whether Cut-N and Median-N apply (C.07 14.1, 14.2): to the sums over opponents, and
+    /// Whether Cut-N and Median-N apply (C.07 14): to the sums over opponents, and
     /// to the average rating. Progressive scores take Cut only.
     fn takes_cut(self) -> bool {
         matches!(
@@ -374,6 +375,11 @@ impl Ratio {
     /// A whole number.
     pub fn int(n: i64) -> Ratio {
         Ratio { num: n, den: 1 }
+    }
+
+    /// `self · k` (saturating: values are small; a sum that large is no tie-break).
+    pub fn scaled(self, k: i64) -> Ratio {
+        Ratio::new(self.num.saturating_mul(k), self.den)
     }
 
     /// The value as a float, for display and checks.
@@ -639,6 +645,13 @@ impl EventResults {
     /// every player has a line for every round, which an online arena where each game is its
     /// own round would make a square of its size.
     pub fn rank(&self, list: &[TieBreak]) -> Vec<Ranked> {
+        let columns: Vec<Column> = list.iter().map(|&tb| Column::System(tb)).collect();
+        self.rank_columns(&columns)
+    }
+
+    /// As [`rank`](Self::rank), with columns of values the caller computed (the team
+    /// systems) among the systems.
+    pub fn rank_columns(&self, list: &[Column]) -> Vec<Ranked> {
         if self.too_large() {
             let mut half = vec![0i64; self.players()];
             for r in &self.records {
@@ -668,17 +681,18 @@ impl EventResults {
         let mut values: Vec<Vec<Option<Ratio>>> = (0..n)
             .map(|p| {
                 list.iter()
-                    .map(|tb| match tb.system {
-                        System::De => None,
-                        _ => calc.value(p, tb),
+                    .map(|column| match column {
+                        Column::System(tb) if tb.system == System::De => None,
+                        Column::System(tb) => calc.value(p, tb),
+                        Column::Given(values) => values.get(p).copied().flatten(),
                     })
                     .collect()
             })
             .collect();
         // Direct encounter depends on who is still tied when it comes: points and every
         // tie-break before it in the list.
-        for (k, tb) in list.iter().enumerate() {
-            if tb.system != System::De {
+        for (k, column) in list.iter().enumerate() {
+            if !matches!(column, Column::System(tb) if tb.system == System::De) {
                 continue;
             }
             let mut groups: HashMap<(i64, Vec<Option<Ratio>>), Vec<usize>> = HashMap::new();
@@ -696,6 +710,15 @@ impl EventResults {
         }
         place(&calc.half, values, self.unranked)
     }
+}
+
+/// A column of [`EventResults::rank_columns`]: a system to compute, or values given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Column {
+    /// A tie-break computed from the results.
+    System(TieBreak),
+    /// One value a player, by index (missing entries have none).
+    Given(Vec<Option<Ratio>>),
 }
 
 /// Sorts players by points, then by their values, then by index, and gives places; the

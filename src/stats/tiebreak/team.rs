@@ -1,0 +1,437 @@
+//! Team tables under C.07: match points (2 for a match won, 1 drawn, 0 lost, the match
+//! decided by the sum of its boards' game points), game points, and the team tie-breaks
+//! that the boards' results determine.
+//!
+//! A match is every board played between two teams in one round. The individual systems
+//! that carry over to teams (direct encounter, wins, progressive scores, the Buchholz family,
+//! Sonneborn-Berger, Koya) are computed by [`EventResults`] with each match as one game whose
+//! result is the match's, so the unplayed-round rules are the players' rules (C.07 16): a
+//! round in which a team has no match is an absence, and a match of which no board was
+//! played over the board is a forfeited match. Their values are in match points.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::str::FromStr;
+
+use super::{Column, EventResults, Ratio, System, TieBreak};
+use crate::stats::standings::Place;
+use crate::stats::Score;
+
+/// Which score a team system reads: match points or game points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Points {
+    /// 2 for a match won, 1 drawn, 0 lost.
+    Match,
+    /// The sum of the boards' points.
+    Game,
+}
+
+impl Points {
+    fn letter(self) -> char {
+        match self {
+            Points::Match => 'M',
+            Points::Game => 'G',
+        }
+    }
+}
+
+/// One tie-break of a team table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TeamTieBreak {
+    /// `GP`: game points, the sum of the points of every board of every match.
+    GamePoints,
+    /// `EMGSB`, `EGMSB`, `EGGSB`, `EMMSB`: a Sonneborn-Berger of the team table, the sum
+    /// over the rounds of the opponent's total (`opponents`: the first letter) times the
+    /// team's own score in that match (`own`: the second letter). `EMGSB` is the Olympiad
+    /// Sonneborn-Berger: opponents' match points times the game points scored against them.
+    Esb {
+        /// The opponent's total: match or game points.
+        opponents: Points,
+        /// The team's score in the match: match or game points.
+        own: Points,
+    },
+    /// An individual system computed on match points.
+    Individual(TieBreak),
+}
+
+/// The individual systems a team table takes, and the factor that turns their value on
+/// half-match-point units (what [`EventResults`] counts: a match won is its "1-0") into
+/// match points: sums of points count once, products of points twice.
+fn match_point_factor(system: System) -> Option<i64> {
+    match system {
+        System::Win => Some(1),
+        System::De | System::Ps | System::Bh | System::Aob | System::Fb | System::Ks => Some(2),
+        System::Sb => Some(4),
+        _ => None,
+    }
+}
+
+impl fmt::Display for TeamTieBreak {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TeamTieBreak::GamePoints => f.write_str("GP"),
+            TeamTieBreak::Esb { opponents, own } => {
+                write!(f, "E{}{}SB", opponents.letter(), own.letter())
+            }
+            TeamTieBreak::Individual(tb) => tb.fmt(f),
+        }
+    }
+}
+
+/// A team tie-break name that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamTieBreakError {
+    name: String,
+    problem: String,
+}
+
+impl fmt::Display for TeamTieBreakError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "team tie-break `{}`: {}; team tie-breaks are GP, EMGSB, EGMSB, EGGSB, EMMSB and, on \
+             match points, DE, WIN, PS, BH, AOB, FB, SB, KS with their modifiers (e.g. BH-C1)",
+            self.name, self.problem
+        )
+    }
+}
+
+impl std::error::Error for TeamTieBreakError {}
+
+impl FromStr for TeamTieBreak {
+    type Err = TeamTieBreakError;
+
+    fn from_str(name: &str) -> Result<TeamTieBreak, TeamTieBreakError> {
+        let error = |problem: String| TeamTieBreakError {
+            name: name.to_owned(),
+            problem,
+        };
+        let upper = name.trim().to_ascii_uppercase();
+        if upper == "GP" {
+            return Ok(TeamTieBreak::GamePoints);
+        }
+        let letter = |b: u8| match b {
+            b'M' => Some(Points::Match),
+            b'G' => Some(Points::Game),
+            _ => None,
+        };
+        if let [b'E', o, s, b'S', b'B'] = *upper.as_bytes() {
+            if let (Some(opponents), Some(own)) = (letter(o), letter(s)) {
+                return Ok(TeamTieBreak::Esb { opponents, own });
+            }
+        }
+        let tb: TieBreak = upper.parse().map_err(|e: super::TieBreakError| {
+            // The individual message lists systems teams do not take: say only the problem.
+            let text = e.to_string();
+            let problem = text
+                .split_once(": ")
+                .map_or(text.as_str(), |(_, rest)| rest)
+                .split("; known")
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            error(problem)
+        })?;
+        if match_point_factor(tb.system).is_none() {
+            return Err(error(format!(
+                "{} is not a team tie-break",
+                tb.system.acronym()
+            )));
+        }
+        Ok(TeamTieBreak::Individual(tb))
+    }
+}
+
+/// An ordered list of team tie-breaks, read from `DE,GP,SB` (what `--team-tiebreaks` takes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamTieBreakList(pub Vec<TeamTieBreak>);
+
+impl FromStr for TeamTieBreakList {
+    type Err = TeamTieBreakError;
+
+    fn from_str(list: &str) -> Result<TeamTieBreakList, TeamTieBreakError> {
+        list.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map(TeamTieBreakList)
+    }
+}
+
+/// One match's boards, summed, for the lower- and the higher-numbered team.
+#[derive(Debug, Clone, Copy, Default)]
+struct Match {
+    /// Game points of each side, in half points.
+    half: [i64; 2],
+    /// Whether some board was played over the board.
+    played: bool,
+}
+
+/// One event's team matches.
+#[derive(Debug, Clone, Default)]
+pub struct TeamEvent {
+    names: Vec<String>,
+    /// (round, lower team, higher team) → the match.
+    matches: BTreeMap<(u64, usize, usize), Match>,
+}
+
+/// A team's line in the team table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamRanked {
+    /// The team, as tagged.
+    pub team: String,
+    /// The place; teams equal on match points and every tie-break share it.
+    pub place: Option<Place>,
+    /// Matches, matches won, drawn, lost.
+    pub matches: [u64; 4],
+    /// Match points.
+    pub match_points: i64,
+    /// Each requested tie-break's value, in the list's order.
+    pub values: Vec<Option<Ratio>>,
+}
+
+impl TeamEvent {
+    /// An event whose teams are `names`, by index, without matches yet.
+    pub fn new(names: Vec<String>) -> TeamEvent {
+        TeamEvent {
+            names,
+            matches: BTreeMap::new(),
+        }
+    }
+
+    /// One board of the match of round `round` between `white_team` (the team of the
+    /// board's White) and `black_team`; `played` is false for a board decided by forfeit.
+    pub fn add_board(
+        &mut self,
+        round: u64,
+        white_team: usize,
+        black_team: usize,
+        score: Score,
+        played: bool,
+    ) {
+        let n = self.names.len();
+        if white_team >= n || black_team >= n || white_team == black_team {
+            return;
+        }
+        let (lo, hi) = (white_team.min(black_team), white_team.max(black_team));
+        let m = self.matches.entry((round, lo, hi)).or_default();
+        let white_side = usize::from(white_team != lo);
+        m.half[white_side] += i64::from(score.white_half_points());
+        m.half[1 - white_side] += i64::from(score.black_half_points());
+        m.played |= played;
+    }
+
+    /// Whether the event has a team match.
+    pub fn is_empty(&self) -> bool {
+        self.matches.is_empty()
+    }
+
+    /// The team table: by match points, then by `list` in order, then by name. Teams
+    /// without a match are not listed.
+    pub fn rank(&self, list: &[TeamTieBreak]) -> Vec<TeamRanked> {
+        // Only teams with a match take part: index them in name order, so that teams equal
+        // on everything are listed by name.
+        let mut active: Vec<usize> = self
+            .matches
+            .keys()
+            .flat_map(|&(_, a, b)| [a, b])
+            .collect::<BTreeSet<usize>>()
+            .into_iter()
+            .collect();
+        active.sort_by(|&a, &b| self.names[a].cmp(&self.names[b]));
+        let index: HashMap<usize, usize> =
+            active.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+        let n = active.len();
+        let mut results = EventResults::new(vec![None; n]);
+        let mut record = vec![[0u64; 4]; n];
+        let mut mp = vec![0i64; n];
+        let mut gp = vec![0i64; n];
+        let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); n];
+        let all_rounds: BTreeSet<u64> = self.matches.keys().map(|k| k.0).collect();
+        for (&(round, a, b), m) in &self.matches {
+            let (a, b) = (index[&a], index[&b]);
+            let score = match m.half[0].cmp(&m.half[1]) {
+                Ordering::Greater => Score::WhiteWin,
+                Ordering::Less => Score::BlackWin,
+                Ordering::Equal => Score::Draw,
+            };
+            results.add_game(round, a, b, score, m.played);
+            for (me, them, half, my_mp) in [
+                (a, b, m.half[0], i64::from(score.white_half_points())),
+                (b, a, m.half[1], i64::from(score.black_half_points())),
+            ] {
+                let r = &mut record[me];
+                r[0] += 1;
+                r[1 + (2 - my_mp as usize)] += 1;
+                mp[me] += my_mp;
+                gp[me] += half;
+                rounds[me].push((round, m.played.then_some(them), my_mp, half));
+            }
+        }
+        let columns: Vec<Column> = list
+            .iter()
+            .map(|tb| match *tb {
+                TeamTieBreak::GamePoints => {
+                    Column::Given(gp.iter().map(|&h| Some(Ratio::new(h, 2))).collect())
+                }
+                TeamTieBreak::Esb { opponents, own } => Column::Given(
+                    (0..n)
+                        .map(|t| esb(t, &rounds[t], &all_rounds, &mp, &gp, opponents, own))
+                        .collect(),
+                ),
+                TeamTieBreak::Individual(tb) => Column::System(tb),
+            })
+            .collect();
+        results
+            .rank_columns(&columns)
+            .into_iter()
+            .map(|row| TeamRanked {
+                team: self.names[active[row.player]].clone(),
+                place: row.place,
+                matches: record[row.player],
+                match_points: row.half_points,
+                values: row
+                    .values
+                    .iter()
+                    .zip(list)
+                    .map(|(v, tb)| match tb {
+                        TeamTieBreak::Individual(tb) => {
+                            v.map(|v| v.scaled(match_point_factor(tb.system).unwrap_or(1)))
+                        }
+                        _ => *v,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// A team's match in a round: (round, the opponent if the match was played, own match
+/// points, own game points in half points).
+type Round = (u64, Option<usize>, i64, i64);
+
+/// A team Sonneborn-Berger of team `t`: per round, the opponent's total times the team's
+/// score in the match; a round without a match played (a forfeited match, an absence)
+/// counts against a dummy opponent with the team's own total, as for players (C.07 16).
+fn esb(
+    t: usize,
+    played: &[Round],
+    all_rounds: &BTreeSet<u64>,
+    mp: &[i64],
+    gp: &[i64],
+    opponents: Points,
+    own: Points,
+) -> Option<Ratio> {
+    // Totals and scores as (numerator, denominator): match points whole, game points halves.
+    let total = |team: usize| match opponents {
+        Points::Match => (mp[team], 1),
+        Points::Game => (gp[team], 2),
+    };
+    let score = |my_mp: i64, my_half: i64| match own {
+        Points::Match => (my_mp, 1),
+        Points::Game => (my_half, 2),
+    };
+    let by_round: HashMap<u64, &Round> = played.iter().map(|e| (e.0, e)).collect();
+    let mut sum = Ratio::int(0);
+    for round in all_rounds {
+        let (opponent_total, my_score) = match by_round.get(round) {
+            Some(&&(_, Some(o), my_mp, my_half)) => (total(o), score(my_mp, my_half)),
+            Some(&&(_, None, my_mp, my_half)) => (total(t), score(my_mp, my_half)),
+            None => (total(t), (0, 1)),
+        };
+        let term = Ratio::new(
+            opponent_total.0.checked_mul(my_score.0)?,
+            opponent_total.1 * my_score.1,
+        );
+        sum = sum.checked_add(term)?;
+    }
+    Some(sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_names_parse_and_refuse_what_teams_do_not_take() {
+        let list: TeamTieBreakList = "DE, gp,EMGSB,BH-C1,SB,eggsb".parse().unwrap();
+        let shown: Vec<String> = list.0.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["DE", "GP", "EMGSB", "BH-C1", "SB", "EGGSB"]);
+        for (name, problem) in [
+            ("ARO", "ARO is not a team tie-break"),
+            ("XYZ", "unknown system `XYZ`"),
+            ("EXGSB", "unknown system `EXGSB`"),
+            ("BH-C3", "unknown modifier `C3`"),
+        ] {
+            let err = name.parse::<TeamTieBreak>().unwrap_err().to_string();
+            assert!(err.contains(problem), "{name}: {err}");
+            assert!(err.contains("team tie-breaks are GP, EMGSB"), "{err}");
+            assert!(!err.contains("APPO"), "{err}");
+        }
+    }
+
+    /// Two teams, two rounds: A wins round 1 2½–1½ and is absent in round 2, where B
+    /// plays C to a 2–2 draw. A's round 2 counts against a dummy with A's own total.
+    #[test]
+    fn a_match_is_decided_by_its_boards_and_an_absent_round_meets_a_dummy() {
+        let mut event = TeamEvent::new(vec!["A".into(), "B".into(), "C".into()]);
+        for (w, b, score) in [
+            (0, 1, Score::WhiteWin),
+            (1, 0, Score::Draw),
+            (0, 1, Score::Draw),
+            (1, 0, Score::Draw),
+        ] {
+            event.add_board(1, w, b, score, true);
+        }
+        for score in [Score::WhiteWin, Score::BlackWin, Score::Draw, Score::Draw] {
+            event.add_board(2, 1, 2, score, true);
+        }
+        let ranked = event.rank(&[
+            TeamTieBreak::GamePoints,
+            TeamTieBreak::Individual(TieBreak::plain(System::Bh)),
+            TeamTieBreak::Esb {
+                opponents: Points::Match,
+                own: Points::Game,
+            },
+        ]);
+        let rows: Vec<(String, i64, [u64; 4], Vec<String>)> = ranked
+            .iter()
+            .map(|r| {
+                (
+                    r.team.clone(),
+                    r.match_points,
+                    r.matches,
+                    r.values.iter().map(|v| v.unwrap().to_string()).collect(),
+                )
+            })
+            .collect();
+        // A: 2 MP, 2.5 GP; BH = B's 1 + a dummy with A's 2; EMGSB = 1 · 2.5 + 2 · 0.
+        // B: 1 MP, 3.5 GP; BH = A 2 + C 1; EMGSB = 2 · 1.5 + 1 · 2.
+        // C: 1 MP, 2 GP; BH = a dummy with C's 1 + B 1; EMGSB = 1 · 0 + 1 · 2.
+        assert_eq!(
+            rows,
+            [
+                (
+                    "A".into(),
+                    2,
+                    [1, 1, 0, 0],
+                    vec!["2.5".into(), "3".into(), "2.5".into()]
+                ),
+                (
+                    "B".into(),
+                    1,
+                    [2, 0, 1, 1],
+                    vec!["3.5".into(), "3".into(), "5".into()]
+                ),
+                (
+                    "C".into(),
+                    1,
+                    [1, 0, 1, 0],
+                    vec!["2".into(), "2".into(), "2".into()]
+                ),
+            ]
+        );
+    }
+}
