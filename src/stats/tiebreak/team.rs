@@ -434,4 +434,48 @@ mod tests {
             ]
         );
     }
+
+    /// A match of which every board was forfeited is a round not played for both teams:
+    /// Buchholz and the team Sonneborn-Berger count a dummy with the team's own total for
+    /// it, as for an absence; the winner still counts the match won.
+    #[test]
+    fn a_match_forfeited_on_every_board_is_an_unplayed_round() {
+        let mut event = TeamEvent::new(vec!["A".into(), "B".into(), "C".into()]);
+        for _ in 0..4 {
+            event.add_board(1, 0, 1, Score::WhiteWin, false);
+        }
+        for score in [Score::WhiteWin, Score::BlackWin, Score::Draw, Score::Draw] {
+            event.add_board(2, 2, 0, score, true);
+        }
+        let ranked = event.rank(&[
+            TeamTieBreak::Individual(TieBreak::plain(System::Bh)),
+            TeamTieBreak::Esb {
+                opponents: Points::Match,
+                own: Points::Game,
+            },
+            TeamTieBreak::Individual(TieBreak::plain(System::Win)),
+        ]);
+        let rows: Vec<(String, i64, Vec<String>)> = ranked
+            .iter()
+            .map(|r| {
+                (
+                    r.team.clone(),
+                    r.match_points,
+                    r.values.iter().map(|v| v.unwrap().to_string()).collect(),
+                )
+            })
+            .collect();
+        // A: 3 MP; BH = a dummy with A's 3 + C's 1; EMGSB = 3 · 4 + 1 · 2; one match won.
+        // C: 1 MP; BH = a dummy with C's 1 (absent) + A's 3; EMGSB = 1 · 0 + 3 · 2.
+        // B: 0 MP, absent in round 2: dummies with B's 0.
+        let row = |t: &str, mp, v: [&str; 3]| (t.to_owned(), mp, v.map(str::to_owned).to_vec());
+        assert_eq!(
+            rows,
+            [
+                row("A", 3, ["4", "14", "1"]),
+                row("C", 1, ["4", "6", "0"]),
+                row("B", 0, ["0", "0", "0"]),
+            ]
+        );
+    }
 }
