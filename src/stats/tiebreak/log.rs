@@ -135,11 +135,13 @@ impl EventGames {
         if PlayerKey::means_unknown(name) {
             return None;
         }
-        let next = self.teams.len() as u32;
-        let id = *self.team_ids.entry(name.to_owned()).or_insert(next);
-        if id == next {
-            self.teams.push(name.to_owned());
+        // Every board names its teams again: look up before allocating a key.
+        if let Some(&id) = self.team_ids.get(name) {
+            return Some(id);
         }
+        let id = self.teams.len() as u32;
+        self.team_ids.insert(name.to_owned(), id);
+        self.teams.push(name.to_owned());
         Some(id)
     }
 
