@@ -1250,3 +1250,27 @@ fn partial_runs_and_merge_say_what_the_other_commands_say_and_obey_quiet() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn dates_off_the_standard_are_read_as_far_as_they_can_be() {
+    let dir = scratch("dates");
+    let o = stats_out(&["testdata/stats/dates.pgn"], &dir, &[]);
+    assert!(o.status.code().unwrap() < 2, "{}", stderr(&o));
+    let players = dir.join("players.csv");
+    let first: std::collections::HashMap<String, String> = column(&players, "player")
+        .into_iter()
+        .zip(column(&players, "first_date"))
+        .collect();
+    for (player, date) in [
+        ("P1", "2024.03.07"),
+        ("P2", "2024.03.17"),
+        ("P3", "2024.??.??"),
+        ("P4", "2024.03.??"),
+        ("P5", ""),
+        ("P6", "2024.??.??"),
+        ("P7", "2024.03.??"),
+        ("P8", "2024.03.17"),
+    ] {
+        assert_eq!(first[player], date, "{player}");
+    }
+}
