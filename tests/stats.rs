@@ -14,12 +14,7 @@ fn pgnkit(args: &[&str]) -> Output {
 
 /// A fresh scratch directory for one test.
 fn scratch(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("stats")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("stats/{test}"))
 }
 
 fn read(path: &Path) -> Vec<u8> {
