@@ -151,6 +151,16 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `code` at its default severity; add the fix with [`Finding::help`].
+    ///
+    /// ```
+    /// use pgnkit::diag::{Code, Finding, Severity};
+    ///
+    /// let f = Finding::new(Code::MalformedDate, None, "Date \"2024.3.7\" is not in YYYY.MM.DD form")
+    ///     .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)");
+    /// assert_eq!((f.code.as_str(), f.severity), ("T002", Severity::Warning));
+    /// assert!(Code::ALL.contains(&f.code));
+    /// ```
     pub fn new(code: Code, span: Option<Span>, message: impl Into<String>) -> Finding {
         Finding {
             code,

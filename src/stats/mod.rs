@@ -437,6 +437,31 @@ impl StatsAccumulator {
     ///
     /// When a log's memory is full and its store cannot take the run; the game may then be
     /// counted in part.
+    ///
+    /// ```
+    /// use pgnkit::stats::{GameDate, Score, ScoredGame, StatsAccumulator};
+    ///
+    /// let mut stats = StatsAccumulator::new();
+    /// for (order, (white, black, result)) in [("A", "B", "1-0"), ("B", "?", "1/2-1/2")].into_iter().enumerate() {
+    ///     stats.add(ScoredGame {
+    ///         event: "Club",
+    ///         site: "Here",
+    ///         white,
+    ///         black,
+    ///         white_team: None,
+    ///         black_team: None,
+    ///         score: Score::from_pgn(result).unwrap(),
+    ///         date: GameDate::parse("2025.05.01"),
+    ///         round: None,
+    ///         white_elo: None,
+    ///         black_elo: None,
+    ///         order: order as u64,
+    ///     })?;
+    /// }
+    /// assert_eq!((stats.games, stats.unknown_sides), (2, 1));
+    /// assert_eq!(stats.event_count()?, 1);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn add(&mut self, game: ScoredGame<'_>) -> io::Result<()> {
         self.games += 1;
         let white = self.player(game.white);
