@@ -468,8 +468,3 @@ pub fn push_number(n: u32, out: &mut String) {
         out.push(char::from(d));
     }
 }
-
-/// The UCI castling convention for a game: king-takes-rook in Chess960.
-pub fn is_chess960(report: &GameReport) -> bool {
-    report.variant == "chess960"
-}
