@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import logging
 import multiprocessing
 import os
 import shutil
@@ -52,6 +51,9 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pychess import read_games  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
@@ -81,57 +83,10 @@ class Record:
 # python-chess side
 
 
-class _Builder(chess.pgn.GameBuilder):
-    """GameBuilder that keeps the mainline board (read_game plays the mainline on the first
-    board it shows the visitor) and can skip games that are not sampled."""
-
-    sample_every = 1
-    index = 0
-
-    def begin_game(self):
-        type(self).index += 1
-        super().begin_game()
-        self.main_board = None
-
-    def end_headers(self):
-        if (type(self).index - 1) % self.sample_every:
-            return chess.pgn.SKIP
-        return None
-
-    def visit_board(self, board):
-        if self.main_board is None:
-            self.main_board = board
-
-
 def python_chess_records(path: str, every: int) -> list[Record | None]:
     """Reads every game of `path`; a game not sampled gives None."""
-    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
-    builder = type("Builder", (_Builder,), {"sample_every": every, "index": 0})
-    records: list[Record | None] = []
-    visitor = None
-
-    def make():
-        nonlocal visitor
-        visitor = builder()
-        return visitor
-
-    # newline=None folds CRLF; utf-8-sig drops a BOM; a stray byte must not stop the reading.
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        while True:
-            game = chess.pgn.read_game(handle, Visitor=make)
-            if game is None:
-                break
-            if not records and game.next() is None and game.comment and \
-                    dict(game.headers) == dict(chess.pgn.Game().headers):
-                # python-chess makes a game of a comment that stands before the first tag
-                # section (eco.pgn's preamble); pgnkit keeps it with the game it precedes.
-                # See tests/validate.rs `leading_comment_belongs_to_the_first_game`.
-                continue
-            if (builder.index - 1) % every:
-                records.append(None)
-                continue
-            records.append(_python_chess_record(game, visitor.main_board))
-    return records
+    return [None if read is None else _python_chess_record(*read)
+            for read in read_games(path, every)]
 
 
 def _python_chess_record(game: chess.pgn.Game, board: chess.Board | None) -> Record:

@@ -27,7 +27,6 @@ no corpus, pyarrow or duckdb missing).
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import re
 import subprocess
@@ -39,8 +38,9 @@ import chess
 import chess.pgn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pychess import read_games  # noqa: E402
 from conformance import (  # noqa: E402
-    CORPUS_FOLDERS, DEFAULT_CORPUS, DEFAULT_KNOWN, REPO, STANDARD_TAGS, _Builder, read_known,
+    CORPUS_FOLDERS, DEFAULT_CORPUS, DEFAULT_KNOWN, REPO, STANDARD_TAGS, read_known,
 )
 
 try:
@@ -69,32 +69,15 @@ MOVES_TYPES = {
 def python_chess_games(path: Path) -> list[tuple | None]:
     """(plies, fen alternatives, uci moves) of each game python-chess reads as standard and
     legal; None for the others."""
-    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
-    builder = type("Builder", (_Builder,), {"sample_every": 1, "index": 0})
     out: list[tuple | None] = []
-    visitor = None
-
-    def make():
-        nonlocal visitor
-        visitor = builder()
-        return visitor
-
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        while True:
-            game = chess.pgn.read_game(handle, Visitor=make)
-            if game is None:
-                break
-            if not out and game.next() is None and game.comment and \
-                    dict(game.headers) == dict(chess.pgn.Game().headers):
-                continue  # a preamble comment: see conformance.py
-            board = visitor.main_board
-            tag = game.headers.get("Variant", "")
-            if (tag and tag.lower() not in STANDARD_TAGS) or board is None or game.errors \
-                    or board.uci_variant != "chess" or board.chess960:
-                out.append(None)
-                continue
-            uci = [m.uci() if m else "0000" for m in board.move_stack]
-            out.append((len(uci), {board.fen(), board.fen(en_passant="fen")}, uci))
+    for game, board in read_games(path):
+        tag = game.headers.get("Variant", "")
+        if (tag and tag.lower() not in STANDARD_TAGS) or board is None or game.errors \
+                or board.uci_variant != "chess" or board.chess960:
+            out.append(None)
+            continue
+        uci = [m.uci() if m else "0000" for m in board.move_stack]
+        out.append((len(uci), {board.fen(), board.fen(en_passant="fen")}, uci))
     return out
 
 

@@ -151,6 +151,16 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `code` at its default severity; add the fix with [`Finding::help`].
+    ///
+    /// ```
+    /// use pgnkit::diag::{Code, Finding, Severity};
+    ///
+    /// let f = Finding::new(Code::MalformedDate, None, "Date \"2024.3.7\" is not in YYYY.MM.DD form")
+    ///     .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)");
+    /// assert_eq!((f.code.as_str(), f.severity), ("T002", Severity::Warning));
+    /// assert!(Code::ALL.contains(&f.code));
+    /// ```
     pub fn new(code: Code, span: Option<Span>, message: impl Into<String>) -> Finding {
         Finding {
             code,
@@ -197,14 +207,9 @@ impl Default for FindingCounts {
 }
 
 impl FindingCounts {
-    /// Findings of `code` left out past [`MAX_PER_CODE`].
-    pub fn left_out(&self, code: Code) -> u32 {
-        self.left_out[code as usize]
-    }
-
     /// Says on the last kept finding of each capped code how many more there were. Call once,
     /// when the game's findings are complete.
-    pub fn note_left_out(&self, findings: &mut [Finding]) {
+    pub(crate) fn note_left_out(&self, findings: &mut [Finding]) {
         if self.left_out.iter().all(|&n| n == 0) {
             return;
         }
@@ -242,7 +247,7 @@ impl<'a> Capped<'a> {
     }
 
     /// [`Self::push`], returning the finding's index, or `None` when it was left out.
-    pub fn push_index(&mut self, f: Finding) -> Option<usize> {
+    pub(crate) fn push_index(&mut self, f: Finding) -> Option<usize> {
         let k = f.code as usize;
         if self.counts.kept[k] >= MAX_PER_CODE {
             self.counts.left_out[k] = self.counts.left_out[k].saturating_add(1);

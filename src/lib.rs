@@ -5,6 +5,52 @@
 //! moves and results by rule in [`rules`], and [`report`] turns problems into diagnostics.
 //! [`convert`] writes replayed games in other notations and formats; [`input`] decodes
 //! legacy encodings.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`input`] | opening paths and stdin, decompression, decoding to UTF-8, the per-file loop |
+//! | [`pgn`] | splitting a stream into games, the lexer (tokens with byte spans), tags, dates |
+//! | [`notation`] | reading and writing moves: SAN, LAN, UCI, figurines, other letters, Chinese |
+//! | [`rules`] | the replay through shakmaty, endings by rule, adjudication |
+//! | [`diag`] | the diagnostic codes and findings |
+//! | [`report`] | diagnostics as text, JSON Lines or CSV; output files |
+//! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
+//! | [`stats`] | standings, tie-breaks, ratings and tallies as plain data |
+//! | [`cli`], [`cmd`] | the command line: arguments and one `run` per subcommand |
+//!
+//! From bytes to a diagnostic: decode, read games, replay each, report what it found.
+//!
+//! ```
+//! use pgnkit::input::decode::decoded;
+//! use pgnkit::pgn::{GameReader, Lexed};
+//! use pgnkit::report::{write_text, GameContext, RenderOptions};
+//! use pgnkit::rules::game::{check_game, CheckOptions};
+//!
+//! let file: &[u8] = b"[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Ke3 *\n";
+//! let (text, _encoding, _bad_bytes) = decoded(Box::new(file), None)?;
+//! let mut reader = GameReader::new(text);
+//! let mut lexed = Lexed::default();
+//! let mut out = Vec::new();
+//! while let Some(game) = reader.next_game(&mut lexed)? {
+//!     let report = check_game(game.bytes, &lexed, &CheckOptions::default());
+//!     assert_eq!((report.legal, report.plies), (false, 2));
+//!     let ctx = GameContext {
+//!         file: "games.pgn",
+//!         number: game.number,
+//!         line: game.line,
+//!         white: lexed.tag("White").unwrap_or("?"),
+//!         black: lexed.tag("Black").unwrap_or("?"),
+//!         bytes: game.bytes,
+//!     };
+//!     for finding in &report.findings {
+//!         write_text(&mut out, &ctx, finding, &RenderOptions::default())?;
+//!     }
+//! }
+//! let text = String::from_utf8(out)?;
+//! assert!(text.contains("error[M001]: 'Ke3' is not a legal move for White"), "{text}");
+//! assert!(text.contains("help: did you mean Ke2?"), "{text}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cli;
 pub mod cmd;

@@ -355,10 +355,7 @@ fn fix_results_only_where_the_rules_decide() {
 }
 
 fn tempdir(name: &str) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("convert-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("convert-{name}"))
 }
 
 fn names(dir: &Path) -> Vec<String> {
@@ -638,10 +635,7 @@ fn wrapped_commands_and_engine_evaluations_are_read() {
         .collect();
     assert_eq!(rows, want);
     let jsonl = convert(&["--format", "jsonl", FILE], None);
-    let games: Vec<serde_json::Value> = jsonl
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let games = common::json_lines(&jsonl);
     assert_eq!(games[0]["moves"][1]["clock"], 178.0);
     assert_eq!(games[1]["moves"][4]["eval"]["mate"], -3);
     assert_eq!(games[2]["moves"][1]["eval"]["pawns"], 0.4);
@@ -807,17 +801,19 @@ fn utf8_with_a_stray_byte_is_not_read_as_windows_1252() {
     );
 }
 
+/// A tag of a JSON Lines game, `-` when the game has none.
+fn tag_of(game: &serde_json::Value, tag: &str) -> String {
+    game["tags"][tag].as_str().unwrap_or("-").to_string()
+}
+
 #[test]
 fn book_header_names_hold_spaces_digits_and_dots() {
     let out = convert(
         &["--format", "jsonl", "testdata/convert/book-names.txt"],
         None,
     );
-    let games: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let tag = |g: usize, t: &str| games[g]["tags"][t].as_str().unwrap_or("-").to_string();
+    let games = common::json_lines(&out);
+    let tag = |g: usize, t: &str| tag_of(&games[g], t);
     assert_eq!(games.len(), 3, "{out}");
     assert_eq!(tag(0, "White"), "M4sseur 1.0");
     assert_eq!(tag(0, "Black"), "Stockfish_15_3k");
@@ -982,11 +978,8 @@ fn book_header_names_holding_a_result_or_an_open_brace_stay_names() {
         &["--format", "jsonl", "testdata/convert/book-stray-names.txt"],
         None,
     );
-    let games: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let tag = |g: usize, t: &str| games[g]["tags"][t].as_str().unwrap_or("-").to_string();
+    let games = common::json_lines(&out);
+    let tag = |g: usize, t: &str| tag_of(&games[g], t);
     assert_eq!(games.len(), 2, "{out}");
     assert_eq!(tag(0, "White"), "Team 1-0 A");
     assert_eq!(tag(0, "Black"), "Club {B");

@@ -3,7 +3,6 @@
 //! standard input by default, outputs that cannot be written, rewrites in place.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 mod common;
@@ -37,14 +36,6 @@ fn game_records(json: &str) -> usize {
     json.lines()
         .filter(|l| l.contains("\"type\":\"game\""))
         .count()
-}
-
-/// A fresh directory for one test, under the target directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Runs `bash -c SCRIPT` in the package folder, with `$PGNKIT` the binary; `None` without
@@ -175,7 +166,7 @@ fn a_run_that_reads_no_game_says_so_and_is_not_clean() {
         stderr(&o)
     );
 
-    let empty = scratch("empty-dir");
+    let empty = common::scratch("empty-dir");
     let o = pgnkit(&["validate", empty.to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("no input"), "{}", stderr(&o));
@@ -342,7 +333,7 @@ fn a_closed_pipe_exits_with_what_was_found() {
 
 #[test]
 fn a_rewrite_in_place_keeps_every_game() {
-    let dir = scratch("in-place");
+    let dir = common::scratch("in-place");
     let file = dir.join("games.pgn");
     let original = std::fs::read("testdata/validate/two-games.pgn").unwrap();
     std::fs::write(&file, &original).unwrap();

@@ -14,12 +14,7 @@ fn pgnkit(args: &[&str]) -> Output {
 
 /// A fresh scratch directory for one test.
 fn scratch(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("stats")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("stats/{test}"))
 }
 
 fn read(path: &Path) -> Vec<u8> {
@@ -1379,4 +1374,27 @@ fn team_tiebreaks_are_asked_for_and_checked() {
         message.contains("team tie-break `TPR`: TPR is not a team tie-break"),
         "{message}"
     );
+
+#[test]
+fn dates_off_the_standard_are_read_as_far_as_they_can_be() {
+    let dir = scratch("dates");
+    let o = stats_out(&["testdata/stats/dates.pgn"], &dir, &[]);
+    assert!(o.status.code().unwrap() < 2, "{}", stderr(&o));
+    let players = dir.join("players.csv");
+    let first: std::collections::HashMap<String, String> = column(&players, "player")
+        .into_iter()
+        .zip(column(&players, "first_date"))
+        .collect();
+    for (player, date) in [
+        ("P1", "2024.03.07"),
+        ("P2", "2024.03.17"),
+        ("P3", "2024.??.??"),
+        ("P4", "2024.03.??"),
+        ("P5", ""),
+        ("P6", "2024.??.??"),
+        ("P7", "2024.03.??"),
+        ("P8", "2024.03.17"),
+    ] {
+        assert_eq!(first[player], date, "{player}");
+    }
 }

@@ -1066,3 +1066,25 @@ fn a_long_tag_section_with_blank_lines_is_one_game_with_any_jobs() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn each_date_off_the_standard_is_reported_with_what_is_wrong() {
+    let dates: Vec<(u64, String)> = diagnostics("testdata/stats/dates.pgn")
+        .into_iter()
+        .filter(|d| d.1 == "T002")
+        .map(|d| (d.0, d.4))
+        .collect();
+    let want = [
+        (1, "Date \"2024.3.7\" is not in YYYY.MM.DD form"),
+        (
+            2,
+            "Date \"2024.+3.17\" has characters other than digits and '?'",
+        ),
+        (3, "Date \"2024.13.05\" has a month or day out of range"),
+        (4, "Date \"2024.03\" is not in YYYY.MM.DD form"),
+        (5, "Date \"24.03.17\" is not in YYYY.MM.DD form"),
+        (7, "Date \"2024.03.32\" has a month or day out of range"),
+    ];
+    let want: Vec<(u64, String)> = want.iter().map(|&(g, m)| (g, m.to_owned())).collect();
+    assert_eq!(dates, want);
+}

@@ -4,7 +4,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
@@ -20,6 +20,7 @@ use crate::input::{say, Inputs, WriteError};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::pgn::Lexed;
+use crate::report::staged::StagedFiles;
 use crate::report::{self, GameContext, RenderOptions};
 use crate::rules::game::{lex_whole, CheckOptions};
 
@@ -399,98 +400,6 @@ fn assert_general_agrees(
     );
 }
 
-/// The output file, written to a temporary file beside it and renamed when the run succeeds;
-/// dropped without [`AtomicFile::commit`], the temporary file is removed.
-struct AtomicFile {
-    temp: PathBuf,
-    target: PathBuf,
-    committed: bool,
-}
-
-/// Opens `-o FILE`. A regular file (or a new one) is written atomically, through a temporary
-/// file renamed over it at the end: the real file when `FILE` is a symbolic link, so the link
-/// stays, and with the old file's permissions. Anything else (`/dev/null`, a named pipe, a
-/// terminal) is opened and written directly: renaming over it would replace the device or pipe
-/// with a regular file.
-fn open_output(path: &Path) -> anyhow::Result<(Option<AtomicFile>, File)> {
-    match fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {
-            let target = fs::canonicalize(path)
-                .with_context(|| format!("cannot resolve {}", path.display()))?;
-            let (guard, file) = AtomicFile::create(&target)?;
-            // Best effort: a file system without permissions keeps the new file's.
-            let _ = file.set_permissions(meta.permissions());
-            Ok((Some(guard), file))
-        }
-        Ok(meta) if meta.is_dir() => anyhow::bail!("{} is a directory", path.display()),
-        Ok(_) => {
-            let file = File::options()
-                .write(true)
-                .open(path)
-                .with_context(|| format!("cannot open {}", path.display()))?;
-            Ok((None, file))
-        }
-        // A dangling symbolic link: writing through it creates its target.
-        Err(_) if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
-            let file =
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-            Ok((None, file))
-        }
-        Err(_) => {
-            let (guard, file) = AtomicFile::create(path)?;
-            Ok((Some(guard), file))
-        }
-    }
-}
-
-impl AtomicFile {
-    fn create(target: &Path) -> anyhow::Result<(AtomicFile, File)> {
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = target
-            .file_name()
-            .with_context(|| format!("{} is not a file name", target.display()))?;
-        let temp = dir.join(format!(
-            ".{}.pgnkit-{}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let file = File::options()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .with_context(|| format!("cannot create {}", temp.display()))?;
-        let guard = AtomicFile {
-            temp,
-            target: target.to_path_buf(),
-            committed: false,
-        };
-        Ok((guard, file))
-    }
-
-    fn commit(mut self) -> anyhow::Result<()> {
-        fs::rename(&self.temp, &self.target).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.temp.display(),
-                self.target.display()
-            )
-        })?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_file(&self.temp);
-        }
-    }
-}
-
 /// Refuses an option that would change nothing with the others given: ignored, it would let
 /// the user believe it did something.
 ///
@@ -583,12 +492,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
-    let (atomic, out): (Option<AtomicFile>, Box<dyn Write>) = match &args.output {
-        Some(path) => {
-            let (guard, file) = open_output(path)?;
-            (guard, Box::new(file))
-        }
-        None => (None, Box::new(io::stdout().lock())),
+    // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
+    let mut staged = StagedFiles::new();
+    let out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(staged.create(path)?),
+        None => Box::new(io::stdout().lock()),
     };
     let out_name = args
         .output
@@ -619,9 +527,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         ))?;
     }
     if read.failed == 0 && !read.interrupted && !damaged {
-        if let Some(guard) = atomic {
-            guard.commit()?;
-        }
+        staged.commit()?;
     }
     let games = if totals.rejected > 0 {
         Outcome::Problems
@@ -649,8 +555,9 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
         );
     }
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let (games_guard, games) = AtomicFile::create(&dir.join("games.parquet"))?;
-    let (moves_guard, moves) = AtomicFile::create(&dir.join("moves.parquet"))?;
+    let mut staged = StagedFiles::new();
+    let games = staged.create(&dir.join("games.parquet"))?;
+    let moves = staged.create(&dir.join("moves.parquet"))?;
     let out_name = dir.display().to_string();
     let failed =
         |e: parquet::errors::ParquetError| WriteError::new(out_name.as_str(), io::Error::other(e));
@@ -663,11 +570,8 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
         &mut io::sink(),
         Some(&mut pq),
     )?;
-    let (games, moves) = pq.finish().map_err(failed)?;
-    for f in [games, moves] {
-        f.sync_all()
-            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
-    }
+    // The commit below flushes the files to disk.
+    pq.finish().map_err(failed)?;
     let read = &inputs.totals;
     if read.interrupted {
         say(format_args!(
@@ -675,8 +579,7 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
         ))?;
     }
     if read.failed == 0 && !read.interrupted {
-        games_guard.commit()?;
-        moves_guard.commit()?;
+        staged.commit()?;
     }
     let games = if totals.rejected > 0 {
         Outcome::Problems

@@ -221,6 +221,15 @@ impl MoveObserver for Collector {
 /// True when a finding keeps a game from being written: the moves could not all be replayed,
 /// the start position is unknown, or the movetext is broken. Errors about the recorded result
 /// (R001–R008, R012, T003) do not: the moves are right and `--fix-results` can mend the result.
+///
+/// ```
+/// use pgnkit::convert::blocks_output;
+/// use pgnkit::diag::Code;
+///
+/// assert!(blocks_output(Code::IllegalMove));
+/// assert!(!blocks_output(Code::ResultMismatch));
+/// assert!(!blocks_output(Code::MalformedDate)); // a warning
+/// ```
 pub fn blocks_output(code: Code) -> bool {
     code.severity() == Severity::Error
         && !matches!(
@@ -458,9 +467,4 @@ pub fn push_number(n: u32, out: &mut String) {
     for &d in &digits[i..] {
         out.push(char::from(d));
     }
-}
-
-/// The UCI castling convention for a game: king-takes-rook in Chess960.
-pub fn is_chess960(report: &GameReport) -> bool {
-    report.variant == "chess960"
 }

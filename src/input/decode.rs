@@ -76,6 +76,20 @@ pub fn by_name(name: &str) -> Option<&'static Encoding> {
 /// # Errors
 ///
 /// Errors reading the sample.
+///
+/// ```
+/// use std::io::Read;
+/// use pgnkit::input::decode::{by_name, decoded};
+///
+/// // 张伟 in GBK.
+/// let gbk: &[u8] = b"[White \"\xd5\xc5\xce\xb0\"]\n";
+/// let (mut text, detected, _) = decoded(Box::new(gbk), by_name("gbk"))?;
+/// let mut s = String::new();
+/// text.read_to_string(&mut s)?;
+/// assert_eq!(s, "[White \"张伟\"]\n");
+/// assert_eq!(detected.encoding.name(), "GBK");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn decoded(
     mut inner: Box<dyn Read + Send>,
     forced: Option<&'static Encoding>,

@@ -279,7 +279,27 @@ impl Inputs {
             Arc::clone(&self.read),
             self.opts.progress,
         ));
-        let result = self.run_sources(&sources, lexing, &work, &mut sink, &mut on_problem);
+        // The sources are put back however the loop ends (an error of `sink` included).
+        let mut result = Ok(());
+        for source in &sources {
+            if pipeline::INTERRUPTED.load(Ordering::Relaxed) {
+                break;
+            }
+            result = self.read_one(
+                source,
+                &source.name(),
+                lexing,
+                &work,
+                &mut sink,
+                &mut on_problem,
+            );
+            if result.is_err() {
+                break;
+            }
+            if let Some(progress) = &mut self.progress {
+                progress.input_done();
+            }
+        }
         self.sources = sources;
         if let Some(progress) = self.progress.take() {
             progress.finish();
@@ -292,33 +312,6 @@ impl Inputs {
             }
             other => other,
         }
-    }
-
-    fn run_sources<T, W, S, P>(
-        &mut self,
-        sources: &[Source],
-        lexing: Lexing,
-        work: &W,
-        sink: &mut S,
-        on_problem: &mut P,
-    ) -> Result<(), WriteError>
-    where
-        T: Send + Found,
-        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
-        S: FnMut(&str, T) -> Result<(), WriteError>,
-        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
-    {
-        for source in sources {
-            if pipeline::INTERRUPTED.load(Ordering::Relaxed) {
-                break;
-            }
-            let name = source.name();
-            self.read_one(source, &name, lexing, work, sink, on_problem)?;
-            if let Some(progress) = &mut self.progress {
-                progress.input_done();
-            }
-        }
-        Ok(())
     }
 
     /// Reads one input.

@@ -17,7 +17,7 @@ pub fn read(token: &[u8], out: &mut Vec<ReadMove>) -> Result<(), ReadError> {
 }
 
 /// Whether the token holds a chess figurine (U+2654–U+265F).
-pub fn has_figurine(token: &[u8]) -> bool {
+pub(crate) fn has_figurine(token: &[u8]) -> bool {
     scan::has_figurine(token)
 }
 

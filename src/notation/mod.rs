@@ -148,6 +148,23 @@ impl std::fmt::Display for ReadError {
 /// # Errors
 ///
 /// [`ReadError`] when the token is not a move in any supported notation.
+///
+/// ```
+/// use pgnkit::notation::{read_token, CaptureClaim, MovePattern, ReadError};
+/// use shakmaty::{File, Rank, Role};
+///
+/// let mut moves = Vec::new();
+/// read_token("马×e5".as_bytes(), &mut moves)?;
+/// let MovePattern::Normal(knight) = moves[0].pattern else { panic!("{moves:?}") };
+/// assert_eq!(knight.role, Some(Role::Knight));
+/// assert_eq!((knight.to_file, knight.to_rank), (File::E, Some(Rank::Fifth)));
+/// assert_eq!(moves[0].capture, CaptureClaim::Capture);
+///
+/// read_token(b"e2e4", &mut moves)?; // UCI: no piece named
+/// assert_eq!(moves.len(), 1);
+/// assert_eq!(read_token(b"Zz9", &mut moves), Err(ReadError::Unreadable));
+/// # Ok::<(), ReadError>(())
+/// ```
 pub fn read_token(token: &[u8], out: &mut Vec<ReadMove>) -> Result<(), ReadError> {
     read_token_with(token, None, out)
 }

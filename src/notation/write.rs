@@ -77,6 +77,22 @@ pub enum Notation {
 }
 
 /// Appends `m` (legal in `pos`) in `notation`, followed by the sign for `check`.
+///
+/// ```
+/// use pgnkit::notation::write::{write, Notation};
+/// use pgnkit::notation::{CheckClaim, Lang};
+/// use shakmaty::{uci::UciMove, Chess};
+///
+/// let pos = Chess::default();
+/// let m = "g1f3".parse::<UciMove>()?.to_move(&pos)?;
+/// let mut out = String::new();
+/// for notation in [Notation::San, Notation::Lan, Notation::Letters { lang: Lang::De, long: false }] {
+///     write(&pos, m, CheckClaim::None, notation, &mut out);
+///     out.push(' ');
+/// }
+/// assert_eq!(out, "Nf3 Ng1-f3 Sf3 ");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write(pos: &Chess, m: Move, check: CheckClaim, notation: Notation, out: &mut String) {
     match notation {
         Notation::San => san(pos, m, check, out),

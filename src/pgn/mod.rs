@@ -2,6 +2,7 @@
 
 pub mod book;
 pub mod cut;
+pub mod date;
 pub mod lexer;
 pub mod reader;
 pub mod split;

@@ -1,5 +1,5 @@
-//! Output files that replace the old ones all together or not at all, for `pgnkit stats`:
-//! each is written to a temporary file beside it, and only when every one is complete are
+//! Output files that replace the old ones all together or not at all, for `pgnkit stats` and
+//! `pgnkit convert -o`: each is written to a temporary file beside it, and only when every one is complete are
 //! they renamed into place.
 //!
 //! A run that fails (a full disk, an unreadable input that ends it), is killed or is

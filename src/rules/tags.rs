@@ -70,12 +70,12 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
         }
     }
     if let Some(t) = known.get(KnownTag::Date) {
-        if let Err(why) = check_date(t.value) {
+        if let Err(why) = crate::pgn::date::parse(t.value) {
             out.push(
                 Finding::new(
                     Code::MalformedDate,
                     Some(t.span),
-                    format!("Date \"{}\" {why}", quote(t.value)),
+                    format!("Date \"{}\" {}", quote(t.value), why.kind),
                 )
                 .help("write YYYY.MM.DD, with ?? for unknown parts (2025.05.??)"),
             );
@@ -124,33 +124,6 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
         ),
         _ => {}
     }
-}
-
-pub(super) fn check_date(value: &str) -> Result<(), &'static str> {
-    let parts: Vec<&str> = value.split('.').collect();
-    if parts.len() != 3 {
-        return Err("is not in YYYY.MM.DD form");
-    }
-    let field = |s: &str, len: usize, max: u32| -> Result<(), &'static str> {
-        if s.len() != len {
-            return Err("is not in YYYY.MM.DD form");
-        }
-        if s.bytes().all(|b| b == b'?') {
-            return Ok(());
-        }
-        if !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err("has characters other than digits and '?'");
-        }
-        let v: u32 = s.parse().map_err(|_| "is not a number")?;
-        if max > 0 && (v == 0 || v > max) {
-            return Err("has a month or day out of range");
-        }
-        Ok(())
-    };
-    field(parts[0], 4, 0)?;
-    field(parts[1], 2, 12)?;
-    field(parts[2], 2, 31)?;
-    Ok(())
 }
 
 pub(super) fn lex_findings(lexed: &Lexed, out: &mut Capped) {

@@ -350,7 +350,7 @@ impl RatingLog {
     }
 
     /// An empty log that hands every `run_len` records (at least 1) to `store`.
-    pub fn with_store(store: Box<dyn RunStore>, run_len: usize) -> RatingLog {
+    pub(crate) fn with_store(store: Box<dyn RunStore>, run_len: usize) -> RatingLog {
         RatingLog {
             rounds: RoundTable::default(),
             pending: Vec::new(),
@@ -458,7 +458,7 @@ impl RatingLog {
     /// # Errors
     ///
     /// Errors of the store, and the first error of `f`, which ends the replay.
-    pub fn replay_spelled(
+    pub(crate) fn replay_spelled(
         &mut self,
         mut f: impl FnMut(&RatedGame, &str) -> io::Result<()>,
     ) -> io::Result<()> {

@@ -41,10 +41,10 @@ impl Default for EloConfig {
 }
 
 /// The rating difference beyond which FIDE counts no further.
-pub const MAX_DIFFERENCE: f64 = 400.0;
+pub(crate) const MAX_DIFFERENCE: f64 = 400.0;
 
 /// The rating from which K drops to 10 for good.
-pub const K10_FROM: f64 = 2400.0;
+pub(crate) const K10_FROM: f64 = 2400.0;
 
 /// The expected score of a player rated `rating` against one rated `opponent`.
 pub fn expected_score(rating: f64, opponent: f64) -> f64 {

@@ -31,7 +31,7 @@ use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, Score};
 /// Bytes of games (and their events' strings) a log keeps in memory before it sorts them and
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
 /// with its own `Site`.
-pub const DEFAULT_BUDGET: usize = 8 << 20;
+pub(crate) const DEFAULT_BUDGET: usize = 8 << 20;
 
 /// A team id that names no team.
 const NO_TEAM: u32 = u32::MAX;

@@ -24,6 +24,8 @@ pub mod standings;
 pub mod tally;
 pub mod tiebreak;
 
+pub use crate::pgn::date::GameDate;
+
 use std::cmp::Ordering;
 use std::fmt;
 use std::io;
@@ -75,56 +77,6 @@ impl Score {
             "0-1" => Some(Score::BlackWin),
             _ => None,
         }
-    }
-}
-
-/// A PGN `Date` as far as it is known. Orders unknown months and days before known ones.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct GameDate {
-    /// The year.
-    pub year: u16,
-    /// The month, 1–12, when known.
-    pub month: Option<u8>,
-    /// The day of the month, when known.
-    pub day: Option<u8>,
-}
-
-impl GameDate {
-    /// Reads a PGN `Date` value (`2024.03.17`, `2024.??.??`); `None` when even the year is
-    /// unknown or the value is not a date.
-    pub fn parse(date: &str) -> Option<GameDate> {
-        let mut parts = date.trim().split('.');
-        let year = parts.next()?;
-        if year.len() != 4 || !year.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let part = |p: Option<&str>, max: u8| {
-            p.and_then(|p| p.parse::<u8>().ok())
-                .filter(|&n| (1..=max).contains(&n))
-        };
-        let month = part(parts.next(), 12);
-        let day = month.and(part(parts.next(), 31));
-        Some(GameDate {
-            year: year.parse().ok()?,
-            month,
-            day,
-        })
-    }
-}
-
-impl fmt::Display for GameDate {
-    /// PGN style: `2024.03.17`, unknown parts as `??`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}", self.year)?;
-        for part in [self.month, self.day] {
-            match part {
-                Some(n) => write!(f, ".{n:02}")?,
-                None => f.write_str(".??")?,
-            }
-        }
-        Ok(())
     }
 }
 
@@ -485,6 +437,31 @@ impl StatsAccumulator {
     ///
     /// When a log's memory is full and its store cannot take the run; the game may then be
     /// counted in part.
+    ///
+    /// ```
+    /// use pgnkit::stats::{GameDate, Score, ScoredGame, StatsAccumulator};
+    ///
+    /// let mut stats = StatsAccumulator::new();
+    /// for (order, (white, black, result)) in [("A", "B", "1-0"), ("B", "?", "1/2-1/2")].into_iter().enumerate() {
+    ///     stats.add(ScoredGame {
+    ///         event: "Club",
+    ///         site: "Here",
+    ///         white,
+    ///         black,
+    ///         white_team: None,
+    ///         black_team: None,
+    ///         score: Score::from_pgn(result).unwrap(),
+    ///         date: GameDate::parse("2025.05.01"),
+    ///         round: None,
+    ///         white_elo: None,
+    ///         black_elo: None,
+    ///         order: order as u64,
+    ///     })?;
+    /// }
+    /// assert_eq!((stats.games, stats.unknown_sides), (2, 1));
+    /// assert_eq!(stats.event_count()?, 1);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn add(&mut self, game: ScoredGame<'_>) -> io::Result<()> {
         self.games += 1;
         let white = self.player(game.white);

@@ -23,7 +23,7 @@ const DP_FROM_50: [i32; 51] = [
 ];
 
 /// The FIDE `dp` for a percentage score, 0 ..= 100 (values above 100 are read as 100).
-pub fn fide_dp(percent: u32) -> i32 {
+pub(crate) fn fide_dp(percent: u32) -> i32 {
     let percent = percent.min(100);
     if percent >= 50 {
         DP_FROM_50[(percent - 50) as usize]
@@ -238,7 +238,7 @@ impl<'a> EventBuilder<'a> {
     }
 
     /// Whether the event being built is `key`.
-    pub fn is_for(&self, key: EventKey<'_>) -> bool {
+    pub(crate) fn is_for(&self, key: EventKey<'_>) -> bool {
         self.open && key == self.event.key()
     }
 
@@ -678,7 +678,7 @@ impl EventTable<'_> {
     /// The kind detection finds: round robin when at least two known players played and every
     /// pair of them met the same, non-zero number of times; otherwise Swiss. Games involving
     /// the unknown bucket are ignored here.
-    pub fn detect_kind(&self) -> EventKind {
+    pub(crate) fn detect_kind(&self) -> EventKind {
         self.detected
     }
 
