@@ -230,3 +230,57 @@ fn a_broken_table_names_its_line() {
         "{err}"
     );
 }
+
+/// The rows of `stats --report openings` as (key, games, name).
+fn openings(args: &[&str]) -> Vec<(String, String, String)> {
+    let mut all = vec!["stats", "-q", "--report", "openings"];
+    all.extend_from_slice(args);
+    let out = run(&all, None);
+    let mut lines = out.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("opening,games,") && header.ends_with(",average_plies,name"));
+    lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            let name = cells[8..].join(",");
+            (cells[0].to_owned(), cells[1].to_owned(), name)
+        })
+        .collect()
+}
+
+#[test]
+fn stats_groups_untagged_games_by_classification_with_add_eco() {
+    let plain = openings(&[GAMES]);
+    // Without --add-eco, games without an ECO tag are `?`, as before.
+    assert_eq!(plain, [("?".into(), "8".into(), String::new())]);
+    let classified = openings(&["--add-eco", GAMES]);
+    let row = |key: &str| classified.iter().find(|r| r.0 == key).cloned();
+    // The line and its transposition are one opening; the game from a FEN that reaches no
+    // named position stays `?`.
+    assert_eq!(
+        row("C60"),
+        Some(("C60".into(), "2".into(), "Ruy Lopez".into()))
+    );
+    assert_eq!(row("?").map(|r| r.1), Some("1".into()));
+    let games: u32 = classified.iter().map(|r| r.1.parse::<u32>().unwrap()).sum();
+    assert_eq!(games, 8);
+    // An ECO tag is kept as the key; its name comes from the table.
+    let tagged = openings(&["--add-eco", TAGGED]);
+    assert!(tagged.contains(&("C70".into(), "1".into(), "Ruy Lopez: Morphy Defense".into())));
+    // A00 gathers unrelated openings: no one name.
+    assert!(tagged.contains(&("A00".into(), "1".into(), String::new())));
+}
+
+#[test]
+fn stats_names_opening_lines_by_the_position_they_reach() {
+    let rows = openings(&["--opening-plies", "4", GAMES]);
+    let name = |key: &str| rows.iter().find(|r| r.0 == key).map(|r| r.2.clone());
+    assert_eq!(
+        name("Nf3 Nc6 e4 e5").as_deref(),
+        Some("King's Knight Opening: Normal Variation")
+    );
+    assert_eq!(
+        name("e3 e5 e4 Nf6").as_deref(),
+        Some("Van't Kruijs Opening")
+    );
+}

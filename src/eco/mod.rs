@@ -188,6 +188,63 @@ impl Table {
             .map(|e| &self.openings[e.opening as usize])
     }
 
+    /// The name of code `eco` as a whole: the name of its shortest line in the table, or,
+    /// when several lines of that code are shortest, the family (the name before `:`) they
+    /// share; none when they share none (`A00` gathers unrelated openings). A code with a
+    /// suffix (`B90a`) is read as its first three characters when the whole is not in the
+    /// table.
+    pub fn code_name(&self, eco: &str) -> Option<&str> {
+        let eco = eco.trim();
+        let name = |code: &str| {
+            let plies = |o: &Opening| {
+                o.line
+                    .split_whitespace()
+                    .filter(|t| !t.ends_with('.'))
+                    .count()
+            };
+            let of_code = || self.openings.iter().filter(move |o| o.eco == code);
+            let fewest = of_code().map(plies).min()?;
+            let mut shortest = of_code().filter(|o| plies(o) == fewest);
+            let first = shortest.next()?;
+            fn family(o: &Opening) -> &str {
+                o.name.split(':').next().unwrap_or("")
+            }
+            match shortest.next() {
+                None => Some(first.name.as_str()),
+                Some(_) => {
+                    let f = family(first);
+                    of_code()
+                        .filter(|o| plies(o) == fewest)
+                        .all(|o| family(o) == f)
+                        .then_some(f)
+                }
+            }
+        };
+        name(eco).or_else(|| name(eco.get(..3)?))
+    }
+
+    /// The opening of a line of SAN moves from the standard start (`e4 e5 Nf3`, move numbers
+    /// allowed), up to its first move that is not legal.
+    pub fn classify_line(&self, line: &str) -> Option<Classification<'_>> {
+        let mut pos = Chess::default();
+        let mut moves = Vec::new();
+        for token in line.split_whitespace() {
+            let san = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+            if san.is_empty() {
+                continue;
+            }
+            let Ok(san) = san.parse::<shakmaty::san::SanPlus>() else {
+                break;
+            };
+            let Ok(mv) = san.san.to_move(&pos) else {
+                break;
+            };
+            pos.play_unchecked(mv);
+            moves.push(mv);
+        }
+        classify(self, &Chess::default(), moves)
+    }
+
     /// Whether a named position can still follow `pos` in a game.
     fn reachable(&self, pos: &Chess) -> bool {
         let (pieces, home) = reach(pos);
