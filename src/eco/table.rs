@@ -101,7 +101,12 @@ pub(super) fn read_pgn(text: &str, out: &mut Vec<(Opening, Chess)>) -> Result<()
     let mut in_comment = false;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
-        let line = strip_comments(raw, &mut in_comment);
+        // A tag value may hold `;` or `{` (`"Nimzovich-Rubinstein; Rubinstein counter-gambit"`).
+        let line = if !in_comment && raw.trim_start().starts_with('[') {
+            raw.to_owned()
+        } else {
+            strip_comments(raw, &mut in_comment)
+        };
         let line = line.trim().trim_start_matches('\u{feff}');
         if line.is_empty() || line.starts_with('%') {
             continue;
@@ -283,7 +288,7 @@ mod tests {
 
     #[test]
     fn an_eco_pgn_game_is_named_by_its_tags() {
-        let text = "{ a table }\n[ECO \"C20\"]\n[Opening \"King's pawn\"]\n[Variation \"x\"]\n\n1. e4 e5 *\n\n[ECO \"A00\"]\n[Opening \"Polish\"]\n\n1. b4 *\n";
+        let text = "{ a table }\n[ECO \"C20\"]\n[Opening \"King's pawn\"]\n[Variation \"x; y\"]\n\n1. e4 e5 *\n\n[ECO \"A00\"]\n[Opening \"Polish\"]\n\n1. b4 *\n";
         let mut out = Vec::new();
         read_pgn(text, &mut out).unwrap();
         let names: Vec<_> = out
