@@ -298,7 +298,7 @@ mod tests {
         assert_eq!(
             names,
             [
-                ("C20", "King's pawn: x", "1. e4 e5"),
+                ("C20", "King's pawn: x; y", "1. e4 e5"),
                 ("A00", "Polish", "1. b4")
             ]
         );
