@@ -113,6 +113,7 @@ codes! {
     LongAlgebraic = "N009", Warning, "long algebraic notation";
     UciNotation = "N010", Warning, "UCI notation";
     OtherNotation = "N011", Warning, "non-SAN notation read";
+    EcoMismatch = "N012", Note, "ECO tag disagrees with the moves";
     // Results.
     ResultAfterCheckmate = "R001", Error, "result contradicts checkmate";
     ResultAfterStalemate = "R002", Error, "result contradicts stalemate";

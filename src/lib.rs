@@ -56,6 +56,7 @@ pub mod cli;
 pub mod cmd;
 pub mod convert;
 pub mod diag;
+pub mod eco;
 pub mod input;
 pub mod notation;
 pub mod pgn;

@@ -231,3 +231,48 @@ fn readme_examples_print_what_the_readme_shows() {
     let last: Vec<&str> = printed.lines().filter(|l| l.ends_with("1-0")).collect();
     assert_eq!(shown, last, "README.md's zh-long example");
 }
+
+/// The examples of a doc's ```` ```console ```` blocks: each `$ COMMAND` with the lines shown
+/// after it.
+fn console_examples(doc: &str) -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(root().join(doc)).expect("read the doc");
+    let mut examples: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = line == "```console";
+            continue;
+        }
+        if !in_block {
+            continue;
+        }
+        match line.strip_prefix("$ ") {
+            Some(command) => examples.push((command.to_owned(), Vec::new())),
+            None => {
+                if let Some((_, shown)) = examples.last_mut() {
+                    shown.push(line.to_owned());
+                }
+            }
+        }
+    }
+    examples
+}
+
+#[test]
+fn eco_md_examples_print_what_the_doc_shows() {
+    let examples = console_examples("docs/eco.md");
+    assert!(examples.len() >= 4, "{examples:?}");
+    for (command, shown) in examples {
+        let args: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(args[0], "pgnkit", "{command}");
+        let printed = pgnkit(&args[1..]);
+        let lines: Vec<&str> = printed.lines().map(str::trim).collect();
+        assert!(!shown.is_empty(), "{command}: shows no output");
+        for line in &shown {
+            assert!(
+                lines.contains(&line.trim()),
+                "docs/eco.md: `{command}` does not print {line:?}; it prints:\n{printed}"
+            );
+        }
+    }
+}

@@ -243,7 +243,20 @@ fn openings(test: &str, file: &str, plies: &str) -> Vec<Vec<String>> {
 #[test]
 fn openings_by_first_plies() {
     let rows = openings("openings", "testdata/stats/worked_example.pgn", "2");
-    assert_eq!(rows[1], ["e4 e5", "2", "2", "0", "0", "0", "100", "6.5"]);
+    assert_eq!(
+        rows[1],
+        [
+            "e4 e5",
+            "2",
+            "2",
+            "0",
+            "0",
+            "0",
+            "100",
+            "6.5",
+            "King's Pawn Game"
+        ]
+    );
     assert_eq!(rows.len(), 1 + 5);
 }
 

@@ -108,6 +108,21 @@ pub struct Args {
     /// Write every game that is not converted, byte for byte as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
+
+    /// Name each game's opening in ECO and Opening tags where it has none: the deepest named
+    /// position its main line reaches (with --format csv: columns eco and opening at the end).
+    #[arg(long)]
+    pub add_eco: bool,
+
+    /// With --add-eco: replace the ECO and Opening tags a game has (a game the table does not
+    /// classify keeps its own).
+    #[arg(long)]
+    pub eco_overwrite: bool,
+
+    /// With --add-eco: name openings from this table instead of the built-in one (lichess's
+    /// TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
+    #[arg(long, value_name = "FILE")]
+    pub eco_table: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -295,9 +310,10 @@ fn convert_one(
         );
     }
     let out = &mut done.body;
+    let eco = eco_tags(lexed, collector, args.eco_overwrite);
     // The record the JSON, CSV and Parquet writers share.
     let record = || {
-        records::game_record(
+        let mut record = records::game_record(
             name,
             game.number,
             lexed,
@@ -305,13 +321,17 @@ fn convert_one(
             collector,
             &report,
             result,
-        )
+        );
+        for (tag, value) in &eco {
+            record.tags.insert((*tag).to_owned(), (*value).to_owned());
+        }
+        record
     };
     let _ = match args.format {
         FormatArg::Pgn => {
             // About as long as the game read: one allocation, then no growing.
             let mut text = String::with_capacity(game.bytes.len() + 256);
-            pgn_out::write_tags(lexed, result, fixed, &mut text);
+            pgn_out::write_tags_with(lexed, result, fixed, &eco, &mut text);
             text.push('\n');
             pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut text);
             text.push('\n');
@@ -330,7 +350,12 @@ fn convert_one(
             let record = record();
             if args.format == FormatArg::Csv {
                 let mut w = csv::Writer::from_writer(&mut *out);
-                records::write_csv(&mut w, &record, args.raw_csv)
+                let extra: &[&str] = if args.add_eco {
+                    &["ECO", "Opening"]
+                } else {
+                    &[]
+                };
+                records::write_csv_with(&mut w, &record, args.raw_csv, extra)
                     .and_then(|()| w.flush().map_err(Into::into))
             } else {
                 records::write_jsonl(out, &record).map_err(Into::into)
@@ -359,6 +384,30 @@ fn convert_one(
         .map_err(Into::into),
     };
     Some(done)
+}
+
+/// The tags `--add-eco` sets: the classified `ECO` and `Opening` in place of the game's with
+/// `--eco-overwrite`; otherwise each where the game has none, the name only beside an `ECO`
+/// tag of the same code (a name of another code would contradict it). None for a game the
+/// table does not classify.
+fn eco_tags<'c>(
+    lexed: &Lexed,
+    collector: &'c Collector,
+    overwrite: bool,
+) -> Vec<(&'c str, &'c str)> {
+    let Some(opening) = collector.eco.as_ref().and_then(|e| e.result()) else {
+        return Vec::new();
+    };
+    let eco = lexed.tag("ECO").map(str::trim);
+    let mut set = Vec::with_capacity(2);
+    if overwrite || eco.is_none() {
+        set.push(("ECO", opening.eco.as_str()));
+    }
+    let same_code = eco.is_none_or(|e| e == opening.eco);
+    if overwrite || (same_code && lexed.tag("Opening").is_none()) {
+        set.push(("Opening", opening.name.as_str()));
+    }
+    set
 }
 
 /// Debug builds: a game the fast path converted converts alike the general way, from its
@@ -423,6 +472,22 @@ fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
                 to.get_name()
             );
         }
+    }
+    if args.eco_overwrite && !args.add_eco {
+        anyhow::bail!(
+            "--eco-overwrite applies with --add-eco only (it replaces the tags --add-eco \
+             writes); add --add-eco"
+        );
+    }
+    if args.eco_table.is_some() && !args.add_eco {
+        anyhow::bail!("--eco-table applies with --add-eco only; add --add-eco");
+    }
+    if args.add_eco && matches!(args.format, FormatArg::Epd | FormatArg::Book) {
+        anyhow::bail!(
+            "--add-eco writes tags, and --format {} has none; use --format pgn, jsonl, csv \
+             or parquet",
+            format_name(args.format)
+        );
     }
     if args.no_fen && args.format != FormatArg::Parquet {
         anyhow::bail!(
@@ -634,7 +699,12 @@ fn convert_all(
             out.write_all(crate::report::stats::BOM)?;
         }
         let mut w = csv::Writer::from_writer(&mut *out);
-        w.write_record(records::CSV_HEADER)
+        let eco_columns: &[&str] = if args.add_eco {
+            &["eco", "opening"]
+        } else {
+            &[]
+        };
+        w.write_record(records::CSV_HEADER.iter().chain(eco_columns))
             .map_err(|e| written(e.into()))?;
         w.flush().map_err(written)?;
     }
@@ -643,10 +713,16 @@ fn convert_all(
         notes: false,
         color: false,
     };
+    let eco_table = if args.add_eco {
+        Some(super::eco_table(args.eco_table.as_deref())?)
+    } else {
+        None
+    };
     let started = Instant::now();
     let mut totals = Totals::default();
     let work = |name: &str, game: &mut Game<'_>| {
         let mut collector = Collector::new(args.notation(), records);
+        collector.eco = eco_table.map(crate::eco::EcoObserver::new);
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
         convert_one(game, name, &opts, keep, &render, args, &mut collector)

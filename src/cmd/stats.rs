@@ -56,6 +56,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub opening_plies: usize,
 
+    /// Group a game without an ECO tag in openings.csv by the code of the deepest named
+    /// position its moves reach (instead of `?`).
+    #[arg(long)]
+    pub add_eco: bool,
+
     /// Also write mergeable partial results (JSON lines) to this file.
     #[arg(long, value_name = "FILE")]
     pub partial: Option<PathBuf>,
@@ -141,6 +146,11 @@ pub struct OutputArgs {
     /// Keep text from the input as it is, even cells a spreadsheet would run as formulas.
     #[arg(long)]
     pub raw_csv: bool,
+
+    /// Name openings (openings.csv's name column, and --add-eco) from this table instead of
+    /// the built-in one (lichess's TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
+    #[arg(long, value_name = "FILE")]
+    pub eco_table: Option<PathBuf>,
 }
 
 /// A report of `pgnkit stats`.
@@ -371,6 +381,7 @@ fn game_facts(
     opts: &CheckOptions,
     plies: usize,
     rows: bool,
+    eco_table: Option<&'static crate::eco::Table>,
 ) -> Option<GameFacts> {
     let mut opening = OpeningMoves {
         wanted: plies,
@@ -378,7 +389,15 @@ fn game_facts(
         count: 0,
         stopped: false,
     };
-    let report = super::check_pipeline_game(game, opts, &mut opening)?;
+    // `--add-eco` classifies only the games that openings.csv would group under `?`.
+    let untagged = plies == 0 && game.lexed.tag("ECO").is_none_or(|e| e.trim().is_empty());
+    let mut eco = eco_table
+        .filter(|_| untagged)
+        .map(crate::eco::EcoObserver::new);
+    let report = match eco.as_mut() {
+        Some(eco) => super::check_pipeline_game(game, opts, eco)?,
+        None => super::check_pipeline_game(game, opts, &mut opening)?,
+    };
     let tags = StatsTags::of(game.lexed);
     fn tag(t: Option<&str>) -> &str {
         t.unwrap_or("")
@@ -405,6 +424,7 @@ fn game_facts(
     } else {
         tags.eco
             .filter(|e| !e.trim().is_empty())
+            .or_else(|| Some(&eco.as_ref()?.result()?.eco))
             .unwrap_or("?")
             .to_owned()
     };
@@ -512,8 +532,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tiebreak_log = args.tiebreaks.as_ref().map(|_| TiebreakLog::new());
     let mut tally = Tally::new();
-    let work =
-        |name: &str, game: &mut Game<'_>| game_facts(game, name, &opts, args.opening_plies, rows);
+    let eco_table = if args.add_eco {
+        Some(super::eco_table(args.output.eco_table.as_deref())?)
+    } else {
+        None
+    };
+    let work = |name: &str, game: &mut Game<'_>| {
+        game_facts(game, name, &opts, args.opening_plies, rows, eco_table)
+    };
     let sink = |_: &str, f: GameFacts| -> Result<(), WriteError> {
         // The global game index: merged parts renumber theirs to match.
         let order = tally.games;
@@ -729,6 +755,12 @@ fn write_tables(
         club: Default::default(),
         csv: CsvOptions {
             raw: output.raw_csv,
+        },
+        // The table is built only for a run that names openings.
+        eco: if output.out.is_some() || output.report == Some(ReportName::Openings) {
+            Some(super::eco_table(output.eco_table.as_deref())?)
+        } else {
+            None
         },
     };
     for name in ReportName::ALL {

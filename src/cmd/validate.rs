@@ -8,10 +8,12 @@ use std::time::Instant;
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
-use crate::diag::Finding;
 use crate::diag::Severity;
+use crate::diag::{Code, Finding};
+use crate::eco::{EcoObserver, Table};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, InputProblem, Inputs, WriteError};
+use crate::pgn::Lexed;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::game::{CheckOptions, NoObserver};
@@ -73,6 +75,11 @@ pub struct Args {
     /// Write every game that has an error, byte for byte as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
+
+    /// With --notes: check ECO tags against this opening table instead of the built-in one
+    /// (lichess's TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
+    #[arg(long, value_name = "FILE")]
+    pub eco_table: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -124,6 +131,12 @@ fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
         anyhow::bail!(
             "--board needs --format text: the board is drawn for a reader, and --format {format} \
              gives the position as FEN in each diagnostic instead; drop --board"
+        );
+    }
+    if args.eco_table.is_some() && !args.notes {
+        anyhow::bail!(
+            "--eco-table is the table ECO tags are checked against, a note (N012) that only \
+             --notes reports; add --notes"
         );
     }
     Ok(())
@@ -183,10 +196,17 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .map_or_else(String::new, |p| p.display().to_string())
     };
 
+    // ECO tags are checked only when notes are reported: no other run pays for it.
+    let eco_table = if args.notes {
+        Some(super::eco_table(args.eco_table.as_deref())?)
+    } else {
+        None
+    };
     let started = Instant::now();
     let mut totals = Totals::default();
-    let work =
-        |name: &str, game: &mut Game<'_>| check_one(game, name, &opts, format, &render, &args);
+    let work = |name: &str, game: &mut Game<'_>| {
+        check_one(game, name, &opts, format, &render, &args, eco_table)
+    };
     let sink = |_: &str, g: GameOutput| -> Result<(), WriteError> {
         totals.errors += g.errors;
         totals.warnings += g.warnings;
@@ -277,8 +297,19 @@ fn check_one(
     format: Format,
     render: &RenderOptions,
     args: &Args,
+    eco_table: Option<&'static Table>,
 ) -> Option<GameOutput> {
-    let report = super::check_pipeline_game(game, opts, &mut NoObserver)?;
+    // Only a game with an ECO tag is classified.
+    let mut eco = eco_table
+        .filter(|_| game.lexed.tag("ECO").is_some())
+        .map(EcoObserver::new);
+    let mut report = match eco.as_mut() {
+        Some(eco) => super::check_pipeline_game(game, opts, eco)?,
+        None => super::check_pipeline_game(game, opts, &mut NoObserver)?,
+    };
+    if let Some(note) = eco.as_ref().and_then(|eco| eco_note(game.lexed, eco)) {
+        report.findings.push(note);
+    }
     let mut out = GameOutput {
         text: Vec::new(),
         errors: report.count(Severity::Error) as u64,
@@ -326,6 +357,38 @@ fn check_one(
         out.reject = Some(game.bytes.to_vec());
     }
     Some(out)
+}
+
+/// N012 for an `ECO` tag that is not the code of the deepest named position the moves reach
+/// (an extended code such as `B90a` agrees with `B90`). A game the table does not classify
+/// gets none: there is nothing to compare.
+fn eco_note(lexed: &Lexed, eco: &EcoObserver<'_>) -> Option<Finding> {
+    let tag = lexed.tags().find(|t| t.name == "ECO")?;
+    let found = eco.classification()?;
+    let opening = found.opening;
+    let written = tag.value.trim();
+    if written.starts_with(opening.eco.as_str()) {
+        return None;
+    }
+    let at = match &found.after {
+        Some(mv) => format!("ply {} ({mv})", found.ply),
+        None => format!("ply {}", found.ply),
+    };
+    let mut note = Finding::new(
+        Code::EcoMismatch,
+        Some(tag.span),
+        format!(
+            "ECO tag \"{written}\" disagrees with the moves: they reach {} \"{}\" at {at}, \
+             the deepest named position of the opening table",
+            opening.eco, opening.name
+        ),
+    );
+    note.help = Some(format!(
+        "pgnkit convert --add-eco --eco-overwrite rewrites the tags as ECO \"{}\" and \
+         Opening \"{}\"",
+        opening.eco, opening.name
+    ));
+    Some(note)
 }
 
 /// One finding rendered in `format` (a CSV row without the header).

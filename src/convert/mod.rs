@@ -93,6 +93,8 @@ pub struct Collector {
     /// token indices are 0.
     fast: bool,
     recorded: Vec<Recorded>,
+    /// Names the game's opening as it is replayed (`--add-eco`).
+    pub eco: Option<crate::eco::EcoObserver<'static>>,
 }
 
 impl Collector {
@@ -106,6 +108,7 @@ impl Collector {
             pending_repair: None,
             fast: false,
             recorded: Vec::new(),
+            eco: None,
         }
     }
 
@@ -125,6 +128,9 @@ impl Collector {
         self.pending_repair = None;
         self.fast = false;
         self.recorded.clear();
+        if let Some(eco) = &mut self.eco {
+            eco.clear();
+        }
     }
 
     /// Whether the replay's fast path played the game: [`recorded_elements`] then gives its
@@ -153,6 +159,9 @@ impl MoveObserver for Collector {
         check: CheckClaim,
         san: Option<&str>,
     ) {
+        if let Some(eco) = &mut self.eco {
+            eco.on_move(token, depth, before, mv, check);
+        }
         let start = self.text.len();
         let notation = match self.notation {
             // The position knows whether it is Chess960 (a FEN start may make it so).
@@ -181,6 +190,9 @@ impl MoveObserver for Collector {
     }
 
     fn on_null(&mut self, token: usize, depth: usize, before: &Chess, after: &Chess) {
+        if let Some(eco) = &mut self.eco {
+            eco.on_null(token, depth, before, after);
+        }
         if self.keep_positions {
             self.nulls.push(NullPly {
                 token,

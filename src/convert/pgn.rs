@@ -23,6 +23,19 @@ pub const LINE_WIDTH: usize = 80;
 /// Appends the tag section: the Seven Tag Roster in order (missing tags filled in), then the
 /// other tags as read. `result` is the `Result` value to write.
 pub fn write_tags(lexed: &Lexed, result: GameResult, fix_result: bool, out: &mut String) {
+    write_tags_with(lexed, result, fix_result, &[], out);
+}
+
+/// [`write_tags`] with tags `set` (name, value): one the game has takes the value given in
+/// its place, one it has not is written after the others (`--add-eco`).
+pub fn write_tags_with(
+    lexed: &Lexed,
+    result: GameResult,
+    fix_result: bool,
+    set: &[(&str, &str)],
+    out: &mut String,
+) {
+    let set_value = |name: &str| set.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
     for (name, default) in ROSTER {
         let value = if name == "Result" && (fix_result || lexed.tag("Result").is_none()) {
             result.as_str()
@@ -36,7 +49,12 @@ pub fn write_tags(lexed: &Lexed, result: GameResult, fix_result: bool, out: &mut
         match ROSTER.iter().position(|(n, _)| *n == t.name) {
             // Only the first of duplicated roster tags was written above.
             Some(i) if !seen_roster[i] => seen_roster[i] = true,
-            _ => tag(t.name, t.value, out),
+            _ => tag(t.name, set_value(t.name).unwrap_or(t.value), out),
+        }
+    }
+    for (name, value) in set {
+        if lexed.tag(name).is_none() {
+            tag(name, value, out);
         }
     }
 }

@@ -382,9 +382,25 @@ pub fn write_csv<W: Write>(
     record: &GameRecord,
     raw: bool,
 ) -> csv::Result<()> {
+    write_csv_with(out, record, raw, &[])
+}
+
+/// [`write_csv`] with the values of `extra` tags as columns after [`CSV_HEADER`]'s (`eco` and
+/// `opening` with `--add-eco`).
+///
+/// # Errors
+///
+/// Errors of the writer.
+pub fn write_csv_with<W: Write>(
+    out: &mut csv::Writer<W>,
+    record: &GameRecord,
+    raw: bool,
+    extra: &[&str],
+) -> csv::Result<()> {
     let file = input_cell(&record.file, raw);
     let tag = |name: &str| input_cell(record.tags.get(name).map_or("", String::as_str), raw);
     let (white, black) = (tag("White"), tag("Black"));
+    let extra_cells: Vec<_> = extra.iter().map(|name| tag(name)).collect();
     for (i, m) in record.moves.iter().enumerate() {
         let eval = match m.eval {
             Some(Eval::Pawns(p)) => p.to_string(),
@@ -392,26 +408,30 @@ pub fn write_csv<W: Write>(
             None => String::new(),
         };
         let nags: Vec<String> = m.nags.iter().map(|n| format!("${n}")).collect();
-        out.write_record([
-            &file,
-            record.game.to_string().as_str(),
-            &white,
-            &black,
-            (i + 1).to_string().as_str(),
-            m.number.to_string().as_str(),
-            m.side,
-            &m.written,
-            &m.san,
-            &m.lan,
-            &m.uci,
-            &m.fan,
-            &m.zh,
-            &m.zh_long,
-            &m.fen,
-            m.clock.map(|c| c.to_string()).unwrap_or_default().as_str(),
-            &eval,
-            &nags.join(" "),
-        ])?;
+        out.write_record(
+            [
+                &file,
+                record.game.to_string().as_str(),
+                &white,
+                &black,
+                (i + 1).to_string().as_str(),
+                m.number.to_string().as_str(),
+                m.side,
+                &m.written,
+                &m.san,
+                &m.lan,
+                &m.uci,
+                &m.fan,
+                &m.zh,
+                &m.zh_long,
+                &m.fen,
+                m.clock.map(|c| c.to_string()).unwrap_or_default().as_str(),
+                &eval,
+                &nags.join(" "),
+            ]
+            .into_iter()
+            .chain(extra_cells.iter().map(|c| &**c)),
+        )?;
     }
     Ok(())
 }

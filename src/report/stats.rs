@@ -200,6 +200,8 @@ pub struct TableOptions {
     pub club: ClubConfig,
     /// Cell writing.
     pub csv: CsvOptions,
+    /// The opening table that names openings (`openings.csv`'s `name` column).
+    pub eco: Option<&'static crate::eco::Table>,
 }
 
 fn kind_name(kind: EventKind) -> &'static str {
@@ -401,10 +403,12 @@ pub fn write_openings<W: Write>(
         "unfinished",
         "white_score_pct",
         "average_plies",
+        "name",
     ])?;
     let mut openings: Vec<_> = tally.openings.iter().collect();
     openings.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(b.0)));
     for (key, o) in openings {
+        let name = opts.eco.and_then(|t| opening_name(t, key)).unwrap_or("");
         write_cells(
             out,
             &[
@@ -420,11 +424,30 @@ pub fn write_openings<W: Write>(
                 } else {
                     number(o.plies as f64 / o.games as f64, 1)
                 }),
+                Cell::Input(name),
             ],
             opts.csv,
         )?;
     }
     Ok(())
+}
+
+/// The name of an `openings.csv` key: an ECO code's (`B90`, `B90a`, see
+/// [`crate::eco::Table::code_name`]), or the
+/// opening a line of moves (`--opening-plies`) reaches; none for `?`.
+fn opening_name<'t>(table: &'t crate::eco::Table, key: &str) -> Option<&'t str> {
+    let b = key.as_bytes();
+    let code = b.len() >= 3
+        && matches!(b[0], b'A'..=b'E')
+        && b[1].is_ascii_digit()
+        && b[2].is_ascii_digit();
+    if code {
+        table.code_name(key)
+    } else if key == "?" {
+        None
+    } else {
+        table.classify_line(key).map(|c| c.opening.name.as_str())
+    }
 }
 
 /// Writes `terminations.csv`: every termination by rule met with a result tag and a

@@ -1,0 +1,76 @@
+//! The classifier as an observer of the replay: the one adapter between the replay's moves
+//! and [`Classifier`], for every command that names openings.
+
+use shakmaty::{Chess, Move};
+
+use super::{Classification, Classifier, Opening, Table};
+use crate::notation::CheckClaim;
+use crate::rules::game::MoveObserver;
+
+/// Classifies the game the replay plays: main-line moves only, and no position copied once
+/// no named position can follow (so the fast path keeps its speed past the opening).
+#[derive(Clone, Debug)]
+pub struct EcoObserver<'t> {
+    classifier: Classifier<'t>,
+    started: bool,
+}
+
+impl<'t> EcoObserver<'t> {
+    pub fn new(table: &'t Table) -> EcoObserver<'t> {
+        EcoObserver {
+            classifier: Classifier::new(table),
+            started: false,
+        }
+    }
+
+    /// Forgets the game, for the next one.
+    pub fn clear(&mut self) {
+        self.started = false;
+        self.classifier = Classifier::new(self.classifier.table);
+    }
+
+    /// The game's opening, once replayed.
+    pub fn result(&self) -> Option<&'t Opening> {
+        self.classifier.result()
+    }
+
+    /// The game's opening with where the game reached it.
+    pub fn classification(&self) -> Option<&Classification<'t>> {
+        self.classifier.classification()
+    }
+
+    fn begin(&mut self, start: &Chess) {
+        if !self.started {
+            self.started = true;
+            self.classifier.start(start);
+        }
+    }
+}
+
+impl MoveObserver for EcoObserver<'_> {
+    fn on_move(&mut self, _token: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
+        if depth == 0 {
+            self.begin(before);
+            self.classifier.play(before, mv);
+        }
+    }
+
+    fn on_null(&mut self, _token: usize, depth: usize, before: &Chess, after: &Chess) {
+        if depth == 0 {
+            self.begin(before);
+            self.classifier.after_move(after);
+        }
+    }
+
+    fn wants_positions(&self) -> bool {
+        !self.classifier.done()
+    }
+
+    fn main_line_only(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self) {
+        self.clear();
+    }
+}

@@ -1,0 +1,313 @@
+//! Reading an opening table: lichess's TSV (`eco`, `name`, `pgn`) or pgn-extract's `eco.pgn`.
+
+use std::fmt;
+
+use shakmaty::san::SanPlus;
+use shakmaty::{Chess, Position};
+
+use super::Opening;
+
+/// A table line that does not read or replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableError {
+    /// 1-based line of the table (of the game's first line in `eco.pgn`); 0 for the table as a
+    /// whole.
+    pub line: usize,
+    pub message: String,
+}
+
+impl TableError {
+    pub(super) fn new(line: usize, message: impl Into<String>) -> TableError {
+        TableError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// Reads lichess's TSV: a header line `eco name pgn`, then one opening a line.
+pub(super) fn read_tsv(text: &str, out: &mut Vec<(Opening, Chess)>) -> Result<(), TableError> {
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = line.trim_start_matches('\u{feff}').trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        if i == 0
+            && fields
+                .first()
+                .is_some_and(|f| f.trim().eq_ignore_ascii_case("eco"))
+        {
+            continue;
+        }
+        let [eco, name, pgn] = fields[..] else {
+            return Err(TableError::new(
+                n,
+                format!(
+                    "expected 3 columns separated by tabs (eco, name, pgn), found {}",
+                    fields.len()
+                ),
+            ));
+        };
+        let (eco, name) = (eco.trim(), name.trim());
+        if eco.is_empty() || name.is_empty() {
+            return Err(TableError::new(
+                n,
+                "the eco and name columns must not be empty",
+            ));
+        }
+        let pos = replay(pgn).map_err(|m| TableError::new(n, m))?;
+        out.push((
+            Opening {
+                eco: eco.to_owned(),
+                name: name.to_owned(),
+                line: pgn.trim().to_owned(),
+            },
+            pos,
+        ));
+    }
+    Ok(())
+}
+
+/// The tags of an `eco.pgn` game that name it.
+#[derive(Default)]
+struct Names {
+    eco: Option<String>,
+    opening: Option<String>,
+    variation: Option<String>,
+    sub: Option<String>,
+}
+
+/// Reads pgn-extract's `eco.pgn`: games from the standard start, each named by its tags
+/// `ECO`, `Opening`, `Variation` (and `SubVariation`), brace and `;` comments allowed.
+pub(super) fn read_pgn(text: &str, out: &mut Vec<(Opening, Chess)>) -> Result<(), TableError> {
+    let mut names = Names::default();
+    let mut moves = String::new();
+    // First line of the game being read (0: none yet).
+    let mut start = 0;
+    let mut in_comment = false;
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        // A tag value may hold `;` or `{` (`"Nimzovich-Rubinstein; Rubinstein counter-gambit"`).
+        let line = if !in_comment && raw.trim_start().starts_with('[') {
+            raw.to_owned()
+        } else {
+            strip_comments(raw, &mut in_comment)
+        };
+        let line = line.trim().trim_start_matches('\u{feff}');
+        if line.is_empty() || line.starts_with('%') {
+            continue;
+        }
+        if line.starts_with('[') {
+            if !moves.trim().is_empty() {
+                finish(start, &mut names, &mut moves, out)?;
+                start = 0;
+            }
+            if start == 0 {
+                start = n;
+            }
+            let (tag, value) = parse_tag(line).ok_or_else(|| {
+                TableError::new(
+                    n,
+                    format!("expected a tag pair like [ECO \"A00\"], found {line}"),
+                )
+            })?;
+            let slot = match tag {
+                "ECO" => &mut names.eco,
+                "Opening" => &mut names.opening,
+                "Variation" => &mut names.variation,
+                "SubVariation" => &mut names.sub,
+                _ => continue,
+            };
+            *slot = Some(value);
+            continue;
+        }
+        if start == 0 {
+            start = n;
+        }
+        moves.push(' ');
+        moves.push_str(line);
+    }
+    if start != 0 {
+        finish(start, &mut names, &mut moves, out)?;
+    }
+    Ok(())
+}
+
+/// Adds the game read so far and empties the buffers for the next one.
+fn finish(
+    line: usize,
+    names: &mut Names,
+    moves: &mut String,
+    out: &mut Vec<(Opening, Chess)>,
+) -> Result<(), TableError> {
+    let names = std::mem::take(names);
+    let (Some(eco), Some(opening)) = (names.eco, names.opening) else {
+        return Err(TableError::new(
+            line,
+            "a game without the ECO and Opening tags that name it",
+        ));
+    };
+    let mut name = opening;
+    if let Some(v) = names.variation.filter(|v| !v.is_empty()) {
+        name.push_str(": ");
+        name.push_str(&v);
+        if let Some(s) = names.sub.filter(|s| !s.is_empty()) {
+            name.push_str(", ");
+            name.push_str(&s);
+        }
+    }
+    let pos = replay(moves).map_err(|m| TableError::new(line, m))?;
+    let line_text = moves
+        .split_whitespace()
+        .filter(|t| !is_result(t))
+        .collect::<Vec<_>>()
+        .join(" ");
+    moves.clear();
+    out.push((
+        Opening {
+            eco,
+            name,
+            line: line_text,
+        },
+        pos,
+    ));
+    Ok(())
+}
+
+/// `line` without its comments: brace comments (which may span lines, hence `in_comment`)
+/// and `;` comments to the end of the line.
+fn strip_comments(line: &str, in_comment: &mut bool) -> String {
+    let mut kept = String::with_capacity(line.len());
+    for c in line.chars() {
+        match (c, *in_comment) {
+            ('}', true) => {
+                *in_comment = false;
+                kept.push(' ');
+            }
+            (_, true) => {}
+            ('{', false) => *in_comment = true,
+            (';', false) => break,
+            (c, false) => kept.push(c),
+        }
+    }
+    kept
+}
+
+/// `[Name "value"]` as its name and value (escapes `\"` and `\\` read).
+fn parse_tag(line: &str) -> Option<(&str, String)> {
+    let inner = line.strip_prefix('[')?.trim_end().strip_suffix(']')?;
+    let (tag, rest) = inner.split_once(char::is_whitespace)?;
+    let quoted = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
+    let mut value = String::with_capacity(quoted.len());
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => value.extend(chars.next()),
+            c => value.push(c),
+        }
+    }
+    Some((tag, value))
+}
+
+fn is_result(token: &str) -> bool {
+    matches!(token, "*" | "1-0" | "0-1" | "1/2-1/2")
+}
+
+/// The position after the SAN movetext `moves` from the standard start: move numbers, NAGs
+/// and a result allowed.
+fn replay(moves: &str) -> Result<Chess, String> {
+    let mut pos = Chess::default();
+    for token in moves.split_whitespace() {
+        if is_result(token) {
+            break;
+        }
+        // A move number, alone (`12.`, `12...`) or glued to its move (`12.e4`).
+        let san = token.trim_start_matches(|c: char| c.is_ascii_digit());
+        let san = if san.len() < token.len() {
+            san.trim_start_matches('.')
+        } else {
+            token
+        };
+        if san.is_empty() || san.starts_with('$') {
+            continue;
+        }
+        let mv = SanPlus::from_ascii(san.as_bytes())
+            .map_err(|_| format!("{san:?} is not a move in SAN"))?
+            .san
+            .to_move(&pos)
+            .map_err(|_| format!("{san:?} is not legal here (after {})", played(moves, token)))?;
+        pos.play_unchecked(mv);
+    }
+    Ok(pos)
+}
+
+/// The moves of `moves` before `token`, for a message.
+fn played<'a>(moves: &'a str, token: &'a str) -> &'a str {
+    let end = token.as_ptr() as usize - moves.as_ptr() as usize;
+    let before = moves[..end].trim();
+    if before.is_empty() {
+        "the start"
+    } else {
+        before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tsv_line_that_does_not_replay_says_where_and_why() {
+        let mut out = Vec::new();
+        let e = read_tsv(
+            "eco\tname\tpgn\nC20\tKing's Pawn\t1. e4 e5 2. Ke3\n",
+            &mut out,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(
+            e.message
+                .contains("\"Ke3\" is not legal here (after 1. e4 e5 2.)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_eco_pgn_game_is_named_by_its_tags() {
+        let text = "{ a table }\n[ECO \"C20\"]\n[Opening \"King's pawn\"]\n[Variation \"x; y\"]\n\n1. e4 e5 *\n\n[ECO \"A00\"]\n[Opening \"Polish\"]\n\n1. b4 *\n";
+        let mut out = Vec::new();
+        read_pgn(text, &mut out).unwrap();
+        let names: Vec<_> = out
+            .iter()
+            .map(|(o, _)| (&*o.eco, &*o.name, &*o.line))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("C20", "King's pawn: x; y", "1. e4 e5"),
+                ("A00", "Polish", "1. b4")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_eco_pgn_game_without_its_name_is_refused() {
+        let mut out = Vec::new();
+        let e = read_pgn("\n[Opening \"Polish\"]\n1. b4 *\n", &mut out).unwrap_err();
+        assert_eq!(e.line, 2);
+    }
+}
