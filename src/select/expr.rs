@@ -250,6 +250,8 @@ enum Tok {
     Str(String),
     Regex(String),
     Op(Op),
+    /// `matches`: `~` with the value read as a regex, quoted or not.
+    Matches,
     And,
     Or,
     Not,
@@ -263,6 +265,7 @@ fn describe(tok: &Tok) -> String {
         Tok::Str(s) => format!("\"{s}\""),
         Tok::Regex(r) => format!("/{r}/"),
         Tok::Op(op) => format!("'{}'", op.as_str()),
+        Tok::Matches => "'matches'".into(),
         Tok::And => "'and'".into(),
         Tok::Or => "'or'".into(),
         Tok::Not => "'not'".into(),
@@ -355,7 +358,7 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
                     "and" | "AND" => Tok::And,
                     "or" | "OR" => Tok::Or,
                     "not" | "NOT" => Tok::Not,
-                    "matches" => Tok::Op(Op::Contains),
+                    "matches" => Tok::Matches,
                     _ => Tok::Word(word.to_owned()),
                 }
             }
@@ -381,8 +384,8 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
     Ok(toks)
 }
 
-/// The text of a quoted string or regex opening at `start`, backslash escapes read (a regex
-/// keeps them but for `\/`), and the offset after the closing quote.
+/// The text of a quoted string or regex opening at `start`, and the offset after the closing
+/// quote. A backslash escapes the quote (and, in a string, itself); other escapes are kept.
 fn quoted(src: &str, start: usize) -> Result<(String, usize), ParseError> {
     let quote = src.as_bytes()[start] as char;
     let mut text = String::new();
@@ -391,12 +394,13 @@ fn quoted(src: &str, start: usize) -> Result<(String, usize), ParseError> {
         match c {
             c if c == quote => return Ok((text, start + 1 + i + 1)),
             '\\' => match chars.next() {
-                Some((_, e)) if e == quote => text.push(e),
-                Some((_, e)) if quote == '/' => {
+                Some((_, e)) if e == quote || (e == '\\' && quote != '/') => text.push(e),
+                // Any other escape is kept whole: a regex given with `matches "..."` needs
+                // its `\w` and `\d`.
+                Some((_, e)) => {
                     text.push('\\');
                     text.push(e);
                 }
-                Some((_, e)) => text.push(e),
                 None => break,
             },
             c => text.push(c),
@@ -562,8 +566,10 @@ impl Parser {
         };
         self.pos += 1;
         let op_at = self.here();
+        let regex = self.peek() == Some(&Tok::Matches);
         let op = match self.peek() {
             Some(Tok::Op(op)) => *op,
+            Some(Tok::Matches) => Op::Contains,
             _ => {
                 return Err(ParseError::new(
                     format!("expected an operator (= != < <= > >= ~ !~) after '{field}'"),
@@ -574,6 +580,7 @@ impl Parser {
         self.pos += 1;
         let value_at = self.here();
         let value = match self.toks.get(self.pos) {
+            Some((Tok::Str(s), _)) if regex => Tok::Regex(s.clone()),
             Some((tok @ (Tok::Word(_) | Tok::Bare(_) | Tok::Str(_) | Tok::Regex(_)), _)) => {
                 tok.clone()
             }
