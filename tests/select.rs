@@ -258,3 +258,25 @@ fn jobs_do_not_change_the_output() {
         }
     }
 }
+
+#[test]
+fn help_man_page_and_completions_know_select() {
+    let help = stdout(&pgnkit(&["--help"], None));
+    assert!(help.contains("select"), "{help}");
+    let page = stdout(&pgnkit(&["man", "select"], None));
+    assert!(
+        page.starts_with(".TH") || page.contains(".TH pgnkit-select 1 "),
+        "{page}"
+    );
+    assert!(page.contains("invert"), "{page}");
+    let index = stdout(&pgnkit(&["man"], None));
+    assert!(index.contains("pgnkit\\-select(1)"), "{index}");
+    for shell in ["bash", "zsh", "fish"] {
+        let script = stdout(&pgnkit(&["completions", shell], None));
+        assert!(script.contains("select"), "{shell}");
+        assert!(
+            script.contains("--where") || script.contains("-l where"),
+            "{shell}: no --where"
+        );
+    }
+}
