@@ -27,6 +27,9 @@ pub enum Command {
     /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
     /// Chinese book layout, JSON lines, CSV, EPD).
     Convert(cmd::convert::Args),
+    /// Write the games that match an expression: players, ratings, dates, results, endings,
+    /// positions.
+    Select(cmd::select::Args),
     // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
@@ -61,6 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Convert(args) => cmd::convert::run(args),
+        Command::Select(args) => cmd::select::run(args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     }

@@ -62,4 +62,5 @@ pub mod notation;
 pub mod pgn;
 pub mod report;
 pub mod rules;
+pub mod select;
 pub mod stats;

@@ -276,3 +276,64 @@ fn eco_md_examples_print_what_the_doc_shows() {
         }
     }
 }
+
+/// The words of a shell command line: single and double quotes group (no escapes inside
+/// single quotes, as in a shell), blanks split.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => (quote, any) = (Some(c), true),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            (_, c) => (word, any) = (word + &c.to_string(), true),
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+#[test]
+fn select_md_examples_print_what_they_show() {
+    // Every `$ pgnkit ...` line in a code block of docs/select.md, run: its standard output
+    // then standard error must be the lines up to the next `$` line or the block's end.
+    let text = std::fs::read_to_string(root().join("docs/select.md")).expect("read select.md");
+    let mut lines = text.lines().peekable();
+    let mut ran = 0;
+    while let Some(line) = lines.next() {
+        let Some(command) = line.strip_prefix("$ pgnkit ") else {
+            continue;
+        };
+        let mut shown = Vec::new();
+        while let Some(next) = lines.peek() {
+            if next.starts_with("$ ") || next.starts_with("```") {
+                break;
+            }
+            shown.push(lines.next().unwrap_or_default());
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+            .args(shell_words(command))
+            .current_dir(root())
+            .output()
+            .expect("run pgnkit");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            printed.lines().collect::<Vec<_>>(),
+            shown,
+            "docs/select.md: `pgnkit {command}`"
+        );
+        ran += 1;
+    }
+    assert!(ran >= 10, "only {ran} examples in docs/select.md");
+}

@@ -1387,6 +1387,7 @@ fn team_tiebreaks_are_asked_for_and_checked() {
         message.contains("team tie-break `TPR`: TPR is not a team tie-break"),
         "{message}"
     );
+}
 
 #[test]
 fn dates_off_the_standard_are_read_as_far_as_they_can_be() {

@@ -796,3 +796,39 @@ fn convert_all(
     inputs.report_no_game()?;
     Ok(totals)
 }
+
+/// For `pgnkit select --to/--format`: one selected game (whole, not [open](Game::open))
+/// written the way `args` say, through the same writer as `convert`. Returns the diagnostics
+/// for standard error and the written game, `None` when the game is rejected (it does not
+/// replay). `None` as a whole only as [`convert_one`] gives it.
+pub(crate) fn convert_selected(
+    game: &mut Game<'_>,
+    name: &str,
+    args: &Args,
+) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    let opts = CheckOptions {
+        lang: args.lang,
+        ..CheckOptions::default()
+    };
+    let keep = Keep {
+        no_comments: args.no_comments,
+        no_nags: args.no_nags,
+        no_variations: args.no_variations,
+    };
+    let records = matches!(
+        args.format,
+        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd | FormatArg::Parquet
+    );
+    let mut collector = Collector::new(args.notation(), records);
+    collector.reserve(PLIES_RESERVED);
+    let render = RenderOptions::default();
+    let done = convert_one(game, name, &opts, keep, &render, args, &mut collector)?;
+    Some((done.diagnostics, (!done.rejected).then_some(done.body)))
+}
+
+/// The CSV header `--format csv` starts with, for `pgnkit select`.
+pub(crate) fn csv_header() -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record(records::CSV_HEADER);
+    w.into_inner().unwrap_or_default()
+}

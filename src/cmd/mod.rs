@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod convert;
 pub mod man;
+pub mod select;
 pub mod stats;
 pub mod validate;
 

@@ -1,0 +1,305 @@
+//! `pgnkit select`: writes the games that match an expression (`--where`), byte for byte as
+//! read, or through convert's writer with `--to`/`--format`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::{Parser, ValueEnum};
+
+use super::convert::{FormatArg, ToArg};
+use crate::cli::Outcome;
+use crate::diag::Severity;
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{say, Found, Inputs, WriteError};
+use crate::rules::game::CheckOptions;
+use crate::select::watch::Watch;
+use crate::select::{Facts, Replayed, Selection};
+
+/// Select games by an expression: players, ratings, dates, events, results, how the game
+/// ended, positions reached.
+///
+/// Writes the matching games byte for byte as read (or converted, with --to or --format).
+/// Example: pgnkit select --where 'WhiteElo >= 2500 and termination = checkmate' games.pgn.
+/// The language is in docs/select.md. Exit status: 0 some game selected, 1 none, 2 pgnkit
+/// failed (a wrong expression, an unreadable file).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: super::InputArgs,
+
+    /// The games to select, as an expression: `Result = "1-0" and player = "Carlsen*"`.
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    pub expr: String,
+
+    /// Select the games that do not match.
+    #[arg(long)]
+    pub invert: bool,
+
+    /// Print only the number of games selected.
+    #[arg(long)]
+    pub count: bool,
+
+    /// Write to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write the selected games in this move notation, as `pgnkit convert --to` does.
+    #[arg(long, value_enum, value_name = "NOTATION")]
+    pub to: Option<ToArg>,
+
+    /// Write the selected games in this format, as `pgnkit convert --format` does (all but
+    /// parquet).
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+}
+
+/// What the work made of one game, for the sink in input order.
+struct Picked {
+    selected: bool,
+    /// What to write: the game's bytes, or its conversion. Empty for a game not selected.
+    text: Vec<u8>,
+    /// Diagnostics for standard error (a selected game that cannot be converted or written).
+    diagnostics: Vec<u8>,
+    /// Selected, but not written (it could not be converted).
+    unwritten: bool,
+    errors: u64,
+}
+
+impl Found for Picked {
+    fn errors(&self) -> u64 {
+        self.errors
+    }
+}
+
+/// Refuses options that would change nothing with the others given.
+///
+/// # Errors
+///
+/// The first such option, with what to do.
+fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
+    if args.count {
+        for (option, given) in [
+            ("-o", args.output.is_some()),
+            ("--to", args.to.is_some()),
+            ("--format", args.format.is_some()),
+        ] {
+            if given {
+                bail!("--count prints only the number of games and writes none: drop {option}");
+            }
+        }
+    }
+    if args.format == Some(FormatArg::Parquet) {
+        bail!(
+            "select writes no Parquet: select to PGN, then `pgnkit convert --format parquet` \
+             the result"
+        );
+    }
+    Ok(())
+}
+
+/// Convert's arguments for `--to`/`--format`, every other option at its default (parsed, so
+/// options convert gains later keep their defaults here too).
+fn convert_args(args: &Args) -> anyhow::Result<Option<super::convert::Args>> {
+    #[derive(Parser)]
+    struct As {
+        #[command(flatten)]
+        args: super::convert::Args,
+    }
+    if args.to.is_none() && args.format.is_none() {
+        return Ok(None);
+    }
+    let name = |v: Option<clap::builder::PossibleValue>| v.map(|v| v.get_name().to_owned());
+    let to = name(args.to.and_then(|t| t.to_possible_value())).unwrap_or_else(|| "san".into());
+    let format =
+        name(args.format.and_then(|f| f.to_possible_value())).unwrap_or_else(|| "pgn".into());
+    let parsed = As::try_parse_from(["select", "--to", &to, "--format", &format, "-"])
+        .context("convert's options")?;
+    Ok(Some(parsed.args))
+}
+
+/// Runs `pgnkit select`.
+///
+/// # Errors
+///
+/// A wrong expression (shown with a caret under the problem), or an output that cannot be
+/// created or written.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let selection = Selection::parse(&args.expr)
+        .map_err(|e| anyhow::anyhow!("--where: {}", e.render(&args.expr)))?;
+    refuse_options_that_do_not_apply(&args)?;
+    let convert = convert_args(&args)?;
+    // The inputs are listed before the output is created: a new one is never read.
+    let mut inputs = Inputs::new(args.input.resolve()?)?;
+    super::refuse_inputs_as_outputs(&[("-o", args.output.as_deref())], inputs.sources())?;
+    let out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        ),
+        None => Box::new(io::stdout().lock()),
+    };
+    let out_name = args
+        .output
+        .as_deref()
+        .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+    let written = |e| WriteError::new(out_name.as_str(), e);
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    if convert.as_ref().is_some_and(|c| c.format == FormatArg::Csv) {
+        out.write_all(&super::convert::csv_header())
+            .map_err(written)?;
+    }
+
+    let opts = CheckOptions::default();
+    let started = Instant::now();
+    let (mut selected, mut unwritten) = (0u64, 0u64);
+    let work = |name: &str, game: &mut Game<'_>| {
+        select_one(game, name, &selection, &opts, &args, convert.as_ref())
+    };
+    let sink = |_: &str, p: Picked| -> Result<(), WriteError> {
+        if !p.diagnostics.is_empty() {
+            io::stderr()
+                .lock()
+                .write_all(&p.diagnostics)
+                .map_err(|e| WriteError::new("to standard error", e))?;
+        }
+        if !p.selected {
+            return Ok(());
+        }
+        selected += 1;
+        unwritten += u64::from(p.unwritten);
+        if !args.count {
+            out.write_all(&p.text).map_err(written)?;
+        }
+        Ok(())
+    };
+    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+    if inputs.totals.broken_pipe {
+        return Ok(super::found_so_far());
+    }
+    if args.count {
+        writeln!(out, "{selected}").map_err(written)?;
+    }
+    out.flush().map_err(written)?;
+    let read = &inputs.totals;
+    if read.interrupted {
+        say(format_args!(
+            "pgnkit: interrupted; the summary covers the games read so far"
+        ))?;
+    }
+    if !args.input.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        let mb = read.bytes as f64 / 1e6;
+        say(format_args!(
+            "pgnkit: {} file{}, {} game{}: {} selected{} in {:.2} s ({:.1} MB/s)",
+            read.files,
+            if read.files == 1 { "" } else { "s" },
+            read.games,
+            if read.games == 1 { "" } else { "s" },
+            selected,
+            if unwritten > 0 {
+                format!(" ({unwritten} not written: see above)")
+            } else {
+                String::new()
+            },
+            secs,
+            if secs > 0.0 { mb / secs } else { 0.0 }
+        ))?;
+        inputs.summary_tail()?;
+    }
+    inputs.report_no_game()?;
+    let games = if selected > 0 {
+        Outcome::Clean
+    } else {
+        Outcome::Problems
+    };
+    Ok(inputs.outcome().max(games))
+}
+
+/// Tests one game (on a worker thread) and makes what is written of it. The tags are looked
+/// at first; the game is replayed only when the expression still depends on the replay.
+/// `None` only for a game whose end is not known ([`Game::open`]) and that is not replayed
+/// (or that the fast path cannot read whole): the pipeline gives it again, whole.
+fn select_one(
+    game: &mut Game<'_>,
+    name: &str,
+    selection: &Selection,
+    opts: &CheckOptions,
+    args: &Args,
+    convert: Option<&super::convert::Args>,
+) -> Option<Picked> {
+    if game.open.is_none() && !game.again {
+        // A tagless game in the book layout has its header read as tags, as the replay does.
+        crate::pgn::book::extract_header(game.bytes, game.lexed);
+    }
+    let by_tags = selection.matches(&Facts {
+        lexed: game.lexed,
+        replay: None,
+    });
+    let (matched, errors) = match by_tags {
+        // Decided by the tags: only the game's end is needed, which the pipeline finds.
+        Some(_) if game.open.is_some() => return None,
+        Some(matched) => (matched, 0),
+        None => {
+            let mut watch = Watch::new(selection.targets());
+            let report = super::check_pipeline_game(game, opts, &mut watch)?;
+            if let Some(last) = &report.final_position {
+                watch.see(last);
+            }
+            let matched = selection.matches(&Facts {
+                lexed: game.lexed,
+                replay: Some(Replayed {
+                    report: &report,
+                    reached: &watch.reached,
+                }),
+            });
+            (
+                matched.unwrap_or(false),
+                report.count(Severity::Error) as u64,
+            )
+        }
+    };
+    let mut picked = Picked {
+        selected: matched != args.invert,
+        text: Vec::new(),
+        diagnostics: Vec::new(),
+        unwritten: false,
+        errors,
+    };
+    if !picked.selected || args.count {
+        return Some(picked);
+    }
+    if game.bytes.is_empty() {
+        // An oversized game: the reader kept none of its bytes.
+        let _ = writeln!(
+            picked.diagnostics,
+            "pgnkit: {name}:{}: game {} is selected but larger than --max-game-size, so it \
+             was not kept and is not written; raise --max-game-size",
+            game.line, game.number
+        );
+        picked.unwritten = true;
+        return Some(picked);
+    }
+    match convert {
+        Some(convert) => {
+            let (diagnostics, body) = super::convert::convert_selected(game, name, convert)?;
+            picked.diagnostics = diagnostics;
+            picked.unwritten = body.is_none();
+            picked.text = body.unwrap_or_default();
+        }
+        None => {
+            // The game as read, and one blank line after it.
+            picked.text.reserve(game.bytes.len() + 2);
+            picked.text.extend_from_slice(game.bytes);
+            picked
+                .text
+                .extend_from_slice(if game.bytes.ends_with(b"\n") {
+                    b"\n"
+                } else {
+                    b"\n\n"
+                });
+        }
+    }
+    Some(picked)
+}

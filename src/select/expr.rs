@@ -1,0 +1,910 @@
+//! The `--where` language: tokens, and a parser into [`Expr`]. Errors carry the byte offset
+//! of the problem, for a caret under it.
+
+use std::fmt;
+
+use regex::Regex;
+use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, Position};
+
+use super::date::PartialDate;
+
+/// A problem in an expression: what is wrong, and where (a byte offset into it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    pub at: usize,
+}
+
+impl ParseError {
+    fn new(message: impl Into<String>, at: usize) -> ParseError {
+        ParseError {
+            message: message.into(),
+            at,
+        }
+    }
+
+    /// The message, the expression and a caret under the problem, on three lines.
+    pub fn render(&self, expr: &str) -> String {
+        let column = expr
+            .get(..self.at.min(expr.len()))
+            .map_or(0, |s| s.chars().count());
+        format!("{}\n  {expr}\n  {}^", self.message, " ".repeat(column))
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at byte {})", self.message, self.at)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// An expression over a game.
+#[derive(Debug)]
+pub enum Expr {
+    /// Flat lists, so a long chain of tests nests no deeper than one.
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    Not(Box<Expr>),
+    Test(Test),
+}
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `~`: substring, or a regex match with `/.../`.
+    Contains,
+    /// `!~`: the negation of `~`.
+    NotContains,
+}
+
+impl Op {
+    fn as_str(self) -> &'static str {
+        match self {
+            Op::Eq => "=",
+            Op::Ne => "!=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+            Op::Contains => "~",
+            Op::NotContains => "!~",
+        }
+    }
+
+    /// Whether the operator holds for `ordering` (the game's value against the literal).
+    pub fn holds(self, ordering: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Op::Eq => ordering == Equal,
+            Op::Ne => ordering != Equal,
+            Op::Lt => ordering == Less,
+            Op::Le => ordering != Greater,
+            Op::Gt => ordering == Greater,
+            Op::Ge => ordering != Less,
+            Op::Contains | Op::NotContains => false,
+        }
+    }
+}
+
+/// The value a tag or name is compared with.
+#[derive(Debug)]
+pub enum Literal {
+    /// A quoted string or a bare word; `number` when it reads as one.
+    Text {
+        text: String,
+        number: Option<f64>,
+    },
+    /// An unquoted number: the game's value must be a number too.
+    Number {
+        text: String,
+        number: f64,
+    },
+    Date {
+        text: String,
+        date: PartialDate,
+    },
+    Regex(Regex),
+}
+
+impl Literal {
+    /// The literal's text, for a substring test.
+    pub fn text(&self) -> &str {
+        match self {
+            Literal::Text { text, .. }
+            | Literal::Number { text, .. }
+            | Literal::Date { text, .. } => text,
+            Literal::Regex(re) => re.as_str(),
+        }
+    }
+}
+
+/// Whose name a name test looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sides {
+    White,
+    Black,
+    Either,
+}
+
+/// A count the replay gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    Plies,
+    Moves,
+    Errors,
+    Warnings,
+}
+
+/// How a game ended by rule, as `termination =` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    Fivefold,
+    SeventyFive,
+    /// A threefold repetition could be claimed at some ply.
+    Threefold,
+    /// A fifty-move draw could be claimed at some ply.
+    FiftyMoves,
+    /// No rule ended the game.
+    None,
+}
+
+/// The names of [`Ending`], as written in expressions.
+pub const ENDINGS: &[(&str, Ending)] = &[
+    ("checkmate", Ending::Checkmate),
+    ("stalemate", Ending::Stalemate),
+    ("dead-position", Ending::DeadPosition),
+    ("fivefold", Ending::Fivefold),
+    ("seventy-five-moves", Ending::SeventyFive),
+    ("threefold", Ending::Threefold),
+    ("fifty-moves", Ending::FiftyMoves),
+    ("none", Ending::None),
+];
+
+/// A position a game may reach, found by its Zobrist hash (then checked exactly).
+#[derive(Debug)]
+pub enum Target {
+    /// A full FEN: board, side to move, castling rights and en passant square (counted
+    /// only when a capture is legal, as repetitions count it).
+    Full { hash: u64, position: Box<Chess> },
+    /// Only the board and the side to move.
+    Board {
+        hash: u64,
+        board: Box<Board>,
+        turn: Color,
+    },
+    /// The pieces on the board: `material = "KRPkr"`.
+    Material(ByColor<ByRole<u8>>),
+}
+
+/// The hash of a board and the side to move alone.
+pub fn board_hash(board: &Board, turn: Color) -> u64 {
+    use shakmaty::zobrist::{Zobrist64, ZobristValue};
+    let mut hash = Zobrist64::default();
+    for (square, piece) in board {
+        hash ^= Zobrist64::zobrist_for_piece(square, piece);
+    }
+    if turn == Color::White {
+        hash ^= Zobrist64::zobrist_for_white_turn();
+    }
+    hash.0
+}
+
+/// The hash of a whole position (en passant only when a capture is legal).
+pub fn full_hash(position: &Chess) -> u64 {
+    position
+        .zobrist_hash::<shakmaty::zobrist::Zobrist64>(EnPassantMode::Legal)
+        .0
+}
+
+/// One test of a game.
+#[derive(Debug)]
+pub enum Test {
+    Tag {
+        name: String,
+        op: Op,
+        value: Literal,
+    },
+    /// `player`, `white`, `black`: `=` takes `*` as any run of characters.
+    Name {
+        sides: Sides,
+        op: Op,
+        value: Literal,
+    },
+    Count {
+        count: Count,
+        op: Op,
+        value: f64,
+    },
+    Termination {
+        equal: bool,
+        ending: Ending,
+    },
+    /// The result the rules decide, compared as text.
+    ResultByRule {
+        equal: bool,
+        value: String,
+    },
+    /// Reached at some ply: an index into the selection's targets.
+    Reached {
+        equal: bool,
+        target: usize,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    /// A run starting with a digit or `?`: a number, a date or a word like `1-0`.
+    Bare(String),
+    Str(String),
+    Regex(String),
+    Op(Op),
+    /// `matches`: `~` with the value read as a regex, quoted or not.
+    Matches,
+    And,
+    Or,
+    Not,
+    Open,
+    Close,
+}
+
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Word(w) | Tok::Bare(w) => format!("'{w}'"),
+        Tok::Str(s) => format!("\"{s}\""),
+        Tok::Regex(r) => format!("/{r}/"),
+        Tok::Op(op) => format!("'{}'", op.as_str()),
+        Tok::Matches => "'matches'".into(),
+        Tok::And => "'and'".into(),
+        Tok::Or => "'or'".into(),
+        Tok::Not => "'not'".into(),
+        Tok::Open => "'('".into(),
+        Tok::Close => "')'".into(),
+    }
+}
+
+fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
+    let bytes = src.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let tok = match c {
+            b'(' => {
+                i += 1;
+                Tok::Open
+            }
+            b')' => {
+                i += 1;
+                Tok::Close
+            }
+            b'=' => {
+                i += if bytes.get(i + 1) == Some(&b'=') {
+                    2
+                } else {
+                    1
+                };
+                Tok::Op(Op::Eq)
+            }
+            b'!' => match bytes.get(i + 1) {
+                Some(b'=') => {
+                    i += 2;
+                    Tok::Op(Op::Ne)
+                }
+                Some(b'~') => {
+                    i += 2;
+                    Tok::Op(Op::NotContains)
+                }
+                _ => {
+                    i += 1;
+                    Tok::Not
+                }
+            },
+            b'<' | b'>' => {
+                let eq = bytes.get(i + 1) == Some(&b'=');
+                i += if eq { 2 } else { 1 };
+                Tok::Op(match (c, eq) {
+                    (b'<', false) => Op::Lt,
+                    (b'<', true) => Op::Le,
+                    (_, false) => Op::Gt,
+                    (_, true) => Op::Ge,
+                })
+            }
+            b'~' => {
+                i += 1;
+                Tok::Op(Op::Contains)
+            }
+            b'&' if bytes.get(i + 1) == Some(&b'&') => {
+                i += 2;
+                Tok::And
+            }
+            b'|' if bytes.get(i + 1) == Some(&b'|') => {
+                i += 2;
+                Tok::Or
+            }
+            b'"' | b'\'' | b'/' => {
+                let (text, end) = quoted(src, i)?;
+                i = end;
+                if c == b'/' {
+                    Tok::Regex(text)
+                } else {
+                    Tok::Str(text)
+                }
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'-'))
+                {
+                    i += 1;
+                }
+                let word = &src[start..i];
+                match word {
+                    "and" | "AND" => Tok::And,
+                    "or" | "OR" => Tok::Or,
+                    "not" | "NOT" => Tok::Not,
+                    "matches" => Tok::Matches,
+                    _ => Tok::Word(word.to_owned()),
+                }
+            }
+            c if c.is_ascii_digit() || matches!(c, b'?' | b'-' | b'+' | b'.') => {
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric()
+                        || matches!(bytes[i], b'?' | b'-' | b'+' | b'.' | b'/' | b'_'))
+                {
+                    i += 1;
+                }
+                Tok::Bare(src[start..i].to_owned())
+            }
+            _ => {
+                let ch = src[i..].chars().next().unwrap_or('?');
+                return Err(ParseError::new(
+                    format!("unexpected '{ch}': quote text values (\"...\")"),
+                    i,
+                ));
+            }
+        };
+        toks.push((tok, start));
+    }
+    Ok(toks)
+}
+
+/// The text of a quoted string or regex opening at `start`, and the offset after the closing
+/// quote. A backslash escapes the quote (and, in a string, itself); other escapes are kept.
+fn quoted(src: &str, start: usize) -> Result<(String, usize), ParseError> {
+    let quote = src.as_bytes()[start] as char;
+    let mut text = String::new();
+    let mut chars = src[start + 1..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            c if c == quote => return Ok((text, start + 1 + i + 1)),
+            '\\' => match chars.next() {
+                Some((_, e)) if e == quote || (e == '\\' && quote != '/') => text.push(e),
+                // Any other escape is kept whole: a regex given with `matches "..."` needs
+                // its `\w` and `\d`.
+                Some((_, e)) => {
+                    text.push('\\');
+                    text.push(e);
+                }
+                None => break,
+            },
+            c => text.push(c),
+        }
+    }
+    let what = if quote == '/' { "regex" } else { "string" };
+    Err(ParseError::new(
+        format!("this {what} has no closing {quote}"),
+        start,
+    ))
+}
+
+/// A parsed expression and the positions it looks for.
+#[derive(Debug)]
+pub struct Parsed {
+    pub expr: Expr,
+    pub targets: Vec<Target>,
+}
+
+/// Parses an expression.
+///
+/// # Errors
+///
+/// The first problem, with where it is.
+pub fn parse(src: &str) -> Result<Parsed, ParseError> {
+    let toks = lex(src)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        end: src.len(),
+        targets: Vec::new(),
+        depth: 0,
+    };
+    if p.toks.is_empty() {
+        return Err(ParseError::new(
+            "empty expression: give a test such as WhiteElo >= 2500",
+            0,
+        ));
+    }
+    let expr = p.or()?;
+    if let Some((tok, at)) = p.toks.get(p.pos) {
+        let hint = if *tok == Tok::Close {
+            "this ')' closes nothing"
+        } else {
+            "join tests with 'and' or 'or'"
+        };
+        return Err(ParseError::new(
+            format!("unexpected {}: {hint}", describe(tok)),
+            *at,
+        ));
+    }
+    Ok(Parsed {
+        expr,
+        targets: p.targets,
+    })
+}
+
+/// Parentheses nested deeper than this are refused: the parser recurses once a level.
+const MAX_DEPTH: usize = 64;
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    pos: usize,
+    /// The expression's length: where "at the end" problems are shown.
+    end: usize,
+    targets: Vec<Target>,
+    depth: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|(t, _)| t)
+    }
+
+    /// Where the next token starts (the end when there is none).
+    fn here(&self) -> usize {
+        self.toks.get(self.pos).map_or(self.end, |&(_, at)| at)
+    }
+
+    fn or(&mut self) -> Result<Expr, ParseError> {
+        let mut all = vec![self.and()?];
+        while self.peek() == Some(&Tok::Or) {
+            self.pos += 1;
+            all.push(self.and()?);
+        }
+        Ok(if all.len() == 1 {
+            all.remove(0)
+        } else {
+            Expr::Or(all)
+        })
+    }
+
+    fn and(&mut self) -> Result<Expr, ParseError> {
+        let mut all = vec![self.unary()?];
+        while self.peek() == Some(&Tok::And) {
+            self.pos += 1;
+            all.push(self.unary()?);
+        }
+        Ok(if all.len() == 1 {
+            all.remove(0)
+        } else {
+            Expr::And(all)
+        })
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::new(
+                format!("nested more than {MAX_DEPTH} deep"),
+                self.here(),
+            ));
+        }
+        let expr = self.unary_inner();
+        self.depth -= 1;
+        expr
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, ParseError> {
+        match self.peek() {
+            Some(Tok::Not) => {
+                self.pos += 1;
+                Ok(Expr::Not(Box::new(self.unary()?)))
+            }
+            Some(Tok::Open) => {
+                let open = self.here();
+                self.pos += 1;
+                let inner = self.or()?;
+                if self.peek() != Some(&Tok::Close) {
+                    let at = self.here();
+                    return Err(ParseError::new(
+                        if at == self.end {
+                            format!("the '(' at byte {open} is not closed: add ')'")
+                        } else {
+                            "expected ')' or 'and' / 'or'".to_owned()
+                        },
+                        at,
+                    ));
+                }
+                self.pos += 1;
+                Ok(inner)
+            }
+            _ => self.test().map(Expr::Test),
+        }
+    }
+
+    fn test(&mut self) -> Result<Test, ParseError> {
+        let at = self.here();
+        let field = match self.toks.get(self.pos) {
+            Some((Tok::Word(w), _)) => w.clone(),
+            Some((tok, _)) => {
+                return Err(ParseError::new(
+                    format!("expected a tag or field name, found {}", describe(tok)),
+                    at,
+                ))
+            }
+            None => {
+                return Err(ParseError::new(
+                    "expected a test (such as Result = \"1-0\") at the end",
+                    at,
+                ))
+            }
+        };
+        self.pos += 1;
+        let op_at = self.here();
+        let regex = self.peek() == Some(&Tok::Matches);
+        let op = match self.peek() {
+            Some(Tok::Op(op)) => *op,
+            Some(Tok::Matches) => Op::Contains,
+            _ => {
+                return Err(ParseError::new(
+                    format!("expected an operator (= != < <= > >= ~ !~) after '{field}'"),
+                    op_at,
+                ))
+            }
+        };
+        self.pos += 1;
+        let value_at = self.here();
+        let value = match self.toks.get(self.pos) {
+            Some((Tok::Str(s), _)) if regex => Tok::Regex(s.clone()),
+            Some((tok @ (Tok::Word(_) | Tok::Bare(_) | Tok::Str(_) | Tok::Regex(_)), _)) => {
+                tok.clone()
+            }
+            _ => {
+                return Err(ParseError::new(
+                    format!("expected a value after '{}'", op.as_str()),
+                    value_at,
+                ))
+            }
+        };
+        self.pos += 1;
+        let bad_value = |m: String| ParseError::new(m, value_at);
+        let err = |m: String| Err(bad_value(m));
+        let only_equality = |what: &str| -> Result<bool, ParseError> {
+            match op {
+                Op::Eq => Ok(true),
+                Op::Ne => Ok(false),
+                _ => Err(ParseError::new(
+                    format!("{what} takes only = or !=, not '{}'", op.as_str()),
+                    op_at,
+                )),
+            }
+        };
+        match field.as_str() {
+            "plies" | "moves" | "errors" | "warnings" => {
+                let count = match field.as_str() {
+                    "plies" => Count::Plies,
+                    "moves" => Count::Moves,
+                    "errors" => Count::Errors,
+                    _ => Count::Warnings,
+                };
+                if matches!(op, Op::Contains | Op::NotContains) {
+                    return Err(ParseError::new(
+                        format!("{field} is a number: compare it with = != < <= > >="),
+                        op_at,
+                    ));
+                }
+                match number_of(&value) {
+                    Some(value) => Ok(Test::Count { count, op, value }),
+                    None => err(format!("{field} is a count: expected a number")),
+                }
+            }
+            "termination" => {
+                let equal = only_equality("termination")?;
+                let name = text_of(&value);
+                match ENDINGS.iter().find(|(n, _)| *n == name) {
+                    Some(&(_, ending)) => Ok(Test::Termination { equal, ending }),
+                    None => err(format!(
+                        "unknown termination '{name}': expected one of {}",
+                        ENDINGS
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                }
+            }
+            "result_by_rule" => {
+                let equal = only_equality("result_by_rule")?;
+                let value = text_of(&value);
+                if !matches!(value, "1-0" | "0-1" | "1/2-1/2") {
+                    return err(format!(
+                        "a result by rule is 1-0, 0-1 or 1/2-1/2, not '{value}'"
+                    ));
+                }
+                Ok(Test::ResultByRule {
+                    equal,
+                    value: value.to_owned(),
+                })
+            }
+            "position" => {
+                let equal = only_equality("position")?;
+                let target = position_target(text_of(&value)).map_err(bad_value)?;
+                self.targets.push(target);
+                Ok(Test::Reached {
+                    equal,
+                    target: self.targets.len() - 1,
+                })
+            }
+            "material" => {
+                let equal = only_equality("material")?;
+                let target = material_target(text_of(&value)).map_err(bad_value)?;
+                self.targets.push(target);
+                Ok(Test::Reached {
+                    equal,
+                    target: self.targets.len() - 1,
+                })
+            }
+            "player" | "white" | "black" => {
+                let sides = match field.as_str() {
+                    "player" => Sides::Either,
+                    "white" => Sides::White,
+                    _ => Sides::Black,
+                };
+                let value = literal(&value, op, false).map_err(bad_value)?;
+                Ok(Test::Name { sides, op, value })
+            }
+            name if name.starts_with(|c: char| c.is_ascii_lowercase()) && !name.contains('-') => {
+                Err(ParseError::new(
+                    format!(
+                        "unknown field '{name}': fields are plies, moves, errors, warnings, \
+                         termination, result_by_rule, position, material, player, white, \
+                         black; tag names start with a capital (WhiteElo)"
+                    ),
+                    at,
+                ))
+            }
+            name => {
+                if name.contains('-') {
+                    return Err(ParseError::new(
+                        format!("'{name}' is no tag name: tag names have letters, digits and _"),
+                        at,
+                    ));
+                }
+                let date = name.ends_with("Date");
+                let value = literal(&value, op, date).map_err(bad_value)?;
+                Ok(Test::Tag {
+                    name: name.to_owned(),
+                    op,
+                    value,
+                })
+            }
+        }
+    }
+}
+
+/// The text of a value token (a regex's pattern).
+fn text_of(tok: &Tok) -> &str {
+    match tok {
+        Tok::Word(s) | Tok::Bare(s) | Tok::Str(s) | Tok::Regex(s) => s,
+        _ => "",
+    }
+}
+
+fn number_of(tok: &Tok) -> Option<f64> {
+    match tok {
+        Tok::Bare(s) | Tok::Str(s) => s.parse::<f64>().ok().filter(|n| n.is_finite()),
+        _ => None,
+    }
+}
+
+/// The literal a tag or name is compared with; `date` for a tag whose name ends in `Date`,
+/// whose values are read as dates.
+fn literal(tok: &Tok, op: Op, date: bool) -> Result<Literal, String> {
+    if let Tok::Regex(pattern) = tok {
+        if !matches!(op, Op::Contains | Op::NotContains) {
+            return Err(format!(
+                "a regex goes with ~ or !~, not '{}'; quote the text to compare with it",
+                op.as_str()
+            ));
+        }
+        // Bounded: an expression's regex compiles in linear time and bounded size.
+        return regex::RegexBuilder::new(pattern)
+            .size_limit(1 << 20)
+            .build()
+            .map(Literal::Regex)
+            .map_err(|e| format!("bad regex: {}", first_line(&e.to_string())));
+    }
+    let text = text_of(tok).to_owned();
+    let ordered = !matches!(op, Op::Contains | Op::NotContains);
+    let date_like = matches!(tok, Tok::Bare(s) if s.contains('.') || s.contains('?'));
+    if ordered && (date || date_like) {
+        return match PartialDate::parse(&text) {
+            Some(d) => Ok(Literal::Date { text, date: d }),
+            None => Err(format!(
+                "expected a date such as 2024.01.31 (?? for an unknown month or day), not \
+                 '{text}'"
+            )),
+        };
+    }
+    let number = text.parse::<f64>().ok().filter(|n| n.is_finite());
+    Ok(match (tok, number) {
+        (Tok::Bare(_), Some(number)) => Literal::Number { text, number },
+        _ => Literal::Text { text, number },
+    })
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines()
+        .rfind(|l| l.starts_with("error:"))
+        .unwrap_or(s.lines().next().unwrap_or(s))
+}
+
+/// `position = "FEN"`: a whole FEN, or only its board and side to move.
+fn position_target(fen: &str) -> Result<Target, String> {
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let bad = |e: &dyn fmt::Display| format!("not a FEN position ({e}): {fen}");
+    if fields.len() == 2 {
+        let board = Board::from_ascii_board_fen(fields[0].as_bytes()).map_err(|e| bad(&e))?;
+        let turn = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(format!("the side to move is w or b, not '{other}'")),
+        };
+        return Ok(Target::Board {
+            hash: board_hash(&board, turn),
+            board: Box::new(board),
+            turn,
+        });
+    }
+    if fields.len() < 2 {
+        return Err(format!(
+            "a position needs at least the board and the side to move (\"... w\"): {fen}"
+        ));
+    }
+    let parsed = shakmaty::fen::Fen::from_ascii(fen.as_bytes()).map_err(|e| bad(&e))?;
+    let position: Chess = parsed
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| bad(&e))?;
+    Ok(Target::Full {
+        hash: full_hash(&position),
+        position: Box::new(position),
+    })
+}
+
+/// `material = "KRPkr"`: white pieces in capitals, black in small letters, any order.
+fn material_target(text: &str) -> Result<Target, String> {
+    let mut material = ByColor::<ByRole<u8>>::default();
+    for c in text.chars() {
+        let Some(piece) = shakmaty::Piece::from_char(c) else {
+            return Err(format!(
+                "'{c}' is no piece letter: write the pieces as K Q R B N P (white) and \
+                 k q r b n p (black), as \"KRPkr\""
+            ));
+        };
+        let n = material.get_mut(piece.color).get_mut(piece.role);
+        *n = n.saturating_add(1);
+    }
+    Ok(Target::Material(material))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(src: &str) -> ParseError {
+        parse(src).expect_err(src)
+    }
+
+    #[test]
+    fn a_missing_value_is_shown_where_it_should_be() {
+        let src = "WhiteElo >= and Result = \"1-0\"";
+        let e = error(src);
+        assert_eq!(e.message, "expected a value after '>='");
+        assert_eq!(
+            e.render(src),
+            "expected a value after '>='\n  WhiteElo >= and Result = \"1-0\"\n              ^"
+        );
+    }
+
+    #[test]
+    fn wrong_expressions_point_at_the_problem() {
+        for (src, at, word) in [
+            ("", 0, "empty"),
+            ("Result", 6, "operator"),
+            ("(Result = \"1-0\"", 15, "not closed"),
+            ("Result = \"1-0\")", 14, "closes nothing"),
+            ("Result = \"1-0", 9, "closing"),
+            ("termination = mate", 14, "unknown termination"),
+            ("termination > checkmate", 12, "only = or !="),
+            ("plies > many", 8, "number"),
+            ("Event = /x/", 8, "regex goes with ~"),
+            ("Event ~ /(/", 8, "bad regex"),
+            ("Date >= 2024.13.01", 8, "date"),
+            ("material = \"KX\"", 11, "piece letter"),
+            ("position = \"8/8 w\"", 11, "FEN"),
+            ("elo > 5", 0, "unknown field"),
+            ("Result = \"1-0\" White = \"x\"", 15, "join tests"),
+            ("Event = $", 8, "unexpected '$'"),
+        ] {
+            let e = error(src);
+            assert_eq!(e.at, at, "{src}: {e:?}");
+            assert!(e.message.contains(word), "{src}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_recursed() {
+        let src = format!(
+            "{}Result = \"1-0\"{}",
+            "(".repeat(10_000),
+            ")".repeat(10_000)
+        );
+        assert!(error(&src).message.contains("nested"));
+        let src = format!("{}Result = \"1-0\"", "not ".repeat(10_000));
+        assert!(error(&src).message.contains("nested"));
+        // A long chain is flat: parsed, and evaluated, without a deep stack.
+        let src = vec!["Result = \"1-0\""; 100_000].join(" or ");
+        assert!(
+            matches!(parse(&src).expect("parses").expr, Expr::Or(ref all) if all.len() == 100_000)
+        );
+    }
+
+    #[test]
+    fn and_binds_tighter_than_or() {
+        let parsed = parse("A = 1 or B = 2 and C = 3").expect("parses");
+        assert!(matches!(parsed.expr, Expr::Or(ref all) if matches!(all[1], Expr::And(..))));
+    }
+
+    #[test]
+    fn values_are_typed_by_how_they_are_written() {
+        let parsed = parse("WhiteElo >= 2500").expect("parses");
+        assert!(matches!(
+            parsed.expr,
+            Expr::Test(Test::Tag {
+                value: Literal::Number { .. },
+                ..
+            })
+        ));
+        let parsed = parse("Result = 1-0").expect("parses");
+        assert!(matches!(
+            parsed.expr,
+            Expr::Test(Test::Tag {
+                value: Literal::Text { .. },
+                ..
+            })
+        ));
+        let parsed = parse("EventDate < 2024.??.??").expect("parses");
+        assert!(matches!(
+            parsed.expr,
+            Expr::Test(Test::Tag {
+                value: Literal::Date { .. },
+                ..
+            })
+        ));
+    }
+}

@@ -1,0 +1,278 @@
+//! Selecting games by an expression (`pgnkit select --where`): the language ([`expr`]), its
+//! dates ([`date`]), the replay adapter that watches positions ([`watch`]) and the
+//! evaluation of an expression over one game's tags and replay.
+//!
+//! Evaluation is three-valued: what the tags decide is decided before any replay, so a game
+//! whose tags already answer is never replayed, and an expression of tags alone replays no
+//! game at all.
+
+pub mod date;
+pub mod expr;
+pub mod watch;
+
+use std::cmp::Ordering;
+
+use expr::{Count, Ending, Expr, Literal, Op, ParseError, Sides, Target, Test};
+
+use crate::diag::Severity;
+use crate::pgn::Lexed;
+use crate::rules::game::{GameReport, Termination};
+
+/// A parsed `--where` expression, ready to test games.
+#[derive(Debug)]
+pub struct Selection {
+    expr: Expr,
+    targets: Vec<Target>,
+    replay: bool,
+}
+
+/// What a game offers the expression: its tags, and its replay when there was one.
+pub struct Facts<'a> {
+    pub lexed: &'a Lexed,
+    pub replay: Option<Replayed<'a>>,
+}
+
+/// What the replay of a game found.
+pub struct Replayed<'a> {
+    pub report: &'a GameReport,
+    /// One flag a target of the selection ([`watch::Watch::reached`]).
+    pub reached: &'a [bool],
+}
+
+impl Selection {
+    /// Parses an expression.
+    ///
+    /// # Errors
+    ///
+    /// The first problem in it, with its place ([`ParseError::render`] shows a caret).
+    pub fn parse(src: &str) -> Result<Selection, ParseError> {
+        let parsed = expr::parse(src)?;
+        let replay = needs_replay(&parsed.expr);
+        Ok(Selection {
+            expr: parsed.expr,
+            targets: parsed.targets,
+            replay,
+        })
+    }
+
+    /// Whether some test needs the game replayed (counts, termination, positions).
+    pub fn needs_replay(&self) -> bool {
+        self.replay
+    }
+
+    /// The positions and material balances the replay must watch for.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// Whether the game matches; `None` when that depends on the replay and there was none.
+    pub fn matches(&self, facts: &Facts<'_>) -> Option<bool> {
+        eval(&self.expr, facts)
+    }
+}
+
+fn needs_replay(expr: &Expr) -> bool {
+    match expr {
+        Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
+        Expr::Not(a) => needs_replay(a),
+        Expr::Test(t) => !matches!(t, Test::Tag { .. } | Test::Name { .. }),
+    }
+}
+
+fn eval(expr: &Expr, facts: &Facts<'_>) -> Option<bool> {
+    match expr {
+        // False (for `and`; true for `or`) as soon as one test is, whatever the unknown ones.
+        Expr::And(all) => decide(all, facts, false),
+        Expr::Or(all) => decide(all, facts, true),
+        Expr::Not(a) => eval(a, facts).map(|v| !v),
+        Expr::Test(t) => test(t, facts),
+    }
+}
+
+/// `and` (`decisive` false) or `or` (true) of `all`: `decisive` as soon as one is, else
+/// unknown when one is.
+fn decide(all: &[Expr], facts: &Facts<'_>, decisive: bool) -> Option<bool> {
+    let mut known = true;
+    for e in all {
+        match eval(e, facts) {
+            Some(v) if v == decisive => return Some(decisive),
+            Some(_) => {}
+            None => known = false,
+        }
+    }
+    known.then_some(!decisive)
+}
+
+fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
+    match t {
+        Test::Tag { name, op, value } => Some(
+            facts
+                .lexed
+                .tag(name)
+                .is_some_and(|v| compare(v, *op, value, false)),
+        ),
+        Test::Name { sides, op, value } => {
+            let name = |tag| {
+                facts
+                    .lexed
+                    .tag(tag)
+                    .map(|v| compare(v, positive(*op), value, true))
+            };
+            // A negated test holds when no named side matches.
+            let found = match sides {
+                Sides::White => name("White"),
+                Sides::Black => name("Black"),
+                Sides::Either => match (name("White"), name("Black")) {
+                    (None, None) => None,
+                    (w, b) => Some(w == Some(true) || b == Some(true)),
+                },
+            };
+            Some(found.is_some_and(|f| f != negated(*op)))
+        }
+        Test::Count { count, op, value } => {
+            let report = facts.replay.as_ref()?.report;
+            let n = match count {
+                Count::Plies => report.plies,
+                Count::Moves => report.plies.div_ceil(2),
+                Count::Errors => report.count(Severity::Error) as u32,
+                Count::Warnings => report.count(Severity::Warning) as u32,
+            };
+            Some(f64::from(n).partial_cmp(value).is_some_and(|o| op.holds(o)))
+        }
+        Test::Termination { equal, ending } => {
+            let r = facts.replay.as_ref()?.report;
+            let ended = match ending {
+                Ending::Checkmate => r.termination == Termination::Checkmate,
+                Ending::Stalemate => r.termination == Termination::Stalemate,
+                Ending::DeadPosition => r.termination == Termination::DeadPosition,
+                Ending::Fivefold => r.termination == Termination::Fivefold,
+                Ending::SeventyFive => r.termination == Termination::SeventyFive,
+                Ending::Threefold => r.threefold_ply.is_some(),
+                Ending::FiftyMoves => r.fifty_ply.is_some(),
+                Ending::None => r.termination == Termination::None,
+            };
+            Some(ended == *equal)
+        }
+        Test::ResultByRule { equal, value } => {
+            let r = facts.replay.as_ref()?.report;
+            let ruled = r.result_by_rule.map(crate::pgn::GameResult::as_str);
+            // No result by rule: as a missing tag, every comparison is false.
+            Some(ruled.is_some_and(|ruled| (ruled == value) == *equal))
+        }
+        Test::Reached { equal, target } => {
+            let reached = facts.replay.as_ref()?.reached;
+            Some(reached.get(*target).copied().unwrap_or(false) == *equal)
+        }
+    }
+}
+
+fn negated(op: Op) -> bool {
+    matches!(op, Op::Ne | Op::NotContains)
+}
+
+/// The operator a negated one negates.
+fn positive(op: Op) -> Op {
+    match op {
+        Op::Ne => Op::Eq,
+        Op::NotContains => Op::Contains,
+        op => op,
+    }
+}
+
+/// Whether a tag's value `v` stands in relation `op` to `lit`. `glob`: `=` takes `*` in the
+/// literal as any run of characters (names).
+fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
+    match op {
+        Op::Contains | Op::NotContains => {
+            let found = match lit {
+                Literal::Regex(re) => re.is_match(v),
+                _ => v.contains(lit.text()),
+            };
+            found != (op == Op::NotContains)
+        }
+        _ => match lit {
+            Literal::Date { date, .. } => {
+                date::PartialDate::parse(v).is_some_and(|d| op.holds(d.compare(date)))
+            }
+            Literal::Number { number, .. } => number_in(v)
+                .and_then(|n| n.partial_cmp(number))
+                .is_some_and(|o| op.holds(o)),
+            Literal::Text { text, number } => {
+                if glob && matches!(op, Op::Eq | Op::Ne) && text.contains('*') {
+                    return glob_match(text, v) == (op == Op::Eq);
+                }
+                let ordering = match (number, number_in(v)) {
+                    (Some(a), Some(b)) => b.partial_cmp(a).unwrap_or(Ordering::Equal),
+                    _ => v.cmp(text.as_str()),
+                };
+                op.holds(ordering)
+            }
+            Literal::Regex(_) => false,
+        },
+    }
+}
+
+fn number_in(v: &str) -> Option<f64> {
+    v.trim().parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// Whether `text` matches `pattern`, where `*` is any run of characters. Linear in both:
+/// each `*` is tried at the first place its next piece fits, which is enough for `*` alone.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let mut pieces = pattern.split('*');
+    let first = pieces.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = pieces.split_last() else {
+        // No `*`: the pattern is the whole text.
+        return rest.is_empty();
+    };
+    for piece in middle {
+        match rest.find(piece) {
+            Some(i) => rest = &rest[i + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_take_a_star_as_any_run() {
+        for (p, t, m) in [
+            ("Carlsen*", "Carlsen, Magnus", true),
+            ("Carlsen*", "Magnus Carlsen", false),
+            ("*Carlsen*", "Magnus Carlsen", true),
+            ("*sen", "Carlsen", true),
+            ("C*l*n", "Carlsen", true),
+            ("C*x*n", "Carlsen", false),
+            ("a*a", "a", false),
+            ("*", "", true),
+        ] {
+            assert_eq!(glob_match(p, t), m, "{p} {t}");
+        }
+    }
+
+    #[test]
+    fn numbers_compare_as_numbers_only_when_both_are() {
+        let parsed = |s: &str| match expr::parse(s).expect(s).expr {
+            Expr::Test(Test::Tag { op, value, .. }) => (op, value),
+            _ => unreachable!(),
+        };
+        let (op, lit) = parsed("WhiteElo >= 2500");
+        assert!(compare("2600", op, &lit, false));
+        assert!(!compare("900", op, &lit, false));
+        // Text that is no number never passes a numeric test ("?" sorts after "2").
+        assert!(!compare("?", op, &lit, false));
+        let (op, lit) = parsed("ECO >= \"B90\"");
+        assert!(compare("C00", op, &lit, false));
+        assert!(!compare("B89", op, &lit, false));
+        let (op, lit) = parsed("Round = \"3\"");
+        assert!(compare("3.0", op, &lit, false));
+    }
+}

@@ -1,0 +1,79 @@
+//! The one adapter between the replay and a selection: a [`MoveObserver`] that watches each
+//! main-line position for the expression's targets (`position =`, `material =`). Kept
+//! alone in this file so a change of the observer API touches nothing else.
+
+use shakmaty::{Chess, Move, Position};
+
+use super::expr::{board_hash, full_hash, Target};
+use crate::notation::CheckClaim;
+use crate::rules::game::MoveObserver;
+
+/// Which targets the game reached, as the replay goes.
+pub struct Watch<'a> {
+    targets: &'a [Target],
+    /// One flag a target.
+    pub reached: Vec<bool>,
+    /// Whether any target asks for a hash of the whole position, or of the board alone.
+    full: bool,
+    board: bool,
+}
+
+impl<'a> Watch<'a> {
+    pub fn new(targets: &'a [Target]) -> Watch<'a> {
+        Watch {
+            targets,
+            reached: vec![false; targets.len()],
+            full: targets.iter().any(|t| matches!(t, Target::Full { .. })),
+            board: targets.iter().any(|t| matches!(t, Target::Board { .. })),
+        }
+    }
+
+    /// Looks at one position of the main line. Each hash is computed once a position, and
+    /// only when a target needs it; a hash that matches is checked exactly.
+    pub fn see(&mut self, position: &Chess) {
+        let full = self.full.then(|| full_hash(position));
+        let board = self
+            .board
+            .then(|| board_hash(position.board(), position.turn()));
+        for (target, reached) in self.targets.iter().zip(self.reached.iter_mut()) {
+            if *reached {
+                continue;
+            }
+            *reached = match target {
+                Target::Full { hash, position: p } => {
+                    full == Some(*hash)
+                        && p.board() == position.board()
+                        && p.turn() == position.turn()
+                        && p.castles().castling_rights() == position.castles().castling_rights()
+                }
+                Target::Board {
+                    hash,
+                    board: b,
+                    turn,
+                } => board == Some(*hash) && **b == *position.board() && *turn == position.turn(),
+                Target::Material(m) => position.board().material() == *m,
+            };
+        }
+    }
+}
+
+impl MoveObserver for Watch<'_> {
+    fn on_move(&mut self, _token: usize, depth: usize, before: &Chess, _mv: Move, _: CheckClaim) {
+        if depth == 0 {
+            self.see(before);
+        }
+    }
+
+    fn wants_positions(&self) -> bool {
+        // Once every target is reached, the replay need not copy positions for it.
+        self.reached.iter().any(|r| !r)
+    }
+
+    fn main_line_only(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self) {
+        self.reached.fill(false);
+    }
+}

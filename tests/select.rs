@@ -1,0 +1,282 @@
+//! `pgnkit select`, run as a user runs it.
+
+mod common;
+
+use std::io::Write;
+
+use common::{pgnkit, stderr, stdout};
+
+const GAMES: &str = "testdata/select/games.pgn";
+
+/// The `Round` tags of the games in a PGN output, in order.
+fn rounds(pgn: &str) -> Vec<String> {
+    pgn.lines()
+        .filter_map(|l| l.strip_prefix("[Round \"")?.strip_suffix("\"]"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn each_expression_selects_its_games() {
+    let table = std::fs::read_to_string("testdata/select/expressions.txt").expect("read table");
+    let mut checked = 0;
+    for (n, line) in table.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let (expr, want) = line.split_once('\t').expect("EXPR<TAB>ROUNDS");
+        let want: Vec<String> = want
+            .split_whitespace()
+            .filter(|r| *r != "-")
+            .map(str::to_owned)
+            .collect();
+        let o = pgnkit(&["select", "-q", "-j", "1", "--where", expr, GAMES], None);
+        let got = rounds(&stdout(&o));
+        assert_eq!(
+            got,
+            want,
+            "expressions.txt:{}: {expr}\n{}",
+            n + 1,
+            stderr(&o)
+        );
+        let status = if want.is_empty() { 1 } else { 0 };
+        assert_eq!(o.status.code(), Some(status), "{expr}: {}", stderr(&o));
+        checked += 1;
+    }
+    assert!(checked > 30, "only {checked} expressions");
+}
+
+#[test]
+fn selected_games_are_written_byte_for_byte() {
+    let input = std::fs::read_to_string(GAMES).expect("read games");
+    // Every game selected: the output is the input, games and blank lines alike (and a blank
+    // line after the last game too).
+    let o = pgnkit(&["select", "-q", "--where", "Round ~ \"\"", GAMES], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{input}\n"));
+    // One game: exactly its text, then a blank line.
+    let o = pgnkit(&["select", "-q", "--where", "Round = 3", GAMES], None);
+    let third: Vec<&str> = input.split("\n\n").skip(4).take(2).collect();
+    assert_eq!(stdout(&o), format!("{}\n\n", third.join("\n\n")));
+}
+
+#[test]
+fn invert_selects_the_others_and_count_prints_the_number() {
+    let expr = "termination = checkmate or Event ~ \"Rapid\"";
+    let picked = rounds(&stdout(&pgnkit(&["select", "-q", "-w", expr, GAMES], None)));
+    let others = pgnkit(&["select", "-q", "--invert", "-w", expr, GAMES], None);
+    let others = rounds(&stdout(&others));
+    let mut all = [picked.clone(), others.clone()].concat();
+    all.sort();
+    assert_eq!(all, ["1", "2", "3", "4", "5", "6", "7"]);
+    assert!(!picked.is_empty() && !others.is_empty());
+    for (invert, want) in [(false, picked.len()), (true, others.len())] {
+        let mut args = vec!["select", "--count", "-w", expr, GAMES];
+        if invert {
+            args.insert(1, "--invert");
+        }
+        let o = pgnkit(&args, None);
+        assert_eq!(stdout(&o), format!("{want}\n"));
+        assert!(
+            stderr(&o).contains(&format!("1 file, 7 games: {want} selected")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_wrong_expression_is_shown_with_a_caret() {
+    let o = pgnkit(
+        &[
+            "select",
+            "--where",
+            "WhiteElo >= and Result = \"1-0\"",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr(&o),
+        "pgnkit: --where: expected a value after '>='\n  WhiteElo >= and Result = \"1-0\"\n              ^\n"
+    );
+}
+
+#[test]
+fn output_file_and_options_that_do_not_apply() {
+    let dir = std::env::temp_dir().join(format!("pgnkit-select-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("picked.pgn");
+    let out_s = out.to_str().expect("utf-8 path");
+    let o = pgnkit(
+        &["select", "-q", "-w", "Round = 2", "-o", out_s, GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let written = std::fs::read_to_string(&out).expect("output written");
+    assert_eq!(rounds(&written), ["2"]);
+    // The output may not be an input.
+    let o = pgnkit(
+        &["select", "-q", "-w", "Round = 2", "-o", out_s, out_s],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is also an input"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+    for extra in [["--count", "--to=uci"], ["--format", "parquet"]] {
+        let mut args = vec!["select", "-w", "Round = 2", GAMES];
+        args.extend(extra);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert_eq!(stdout(&o), "");
+    }
+}
+
+#[test]
+fn to_and_format_go_through_converts_writer() {
+    let o = pgnkit(
+        &["select", "-q", "--to", "uci", "-w", "Round = 2", GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("\n1.f2f3 e7e5 2.g2g4 d8h4 0-1\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--format",
+            "jsonl",
+            "-w",
+            "white = \"Carlsen*\"",
+            GAMES,
+        ],
+        None,
+    );
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["tags"]["Round"], "1");
+    // A selected game that does not replay cannot be converted: it is reported, and counted.
+    let o = pgnkit(
+        &["select", "--format", "csv", "-w", "Round = 5", GAMES],
+        None,
+    );
+    assert_eq!(
+        stdout(&o).lines().count(),
+        1,
+        "only the header: {}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("M001"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 selected (1 not written"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_legacy_encoding_is_written_as_utf8() {
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "-w",
+            "player = \"Müller*\"",
+            "testdata/select/latin1.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).expect("UTF-8 output");
+    assert!(text.contains("[White \"Müller, Jürgen\"]"), "{text}");
+    assert!(!text.contains("Weiß"), "{text}");
+}
+
+#[test]
+fn standard_input_and_compressed_files_are_read() {
+    let input = std::fs::read(GAMES).expect("read games");
+    let o = pgnkit(
+        &["select", "-q", "--count", "-w", "errors > 0", "-"],
+        Some(&input),
+    );
+    assert_eq!(stdout(&o), "2\n", "{}", stderr(&o));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&input).expect("compress");
+    let gz = gz.finish().expect("compress");
+    let o = pgnkit(
+        &["select", "-q", "-w", "termination = stalemate", "-"],
+        Some(&gz),
+    );
+    assert_eq!(rounds(&stdout(&o)), ["3"], "{}", stderr(&o));
+}
+
+/// Every pipeline strategy gives what one job gives, for an expression of tags (no replay)
+/// and one of positions (a replay watching them): many small games (pieces), and a first
+/// game longer than a piece (batches).
+#[test]
+fn jobs_do_not_change_the_output() {
+    let games = |out: &mut Vec<u8>| {
+        for i in 0..3000 {
+            let moves = ["Nf3 Nf6 ", "Nf3 Nf9 ", "Bb5 ", "Qh5 Nc6 Bc4 Nf6 Qxf7# "][i % 4];
+            let result = ["1-0", "*", "1/2-1/2", "1-0"][i % 4];
+            out.extend(
+                format!(
+                    "[Event \"{i}\"]\n[WhiteElo \"{}\"]\n\n1. e4 e5 {moves}{result}\n\n",
+                    2000 + i % 700
+                )
+                .bytes(),
+            );
+        }
+    };
+    let mut small = Vec::new();
+    games(&mut small);
+    let mut huge_first =
+        format!("[Event \"big\"]\n\n1. e4 {{{}}} *\n\n", "x".repeat(2 << 20)).into_bytes();
+    games(&mut huge_first);
+    for expr in [
+        "WhiteElo >= 2500",
+        "termination = checkmate or errors > 0",
+        "position = \"r1bqkbnr/pppp1ppp/2n5/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR w KQkq - 2 3\"",
+    ] {
+        for input in [&small, &huge_first] {
+            let args = |jobs| ["select", "-q", "-j", jobs, "-w", expr, "-"];
+            let one = pgnkit(&args("1"), Some(input));
+            assert_eq!(one.status.code(), Some(0), "{expr}: {}", stderr(&one));
+            let two = pgnkit(&args("2"), Some(input));
+            assert!(one.stdout.len() > 1000, "{expr}");
+            assert!(one.stdout == two.stdout, "{expr}: -j 2 differs from -j 1");
+        }
+    }
+}
+
+#[test]
+fn help_man_page_and_completions_know_select() {
+    let help = stdout(&pgnkit(&["--help"], None));
+    assert!(help.contains("select"), "{help}");
+    let page = stdout(&pgnkit(&["man", "select"], None));
+    assert!(
+        page.starts_with(".TH") || page.contains(".TH pgnkit-select 1 "),
+        "{page}"
+    );
+    assert!(page.contains("invert"), "{page}");
+    let index = stdout(&pgnkit(&["man"], None));
+    assert!(index.contains("pgnkit\\-select(1)"), "{index}");
+    for shell in ["bash", "zsh", "fish"] {
+        let script = stdout(&pgnkit(&["completions", shell], None));
+        assert!(script.contains("select"), "{shell}");
+        assert!(
+            script.contains("--where") || script.contains("-l where"),
+            "{shell}: no --where"
+        );
+    }
+}
