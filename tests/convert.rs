@@ -1227,3 +1227,31 @@ fn parquet_needs_a_folder() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--format parquet"), "{}", stderr(&o));
 }
+
+#[test]
+fn add_eco_fills_the_parquet_eco_and_opening_columns() {
+    let dir = tempdir("parquet-eco");
+    let out = dir.join("out");
+    let o = pgnkit(
+        &[
+            "convert",
+            "-q",
+            "--add-eco",
+            "--format",
+            "parquet",
+            "-o",
+            out.to_str().unwrap(),
+            "testdata/eco/games.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (games, _) = read_parquet(&out.join("games.parquet"));
+    assert_eq!(games.len(), 8);
+    for g in &games {
+        // The games say what they expect in tags of their own, kept in the `tags` map.
+        let expected = |name: &str| g["tags"].get(name).cloned().unwrap_or_default();
+        assert_eq!(g["ECO"], expected("ExpectECO"), "{g:?}");
+        assert_eq!(g["Opening"], expected("ExpectOpening"), "{g:?}");
+    }
+}
