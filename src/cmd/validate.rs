@@ -14,7 +14,8 @@ use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, InputProblem, Inputs, WriteError};
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
-use crate::rules::game::{CheckOptions, NoObserver};
+use crate::rules::game::CheckOptions;
+use crate::rules::visit::NoVisitor;
 
 /// Check PGN files: legal moves (variations, FEN starts and Chess960 included), results by
 /// rule, tags and syntax.
@@ -278,7 +279,7 @@ fn check_one(
     render: &RenderOptions,
     args: &Args,
 ) -> Option<GameOutput> {
-    let report = super::check_pipeline_game(game, opts, &mut NoObserver)?;
+    let report = super::check_pipeline_game(game, opts, &mut NoVisitor)?;
     let mut out = GameOutput {
         text: Vec::new(),
         errors: report.count(Severity::Error) as u64,

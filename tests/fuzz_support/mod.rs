@@ -19,9 +19,10 @@ use pgnkit::pgn::{
 };
 use pgnkit::rules::game::{
     check_game, check_game_general_with, check_game_lazy, check_game_lazy_with,
-    check_game_open_with, check_game_with, CheckOptions, GameReport, MoveObserver, NoObserver,
+    check_game_open_with, check_game_with, CheckOptions, GameReport,
 };
 use pgnkit::rules::matcher::find_move;
+use pgnkit::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
 use shakmaty::{Chess, Move, Position};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -275,8 +276,18 @@ struct Observer<'a> {
     seen: Vec<(Chess, Move)>,
 }
 
-impl MoveObserver for Observer<'_> {
-    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
+impl Visitor for Observer<'_> {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            movetext: false,
+            tags: false,
+            main_line_only: false,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+        let MoveAt { token, depth } = at;
         assert!(token < self.lexed.tokens.len(), "move of token {token}");
         assert_eq!(
             self.lexed.tokens[token].kind,
@@ -296,7 +307,8 @@ impl MoveObserver for Observer<'_> {
         }
     }
 
-    fn on_unplayed(&mut self, token: usize, _depth: usize) {
+    fn unplayed(&mut self, at: MoveAt) {
+        let token = at.token;
         assert!(token < self.lexed.tokens.len(), "unplayed token {token}");
     }
 }
@@ -361,19 +373,24 @@ struct MainLine {
     unplayed: bool,
 }
 
-impl MoveObserver for MainLine {
-    fn on_move(&mut self, _: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim) {
-        if depth == 0 {
+impl Visitor for MainLine {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            movetext: false,
+            tags: false,
+            main_line_only: true,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, _: Option<&str>) {
+        if at.depth == 0 {
             self.moves.push((mv, check, before.is_legal(mv)));
         }
     }
 
-    fn on_unplayed(&mut self, _: usize, depth: usize) {
-        self.unplayed |= depth == 0;
-    }
-
-    fn main_line_only(&self) -> bool {
-        true
+    fn unplayed(&mut self, at: MoveAt) {
+        self.unplayed |= at.depth == 0;
     }
 
     fn restart(&mut self) {
@@ -568,14 +585,14 @@ pub fn pipeline_reports_in(
         let report = match g.open {
             Some(eof) => {
                 let (report, len) =
-                    check_game_open_with(g.bytes, eof, g.lexed, &opts, &mut NoObserver)?;
+                    check_game_open_with(g.bytes, eof, g.lexed, &opts, &mut NoVisitor)?;
                 g.bytes = &g.bytes[..len];
                 g.open = None;
                 OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
                 report
             }
             // Seen open before: the fast path gave up on it then.
-            None if g.again => check_game_general_with(g.bytes, g.lexed, &opts, &mut NoObserver),
+            None if g.again => check_game_general_with(g.bytes, g.lexed, &opts, &mut NoVisitor),
             None => {
                 book::extract_header(g.bytes, g.lexed);
                 check_game_lazy(g.bytes, g.lexed, &opts)
