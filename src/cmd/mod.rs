@@ -18,7 +18,7 @@ use crate::input::open::Source;
 use crate::input::pipeline::Game;
 use crate::input::InputOptions;
 use crate::rules::game::{
-    check_game_general_with, check_game_lazy_with, check_game_open_with, CheckOptions, GameReport,
+    check_game_general_with, check_game_lexed, check_game_open_with, CheckOptions, GameReport,
 };
 use crate::rules::visit::Visitor;
 
@@ -139,7 +139,7 @@ pub fn check_pipeline_game(
         None if game.again => check_game_general_with(game.bytes, game.lexed, opts, visitor),
         None => {
             crate::pgn::book::extract_header(game.bytes, game.lexed);
-            check_game_lazy_with(game.bytes, game.lexed, opts, visitor)
+            check_game_lexed(game.bytes, game.lexed, opts, visitor)
         }
     })
 }

@@ -11,6 +11,7 @@ use shakmaty::{
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation::{self, CheckClaim, MovePattern, Notes, ReadMove};
+use crate::pgn::book;
 use crate::pgn::lexer::{
     count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
 };
@@ -220,13 +221,54 @@ impl MainState {
     }
 }
 
-/// Checks one lexed game.
-pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
-    check_game_with(bytes, lexed, opts, &mut NoVisitor)
+/// Checks one game and tells `visitor` what it replays: the one entry point of the replay.
+///
+/// `lexed` is the game lexed whole ([`crate::pgn::lex_game`]) or lexed to its tags
+/// ([`crate::pgn::lex_game_tags`]); a movetext of plain SAN is then replayed straight from
+/// the bytes, without tokens, when the visitor [needs](crate::rules::visit::Needs) no token
+/// indices. The report is the same either way. A Chinese book header (header lines instead
+/// of tags) is read as the game's tags.
+///
+/// ```
+/// use pgnkit::pgn::{lex_game, Lexed};
+/// use pgnkit::rules::game::{check_game, CheckOptions, Termination};
+/// use pgnkit::rules::visit::NoVisitor;
+///
+/// let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+/// let mut lexed = Lexed::default();
+/// lex_game(pgn, true, 1, &mut lexed);
+/// let report = check_game(pgn, &lexed, &CheckOptions::default(), &mut NoVisitor);
+/// assert!(report.legal);
+/// assert_eq!(report.plies, 7);
+/// assert_eq!(report.termination, Termination::Checkmate);
+/// ```
+pub fn check_game(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    visitor: &mut dyn Visitor,
+) -> GameReport {
+    if book::may_hold_header(lexed) {
+        let mut with_header = lexed.clone();
+        if book::extract_header(bytes, &mut with_header) {
+            return check_game_lexed(bytes, &with_header, opts, visitor);
+        }
+    }
+    check_game_lexed(bytes, lexed, opts, visitor)
 }
 
-/// Checks one lexed game and tells `visitor` what it replays.
-pub fn check_game_with(
+/// [`check_game`] on a game whose book header, if any, is read already.
+pub(crate) fn check_game_lexed(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    visitor: &mut dyn Visitor,
+) -> GameReport {
+    check_game_tags_with(bytes, lexed, opts, visitor, true)
+}
+
+/// Checks a game lexed whole, replaying its tokens.
+pub(crate) fn check_tokens(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
@@ -237,31 +279,9 @@ pub fn check_game_with(
         .map_or_else(|| new_report(&KnownTags::of(lexed)), |(report, _)| report)
 }
 
-/// Checks a game lexed by [`crate::pgn::lex_game_tags`]: the tags as tokens, the movetext
-/// as bytes. The movetext is replayed straight from the bytes when it holds nothing but
-/// strict SAN, move numbers, brace comments, NAGs and a standard result, and every move is
-/// legal; otherwise the game is lexed whole and checked the general way. The report is the
-/// same either way (debug builds check that on every game).
-pub fn check_game_lazy(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
-    check_game_lazy_with(bytes, lexed, opts, &mut NoVisitor)
-}
-
-/// [`check_game_lazy`] telling `visitor` what it replays. The fast path is taken only for a
-/// visitor of the main line ([`Needs::main_line_only`]) or of the movetext
-/// ([`Needs::movetext`]); when it gives up, the visitor is told to
-/// [restart](Visitor::restart) before the general replay.
-pub fn check_game_lazy_with(
-    bytes: &[u8],
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, visitor, true)
-}
-
-/// [`check_game_lazy_with`] without trying the fast path: for a game it has already given up
+/// [`check_game_lexed`] without trying the fast path: for a game it has already given up
 /// on, through [`check_game_open_with`]. The report is the same.
-pub fn check_game_general_with(
+pub(crate) fn check_game_general_with(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
@@ -270,8 +290,10 @@ pub fn check_game_general_with(
     check_game_tags_with(bytes, lexed, opts, visitor, false)
 }
 
-/// A game lexed by [`crate::pgn::lex_game_tags`], checked by the fast path first when
-/// `try_fast`.
+/// A game lexed by [`crate::pgn::lex_game_tags`] (or whole), checked by the fast path first
+/// when `try_fast`. The fast path is taken only for a visitor of the main line
+/// ([`Needs::main_line_only`]) or of the movetext ([`Needs::movetext`]); when it gives up,
+/// the visitor is told to [restart](Visitor::restart) before the general replay.
 fn check_game_tags_with(
     bytes: &[u8],
     lexed: &Lexed,
@@ -280,7 +302,7 @@ fn check_game_tags_with(
     try_fast: bool,
 ) -> GameReport {
     let Some(movetext) = lexed.movetext else {
-        return check_game_with(bytes, lexed, opts, visitor);
+        return check_tokens(bytes, lexed, opts, visitor);
     };
     let plain = try_fast && fast_path_fits(lexed, opts, visitor);
     let fast = plain
@@ -295,19 +317,19 @@ fn check_game_tags_with(
         if plain {
             visitor.restart();
         }
-        check_game_with(bytes, &lex_whole(bytes, movetext), opts, visitor)
+        check_tokens(bytes, &lex_whole(bytes, movetext), opts, visitor)
     })
 }
 
-/// The fast path of [`check_game_lazy_with`] on a game whose end is not known yet: `rest`
+/// The fast path of [`check_game_lexed`] on a game whose end is not known yet: `rest`
 /// holds the game from its first byte and runs on past it (to the end of a reader's buffer;
 /// `eof` when nothing follows), and `lexed` has its tags, from
 /// [`crate::pgn::lex_game_tags_open`]. A plain movetext ends with its result token, so the
 /// replay finds where the game ends: returns the report and the game's length, the same
-/// report [`check_game_lazy_with`] gives on exactly those bytes. `None` when the fast path
+/// report [`check_game_lexed`] gives on exactly those bytes. `None` when the fast path
 /// gives up: the caller then finds the game's end the usual way and checks it so; an
 /// visitor has then seen moves and is told to [restart](Visitor::restart).
-pub fn check_game_open_with(
+pub(crate) fn check_game_open_with(
     rest: &[u8],
     eof: bool,
     lexed: &Lexed,
@@ -349,7 +371,7 @@ fn assert_general_agrees(
     movetext: MovetextStart,
     opts: &CheckOptions,
 ) {
-    let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
+    let general = check_tokens(bytes, &lex_whole(bytes, movetext), opts, &mut NoVisitor);
     assert_eq!(
         format!("{fast:?}"),
         format!("{general:?}"),
@@ -380,7 +402,7 @@ fn new_report(known: &KnownTags) -> GameReport {
 /// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
 /// lexed whole, tokens and all: what the general path replays when the fast path does not,
 /// token for token.
-pub fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
+pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
     let mut lexed = Lexed::default();
     lex_game_at(
         bytes,
@@ -2030,7 +2052,10 @@ mod tests {
         let at = tags.movetext.expect("the game has tags and movetext");
         let opts = CheckOptions::default();
         let fast = check(bytes, &tags, &opts, &mut NoVisitor, Movetext::Plain(at)).map(|r| r.0);
-        (fast, check_game(bytes, &lex_whole(bytes, at), &opts))
+        (
+            fast,
+            check_tokens(bytes, &lex_whole(bytes, at), &opts, &mut NoVisitor),
+        )
     }
 
     #[test]
