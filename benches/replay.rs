@@ -23,7 +23,8 @@ use pgnkit::convert::Collector;
 use pgnkit::input::pipeline::{self, Game, Lexing};
 use pgnkit::notation::write::Notation;
 use pgnkit::pgn::GameReader;
-use pgnkit::rules::game::{CheckOptions, MoveObserver, NoObserver};
+use pgnkit::rules::game::CheckOptions;
+use pgnkit::rules::visit::{NoVisitor, Visitor};
 use shakmaty::{san::SanPlus, CastlingMode, Chess, Position};
 
 /// Bytes of games made for each input (whole games: the last one ends past it).
@@ -132,7 +133,7 @@ fn make_input(shape: Shape, seed: u64) -> Vec<u8> {
 
 /// Runs every game of `data` through the pipeline on one job, as the commands do, replaying
 /// each with `observer`; returns the main-line plies replayed.
-fn replay_all<O: MoveObserver>(
+fn replay_all<O: Visitor>(
     data: &[u8],
     opts: &CheckOptions,
     observer: impl Fn() -> O + Sync,
@@ -161,7 +162,7 @@ fn bench(c: &mut Criterion) {
     for (name, data) in &inputs {
         // The games must replay: a bench of games that stop at their first move measures
         // nothing.
-        let plies = replay_all(data, &opts, || NoObserver);
+        let plies = replay_all(data, &opts, || NoVisitor);
         assert!(
             plies > data.len() as u64 / 100,
             "{name}: only {plies} plies replayed"
@@ -170,7 +171,7 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(data.len() as u64));
         group.sample_size(20);
         group.bench_function("validate", |b| {
-            b.iter(|| replay_all(black_box(data), &opts, || NoObserver))
+            b.iter(|| replay_all(black_box(data), &opts, || NoVisitor))
         });
         group.bench_function("convert --to san", |b| {
             b.iter(|| {

@@ -22,7 +22,7 @@ use crate::notation::Lang;
 use crate::pgn::Lexed;
 use crate::report::staged::StagedFiles;
 use crate::report::{self, GameContext, RenderOptions};
-use crate::rules::game::{lex_whole, CheckOptions};
+use crate::rules::game::{check_tokens, lex_whole, CheckOptions};
 
 /// Convert games to another notation or format: SAN, long algebraic, UCI, figurines or Chinese
 /// moves, in PGN, the Chinese book layout, JSON lines, CSV or EPD.
@@ -426,7 +426,7 @@ fn assert_general_agrees(
     };
     let whole = lex_whole(bytes, movetext);
     let mut general = Collector::new(notation, fast.keep_positions);
-    crate::rules::game::check_game_with(bytes, &whole, opts, &mut general);
+    check_tokens(bytes, &whole, opts, &mut general);
     let moves = |c: &Collector| -> Vec<_> {
         c.plies
             .iter()

@@ -19,9 +19,9 @@ use crate::input::open::Source;
 use crate::input::pipeline::Game;
 use crate::input::InputOptions;
 use crate::rules::game::{
-    check_game_general_with, check_game_lazy_with, check_game_open_with, CheckOptions, GameReport,
-    MoveObserver,
+    check_game_general_with, check_game_lexed, check_game_open_with, CheckOptions, GameReport,
 };
+use crate::rules::visit::Visitor;
 
 /// The largest `--max-game-size`, in MiB: spans within a game are `u32` byte offsets, and
 /// 4095 MiB leaves the reader room past the limit before an offset could reach 4 GiB.
@@ -119,7 +119,7 @@ pub fn found_so_far() -> Outcome {
     }
 }
 
-/// Checks a game of the pipeline (lexed to its tags), telling `observer` its moves. A game
+/// Checks a game of the pipeline (lexed to its tags), telling `visitor` its moves. A game
 /// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
 /// end: `game.bytes` is then cut to the game. `None` when it cannot (the pipeline gives the
 /// game again, found the usual way, and it then goes straight to the general path).
@@ -127,20 +127,20 @@ pub fn found_so_far() -> Outcome {
 pub fn check_pipeline_game(
     game: &mut Game<'_>,
     opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
+    visitor: &mut dyn Visitor,
 ) -> Option<GameReport> {
     Some(match game.open {
         Some(eof) => {
-            let (report, len) = check_game_open_with(game.bytes, eof, game.lexed, opts, observer)?;
+            let (report, len) = check_game_open_with(game.bytes, eof, game.lexed, opts, visitor)?;
             game.bytes = &game.bytes[..len];
             game.open = None;
             report
         }
         // Seen open before: the fast path gave up on it then.
-        None if game.again => check_game_general_with(game.bytes, game.lexed, opts, observer),
+        None if game.again => check_game_general_with(game.bytes, game.lexed, opts, visitor),
         None => {
             crate::pgn::book::extract_header(game.bytes, game.lexed);
-            check_game_lazy_with(game.bytes, game.lexed, opts, observer)
+            check_game_lexed(game.bytes, game.lexed, opts, visitor)
         }
     })
 }

@@ -20,7 +20,8 @@ use crate::pgn::lexer::Lexed;
 use crate::report::spill::TempFileStore;
 use crate::report::staged::StagedFiles;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
-use crate::rules::game::{CheckOptions, MoveObserver};
+use crate::rules::game::CheckOptions;
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
@@ -266,9 +267,19 @@ struct OpeningMoves {
     stopped: bool,
 }
 
-impl MoveObserver for OpeningMoves {
-    fn on_move(&mut self, _: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
-        if depth != 0 || self.stopped || self.count >= self.wanted {
+impl Visitor for OpeningMoves {
+    fn needs(&self) -> Needs {
+        Needs {
+            // Positions cost a copy per ply: ask for them only until the opening is complete.
+            positions: Positions::First(u32::try_from(self.wanted).unwrap_or(u32::MAX)),
+            movetext: false,
+            tags: false,
+            main_line_only: true,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+        if at.depth != 0 || self.stopped || self.count >= self.wanted {
             return;
         }
         if self.count > 0 {
@@ -278,19 +289,10 @@ impl MoveObserver for OpeningMoves {
         self.count += 1;
     }
 
-    fn on_unplayed(&mut self, _: usize, depth: usize) {
-        if depth == 0 {
+    fn unplayed(&mut self, at: MoveAt) {
+        if at.depth == 0 {
             self.stopped = true;
         }
-    }
-
-    // Positions cost a copy per ply: ask for them only until the opening is complete.
-    fn wants_positions(&self) -> bool {
-        !self.stopped && self.count < self.wanted
-    }
-
-    fn main_line_only(&self) -> bool {
-        true
     }
 
     fn restart(&mut self) {

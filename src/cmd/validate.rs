@@ -16,7 +16,8 @@ use crate::input::{say, Found, InputProblem, Inputs, WriteError};
 use crate::pgn::Lexed;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
-use crate::rules::game::{CheckOptions, NoObserver};
+use crate::rules::game::CheckOptions;
+use crate::rules::visit::NoVisitor;
 
 /// Check PGN files: legal moves (variations, FEN starts and Chess960 included), results by
 /// rule, tags and syntax.
@@ -305,7 +306,7 @@ fn check_one(
         .map(EcoObserver::new);
     let mut report = match eco.as_mut() {
         Some(eco) => super::check_pipeline_game(game, opts, eco)?,
-        None => super::check_pipeline_game(game, opts, &mut NoObserver)?,
+        None => super::check_pipeline_game(game, opts, &mut NoVisitor)?,
     };
     if let Some(note) = eco.as_ref().and_then(|eco| eco_note(game.lexed, eco)) {
         report.findings.push(note);

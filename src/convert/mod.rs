@@ -1,5 +1,5 @@
 //! Converting replayed games: collecting every move as the replay plays it (a
-//! [`MoveObserver`]), turning a game's tokens into movetext elements with the moves rewritten,
+//! [`Visitor`]), turning a game's tokens into movetext elements with the moves rewritten,
 //! and writing them as PGN, the Chinese book layout ([`pgn`]), JSON lines, CSV or EPD
 //! ([`records`]).
 //!
@@ -19,7 +19,8 @@ use crate::diag::{Code, Severity};
 use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
 use crate::pgn::{GameResult, Lexed, TokenKind};
-use crate::rules::game::{GameReport, MoveObserver};
+use crate::rules::game::GameReport;
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
 /// One replayed move, written in the target notation.
 #[derive(Clone, Debug)]
@@ -145,22 +146,19 @@ impl Collector {
     }
 }
 
-impl MoveObserver for Collector {
-    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim) {
-        self.on_move_written(token, depth, before, mv, check, None);
+impl Visitor for Collector {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            movetext: true,
+            tags: false,
+            main_line_only: false,
+        }
     }
 
-    fn on_move_written(
-        &mut self,
-        token: usize,
-        depth: usize,
-        before: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        san: Option<&str>,
-    ) {
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
         if let Some(eco) = &mut self.eco {
-            eco.on_move(token, depth, before, mv, check);
+            eco.play(at, before, mv, check, None);
         }
         let start = self.text.len();
         let notation = match self.notation {
@@ -177,8 +175,8 @@ impl MoveObserver for Collector {
             _ => write::write(before, mv, check, notation, &mut self.text),
         }
         self.plies.push(Ply {
-            token,
-            depth,
+            token: at.token,
+            depth: at.depth,
             mv,
             check,
             number: before.fullmoves().get(),
@@ -189,14 +187,14 @@ impl MoveObserver for Collector {
         });
     }
 
-    fn on_null(&mut self, token: usize, depth: usize, before: &Chess, after: &Chess) {
+    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
         if let Some(eco) = &mut self.eco {
-            eco.on_null(token, depth, before, after);
+            eco.null_move(at, before, after);
         }
         if self.keep_positions {
             self.nulls.push(NullPly {
-                token,
-                depth,
+                token: at.token,
+                depth: at.depth,
                 number: before.fullmoves().get(),
                 white: before.turn() == Color::White,
                 before: Box::new(before.clone()),
@@ -205,24 +203,25 @@ impl MoveObserver for Collector {
         }
     }
 
-    fn on_repaired(&mut self, _token: usize, written: &str) {
+    fn repaired(&mut self, _at: MoveAt, written: &str) {
         self.pending_repair = Some(written.to_string());
     }
 
-    fn records_movetext(&self) -> bool {
-        true
+    fn begin_movetext(&mut self, tokens: bool) {
+        // From the bytes, the movetext is recorded here; from tokens, they are the record.
+        self.fast = !tokens;
     }
 
-    fn on_fast_path(&mut self) {
-        self.fast = true;
+    fn comment(&mut self, start: u32, end: u32) {
+        if self.fast {
+            self.recorded.push(Recorded::Comment { start, end });
+        }
     }
 
-    fn on_comment(&mut self, start: u32, end: u32) {
-        self.recorded.push(Recorded::Comment { start, end });
-    }
-
-    fn on_nag(&mut self, nag: u16) {
-        self.recorded.push(Recorded::Nag(nag));
+    fn nag(&mut self, nag: u16) {
+        if self.fast {
+            self.recorded.push(Recorded::Nag(nag));
+        }
     }
 
     fn restart(&mut self) {

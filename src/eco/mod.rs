@@ -9,7 +9,7 @@
 //!
 //! The classification is plain data: [`Classifier`] is told the start position and every
 //! position after a main-line move; [`EcoObserver`] is the same classifier as a
-//! [`MoveObserver`](crate::rules::game::MoveObserver) of the replay; [`classify`] names the
+//! [`Visitor`](crate::rules::visit::Visitor) of the replay; [`classify`] names the
 //! opening of a start position and a list of moves.
 
 mod observer;

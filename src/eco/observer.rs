@@ -5,7 +5,7 @@ use shakmaty::{Chess, Move};
 
 use super::{Classification, Classifier, Opening, Table};
 use crate::notation::CheckClaim;
-use crate::rules::game::MoveObserver;
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
 /// Classifies the game the replay plays: main-line moves only, and no position copied once
 /// no named position can follow (so the fast path keeps its speed past the opening).
@@ -47,27 +47,29 @@ impl<'t> EcoObserver<'t> {
     }
 }
 
-impl MoveObserver for EcoObserver<'_> {
-    fn on_move(&mut self, _token: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
-        if depth == 0 {
+impl Visitor for EcoObserver<'_> {
+    fn needs(&self) -> Needs {
+        // Every main-line position: a named position may be reached late by transposition.
+        Needs {
+            positions: Positions::All,
+            movetext: false,
+            tags: false,
+            main_line_only: true,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+        if at.depth == 0 && !self.classifier.done() {
             self.begin(before);
             self.classifier.play(before, mv);
         }
     }
 
-    fn on_null(&mut self, _token: usize, depth: usize, before: &Chess, after: &Chess) {
-        if depth == 0 {
+    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+        if at.depth == 0 && !self.classifier.done() {
             self.begin(before);
             self.classifier.after_move(after);
         }
-    }
-
-    fn wants_positions(&self) -> bool {
-        !self.classifier.done()
-    }
-
-    fn main_line_only(&self) -> bool {
-        true
     }
 
     fn restart(&mut self) {

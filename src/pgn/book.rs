@@ -28,18 +28,22 @@ pub struct HeaderField {
     pub range: Range<usize>,
 }
 
+/// Whether a lexed game may start with a book header: it has no tags, and its first token is
+/// a symbol (a move to the lexer, or unknown when it is longer than a move can be).
+pub(crate) fn may_hold_header(lexed: &Lexed) -> bool {
+    lexed.tag_count() == 0
+        && lexed
+            .tokens
+            .first()
+            .is_some_and(|t| matches!(t.kind, TokenKind::Move | TokenKind::Unknown))
+}
+
 /// Turns book-layout header lines at the start of a tagless game into tags. Returns true when
 /// a header was found. The tokens the lexer made of the header become tag tokens, and its
 /// complaints about them (a `)` or `[` in a name) are dropped: nothing reads them as moves.
 pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
-    if lexed.tag_count() > 0 {
+    if !may_hold_header(lexed) {
         return false;
-    }
-    // A header line starts with a symbol: a move to the lexer, or unknown when it is longer
-    // than a move can be.
-    match lexed.tokens.first() {
-        Some(t) if matches!(t.kind, TokenKind::Move | TokenKind::Unknown) => {}
-        _ => return false,
     }
     let start = lexed.tokens[0].span.start as usize;
     let mut fields: Vec<HeaderField> = Vec::new();

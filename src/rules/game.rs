@@ -11,6 +11,7 @@ use shakmaty::{
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation::{self, CheckClaim, MovePattern, Notes, ReadMove};
+use crate::pgn::book;
 use crate::pgn::lexer::{
     count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
 };
@@ -25,6 +26,7 @@ use crate::rules::explain::{explain_illegal, fen, san, shown_move, suffix};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::start::start_position;
 use crate::rules::tags::{lex_findings, tag_findings};
+use crate::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
 
 /// How to check.
 #[derive(Clone, Copy, Debug)]
@@ -219,158 +221,92 @@ impl MainState {
     }
 }
 
-/// Sees every move as it is replayed, so that writers (`convert`) and statistics can use the
-/// replay without doing it again.
-pub trait MoveObserver {
-    /// A move of token `token` (index into `Lexed::tokens`) matched `mv` in `before`; `depth`
-    /// is 0 on the main line; `check` is what holds after it. A token with glued moves calls
-    /// this once per move.
-    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim);
-
-    /// Like [`MoveObserver::on_move`], with the move's SAN (check sign included) when the token
-    /// was written exactly so: writers can copy it instead of computing it again.
-    fn on_move_written(
-        &mut self,
-        token: usize,
-        depth: usize,
-        before: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        _san: Option<&str>,
-    ) {
-        self.on_move(token, depth, before, mv, check);
-    }
-
-    /// Token `token` held a move that could not be replayed (or was skipped after one).
-    fn on_unplayed(&mut self, _token: usize, _depth: usize) {}
-
-    /// Token `token` held a null move (`--`, `Z0`) that passed the turn from `before` to
-    /// `after`, told when the observer [wanted positions](MoveObserver::wants_positions) at
-    /// the start of the game.
-    fn on_null(&mut self, _token: usize, _depth: usize, _before: &Chess, _after: &Chess) {}
-
-    /// Whether the next move's `on_move` needs the position before it. Asked before every
-    /// move; while it answers false, `on_move` is called only for moves a variation follows
-    /// (their position is kept anyway), so an observer that stops caring saves a copy a ply.
-    fn wants_positions(&self) -> bool {
-        true
-    }
-
-    /// The move of token `token` was illegal as written and replaced (`--repair`); the next
-    /// `on_move` is the replacement. `written` is the move as written.
-    fn on_repaired(&mut self, _token: usize, _written: &str) {}
-
-    /// Whether the observer looks at main-line moves only and never at token indices. A game
-    /// may then be replayed by the fast path of [`check_game_lazy_with`], which has no tokens
-    /// (it gives index 0).
-    fn main_line_only(&self) -> bool {
-        false
-    }
-
-    /// The replay starts again from the first move (the fast path gave the game up): forget
-    /// the moves seen so far.
-    fn restart(&mut self) {}
-
-    /// Whether the observer, though it uses token indices, can take a game from the fast path
-    /// too: it is then told so ([`MoveObserver::on_fast_path`]), and given the movetext's
-    /// comments and NAGs in order with the moves ([`MoveObserver::on_comment`],
-    /// [`MoveObserver::on_nag`]), since there are no tokens.
-    fn records_movetext(&self) -> bool {
-        false
-    }
-
-    /// The fast path replays this game (for an observer that [records the
-    /// movetext](MoveObserver::records_movetext)): moves come with token index 0.
-    fn on_fast_path(&mut self) {}
-
-    /// The fast path met a brace comment (bytes `start..end` of the game, braces included)
-    /// after the moves seen so far.
-    fn on_comment(&mut self, _start: u32, _end: u32) {}
-
-    /// The fast path met a NAG (`$n`, or a glyph glued to the move before) after the moves seen
-    /// so far.
-    fn on_nag(&mut self, _nag: u16) {}
-}
-
-/// An observer that ignores everything.
-pub struct NoObserver;
-
-impl MoveObserver for NoObserver {
-    fn on_move(&mut self, _: usize, _: usize, _: &Chess, _: Move, _: CheckClaim) {}
-
-    fn wants_positions(&self) -> bool {
-        false
-    }
-
-    fn main_line_only(&self) -> bool {
-        true
-    }
-}
-
-/// Checks one lexed game.
-pub fn check_game(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
-    check_game_with(bytes, lexed, opts, &mut NoObserver)
-}
-
-/// Checks one lexed game and reports every replayed move to `observer`.
-pub fn check_game_with(
+/// Checks one game and tells `visitor` what it replays: the one entry point of the replay.
+///
+/// `lexed` is the game lexed whole ([`crate::pgn::lex_game`]) or lexed to its tags
+/// ([`crate::pgn::lex_game_tags`]); a movetext of plain SAN is then replayed straight from
+/// the bytes, without tokens, when the visitor [needs](crate::rules::visit::Needs) no token
+/// indices. The report is the same either way. A Chinese book header (header lines instead
+/// of tags) is read as the game's tags.
+///
+/// ```
+/// use pgnkit::pgn::{lex_game, Lexed};
+/// use pgnkit::rules::game::{check_game, CheckOptions, Termination};
+/// use pgnkit::rules::visit::NoVisitor;
+///
+/// let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+/// let mut lexed = Lexed::default();
+/// lex_game(pgn, true, 1, &mut lexed);
+/// let report = check_game(pgn, &lexed, &CheckOptions::default(), &mut NoVisitor);
+/// assert!(report.legal);
+/// assert_eq!(report.plies, 7);
+/// assert_eq!(report.termination, Termination::Checkmate);
+/// ```
+pub fn check_game(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
+    visitor: &mut dyn Visitor,
+) -> GameReport {
+    if book::may_hold_header(lexed) {
+        let mut with_header = lexed.clone();
+        if book::extract_header(bytes, &mut with_header) {
+            return check_game_lexed(bytes, &with_header, opts, visitor);
+        }
+    }
+    check_game_lexed(bytes, lexed, opts, visitor)
+}
+
+/// [`check_game`] on a game whose book header, if any, is read already.
+pub(crate) fn check_game_lexed(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    visitor: &mut dyn Visitor,
+) -> GameReport {
+    check_game_tags_with(bytes, lexed, opts, visitor, true)
+}
+
+/// Checks a game lexed whole, replaying its tokens.
+pub(crate) fn check_tokens(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    visitor: &mut dyn Visitor,
 ) -> GameReport {
     // With tokens the check always finishes: only the fast path gives up.
-    check(bytes, lexed, opts, observer, Movetext::Tokens)
+    check(bytes, lexed, opts, visitor, Movetext::Tokens)
         .map_or_else(|| new_report(&KnownTags::of(lexed)), |(report, _)| report)
 }
 
-/// Checks a game lexed by [`crate::pgn::lex_game_tags`]: the tags as tokens, the movetext
-/// as bytes. The movetext is replayed straight from the bytes when it holds nothing but
-/// strict SAN, move numbers, brace comments, NAGs and a standard result, and every move is
-/// legal; otherwise the game is lexed whole and checked the general way. The report is the
-/// same either way (debug builds check that on every game).
-pub fn check_game_lazy(bytes: &[u8], lexed: &Lexed, opts: &CheckOptions) -> GameReport {
-    check_game_lazy_with(bytes, lexed, opts, &mut NoObserver)
-}
-
-/// [`check_game_lazy`] reporting every replayed move to `observer`. The fast path is taken
-/// only for an observer of the main line ([`MoveObserver::main_line_only`]); when it gives
-/// up, the observer is told to [restart](MoveObserver::restart) before the general replay.
-pub fn check_game_lazy_with(
-    bytes: &[u8],
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
-) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, observer, true)
-}
-
-/// [`check_game_lazy_with`] without trying the fast path: for a game it has already given up
+/// [`check_game_lexed`] without trying the fast path: for a game it has already given up
 /// on, through [`check_game_open_with`]. The report is the same.
-pub fn check_game_general_with(
+pub(crate) fn check_game_general_with(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
+    visitor: &mut dyn Visitor,
 ) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, observer, false)
+    check_game_tags_with(bytes, lexed, opts, visitor, false)
 }
 
-/// A game lexed by [`crate::pgn::lex_game_tags`], checked by the fast path first when
-/// `try_fast`.
+/// A game lexed by [`crate::pgn::lex_game_tags`] (or whole), checked by the fast path first
+/// when `try_fast`. The fast path is taken only for a visitor of the main line
+/// ([`Needs::main_line_only`]) or of the movetext ([`Needs::movetext`]); when it gives up,
+/// the visitor is told to [restart](Visitor::restart) before the general replay.
 fn check_game_tags_with(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
+    visitor: &mut dyn Visitor,
     try_fast: bool,
 ) -> GameReport {
     let Some(movetext) = lexed.movetext else {
-        return check_game_with(bytes, lexed, opts, observer);
+        return check_tokens(bytes, lexed, opts, visitor);
     };
-    let plain = try_fast && fast_path_fits(lexed, opts, observer);
+    let plain = try_fast && fast_path_fits(lexed, opts, visitor);
     let fast = plain
-        .then(|| check(bytes, lexed, opts, observer, Movetext::Plain(movetext)))
+        .then(|| check(bytes, lexed, opts, visitor, Movetext::Plain(movetext)))
         .flatten()
         .map(|(report, _)| report);
     #[cfg(debug_assertions)]
@@ -379,34 +315,34 @@ fn check_game_tags_with(
     }
     fast.unwrap_or_else(|| {
         if plain {
-            observer.restart();
+            visitor.restart();
         }
-        check_game_with(bytes, &lex_whole(bytes, movetext), opts, observer)
+        check_tokens(bytes, &lex_whole(bytes, movetext), opts, visitor)
     })
 }
 
-/// The fast path of [`check_game_lazy_with`] on a game whose end is not known yet: `rest`
+/// The fast path of [`check_game_lexed`] on a game whose end is not known yet: `rest`
 /// holds the game from its first byte and runs on past it (to the end of a reader's buffer;
 /// `eof` when nothing follows), and `lexed` has its tags, from
 /// [`crate::pgn::lex_game_tags_open`]. A plain movetext ends with its result token, so the
 /// replay finds where the game ends: returns the report and the game's length, the same
-/// report [`check_game_lazy_with`] gives on exactly those bytes. `None` when the fast path
+/// report [`check_game_lexed`] gives on exactly those bytes. `None` when the fast path
 /// gives up: the caller then finds the game's end the usual way and checks it so; an
-/// observer has then seen moves and is told to [restart](MoveObserver::restart).
-pub fn check_game_open_with(
+/// visitor has then seen moves and is told to [restart](Visitor::restart).
+pub(crate) fn check_game_open_with(
     rest: &[u8],
     eof: bool,
     lexed: &Lexed,
     opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
+    visitor: &mut dyn Visitor,
 ) -> Option<(GameReport, usize)> {
     let movetext = lexed.movetext?;
-    if !fast_path_fits(lexed, opts, observer) {
+    if !fast_path_fits(lexed, opts, visitor) {
         return None;
     }
-    let Some((report, len)) = check(rest, lexed, opts, observer, Movetext::Open(movetext, eof))
+    let Some((report, len)) = check(rest, lexed, opts, visitor, Movetext::Open(movetext, eof))
     else {
-        observer.restart();
+        visitor.restart();
         return None;
     };
     #[cfg(debug_assertions)]
@@ -414,11 +350,12 @@ pub fn check_game_open_with(
     Some((report, len))
 }
 
-/// Whether the fast path may replay this game: the observer follows the main line only (or
-/// takes the movetext from the fast path, [`MoveObserver::records_movetext`]), the moves are in
+/// Whether the fast path may replay this game: the visitor follows the main line only (or
+/// takes the movetext from the fast path, [`Needs::movetext`]), the moves are in
 /// English SAN, and whatever comes before the movetext is tags.
-fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions, observer: &dyn MoveObserver) -> bool {
-    (observer.main_line_only() || observer.records_movetext())
+fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions, visitor: &dyn Visitor) -> bool {
+    let needs = visitor.needs();
+    (needs.main_line_only || needs.movetext)
         && opts.lang.is_none_or(|l| l == notation::Lang::En)
         && lexed
             .tokens
@@ -434,7 +371,7 @@ fn assert_general_agrees(
     movetext: MovetextStart,
     opts: &CheckOptions,
 ) {
-    let general = check_game(bytes, &lex_whole(bytes, movetext), opts);
+    let general = check_tokens(bytes, &lex_whole(bytes, movetext), opts, &mut NoVisitor);
     assert_eq!(
         format!("{fast:?}"),
         format!("{general:?}"),
@@ -465,7 +402,7 @@ fn new_report(known: &KnownTags) -> GameReport {
 /// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
 /// lexed whole, tokens and all: what the general path replays when the fast path does not,
 /// token for token.
-pub fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
+pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
     let mut lexed = Lexed::default();
     lex_game_at(
         bytes,
@@ -590,7 +527,29 @@ fn check(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
-    observer: &mut dyn MoveObserver,
+    visitor: &mut dyn Visitor,
+    movetext: Movetext,
+) -> Option<(GameReport, usize)> {
+    let needs = visitor.needs();
+    if needs.tags {
+        for tag in lexed.tags() {
+            visitor.tag(tag);
+        }
+    }
+    visitor.tags_done();
+    let checked = check_movetext(bytes, lexed, opts, visitor, needs, movetext)?;
+    visitor.result(checked.0.result_token);
+    visitor.end_game();
+    Some(checked)
+}
+
+/// [`check`] after the tag events.
+fn check_movetext(
+    bytes: &[u8],
+    lexed: &Lexed,
+    opts: &CheckOptions,
+    visitor: &mut dyn Visitor,
+    needs: Needs,
     movetext: Movetext,
 ) -> Option<(GameReport, usize)> {
     // Every tag the checks read, found in one pass.
@@ -631,9 +590,11 @@ fn check(
     let buffers = ReplayBuffers::take();
     let mut replay = Replay {
         bytes,
-        keep_positions: observer.wants_positions(),
-        record_movetext: observer.records_movetext(),
-        observer,
+        keep_positions: needs.positions != Positions::None,
+        position_plies: needs.positions.plies(),
+        main_moves_told: 0,
+        record_movetext: needs.movetext,
+        visitor,
         token_index: 0,
         variation_follows: false,
         opts,
@@ -826,12 +787,14 @@ fn plural(n: u32) -> &'static str {
 
 struct Replay<'a> {
     bytes: &'a [u8],
-    observer: &'a mut dyn MoveObserver,
-    /// The observer may want the position before a move (it is asked before each move only
-    /// when it wanted them at the start of the game).
+    visitor: &'a mut dyn Visitor,
+    /// The visitor wants the position before some moves ([`Needs::positions`]).
     keep_positions: bool,
-    /// The fast path tells the observer the movetext's comments and NAGs
-    /// ([`MoveObserver::records_movetext`]).
+    /// Main-line moves before which it wants the position ([`Positions::First`]).
+    position_plies: u32,
+    /// Main-line moves told to the visitor so far.
+    main_moves_told: u32,
+    /// The visitor is told the movetext's comments and NAGs ([`Needs::movetext`]).
     record_movetext: bool,
     /// Index of the token being replayed.
     token_index: usize,
@@ -853,7 +816,16 @@ struct Replay<'a> {
 }
 
 impl Replay<'_> {
+    /// Where the token being replayed is, at `depth`.
+    fn at(&self, depth: usize) -> MoveAt {
+        MoveAt {
+            token: self.token_index,
+            depth,
+        }
+    }
+
     fn run(&mut self, lexed: &Lexed) {
+        self.visitor.begin_movetext(true);
         let mut tokens = lexed.tokens.iter().enumerate().peekable();
         while let Some((index, token)) = tokens.next() {
             self.token_index = index;
@@ -916,6 +888,10 @@ impl Replay<'_> {
                         .help("remove it, or put commentary inside { braces }"),
                     );
                 }
+                TokenKind::Nag(nag) if self.record_movetext => self.visitor.nag(nag),
+                TokenKind::Comment if self.record_movetext => {
+                    self.visitor.comment(token.span.start, token.span.end);
+                }
                 TokenKind::Tag(_)
                 | TokenKind::Nag(_)
                 | TokenKind::Comment
@@ -959,7 +935,7 @@ impl Replay<'_> {
         };
         let mut i = at.offset;
         if self.record_movetext {
-            self.observer.on_fast_path();
+            self.visitor.begin_movetext(false);
         }
         loop {
             // Most tokens are one space apart.
@@ -980,7 +956,7 @@ impl Replay<'_> {
                         return Err(GaveUp);
                     };
                     if self.record_movetext {
-                        self.observer.on_comment(i as u32, (i + close + 2) as u32);
+                        self.visitor.comment(i as u32, (i + close + 2) as u32);
                     }
                     i += close + 2;
                 }
@@ -996,7 +972,7 @@ impl Replay<'_> {
                         return Err(GaveUp);
                     }
                     if self.record_movetext {
-                        self.observer.on_nag(value as u16);
+                        self.visitor.nag(value as u16);
                     }
                     i = j;
                 }
@@ -1057,7 +1033,7 @@ impl Replay<'_> {
                             }
                             if self.record_movetext {
                                 if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
-                                    self.observer.on_nag(nag);
+                                    self.visitor.nag(nag);
                                 }
                             }
                             facts.has_move = true;
@@ -1102,7 +1078,7 @@ impl Replay<'_> {
     }
 
     /// Plays a main-line move of the fast path: without anything only other moves need, unless
-    /// the observer wants positions. Inline in the fast path's loop, which then makes no call
+    /// the visitor wants positions. Inline in the fast path's loop, which then makes no call
     /// per ply but to the matcher and shakmaty (2% of the time on TWIC and lichess).
     #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
@@ -1113,7 +1089,7 @@ impl Replay<'_> {
         }
     }
 
-    /// [`Self::play_main`] for an observer that wants positions: out of the fast path's line.
+    /// [`Self::play_main`] for a visitor that wants positions: out of the fast path's line.
     #[inline(never)]
     fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
         self.play::<true>(0, m, span)
@@ -1170,6 +1146,7 @@ impl Replay<'_> {
             main: false,
             pending_number: None,
         });
+        self.visitor.begin_variation();
     }
 
     fn end_variation(&mut self) {
@@ -1181,6 +1158,7 @@ impl Replay<'_> {
             let last = self.lines.len() - 1;
             self.close_line_note(last);
             self.lines.pop();
+            self.visitor.end_variation();
         }
     }
 
@@ -1222,7 +1200,7 @@ impl Replay<'_> {
             if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
                 *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
             }
-            self.observer.on_unplayed(self.token_index, depth);
+            self.visitor.unplayed(self.at(depth));
             return;
         }
         if is_en_passant_mark(token) {
@@ -1251,7 +1229,7 @@ impl Replay<'_> {
                         if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
                             *skipped = skipped.saturating_add(rest);
                         }
-                        self.observer.on_unplayed(self.token_index, depth);
+                        self.visitor.unplayed(self.at(depth));
                         break;
                     }
                 }
@@ -1267,7 +1245,7 @@ impl Replay<'_> {
                 f.ply = Some(ply_label(&line.pos).into());
                 f.fen = Some(fen(&line.pos));
                 self.break_line(depth, f, None);
-                self.observer.on_unplayed(self.token_index, depth);
+                self.visitor.unplayed(self.at(depth));
             }
         }
         self.read_buf = moves;
@@ -1319,7 +1297,7 @@ impl Replay<'_> {
     /// Plays one read move on line `depth`. Returns false when the line breaks.
     ///
     /// `ANY` is false for the fast path ([`Replay::run_plain`]): the main line, a move of
-    /// strict SAN, no observer and no variation. The compiler then leaves out what only other
+    /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
     /// moves need.
     fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         self.play_inline::<ANY>(depth, m, span)
@@ -1399,10 +1377,11 @@ impl Replay<'_> {
             }
         }
         // The position before the move is kept only when something needs it: a variation
-        // that follows (it starts there) or an observer. Cloning it on every ply is the
+        // that follows (it starts there) or the visitor. Cloning it on every ply is the
         // single largest cost of a replay.
         let keep_before = ANY
-            && ((self.keep_positions && self.observer.wants_positions()) || self.variation_follows);
+            && ((self.keep_positions && self.main_moves_told < self.position_plies)
+                || self.variation_follows);
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
         if is_main {
@@ -1447,8 +1426,12 @@ impl Replay<'_> {
                     .iter()
                     .all(|&b| matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-'));
             let san = canonical.then(|| std::str::from_utf8(text).ok()).flatten();
-            self.observer
-                .on_move_written(self.token_index, depth, before, mv, actual, san);
+            let at = MoveAt {
+                token: self.token_index,
+                depth,
+            };
+            self.visitor.play(at, before, mv, actual, san);
+            self.main_moves_told += u32::from(depth == 0);
         }
         if is_main {
             self.main_ply(
@@ -1554,8 +1537,11 @@ impl Replay<'_> {
         if self.keep_positions {
             let line = &self.lines[depth];
             if let Some(before) = &line.before_last {
-                self.observer
-                    .on_null(self.token_index, depth, before, &line.pos);
+                let at = MoveAt {
+                    token: self.token_index,
+                    depth,
+                };
+                self.visitor.null_move(at, before, &line.pos);
             }
         }
         let mut f = Finding::new(
@@ -1603,7 +1589,7 @@ impl Replay<'_> {
             f.ply = Some(label.into());
             f.fen = Some(fen(pos));
             self.findings.push(f);
-            self.observer.on_repaired(self.token_index, &token);
+            self.visitor.repaired(self.at(depth), &token);
             return Some((only, matcher::MatchNotes::default()));
         }
         None
@@ -2065,8 +2051,11 @@ mod tests {
         lex_game_tags(bytes, 1, 1, &mut tags);
         let at = tags.movetext.expect("the game has tags and movetext");
         let opts = CheckOptions::default();
-        let fast = check(bytes, &tags, &opts, &mut NoObserver, Movetext::Plain(at)).map(|r| r.0);
-        (fast, check_game(bytes, &lex_whole(bytes, at), &opts))
+        let fast = check(bytes, &tags, &opts, &mut NoVisitor, Movetext::Plain(at)).map(|r| r.0);
+        (
+            fast,
+            check_tokens(bytes, &lex_whole(bytes, at), &opts, &mut NoVisitor),
+        )
     }
 
     #[test]

@@ -8,3 +8,4 @@ pub mod game;
 pub mod matcher;
 mod start;
 mod tags;
+pub mod visit;

@@ -1,4 +1,4 @@
-//! The one adapter between the replay and a selection: a [`MoveObserver`] that watches each
+//! The one adapter between the replay and a selection: a [`Visitor`] that watches each
 //! main-line position for the expression's targets (`position =`, `material =`). Kept
 //! alone in this file so a change of the observer API touches nothing else.
 
@@ -6,7 +6,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::expr::{board_hash, full_hash, Target};
 use crate::notation::CheckClaim;
-use crate::rules::game::MoveObserver;
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
 /// Which targets the game reached, as the replay goes.
 pub struct Watch<'a> {
@@ -57,20 +57,26 @@ impl<'a> Watch<'a> {
     }
 }
 
-impl MoveObserver for Watch<'_> {
-    fn on_move(&mut self, _token: usize, depth: usize, before: &Chess, _mv: Move, _: CheckClaim) {
-        if depth == 0 {
-            self.see(before);
+impl Visitor for Watch<'_> {
+    fn needs(&self) -> Needs {
+        Needs {
+            // Positions only when the expression looks for one.
+            positions: if self.reached.is_empty() {
+                Positions::None
+            } else {
+                Positions::All
+            },
+            movetext: false,
+            tags: false,
+            main_line_only: true,
         }
     }
 
-    fn wants_positions(&self) -> bool {
-        // Once every target is reached, the replay need not copy positions for it.
-        self.reached.iter().any(|r| !r)
-    }
-
-    fn main_line_only(&self) -> bool {
-        true
+    fn play(&mut self, at: MoveAt, before: &Chess, _mv: Move, _: CheckClaim, _: Option<&str>) {
+        // Once every target is reached, nothing is left to look at.
+        if at.depth == 0 && self.reached.iter().any(|r| !r) {
+            self.see(before);
+        }
     }
 
     fn restart(&mut self) {

@@ -17,11 +17,9 @@ use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePatter
 use pgnkit::pgn::{
     book, lex_game, lex_game_tags, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind,
 };
-use pgnkit::rules::game::{
-    check_game, check_game_general_with, check_game_lazy, check_game_lazy_with,
-    check_game_open_with, check_game_with, CheckOptions, GameReport, MoveObserver, NoObserver,
-};
+use pgnkit::rules::game::{check_game, CheckOptions, GameReport};
 use pgnkit::rules::matcher::find_move;
+use pgnkit::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
 use shakmaty::{Chess, Move, Position};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -275,8 +273,18 @@ struct Observer<'a> {
     seen: Vec<(Chess, Move)>,
 }
 
-impl MoveObserver for Observer<'_> {
-    fn on_move(&mut self, token: usize, depth: usize, before: &Chess, mv: Move, _: CheckClaim) {
+impl Visitor for Observer<'_> {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            movetext: false,
+            tags: false,
+            main_line_only: false,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+        let MoveAt { token, depth } = at;
         assert!(token < self.lexed.tokens.len(), "move of token {token}");
         assert_eq!(
             self.lexed.tokens[token].kind,
@@ -296,7 +304,8 @@ impl MoveObserver for Observer<'_> {
         }
     }
 
-    fn on_unplayed(&mut self, token: usize, _depth: usize) {
+    fn unplayed(&mut self, at: MoveAt) {
+        let token = at.token;
         assert!(token < self.lexed.tokens.len(), "unplayed token {token}");
     }
 }
@@ -361,19 +370,24 @@ struct MainLine {
     unplayed: bool,
 }
 
-impl MoveObserver for MainLine {
-    fn on_move(&mut self, _: usize, depth: usize, before: &Chess, mv: Move, check: CheckClaim) {
-        if depth == 0 {
+impl Visitor for MainLine {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            movetext: false,
+            tags: false,
+            main_line_only: true,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, _: Option<&str>) {
+        if at.depth == 0 {
             self.moves.push((mv, check, before.is_legal(mv)));
         }
     }
 
-    fn on_unplayed(&mut self, _: usize, depth: usize) {
-        self.unplayed |= depth == 0;
-    }
-
-    fn main_line_only(&self) -> bool {
-        true
+    fn unplayed(&mut self, at: MoveAt) {
+        self.unplayed |= at.depth == 0;
     }
 
     fn restart(&mut self) {
@@ -395,8 +409,8 @@ pub fn check_replay(game: &Game, salt: usize) {
             ..CheckOptions::default()
         },
     ] {
-        let lazy = check_game_lazy(&game.bytes, &tags, &opts);
-        let general = check_game(&game.bytes, &game.lexed, &opts);
+        let lazy = check_game(&game.bytes, &tags, &opts, &mut NoVisitor);
+        let general = check_game(&game.bytes, &game.lexed, &opts, &mut NoVisitor);
         assert_eq!(
             format!("{lazy:?}"),
             format!("{general:?}"),
@@ -408,18 +422,18 @@ pub fn check_replay(game: &Game, salt: usize) {
         // An observer of the main line sees the same moves either way, once each, even when
         // the fast path gives the game up part-way.
         let (mut fast, mut slow) = (MainLine::default(), MainLine::default());
-        let lazy = check_game_lazy_with(&game.bytes, &tags, &opts, &mut fast);
-        let general = check_game_with(&game.bytes, &game.lexed, &opts, &mut slow);
+        let lazy = check_game(&game.bytes, &tags, &opts, &mut fast);
+        let general = check_game(&game.bytes, &game.lexed, &opts, &mut slow);
         assert_eq!(format!("{lazy:?}"), format!("{general:?}"));
         assert_eq!(fast.moves, slow.moves, "main-line moves seen");
         assert_eq!(fast.unplayed, slow.unplayed);
         // `convert`'s collector, given the movetext by the fast path when it takes the game,
         // makes the same elements and writes the same moves as from the game's tokens.
         let mut fast = Collector::new(Notation::San, false);
-        check_game_lazy_with(&game.bytes, &tags, &opts, &mut fast);
+        check_game(&game.bytes, &tags, &opts, &mut fast);
         if fast.played_fast() {
             let mut slow = Collector::new(Notation::San, false);
-            check_game_with(&game.bytes, &game.lexed, &opts, &mut slow);
+            check_game(&game.bytes, &game.lexed, &opts, &mut slow);
             let written = |c: &Collector| -> Vec<String> {
                 c.plies.iter().map(|p| c.written(p).to_owned()).collect()
             };
@@ -469,7 +483,7 @@ pub fn check_replay(game: &Game, salt: usize) {
             main_moves: 0,
             seen: Vec::new(),
         };
-        let report = check_game_with(&game.bytes, &game.lexed, &opts, &mut observer);
+        let report = check_game(&game.bytes, &game.lexed, &opts, &mut observer);
         // Null moves count as plies but are no moves of the position.
         assert!(
             observer.main_moves + null_moves >= report.plies,
@@ -483,7 +497,12 @@ pub fn check_replay(game: &Game, salt: usize) {
     }
     let mut lexed = game.lexed.clone();
     if book::extract_header(&game.bytes, &mut lexed) {
-        check_game(&game.bytes, &lexed, &CheckOptions::default());
+        check_game(
+            &game.bytes,
+            &lexed,
+            &CheckOptions::default(),
+            &mut NoVisitor,
+        );
     }
 }
 
@@ -565,22 +584,11 @@ pub fn pipeline_reports_in(
         Ok(())
     };
     let work = |g: &mut pgnkit::input::pipeline::Game<'_>| {
-        let report = match g.open {
-            Some(eof) => {
-                let (report, len) =
-                    check_game_open_with(g.bytes, eof, g.lexed, &opts, &mut NoObserver)?;
-                g.bytes = &g.bytes[..len];
-                g.open = None;
-                OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
-                report
-            }
-            // Seen open before: the fast path gave up on it then.
-            None if g.again => check_game_general_with(g.bytes, g.lexed, &opts, &mut NoObserver),
-            None => {
-                book::extract_header(g.bytes, g.lexed);
-                check_game_lazy(g.bytes, g.lexed, &opts)
-            }
-        };
+        let was_open = g.open.is_some();
+        let report = pgnkit::cmd::check_pipeline_game(g, &opts, &mut NoVisitor)?;
+        if was_open {
+            OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
+        }
         Some((
             g.number,
             g.offset,
@@ -693,8 +701,8 @@ pub fn check_input_fast(input: &[u8]) {
         check_lexed(game);
         let mut tags = Lexed::default();
         lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
-        let lazy = check_game_lazy(&game.bytes, &tags, &opts);
-        let general = check_game(&game.bytes, &game.lexed, &opts);
+        let lazy = check_game(&game.bytes, &tags, &opts, &mut NoVisitor);
+        let general = check_game(&game.bytes, &game.lexed, &opts, &mut NoVisitor);
         assert_eq!(
             format!("{lazy:?}"),
             format!("{general:?}"),
@@ -755,12 +763,12 @@ fn convert_round_trip(input: &[u8], pick: usize) {
         book::extract_header(&game.bytes, &mut lexed);
         let (notation, lang) = notations[(pick + k) % notations.len()];
         let mut collector = Collector::new(notation, true);
-        let report = check_game_with(&game.bytes, &lexed, &opts, &mut collector);
+        let report = check_game(&game.bytes, &lexed, &opts, &mut collector);
         if is_rejected(&report) || report.variant != "standard" {
             continue;
         }
         let mut main = MainLine::default();
-        check_game_with(&game.bytes, &lexed, &opts, &mut main);
+        check_game(&game.bytes, &lexed, &opts, &mut main);
         let expected = game_outcome(&report, &main);
         let result = final_result(&lexed, &report, false);
         let elements = elements(&game.bytes, &lexed, &collector, Keep::default());
@@ -791,8 +799,7 @@ fn convert_round_trip(input: &[u8], pick: usize) {
                 ..CheckOptions::default()
             };
             let mut back_main = MainLine::default();
-            let back_report =
-                check_game_with(&back[0].bytes, &back_lexed, &back_opts, &mut back_main);
+            let back_report = check_game(&back[0].bytes, &back_lexed, &back_opts, &mut back_main);
             assert_eq!(
                 game_outcome(&back_report, &back_main),
                 expected,

@@ -1,0 +1,154 @@
+//! What a replay tells the code that uses it: the [`Visitor`] events and the [`Needs`] it
+//! declares before the first one.
+//!
+//! The design, in the manner of pgn-reader's `Visitor`:
+//!
+//! - A consumer (a writer, statistics, a filter) implements [`Visitor`] and says once, in
+//!   [`Visitor::needs`], what it needs: positions before moves, the movetext's comments and
+//!   NAGs, tags, or the main line only. The replay does no work for what is not needed: a
+//!   position copy a ply is the largest cost of a replay, and a visitor of the main line only
+//!   lets the replay read a plain movetext straight from its bytes, with no tokens stored.
+//! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::tags_done`], then the
+//!   movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
+//!   [`Visitor::repaired`], [`Visitor::comment`], [`Visitor::nag`],
+//!   [`Visitor::begin_variation`], [`Visitor::end_variation`]), then [`Visitor::result`] and
+//!   [`Visitor::end_game`].
+//! - Where a move was written is a [`MoveAt`]: the token index when the game was lexed whole
+//!   ([`Visitor::begin_movetext`] says which), and the variation depth.
+//!
+//! One thing is left of the replay's two movetext loops (tokens, and bytes): when the bytes
+//! loop meets what only the token loop reads, the game is replayed again from its first tag,
+//! and the visitor is told to [forget](Visitor::restart) what it saw.
+
+use shakmaty::{Chess, Move};
+
+use crate::notation::CheckClaim;
+use crate::pgn::{GameResult, Tag};
+
+/// What a [`Visitor`] needs from the replay, declared before the game's first event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Which moves [`Visitor::play`] is told of with the position before them.
+    pub positions: Positions,
+    /// The movetext's comments and NAGs ([`Visitor::comment`], [`Visitor::nag`]), in order
+    /// with the moves.
+    pub movetext: bool,
+    /// The tags ([`Visitor::tag`]).
+    pub tags: bool,
+    /// Only main-line events matter, and no token index ([`MoveAt::token`]) is used: the
+    /// replay may then read a plain movetext from its bytes, without tokens.
+    pub main_line_only: bool,
+}
+
+impl Needs {
+    /// Nothing at all: the replay only checks.
+    pub const NOTHING: Needs = Needs {
+        positions: Positions::None,
+        movetext: false,
+        tags: false,
+        main_line_only: true,
+    };
+}
+
+/// Which moves come with the position before them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Positions {
+    /// None: [`Visitor::play`] is then told only of moves a variation follows (their position
+    /// is kept anyway).
+    None,
+    /// The first `n` moves played on the main line (null moves not counted), and moves of
+    /// variations that start within them.
+    First(u32),
+    /// Every move.
+    All,
+}
+
+impl Positions {
+    /// Main-line moves before which the position is kept.
+    pub(crate) fn plies(self) -> u32 {
+        match self {
+            Positions::None => 0,
+            Positions::First(n) => n,
+            Positions::All => u32::MAX,
+        }
+    }
+}
+
+/// Where a move was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveAt {
+    /// Index into `Lexed::tokens` of the move's token, when the movetext was lexed into tokens
+    /// ([`Visitor::begin_movetext`] is told `true`); 0 otherwise. A token with glued moves
+    /// gives several moves the same index.
+    pub token: usize,
+    /// 0 on the main line, 1 in a variation of it, and so on.
+    pub depth: usize,
+}
+
+/// Sees a game as it is replayed, so that writers (`convert`), statistics and filters can use
+/// the replay without doing it again. Every event but [`Visitor::play`] does nothing unless
+/// implemented.
+pub trait Visitor {
+    /// What the visitor needs; asked once per game, before any event.
+    fn needs(&self) -> Needs;
+
+    /// A tag pair, in the order written (told when [`Needs::tags`]).
+    fn tag(&mut self, _tag: Tag<'_>) {}
+
+    /// The tag section is over.
+    fn tags_done(&mut self) {}
+
+    /// The movetext starts; `tokens`: it was lexed into tokens, so [`MoveAt::token`] indexes
+    /// them (false when the replay reads it from the bytes).
+    fn begin_movetext(&mut self, _tokens: bool) {}
+
+    /// A move matched `mv` in `before`; `check` is what holds after it. `san` is the move's
+    /// SAN (check sign included) when the token was written exactly so: a writer can copy it
+    /// instead of computing it again.
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>);
+
+    /// A move that could not be replayed (or was skipped after one).
+    fn unplayed(&mut self, _at: MoveAt) {}
+
+    /// A null move (`--`, `Z0`) passed the turn from `before` to `after` (told when
+    /// [`Needs::positions`] is not [`Positions::None`]).
+    fn null_move(&mut self, _at: MoveAt, _before: &Chess, _after: &Chess) {}
+
+    /// The move at `at` was illegal as written and replaced (`--repair`); the next
+    /// [`Visitor::play`] is the replacement. `written` is the move as written.
+    fn repaired(&mut self, _at: MoveAt, _written: &str) {}
+
+    /// A brace comment, bytes `start..end` of the game, braces included (told when
+    /// [`Needs::movetext`]).
+    fn comment(&mut self, _start: u32, _end: u32) {}
+
+    /// A NAG (`$n`, or a glyph glued to the move before), told when [`Needs::movetext`].
+    fn nag(&mut self, _nag: u16) {}
+
+    /// A variation starts, replacing the last move of the line it is in.
+    fn begin_variation(&mut self) {}
+
+    /// The variation last begun ends.
+    fn end_variation(&mut self) {}
+
+    /// The main line's result token, if it has one.
+    fn result(&mut self, _result: Option<GameResult>) {}
+
+    /// The game is over: no event follows.
+    fn end_game(&mut self) {}
+
+    /// The replay starts again from the first event ([`Visitor::tag`]): forget what was seen
+    /// of the game.
+    fn restart(&mut self) {}
+}
+
+/// A visitor that needs nothing: the replay only checks.
+pub struct NoVisitor;
+
+impl Visitor for NoVisitor {
+    fn needs(&self) -> Needs {
+        Needs::NOTHING
+    }
+
+    fn play(&mut self, _: MoveAt, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
+}
