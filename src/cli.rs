@@ -27,6 +27,10 @@ pub enum Command {
     /// Rewrite games in another notation (SAN, LAN, UCI, figurines, Chinese) or format (PGN,
     /// Chinese book layout, JSON lines, CSV, EPD).
     Convert(cmd::convert::Args),
+    /// Remove duplicate games: copies, the same moves, games that stopped early.
+    Dedup(cmd::dedup::Args),
+    /// Split games into files by a number of games, event, ECO letter or a tag.
+    Split(cmd::split::Args),
     // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
@@ -61,6 +65,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Convert(args) => cmd::convert::run(args),
+        Command::Dedup(args) => cmd::dedup::run(args),
+        Command::Split(args) => cmd::split::run(args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     }

@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod convert;
+pub mod dedup;
 pub mod diag;
 pub mod input;
 pub mod notation;

@@ -2,7 +2,9 @@
 
 pub mod completions;
 pub mod convert;
+pub mod dedup;
 pub mod man;
+pub mod split;
 pub mod stats;
 pub mod validate;
 
