@@ -318,7 +318,9 @@ impl Finder {
                 continue;
             }
             let longer = self.longer[g as usize];
-            if longer != NONE {
+            // A short game that ended with another result than the long one is another game
+            // (`1. Nf3 1-0`, lost on time, is no start of a game Black won).
+            if longer != NONE && !d.result.conflicts(self.digests[longer as usize].result) {
                 out[i as usize] = Some(Duplicate {
                     of: kept[self.group[longer as usize] as usize],
                     kind: Kind::Prefix,
@@ -430,6 +432,21 @@ mod tests {
                 None,
             ]
         );
+    }
+
+    #[test]
+    fn a_short_game_with_another_result_is_no_prefix() {
+        let games = [
+            game(&[1], 1, Recorded::WhiteWins),
+            game(&[1, 2, 3], 2, Recorded::BlackWins),
+            game(&[1, 2], 3, Recorded::BlackWins),
+        ];
+        let got = run(&games, Keep::First);
+        let prefix = Some(Duplicate {
+            of: 1,
+            kind: Kind::Prefix,
+        });
+        assert_eq!(got, vec![None, None, prefix]);
     }
 
     #[test]
