@@ -30,6 +30,11 @@ pub enum Command {
     /// Write the games that match an expression: players, ratings, dates, results, endings,
     /// positions.
     Select(cmd::select::Args),
+
+    /// Remove duplicate games: copies, the same moves, games that stopped early.
+    Dedup(cmd::dedup::Args),
+    /// Split games into files by a number of games, event, ECO letter or a tag.
+    Split(cmd::split::Args),
     // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
@@ -65,6 +70,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Stats(args) => cmd::stats::run(args),
         Command::Convert(args) => cmd::convert::run(args),
         Command::Select(args) => cmd::select::run(args),
+
+        Command::Dedup(args) => cmd::dedup::run(args),
+        Command::Split(args) => cmd::split::run(args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     }

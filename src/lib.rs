@@ -55,6 +55,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod convert;
+pub mod dedup;
 pub mod diag;
 pub mod eco;
 pub mod input;

@@ -337,3 +337,89 @@ fn select_md_examples_print_what_they_show() {
     }
     assert!(ran >= 10, "only {ran} examples in docs/select.md");
 }
+
+/// The lines of a `text` block of `doc` that follow the line `$ COMMAND` (up to the next `$`
+/// line or the block's end).
+fn doc_output_of(doc: &str, command: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join(doc)).expect("read the doc");
+    let mut lines = text.lines().skip_while(|l| *l != format!("$ {command}"));
+    assert!(lines.next().is_some(), "{doc} has no `$ {command}`");
+    lines
+        .take_while(|l| !l.starts_with('$') && !l.starts_with("```"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A fresh folder for one test's outputs.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pgnkit-docs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch folder");
+    dir
+}
+
+#[test]
+fn dedup_md_example_writes_the_report_shown() {
+    let dir = scratch("dedup");
+    let command = "pgnkit dedup testdata/dedup/feed-a.pgn testdata/dedup/feed-b.pgn -o unique.pgn --report dups.csv";
+    let summary = doc_output_of("docs/dedup.md", command);
+    let (out, report) = (dir.join("unique.pgn"), dir.join("dups.csv"));
+    let run = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args([
+            "dedup",
+            "testdata/dedup/feed-a.pgn",
+            "testdata/dedup/feed-b.pgn",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .current_dir(root())
+        .output()
+        .expect("run pgnkit");
+    // The summary's time differs from run to run: the rest must be what the doc shows.
+    let printed = String::from_utf8_lossy(&run.stderr);
+    let cut = |s: &str| s.rsplit_once(" in ").map(|(a, _)| a.to_owned());
+    assert_eq!(
+        cut(printed.trim_end()),
+        cut(&summary.join("\n")),
+        "docs/dedup.md's summary"
+    );
+    let shown = doc_output_of("docs/dedup.md", "cat dups.csv");
+    let written = std::fs::read_to_string(&report).expect("the report");
+    assert_eq!(
+        written.lines().collect::<Vec<_>>(),
+        shown,
+        "docs/dedup.md's report"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn split_md_example_writes_the_files_shown() {
+    let dir = scratch("split");
+    let folder = dir.join("by-event");
+    let run = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(["split", "testdata/split/mixed.pgn", "--by", "event", "-o"])
+        .arg(&folder)
+        .current_dir(root())
+        .output()
+        .expect("run pgnkit");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .expect("the folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, doc_output_of("docs/split.md", "ls by-event"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

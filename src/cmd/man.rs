@@ -14,8 +14,8 @@ use crate::cli::{Cli, Outcome};
 /// subcommand. Read one at once with `pgnkit man validate | man -l -`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The command whose page to print (validate, convert, stats, completions, man; `stats
-    /// merge`); none for pgnkit's own page.
+    /// The command whose page to print (validate, convert, stats, dedup, split, completions,
+    /// man; `stats merge`); none for pgnkit's own page.
     #[arg(value_name = "COMMAND")]
     pub command: Vec<String>,
 }

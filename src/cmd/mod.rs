@@ -2,8 +2,11 @@
 
 pub mod completions;
 pub mod convert;
+pub mod dedup;
 pub mod man;
 pub mod select;
+
+pub mod split;
 pub mod stats;
 pub mod validate;
 

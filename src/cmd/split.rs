@@ -1,0 +1,206 @@
+//! `pgnkit split`: writes each game, byte for byte as read, to a file of a folder named for
+//! its group: a number of games, its event, its ECO letter or a tag's value.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+
+use crate::cli::Outcome;
+use crate::dedup::split::{By, Grouper};
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{say, Found, Inputs, WriteError};
+
+/// Split games into files: by a number of games, by event, by ECO letter or by a tag's value.
+///
+/// Each game is written byte for byte as read, in input order, to DIR/games-0001.pgn,
+/// DIR/event-<name>.pgn, DIR/eco-B.pgn or DIR/tag-<Tag>-<value>.pgn; a game without the tag
+/// goes to the `unknown` file. The files appear in DIR only once all are written. Exit status:
+/// 0 clean, 1 problems found in the inputs, 2 pgnkit failed.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: super::InputArgs,
+
+    /// How to split: `games:N` (N games a file), `event`, `eco-letter` (A to E, from the ECO
+    /// tag) or `tag:NAME` (any tag's value).
+    #[arg(long, value_name = "MODE", value_parser = By::parse)]
+    pub by: By,
+
+    /// The folder to write the files into (created if missing). Files of the same names are
+    /// replaced; other files are left alone.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+/// One game, ready to be written (made on a worker).
+struct Piece {
+    value: Option<String>,
+    bytes: Vec<u8>,
+}
+
+impl Found for Piece {
+    fn errors(&self) -> u64 {
+        0
+    }
+}
+
+/// Files open at once, at most: a tag with a million values must not run out of file
+/// descriptors. The least recently written is closed first, and opened again to append.
+const OPEN_FILES: usize = 64;
+
+/// The files being written, in a hidden folder inside the output folder (so renaming them into
+/// place never crosses file systems). Removed, with what is in it, when dropped.
+struct Staging {
+    dir: PathBuf,
+    open: HashMap<String, (BufWriter<File>, u64)>,
+    /// Every file created, in the order of their first game.
+    created: Vec<String>,
+    seen: HashSet<String>,
+    tick: u64,
+}
+
+impl Staging {
+    fn new(output: &Path) -> anyhow::Result<Staging> {
+        if output.exists() && !output.is_dir() {
+            bail!(
+                "--output {} is not a folder: split writes one file a group into a folder; \
+                 give a folder's name",
+                output.display()
+            );
+        }
+        fs::create_dir_all(output)
+            .with_context(|| format!("cannot create {}", output.display()))?;
+        let dir = output.join(format!(".pgnkit-split-{}.tmp", std::process::id()));
+        // One left by a killed run of the same process id is stale.
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Staging {
+            dir,
+            open: HashMap::new(),
+            created: Vec::new(),
+            seen: HashSet::new(),
+            tick: 0,
+        })
+    }
+
+    fn write(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        self.tick += 1;
+        if !self.open.contains_key(name) {
+            if self.open.len() >= OPEN_FILES {
+                // A scan of a few dozen entries, once a file is reopened: no more than the
+                // write that follows.
+                let oldest = self
+                    .open
+                    .iter()
+                    .min_by_key(|(_, (_, used))| *used)
+                    .map(|(n, _)| n.clone());
+                if let Some(oldest) = oldest {
+                    if let Some((mut w, _)) = self.open.remove(&oldest) {
+                        w.flush()?;
+                    }
+                }
+            }
+            let path = self.dir.join(name);
+            let file = File::options().create(true).append(true).open(&path)?;
+            if self.seen.insert(name.to_owned()) {
+                self.created.push(name.to_owned());
+            }
+            self.open.insert(
+                name.to_owned(),
+                (BufWriter::with_capacity(1 << 15, file), 0),
+            );
+        }
+        let Some((w, used)) = self.open.get_mut(name) else {
+            return Ok(());
+        };
+        *used = self.tick;
+        w.write_all(bytes)?;
+        w.write_all(b"\n\n")
+    }
+
+    /// Flushes every file and renames each into `output`.
+    fn commit(mut self, output: &Path) -> io::Result<usize> {
+        for (_, (mut w, _)) in self.open.drain() {
+            w.flush()?;
+            w.get_ref().sync_all()?;
+        }
+        for name in &self.created {
+            fs::rename(self.dir.join(name), output.join(name))?;
+        }
+        Ok(self.created.len())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        self.open.clear();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Runs `pgnkit split`.
+///
+/// # Errors
+///
+/// When the folder or a file in it cannot be written.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let mut inputs = Inputs::new(args.input.resolve()?)?;
+    let started = Instant::now();
+    let mut staging = Staging::new(&args.output)?;
+    let mut grouper = Grouper::new(args.by.clone());
+    let tag = args.by.tag();
+    let folder = args.output.display().to_string();
+    let work = |_: &str, game: &mut Game<'_>| -> Option<Piece> {
+        // A game whose end is not known yet is given again, found.
+        game.open.is_none().then(|| Piece {
+            value: tag.and_then(|t| game.lexed.tag(t)).map(str::to_owned),
+            bytes: game.bytes.to_vec(),
+        })
+    };
+    let sink = |_: &str, piece: Piece| -> Result<(), WriteError> {
+        let name = grouper.file_for(piece.value.as_deref());
+        // A game too large to read has no bytes: it was reported, and nothing is written.
+        if piece.bytes.is_empty() {
+            return Ok(());
+        }
+        staging
+            .write(&name, &piece.bytes)
+            .map_err(|e| WriteError::new(format!("{folder}/{name}"), e))
+    };
+    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+    if inputs.totals.broken_pipe || inputs.totals.interrupted {
+        return Ok(Outcome::Failed);
+    }
+    let files = staging
+        .commit(&args.output)
+        .map_err(|e| WriteError::new(folder.as_str(), e))?;
+    let read = &inputs.totals;
+    if !args.input.quiet {
+        say(format_args!(
+            "pgnkit: {} input{}, {} game{} into {} file{} in {} in {:.2} s",
+            read.files,
+            s(read.files as u64),
+            read.games,
+            s(read.games),
+            files,
+            s(files as u64),
+            folder,
+            started.elapsed().as_secs_f64()
+        ))?;
+        inputs.summary_tail()?;
+    }
+    inputs.report_no_game()?;
+    Ok(inputs.outcome())
+}
+
+fn s(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,88 @@
+//! The one adapter between the replay and `dedup`: a [`Visitor`] that hashes a game's
+//! start position and main-line moves as they are replayed. Everything the replay's API asks
+//! of dedup is here, so a change to that API is a change to this file.
+
+use shakmaty::zobrist::Zobrist128;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
+
+use super::{move_code, MoveHash};
+use crate::notation::CheckClaim;
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+
+/// Collects what dedup needs of a game's moves: the start position's hash, the moves' codes
+/// (up to the first that could not be replayed) and, when asked, the position at one ply.
+#[derive(Debug, Default)]
+pub struct DigestObserver {
+    /// The ply whose position is hashed (`--fuzzy-ply`), if any.
+    fuzzy_ply: Option<u32>,
+    /// The start position's Zobrist hash, once the first move is seen.
+    pub start: u128,
+    pub moves: Vec<u16>,
+    /// The position after `fuzzy_ply` plies, once reached.
+    pub position: Option<u64>,
+    stopped: bool,
+}
+
+impl DigestObserver {
+    pub fn new(fuzzy_ply: Option<u32>) -> DigestObserver {
+        DigestObserver {
+            fuzzy_ply,
+            ..DigestObserver::default()
+        }
+    }
+
+    /// The hash of the start and the moves seen.
+    pub fn hash(&self) -> [u64; 2] {
+        let mut h = MoveHash::new(self.start);
+        for &m in &self.moves {
+            h.push(m);
+        }
+        h.value()
+    }
+}
+
+fn position_hash(pos: &Chess) -> u64 {
+    let z: Zobrist128 = pos.zobrist_hash(EnPassantMode::Legal);
+    (z.0 >> 64) as u64 ^ z.0 as u64
+}
+
+impl Visitor for DigestObserver {
+    fn needs(&self) -> Needs {
+        Needs {
+            // The start position's hash is taken from the first move's position.
+            positions: Positions::All,
+            movetext: false,
+            tags: false,
+            main_line_only: true,
+        }
+    }
+
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+        if at.depth != 0 || self.stopped {
+            return;
+        }
+        if self.moves.is_empty() {
+            let z: Zobrist128 = before.zobrist_hash(EnPassantMode::Legal);
+            self.start = z.0;
+        }
+        self.moves.push(move_code(&mv));
+        if self.fuzzy_ply == Some(self.moves.len() as u32) {
+            let mut after = before.clone();
+            after.play_unchecked(mv);
+            self.position = Some(position_hash(&after));
+        }
+    }
+
+    fn unplayed(&mut self, at: MoveAt) {
+        if at.depth == 0 {
+            self.stopped = true;
+        }
+    }
+
+    fn restart(&mut self) {
+        self.start = 0;
+        self.moves.clear();
+        self.position = None;
+        self.stopped = false;
+    }
+}

@@ -1,0 +1,314 @@
+//! `pgnkit dedup`, run as a user runs it: duplicates made from games of
+//! `testdata/dedup/feed-a.pgn` by re-wrapping, re-tagging, truncating and changing the result.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::{pgnkit, stderr};
+
+/// A fresh folder for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pgnkit-dedup-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch folder");
+    dir
+}
+
+/// The games of a PGN text: each a tag section and the movetext after it.
+fn games(text: &str) -> Vec<String> {
+    let text = text.replace("\r\n", "\n");
+    let mut out: Vec<String> = Vec::new();
+    for para in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        match out.last_mut() {
+            Some(last) if !para.starts_with('[') => {
+                last.push_str("\n\n");
+                last.push_str(para);
+            }
+            _ => out.push(para.to_owned()),
+        }
+    }
+    out
+}
+
+/// The game's movetext, and its tags.
+fn parts(game: &str) -> (&str, &str) {
+    game.split_once("\n\n").map_or(("", game), |(t, m)| (m, t))
+}
+
+/// A run of dedup on `files` (written into `dir`) with `extra` options: the report's rows
+/// (without the header) and the output's games.
+fn dedup(dir: &Path, files: &[(&str, String)], extra: &[&str]) -> (Vec<Vec<String>>, Vec<String>) {
+    let mut args = vec!["dedup".to_owned(), "-q".to_owned()];
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write an input");
+        args.push(path.display().to_string());
+    }
+    let (out, report) = (dir.join("out.pgn"), dir.join("report.csv"));
+    args.extend([
+        "-o".to_owned(),
+        out.display().to_string(),
+        "--report".to_owned(),
+        report.display().to_string(),
+    ]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = pgnkit(&args, None);
+    assert!(run.status.code().is_some_and(|c| c < 2), "{}", stderr(&run));
+    let report = std::fs::read_to_string(&report).expect("the report");
+    let rows = report
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut cells: Vec<String> = l.split(',').map(str::to_owned).collect();
+            // File names are the scratch folder's: keep their last part.
+            for i in [0, 2] {
+                cells[i] = cells[i].rsplit('/').next().unwrap_or_default().to_owned();
+            }
+            cells
+        })
+        .collect();
+    let written = games(&std::fs::read_to_string(&out).expect("the output"));
+    (rows, written)
+}
+
+fn base() -> Vec<String> {
+    games(&std::fs::read_to_string("testdata/dedup/feed-a.pgn").expect("feed-a.pgn"))
+}
+
+fn row(file: &str, game: usize, of_file: &str, of_game: usize, kind: &str) -> Vec<String> {
+    vec![
+        file.to_owned(),
+        game.to_string(),
+        of_file.to_owned(),
+        of_game.to_string(),
+        kind.to_owned(),
+    ]
+}
+
+/// Each way of making a duplicate of every game of feed-a.pgn, and the kind dedup must find.
+#[test]
+fn duplicates_made_every_way_are_found_with_their_kind() {
+    let dir = scratch("kinds");
+    let originals = base();
+    type Make = fn(&str) -> String;
+    let makers: [(&str, Make); 5] = [
+        ("identical", |g| {
+            format!("{}  \r\n", g.replace('\n', "  \r\n"))
+        }),
+        ("same-moves", |g| {
+            // Re-wrapped: one move a line; re-tagged: a tag added.
+            let (moves, tags) = parts(g);
+            format!(
+                "{tags}\n[Annotator \"feed\"]\n\n{}",
+                moves.replace(' ', "\n")
+            )
+        }),
+        ("same-moves", |g| {
+            let (moves, tags) = parts(g);
+            let first = moves.split_once(' ').map_or(moves.to_owned(), |(a, b)| {
+                format!("{a} {{a comment}} $1 {b}")
+            });
+            format!("{tags}\n\n{first}")
+        }),
+        ("prefix", |g| {
+            // The feed stopped after the first three moves.
+            let (moves, tags) = parts(g);
+            let kept: Vec<&str> = moves.split(' ').take(5).collect();
+            format!(
+                "{}\n\n{} *",
+                tags.replace("[Result \"", "[Result \"*\"]\n[X \""),
+                kept.join(" ")
+            )
+        }),
+        ("conflicting-result", |g| {
+            let (moves, tags) = parts(g);
+            let swap = |s: &str| {
+                s.replace("1-0", "@")
+                    .replace("0-1", "1-0")
+                    .replace("1/2-1/2", "0-1")
+                    .replace('@', "0-1")
+            };
+            format!("{}\n\n{}", swap(tags), swap(moves))
+        }),
+    ];
+    for (kind, make) in makers {
+        let copies: Vec<String> = originals.iter().map(|g| make(g)).collect();
+        let a = originals.join("\n\n") + "\n";
+        let b = copies.join("\n\n") + "\n";
+        let (rows, written) = dedup(&dir, &[("a.pgn", a), ("b.pgn", b)], &[]);
+        let want: Vec<Vec<String>> = (1..=originals.len())
+            .map(|n| row("b.pgn", n, "a.pgn", n, kind))
+            .collect();
+        assert_eq!(rows, want, "{kind}: copies\n{}", copies.join("\n\n"));
+        assert_eq!(
+            written, originals,
+            "{kind}: the originals are written, as read"
+        );
+    }
+}
+
+/// The longer game is the original, whichever comes first.
+#[test]
+fn a_prefix_before_its_game_is_dropped_for_the_longer() {
+    let dir = scratch("prefix-first");
+    let full = base()[0].clone();
+    let (moves, tags) = parts(&full);
+    let short = format!(
+        "{tags}\n\n{} *",
+        moves.split(' ').take(5).collect::<Vec<_>>().join(" ")
+    );
+    let shorter = format!(
+        "{tags}\n\n{} *",
+        moves.split(' ').take(2).collect::<Vec<_>>().join(" ")
+    );
+    let input = [short, shorter, full.clone()].join("\n\n");
+    let (rows, written) = dedup(&dir, &[("in.pgn", input)], &[]);
+    assert_eq!(
+        rows,
+        vec![
+            row("in.pgn", 1, "in.pgn", 3, "prefix"),
+            row("in.pgn", 2, "in.pgn", 3, "prefix")
+        ]
+    );
+    assert_eq!(written, vec![full]);
+}
+
+#[test]
+fn keep_best_keeps_the_copy_with_a_result_and_more_tags() {
+    let dir = scratch("best");
+    let full = base()[1].clone();
+    let (moves, tags) = parts(&full);
+    let poor = format!(
+        "[White \"x\"]\n[Black \"y\"]\n\n{}",
+        moves.replace("1/2-1/2", "*")
+    );
+    let rich = format!("{tags}\n[Annotator \"z\"]\n\n{{start}} {moves}");
+    let input = [poor.clone(), full.clone(), rich.clone()].join("\n\n");
+    let (rows, written) = dedup(&dir, &[("in.pgn", input.clone())], &["--keep", "best"]);
+    assert_eq!(
+        rows,
+        vec![
+            row("in.pgn", 1, "in.pgn", 3, "same-moves"),
+            row("in.pgn", 2, "in.pgn", 3, "same-moves")
+        ]
+    );
+    assert_eq!(written, vec![rich]);
+    let (_, written) = dedup(&dir, &[("in.pgn", input)], &["--keep", "first"]);
+    assert_eq!(written, vec![poor]);
+}
+
+#[test]
+fn fuzzy_ply_finds_transpositions() {
+    let dir = scratch("fuzzy");
+    let a = "[White \"a\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 *";
+    let b = "[White \"b\"]\n[Result \"*\"]\n\n1. c4 e6 2. d4 d5 3. Nf3 *";
+    let input = format!("{a}\n\n{b}\n");
+    let (rows, written) = dedup(&dir, &[("in.pgn", input.clone())], &[]);
+    assert!(rows.is_empty(), "{rows:?}");
+    assert_eq!(written.len(), 2);
+    let (rows, written) = dedup(&dir, &[("in.pgn", input.clone())], &["--fuzzy-ply", "4"]);
+    assert_eq!(rows, vec![row("in.pgn", 2, "in.pgn", 1, "same-position")]);
+    assert_eq!(written, vec![a.to_owned()]);
+    // After three plies the positions differ.
+    let (rows, _) = dedup(&dir, &[("in.pgn", input)], &["--fuzzy-ply", "3"]);
+    assert!(rows.is_empty(), "{rows:?}");
+}
+
+#[test]
+fn games_without_moves_are_duplicates_only_when_identical() {
+    let dir = scratch("no-moves");
+    let f1 = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1-0";
+    let f2 = "[White \"c\"]\n[Black \"d\"]\n[Result \"1-0\"]\n\n1-0";
+    let input = [f1, f2, f1].join("\n\n");
+    let (rows, written) = dedup(&dir, &[("in.pgn", input)], &[]);
+    assert_eq!(rows, vec![row("in.pgn", 3, "in.pgn", 1, "identical")]);
+    assert_eq!(written, vec![f1.to_owned(), f2.to_owned()]);
+}
+
+#[test]
+fn a_game_with_an_error_is_compared_up_to_it_and_never_dropped_silently() {
+    let dir = scratch("error");
+    let full = base()[0].clone();
+    let broken = full.replace("4. Ba4", "4. Bh8");
+    let input = [broken, full.clone()].join("\n\n");
+    let path = dir.join("in.pgn");
+    std::fs::write(&path, &input).expect("write");
+    let out = dir.join("out.pgn");
+    let run = pgnkit(
+        &["dedup", path.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(err.contains("1 prefix"), "{err}");
+    assert!(err.contains("1 game with errors"), "{err}");
+    let (rows, _) = dedup(&dir, &[("in.pgn", input)], &[]);
+    assert_eq!(rows, vec![row("in.pgn", 1, "in.pgn", 2, "prefix")]);
+}
+
+#[test]
+fn output_and_report_are_the_same_for_any_number_of_jobs() {
+    let dir = scratch("jobs");
+    let a = std::fs::read_to_string("testdata/dedup/feed-a.pgn").unwrap();
+    let b = std::fs::read_to_string("testdata/dedup/feed-b.pgn").unwrap();
+    // Many games, many of them copies or prefixes of each other.
+    let mut many = String::new();
+    for i in 0..300 {
+        many.push_str(if i % 3 == 0 { &a } else { &b });
+        many.push('\n');
+    }
+    let one = dedup(&dir, &[("many.pgn", many.clone())], &["-j", "1"]);
+    let three = dedup(&dir, &[("many.pgn", many)], &["-j", "3"]);
+    assert_eq!(one, three);
+    assert_eq!(
+        one.1.len(),
+        4,
+        "the four games of feed-a and the new one of feed-b"
+    );
+    let read = 100 * games(&a).len() + 200 * games(&b).len();
+    assert_eq!(
+        one.0.len(),
+        read - 4,
+        "one row for every game but the four kept"
+    );
+}
+
+#[test]
+fn standard_input_is_refused_with_the_reason() {
+    let dir = scratch("stdin");
+    let out = dir.join("out.pgn");
+    let run = pgnkit(
+        &["dedup", "-", "-o", out.to_str().unwrap()],
+        Some(b"1. e4 *\n"),
+    );
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("cannot read standard input"),
+        "{}",
+        stderr(&run)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn legacy_encodings_are_written_as_utf8() {
+    let dir = scratch("gbk");
+    let out = dir.join("out.pgn");
+    let run = pgnkit(
+        &[
+            "dedup",
+            "-q",
+            "testdata/input/chinese-gbk.pgn",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(run.status.code().is_some_and(|c| c < 2), "{}", stderr(&run));
+    let written = std::fs::read(&out).expect("the output");
+    let text = String::from_utf8(written).expect("UTF-8");
+    let utf8 = std::fs::read_to_string("testdata/input/chinese-utf8.pgn").expect("the UTF-8 copy");
+    assert_eq!(games(&text), games(&utf8));
+}
