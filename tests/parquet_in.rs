@@ -288,3 +288,56 @@ fn a_variant_is_refused_as_a_variant_tag_is() {
     assert!(!code(&pgn).is_empty(), "{pgn}");
     assert_eq!(code(&parquet), code(&pgn), "{parquet}");
 }
+
+/// The fenced blocks of a document that show Parquet inputs of `testdata/parquet/`.
+fn parquet_examples(doc: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(doc).unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match current.as_mut() {
+            None if line.starts_with("```") => current = Some(String::new()),
+            None => {}
+            Some(block) if line.starts_with("```") => {
+                if block.contains("testdata/parquet/") && block.contains("-->") {
+                    blocks.push(std::mem::take(block));
+                }
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_docs_parquet_examples_print_what_they_show() {
+    let mut checked = 0;
+    for doc in ["docs/inputs.md", "docs/diagnostics.md"] {
+        for block in parquet_examples(doc) {
+            let (args, shown): (Vec<String>, &str) = match block.strip_prefix("$ pgnkit ") {
+                Some(rest) => {
+                    let (command, shown) = rest.split_once('\n').unwrap();
+                    (command.split(' ').map(String::from).collect(), shown)
+                }
+                None => {
+                    // A diagnostic of `validate FILE`: the file is the one it points to.
+                    let place = block.split("--> ").nth(1).unwrap();
+                    let file = place.split(':').next().unwrap();
+                    (vec!["validate".into(), file.into()], block.as_str())
+                }
+            };
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let printed = stdout(&pgnkit(&args, None));
+            assert!(
+                printed.contains(shown.trim_end()),
+                "{doc} shows for {args:?}:\n{shown}\npgnkit printed:\n{printed}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 7, "{checked} examples");
+}

@@ -84,3 +84,6 @@ data = bytearray(open(path, "rb").read())
 for i in range(start + 8, start + chunk.total_compressed_size - 4):
     data[i] = 0x5A
 open(path, "wb").write(bytes(data))
+# A tag column of a type with no tag text (a boolean Elo).
+pq.write_table(pa.table({"movetext": ["1. e4 e5 *"], "WhiteElo": pa.array([True])}),
+               os.path.join(HERE, "bool-elo.parquet"))
