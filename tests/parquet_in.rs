@@ -341,3 +341,15 @@ fn the_docs_parquet_examples_print_what_they_show() {
     }
     assert!(checked >= 7, "{checked} examples");
 }
+
+#[test]
+fn a_parquet_file_on_standard_input_is_named_and_the_help_says_why() {
+    let bytes = std::fs::read(at("games.parquet")).unwrap();
+    let o = pgnkit(&["validate", "-"], Some(&bytes));
+    let out = stdout(&o);
+    assert!(
+        out.contains("error[P026]") && out.contains("a Parquet file"),
+        "{out}"
+    );
+    assert!(out.contains("by its path"), "{out}");
+}

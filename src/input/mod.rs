@@ -759,6 +759,7 @@ pub fn not_pgn(head: &[u8], raw: &[u8]) -> Option<NotPgn> {
         (b"PK\x03\x04", "a ZIP archive"),
         (b"7z\xbc\xaf", "a 7-Zip archive"),
         (b"Rar!", "a RAR archive"),
+        (b"PAR1", "a Parquet file"),
     ]
     .iter()
     .find(|(magic, _)| raw.starts_with(magic))
@@ -790,6 +791,9 @@ pub fn not_pgn(head: &[u8], raw: &[u8]) -> Option<NotPgn> {
     let utf16 = kind.is_none() && half > 0 && (nuls(0) * 4 > half * 3 || nuls(1) * 4 > half * 3);
     let help = if utf16 {
         "if it is UTF-16 text without a byte order mark, give --encoding utf-16le or utf-16be"
+    } else if kind == Some("a Parquet file") {
+        // Parquet is read from its footer, at the end: a pipe cannot be.
+        "give the Parquet file by its path, not on standard input or through a pipe"
     } else if matches!(kind, Some(k) if k.contains("archive")) {
         "unpack the archive and give its PGN files (gzip, bzip2, zstd and xz are read as they are)"
     } else {
