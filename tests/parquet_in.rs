@@ -353,3 +353,26 @@ fn a_parquet_file_on_standard_input_is_named_and_the_help_says_why() {
     );
     assert!(out.contains("by its path"), "{out}");
 }
+
+#[test]
+fn a_dictionary_text_column_reads_as_text() {
+    // `dictionary.parquet`: the first two games, `Opening` dictionary-encoded.
+    let convert = |path: &str| {
+        let o = pgnkit(&["convert", "-q", "--format", "jsonl", path], None);
+        without_places(&stdout(&o), true)
+    };
+    let (dictionary, plain) = (
+        convert(&at("dictionary.parquet")),
+        convert(&at("games.parquet")),
+    );
+    assert!(
+        dictionary[0]["tags"]["Opening"].is_string(),
+        "{:?}",
+        dictionary[0]
+    );
+    assert_eq!(dictionary[0], plain[0]);
+    let dictionary = without_places(&validate_json(&at("dictionary.parquet"), "1").0, true);
+    let plain = without_places(&validate_json(&at("games.parquet"), "1").0, true);
+    assert!(dictionary.len() >= 2);
+    assert_eq!(dictionary[..], plain[..dictionary.len()]);
+}

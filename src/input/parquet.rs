@@ -272,16 +272,20 @@ impl RowText {
             message: format!("cannot open the Parquet file: {e}"),
             help: "check the path and its permissions",
         })?;
-        let meta =
-            ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| Problem {
-                code: Code::ParquetUnreadable,
-                message: format!(
-                    "cannot read the Parquet footer ({e}): without it no row can be located, \
+        // As for the row groups: a panic of the decoder on a damaged footer is a damaged file.
+        let loaded = std::panic::catch_unwind(|| {
+            ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| e.to_string())
+        })
+        .unwrap_or_else(|_| Err("the Parquet decoder failed on the footer".into()));
+        let meta = loaded.map_err(|e| Problem {
+            code: Code::ParquetUnreadable,
+            message: format!(
+                "cannot read the Parquet footer ({e}): without it no row can be located, \
                      so nothing of the file was read"
-                ),
-                help: "the file is truncated or damaged (the footer, the index of its row \
+            ),
+            help: "the file is truncated or damaged (the footer, the index of its row \
                        groups, is at its end): download or copy it again",
-            })?;
+        })?;
         let (plan, warnings) = plan(meta.schema(), columns)?;
         let mut first = 0;
         let group_rows = meta
@@ -326,17 +330,17 @@ impl RowText {
                 let Some(&(first_row, n)) = self.group_rows.get(self.group) else {
                     return false;
                 };
-                let opened = self
-                    .file
-                    .try_clone()
-                    .map_err(|e| e.to_string())
-                    .and_then(|f| {
-                        ParquetRecordBatchReaderBuilder::new_with_metadata(f, self.meta.clone())
-                            .with_row_groups(vec![self.group])
+                let (file, meta, group) = (&self.file, &self.meta, self.group);
+                let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    file.try_clone().map_err(|e| e.to_string()).and_then(|f| {
+                        ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
+                            .with_row_groups(vec![group])
                             .with_batch_size(BATCH_ROWS)
                             .build()
                             .map_err(|e| e.to_string())
-                    });
+                    })
+                }))
+                .unwrap_or_else(|_| Err("the Parquet decoder failed on this row group".into()));
                 match opened {
                     Ok(reader) => {
                         self.batches = Some(reader);
@@ -352,7 +356,17 @@ impl RowText {
                     }
                 }
             }
-            let next = self.batches.as_mut().and_then(Iterator::next);
+            // The decoder is another crate's code on untrusted bytes: a panic in it is a row
+            // group that cannot be read, not the end of the run.
+            let batches = &mut self.batches;
+            let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                batches.as_mut().and_then(Iterator::next)
+            }))
+            .unwrap_or_else(|_| {
+                Some(Err(arrow_schema::ArrowError::ExternalError(
+                    "the Parquet decoder failed on this row group".into(),
+                )))
+            });
             match next {
                 None => {
                     self.batches = None;
@@ -582,12 +596,21 @@ fn text_at(array: &dyn Array, row: usize) -> Result<Option<&str>, String> {
     if let Some(a) = array.as_string_view_opt() {
         return Ok(Some(a.value(row)));
     }
-    if let Some(d) = array.as_any_dictionary_opt() {
-        let key = d.normalized_keys().get(row).copied();
-        if let Some(key) = key {
-            return text_at(d.values().as_ref(), key);
-        }
+    // A dictionary column (pandas' categoricals): the key, then the value, for this row only.
+    macro_rules! dictionary {
+        ($($t:ty),*) => {
+            $(if let Some(d) = array.as_dictionary_opt::<$t>() {
+                let key = usize::try_from(d.keys().value(row)).map_err(|e| e.to_string())?;
+                if key < d.values().len() {
+                    return text_at(d.values().as_ref(), key);
+                }
+                return Err(format!("a dictionary key ({key}) out of its values"));
+            })*
+        };
     }
+    dictionary!(
+        Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type
+    );
     Err(format!("a column holds {}, not text", array.data_type()))
 }
 

@@ -87,3 +87,9 @@ open(path, "wb").write(bytes(data))
 # A tag column of a type with no tag text (a boolean Elo).
 pq.write_table(pa.table({"movetext": ["1. e4 e5 *"], "WhiteElo": pa.array([True])}),
                os.path.join(HERE, "bool-elo.parquet"))
+# Text as a dictionary column (pandas' categoricals write it so).
+d = t.slice(0, 2)
+d = d.set_column(d.schema.get_field_index("Opening"), "Opening",
+                 pa.array(d["Opening"].to_pylist()).dictionary_encode())
+pq.write_table(d, os.path.join(HERE, "dictionary.parquet"), use_dictionary=True,
+               store_schema=True)
