@@ -85,6 +85,12 @@ codes! {
     InputBreaksOff = "P025", Error, "compressed input breaks off";
     NotPgn = "P026", Error, "input is not PGN";
     BytesDoNotDecode = "P027", Error, "bytes that do not decode";
+    // Parquet inputs as a whole.
+    ParquetUnreadable = "P030", Error, "Parquet file cannot be read";
+    ParquetNoMovetext = "P031", Error, "Parquet file without a movetext column";
+    ParquetRowGroupUnreadable = "P032", Error, "Parquet row group cannot be read";
+    ParquetColumnType = "P033", Warning, "Parquet column with no tag text";
+    ParquetTagColumnMissing = "P034", Warning, "--tag-column names no column of the file";
     // Tags.
     MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
     MalformedDate = "T002", Warning, "malformed Date tag";

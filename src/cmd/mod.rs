@@ -65,6 +65,21 @@ pub struct InputArgs {
     /// Do not print the closing summary or the progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Parquet input: the column holding the movetext (default: movetext, as lichess's).
+    #[arg(long, value_name = "NAME")]
+    pub movetext_column: Option<String>,
+
+    /// Parquet input: read tag TAG from column COLUMN (repeat it). Columns named as tags are
+    /// (`WhiteElo`, `UTCDate`) are read as those tags anyway.
+    #[arg(long, value_name = "TAG=COLUMN", value_parser = crate::input::parquet::Columns::parse_tag_column)]
+    pub tag_column: Vec<(String, String)>,
+
+    /// Read only the games whose first byte falls in this byte range of each uncompressed
+    /// PGN file (START included, END not), as a cluster's task reads its split: the ranges of
+    /// any cut points together read every game once. Lines count from the range's first game.
+    #[arg(long, value_name = "START:END")]
+    pub range: Option<crate::input::range::ByteRange>,
 }
 
 impl InputArgs {
@@ -99,6 +114,11 @@ impl InputArgs {
             max_game: self.max_game_size.saturating_mul(1 << 20),
             extensions,
             progress: !self.quiet,
+            parquet: crate::input::parquet::Columns {
+                movetext: self.movetext_column.clone(),
+                tags: self.tag_column.clone(),
+            },
+            range: self.range,
         })
     }
 }

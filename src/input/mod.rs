@@ -5,8 +5,10 @@
 
 pub mod decode;
 pub mod open;
+pub mod parquet;
 pub mod pipeline;
 pub mod progress;
+pub mod range;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -101,6 +103,10 @@ pub struct InputOptions {
     pub extensions: Vec<String>,
     /// Whether a progress bar may be shown (on a terminal).
     pub progress: bool,
+    /// Which columns of a Parquet input hold the movetext and the tags.
+    pub parquet: parquet::Columns,
+    /// `--range`: only the games whose first byte falls in it.
+    pub range: Option<range::ByteRange>,
 }
 
 /// A problem of an input as a whole: a finding about no game (game 0 in reports), at the
@@ -330,7 +336,24 @@ impl Inputs {
         S: FnMut(&str, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
-        let opened = open::open(source, Arc::clone(&self.read)).and_then(|opened| {
+        if let Source::File(path) = source {
+            // By its magic bytes, whatever its name; a FIFO is not opened twice.
+            let file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            if file && parquet::is_parquet(path) {
+                return self.read_parquet(path, name, lexing, work, sink, on_problem);
+            }
+        }
+        // With `--range`, the input is named by where its range starts: its lines count from there.
+        let mut ranged = None;
+        let opened = match self.opts.range {
+            Some(range) => range::open_source(source, range).map(|(opened, start)| {
+                ranged = Some(format!("{name}@{start}"));
+                opened
+            }),
+            None => open::open(source, Arc::clone(&self.read)),
+        };
+        let name = ranged.as_deref().unwrap_or(name);
+        let opened = opened.and_then(|opened| {
             // The first bytes as they are, before decoding, name a binary format by its magic
             // bytes; they are read again, from here, by the decoder.
             let mut raw = opened.reader;
@@ -468,6 +491,109 @@ impl Inputs {
                 line,
                 finding,
             })?;
+        }
+        Ok(())
+    }
+
+    /// Reads a Parquet file whose rows are games: each row's PGN text goes to the same work
+    /// as a PGN file's games ([`parquet`]), under the name `FILE:row N` and with the lines of
+    /// the row's text (1 its tags, 2 its movetext).
+    fn read_parquet<T, W, S, P>(
+        &mut self,
+        path: &std::path::Path,
+        name: &str,
+        lexing: Lexing,
+        work: &W,
+        sink: &mut S,
+        on_problem: &mut P,
+    ) -> Result<(), WriteError>
+    where
+        T: Send + Found,
+        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
+    {
+        let report = |this: &mut Self, p: parquet::Problem, on_problem: &mut P| {
+            if p.code.severity() == crate::diag::Severity::Error {
+                this.problem();
+            }
+            on_problem(&InputProblem {
+                file: name,
+                line: 1,
+                finding: Finding::new(p.code, None, p.message).help(p.help),
+            })
+        };
+        if self.opts.range.is_some() {
+            let p = parquet::Problem {
+                code: Code::ParquetUnreadable,
+                message: "--range takes byte ranges of PGN text; a Parquet file is split by \
+                          row groups: nothing of it was read"
+                    .into(),
+                help: "give the Parquet file without --range",
+            };
+            return report(self, p, on_problem);
+        }
+        let (text, warnings) = match parquet::RowText::open(path, &self.opts.parquet) {
+            Ok(opened) => opened,
+            Err(p) => {
+                self.totals.files += 1;
+                return report(self, p, on_problem);
+            }
+        };
+        self.totals.files += 1;
+        for p in warnings {
+            report(self, p, on_problem)?;
+        }
+        if let Ok(m) = std::fs::metadata(path) {
+            // The file is read by its row groups, not as a stream: counted whole.
+            self.read.fetch_add(m.len(), Ordering::Relaxed);
+        }
+        let rows = text.rows();
+        let reader = GameReader::with_limit(text, self.opts.max_game);
+        let mut failed_write = None;
+        let mut progress = self.progress.as_mut();
+        let games = &mut self.totals.games;
+        let read = pipeline::run_with(
+            reader,
+            self.opts.jobs,
+            lexing,
+            |game: &mut Game<'_>| {
+                // Found whole, then lexed again from the row's first line.
+                if game.open.is_some() {
+                    return None;
+                }
+                let place = rows.locate(game.line);
+                let row = place.map_or(0, |p| p.row);
+                if !game.bytes.is_empty() {
+                    game.line = place.map_or(game.line, |p| p.line);
+                    pipeline::lex_for(lexing, game);
+                }
+                work(&format!("{name}:row {row}"), game)
+            },
+            |done: T| {
+                *games += 1;
+                if let Some(progress) = progress.as_mut() {
+                    progress.game(done.errors());
+                }
+                sink(name, done).map_err(|e| {
+                    failed_write = Some(e);
+                    io::Error::other("an output could not be written")
+                })
+            },
+        );
+        if let Some(e) = failed_write {
+            return Err(e);
+        }
+        match read {
+            Ok(bytes) => self.totals.bytes += bytes,
+            Err(e) => {
+                crate::cmd::found(crate::cli::Outcome::Failed);
+                self.totals.failed += 1;
+                say(format_args!("pgnkit: cannot read {name}: {e}"))?;
+            }
+        }
+        for p in rows.take_problems() {
+            report(self, p, on_problem)?;
         }
         Ok(())
     }
@@ -626,6 +752,7 @@ pub fn not_pgn(head: &[u8], raw: &[u8]) -> Option<NotPgn> {
         (b"PK\x03\x04", "a ZIP archive"),
         (b"7z\xbc\xaf", "a 7-Zip archive"),
         (b"Rar!", "a RAR archive"),
+        (b"PAR1", "a Parquet file"),
     ]
     .iter()
     .find(|(magic, _)| raw.starts_with(magic))
@@ -657,6 +784,9 @@ pub fn not_pgn(head: &[u8], raw: &[u8]) -> Option<NotPgn> {
     let utf16 = kind.is_none() && half > 0 && (nuls(0) * 4 > half * 3 || nuls(1) * 4 > half * 3);
     let help = if utf16 {
         "if it is UTF-16 text without a byte order mark, give --encoding utf-16le or utf-16be"
+    } else if kind == Some("a Parquet file") {
+        // Parquet is read from its footer, at the end: a pipe cannot be.
+        "give the Parquet file by its path, not on standard input or through a pipe"
     } else if matches!(kind, Some(k) if k.contains("archive")) {
         "unpack the archive and give its PGN files (gzip, bzip2, zstd and xz are read as they are)"
     } else {

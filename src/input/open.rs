@@ -79,6 +79,10 @@ fn is_game_file(path: &Path, extensions: &[String]) -> bool {
         .iter()
         .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
         .unwrap_or(&name);
+    // Parquet files of games (a Hive-partitioned dataset's folders hold nothing else).
+    if name.len() > ".parquet".len() && name.ends_with(".parquet") {
+        return true;
+    }
     extensions.iter().any(|ext| {
         name.strip_suffix(ext.as_str())
             .is_some_and(|stem| stem.len() > 1 && stem.ends_with('.'))
@@ -96,7 +100,8 @@ pub struct Expanded {
 }
 
 /// Expands the command-line paths: `-` is stdin, a directory gives its files whose names end
-/// in one of `extensions` (recursively, sorted by path), a file is taken as it is.
+/// in one of `extensions` and its `.parquet` files (recursively, sorted by path: the order of
+/// a Hive-partitioned dataset's `year=YYYY/month=MM/` folders), a file is taken as it is.
 /// Unreadable directories are returned as errors next to the sources found.
 pub fn expand(paths: &[PathBuf], extensions: &[String]) -> Expanded {
     let mut expanded = Expanded::default();
@@ -368,10 +373,19 @@ mod tests {
             "x.pgn.zst",
             "x.pgn.bz2",
             "x.pgn.xz",
+            "train-00000-of-00010.parquet",
         ] {
             assert!(is_game_file(Path::new(yes), &pgn), "{yes}");
         }
-        for no in ["a.txt", "pgn", ".pgn", "x.gz", "a.pgn.tar", "apgn"] {
+        for no in [
+            "a.txt",
+            "pgn",
+            ".pgn",
+            "x.gz",
+            "a.pgn.tar",
+            "apgn",
+            ".parquet",
+        ] {
             assert!(!is_game_file(Path::new(no), &pgn), "{no}");
         }
         let txt = vec!["pgn".to_string(), "txt".to_string()];

@@ -263,7 +263,8 @@ where
 }
 
 /// Lexes `game` as `lexing` says.
-fn lex_for(lexing: Lexing, game: &mut Game<'_>) {
+/// Lexes a game as `lexing` says, from its first line and column.
+pub(crate) fn lex_for(lexing: Lexing, game: &mut Game<'_>) {
     match lexing {
         Lexing::Full => {
             lex_game_at(game.bytes, true, game.line, game.col, game.lexed);

@@ -1,0 +1,795 @@
+//! Parquet as input: a file whose rows are games (the lichess dataset's schema by default) is
+//! read as the PGN text each row stands for, so that the games go through the same per-game
+//! work as any PGN file and get the same verdicts and the same converted output.
+//!
+//! Each row becomes three lines of text: its tags on one line (`[Event "…"] [Site "…"] …`,
+//! the typed columns written as lichess's PGN export writes them), its movetext on the next,
+//! then a blank line. That fixed shape is what lets a diagnostic's line and column be told
+//! back as a row and a place in the movetext ([`Rows::locate`]) without a table per row.
+//! Rows are read one row group at a time, in batches: memory stays flat on any shard.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, TimeUnit};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
+
+use crate::diag::Code;
+
+/// The first (and last) four bytes of every Parquet file.
+pub const MAGIC: &[u8; 4] = b"PAR1";
+
+/// The movetext column of the lichess schema.
+pub const DEFAULT_MOVETEXT: &str = "movetext";
+
+/// Lines of text each row becomes: tags, movetext, a blank line.
+const LINES_PER_ROW: u32 = 3;
+
+/// Rows decoded at a time.
+const BATCH_ROWS: usize = 1024;
+
+/// The order lichess's PGN export writes its tags in; other tags follow in column order.
+const LICHESS_ORDER: &[&str] = &[
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "UTCDate",
+    "UTCTime",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteRatingDiff",
+    "BlackRatingDiff",
+    "WhiteTitle",
+    "BlackTitle",
+    "Variant",
+    "ECO",
+    "Opening",
+    "TimeControl",
+    "Termination",
+];
+
+/// Whether a file starts with the Parquet magic bytes (whatever its name).
+pub fn is_parquet(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == MAGIC
+}
+
+/// Which columns hold what: `--movetext-column` and `--tag-column TAG=COLUMN`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The movetext column (default [`DEFAULT_MOVETEXT`]).
+    pub movetext: Option<String>,
+    /// Tags read from columns of other names, as (tag, column).
+    pub tags: Vec<(String, String)>,
+}
+
+impl Columns {
+    /// Parses one `--tag-column` value, `TAG=COLUMN`.
+    ///
+    /// # Errors
+    ///
+    /// When it is not of that form or the tag is not a PGN tag name.
+    pub fn parse_tag_column(value: &str) -> Result<(String, String), String> {
+        match value.split_once('=') {
+            Some((tag, column)) if is_tag_name(tag) && !column.is_empty() => {
+                Ok((tag.to_string(), column.to_string()))
+            }
+            _ => Err(format!(
+                "'{value}' is not TAG=COLUMN with TAG a tag name (e.g. --tag-column WhiteElo=white_rating)"
+            )),
+        }
+    }
+}
+
+/// Whether a column's name is taken as a tag's: a PGN tag name as tags are written, a capital
+/// letter then letters, digits and `_` (`Event`, `WhiteElo`), not `movetext` or `plies`.
+fn is_tag_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_uppercase())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A problem of a Parquet file, for the input loop to report as a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub code: Code,
+    pub message: String,
+    pub help: &'static str,
+}
+
+/// How a column's values become tag text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Text,
+    /// An integer; a rating difference gets its sign (`+5`, `+0`, `-3`).
+    Int {
+        signed_diff: bool,
+    },
+    /// Days since 1970-01-01: `2025.05.01`.
+    Date32,
+    /// Milliseconds since 1970-01-01.
+    Date64,
+    /// A time of day in this many units a second: `00:00:06`.
+    Time(i64),
+}
+
+impl Kind {
+    fn of(data_type: &DataType, tag: &str) -> Option<Kind> {
+        Some(match data_type {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Kind::Text,
+            DataType::Dictionary(_, values)
+                if matches!(**values, DataType::Utf8 | DataType::LargeUtf8) =>
+            {
+                Kind::Text
+            }
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64 => Kind::Int {
+                signed_diff: tag.ends_with("RatingDiff"),
+            },
+            DataType::Date32 => Kind::Date32,
+            DataType::Date64 => Kind::Date64,
+            DataType::Time32(TimeUnit::Second) => Kind::Time(1),
+            DataType::Time32(TimeUnit::Millisecond) => Kind::Time(1_000),
+            DataType::Time64(TimeUnit::Microsecond) => Kind::Time(1_000_000),
+            DataType::Time64(TimeUnit::Nanosecond) => Kind::Time(1_000_000_000),
+            _ => return None,
+        })
+    }
+}
+
+/// Where a tag's text comes from.
+#[derive(Clone, Debug)]
+enum Value {
+    Column {
+        name: String,
+        kind: Kind,
+    },
+    /// Written for every row (`Round "-"`, which lichess's export writes and its dataset drops).
+    Constant(&'static str),
+}
+
+/// The tags each row gets, in order, and the movetext column.
+#[derive(Clone, Debug)]
+struct Plan {
+    tags: Vec<(String, Value)>,
+    movetext: String,
+}
+
+/// Where a row group starts: its first row and the line of text that row's tags are on.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    first_line: u32,
+    first_row: u64,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    segments: Vec<Segment>,
+    problems: Vec<Problem>,
+}
+
+/// Tells a place in the text back as a row, shared with the workers while the rows are read.
+#[derive(Clone, Debug, Default)]
+pub struct Rows(Arc<Mutex<Shared>>);
+
+/// A place in a Parquet file: the row (0-based, as pyarrow and DuckDB count) and the line
+/// within the row's text (1 for its tags, 2 for its movetext).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowPlace {
+    pub row: u64,
+    pub line: u32,
+}
+
+impl Rows {
+    /// The row a line of the text belongs to, and the line within the row.
+    pub fn locate(&self, line: u32) -> Option<RowPlace> {
+        let shared = self.0.lock().ok()?;
+        let i = shared
+            .segments
+            .partition_point(|s| s.first_line <= line)
+            .checked_sub(1)?;
+        let segment = shared.segments[i];
+        let within = line - segment.first_line;
+        Some(RowPlace {
+            row: segment.first_row + u64::from(within / LINES_PER_ROW),
+            line: within % LINES_PER_ROW + 1,
+        })
+    }
+
+    /// Problems met while the rows were read (row groups that could not be read).
+    pub fn take_problems(&self) -> Vec<Problem> {
+        self.0
+            .lock()
+            .map(|mut s| std::mem::take(&mut s.problems))
+            .unwrap_or_default()
+    }
+
+    fn push_segment(&self, segment: Segment) {
+        if let Ok(mut s) = self.0.lock() {
+            s.segments.push(segment);
+        }
+    }
+
+    fn push_problem(&self, problem: Problem) {
+        if let Ok(mut s) = self.0.lock() {
+            s.problems.push(problem);
+        }
+    }
+}
+
+/// The PGN text of a Parquet file's rows, read one row group at a time.
+pub struct RowText {
+    file: File,
+    meta: ArrowReaderMetadata,
+    plan: Plan,
+    /// Next row group to open.
+    group: usize,
+    /// First row of each row group.
+    group_rows: Vec<(u64, u64)>,
+    batches: Option<ParquetRecordBatchReader>,
+    buf: Vec<u8>,
+    pos: usize,
+    /// Lines of text given so far.
+    lines: u32,
+    rows: Rows,
+}
+
+impl RowText {
+    /// Opens a Parquet file and plans which columns become which tags. Returns the reader and
+    /// the problems found in the schema that do not stop it (a column of a type that has no
+    /// tag text, a `--tag-column` the file lacks).
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read as Parquet (its footer is missing or damaged: nothing of
+    /// it can be located) or has no movetext column.
+    pub fn open(path: &Path, columns: &Columns) -> Result<(RowText, Vec<Problem>), Problem> {
+        let file = File::open(path).map_err(|e| Problem {
+            code: Code::ParquetUnreadable,
+            message: format!("cannot open the Parquet file: {e}"),
+            help: "check the path and its permissions",
+        })?;
+        // As for the row groups: a panic of the decoder on a damaged footer is a damaged file.
+        let loaded = std::panic::catch_unwind(|| {
+            ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| e.to_string())
+        })
+        .unwrap_or_else(|_| Err("the Parquet decoder failed on the footer".into()));
+        let meta = loaded.map_err(|e| Problem {
+            code: Code::ParquetUnreadable,
+            message: format!(
+                "cannot read the Parquet footer ({e}): without it no row can be located, \
+                     so nothing of the file was read"
+            ),
+            help: "the file is truncated or damaged (the footer, the index of its row \
+                       groups, is at its end): download or copy it again",
+        })?;
+        let (plan, warnings) = plan(meta.schema(), columns)?;
+        let mut first = 0;
+        let group_rows = meta
+            .metadata()
+            .row_groups()
+            .iter()
+            .map(|g| {
+                let n = u64::try_from(g.num_rows()).unwrap_or(0);
+                let at = (first, n);
+                first += n;
+                at
+            })
+            .collect();
+        Ok((
+            RowText {
+                file,
+                meta,
+                plan,
+                group: 0,
+                group_rows,
+                batches: None,
+                buf: Vec::new(),
+                pos: 0,
+                lines: 0,
+                rows: Rows::default(),
+            },
+            warnings,
+        ))
+    }
+
+    /// Tells lines of the text back as rows.
+    pub fn rows(&self) -> Rows {
+        self.rows.clone()
+    }
+
+    /// Fills `buf` with the text of the next batch of rows; false at the end.
+    fn refill(&mut self) -> bool {
+        self.buf.clear();
+        self.pos = 0;
+        loop {
+            if self.batches.is_none() {
+                let Some(&(first_row, n)) = self.group_rows.get(self.group) else {
+                    return false;
+                };
+                let (file, meta, group) = (&self.file, &self.meta, self.group);
+                let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    file.try_clone().map_err(|e| e.to_string()).and_then(|f| {
+                        ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
+                            .with_row_groups(vec![group])
+                            .with_batch_size(BATCH_ROWS)
+                            .build()
+                            .map_err(|e| e.to_string())
+                    })
+                }))
+                .unwrap_or_else(|_| Err("the Parquet decoder failed on this row group".into()));
+                match opened {
+                    Ok(reader) => {
+                        self.batches = Some(reader);
+                        self.rows.push_segment(Segment {
+                            first_line: self.lines + 1,
+                            first_row,
+                        });
+                    }
+                    Err(e) => {
+                        self.group_unreadable(first_row, n, &e);
+                        self.group += 1;
+                        continue;
+                    }
+                }
+            }
+            // The decoder is another crate's code on untrusted bytes: a panic in it is a row
+            // group that cannot be read, not the end of the run.
+            let batches = &mut self.batches;
+            let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                batches.as_mut().and_then(Iterator::next)
+            }))
+            .unwrap_or_else(|_| {
+                Some(Err(arrow_schema::ArrowError::ExternalError(
+                    "the Parquet decoder failed on this row group".into(),
+                )))
+            });
+            match next {
+                None => {
+                    self.batches = None;
+                    self.group += 1;
+                }
+                Some(Ok(batch)) => {
+                    if batch.num_rows() == 0 {
+                        continue;
+                    }
+                    match self.write_batch(&batch) {
+                        Ok(()) => return true,
+                        Err(e) => {
+                            // A column whose type changed between row groups: the group's
+                            // rows after those written are left.
+                            self.buf.clear();
+                            let (first_row, n) = self.group_rows[self.group];
+                            self.group_unreadable(first_row, n, &e);
+                            self.batches = None;
+                            self.group += 1;
+                        }
+                    }
+                }
+                Some(Err(e)) => {
+                    let (first_row, n) = self.group_rows[self.group];
+                    self.group_unreadable(first_row, n, &e.to_string());
+                    self.batches = None;
+                    self.group += 1;
+                }
+            }
+        }
+    }
+
+    fn group_unreadable(&self, first_row: u64, n: u64, error: &str) {
+        self.rows.push_problem(Problem {
+            code: Code::ParquetRowGroupUnreadable,
+            message: format!(
+                "row group {} (rows {first_row} to {}) cannot be read ({error}); its rows \
+                 from there on were skipped, and the run went on with the next row group",
+                self.group,
+                (first_row + n).saturating_sub(1)
+            ),
+            help: "the file is damaged: download or copy it again, or rewrite it with the tool \
+                   that made it",
+        });
+    }
+
+    /// Writes the text of a batch's rows.
+    fn write_batch(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        let movetext = batch
+            .column_by_name(&self.plan.movetext)
+            .ok_or_else(|| format!("no column '{}' in this row group", self.plan.movetext))?;
+        let tags: Vec<(&str, Option<&dyn Array>, &Value)> = self
+            .plan
+            .tags
+            .iter()
+            .map(|(tag, value)| {
+                let column = match value {
+                    Value::Column { name, .. } => Some(
+                        batch
+                            .column_by_name(name)
+                            .map(|c| c.as_ref())
+                            .ok_or_else(|| format!("no column '{name}' in this row group"))?,
+                    ),
+                    Value::Constant(_) => None,
+                };
+                Ok((tag.as_str(), column, value))
+            })
+            .collect::<Result<_, String>>()?;
+        let buf = &mut self.buf;
+        for row in 0..batch.num_rows() {
+            let mut first = true;
+            for &(tag, column, value) in &tags {
+                let start = buf.len();
+                if !first {
+                    buf.push(b' ');
+                }
+                buf.push(b'[');
+                buf.extend_from_slice(tag.as_bytes());
+                buf.extend_from_slice(b" \"");
+                let written = match (value, column) {
+                    (Value::Constant(text), _) => {
+                        escape(buf, text);
+                        true
+                    }
+                    (Value::Column { kind, .. }, Some(column)) => {
+                        write_cell(buf, column, row, *kind)?
+                    }
+                    (Value::Column { .. }, None) => false,
+                };
+                if written {
+                    buf.extend_from_slice(b"\"]");
+                    first = false;
+                } else {
+                    // A null: the tag is absent, as in lichess's export.
+                    buf.truncate(start);
+                }
+            }
+            buf.push(b'\n');
+            if let Some(text) = text_at(movetext.as_ref(), row)? {
+                escape_movetext(buf, text);
+            }
+            buf.extend_from_slice(b"\n\n");
+            self.lines = self.lines.saturating_add(LINES_PER_ROW);
+        }
+        Ok(())
+    }
+}
+
+impl Read for RowText {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.buf.len() {
+            if !self.refill() {
+                return Ok(0);
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Plans the tags of each row from the file's schema.
+fn plan(schema: &arrow_schema::Schema, columns: &Columns) -> Result<(Plan, Vec<Problem>), Problem> {
+    let movetext = columns.movetext.as_deref().unwrap_or(DEFAULT_MOVETEXT);
+    let field = |name: &str| schema.fields().iter().find(|f| f.name() == name);
+    let Some(movetext_field) = field(movetext) else {
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        return Err(Problem {
+            code: Code::ParquetNoMovetext,
+            message: format!(
+                "no movetext column '{movetext}' (the columns are {}); nothing of the file was read",
+                names.join(", ")
+            ),
+            help: "name the column that holds the moves with --movetext-column",
+        });
+    };
+    if Kind::of(movetext_field.data_type(), "") != Some(Kind::Text) {
+        return Err(Problem {
+            code: Code::ParquetNoMovetext,
+            message: format!(
+                "the movetext column '{movetext}' holds {}, not text; nothing of the file was read",
+                movetext_field.data_type()
+            ),
+            help: "name the column that holds the moves as text with --movetext-column",
+        });
+    }
+    let mut warnings = Vec::new();
+    let mut tags: Vec<(String, String)> = Vec::new();
+    for (tag, column) in &columns.tags {
+        if field(column).is_some() {
+            tags.push((tag.clone(), column.clone()));
+        } else {
+            warnings.push(Problem {
+                code: Code::ParquetTagColumnMissing,
+                message: format!(
+                    "--tag-column {tag}={column}: the file has no column '{column}'; the games \
+                     are read without that tag"
+                ),
+                help: "check the column's name (pyarrow: pq.read_schema(path))",
+            });
+        }
+    }
+    for f in schema.fields() {
+        let name = f.name();
+        let mapped = tags.iter().any(|(t, c)| c == name || t == name);
+        if name != movetext && is_tag_name(name) && !mapped {
+            tags.push((name.clone(), name.clone()));
+        }
+    }
+    let mut planned: Vec<(String, Value)> = Vec::new();
+    for (tag, column) in tags {
+        let Some(f) = field(&column) else { continue };
+        match Kind::of(f.data_type(), &tag) {
+            Some(kind) => planned.push((tag, Value::Column { name: column, kind })),
+            None => warnings.push(Problem {
+                code: Code::ParquetColumnType,
+                message: format!(
+                    "column '{column}' holds {}, which pgnkit cannot write as the text of tag \
+                     {tag}; the games are read without it",
+                    f.data_type()
+                ),
+                help: "give it as text, an integer, a date32 or a time32 column",
+            }),
+        }
+    }
+    // The lichess dataset drops two tags its PGN export writes: the date (it is the UTC
+    // date) and the round (always "-"). They are put back, so that its games read as the
+    // PGN export does.
+    let has = |planned: &[(String, Value)], tag: &str| planned.iter().any(|(t, _)| t == tag);
+    if let Some((_, utc)) = planned.iter().find(|(t, _)| t == "UTCDate").cloned() {
+        if !has(&planned, "Date") {
+            planned.push(("Date".into(), utc));
+        }
+        if !has(&planned, "Round") {
+            planned.push(("Round".into(), Value::Constant("-")));
+        }
+    }
+    let rank = |tag: &str| {
+        LICHESS_ORDER
+            .iter()
+            .position(|t| *t == tag)
+            .unwrap_or(LICHESS_ORDER.len())
+    };
+    // Stable: the tags lichess does not write keep their column order, after its own.
+    planned.sort_by_key(|(tag, _)| rank(tag));
+    Ok((
+        Plan {
+            tags: planned,
+            movetext: movetext.to_string(),
+        },
+        warnings,
+    ))
+}
+
+/// The text of a text column's row, `None` for a null.
+fn text_at(array: &dyn Array, row: usize) -> Result<Option<&str>, String> {
+    if array.is_null(row) {
+        return Ok(None);
+    }
+    if let Some(a) = array.as_string_opt::<i32>() {
+        return Ok(Some(a.value(row)));
+    }
+    if let Some(a) = array.as_string_opt::<i64>() {
+        return Ok(Some(a.value(row)));
+    }
+    if let Some(a) = array.as_string_view_opt() {
+        return Ok(Some(a.value(row)));
+    }
+    // A dictionary column (pandas' categoricals): the key, then the value, for this row only.
+    macro_rules! dictionary {
+        ($($t:ty),*) => {
+            $(if let Some(d) = array.as_dictionary_opt::<$t>() {
+                let key = usize::try_from(d.keys().value(row)).map_err(|e| e.to_string())?;
+                if key < d.values().len() {
+                    return text_at(d.values().as_ref(), key);
+                }
+                return Err(format!("a dictionary key ({key}) out of its values"));
+            })*
+        };
+    }
+    dictionary!(
+        Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type
+    );
+    Err(format!("a column holds {}, not text", array.data_type()))
+}
+
+/// Writes a row's value of `column` as tag text (escaped); false for a null.
+fn write_cell(
+    buf: &mut Vec<u8>,
+    column: &dyn Array,
+    row: usize,
+    kind: Kind,
+) -> Result<bool, String> {
+    if column.is_null(row) {
+        return Ok(false);
+    }
+    match kind {
+        Kind::Text => {
+            if let Some(text) = text_at(column, row)? {
+                escape(buf, text);
+            }
+        }
+        Kind::Int { signed_diff } => {
+            let n = int_at(column, row)?;
+            let sign = if signed_diff && n >= 0 { "+" } else { "" };
+            let _ = write!(buf, "{sign}{n}");
+        }
+        Kind::Date32 => {
+            let days = column
+                .as_primitive_opt::<arrow_array::types::Date32Type>()
+                .ok_or("a date32 column is not")?
+                .value(row);
+            write_date(buf, i64::from(days));
+        }
+        Kind::Date64 => {
+            let ms = column
+                .as_primitive_opt::<arrow_array::types::Date64Type>()
+                .ok_or("a date64 column is not")?
+                .value(row);
+            write_date(buf, ms.div_euclid(86_400_000));
+        }
+        Kind::Time(per_second) => {
+            let units = time_at(column, row)?;
+            let secs = (units.div_euclid(per_second)).rem_euclid(86_400);
+            let _ = write!(
+                buf,
+                "{:02}:{:02}:{:02}",
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            );
+        }
+    }
+    Ok(true)
+}
+
+fn int_at(a: &dyn Array, row: usize) -> Result<i128, String> {
+    macro_rules! try_type {
+        ($($t:ty),*) => {
+            $(if let Some(p) = a.as_primitive_opt::<$t>() {
+                return Ok(i128::from(p.value(row)));
+            })*
+        };
+    }
+    try_type!(
+        Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type
+    );
+    Err(format!("a column holds {}, not integers", a.data_type()))
+}
+
+fn time_at(a: &dyn Array, row: usize) -> Result<i64, String> {
+    use arrow_array::types::{
+        Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+    };
+    if let Some(p) = a.as_primitive_opt::<Time32SecondType>() {
+        return Ok(i64::from(p.value(row)));
+    }
+    if let Some(p) = a.as_primitive_opt::<Time32MillisecondType>() {
+        return Ok(i64::from(p.value(row)));
+    }
+    if let Some(p) = a.as_primitive_opt::<Time64MicrosecondType>() {
+        return Ok(p.value(row));
+    }
+    if let Some(p) = a.as_primitive_opt::<Time64NanosecondType>() {
+        return Ok(p.value(row));
+    }
+    Err(format!("a column holds {}, not times", a.data_type()))
+}
+
+/// Writes a date, days after 1970-01-01, as PGN writes dates: `2025.05.01`.
+fn write_date(buf: &mut Vec<u8>, days: i64) {
+    let (y, m, d) = civil_from_days(days);
+    let _ = write!(buf, "{y:04}.{m:02}.{d:02}");
+}
+
+/// The proleptic Gregorian date of a day count (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A tag value as PGN quotes it: `"` and `\` escaped; a line break (which no tag holds) read
+/// as a space, so that a row stays on its lines.
+fn escape(buf: &mut Vec<u8>, text: &str) {
+    for &b in text.as_bytes() {
+        match b {
+            b'"' | b'\\' => buf.extend_from_slice(&[b'\\', b]),
+            b'\r' | b'\n' => buf.push(b' '),
+            _ => buf.push(b),
+        }
+    }
+}
+
+/// A movetext on one line: a line break (lichess writes none) is read as a space, so that
+/// a column in the row's text is a column in its movetext.
+fn escape_movetext(buf: &mut Vec<u8>, text: &str) {
+    let start = buf.len();
+    buf.extend_from_slice(text.as_bytes());
+    for b in &mut buf[start..] {
+        if matches!(*b, b'\r' | b'\n') {
+            *b = b' ';
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_as_pgn_writes_them() {
+        let mut buf = Vec::new();
+        write_date(&mut buf, 0);
+        buf.push(b' ');
+        // 2025-05-01 is day 20209.
+        write_date(&mut buf, 20_209);
+        buf.push(b' ');
+        write_date(&mut buf, -1);
+        buf.push(b' ');
+        // 2000-02-29, a leap day of a century year.
+        write_date(&mut buf, 11_016);
+        assert_eq!(buf, b"1970.01.01 2025.05.01 1969.12.31 2000.02.29");
+    }
+
+    #[test]
+    fn tag_names_and_tag_columns() {
+        assert!(is_tag_name("WhiteElo"));
+        assert!(is_tag_name("UTCDate"));
+        assert!(!is_tag_name("movetext"));
+        assert!(!is_tag_name("Elo-White"));
+        assert!(!is_tag_name(""));
+        assert_eq!(
+            Columns::parse_tag_column("WhiteElo=white_rating"),
+            Ok(("WhiteElo".into(), "white_rating".into()))
+        );
+        assert!(Columns::parse_tag_column("white=x").is_err());
+        assert!(Columns::parse_tag_column("White=").is_err());
+    }
+
+    #[test]
+    fn rows_are_located_across_row_groups() {
+        let rows = Rows::default();
+        rows.push_segment(Segment {
+            first_line: 1,
+            first_row: 0,
+        });
+        // Row group 1 (rows 2..) was unreadable; row group 2 starts at row 5.
+        rows.push_segment(Segment {
+            first_line: 7,
+            first_row: 5,
+        });
+        assert_eq!(rows.locate(1), Some(RowPlace { row: 0, line: 1 }));
+        assert_eq!(rows.locate(5), Some(RowPlace { row: 1, line: 2 }));
+        assert_eq!(rows.locate(8), Some(RowPlace { row: 5, line: 2 }));
+        assert_eq!(rows.locate(10), Some(RowPlace { row: 6, line: 1 }));
+        assert_eq!(rows.locate(0), None);
+    }
+}

@@ -1,0 +1,378 @@
+//! Parquet as input, run as a user runs it: the games of `testdata/parquet/games.pgn` written
+//! as Parquet in the lichess schema (by `testdata/parquet/make.py`) give the same verdicts,
+//! the same converted output and the same statistics as the PGN, apart from the file's name
+//! and the places; damaged files are reported and the run goes on.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::{pgnkit, stderr, stdout};
+
+const DIR: &str = "testdata/parquet";
+
+fn at(name: &str) -> String {
+    format!("{DIR}/{name}")
+}
+
+/// The JSON lines of an output with the places taken out (`file`, `line`, `column`, and the
+/// game's number where `numbers` is false).
+fn without_places(out: &str, numbers: bool) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            let o = v.as_object_mut().expect("an object");
+            for key in ["file", "line", "column"] {
+                o.remove(key);
+            }
+            if !numbers {
+                o.remove("game");
+            }
+            v
+        })
+        .collect()
+}
+
+fn validate_json(path: &str, jobs: &str) -> (String, Option<i32>) {
+    let o = pgnkit(
+        &[
+            "validate",
+            "-q",
+            "-j",
+            jobs,
+            "--format",
+            "json",
+            "--game-records",
+            path,
+        ],
+        None,
+    );
+    (stdout(&o), o.status.code())
+}
+
+#[test]
+fn the_same_games_as_parquet_and_as_pgn_get_the_same_verdicts() {
+    let (pgn, pgn_code) = validate_json(&at("games.pgn"), "1");
+    let (parquet, parquet_code) = validate_json(&at("games.parquet"), "1");
+    assert!(
+        pgn.contains("\"M001\""),
+        "the PGN has an illegal move: {pgn}"
+    );
+    assert_eq!(without_places(&parquet, true), without_places(&pgn, true));
+    assert_eq!(parquet_code, pgn_code);
+    // A Hive-partitioned dataset is its files in path order: the same games (numbered per
+    // file) and verdicts.
+    let (dataset, _) = validate_json(&at("dataset"), "1");
+    assert_eq!(without_places(&dataset, false), without_places(&pgn, false));
+}
+
+#[test]
+fn a_diagnostic_names_the_row_and_the_place_in_the_movetext() {
+    let (pgn, _) = validate_json(&at("games.pgn"), "1");
+    let (parquet, _) = validate_json(&at("games.parquet"), "1");
+    let illegal = |out: &str| -> serde_json::Value {
+        out.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["code"] == "M001")
+            .expect("an illegal move")
+    };
+    let (in_pgn, in_parquet) = (illegal(&pgn), illegal(&parquet));
+    // Rows count from 0 (as pyarrow and DuckDB do): game 2 is row 1.
+    let row = in_parquet["game"].as_u64().unwrap() - 1;
+    assert_eq!(
+        in_parquet["file"],
+        format!("{}:row {row}", at("games.parquet"))
+    );
+    // Line 2 of a row is its movetext; the column is the one in the PGN's movetext line.
+    assert_eq!(in_parquet["line"], 2);
+    assert_eq!(in_parquet["column"], in_pgn["column"]);
+    let text = stdout(&pgnkit(&["validate", &at("games.parquet")], None));
+    let place = format!(
+        "--> {}:row {row}:2:{}",
+        at("games.parquet"),
+        in_pgn["column"]
+    );
+    assert!(text.contains(&place), "{place} in {text}");
+}
+
+#[test]
+fn the_same_games_as_parquet_and_as_pgn_convert_alike() {
+    for format in ["jsonl", "pgn", "csv", "epd"] {
+        let convert = |path: &str| {
+            let o = pgnkit(&["convert", "-q", "--format", format, path], None);
+            (stdout(&o), o.status.code())
+        };
+        let (pgn, pgn_code) = convert(&at("games.pgn"));
+        let (parquet, parquet_code) = convert(&at("games.parquet"));
+        assert!(!pgn.is_empty(), "{format}");
+        assert_eq!(parquet_code, pgn_code, "{format}");
+        if format == "jsonl" {
+            assert_eq!(without_places(&parquet, true), without_places(&pgn, true));
+        } else {
+            // The file's name, where a format has it, is the only difference.
+            let parquet = regex_free_rows(&at("games.parquet"))(&parquet);
+            let pgn = pgn.replace(&at("games.pgn"), "FILE");
+            assert_eq!(parquet, pgn, "{format}");
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pgnkit-parquet-in-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every report of `stats --out`, by name, with the inputs' names taken out.
+fn stats_reports(input: &str, out: &Path) -> Vec<(String, String)> {
+    let o = pgnkit(
+        &["stats", "-q", "--out", out.to_str().unwrap(), input],
+        None,
+    );
+    assert!(o.status.code().is_some(), "{}", stderr(&o));
+    let mut names: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    let row = regex_free_rows(input);
+    names
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let mut text = row(&std::fs::read_to_string(p).unwrap());
+            if name == "games.csv" {
+                // Its third column is the game's line: a place.
+                text = text
+                    .lines()
+                    .map(|l| {
+                        let mut cells: Vec<&str> = l.splitn(4, ',').collect();
+                        cells[2] = "LINE";
+                        cells.join(",") + "\n"
+                    })
+                    .collect();
+            }
+            (name, text)
+        })
+        .collect()
+}
+
+/// Takes the input's name (and a Parquet input's `:row N`) out of a report.
+fn regex_free_rows(input: &str) -> impl Fn(&str) -> String + '_ {
+    move |text: &str| {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(input) {
+            out.push_str(&rest[..i]);
+            out.push_str("FILE");
+            rest = &rest[i + input.len()..];
+            if let Some(after) = rest.strip_prefix(":row ") {
+                rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+#[test]
+fn the_same_games_as_parquet_and_as_pgn_give_the_same_statistics() {
+    let pgn = stats_reports(&at("games.pgn"), &scratch("stats-pgn"));
+    let parquet = stats_reports(&at("games.parquet"), &scratch("stats-parquet"));
+    assert!(pgn.len() > 1, "{pgn:?}");
+    assert_eq!(parquet, pgn);
+}
+
+#[test]
+fn jobs_read_parquet_as_one_thread_does() {
+    for input in ["games.parquet", "dataset", "damaged.parquet"] {
+        let (one, _) = validate_json(&at(input), "1");
+        let (three, _) = validate_json(&at(input), "3");
+        assert!(!one.is_empty(), "{input}");
+        assert_eq!(three, one, "{input}");
+    }
+}
+
+#[test]
+fn a_damaged_parquet_file_is_reported_and_the_run_goes_on() {
+    // The footer of a truncated copy is gone: nothing can be located, and it says so; the
+    // next file is read.
+    let o = pgnkit(
+        &[
+            "validate",
+            "--format",
+            "json",
+            &at("truncated.parquet"),
+            &at("games.parquet"),
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("\"P030\"") && out.contains("footer"), "{out}");
+    assert!(stderr(&o).contains("2 files, 6 games"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1));
+    // A row group whose pages are garbage: the next row group is read.
+    let o = pgnkit(
+        &["validate", "--format", "json", &at("damaged.parquet")],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("\"P032\"") && out.contains("row group 0"),
+        "{out}"
+    );
+    assert!(!out.contains("row group 1"), "{out}");
+    assert!(stderr(&o).contains("1 file, 3 games"), "{}", stderr(&o));
+    // No movetext column.
+    let o = pgnkit(&["validate", &at("no-movetext.parquet")], None);
+    assert!(stdout(&o).contains("error[P031]"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("--movetext-column"), "{}", stdout(&o));
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn other_column_names_are_mapped_and_the_magic_bytes_name_the_format() {
+    // `other-columns.bin`: no `.parquet` name, the moves in `moves`, White in `white_player`.
+    let o = pgnkit(
+        &[
+            "convert",
+            "-q",
+            "--format",
+            "jsonl",
+            "--movetext-column",
+            "moves",
+            "--tag-column",
+            "White=white_player",
+            "--tag-column",
+            "WhiteElo=no_such_column",
+            &at("other-columns.bin"),
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["tags"]["White"], "alpha");
+    assert_eq!(first["tags"]["Black"], "beta");
+    // `plies` is not a tag name: no tag.
+    assert!(first["tags"].get("plies").is_none(), "{first}");
+    assert!(stderr(&o).contains("P034"), "{}", stderr(&o));
+    // Without the option, the file has no movetext column.
+    let o = pgnkit(&["validate", &at("other-columns.bin")], None);
+    assert!(stdout(&o).contains("error[P031]"), "{}", stdout(&o));
+    // A bad mapping is a usage error.
+    let o = pgnkit(
+        &["validate", "--tag-column", "nope", &at("games.parquet")],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_variant_is_refused_as_a_variant_tag_is() {
+    let o = pgnkit(
+        &["validate", "--format", "json", &at("variant.parquet")],
+        None,
+    );
+    let parquet = stdout(&o);
+    let pgn = stdout(&pgnkit(
+        &["validate", "--format", "json", "-"],
+        Some(b"[Variant \"Atomic\"]\n\n1. e4 *\n"),
+    ));
+    let code = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["code"].to_string())
+            .filter(|c| c.contains('T') && c.contains("008"))
+            .collect()
+    };
+    assert!(!code(&pgn).is_empty(), "{pgn}");
+    assert_eq!(code(&parquet), code(&pgn), "{parquet}");
+}
+
+/// The fenced blocks of a document that show Parquet inputs of `testdata/parquet/`.
+fn parquet_examples(doc: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(doc).unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match current.as_mut() {
+            None if line.starts_with("```") => current = Some(String::new()),
+            None => {}
+            Some(block) if line.starts_with("```") => {
+                if block.contains("testdata/parquet/") && block.contains("-->") {
+                    blocks.push(std::mem::take(block));
+                }
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_docs_parquet_examples_print_what_they_show() {
+    let mut checked = 0;
+    for doc in ["docs/inputs.md", "docs/diagnostics.md"] {
+        for block in parquet_examples(doc) {
+            let (args, shown): (Vec<String>, &str) = match block.strip_prefix("$ pgnkit ") {
+                Some(rest) => {
+                    let (command, shown) = rest.split_once('\n').unwrap();
+                    (command.split(' ').map(String::from).collect(), shown)
+                }
+                None => {
+                    // A diagnostic of `validate FILE`: the file is the one it points to.
+                    let place = block.split("--> ").nth(1).unwrap();
+                    let file = place.split(':').next().unwrap();
+                    (vec!["validate".into(), file.into()], block.as_str())
+                }
+            };
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let printed = stdout(&pgnkit(&args, None));
+            assert!(
+                printed.contains(shown.trim_end()),
+                "{doc} shows for {args:?}:\n{shown}\npgnkit printed:\n{printed}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 7, "{checked} examples");
+}
+
+#[test]
+fn a_parquet_file_on_standard_input_is_named_and_the_help_says_why() {
+    let bytes = std::fs::read(at("games.parquet")).unwrap();
+    let o = pgnkit(&["validate", "-"], Some(&bytes));
+    let out = stdout(&o);
+    assert!(
+        out.contains("error[P026]") && out.contains("a Parquet file"),
+        "{out}"
+    );
+    assert!(out.contains("by its path"), "{out}");
+}
+
+#[test]
+fn a_dictionary_text_column_reads_as_text() {
+    // `dictionary.parquet`: the first two games, `Opening` dictionary-encoded.
+    let convert = |path: &str| {
+        let o = pgnkit(&["convert", "-q", "--format", "jsonl", path], None);
+        without_places(&stdout(&o), true)
+    };
+    let (dictionary, plain) = (
+        convert(&at("dictionary.parquet")),
+        convert(&at("games.parquet")),
+    );
+    assert!(
+        dictionary[0]["tags"]["Opening"].is_string(),
+        "{:?}",
+        dictionary[0]
+    );
+    assert_eq!(dictionary[0], plain[0]);
+    let dictionary = without_places(&validate_json(&at("dictionary.parquet"), "1").0, true);
+    let plain = without_places(&validate_json(&at("games.parquet"), "1").0, true);
+    assert!(dictionary.len() >= 2);
+    assert_eq!(dictionary[..], plain[..dictionary.len()]);
+}
