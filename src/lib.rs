@@ -25,6 +25,7 @@
 //! use pgnkit::pgn::{GameReader, Lexed};
 //! use pgnkit::report::{write_text, GameContext, RenderOptions};
 //! use pgnkit::rules::game::{check_game, CheckOptions};
+//! use pgnkit::rules::visit::NoVisitor;
 //!
 //! let file: &[u8] = b"[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Ke3 *\n";
 //! let (text, _encoding, _bad_bytes) = decoded(Box::new(file), None)?;
@@ -32,7 +33,7 @@
 //! let mut lexed = Lexed::default();
 //! let mut out = Vec::new();
 //! while let Some(game) = reader.next_game(&mut lexed)? {
-//!     let report = check_game(game.bytes, &lexed, &CheckOptions::default());
+//!     let report = check_game(game.bytes, &lexed, &CheckOptions::default(), &mut NoVisitor);
 //!     assert_eq!((report.legal, report.plies), (false, 2));
 //!     let ctx = GameContext {
 //!         file: "games.pgn",
