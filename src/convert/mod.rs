@@ -6,6 +6,7 @@
 //! Nothing here touches the file system or the command line: writers append to a `String` or
 //! an `io::Write` the caller owns.
 
+pub mod arrow;
 pub mod parquet;
 pub mod pgn;
 pub mod records;
@@ -93,6 +94,8 @@ pub struct Collector {
     /// token indices are 0.
     fast: bool,
     recorded: Vec<Recorded>,
+    /// SAN, UCI and FEN of the main-line plies, for the Arrow tables: only when asked for.
+    pub columns: Option<Box<arrow::PlyColumns>>,
 }
 
 impl Collector {
@@ -106,6 +109,7 @@ impl Collector {
             pending_repair: None,
             fast: false,
             recorded: Vec::new(),
+            columns: None,
         }
     }
 
@@ -125,6 +129,9 @@ impl Collector {
         self.pending_repair = None;
         self.fast = false;
         self.recorded.clear();
+        if let Some(c) = &mut self.columns {
+            c.clear();
+        }
     }
 
     /// Whether the replay's fast path played the game: [`recorded_elements`] then gives its
@@ -167,6 +174,9 @@ impl MoveObserver for Collector {
             (Notation::San, Some(san)) => self.text.push_str(san),
             _ => write::write(before, mv, check, notation, &mut self.text),
         }
+        if let (0, Some(c)) = (depth, &mut self.columns) {
+            c.push_move(before, mv, check, san);
+        }
         self.plies.push(Ply {
             token,
             depth,
@@ -181,6 +191,9 @@ impl MoveObserver for Collector {
     }
 
     fn on_null(&mut self, token: usize, depth: usize, before: &Chess, after: &Chess) {
+        if let (0, Some(c)) = (depth, &mut self.columns) {
+            c.push_null(after);
+        }
         if self.keep_positions {
             self.nulls.push(NullPly {
                 token,
