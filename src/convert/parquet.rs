@@ -12,7 +12,7 @@ use std::io::Write;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 pub use super::arrow::{date32, games_schema, int_tag, moves_schema, GameRow};
 use super::arrow::{GamesBuilder, MovesBuilder};
@@ -43,6 +43,9 @@ impl<W: Write + Send> ParquetOut<W> {
             WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
                 .set_max_row_group_row_count(Some(rows))
+                // Minimum and maximum per column chunk, what readers prune row groups by;
+                // statistics per page cost more to write.
+                .set_statistics_enabled(EnabledStatistics::Chunk)
                 .build()
         };
         let games_rows = GamesBuilder::new();
