@@ -1161,6 +1161,14 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
             );
             let nags = m.get("nags").cloned().unwrap_or(serde_json::json!([]));
             assert_eq!(row["nags"], nags);
+            // A ply's comments, joined by a space.
+            let comments: Vec<&str> = m
+                .get("comments")
+                .and_then(|c| c.as_array())
+                .map(|c| c.iter().map(|t| t.as_str().unwrap()).collect())
+                .unwrap_or_default();
+            let comment = (!comments.is_empty()).then(|| comments.join(" "));
+            assert_eq!(row["comment"], serde_json::json!(comment));
         }
     }
     // Typed tags: the integers with their sign, dates as days from 1970, incomplete ones null

@@ -2,7 +2,7 @@
 //! figurines, Chinese) and another container (PGN, Chinese book layout, JSON lines, CSV, EPD).
 //! Games that do not replay are not written: they go to `--rejects` with their diagnostics.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,7 +11,8 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
-use crate::convert::parquet::{self as parquet_out, ParquetOut};
+use crate::convert::arrow::{GameRow, PlyColumns};
+use crate::convert::parquet::ParquetOut;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Severity};
@@ -216,7 +217,7 @@ struct Converted {
     /// The game's bytes, for `--rejects` or to be kept as they were.
     reject: Option<Vec<u8>>,
     /// The game as Parquet rows (`--format parquet`).
-    row: Option<Box<parquet_out::GameRow>>,
+    row: Option<Box<GameRow>>,
 }
 
 impl crate::input::Found for Converted {
@@ -362,16 +363,18 @@ fn convert_one(
             }
         }
         FormatArg::Parquet => {
-            let record = record();
             let mut movetext = String::with_capacity(game.bytes.len());
             pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
-            let count = |s| report.findings.iter().filter(|f| f.severity == s).count();
-            done.row = Some(Box::new(parquet_out::GameRow {
-                record,
+            done.row = Some(Box::new(GameRow::new(
+                name,
+                game.number,
+                lexed,
+                &elements,
+                collector,
+                &report,
+                result,
                 movetext,
-                errors: u32::try_from(count(Severity::Error)).unwrap_or(u32::MAX),
-                warnings: u32::try_from(count(Severity::Warning)).unwrap_or(u32::MAX),
-            }));
+            )));
             Ok(())
         }
         FormatArg::Epd => records::write_epd(
@@ -627,13 +630,14 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
     let failed =
         |e: parquet::errors::ParquetError| WriteError::new(out_name.as_str(), io::Error::other(e));
     let mut pq = ParquetOut::new(games, moves, !args.no_fen).map_err(failed)?;
+    let mut push = |row: &GameRow| pq.push(row).map_err(failed);
     let totals = convert_all(
         args,
         &mut inputs,
         false,
         &out_name,
         &mut io::sink(),
-        Some(&mut pq),
+        Some(&mut push),
     )?;
     // The commit below flushes the files to disk.
     pq.finish().map_err(failed)?;
@@ -646,6 +650,30 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
     if read.failed == 0 && !read.interrupted {
         staged.commit()?;
     }
+    let games = if totals.rejected > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    };
+    Ok(inputs.outcome().max(games))
+}
+
+/// Takes each converted game's row for the Arrow tables, in input order.
+pub type RowSink<'a> = dyn FnMut(&GameRow) -> Result<(), WriteError> + 'a;
+
+/// Converts the games of `inputs` as `--format parquet` does and hands each converted game's
+/// row to `each`, in input order (the Python package builds its Arrow tables so). Rejected
+/// games go to `--rejects` and their diagnostics to standard error, as with the command.
+///
+/// # Errors
+///
+/// Errors of `each`, and of the rejects file.
+pub fn run_rows(
+    args: &Args,
+    inputs: &mut Inputs,
+    each: &mut RowSink<'_>,
+) -> anyhow::Result<Outcome> {
+    let totals = convert_all(args, inputs, false, "", &mut io::sink(), Some(each))?;
     let games = if totals.rejected > 0 {
         Outcome::Problems
     } else {
@@ -671,7 +699,7 @@ fn convert_all(
     keep_rejected: bool,
     out_name: &str,
     out: &mut impl Write,
-    mut parquet: Option<&mut ParquetOut<File>>,
+    mut rows: Option<&mut RowSink<'_>>,
 ) -> anyhow::Result<Totals> {
     let opts = CheckOptions {
         lang: args.lang,
@@ -683,9 +711,11 @@ fn convert_all(
         no_nags: args.no_nags,
         no_variations: args.no_variations,
     };
+    // Every notation and position a move: the JSON and CSV records and EPD. The Parquet
+    // tables take SAN, UCI and FEN only, as the replay plays the moves.
     let records = matches!(
         args.format,
-        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd | FormatArg::Parquet
+        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
     );
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     let rejects_name = || {
@@ -723,6 +753,9 @@ fn convert_all(
     let work = |name: &str, game: &mut Game<'_>| {
         let mut collector = Collector::new(args.notation(), records);
         collector.eco = eco_table.map(crate::eco::EcoObserver::new);
+        if args.format == FormatArg::Parquet {
+            collector.columns = Some(Box::new(PlyColumns::new(!args.no_fen)));
+        }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
         convert_one(game, name, &opts, keep, &render, args, &mut collector)
@@ -753,10 +786,8 @@ fn convert_all(
         }
         totals.written += 1;
         totals.repaired += u64::from(g.repaired);
-        if let (Some(pq), Some(row)) = (parquet.as_deref_mut(), g.row) {
-            return pq
-                .push(*row)
-                .map_err(|e| WriteError::new(out_name, io::Error::other(e)));
+        if let (Some(push), Some(row)) = (rows.as_deref_mut(), g.row) {
+            return push(&row);
         }
         out.write_all(&g.body).map_err(written)
     };

@@ -6,6 +6,7 @@
 //! Nothing here touches the file system or the command line: writers append to a `String` or
 //! an `io::Write` the caller owns.
 
+pub mod arrow;
 pub mod parquet;
 pub mod pgn;
 pub mod records;
@@ -96,6 +97,8 @@ pub struct Collector {
     recorded: Vec<Recorded>,
     /// Names the game's opening as it is replayed (`--add-eco`).
     pub eco: Option<crate::eco::EcoObserver<'static>>,
+    /// SAN, UCI and FEN of the main-line plies, for the Arrow tables: only when asked for.
+    pub columns: Option<Box<arrow::PlyColumns>>,
 }
 
 impl Collector {
@@ -110,6 +113,7 @@ impl Collector {
             fast: false,
             recorded: Vec::new(),
             eco: None,
+            columns: None,
         }
     }
 
@@ -131,6 +135,9 @@ impl Collector {
         self.recorded.clear();
         if let Some(eco) = &mut self.eco {
             eco.clear();
+        }
+        if let Some(c) = &mut self.columns {
+            c.clear();
         }
     }
 
@@ -174,6 +181,9 @@ impl Visitor for Collector {
             (Notation::San, Some(san)) => self.text.push_str(san),
             _ => write::write(before, mv, check, notation, &mut self.text),
         }
+        if let (0, Some(c)) = (at.depth, &mut self.columns) {
+            c.push_move(before, mv, check, san);
+        }
         self.plies.push(Ply {
             token: at.token,
             depth: at.depth,
@@ -190,6 +200,9 @@ impl Visitor for Collector {
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
         if let Some(eco) = &mut self.eco {
             eco.null_move(at, before, after);
+        }
+        if let (0, Some(c)) = (at.depth, &mut self.columns) {
+            c.push_null(after);
         }
         if self.keep_positions {
             self.nulls.push(NullPly {

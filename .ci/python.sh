@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Python package: builds the wheel with `pip install ./python` (maturin, pinned in
+# python/pyproject.toml, from PyPI) into the CI venv of .ci/python-env.sh, then runs
+# `pytest python/tests`, which also runs the examples of docs/python.md. Polars and pandas are
+# installed when they install from PyPI; their examples are skipped otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${PYTHON:-$(bash .ci/python-env.sh)}
+"$python" -m pip install -q --disable-pip-version-check pytest==9.2.0 >&2
+"$python" -m pip install -q --disable-pip-version-check polars==2.1.0 pandas==3.1.1 >&2 ||
+  echo "python.sh: polars or pandas did not install; their examples are skipped" >&2
+"$python" -m pip install -q --disable-pip-version-check ./python
+"$python" -m pytest -q python/tests

@@ -1,0 +1,274 @@
+//! The `pgnkit._pgnkit` extension module: pgnkit's input loop and conversion, with the games
+//! and moves tables handed to pyarrow as Arrow C streams (no copy) and the diagnostics of
+//! `validate` as CSV. The Python wrapper (`pgnkit/__init__.py`) gives the documented API.
+//!
+//! Options arrive as the command line's words and are parsed by the command's own clap
+//! definitions, so the package takes what the CLI takes and refuses it with the same message.
+
+use std::io;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Mutex;
+use std::thread;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use clap::Parser;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyCapsule};
+
+use pgnkit::cmd::convert::{self, Args as ConvertArgs};
+use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
+use pgnkit::convert::parquet::BATCH_GAMES;
+use pgnkit::input::pipeline::Lexing;
+use pgnkit::input::{Inputs, WriteError};
+use pgnkit::report;
+use pgnkit::rules::game::{CheckOptions, NoObserver};
+
+/// Batches in flight between the converting thread and the reader: memory stays flat.
+const IN_FLIGHT: usize = 2;
+/// Plies a moves batch holds at most.
+const BATCH_PLIES: usize = 65_536;
+
+#[derive(Parser)]
+#[command(name = "pgnkit convert", no_binary_name = true)]
+struct ConvertCli {
+    #[command(flatten)]
+    args: ConvertArgs,
+}
+
+#[derive(Parser)]
+#[command(name = "pgnkit validate", no_binary_name = true)]
+struct ValidateCli {
+    #[command(flatten)]
+    input: pgnkit::cmd::InputArgs,
+}
+
+fn bad_option(e: clap::Error) -> PyErr {
+    PyValueError::new_err(e.render().to_string().trim().to_owned())
+}
+
+fn failed(e: impl std::fmt::Display) -> PyErr {
+    PyOSError::new_err(format!("{e:#}"))
+}
+
+/// The batches of one table, read from the converting thread.
+struct ChannelReader {
+    schema: SchemaRef,
+    rx: Receiver<Result<RecordBatch, ArrowError>>,
+}
+
+impl Iterator for ChannelReader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rx.recv().ok()
+    }
+}
+
+impl RecordBatchReader for ChannelReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+/// An Arrow C stream of record batches (`__arrow_c_stream__`), read once.
+#[pyclass(module = "pgnkit._pgnkit")]
+struct Stream {
+    reader: Mutex<Option<Box<dyn RecordBatchReader + Send>>>,
+}
+
+#[pymethods]
+impl Stream {
+    /// Hands the stream to its consumer (pyarrow, Polars, DuckDB) as a PyCapsule.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        // The schema is fixed; a consumer that asks for another casts what it gets.
+        let _ = requested_schema;
+        let reader = self
+            .reader
+            .lock()
+            .map_err(|_| PyValueError::new_err("the stream is broken"))?
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the stream was read already"))?;
+        let stream = FFI_ArrowArrayStream::new(reader);
+        // Dropping the capsule drops the stream, which releases it unless the consumer took it.
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+}
+
+/// Which table a conversion builds.
+#[derive(Clone, Copy, PartialEq)]
+enum Table {
+    Games,
+    Moves,
+}
+
+/// Converts `words` (the `convert` command's arguments, paths included) and streams the games
+/// or the moves table. The inputs are listed here, so a missing file raises at once; a file
+/// that cannot be read during the run ends the stream with an error naming it.
+#[pyfunction]
+#[pyo3(signature = (words, table, fen=false))]
+fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) -> PyResult<Stream> {
+    let table = match table {
+        "games" => Table::Games,
+        "moves" => Table::Moves,
+        other => return Err(PyValueError::new_err(format!("no table {other:?}"))),
+    };
+    let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
+    let args = cli.args;
+    // A bad option (`--encoding`) is a ValueError; an input that cannot be listed, an OSError.
+    let opts = args
+        .input
+        .resolve()
+        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    let mut inputs = py.detach(|| Inputs::new(opts)).map_err(failed)?;
+    let schema = match table {
+        Table::Games => GamesBuilder::new().schema(),
+        Table::Moves => MovesBuilder::new(fen).schema(),
+    };
+    let (tx, rx) = sync_channel::<Result<RecordBatch, ArrowError>>(IN_FLIGHT);
+    thread::Builder::new()
+        .name("pgnkit-convert".into())
+        .spawn(move || {
+            let mut games = GamesBuilder::new();
+            let mut moves = MovesBuilder::new(fen);
+            let gone = || WriteError::new("the reader", io::Error::from(io::ErrorKind::BrokenPipe));
+            let send = |batch: Result<RecordBatch, ArrowError>| tx.send(batch).map_err(|_| gone());
+            let mut each = |row: &GameRow| -> Result<(), WriteError> {
+                match table {
+                    Table::Games => {
+                        games
+                            .append(row)
+                            .map_err(|e| WriteError::new("a batch", io::Error::other(e)))?;
+                        if games.len() >= BATCH_GAMES {
+                            send(games.finish())?;
+                        }
+                    }
+                    Table::Moves => {
+                        moves.append(row);
+                        if moves.len() >= BATCH_PLIES {
+                            send(moves.finish())?;
+                        }
+                    }
+                }
+                Ok(())
+            };
+            let outcome = convert::run_rows(&args, &mut inputs, &mut each);
+            if inputs.totals.broken_pipe {
+                return;
+            }
+            let last = match table {
+                Table::Games if !games.is_empty() => Some(games.finish()),
+                Table::Moves if !moves.is_empty() => Some(moves.finish()),
+                _ => None,
+            };
+            if let Some(batch) = last {
+                if send(batch).is_err() {
+                    return;
+                }
+            }
+            let read = &inputs.totals;
+            let end = match outcome {
+                Err(e) => Some(format!("{e:#}")),
+                Ok(_) if read.interrupted => Some("interrupted".to_owned()),
+                Ok(_) if read.failed > 0 => Some(format!(
+                    "{} input{} could not be read (see the messages on standard error)",
+                    read.failed,
+                    if read.failed == 1 { "" } else { "s" }
+                )),
+                Ok(_) => None,
+            };
+            if let Some(message) = end {
+                let _ = send(Err(ArrowError::IoError(
+                    message.clone(),
+                    io::Error::other(message),
+                )));
+            }
+        })
+        .map_err(failed)?;
+    Ok(Stream {
+        reader: Mutex::new(Some(Box::new(ChannelReader { schema, rx }))),
+    })
+}
+
+/// Validates `words` (the input options and paths) and gives the diagnostics as the CSV of
+/// `validate --format csv`, header included.
+#[pyfunction]
+fn validate_csv<'py>(py: Python<'py>, words: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
+    let cli = ValidateCli::try_parse_from(&words).map_err(bad_option)?;
+    let options = cli
+        .input
+        .resolve()
+        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    let out = py.detach(|| -> anyhow::Result<Vec<u8>> {
+        let mut inputs = Inputs::new(options)?;
+        let opts = CheckOptions::default();
+        let mut out = csv::Writer::from_writer(Vec::new());
+        out.write_record(report::CSV_HEADER)?;
+        let work = |name: &str, game: &mut pgnkit::input::pipeline::Game<'_>| {
+            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoObserver)?;
+            let ctx = report::GameContext {
+                file: name,
+                number: game.number,
+                line: game.line,
+                white: game.lexed.tag("White").unwrap_or("?"),
+                black: game.lexed.tag("Black").unwrap_or("?"),
+                bytes: game.bytes,
+            };
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let mut errors = 0;
+            for f in &report.findings {
+                if f.severity == pgnkit::diag::Severity::Error {
+                    errors += 1;
+                }
+                if f.severity != pgnkit::diag::Severity::Note {
+                    let _ = report::write_csv(&mut w, &ctx, f);
+                }
+            }
+            Some(Rows(w.into_inner().unwrap_or_default(), errors))
+        };
+        let mut text = Vec::new();
+        let sink = |_: &str, rows: Rows| -> Result<(), WriteError> {
+            text.extend_from_slice(&rows.0);
+            Ok(())
+        };
+        let mut problems = Vec::new();
+        let on_problem = |p: &pgnkit::input::InputProblem<'_>| -> Result<(), WriteError> {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let _ = report::write_csv(&mut w, &p.context(), &p.finding);
+            problems.extend_from_slice(&w.into_inner().unwrap_or_default());
+            Ok(())
+        };
+        inputs.run(Lexing::Tags, work, sink, on_problem)?;
+        let mut all = out.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+        all.extend_from_slice(&text);
+        all.extend_from_slice(&problems);
+        Ok(all)
+    });
+    let out = out.map_err(failed)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// The diagnostics of one game, as CSV rows, and its error count.
+struct Rows(Vec<u8>, u64);
+
+impl pgnkit::input::Found for Rows {
+    fn errors(&self) -> u64 {
+        self.1
+    }
+}
+
+#[pymodule]
+fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Stream>()?;
+    m.add_function(wrap_pyfunction!(convert_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_csv, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

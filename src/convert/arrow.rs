@@ -1,0 +1,758 @@
+//! Converted games as Arrow record batches: the games table (one row a game: the common tags as
+//! typed columns, the rest in a map) and the moves table (one row a main-line ply). The Parquet
+//! writer ([`super::parquet`]) writes these batches, and the Python package hands them to
+//! pyarrow as they are.
+//!
+//! The row path is lean on purpose: a move gets its SAN and UCI (and its FEN only when asked)
+//! as the replay plays it ([`PlyColumns`]), into one text buffer a game, and rows go straight
+//! into the column builders. The JSON records ([`super::records`]) write seven notations a move
+//! in strings of their own; built from them, a table cost about forty times a replay.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    Date32Builder, Float64Builder, Int32Builder, ListBuilder, MapBuilder, StringBuilder,
+    UInt16Builder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
+
+use super::records::{parse_any_eval, parse_clock, Eval};
+use super::{Collector, Element};
+use crate::notation::write::{self, Notation};
+use crate::notation::CheckClaim;
+use crate::pgn::{GameResult, Lexed};
+use crate::rules::game::GameReport;
+
+/// Tags with a column of their own, as text, in this order.
+pub const TEXT_TAGS: [&str; 14] = [
+    "Event",
+    "Site",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "WhiteTitle",
+    "BlackTitle",
+    "UTCTime",
+    "ECO",
+    "Opening",
+    "TimeControl",
+    "Variant",
+    "FEN",
+];
+/// Tags with an integer column (`+5` reads as 5).
+pub const INT_TAGS: [&str; 4] = ["WhiteElo", "BlackElo", "WhiteRatingDiff", "BlackRatingDiff"];
+/// Tags with a date column (`YYYY.MM.DD`, complete).
+pub const DATE_TAGS: [&str; 2] = ["Date", "UTCDate"];
+
+/// The schema of the games table.
+pub fn games_schema() -> SchemaRef {
+    let mut fields = vec![
+        Field::new("file", DataType::Utf8, false),
+        Field::new("game", DataType::UInt64, false),
+    ];
+    fields.extend(
+        TEXT_TAGS
+            .iter()
+            .map(|t| Field::new(*t, DataType::Utf8, true)),
+    );
+    fields.extend(
+        INT_TAGS
+            .iter()
+            .map(|t| Field::new(*t, DataType::Int32, true)),
+    );
+    fields.extend(
+        DATE_TAGS
+            .iter()
+            .map(|t| Field::new(*t, DataType::Date32, true)),
+    );
+    fields.extend([
+        Field::new("tags", map_type(), false),
+        Field::new("plies", DataType::UInt32, false),
+        Field::new("result_by_rule", DataType::Utf8, true),
+        Field::new("termination", DataType::Utf8, false),
+        Field::new("final_fen", DataType::Utf8, true),
+        Field::new("errors", DataType::UInt32, false),
+        Field::new("warnings", DataType::UInt32, false),
+        Field::new("movetext", DataType::Utf8, false),
+    ]);
+    Arc::new(Schema::new(fields))
+}
+
+/// The schema of the moves table; `fen` only when asked for.
+pub fn moves_schema(fen: bool) -> SchemaRef {
+    let mut fields = vec![
+        Field::new("file", DataType::Utf8, false),
+        Field::new("game", DataType::UInt64, false),
+        Field::new("ply", DataType::UInt32, false),
+        Field::new("san", DataType::Utf8, false),
+        Field::new("uci", DataType::Utf8, false),
+    ];
+    if fen {
+        fields.push(Field::new("fen", DataType::Utf8, false));
+    }
+    fields.extend([
+        Field::new("clock", DataType::Float64, true),
+        Field::new("eval", DataType::Float64, true),
+        Field::new("eval_mate", DataType::Int32, true),
+        Field::new("comment", DataType::Utf8, true),
+        Field::new("nags", list_type(), false),
+    ]);
+    Arc::new(Schema::new(fields))
+}
+
+/// The type a [`MapBuilder`] of strings makes (so the schema and the arrays agree).
+fn map_type() -> DataType {
+    MapBuilder::new(None, StringBuilder::new(), StringBuilder::new())
+        .finish()
+        .data_type()
+        .clone()
+}
+
+fn list_type() -> DataType {
+    ListBuilder::new(UInt16Builder::new())
+        .finish()
+        .data_type()
+        .clone()
+}
+
+/// Days since 1970-01-01 of a complete `YYYY.MM.DD` date that exists; `None` otherwise.
+pub fn date32(text: &str) -> Option<i32> {
+    let mut parts = text.trim().split('.');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(y) && digits(m) && digits(d)) {
+        return None;
+    }
+    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days_in_month = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if d < 1 || d > days_in_month {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    i32::try_from(era * 146_097 + doe - 719_468).ok()
+}
+
+/// An integer tag's value (`1500`, `+5`, `-12`); `None` for anything else (`?`, ``).
+pub fn int_tag(text: &str) -> Option<i32> {
+    let t = text.trim();
+    if t.is_empty() || t.len() > 10 {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// SAN, UCI and (when asked) FEN of each main-line ply, as the replay plays it: the texts of a
+/// game in one buffer, so a ply costs no allocation.
+#[derive(Debug, Default)]
+pub struct PlyColumns {
+    /// Keep the position after each ply.
+    pub fen: bool,
+    text: String,
+    /// Where each ply's SAN, UCI and FEN end in `text`.
+    ends: Vec<[u32; 3]>,
+    /// White made the first ply (the sides alternate, null moves too).
+    first_white: bool,
+}
+
+impl PlyColumns {
+    pub fn new(fen: bool) -> PlyColumns {
+        PlyColumns {
+            fen,
+            text: String::new(),
+            ends: Vec::new(),
+            first_white: true,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// A main-line move, with its SAN when the token was written so.
+    pub fn push_move(&mut self, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
+        if self.ends.is_empty() {
+            self.first_white = before.turn().is_white();
+        }
+        match san {
+            Some(san) => self.text.push_str(san),
+            None => write::write(before, mv, check, Notation::San, &mut self.text),
+        }
+        let san_end = self.end();
+        write::write(
+            before,
+            mv,
+            check,
+            Notation::Uci(before.castles().mode()),
+            &mut self.text,
+        );
+        let uci_end = self.end();
+        if self.fen {
+            let mut after = before.clone();
+            after.play_unchecked(mv);
+            self.push_fen(&after);
+        }
+        self.ends.push([san_end, uci_end, self.end()]);
+    }
+
+    /// A main-line null move: `--` in SAN, `0000` in UCI, so that the moves still replay.
+    pub fn push_null(&mut self, after: &Chess) {
+        if self.ends.is_empty() {
+            self.first_white = after.turn().is_black();
+        }
+        self.text.push_str("--");
+        let san_end = self.end();
+        self.text.push_str("0000");
+        let uci_end = self.end();
+        if self.fen {
+            self.push_fen(after);
+        }
+        self.ends.push([san_end, uci_end, self.end()]);
+    }
+
+    fn push_fen(&mut self, after: &Chess) {
+        // Writing into a String cannot fail.
+        let _ = write!(
+            self.text,
+            "{}",
+            Fen::from_position(after, EnPassantMode::Legal)
+        );
+    }
+
+    fn end(&self) -> u32 {
+        u32::try_from(self.text.len()).unwrap_or(u32::MAX)
+    }
+
+    /// SAN, UCI and FEN (empty when not kept) of ply `i`.
+    fn ply(&self, i: usize) -> [&str; 3] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1][2] };
+        let [san, uci, fen] = self.ends[i];
+        let at = |a: u32, b: u32| &self.text[a as usize..b as usize];
+        [at(start, san), at(san, uci), at(uci, fen)]
+    }
+}
+
+/// Clock, evaluation, comments and NAGs of one main-line ply.
+#[derive(Debug, Default, Clone)]
+struct PlyNote {
+    clock: Option<f64>,
+    eval: Option<Eval>,
+    /// The ply's comments, trimmed and joined by a space, in [`GameRow::notes_text`].
+    comment: Option<Range<u32>>,
+    /// In [`GameRow::nags`].
+    nags: Range<u32>,
+}
+
+/// One converted game, as the games and moves tables hold it.
+#[derive(Debug)]
+pub struct GameRow {
+    /// The input the game was read from, as `validate` names it.
+    pub file: String,
+    /// 1-based number of the game in its input.
+    pub game: u64,
+    /// Tag names and values, sorted by name, the first of each name kept, in `tag_text`.
+    tags: Vec<(Range<u32>, Range<u32>)>,
+    tag_text: String,
+    /// The main-line plies.
+    pub plies: PlyColumns,
+    notes: Vec<PlyNote>,
+    notes_text: String,
+    nags: Vec<u16>,
+    pub result_by_rule: Option<&'static str>,
+    pub termination: &'static str,
+    pub final_fen: Option<String>,
+    /// Error and warning findings the game kept (errors that do not block output).
+    pub errors: u32,
+    pub warnings: u32,
+    /// The movetext in the `--to` notation, as `convert --format pgn` writes it.
+    pub movetext: String,
+}
+
+impl GameRow {
+    /// Builds the row of a game from its elements (see [`super::elements`]) and the plies the
+    /// collector [kept](Collector::columns), which it takes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        file: &str,
+        number: u64,
+        lexed: &Lexed,
+        elements: &[Element],
+        collector: &mut Collector,
+        report: &GameReport,
+        result: GameResult,
+        movetext: String,
+    ) -> GameRow {
+        let mut row = GameRow {
+            file: file.to_owned(),
+            game: number,
+            tags: Vec::new(),
+            tag_text: String::new(),
+            plies: collector.columns.take().map(|b| *b).unwrap_or_default(),
+            notes: Vec::new(),
+            notes_text: String::new(),
+            nags: Vec::new(),
+            result_by_rule: report.result_by_rule.map(GameResult::as_str),
+            termination: report.termination.as_str(),
+            final_fen: report.final_fen(),
+            errors: count(report, crate::diag::Severity::Error),
+            warnings: count(report, crate::diag::Severity::Warning),
+            movetext,
+        };
+        row.set_tags(lexed, result);
+        row.set_notes(elements, collector);
+        row
+    }
+
+    fn set_tags(&mut self, lexed: &Lexed, result: GameResult) {
+        let mut tags: Vec<(&str, &str)> = lexed
+            .tags()
+            .filter(|t| t.name != "Result")
+            .map(|t| (t.name, t.value))
+            .collect();
+        tags.push(("Result", result.as_str()));
+        // Stable: the first tag of a name is the one kept.
+        tags.sort_by_key(|t| t.0);
+        tags.dedup_by_key(|t| t.0);
+        self.tag_text
+            .reserve(tags.iter().map(|t| t.0.len() + t.1.len()).sum());
+        for (name, value) in tags {
+            let a = self.tag_end();
+            self.tag_text.push_str(name);
+            let b = self.tag_end();
+            self.tag_text.push_str(value);
+            self.tags.push((a..b, b..self.tag_end()));
+        }
+    }
+
+    fn tag_end(&self) -> u32 {
+        u32::try_from(self.tag_text.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The tag of that name.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags().find(|t| t.0 == name).map(|t| t.1)
+    }
+
+    /// Tag names and values, sorted by name.
+    pub fn tags(&self) -> impl Iterator<Item = (&str, &str)> {
+        let at = |r: &Range<u32>| &self.tag_text[r.start as usize..r.end as usize];
+        self.tags.iter().map(move |(n, v)| (at(n), at(v)))
+    }
+
+    /// Clocks, evaluations, comments and NAGs of the main-line plies, from the elements: the
+    /// k-th main-line move or null move there is the k-th ply kept.
+    fn set_notes(&mut self, elements: &[Element], collector: &Collector) {
+        let plies = self.plies.len();
+        let mut depth = 0usize;
+        let mut current: Option<usize> = None;
+        let mut next = 0usize;
+        let first_white = self.plies.first_white;
+        let white = |i: usize| first_white == i.is_multiple_of(2);
+        for el in elements {
+            match el {
+                Element::VariationStart => depth += 1,
+                Element::VariationEnd => depth = depth.saturating_sub(1),
+                _ if depth > 0 => {}
+                Element::Move(i) if collector.plies.get(*i).is_some_and(|p| p.depth == 0) => {
+                    current = (next < plies).then_some(next);
+                    next += 1;
+                }
+                Element::Null(_) => {
+                    current = (next < plies).then_some(next);
+                    next += 1;
+                }
+                Element::Comment(text) => {
+                    let Some(i) = current else { continue };
+                    let text = text.trim();
+                    if self.notes.is_empty() {
+                        self.notes.resize(plies, PlyNote::default());
+                    }
+                    let mover_white = white(i);
+                    let note = &mut self.notes[i];
+                    if note.clock.is_none() {
+                        note.clock = parse_clock(text);
+                    }
+                    if note.eval.is_none() {
+                        note.eval = parse_any_eval(text, mover_white);
+                    }
+                    let start = match note.comment.take() {
+                        Some(r) => {
+                            self.notes_text.push(' ');
+                            r.start
+                        }
+                        None => end_of(&self.notes_text),
+                    };
+                    self.notes_text.push_str(text);
+                    note.comment = Some(start..end_of(&self.notes_text));
+                }
+                Element::Nag(n) => {
+                    let Some(i) = current else { continue };
+                    if self.notes.is_empty() {
+                        self.notes.resize(plies, PlyNote::default());
+                    }
+                    // A ply's NAGs are consecutive: they follow it before the next ply.
+                    let at = end_of_nags(&self.nags);
+                    self.nags.push(*n);
+                    let r = &mut self.notes[i].nags;
+                    if r.start == r.end {
+                        *r = at..at + 1;
+                    } else {
+                        r.end = at + 1;
+                    }
+                }
+                Element::Move(_) | Element::Raw(_) => {}
+            }
+        }
+    }
+}
+
+fn count(report: &GameReport, severity: crate::diag::Severity) -> u32 {
+    u32::try_from(report.count(severity)).unwrap_or(u32::MAX)
+}
+
+fn end_of(s: &str) -> u32 {
+    u32::try_from(s.len()).unwrap_or(u32::MAX)
+}
+
+fn end_of_nags(nags: &[u16]) -> u32 {
+    u32::try_from(nags.len()).unwrap_or(u32::MAX)
+}
+
+/// The games table being built, a row at a time.
+pub struct GamesBuilder {
+    schema: SchemaRef,
+    file: StringBuilder,
+    game: UInt64Builder,
+    text: Vec<StringBuilder>,
+    ints: Vec<Int32Builder>,
+    dates: Vec<Date32Builder>,
+    tags: MapBuilder<StringBuilder, StringBuilder>,
+    plies: UInt32Builder,
+    by_rule: StringBuilder,
+    termination: StringBuilder,
+    final_fen: StringBuilder,
+    errors: UInt32Builder,
+    warnings: UInt32Builder,
+    movetext: StringBuilder,
+    rows: usize,
+}
+
+impl Default for GamesBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GamesBuilder {
+    pub fn new() -> GamesBuilder {
+        GamesBuilder {
+            schema: games_schema(),
+            file: StringBuilder::new(),
+            game: UInt64Builder::new(),
+            text: TEXT_TAGS.iter().map(|_| StringBuilder::new()).collect(),
+            ints: INT_TAGS.iter().map(|_| Int32Builder::new()).collect(),
+            dates: DATE_TAGS.iter().map(|_| Date32Builder::new()).collect(),
+            tags: MapBuilder::new(None, StringBuilder::new(), StringBuilder::new()),
+            plies: UInt32Builder::new(),
+            by_rule: StringBuilder::new(),
+            termination: StringBuilder::new(),
+            final_fen: StringBuilder::new(),
+            errors: UInt32Builder::new(),
+            warnings: UInt32Builder::new(),
+            movetext: StringBuilder::new(),
+            rows: 0,
+        }
+    }
+
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows appended since the last [`GamesBuilder::finish`].
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Appends a game.
+    ///
+    /// # Errors
+    ///
+    /// Errors of Arrow's map builder (none for these types).
+    pub fn append(&mut self, row: &GameRow) -> Result<(), ArrowError> {
+        self.file.append_value(&row.file);
+        self.game.append_value(row.game);
+        for (b, t) in self.text.iter_mut().zip(TEXT_TAGS) {
+            b.append_option(row.tag(t));
+        }
+        for (b, t) in self.ints.iter_mut().zip(INT_TAGS) {
+            b.append_option(row.tag(t).and_then(int_tag));
+        }
+        for (b, t) in self.dates.iter_mut().zip(DATE_TAGS) {
+            b.append_option(row.tag(t).and_then(date32));
+        }
+        // Every other tag, and a typed tag whose text did not fit its type: nothing is lost.
+        for (name, value) in row.tags() {
+            let own = TEXT_TAGS.contains(&name)
+                || INT_TAGS.contains(&name) && int_tag(value).is_some()
+                || DATE_TAGS.contains(&name) && date32(value).is_some();
+            if !own {
+                self.tags.keys().append_value(name);
+                self.tags.values().append_value(value);
+            }
+        }
+        self.tags.append(true)?;
+        self.plies
+            .append_value(u32::try_from(row.plies.len()).unwrap_or(u32::MAX));
+        self.by_rule.append_option(row.result_by_rule);
+        self.termination.append_value(row.termination);
+        self.final_fen.append_option(row.final_fen.as_deref());
+        self.errors.append_value(row.errors);
+        self.warnings.append_value(row.warnings);
+        self.movetext.append_value(&row.movetext);
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// The rows appended so far as a batch; the builder starts again empty.
+    ///
+    /// # Errors
+    ///
+    /// When the columns disagree with the schema (a bug).
+    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        let mut columns: Vec<ArrayRef> =
+            vec![Arc::new(self.file.finish()), Arc::new(self.game.finish())];
+        columns.extend(
+            self.text
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
+        columns.extend(
+            self.ints
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
+        columns.extend(
+            self.dates
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
+        columns.extend([
+            Arc::new(self.tags.finish()) as ArrayRef,
+            Arc::new(self.plies.finish()),
+            Arc::new(self.by_rule.finish()),
+            Arc::new(self.termination.finish()),
+            Arc::new(self.final_fen.finish()),
+            Arc::new(self.errors.finish()),
+            Arc::new(self.warnings.finish()),
+            Arc::new(self.movetext.finish()),
+        ]);
+        self.rows = 0;
+        RecordBatch::try_new(self.schema.clone(), columns)
+    }
+}
+
+/// The moves table being built, a game's plies at a time.
+pub struct MovesBuilder {
+    schema: SchemaRef,
+    with_fen: bool,
+    file: StringBuilder,
+    game: UInt64Builder,
+    ply: UInt32Builder,
+    san: StringBuilder,
+    uci: StringBuilder,
+    fen: StringBuilder,
+    clock: Float64Builder,
+    eval: Float64Builder,
+    mate: Int32Builder,
+    comment: StringBuilder,
+    nags: ListBuilder<UInt16Builder>,
+    rows: usize,
+}
+
+impl MovesBuilder {
+    /// `fen`: the table has the position after each ply.
+    pub fn new(fen: bool) -> MovesBuilder {
+        MovesBuilder {
+            schema: moves_schema(fen),
+            with_fen: fen,
+            file: StringBuilder::new(),
+            game: UInt64Builder::new(),
+            ply: UInt32Builder::new(),
+            san: StringBuilder::new(),
+            uci: StringBuilder::new(),
+            fen: StringBuilder::new(),
+            clock: Float64Builder::new(),
+            eval: Float64Builder::new(),
+            mate: Int32Builder::new(),
+            comment: StringBuilder::new(),
+            nags: ListBuilder::new(UInt16Builder::new()),
+            rows: 0,
+        }
+    }
+
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows appended since the last [`MovesBuilder::finish`].
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Appends the main-line plies of a game.
+    pub fn append(&mut self, row: &GameRow) {
+        let none = PlyNote::default();
+        for i in 0..row.plies.len() {
+            let [san, uci, fen] = row.plies.ply(i);
+            let note = row.notes.get(i).unwrap_or(&none);
+            self.file.append_value(&row.file);
+            self.game.append_value(row.game);
+            self.ply
+                .append_value(u32::try_from(i + 1).unwrap_or(u32::MAX));
+            self.san.append_value(san);
+            self.uci.append_value(uci);
+            if self.with_fen {
+                self.fen.append_value(fen);
+            }
+            self.clock.append_option(note.clock);
+            match note.eval {
+                Some(Eval::Pawns(p)) => {
+                    self.eval.append_value(p);
+                    self.mate.append_null();
+                }
+                Some(Eval::Mate(n)) => {
+                    self.eval.append_null();
+                    self.mate.append_value(n);
+                }
+                None => {
+                    self.eval.append_null();
+                    self.mate.append_null();
+                }
+            }
+            self.comment.append_option(
+                note.comment
+                    .as_ref()
+                    .map(|r| &row.notes_text[r.start as usize..r.end as usize]),
+            );
+            self.nags
+                .values()
+                .append_slice(&row.nags[note.nags.start as usize..note.nags.end as usize]);
+            self.nags.append(true);
+        }
+        self.rows += row.plies.len();
+    }
+
+    /// The rows appended so far as a batch; the builder starts again empty.
+    ///
+    /// # Errors
+    ///
+    /// When the columns disagree with the schema (a bug).
+    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(self.file.finish()),
+            Arc::new(self.game.finish()),
+            Arc::new(self.ply.finish()),
+            Arc::new(self.san.finish()),
+            Arc::new(self.uci.finish()),
+        ];
+        if self.with_fen {
+            columns.push(Arc::new(self.fen.finish()));
+        }
+        columns.extend([
+            Arc::new(self.clock.finish()) as ArrayRef,
+            Arc::new(self.eval.finish()),
+            Arc::new(self.mate.finish()),
+            Arc::new(self.comment.finish()),
+            Arc::new(self.nags.finish()),
+        ]);
+        self.rows = 0;
+        RecordBatch::try_new(self.schema.clone(), columns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complete_dates_count_days_from_1970() {
+        assert_eq!(date32("1970.01.01"), Some(0));
+        assert_eq!(date32("2000.03.01"), Some(11_017));
+        assert_eq!(date32("2024.02.29"), Some(19_782));
+        assert_eq!(date32("2023.02.29"), None);
+        assert_eq!(date32("2024.??.??"), None);
+        assert_eq!(date32("1851"), None);
+    }
+
+    #[test]
+    fn rating_diffs_read_with_their_sign() {
+        assert_eq!(int_tag("+5"), Some(5));
+        assert_eq!(int_tag("-12"), Some(-12));
+        assert_eq!(int_tag("?"), None);
+        assert_eq!(int_tag(""), None);
+    }
+
+    #[test]
+    fn plies_keep_san_uci_and_fen_in_one_buffer() {
+        let start = Chess::default();
+        let mut cols = PlyColumns::new(true);
+        let e4 = shakmaty::san::San::from_ascii(b"e4")
+            .unwrap()
+            .to_move(&start)
+            .unwrap();
+        cols.push_move(&start, e4, CheckClaim::None, None);
+        let mut after = start.clone();
+        after.play_unchecked(e4);
+        cols.push_null(&after);
+        assert_eq!(
+            cols.ply(0),
+            [
+                "e4",
+                "e2e4",
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+            ]
+        );
+        assert_eq!(cols.ply(1)[..2], ["--", "0000"]);
+        let mut lean = PlyColumns::new(false);
+        lean.push_move(&start, e4, CheckClaim::None, Some("e4"));
+        assert_eq!(lean.ply(0), ["e4", "e2e4", ""]);
+    }
+}
