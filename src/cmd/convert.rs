@@ -373,6 +373,7 @@ fn convert_one(
                 collector,
                 &report,
                 result,
+                &eco,
                 movetext,
             )));
             Ok(())
@@ -393,11 +394,11 @@ fn convert_one(
 /// `--eco-overwrite`; otherwise each where the game has none, the name only beside an `ECO`
 /// tag of the same code (a name of another code would contradict it). None for a game the
 /// table does not classify.
-fn eco_tags<'c>(
+fn eco_tags(
     lexed: &Lexed,
-    collector: &'c Collector,
+    collector: &Collector,
     overwrite: bool,
-) -> Vec<(&'c str, &'c str)> {
+) -> Vec<(&'static str, &'static str)> {
     let Some(opening) = collector.eco.as_ref().and_then(|e| e.result()) else {
         return Vec::new();
     };

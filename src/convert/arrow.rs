@@ -310,6 +310,7 @@ impl GameRow {
         collector: &mut Collector,
         report: &GameReport,
         result: GameResult,
+        extra_tags: &[(&str, &str)],
         movetext: String,
     ) -> GameRow {
         let mut row = GameRow {
@@ -328,19 +329,22 @@ impl GameRow {
             warnings: count(report, crate::diag::Severity::Warning),
             movetext,
         };
-        row.set_tags(lexed, result);
+        row.set_tags(lexed, result, extra_tags);
         row.set_notes(elements, collector);
         row
     }
 
-    fn set_tags(&mut self, lexed: &Lexed, result: GameResult) {
-        let mut tags: Vec<(&str, &str)> = lexed
-            .tags()
-            .filter(|t| t.name != "Result")
-            .map(|t| (t.name, t.value))
-            .collect();
+    /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name.
+    fn set_tags(&mut self, lexed: &Lexed, result: GameResult, extra: &[(&str, &str)]) {
+        let mut tags: Vec<(&str, &str)> = extra.to_vec();
+        tags.extend(
+            lexed
+                .tags()
+                .filter(|t| t.name != "Result")
+                .map(|t| (t.name, t.value)),
+        );
         tags.push(("Result", result.as_str()));
-        // Stable: the first tag of a name is the one kept.
+        // Stable: the first tag of a name is the one kept (an extra one before the game's).
         tags.sort_by_key(|t| t.0);
         tags.dedup_by_key(|t| t.0);
         self.tag_text
