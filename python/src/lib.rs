@@ -24,7 +24,8 @@ use pgnkit::convert::parquet::BATCH_GAMES;
 use pgnkit::input::pipeline::Lexing;
 use pgnkit::input::{Inputs, WriteError};
 use pgnkit::report;
-use pgnkit::rules::game::{CheckOptions, NoObserver};
+use pgnkit::rules::game::CheckOptions;
+use pgnkit::rules::visit::NoVisitor;
 
 /// Batches in flight between the converting thread and the reader: memory stays flat.
 const IN_FLIGHT: usize = 2;
@@ -212,7 +213,7 @@ fn validate_csv<'py>(py: Python<'py>, words: Vec<String>) -> PyResult<Bound<'py,
         let mut out = csv::Writer::from_writer(Vec::new());
         out.write_record(report::CSV_HEADER)?;
         let work = |name: &str, game: &mut pgnkit::input::pipeline::Game<'_>| {
-            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoObserver)?;
+            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoVisitor)?;
             let ctx = report::GameContext {
                 file: name,
                 number: game.number,

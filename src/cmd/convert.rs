@@ -23,7 +23,7 @@ use crate::notation::Lang;
 use crate::pgn::Lexed;
 use crate::report::staged::StagedFiles;
 use crate::report::{self, GameContext, RenderOptions};
-use crate::rules::game::{check_tokens, lex_whole, CheckOptions};
+use crate::rules::game::{lex_whole, CheckOptions};
 
 /// Convert games to another notation or format: SAN, long algebraic, UCI, figurines or Chinese
 /// moves, in PGN, the Chinese book layout, JSON lines, CSV or EPD.
@@ -430,7 +430,7 @@ fn assert_general_agrees(
     };
     let whole = lex_whole(bytes, movetext);
     let mut general = Collector::new(notation, fast.keep_positions);
-    check_tokens(bytes, &whole, opts, &mut general);
+    crate::rules::game::check_tokens(bytes, &whole, opts, &mut general);
     let moves = |c: &Collector| -> Vec<_> {
         c.plies
             .iter()

@@ -26,7 +26,7 @@ use crate::rules::explain::{explain_illegal, fen, san, shown_move, suffix};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::start::start_position;
 use crate::rules::tags::{lex_findings, tag_findings};
-use crate::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
 /// How to check.
 #[derive(Clone, Copy, Debug)]
@@ -371,7 +371,12 @@ fn assert_general_agrees(
     movetext: MovetextStart,
     opts: &CheckOptions,
 ) {
-    let general = check_tokens(bytes, &lex_whole(bytes, movetext), opts, &mut NoVisitor);
+    let general = check_tokens(
+        bytes,
+        &lex_whole(bytes, movetext),
+        opts,
+        &mut crate::rules::visit::NoVisitor,
+    );
     assert_eq!(
         format!("{fast:?}"),
         format!("{general:?}"),
@@ -2043,6 +2048,7 @@ fn ply_label(pos: &Chess) -> PlyLabel {
 mod tests {
     use super::*;
     use crate::pgn::lex_game_tags;
+    use crate::rules::visit::NoVisitor;
 
     /// The fast path's report, or `None` when it gives up; and the general path's report.
     fn both(pgn: &str) -> (Option<GameReport>, GameReport) {
