@@ -79,11 +79,7 @@ pub fn write_standings<W: Write>(
                 record.push(cell(&players.names[row.player].to_string(), true, csv));
                 record.extend([games, wins, draws, losses].map(|n| n.to_string()));
                 record.push(Ratio::new(row.half_points, 2).to_string());
-                record.extend(
-                    row.values
-                        .iter()
-                        .map(|v| v.map(|v| v.to_string()).unwrap_or_default()),
-                );
+                record.extend(row.values.iter().map(ToString::to_string));
                 record.extend(std::iter::repeat_n(String::new(), team_list.len()));
                 out.write_record(&record).map_err(io::Error::from)?;
             }
@@ -97,11 +93,7 @@ pub fn write_standings<W: Write>(
                 record.extend(team.matches.map(|n| n.to_string()));
                 record.push(team.match_points.to_string());
                 record.extend(std::iter::repeat_n(String::new(), list.len()));
-                record.extend(
-                    team.values
-                        .iter()
-                        .map(|v| v.map(|v| v.to_string()).unwrap_or_default()),
-                );
+                record.extend(team.values.iter().map(ToString::to_string));
                 out.write_record(&record).map_err(io::Error::from)?;
             }
             return Ok(());

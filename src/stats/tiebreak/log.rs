@@ -282,7 +282,7 @@ impl TiebreakLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::tiebreak::{Ratio, System, TieBreak};
+    use crate::stats::tiebreak::{Ratio, System, TieBreak, Value};
 
     fn game<'a>(round: &'a str, white: &'a str, black: &'a str, score: Score) -> TiebreakGame<'a> {
         TiebreakGame {
@@ -327,7 +327,10 @@ mod tests {
             .find(|r| event.names[r.player].to_string() == "A")
             .unwrap();
         // B 1 + C 1; progressive 1 + 1.5.
-        assert_eq!(a.values, [Some(Ratio::int(2)), Some(Ratio::new(5, 2))]);
+        assert_eq!(
+            a.values,
+            [Value::of(Ratio::int(2)), Value::of(Ratio::new(5, 2))]
+        );
     }
 
     /// As in the standings without tie-breaks: a game between two unknown sides counts for

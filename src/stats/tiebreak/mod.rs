@@ -24,7 +24,7 @@ pub mod team;
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::str::FromStr;
 
@@ -448,6 +448,81 @@ impl fmt::Display for Ratio {
     }
 }
 
+/// A tie-break's value in a standings row, compared as C.07 ranks by it: nothing (the
+/// system has no value for the participant), one number, or a sequence compared element by
+/// element, written `1.5/0.5`: direct encounter applied again among those it left tied (the
+/// points among all the tied, then among those still tied), and the team systems that go
+/// board by board. A missing element (a direct encounter that could not place the player at
+/// that step) is written `-` and ranks below any number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Value(Vec<Option<Ratio>>);
+
+impl Value {
+    /// No value.
+    pub fn none() -> Value {
+        Value(Vec::new())
+    }
+
+    /// One number.
+    pub fn of(value: Ratio) -> Value {
+        Value(vec![Some(value)])
+    }
+
+    /// A sequence of numbers, compared element by element.
+    pub fn seq(values: impl IntoIterator<Item = Ratio>) -> Value {
+        Value(values.into_iter().map(Some).collect())
+    }
+
+    /// The elements, first the most significant.
+    pub fn parts(&self) -> &[Option<Ratio>] {
+        &self.0
+    }
+
+    /// The first element: the value of a one-number system.
+    pub fn first(&self) -> Option<Ratio> {
+        self.0.first().copied().flatten()
+    }
+
+    /// Whether there is no number at all.
+    pub fn is_none(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    /// Every element times `k`.
+    pub fn scaled(&self, k: i64) -> Value {
+        Value(self.0.iter().map(|v| v.map(|v| v.scaled(k))).collect())
+    }
+
+    fn push(&mut self, part: Option<Ratio>) {
+        self.0.push(part);
+    }
+}
+
+impl From<Option<Ratio>> for Value {
+    fn from(value: Option<Ratio>) -> Value {
+        Value(value.into_iter().map(Some).collect())
+    }
+}
+
+impl fmt::Display for Value {
+    /// Empty for no value; the elements joined by `/`, a missing one as `-`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_none() {
+            return Ok(());
+        }
+        for (i, part) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            match part {
+                Some(v) => v.fmt(f)?,
+                None => f.write_str("-")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// How a round went for one player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
@@ -501,9 +576,10 @@ pub struct Ranked {
     pub place: Option<Place>,
     /// Points in half points, unplayed rounds as awarded.
     pub half_points: i64,
-    /// The value of each requested tie-break, in the list's order; `None` where the system
-    /// has no value (no rated opponent, a direct encounter that cannot place the player).
-    pub values: Vec<Option<Ratio>>,
+    /// The value of each requested tie-break, in the list's order; [`Value::none`] where the
+    /// system has no value (no rated opponent, a direct encounter that cannot place the
+    /// player).
+    pub values: Vec<Value>,
 }
 
 impl EventResults {
@@ -672,19 +748,19 @@ impl EventResults {
                     } => half[player] += i64::from(half_points),
                 }
             }
-            let values = vec![vec![None; list.len()]; self.players()];
-            return place(&half, values, self.unranked);
+            let values = vec![vec![Value::none(); list.len()]; self.players()];
+            return place(&half, values, &[], self.unranked);
         }
         let (entries, rounds) = self.entries();
         let calc = Calc::new(&entries, &self.ratings, rounds);
         let n = entries.len();
-        let mut values: Vec<Vec<Option<Ratio>>> = (0..n)
+        let mut values: Vec<Vec<Value>> = (0..n)
             .map(|p| {
                 list.iter()
                     .map(|column| match column {
-                        Column::System(tb) if tb.system == System::De => None,
-                        Column::System(tb) => calc.value(p, tb),
-                        Column::Given(values) => values.get(p).copied().flatten(),
+                        Column::System(tb) if tb.system == System::De => Value::none(),
+                        Column::System(tb) => calc.value(p, tb).into(),
+                        Column::Given { values, .. } => values.get(p).cloned().unwrap_or_default(),
                     })
                     .collect()
             })
@@ -695,20 +771,33 @@ impl EventResults {
             if !matches!(column, Column::System(tb) if tb.system == System::De) {
                 continue;
             }
-            let mut groups: HashMap<(i64, Vec<Option<Ratio>>), Vec<usize>> = HashMap::new();
+            let mut groups: HashMap<(i64, Vec<Value>), Vec<usize>> = HashMap::new();
             for (p, row) in values.iter().enumerate() {
                 groups
                     .entry((calc.half[p], row[..k].to_vec()))
                     .or_default()
                     .push(p);
             }
-            for group in groups.values().filter(|g| g.len() > 1) {
-                for (p, v) in calc.direct_encounter(group) {
-                    values[p][k] = Some(v);
-                }
-            }
+            let mut groups: Vec<Vec<usize>> =
+                groups.into_values().filter(|g| g.len() > 1).collect();
+            groups.sort_unstable();
+            calc.direct_encounters(groups, k, &mut values);
         }
-        place(&calc.half, values, self.unranked)
+        let lower_first: Vec<usize> = list
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                matches!(
+                    c,
+                    Column::Given {
+                        lower_first: true,
+                        ..
+                    }
+                )
+            })
+            .map(|(k, _)| k)
+            .collect();
+        place(&calc.half, values, &lower_first, self.unranked)
     }
 }
 
@@ -718,27 +807,45 @@ pub enum Column {
     /// A tie-break computed from the results.
     System(TieBreak),
     /// One value a player, by index (missing entries have none).
-    Given(Vec<Option<Ratio>>),
+    Given {
+        /// The values.
+        values: Vec<Value>,
+        /// Whether the lower value ranks first (board count).
+        lower_first: bool,
+    },
 }
 
-/// Sorts players by points, then by their values, then by index, and gives places; the
-/// `unranked` side goes last without one.
+/// Sorts players by points, then by their values (the columns `lower_first` names from the
+/// lowest), then by index, and gives places; the `unranked` side goes last without one.
 fn place(
     half: &[i64],
-    mut values: Vec<Vec<Option<Ratio>>>,
+    mut values: Vec<Vec<Value>>,
+    lower_first: &[usize],
     unranked: Option<usize>,
 ) -> Vec<Ranked> {
     let n = half.len();
     let unranked = unranked.filter(|&u| u < n);
+    // What is compared: the values, those ranked from the lowest negated (a missing value
+    // still ranks last: it stays empty, below any number).
+    let keys: Vec<Vec<Value>> = values
+        .iter()
+        .map(|row| {
+            let mut row = row.clone();
+            for &k in lower_first {
+                row[k] = Value(row[k].0.iter().map(|v| v.map(|v| v.scaled(-1))).collect());
+            }
+            row
+        })
+        .collect();
     let mut order: Vec<usize> = (0..n).filter(|&p| Some(p) != unranked).collect();
     order.sort_by(|&a, &b| {
         half[b]
             .cmp(&half[a])
-            .then_with(|| values[b].cmp(&values[a]))
+            .then_with(|| keys[b].cmp(&keys[a]))
             .then(a.cmp(&b))
     });
     let ranked_count = order.len();
-    let tied = |a: usize, b: usize| half[a] == half[b] && values[a] == values[b];
+    let tied = |a: usize, b: usize| half[a] == half[b] && keys[a] == keys[b];
     let mut places = Vec::with_capacity(n);
     let mut start = 0;
     while start < ranked_count {
@@ -1028,6 +1135,46 @@ impl<'a> Calc<'a> {
         }
     }
 
+    /// Direct encounter in column `k` for every tied group, applied again to each smaller
+    /// group it leaves tied (C.07 6, as the FIDE Tie-Break Server applies it), until a
+    /// step separates nobody: each step adds the points among that group to the value of its
+    /// members.
+    ///
+    /// A step costs its members' rounds; a budget of a few times the event's rounds keeps an
+    /// event whose ties come apart one player a step from costing the square of its size
+    /// (what is left when it runs out stays tied).
+    fn direct_encounters(&self, groups: Vec<Vec<usize>>, k: usize, values: &mut [Vec<Value>]) {
+        let rounds: usize = self.entries.iter().map(Vec::len).sum();
+        let mut budget = rounds.saturating_mul(8).max(1 << 16);
+        let mut todo = groups;
+        todo.reverse();
+        while let Some(group) = todo.pop() {
+            let cost: usize = group.iter().map(|&p| self.entries[p].len()).sum();
+            if cost > budget {
+                continue;
+            }
+            budget -= cost;
+            let placed: HashMap<usize, Ratio> = self.direct_encounter(&group).into_iter().collect();
+            let mut parts: BTreeMap<Option<Ratio>, Vec<usize>> = BTreeMap::new();
+            for &p in &group {
+                let part = placed.get(&p).copied();
+                values[p][k].push(part);
+                parts.entry(part).or_default().push(p);
+            }
+            // Higher values first, so the budget goes to the top of the table first.
+            for sub in parts.into_values() {
+                if sub.len() > 1 && sub.len() < group.len() {
+                    todo.push(sub);
+                }
+            }
+        }
+        for row in values.iter_mut() {
+            if row[k].is_none() {
+                row[k] = Value::none();
+            }
+        }
+    }
+
     /// Direct encounter within a tied group (C.07 6): when every two of them met, each one's
     /// points in the games among them (forfeits as awarded); when pairs met unequally often,
     /// the average per meeting with each.
@@ -1230,11 +1377,10 @@ mod tests {
                     names[row.player].clone(),
                     Ratio::new(row.half_points, 2).to_string(),
                 ];
-                got.extend(
-                    row.values
-                        .iter()
-                        .map(|v| v.map_or_else(|| "-".to_owned(), |v| v.to_string())),
-                );
+                got.extend(row.values.iter().map(|v| match v.to_string() {
+                    empty if empty.is_empty() => "-".to_owned(),
+                    v => v,
+                }));
                 for ((g, w), column) in got.iter().zip(want).zip(header) {
                     assert_eq!(g, w, "{name}:{line}: {column}");
                 }
@@ -1346,7 +1492,7 @@ mod tests {
         let ranked = games(Score::WhiteWin).rank(&[TieBreak::plain(System::De)]);
         let top: Vec<(usize, String, Option<Ratio>)> = ranked[..3]
             .iter()
-            .map(|r| (r.player, r.place.unwrap().to_string(), r.values[0]))
+            .map(|r| (r.player, r.place.unwrap().to_string(), r.values[0].first()))
             .collect();
         assert_eq!(
             top,
@@ -1403,7 +1549,7 @@ mod tests {
             [(2, Some("1".into())), (1, Some("2".into())), (0, None)]
         );
         // 2 beat the bucket, which has 1 point, and missed round 1 (a dummy on 1 point).
-        assert_eq!(ranked[0].values[0], Some(Ratio::int(2)));
+        assert_eq!(ranked[0].values[0], Value::of(Ratio::int(2)));
     }
 
     /// An arena where every game is its own round would need players × rounds lines: it is
@@ -1420,7 +1566,7 @@ mod tests {
         let ranked = event.rank(&[TieBreak::plain(System::Bh)]);
         assert_eq!(ranked[0].player, 0);
         assert_eq!(ranked[0].half_points, 2 * rounds as i64);
-        assert!(ranked.iter().all(|r| r.values == [None]));
+        assert!(ranked.iter().all(|r| r.values == [Value::none()]));
         assert_eq!(ranked.len(), players);
     }
 

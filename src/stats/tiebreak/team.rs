@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::str::FromStr;
 
-use super::{Column, EventResults, Ratio, System, TieBreak};
+use super::{Column, EventResults, Ratio, System, TieBreak, Value};
 use crate::stats::standings::Place;
 use crate::stats::Score;
 
@@ -189,7 +189,7 @@ pub struct TeamRanked {
     /// Match points.
     pub match_points: i64,
     /// Each requested tie-break's value, in the list's order.
-    pub values: Vec<Option<Ratio>>,
+    pub values: Vec<Value>,
 }
 
 impl TeamEvent {
@@ -273,14 +273,16 @@ impl TeamEvent {
         let columns: Vec<Column> = list
             .iter()
             .map(|tb| match *tb {
-                TeamTieBreak::GamePoints => {
-                    Column::Given(gp.iter().map(|&h| Some(Ratio::new(h, 2))).collect())
-                }
-                TeamTieBreak::Esb { opponents, own } => Column::Given(
-                    (0..n)
-                        .map(|t| esb(t, &rounds[t], &all_rounds, &mp, &gp, opponents, own))
+                TeamTieBreak::GamePoints => Column::Given {
+                    values: gp.iter().map(|&h| Value::of(Ratio::new(h, 2))).collect(),
+                    lower_first: false,
+                },
+                TeamTieBreak::Esb { opponents, own } => Column::Given {
+                    values: (0..n)
+                        .map(|t| esb(t, &rounds[t], &all_rounds, &mp, &gp, opponents, own).into())
                         .collect(),
-                ),
+                    lower_first: false,
+                },
                 TeamTieBreak::Individual(tb) => Column::System(tb),
             })
             .collect();
@@ -298,9 +300,9 @@ impl TeamEvent {
                     .zip(list)
                     .map(|(v, tb)| match tb {
                         TeamTieBreak::Individual(tb) => {
-                            v.map(|v| v.scaled(match_point_factor(tb.system).unwrap_or(1)))
+                            v.scaled(match_point_factor(tb.system).unwrap_or(1))
                         }
-                        _ => *v,
+                        _ => v.clone(),
                     })
                     .collect(),
             })
@@ -403,7 +405,7 @@ mod tests {
                     r.team.clone(),
                     r.match_points,
                     r.matches,
-                    r.values.iter().map(|v| v.unwrap().to_string()).collect(),
+                    r.values.iter().map(|v| v.to_string()).collect(),
                 )
             })
             .collect();
@@ -461,7 +463,7 @@ mod tests {
                 (
                     r.team.clone(),
                     r.match_points,
-                    r.values.iter().map(|v| v.unwrap().to_string()).collect(),
+                    r.values.iter().map(|v| v.to_string()).collect(),
                 )
             })
             .collect();
