@@ -887,10 +887,16 @@ struct Calc<'a> {
     rounds: usize,
     /// Points, in half points.
     half: Vec<i64>,
+    /// Points as the player's opponents count them (C.07 16.3.2): the rounds a player did not
+    /// play after their last round played or won (a withdrawal) count as draws.
+    adjusted: Vec<i64>,
     /// Plain Buchholz, in half points (AOB averages it).
     bh: Vec<i64>,
     /// Scores with the last round's games as draws (Fore Buchholz).
     fore: Vec<i64>,
+    /// The same as opponents count them: [`Calc::adjusted`] for a player not paired in the
+    /// last round, else `fore` (who was paired last did not withdraw).
+    fore_adjusted: Vec<i64>,
     /// Every player's TPR and PTP for a rating floor, computed once for all opponents that
     /// APRO and APPO average over.
     performances: RefCell<HashMap<(bool, Option<u32>), Performances>>,
@@ -907,14 +913,34 @@ impl<'a> Calc<'a> {
             ratings,
             rounds,
             half,
+            adjusted: entries.iter().map(|list| adjusted_score(list)).collect(),
             bh: Vec::new(),
             fore: Vec::new(),
+            fore_adjusted: Vec::new(),
             performances: RefCell::new(HashMap::new()),
         };
         calc.bh = (0..entries.len())
-            .map(|p| cut_sum(calc.buchholz_terms(p, &calc.half), Cut::None))
+            .map(|p| {
+                cut_sum(
+                    calc.buchholz_terms(p, &calc.adjusted, &calc.half),
+                    Cut::None,
+                )
+            })
             .collect();
         calc.fore = calc.fore_scores();
+        let last = rounds.saturating_sub(1);
+        calc.fore_adjusted = entries
+            .iter()
+            .enumerate()
+            .map(|(p, list)| {
+                let paired_last = list.iter().any(|e| e.round == last && e.opponent.is_some());
+                if paired_last {
+                    calc.fore[p]
+                } else {
+                    calc.adjusted[p]
+                }
+            })
+            .collect();
         calc
     }
 
@@ -935,14 +961,14 @@ impl<'a> Calc<'a> {
         all[o]
     }
 
-    /// The contributions to a Buchholz of `p` with scores `score`: each opponent's score for
-    /// a game played, the dummy's (`p`'s own) for a round not played.
-    fn buchholz_terms(&self, p: usize, score: &[i64]) -> Vec<(bool, i64)> {
+    /// The contributions to a Buchholz of `p`: each opponent's score (`opponents`) for a game
+    /// played, the dummy's (`p`'s `own`) for a round not played.
+    fn buchholz_terms(&self, p: usize, opponents: &[i64], own: &[i64]) -> Vec<(bool, i64)> {
         self.entries[p]
             .iter()
             .map(|e| match e.opponent {
-                Some(o) if e.played => (false, score[o]),
-                _ => (e.voluntary, score[p]),
+                Some(o) if e.played => (false, opponents[o]),
+                _ => (e.voluntary, own[p]),
             })
             .collect()
     }
@@ -1086,11 +1112,14 @@ impl<'a> Calc<'a> {
                 Some(Ratio::new(cut_sum(terms, tb.cut), 2))
             }
             System::Bh => Some(Ratio::new(
-                cut_sum(self.buchholz_terms(p, &self.half), tb.cut),
+                cut_sum(self.buchholz_terms(p, &self.adjusted, &self.half), tb.cut),
                 2,
             )),
             System::Fb => Some(Ratio::new(
-                cut_sum(self.buchholz_terms(p, &self.fore), tb.cut),
+                cut_sum(
+                    self.buchholz_terms(p, &self.fore_adjusted, &self.fore),
+                    tb.cut,
+                ),
                 2,
             )),
             System::Aob => {
@@ -1105,7 +1134,7 @@ impl<'a> Calc<'a> {
                 let terms = self.entries[p]
                     .iter()
                     .map(|e| match e.opponent {
-                        Some(o) if e.played => (false, e.half * self.half[o]),
+                        Some(o) if e.played => (false, e.half * self.adjusted[o]),
                         _ => (e.voluntary, e.half * self.half[p]),
                     })
                     .collect();
@@ -1242,6 +1271,24 @@ impl<'a> Calc<'a> {
         }
         ranked
     }
+}
+
+/// A player's points as their opponents' Buchholz and Sonneborn-Berger count them (C.07
+/// 16.3.2, as the FIDE Tie-Break Server reads it): the rounds without an opponent (byes that
+/// are not a full point, absences) after the last round the player played or won count as
+/// draws, since the player had withdrawn; a forfeit lost there counts as awarded, 0.
+fn adjusted_score(list: &[Entry]) -> i64 {
+    let last_there = list.iter().filter(|e| !e.voluntary).map(|e| e.round).max();
+    list.iter()
+        .map(|e| {
+            let withdrawn = last_there.is_none_or(|l| e.round > l);
+            if withdrawn && e.opponent.is_none() {
+                1
+            } else {
+                e.half
+            }
+        })
+        .sum()
 }
 
 /// The terms a cut keeps, least significant first: voluntary unplayed rounds, then by value.

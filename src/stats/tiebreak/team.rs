@@ -410,7 +410,8 @@ mod tests {
             })
             .collect();
         // A: 2 MP, 2.5 GP; BH = B's 1 + a dummy with A's 2; EMGSB = 1 · 2.5 + 2 · 0.
-        // B: 1 MP, 3.5 GP; BH = A 2 + C 1; EMGSB = 2 · 1.5 + 1 · 2.
+        // B: 1 MP, 3.5 GP; BH = A 3 (2, and its absence after its last match counts as a
+        // drawn match for its opponents, C.07 16.3.2) + C 1; EMGSB = 2 · 1.5 + 1 · 2.
         // C: 1 MP, 2 GP; BH = a dummy with C's 1 + B 1; EMGSB = 1 · 0 + 1 · 2.
         assert_eq!(
             rows,
@@ -425,7 +426,7 @@ mod tests {
                     "B".into(),
                     1,
                     [2, 0, 1, 1],
-                    vec!["3.5".into(), "3".into(), "5".into()]
+                    vec!["3.5".into(), "4".into(), "5".into()]
                 ),
                 (
                     "C".into(),
