@@ -317,6 +317,8 @@ struct GameFacts {
     unplayed: bool,
     white_fide_id: Option<String>,
     black_fide_id: Option<String>,
+    /// The `Board` tag, if a number (team tie-breaks).
+    board: Option<u32>,
 }
 
 impl crate::input::Found for GameFacts {
@@ -344,6 +346,7 @@ struct StatsTags<'a> {
     black_team: Option<&'a str>,
     white_fide_id: Option<&'a str>,
     black_fide_id: Option<&'a str>,
+    board: Option<&'a str>,
 }
 
 impl<'a> StatsTags<'a> {
@@ -366,6 +369,7 @@ impl<'a> StatsTags<'a> {
                 "BlackTeam" => &mut tags.black_team,
                 "WhiteFideId" => &mut tags.white_fide_id,
                 "BlackFideId" => &mut tags.black_fide_id,
+                "Board" => &mut tags.board,
                 _ => continue,
             };
             slot.get_or_insert(tag.value);
@@ -448,6 +452,7 @@ fn game_facts(
             .is_some_and(|s| is_unplayed(tags.termination, report.plies, s)),
         white_fide_id: tags.white_fide_id.map(str::to_owned),
         black_fide_id: tags.black_fide_id.map(str::to_owned),
+        board: tags.board.and_then(|b| b.trim().parse().ok()),
         row: GameRow {
             file: only_in_rows(name),
             game: game.number,
@@ -578,6 +583,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 black_elo: f.black_elo,
                 white_team: f.white_team.as_deref(),
                 black_team: f.black_team.as_deref(),
+                board: f.board,
             });
         }
         if let Some(score) = f.score {

@@ -39,6 +39,8 @@ pub struct TiebreakGame<'a> {
     pub white_team: Option<&'a str>,
     /// The `BlackTeam` tag, if any.
     pub black_team: Option<&'a str>,
+    /// The `Board` tag, if it is a number: the board of a team match.
+    pub board: Option<u32>,
 }
 
 /// Whether a game was not played over the board, as C.07 counts unplayed games: a
@@ -73,6 +75,8 @@ struct Record {
     played: bool,
     /// The teams of a board of a team match: both sides tagged, with different teams.
     teams: Option<[u32; 2]>,
+    /// The `Board` tag.
+    board: Option<u32>,
 }
 
 /// One event's players and games.
@@ -221,6 +225,7 @@ impl TiebreakLog {
             score: game.score,
             played: game.played && white != Side::Bye && black != Side::Bye,
             teams,
+            board: game.board,
         });
     }
 
@@ -242,7 +247,7 @@ impl TiebreakLog {
         for r in &event.records {
             let round = ordinal[r.round as usize];
             if let Some([w, b]) = r.teams {
-                teams.add_board(round, w as usize, b as usize, r.score, r.played);
+                teams.add_board(round, w as usize, b as usize, r.score, r.played, r.board);
             }
             match (r.white, r.black) {
                 // A game against oneself (or between two unknown sides) counts for nobody.
@@ -302,6 +307,7 @@ mod tests {
             black_elo: None,
             white_team: None,
             black_team: None,
+            board: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Team tables under C.07: match points (2 for a match won, 1 drawn, 0 lost, the match
 //! decided by the sum of its boards' game points), game points, and the team tie-breaks
-//! that the boards' results determine.
+//! that the boards' results determine, the board-by-board ones (C.07 12) among them: a
+//! board's number is its `Board` tag, or its place among the match's games as read.
 //!
 //! A match is every board played between two teams in one round. The individual systems
 //! that carry over to teams (direct encounter, wins, progressive scores, the Buchholz family,
@@ -51,6 +52,16 @@ pub enum TeamTieBreak {
         /// The team's score in the match: match or game points.
         own: Points,
     },
+    /// `BC`, board count (C.07 12.1): the sum over the boards of the board number times the
+    /// game points the team scored on that board; the lower ranks first (points on the top
+    /// boards weigh least), as the FIDE Tie-Break Server ranks it.
+    BoardCount,
+    /// `TBR`, top-board result (C.07 12.2): the game points scored on board 1 over the event,
+    /// then, among those still tied, on board 2, and so on.
+    TopBoard,
+    /// `BBE`, bottom-board elimination (C.07 12.3): the game points without the bottom
+    /// board, then, among those still tied, without the two bottom boards, and so on.
+    BottomBoard,
     /// An individual system computed on match points.
     Individual(TieBreak),
 }
@@ -71,6 +82,9 @@ impl fmt::Display for TeamTieBreak {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TeamTieBreak::GamePoints => f.write_str("GP"),
+            TeamTieBreak::BoardCount => f.write_str("BC"),
+            TeamTieBreak::TopBoard => f.write_str("TBR"),
+            TeamTieBreak::BottomBoard => f.write_str("BBE"),
             TeamTieBreak::Esb { opponents, own } => {
                 write!(f, "E{}{}SB", opponents.letter(), own.letter())
             }
@@ -90,8 +104,9 @@ impl fmt::Display for TeamTieBreakError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "team tie-break `{}`: {}; team tie-breaks are GP, EMGSB, EGMSB, EGGSB, EMMSB and, on \
-             match points, DE, WIN, PS, BH, AOB, FB, SB, KS with their modifiers (e.g. BH-C1)",
+            "team tie-break `{}`: {}; team tie-breaks are GP, EMGSB, EGMSB, EGGSB, EMMSB, BC, \
+             TBR, BBE and, on match points, DE, WIN, PS, BH, AOB, FB, SB, KS with their \
+             modifiers (e.g. BH-C1)",
             self.name, self.problem
         )
     }
@@ -108,8 +123,12 @@ impl FromStr for TeamTieBreak {
             problem,
         };
         let upper = name.trim().to_ascii_uppercase();
-        if upper == "GP" {
-            return Ok(TeamTieBreak::GamePoints);
+        match upper.as_str() {
+            "GP" => return Ok(TeamTieBreak::GamePoints),
+            "BC" => return Ok(TeamTieBreak::BoardCount),
+            "TBR" => return Ok(TeamTieBreak::TopBoard),
+            "BBE" => return Ok(TeamTieBreak::BottomBoard),
+            _ => {}
         }
         let letter = |b: u8| match b {
             b'M' => Some(Points::Match),
@@ -161,12 +180,14 @@ impl FromStr for TeamTieBreakList {
 }
 
 /// One match's boards, summed, for the lower- and the higher-numbered team.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Match {
     /// Game points of each side, in half points.
     half: [i64; 2],
     /// Whether some board was played over the board.
     played: bool,
+    /// Each board's number and the game points of each side on it, in half points.
+    boards: Vec<(u32, [i64; 2])>,
 }
 
 /// One event's team matches.
@@ -203,6 +224,8 @@ impl TeamEvent {
 
     /// One board of the match of round `round` between `white_team` (the team of the
     /// board's White) and `black_team`; `played` is false for a board decided by forfeit.
+    /// `board` is the board's number as tagged (`Board`); without one (or with 0) the board
+    /// is numbered by its place among the match's boards so far.
     pub fn add_board(
         &mut self,
         round: u64,
@@ -210,6 +233,7 @@ impl TeamEvent {
         black_team: usize,
         score: Score,
         played: bool,
+        board: Option<u32>,
     ) {
         let n = self.names.len();
         if white_team >= n || black_team >= n || white_team == black_team {
@@ -218,9 +242,16 @@ impl TeamEvent {
         let (lo, hi) = (white_team.min(black_team), white_team.max(black_team));
         let m = self.matches.entry((round, lo, hi)).or_default();
         let white_side = usize::from(white_team != lo);
-        m.half[white_side] += i64::from(score.white_half_points());
-        m.half[1 - white_side] += i64::from(score.black_half_points());
+        let mut half = [0; 2];
+        half[white_side] = i64::from(score.white_half_points());
+        half[1 - white_side] = i64::from(score.black_half_points());
+        m.half[0] += half[0];
+        m.half[1] += half[1];
         m.played |= played;
+        let number = board
+            .filter(|&b| b > 0)
+            .unwrap_or_else(|| u32::try_from(m.boards.len() + 1).unwrap_or(u32::MAX));
+        m.boards.push((number, half));
     }
 
     /// Whether the event has a team match.
@@ -250,6 +281,18 @@ impl TeamEvent {
         let mut gp = vec![0i64; n];
         let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); n];
         let all_rounds: BTreeSet<u64> = self.matches.keys().map(|k| k.0).collect();
+        // Each team's game points by board number, in half points.
+        let mut by_board: Vec<BTreeMap<u32, i64>> = vec![BTreeMap::new(); n];
+        for (&(_, a, b), m) in &self.matches {
+            for &(board, half) in &m.boards {
+                *by_board[index[&a]].entry(board).or_default() += half[0];
+                *by_board[index[&b]].entry(board).or_default() += half[1];
+            }
+        }
+        let boards: BTreeSet<u32> = by_board.iter().flat_map(|b| b.keys().copied()).collect();
+        // A value a team as long as the event has boards: board numbers come from the input,
+        // so an event of more team-boards than player-rounds are ranked for gets none.
+        let boards_fit = boards.len().saturating_mul(n) <= super::MAX_PLAYER_ROUNDS;
         for (&(round, a, b), m) in &self.matches {
             let (a, b) = (index[&a], index[&b]);
             let score = match m.half[0].cmp(&m.half[1]) {
@@ -283,6 +326,25 @@ impl TeamEvent {
                         .collect(),
                     lower_first: false,
                 },
+                TeamTieBreak::BoardCount => Column::Given {
+                    values: by_board.iter().map(board_count).collect(),
+                    lower_first: true,
+                },
+                TeamTieBreak::TopBoard | TeamTieBreak::BottomBoard => Column::Given {
+                    values: by_board
+                        .iter()
+                        .zip(&gp)
+                        .map(|(points, &gp)| {
+                            let top = *tb == TeamTieBreak::TopBoard;
+                            if boards_fit {
+                                board_by_board(points, &boards, gp, top)
+                            } else {
+                                Value::none()
+                            }
+                        })
+                        .collect(),
+                    lower_first: false,
+                },
                 TeamTieBreak::Individual(tb) => Column::System(tb),
             })
             .collect();
@@ -308,6 +370,42 @@ impl TeamEvent {
             })
             .collect()
     }
+}
+
+/// Board count: the sum of each board's number times the team's game points on it; none
+/// when it does not fit (board numbers are the input's).
+fn board_count(points: &BTreeMap<u32, i64>) -> Value {
+    let mut sum = Some(0i64);
+    for (&board, &half) in points {
+        sum = sum.and_then(|s| s.checked_add(i64::from(board).checked_mul(half)?));
+    }
+    sum.map(|s| Ratio::new(s, 2)).into()
+}
+
+/// Top-board result (`top`): the game points on each board of the event, board 1 first; or
+/// bottom-board elimination: the game points `gp` without the bottom board, without the
+/// two bottom boards, and so on to board 1 alone. A board the team has no game on counts 0.
+fn board_by_board(
+    points: &BTreeMap<u32, i64>,
+    boards: &BTreeSet<u32>,
+    gp: i64,
+    top: bool,
+) -> Value {
+    let on = |b: &u32| points.get(b).copied().unwrap_or(0);
+    if top {
+        return Value::seq(boards.iter().map(|b| Ratio::new(on(b), 2)));
+    }
+    let mut left = gp;
+    Value::seq(
+        boards
+            .iter()
+            .rev()
+            .take(boards.len().saturating_sub(1))
+            .map(|b| {
+                left -= on(b);
+                Ratio::new(left, 2)
+            }),
+    )
 }
 
 /// A team's match in a round: (round, the opponent if the match was played, own match
@@ -358,9 +456,12 @@ mod tests {
 
     #[test]
     fn team_names_parse_and_refuse_what_teams_do_not_take() {
-        let list: TeamTieBreakList = "DE, gp,EMGSB,BH-C1,SB,eggsb".parse().unwrap();
+        let list: TeamTieBreakList = "DE, gp,EMGSB,BH-C1,SB,eggsb,bc,TBR,bbe".parse().unwrap();
         let shown: Vec<String> = list.0.iter().map(ToString::to_string).collect();
-        assert_eq!(shown, ["DE", "GP", "EMGSB", "BH-C1", "SB", "EGGSB"]);
+        assert_eq!(
+            shown,
+            ["DE", "GP", "EMGSB", "BH-C1", "SB", "EGGSB", "BC", "TBR", "BBE"]
+        );
         for (name, problem) in [
             ("ARO", "ARO is not a team tie-break"),
             ("XYZ", "unknown system `XYZ`"),
@@ -385,10 +486,10 @@ mod tests {
             (0, 1, Score::Draw),
             (1, 0, Score::Draw),
         ] {
-            event.add_board(1, w, b, score, true);
+            event.add_board(1, w, b, score, true, None);
         }
         for score in [Score::WhiteWin, Score::BlackWin, Score::Draw, Score::Draw] {
-            event.add_board(2, 1, 2, score, true);
+            event.add_board(2, 1, 2, score, true, None);
         }
         let ranked = event.rank(&[
             TeamTieBreak::GamePoints,
@@ -445,10 +546,10 @@ mod tests {
     fn a_match_forfeited_on_every_board_is_an_unplayed_round() {
         let mut event = TeamEvent::new(vec!["A".into(), "B".into(), "C".into()]);
         for _ in 0..4 {
-            event.add_board(1, 0, 1, Score::WhiteWin, false);
+            event.add_board(1, 0, 1, Score::WhiteWin, false, None);
         }
         for score in [Score::WhiteWin, Score::BlackWin, Score::Draw, Score::Draw] {
-            event.add_board(2, 2, 0, score, true);
+            event.add_board(2, 2, 0, score, true, None);
         }
         let ranked = event.rank(&[
             TeamTieBreak::Individual(TieBreak::plain(System::Bh)),
