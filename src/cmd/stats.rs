@@ -82,7 +82,7 @@ pub struct Args {
 
     /// With --tiebreaks: rank the team tables by match points (2 a match won, 1 drawn), then
     /// by these team tie-breaks in order, one `team:` column each (e.g. `DE,GP,SB` or
-    /// `GP,EMGSB,BH-C1`; see docs/stats.md).
+    /// `GP,EMGSB,BH-C1` or `DE,GP,BC,TBR,BBE`; see docs/stats.md).
     #[arg(long, value_name = "LIST", requires = "tiebreaks")]
     pub team_tiebreaks: Option<TeamTieBreakList>,
 }

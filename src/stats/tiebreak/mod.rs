@@ -13,8 +13,10 @@
 //! against a dummy opponent with as many points as the participant, ended with the points
 //! awarded; rounds the participant chose not to play (half- and zero-point byes, forfeits
 //! lost, absences: "voluntary unplayed rounds") are the first to go when a Cut or Median
-//! modifier cuts values. Opponents' scores are their scores as awarded. Systems based on
-//! ratings count games played over the board only.
+//! modifier cuts values. Opponents' scores are their scores as awarded, except that a
+//! participant's rounds after they withdrew count as draws for their opponents (C.07 16.3.2).
+//! Systems based on ratings count games played over the board only. Direct encounter is
+//! applied again to each smaller group it leaves tied (C.07 6).
 //!
 //! Rounds are whatever numbers the caller gives, in their order: only their order matters,
 //! so a round nobody has a record of does not exist here (and costs nothing).
@@ -34,7 +36,7 @@ use super::Score;
 /// A tie-break system of C.07, without its modifiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum System {
-    /// Direct encounter (C.07 6).
+    /// Direct encounter (C.07 6), applied again to the groups it leaves tied.
     De,
     /// Number of wins, played or not (C.07 7.1).
     Win,
