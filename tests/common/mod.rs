@@ -26,6 +26,21 @@ pub fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
     out
 }
 
+/// Runs `pgnkit ARGS` as [`pgnkit`] does; it must exit with status 0 (the failure shows the
+/// command and what it printed on standard error).
+#[allow(dead_code)] // not every test file runs only commands that succeed
+pub fn pgnkit_ok(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let o = pgnkit(args, stdin);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "pgnkit {}: {}",
+        args.join(" "),
+        stderr(&o)
+    );
+    o
+}
+
 #[allow(dead_code)] // not every test file looks at stdout
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
