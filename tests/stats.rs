@@ -1080,19 +1080,20 @@ fn an_unreadable_input_replaces_no_report() {
 #[test]
 fn an_interrupted_run_writes_no_report() {
     use std::io::Write;
-    use std::process::Stdio;
     let dir = old_reports("interrupted");
     let part = dir.join("part.jsonl");
     std::fs::write(&part, "old part\n").unwrap();
     let games = String::from_utf8(read(Path::new("testdata/stats/worked_example.pgn"))).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args(["stats", "-", "-j", "2", "--out", dir.to_str().unwrap()])
-        .args(["--partial", part.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn(&[
+        "stats",
+        "-",
+        "-j",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+        "--partial",
+        part.to_str().unwrap(),
+    ]);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(games.as_bytes()).unwrap();
     stdin.flush().unwrap();

@@ -617,11 +617,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Rewriting in place what could not be read whole (a cut, bytes that do not decode)
     // would lose the rest.
     let damaged = in_place && inputs.totals.problems > 0;
-    commit_outputs(
-        staged,
-        &inputs.totals,
-        args.output.as_deref().filter(|_| damaged),
-    )?;
+    commit_outputs(staged, &inputs, args.output.as_deref().filter(|_| damaged))?;
     Ok(inputs.outcome_with(totals.rejected > 0))
 }
 
@@ -634,14 +630,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 /// When a file cannot be put in place, or standard error cannot be written.
 fn commit_outputs(
     staged: StagedFiles,
-    read: &crate::input::InputTotals,
+    inputs: &Inputs,
     left: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    if read.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; no output file was written"
-        ))?;
-    }
+    inputs.say_if_interrupted("no output file was written")?;
     if let Some(path) = left {
         say(format_args!(
             "pgnkit: {} left as it was: an input could not be read whole, and rewriting it in \
@@ -649,6 +641,7 @@ fn commit_outputs(
             path.display()
         ))?;
     }
+    let read = &inputs.totals;
     if read.failed == 0 && !read.interrupted && left.is_none() {
         staged.commit()?;
     }
@@ -684,7 +677,7 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
     let outcome = run_rows(args, &mut inputs, &mut push)?;
     // The commit below flushes the files to disk.
     pq.finish().map_err(failed)?;
-    commit_outputs(staged, &inputs.totals, None)?;
+    commit_outputs(staged, &inputs, None)?;
     Ok(outcome)
 }
 

@@ -12,7 +12,7 @@ use super::convert::{FormatArg, ToArg};
 use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, Inputs, WriteError};
+use crate::input::{Found, Inputs, WriteError};
 use crate::rules::game::CheckOptions;
 use crate::select::watch::Watch;
 use crate::select::{Facts, Replayed, Selection};
@@ -180,11 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         writeln!(out, "{selected}").map_err(written)?;
     }
     out.flush().map_err(written)?;
-    if inputs.totals.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; the summary covers the games read so far"
-        ))?;
-    }
+    inputs.say_if_interrupted("the summary covers the games read so far")?;
     inputs.summary(
         args.input.quiet,
         format_args!(

@@ -11,7 +11,7 @@ use crate::diag::Severity;
 use crate::diag::{Code, Finding};
 use crate::eco::{EcoObserver, Table};
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, InputProblem, Inputs, WriteError};
+use crate::input::{Found, InputProblem, Inputs, WriteError};
 use crate::pgn::Lexed;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
@@ -235,11 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     // Problems of inputs as a whole (a cut, bytes that do not decode, not PGN) are errors.
     totals.errors += inputs.totals.problems;
-    if inputs.totals.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; the summary covers the games read so far"
-        ))?;
-    }
+    inputs.say_if_interrupted("the summary covers the games read so far")?;
     inputs.summary(
         args.input.quiet,
         format_args!(
