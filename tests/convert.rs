@@ -5,7 +5,7 @@ use std::path::Path;
 
 mod common;
 
-use common::{pgnkit, stderr, stdout};
+use common::{pgnkit, pgnkit_ok, stderr, stdout};
 
 /// Runs convert and insists on exit status 0.
 fn convert(args: &[&str], stdin: Option<&[u8]>) -> String {
@@ -22,7 +22,7 @@ const ANNOTATED: &str = "testdata/convert/annotated.pgn";
 
 #[test]
 fn primer_game_is_repaired_and_ends_in_legalls_mate() {
-    let o = pgnkit(
+    let o = pgnkit_ok(
         &[
             "convert",
             "--repair",
@@ -33,7 +33,6 @@ fn primer_game_is_repaired_and_ends_in_legalls_mate() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("8.Nd5# 1-0"), "{out}");
     assert!(out.contains("[Result \"1-0\"]"), "{out}");
@@ -358,6 +357,24 @@ fn tempdir(name: &str) -> std::path::PathBuf {
     common::scratch(&format!("convert-{name}"))
 }
 
+/// Converts `input` with `convert -q --format parquet EXTRA`, which must exit with status 0,
+/// into a fresh folder for the test `name`; the folder.
+fn parquet_folder(name: &str, extra: &[&str], input: &str) -> std::path::PathBuf {
+    let out = tempdir(name).join("out");
+    let mut args = vec![
+        "convert",
+        "-q",
+        "--format",
+        "parquet",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.push(input);
+    pgnkit_ok(&args, None);
+    out
+}
+
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -371,8 +388,7 @@ fn names(dir: &Path) -> Vec<String> {
 fn output_file_is_written_atomically() {
     let dir = tempdir("atomic");
     let target = dir.join("out.pgn");
-    let o = pgnkit(&["convert", CHINESE, "-o", target.to_str().unwrap()], None);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pgnkit_ok(&["convert", CHINESE, "-o", target.to_str().unwrap()], None);
     assert!(stdout(&o).is_empty());
     assert_eq!(names(&dir), ["out.pgn"]);
     assert_eq!(
@@ -443,8 +459,7 @@ fn output_into_a_pipe_or_through_a_link_keeps_it() {
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
     let link = dir.join("link.pgn");
     std::os::unix::fs::symlink("real.pgn", &link).unwrap();
-    let o = pgnkit(&["convert", CHINESE, "-o", link.to_str().unwrap()], None);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    pgnkit_ok(&["convert", CHINESE, "-o", link.to_str().unwrap()], None);
     assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
     assert_eq!(std::fs::read_to_string(&real).unwrap(), expected);
     let mode = std::fs::metadata(&real).unwrap().permissions().mode();
@@ -1194,22 +1209,7 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
 
 #[test]
 fn parquet_without_fen_leaves_the_column_out() {
-    let dir = tempdir("parquet-nofen");
-    let out = dir.join("out");
-    let o = pgnkit(
-        &[
-            "convert",
-            "-q",
-            "--format",
-            "parquet",
-            "--no-fen",
-            "-o",
-            out.to_str().unwrap(),
-            "testdata/convert/annotated.pgn",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = parquet_folder("parquet-nofen", &["--no-fen"], ANNOTATED);
     let (_, schema) = read_parquet(&out.join("moves.parquet"));
     assert!(!schema.iter().any(|s| s.starts_with("fen:")), "{schema:?}");
     assert!(schema.iter().any(|s| s.starts_with("san:")), "{schema:?}");
@@ -1238,22 +1238,7 @@ fn parquet_needs_a_folder() {
 
 #[test]
 fn add_eco_fills_the_parquet_eco_and_opening_columns() {
-    let dir = tempdir("parquet-eco");
-    let out = dir.join("out");
-    let o = pgnkit(
-        &[
-            "convert",
-            "-q",
-            "--add-eco",
-            "--format",
-            "parquet",
-            "-o",
-            out.to_str().unwrap(),
-            "testdata/eco/games.pgn",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = parquet_folder("parquet-eco", &["--add-eco"], "testdata/eco/games.pgn");
     let (games, _) = read_parquet(&out.join("games.parquet"));
     assert_eq!(games.len(), 8);
     for g in &games {

@@ -1,10 +1,11 @@
-//! Keeps the user documentation true: `docs/diagnostics.md` names every diagnostic code and
-//! no other, and every example in `testdata/diagnostics/CODE.pgn` makes `pgnkit validate`
-//! report that code.
+//! Keeps the user documentation true: every console example in docs/ prints what it shows,
+//! `docs/diagnostics.md` names every diagnostic code and no other, and every example in
+//! `testdata/diagnostics/CODE.pgn` makes `pgnkit validate` report that code.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use pgnkit::diag::{Code, Severity};
 
@@ -237,49 +238,54 @@ fn readme_examples_print_what_the_readme_shows() {
     assert_eq!(shown, last, "README.md's zh-long example");
 }
 
-/// The examples of a doc's ```` ```console ```` blocks: each `$ COMMAND` with the lines shown
-/// after it.
-fn console_examples(doc: &str) -> Vec<(String, Vec<String>)> {
-    let text = std::fs::read_to_string(root().join(doc)).expect("read the doc");
-    let mut examples: Vec<(String, Vec<String>)> = Vec::new();
+/// One `$ COMMAND` line of a ```` ```console ```` block and the lines shown after it.
+#[derive(Debug)]
+struct Example {
+    /// Where the `$` line is: `docs/NAME.md:LINE`.
+    at: String,
+    command: String,
+    shown: Vec<String>,
+}
+
+/// The examples of a doc's ```` ```console ```` blocks, in order.
+fn console_examples(doc: &Path) -> Vec<Example> {
+    let text = std::fs::read_to_string(doc).expect("read the doc");
+    let name = doc
+        .strip_prefix(root())
+        .unwrap_or(doc)
+        .display()
+        .to_string();
+    let mut examples: Vec<Example> = Vec::new();
     let mut in_block = false;
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         if line.starts_with("```") {
             in_block = line == "```console";
             continue;
         }
         if !in_block {
+            assert!(
+                !line.starts_with("$ "),
+                "{name}:{}: a `$` example outside a ```console block is never run: put it in one",
+                n + 1
+            );
             continue;
         }
         match line.strip_prefix("$ ") {
-            Some(command) => examples.push((command.to_owned(), Vec::new())),
-            None => {
-                if let Some((_, shown)) = examples.last_mut() {
-                    shown.push(line.to_owned());
-                }
-            }
+            Some(command) => examples.push(Example {
+                at: format!("{name}:{}", n + 1),
+                command: command.to_owned(),
+                shown: Vec::new(),
+            }),
+            None => match examples.last_mut() {
+                Some(example) => example.shown.push(line.to_owned()),
+                None => panic!(
+                    "{name}:{}: a ```console block starts with no `$` line",
+                    n + 1
+                ),
+            },
         }
     }
     examples
-}
-
-#[test]
-fn eco_md_examples_print_what_the_doc_shows() {
-    let examples = console_examples("docs/eco.md");
-    assert!(examples.len() >= 4, "{examples:?}");
-    for (command, shown) in examples {
-        let args: Vec<&str> = command.split_whitespace().collect();
-        assert_eq!(args[0], "pgnkit", "{command}");
-        let printed = pgnkit(&args[1..]);
-        let lines: Vec<&str> = printed.lines().map(str::trim).collect();
-        assert!(!shown.is_empty(), "{command}: shows no output");
-        for line in &shown {
-            assert!(
-                lines.contains(&line.trim()),
-                "docs/eco.md: `{command}` does not print {line:?}; it prints:\n{printed}"
-            );
-        }
-    }
 }
 
 /// The words of a shell command line: single and double quotes group (no escapes inside
@@ -305,126 +311,180 @@ fn shell_words(line: &str) -> Vec<String> {
     words
 }
 
-#[test]
-fn select_md_examples_print_what_they_show() {
-    // Every `$ pgnkit ...` line in a code block of docs/select.md, run: its standard output
-    // then standard error must be the lines up to the next `$` line or the block's end.
-    let text = std::fs::read_to_string(root().join("docs/select.md")).expect("read select.md");
-    let mut lines = text.lines().peekable();
-    let mut ran = 0;
-    while let Some(line) = lines.next() {
-        let Some(command) = line.strip_prefix("$ pgnkit ") else {
+/// The bytes `printf FORMAT` writes, for the escapes the docs use: `\n`, `\t`, `\\` and
+/// `\xNN`.
+fn printf_bytes(format: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut bytes = format.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
             continue;
-        };
-        let mut shown = Vec::new();
-        while let Some(next) = lines.peek() {
-            if next.starts_with("$ ") || next.starts_with("```") {
-                break;
-            }
-            shown.push(lines.next().unwrap_or_default());
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-            .args(shell_words(command))
-            .current_dir(root())
-            .output()
-            .expect("run pgnkit");
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(
-            printed.lines().collect::<Vec<_>>(),
-            shown,
-            "docs/select.md: `pgnkit {command}`"
-        );
-        ran += 1;
+        match bytes.next() {
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'\\') => out.push(b'\\'),
+            Some(b'x') => {
+                let hex: String = bytes.by_ref().take(2).map(char::from).collect();
+                out.push(u8::from_str_radix(&hex, 16).expect("two hex digits after \\x"));
+            }
+            other => panic!("printf escape \\{other:?} is not one the doc runner knows"),
+        }
     }
-    assert!(ran >= 10, "only {ran} examples in docs/select.md");
+    out
 }
 
-/// The lines of a `text` block of `doc` that follow the line `$ COMMAND` (up to the next `$`
-/// line or the block's end).
-fn doc_output_of(doc: &str, command: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(root().join(doc)).expect("read the doc");
-    let mut lines = text.lines().skip_while(|l| *l != format!("$ {command}"));
-    assert!(lines.next().is_some(), "{doc} has no `$ {command}`");
-    lines
-        .take_while(|l| !l.starts_with('$') && !l.starts_with("```"))
-        .map(str::to_owned)
-        .collect()
+/// Runs one example's command in `dir`: `pgnkit ARGS` (the binary under test), `printf
+/// FORMAT | pgnkit ARGS`, `cat FILE` or `ls DIR`. Gives its standard output then its standard
+/// error, as a terminal shows them.
+fn run_example(example: &Example, dir: &Path) -> String {
+    let words = shell_words(&example.command);
+    let (stdin, words) = match words.iter().position(|w| w == "|") {
+        Some(pipe) => {
+            assert!(
+                words[0] == "printf" && pipe == 2,
+                "{}: only `printf FORMAT | pgnkit ...` pipes are run",
+                example.at
+            );
+            (Some(printf_bytes(&words[1])), &words[pipe + 1..])
+        }
+        None => (None, &words[..]),
+    };
+    match words.first().map(String::as_str) {
+        Some("pgnkit") => {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+                .args(&words[1..])
+                .current_dir(dir)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run pgnkit");
+            let mut input = child.stdin.take().expect("stdin is piped");
+            input
+                .write_all(stdin.as_deref().unwrap_or_default())
+                .expect("write the example's input");
+            drop(input);
+            let out = child.wait_with_output().expect("pgnkit finishes");
+            // A bad example may fail (exit status 2), but never crash.
+            assert!(
+                out.status.code().is_some_and(|c| c <= 2),
+                "{}: `{}` ended with {}\n{}",
+                example.at,
+                example.command,
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        }
+        Some("cat") if words.len() == 2 => std::fs::read_to_string(dir.join(&words[1]))
+            .unwrap_or_else(|e| panic!("{}: {}: {e}", example.at, example.command)),
+        Some("ls") if words.len() == 2 => {
+            let mut names: Vec<String> = std::fs::read_dir(dir.join(&words[1]))
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", example.at, example.command))
+                .map(|e| {
+                    e.expect("an entry")
+                        .file_name()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            names.sort();
+            names.iter().map(|n| format!("{n}\n")).collect()
+        }
+        _ => panic!(
+            "{}: `{}`: the doc runner runs pgnkit, printf ... | pgnkit, cat FILE and ls DIR only",
+            example.at, example.command
+        ),
+    }
 }
 
-/// A fresh folder for one test's outputs.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pgnkit-docs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create a scratch folder");
-    dir
+/// A line as compared: without blanks at its end, and with the time and speed of a
+/// summary line (`... in 0.01 s (12.3 MB/s)`), which differ from run to run, left out.
+fn comparable(line: &str) -> String {
+    let line = line.trim_end();
+    let is_number = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    if let (true, Some((head, tail))) = (line.starts_with("pgnkit: "), line.rsplit_once(" in ")) {
+        let words: Vec<&str> = tail.split(' ').collect();
+        let timed = match words[..] {
+            [secs, "s"] => is_number(secs),
+            [secs, "s", speed, "MB/s)"] => {
+                is_number(secs) && speed.strip_prefix('(').is_some_and(is_number)
+            }
+            _ => false,
+        };
+        if timed {
+            return format!("{head} in (time)");
+        }
+    }
+    line.to_owned()
+}
+
+/// Whether the lines printed are the lines shown, where a shown line `...` stands for any
+/// number of lines left out.
+fn fits(shown: &[String], printed: &[String]) -> bool {
+    match shown.split_first() {
+        None => printed.is_empty(),
+        Some((line, rest)) if line == "..." => {
+            (0..=printed.len()).any(|i| fits(rest, &printed[i..]))
+        }
+        Some((line, rest)) => printed
+            .split_first()
+            .is_some_and(|(p, after)| comparable(line) == comparable(p) && fits(rest, after)),
+    }
 }
 
 #[test]
-fn dedup_md_example_writes_the_report_shown() {
-    let dir = scratch("dedup");
-    let command = "pgnkit dedup testdata/dedup/feed-a.pgn testdata/dedup/feed-b.pgn -o unique.pgn --report dups.csv";
-    let summary = doc_output_of("docs/dedup.md", command);
-    let (out, report) = (dir.join("unique.pgn"), dir.join("dups.csv"));
-    let run = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args([
-            "dedup",
-            "testdata/dedup/feed-a.pgn",
-            "testdata/dedup/feed-b.pgn",
-            "-o",
-        ])
-        .arg(&out)
-        .arg("--report")
-        .arg(&report)
-        .current_dir(root())
-        .output()
-        .expect("run pgnkit");
-    // The summary's time differs from run to run: the rest must be what the doc shows.
-    let printed = String::from_utf8_lossy(&run.stderr);
-    let cut = |s: &str| s.rsplit_once(" in ").map(|(a, _)| a.to_owned());
-    assert_eq!(
-        cut(printed.trim_end()),
-        cut(&summary.join("\n")),
-        "docs/dedup.md's summary"
-    );
-    let shown = doc_output_of("docs/dedup.md", "cat dups.csv");
-    let written = std::fs::read_to_string(&report).expect("the report");
-    assert_eq!(
-        written.lines().collect::<Vec<_>>(),
-        shown,
-        "docs/dedup.md's report"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn split_md_example_writes_the_files_shown() {
-    let dir = scratch("split");
-    let folder = dir.join("by-event");
-    let run = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args(["split", "testdata/split/mixed.pgn", "--by", "event", "-o"])
-        .arg(&folder)
-        .current_dir(root())
-        .output()
-        .expect("run pgnkit");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let mut names: Vec<String> = std::fs::read_dir(&folder)
-        .expect("the folder")
-        .map(|e| {
-            e.expect("an entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    names.sort();
-    assert_eq!(names, doc_output_of("docs/split.md", "ls by-event"));
-    let _ = std::fs::remove_dir_all(&dir);
+fn every_console_example_in_docs_prints_what_it_shows() {
+    // Each doc's examples run in order in a folder of their own, as a user would type them
+    // in one (`testdata` is the repository's): one example's output file is the next one's
+    // input. An example shows all a command prints, standard output then standard error;
+    // `...` stands for lines left out.
+    let mut ran = BTreeMap::new();
+    for doc in user_docs()
+        .iter()
+        .filter(|d| d.starts_with(root().join("docs")))
+    {
+        if doc.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let examples = console_examples(doc);
+        if examples.is_empty() {
+            continue;
+        }
+        let stem = doc.file_stem().unwrap_or_default().to_string_lossy();
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("docs-{stem}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the doc's folder");
+        std::os::unix::fs::symlink(root().join("testdata"), dir.join("testdata"))
+            .expect("link testdata");
+        for example in &examples {
+            let printed: Vec<String> = run_example(example, &dir)
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            assert!(
+                fits(&example.shown, &printed),
+                "{}: `{}` shows\n{}\nbut prints\n{}",
+                example.at,
+                example.command,
+                example.shown.join("\n"),
+                printed.join("\n")
+            );
+        }
+        ran.insert(stem.into_owned(), examples.len());
+    }
+    // The docs whose examples tests once checked one by one still have them.
+    for (doc, least) in [("eco", 4), ("select", 10), ("dedup", 2), ("split", 2)] {
+        let n = ran.get(doc).copied().unwrap_or(0);
+        assert!(
+            n >= least,
+            "docs/{doc}.md: {n} console examples, expected {least} or more"
+        );
+    }
 }

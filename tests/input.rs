@@ -309,13 +309,7 @@ fn a_closed_pipe_exits_with_what_was_found() {
         }
         // Clean games give no diagnostics: convert's output fills the pipe instead.
         let command = if expected == 1 { "validate" } else { "convert" };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-            .args([command, "-q", "-j", "1", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = common::spawn(&[command, "-q", "-j", "1", "-"]);
         let mut stdin = child.stdin.take().unwrap();
         let writer = std::thread::spawn(move || {
             use std::io::Write;

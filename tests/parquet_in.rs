@@ -318,18 +318,15 @@ fn the_docs_parquet_examples_print_what_they_show() {
     let mut checked = 0;
     for doc in ["docs/inputs.md", "docs/diagnostics.md"] {
         for block in parquet_examples(doc) {
-            let (args, shown): (Vec<String>, &str) = match block.strip_prefix("$ pgnkit ") {
-                Some(rest) => {
-                    let (command, shown) = rest.split_once('\n').unwrap();
-                    (command.split(' ').map(String::from).collect(), shown)
-                }
-                None => {
-                    // A diagnostic of `validate FILE`: the file is the one it points to.
-                    let place = block.split("--> ").nth(1).unwrap();
-                    let file = place.split(':').next().unwrap();
-                    (vec!["validate".into(), file.into()], block.as_str())
-                }
-            };
+            // A `$ pgnkit` example is run by tests/docs.rs, as every console example is.
+            if block.starts_with("$ ") {
+                continue;
+            }
+            // A diagnostic of `validate FILE`: the file is the one it points to.
+            let place = block.split("--> ").nth(1).unwrap();
+            let file = place.split(':').next().unwrap();
+            let (args, shown): (Vec<String>, &str) =
+                (vec!["validate".into(), file.into()], block.as_str());
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let printed = stdout(&pgnkit(&args, None));
             assert!(
@@ -339,7 +336,7 @@ fn the_docs_parquet_examples_print_what_they_show() {
             checked += 1;
         }
     }
-    assert!(checked >= 7, "{checked} examples");
+    assert!(checked >= 4, "{checked} examples");
 }
 
 #[test]

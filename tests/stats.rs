@@ -12,6 +12,11 @@ fn pgnkit(args: &[&str]) -> Output {
     common::pgnkit(args, None)
 }
 
+/// Runs `pgnkit ARGS`, which must exit with status 0.
+fn pgnkit_ok(args: &[&str]) -> Output {
+    common::pgnkit_ok(args, None)
+}
+
 /// A fresh scratch directory for one test.
 fn scratch(test: &str) -> PathBuf {
     common::scratch(&format!("stats/{test}"))
@@ -30,6 +35,16 @@ fn records(path: &Path) -> Vec<Vec<String>> {
     reader
         .records()
         .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect()
+}
+
+/// The rows of a tab-separated table of expected values (header first), without its `#`
+/// comments and blank lines.
+fn tsv_rows(path: &Path) -> Vec<Vec<String>> {
+    let text = String::from_utf8(read(path)).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_owned).collect())
         .collect()
 }
 
@@ -60,11 +75,22 @@ fn stats_out(files: &[&str], dir: &Path, extra: &[&str]) -> Output {
     pgnkit(&args)
 }
 
+/// [`stats_out`], which must exit with status 0.
+fn stats_ok(files: &[&str], dir: &Path, extra: &[&str]) -> Output {
+    let o = stats_out(files, dir, extra);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{files:?} {extra:?}: {}",
+        stderr(&o)
+    );
+    o
+}
+
 #[test]
 fn worked_example_of_the_reference() {
     let dir = scratch("worked_example");
-    let o = stats_out(&["testdata/stats/worked_example.pgn"], &dir, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/worked_example.pgn"], &dir, &[]);
     for report in REPORTS {
         assert!(dir.join(report).is_file(), "{report} not written");
     }
@@ -93,7 +119,7 @@ fn worked_example_of_the_reference() {
 
 #[test]
 fn tiebreak_override_switches_to_buchholz() {
-    let o = pgnkit(&[
+    let o = pgnkit_ok(&[
         "stats",
         "testdata/stats/worked_example.pgn",
         "--report",
@@ -101,7 +127,6 @@ fn tiebreak_override_switches_to_buchholz() {
         "--tiebreak",
         "buchholz",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[1].contains(",swiss,buchholz,1,A,"), "{text}");
@@ -112,8 +137,7 @@ fn tiebreak_override_switches_to_buchholz() {
 #[test]
 fn formulas_from_the_file_are_neutralised() {
     let dir = scratch("injection");
-    let o = stats_out(&["testdata/stats/injection.pgn"], &dir, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/injection.pgn"], &dir, &[]);
     for report in REPORTS {
         for row in records(&dir.join(report)) {
             for cell in row {
@@ -141,8 +165,7 @@ fn formulas_from_the_file_are_neutralised() {
     assert_eq!(column(&players, "club_points"), ["-10", "10"]);
 
     let raw = scratch("injection_raw");
-    let o = stats_out(&["testdata/stats/injection.pgn"], &raw, &["--raw-csv"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/injection.pgn"], &raw, &["--raw-csv"]);
     assert_eq!(
         column(&raw.join("games.csv"), "white"),
         ["=HYPERLINK(\"http://evil.example\",\"click\")"]
@@ -152,8 +175,7 @@ fn formulas_from_the_file_are_neutralised() {
 #[test]
 fn unicode_names_are_kept_and_unknown_names_share_a_bucket() {
     let dir = scratch("unicode");
-    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/unicode.pgn"], &dir, &[]);
     let standings = dir.join("standings.csv");
     assert_eq!(column(&standings, "event")[0], "全国象棋锦标赛");
     assert_eq!(
@@ -191,8 +213,7 @@ fn unicode_names_are_kept_and_unknown_names_share_a_bucket() {
 #[test]
 fn excel_adds_a_byte_order_mark() {
     let dir = scratch("excel");
-    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &["--excel"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/unicode.pgn"], &dir, &["--excel"]);
     for report in REPORTS {
         assert!(
             read(&dir.join(report)).starts_with(b"\xEF\xBB\xBF"),
@@ -200,14 +221,13 @@ fn excel_adds_a_byte_order_mark() {
         );
     }
     let plain = scratch("no_excel");
-    let o = stats_out(&["testdata/stats/unicode.pgn"], &plain, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/unicode.pgn"], &plain, &[]);
     assert!(read(&plain.join("standings.csv")).starts_with(b"event,"));
 }
 
 #[test]
 fn initial_elo_sets_untagged_players() {
-    let o = pgnkit(&[
+    let o = pgnkit_ok(&[
         "stats",
         "testdata/stats/unicode.pgn",
         "--report",
@@ -215,7 +235,6 @@ fn initial_elo_sets_untagged_players() {
         "--initial-elo",
         "1200",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
         text.contains("\"Müller, Jürgen\",2,0,0,1,0,1,0,0.5,25,1200,1200,1,"),
@@ -226,7 +245,7 @@ fn initial_elo_sets_untagged_players() {
 /// The openings report of `file` keyed by its first `plies` plies (header first).
 fn openings(test: &str, file: &str, plies: &str) -> Vec<Vec<String>> {
     let out = scratch(test).join("openings.csv");
-    let o = pgnkit(&[
+    pgnkit_ok(&[
         "stats",
         file,
         "--report",
@@ -236,7 +255,6 @@ fn openings(test: &str, file: &str, plies: &str) -> Vec<Vec<String>> {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     records(&out)
 }
 
@@ -295,8 +313,7 @@ fn illegal_games_keep_their_result_and_are_flagged() {
 #[test]
 fn terminations_are_broken_down_by_the_termination_tag() {
     let dir = scratch("termination_tag");
-    let o = stats_out(&["testdata/stats/terminations.pgn"], &dir, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/terminations.pgn"], &dir, &[]);
     let rows = records(&dir.join("terminations.csv"));
     assert_eq!(
         rows[0],
@@ -435,9 +452,8 @@ fn merge_refuses_parts_with_different_opening_keys() {
     let dir = scratch("merge_mismatch");
     let a = dir.join("a.jsonl");
     let b = dir.join("b.jsonl");
-    let o = pgnkit(&["stats", MERGE_INPUTS[0], "--partial", a.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = pgnkit(&[
+    pgnkit_ok(&["stats", MERGE_INPUTS[0], "--partial", a.to_str().unwrap()]);
+    pgnkit_ok(&[
         "stats",
         MERGE_INPUTS[1],
         "--partial",
@@ -445,7 +461,6 @@ fn merge_refuses_parts_with_different_opening_keys() {
         "--opening-plies",
         "4",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = pgnkit(&[
         "stats",
         "merge",
@@ -461,8 +476,7 @@ fn merge_refuses_parts_with_different_opening_keys() {
 #[test]
 fn every_column_is_documented() {
     let dir = scratch("documented");
-    let o = stats_out(&["testdata/stats/unicode.pgn"], &dir, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/unicode.pgn"], &dir, &[]);
     let docs = String::from_utf8(read(Path::new("docs/stats.md"))).unwrap();
     for report in REPORTS {
         assert!(
@@ -653,6 +667,34 @@ impl Spill {
         part
     }
 
+    /// The reports are the same whatever the hidden `option` says: `stats` with `option` at
+    /// each of `values` gives `expected`, and a partial result written with `option` at
+    /// `partial`, merged with itself with `option` at each of `merges`, gives the input read
+    /// twice; nothing is left in `TMPDIR`.
+    fn assert_option_changes_nothing(
+        &self,
+        option: &str,
+        values: &[&str],
+        expected: &[(&'static str, String)],
+        partial: &str,
+        merges: &[&str],
+    ) {
+        for value in values {
+            assert_eq!(
+                self.stats(&format!("with{value}"), &[option, value]),
+                expected,
+                "{option} {value}"
+            );
+        }
+        let part = self.partial(&[option, partial]);
+        let twice = self.twice("twice");
+        for value in merges {
+            let merged = self.merged_twice(&format!("merged{value}"), &part, &[option, value]);
+            assert_eq!(merged, twice, "merge, {option} {value}");
+        }
+        self.assert_tmpdir_empty();
+    }
+
     fn assert_tmpdir_empty(&self) {
         let left: Vec<_> = std::fs::read_dir(&self.tmp).unwrap().collect();
         assert!(left.is_empty(), "left in TMPDIR: {left:?}");
@@ -666,20 +708,13 @@ impl Spill {
 fn spilled_rating_runs_give_the_same_reports() {
     let spill = Spill::new("spill", "rated.pgn", rated_input(400));
     let in_memory = spill.stats("memory", &[]);
-    for n in ["1", "2", "7", "100"] {
-        assert_eq!(
-            spill.stats(&format!("runs{n}"), &["--rating-run", n]),
-            in_memory,
-            "runs of {n}"
-        );
-    }
-    let part = spill.partial(&["--rating-run", "3"]);
-    for n in ["1", "5"] {
-        let merged = spill.merged_twice(&format!("merged{n}"), &part, &["--rating-run", n]);
-        let twice = spill.twice(&format!("twice{n}"));
-        assert_eq!(merged, twice, "merge in runs of {n}");
-    }
-    spill.assert_tmpdir_empty();
+    spill.assert_option_changes_nothing(
+        "--rating-run",
+        &["1", "2", "7", "100"],
+        &in_memory,
+        "3",
+        &["1", "5"],
+    );
 }
 
 /// The temporary file is created in `TMPDIR`: a missing one is a failure that names it.
@@ -803,13 +838,6 @@ fn spilled_event_runs_give_the_same_reports() {
     );
     assert!(standings.contains(",teams,"), "{standings}");
     assert!(standings.contains(",round robin,"), "{standings}");
-    for budget in ["1", "64", "2000"] {
-        assert_eq!(
-            spill.stats(&format!("budget{budget}"), &["--standings-budget", budget]),
-            in_memory,
-            "budget {budget}"
-        );
-    }
     let forced = spill.stats("buchholz", &["--tiebreak", "buchholz"]);
     assert_eq!(
         spill.stats(
@@ -818,17 +846,13 @@ fn spilled_event_runs_give_the_same_reports() {
         ),
         forced
     );
-    let part = spill.partial(&["--standings-budget", "100"]);
-    let twice = spill.twice("twice");
-    for budget in ["1", "300"] {
-        let merged = spill.merged_twice(
-            &format!("merged{budget}"),
-            &part,
-            &["--standings-budget", budget],
-        );
-        assert_eq!(merged, twice, "merge, budget {budget}");
-    }
-    spill.assert_tmpdir_empty();
+    spill.assert_option_changes_nothing(
+        "--standings-budget",
+        &["1", "64", "2000"],
+        &in_memory,
+        "100",
+        &["1", "300"],
+    );
 }
 
 /// A partial result of an older format (version 2 kept sums per event in its last line) is
@@ -863,13 +887,12 @@ fn partials_of_an_older_version_are_refused() {
 fn a_damaged_event_line_is_refused() {
     let dir = scratch("damaged_partial");
     let part = dir.join("part.jsonl");
-    let o = pgnkit(&[
+    pgnkit_ok(&[
         "stats",
         "testdata/stats/worked_example.pgn",
         "--partial",
         part.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(read(&part)).unwrap();
     let at = text
         .lines()
@@ -947,8 +970,7 @@ fn options_that_do_not_apply_are_refused() {
         );
     }
     // `stats merge` refuses them alike.
-    let o = pgnkit(&["stats", file, "--partial", partial, "-q"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    pgnkit_ok(&["stats", file, "--partial", partial, "-q"]);
     let o = pgnkit(&[
         "stats",
         "merge",
@@ -1058,19 +1080,20 @@ fn an_unreadable_input_replaces_no_report() {
 #[test]
 fn an_interrupted_run_writes_no_report() {
     use std::io::Write;
-    use std::process::Stdio;
     let dir = old_reports("interrupted");
     let part = dir.join("part.jsonl");
     std::fs::write(&part, "old part\n").unwrap();
     let games = String::from_utf8(read(Path::new("testdata/stats/worked_example.pgn"))).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args(["stats", "-", "-j", "2", "--out", dir.to_str().unwrap()])
-        .args(["--partial", part.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn(&[
+        "stats",
+        "-",
+        "-j",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+        "--partial",
+        part.to_str().unwrap(),
+    ]);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(games.as_bytes()).unwrap();
     stdin.flush().unwrap();
@@ -1114,8 +1137,7 @@ fn an_interrupted_run_writes_no_report() {
 #[test]
 fn an_online_arena_is_one_table() {
     let dir = scratch("arena");
-    let o = stats_out(&["testdata/stats/arena.pgn"], &dir, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stats_ok(&["testdata/stats/arena.pgn"], &dir, &[]);
     let standings = dir.join("standings.csv");
     let arena = "Rated Blitz tournament https://lichess.org/tournament/Ab12Cd34";
     let rows: Vec<String> = records(&standings)[1..]
@@ -1150,14 +1172,9 @@ fn tiebreaks_rank_a_pgn_swiss_as_the_worked_example() {
     let mut checked = 0;
     for table in ["worldcup", "de", "others"] {
         let path = dir.join(format!("swiss.{table}.tsv"));
-        let text = String::from_utf8(read(&path)).unwrap();
-        let rows: Vec<Vec<&str>> = text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split('\t').collect())
-            .collect();
+        let rows = tsv_rows(&path);
         let list = rows[0][3..].join(",");
-        let o = pgnkit(&[
+        let o = pgnkit_ok(&[
             "stats",
             "testdata/stats/tiebreaks/swiss.pgn",
             "--report",
@@ -1165,7 +1182,6 @@ fn tiebreaks_rank_a_pgn_swiss_as_the_worked_example() {
             "--tiebreaks",
             &list,
         ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let mut reader = csv::Reader::from_reader(&o.stdout[..]);
         let header: Vec<String> = reader
             .headers()
@@ -1268,17 +1284,12 @@ fn team_tiebreaks_rank_the_team_table_by_match_points_then_the_list() {
     let mut checked = 0;
     for table in ["fide", "sb"] {
         let path = dir.join(format!("league.{table}.tsv"));
-        let text = String::from_utf8(read(&path)).unwrap();
-        let rows: Vec<Vec<&str>> = text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split('\t').collect())
-            .collect();
+        let rows = tsv_rows(&path);
         let list: Vec<&str> = rows[0][7..]
             .iter()
             .map(|h| h.strip_prefix("team:").unwrap())
             .collect();
-        let o = pgnkit(&[
+        let o = pgnkit_ok(&[
             "stats",
             "testdata/stats/teams/league.pgn",
             "--report",
@@ -1288,7 +1299,6 @@ fn team_tiebreaks_rank_the_team_table_by_match_points_then_the_list() {
             "--team-tiebreaks",
             &list.join(","),
         ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let mut reader = csv::Reader::from_reader(&o.stdout[..]);
         let header: Vec<String> = reader
             .headers()
@@ -1338,13 +1348,12 @@ fn team_tiebreaks_rank_the_team_table_by_match_points_then_the_list() {
 /// `--tiebreaks` and refuses what teams do not take.
 #[test]
 fn team_tiebreaks_are_asked_for_and_checked() {
-    let o = pgnkit(&[
+    let o = pgnkit_ok(&[
         "stats",
         "testdata/stats/teams/league.pgn",
         "--report",
         "standings",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
     let teams: Vec<&str> = text.lines().filter(|l| l.contains(",teams,")).collect();
     let shown: Vec<String> = teams

@@ -5,7 +5,6 @@
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
@@ -193,6 +192,42 @@ impl Args {
             (ToArg::Zh, _) => Notation::Zh(style),
             (ToArg::ZhLong, _) => Notation::ZhLong(style),
         }
+    }
+
+    /// How the games are replayed.
+    fn check_options(&self) -> CheckOptions {
+        CheckOptions {
+            lang: self.lang,
+            repair: self.repair,
+            ..CheckOptions::default()
+        }
+    }
+
+    /// What of the movetext is written.
+    fn keep(&self) -> Keep {
+        Keep {
+            no_comments: self.no_comments,
+            no_nags: self.no_nags,
+            no_variations: self.no_variations,
+        }
+    }
+
+    /// A game's collector, made on the worker that converts it: every notation and position a
+    /// move for the JSON and CSV records and EPD; the Parquet tables take SAN, UCI and FEN
+    /// only, as the replay plays the moves.
+    fn collector(&self, eco_table: Option<&'static crate::eco::Table>) -> Collector {
+        let records = matches!(
+            self.format,
+            FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
+        );
+        let mut collector = Collector::new(self.notation(), records);
+        collector.eco = eco_table.map(crate::eco::EcoObserver::new);
+        if self.format == FormatArg::Parquet {
+            collector.columns = Some(Box::new(PlyColumns::new(!self.no_fen)));
+        }
+        // Room for a game's moves at once: growing a ply at a time costs more.
+        collector.reserve(PLIES_RESERVED);
+        collector
     }
 }
 
@@ -579,31 +614,38 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     out.flush()
         .map_err(|e| WriteError::new(out_name.as_str(), e))?;
     drop(out);
-    let read = &inputs.totals;
-    if read.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; no output file was written"
-        ))?;
-    }
     // Rewriting in place what could not be read whole (a cut, bytes that do not decode)
     // would lose the rest.
-    let damaged = in_place && read.problems > 0;
-    if let (true, Some(path)) = (damaged, &args.output) {
+    let damaged = in_place && inputs.totals.problems > 0;
+    commit_outputs(staged, &inputs, args.output.as_deref().filter(|_| damaged))?;
+    Ok(inputs.outcome_with(totals.rejected > 0))
+}
+
+/// Puts the output files in place, unless the run was interrupted or an input could not be
+/// read, or `left` names an output rewritten in place from an input that was not read whole:
+/// each is said on standard error, and what was there stays.
+///
+/// # Errors
+///
+/// When a file cannot be put in place, or standard error cannot be written.
+fn commit_outputs(
+    staged: StagedFiles,
+    inputs: &Inputs,
+    left: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    inputs.say_if_interrupted("no output file was written")?;
+    if let Some(path) = left {
         say(format_args!(
             "pgnkit: {} left as it was: an input could not be read whole, and rewriting it in \
              place would lose what was not read",
             path.display()
         ))?;
     }
-    if read.failed == 0 && !read.interrupted && !damaged {
+    let read = &inputs.totals;
+    if read.failed == 0 && !read.interrupted && left.is_none() {
         staged.commit()?;
     }
-    let games = if totals.rejected > 0 {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    };
-    Ok(inputs.outcome().max(games))
+    Ok(())
 }
 
 /// `--format parquet`: the two files are written beside their final names and renamed into
@@ -632,31 +674,11 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
         |e: parquet::errors::ParquetError| WriteError::new(out_name.as_str(), io::Error::other(e));
     let mut pq = ParquetOut::new(games, moves, !args.no_fen).map_err(failed)?;
     let mut push = |row: &GameRow| pq.push(row).map_err(failed);
-    let totals = convert_all(
-        args,
-        &mut inputs,
-        false,
-        &out_name,
-        &mut io::sink(),
-        Some(&mut push),
-    )?;
+    let outcome = run_rows(args, &mut inputs, &mut push)?;
     // The commit below flushes the files to disk.
     pq.finish().map_err(failed)?;
-    let read = &inputs.totals;
-    if read.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; no output file was written"
-        ))?;
-    }
-    if read.failed == 0 && !read.interrupted {
-        staged.commit()?;
-    }
-    let games = if totals.rejected > 0 {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    };
-    Ok(inputs.outcome().max(games))
+    commit_outputs(staged, &inputs, None)?;
+    Ok(outcome)
 }
 
 /// Takes each converted game's row for the Arrow tables, in input order.
@@ -675,12 +697,7 @@ pub fn run_rows(
     each: &mut RowSink<'_>,
 ) -> anyhow::Result<Outcome> {
     let totals = convert_all(args, inputs, false, "", &mut io::sink(), Some(each))?;
-    let games = if totals.rejected > 0 {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    };
-    Ok(inputs.outcome().max(games))
+    Ok(inputs.outcome_with(totals.rejected > 0))
 }
 
 fn format_name(format: FormatArg) -> &'static str {
@@ -702,22 +719,7 @@ fn convert_all(
     out: &mut impl Write,
     mut rows: Option<&mut RowSink<'_>>,
 ) -> anyhow::Result<Totals> {
-    let opts = CheckOptions {
-        lang: args.lang,
-        repair: args.repair,
-        ..CheckOptions::default()
-    };
-    let keep = Keep {
-        no_comments: args.no_comments,
-        no_nags: args.no_nags,
-        no_variations: args.no_variations,
-    };
-    // Every notation and position a move: the JSON and CSV records and EPD. The Parquet
-    // tables take SAN, UCI and FEN only, as the replay plays the moves.
-    let records = matches!(
-        args.format,
-        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd
-    );
+    let (opts, keep) = (args.check_options(), args.keep());
     let mut rejects = super::rejects_file(args.rejects.as_deref())?;
     let rejects_name = || {
         args.rejects
@@ -739,26 +741,15 @@ fn convert_all(
             .map_err(|e| written(e.into()))?;
         w.flush().map_err(written)?;
     }
-    let render = RenderOptions {
-        board: false,
-        notes: false,
-        color: false,
-    };
-    let eco_table = if args.add_eco {
-        Some(super::eco_table(args.eco_table.as_deref())?)
-    } else {
-        None
-    };
-    let started = Instant::now();
+    // Plain text: the diagnostics go to standard error beside the output.
+    let render = RenderOptions::default();
+    let eco_table = args
+        .add_eco
+        .then(|| super::eco_table(args.eco_table.as_deref()))
+        .transpose()?;
     let mut totals = Totals::default();
     let work = |name: &str, game: &mut Game<'_>| {
-        let mut collector = Collector::new(args.notation(), records);
-        collector.eco = eco_table.map(crate::eco::EcoObserver::new);
-        if args.format == FormatArg::Parquet {
-            collector.columns = Some(Box::new(PlyColumns::new(!args.no_fen)));
-        }
-        // Room for a game's moves at once: growing a ply at a time costs more.
-        collector.reserve(PLIES_RESERVED);
+        let mut collector = args.collector(eco_table);
         convert_one(game, name, &opts, keep, &render, args, &mut collector)
     };
     let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
@@ -802,16 +793,10 @@ fn convert_all(
     }
     // Before the summary: it counts the games written.
     out.flush().map_err(written)?;
-    if !args.input.quiet {
-        let secs = started.elapsed().as_secs_f64();
-        let read = &inputs.totals;
-        let mb = read.bytes as f64 / 1e6;
-        say(format_args!(
-            "pgnkit: {} file{}, {} game{}: {} written ({} repaired), {} rejected{} in {:.2} s ({:.1} MB/s)",
-            read.files,
-            if read.files == 1 { "" } else { "s" },
-            read.games,
-            if read.games == 1 { "" } else { "s" },
+    inputs.summary(
+        args.input.quiet,
+        format_args!(
+            "{} written ({} repaired), {} rejected{}",
             totals.written,
             totals.repaired,
             totals.rejected,
@@ -820,12 +805,8 @@ fn convert_all(
             } else {
                 String::new()
             },
-            secs,
-            if secs > 0.0 { mb / secs } else { 0.0 }
-        ))?;
-        inputs.summary_tail()?;
-    }
-    inputs.report_no_game()?;
+        ),
+    )?;
     Ok(totals)
 }
 
@@ -838,22 +819,11 @@ pub(crate) fn convert_selected(
     name: &str,
     args: &Args,
 ) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-    let opts = CheckOptions {
-        lang: args.lang,
-        ..CheckOptions::default()
-    };
-    let keep = Keep {
-        no_comments: args.no_comments,
-        no_nags: args.no_nags,
-        no_variations: args.no_variations,
-    };
-    let records = matches!(
-        args.format,
-        FormatArg::Jsonl | FormatArg::Csv | FormatArg::Epd | FormatArg::Parquet
-    );
-    let mut collector = Collector::new(args.notation(), records);
-    collector.reserve(PLIES_RESERVED);
+    // Select's `args` are convert's defaults but --to and --format: no --repair, no
+    // --add-eco, no Parquet (select refuses it).
+    let mut collector = args.collector(None);
     let render = RenderOptions::default();
+    let (opts, keep) = (args.check_options(), args.keep());
     let done = convert_one(game, name, &opts, keep, &render, args, &mut collector)?;
     Some((done.diagnostics, (!done.rejected).then_some(done.body)))
 }

@@ -4,7 +4,6 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
@@ -13,7 +12,7 @@ use super::convert::{FormatArg, ToArg};
 use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, Inputs, WriteError};
+use crate::input::{Found, Inputs, WriteError};
 use crate::rules::game::CheckOptions;
 use crate::select::watch::Watch;
 use crate::select::{Facts, Replayed, Selection};
@@ -152,7 +151,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 
     let opts = CheckOptions::default();
-    let started = Instant::now();
     let (mut selected, mut unwritten) = (0u64, 0u64);
     let work = |name: &str, game: &mut Game<'_>| {
         select_one(game, name, &selection, &opts, &args, convert.as_ref())
@@ -182,39 +180,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         writeln!(out, "{selected}").map_err(written)?;
     }
     out.flush().map_err(written)?;
-    let read = &inputs.totals;
-    if read.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; the summary covers the games read so far"
-        ))?;
-    }
-    if !args.input.quiet {
-        let secs = started.elapsed().as_secs_f64();
-        let mb = read.bytes as f64 / 1e6;
-        say(format_args!(
-            "pgnkit: {} file{}, {} game{}: {} selected{} in {:.2} s ({:.1} MB/s)",
-            read.files,
-            if read.files == 1 { "" } else { "s" },
-            read.games,
-            if read.games == 1 { "" } else { "s" },
-            selected,
+    inputs.say_if_interrupted("the summary covers the games read so far")?;
+    inputs.summary(
+        args.input.quiet,
+        format_args!(
+            "{selected} selected{}",
             if unwritten > 0 {
                 format!(" ({unwritten} not written: see above)")
             } else {
                 String::new()
             },
-            secs,
-            if secs > 0.0 { mb / secs } else { 0.0 }
-        ))?;
-        inputs.summary_tail()?;
-    }
-    inputs.report_no_game()?;
-    let games = if selected > 0 {
-        Outcome::Clean
-    } else {
-        Outcome::Problems
-    };
-    Ok(inputs.outcome().max(games))
+        ),
+    )?;
+    Ok(inputs.outcome_with(selected == 0))
 }
 
 /// Tests one game (on a worker thread) and makes what is written of it. The tags are looked

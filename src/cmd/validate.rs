@@ -3,7 +3,6 @@
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::ValueEnum;
 
@@ -12,7 +11,7 @@ use crate::diag::Severity;
 use crate::diag::{Code, Finding};
 use crate::eco::{EcoObserver, Table};
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, InputProblem, Inputs, WriteError};
+use crate::input::{Found, InputProblem, Inputs, WriteError};
 use crate::pgn::Lexed;
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
@@ -198,12 +197,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
 
     // ECO tags are checked only when notes are reported: no other run pays for it.
-    let eco_table = if args.notes {
-        Some(super::eco_table(args.eco_table.as_deref())?)
-    } else {
-        None
-    };
-    let started = Instant::now();
+    let eco_table = args
+        .notes
+        .then(|| super::eco_table(args.eco_table.as_deref()))
+        .transpose()?;
     let mut totals = Totals::default();
     let work = |name: &str, game: &mut Game<'_>| {
         check_one(game, name, &opts, format, &render, &args, eco_table)
@@ -238,39 +235,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     // Problems of inputs as a whole (a cut, bytes that do not decode, not PGN) are errors.
     totals.errors += inputs.totals.problems;
-    let read = &inputs.totals;
-    if read.interrupted {
-        say(format_args!(
-            "pgnkit: interrupted; the summary covers the games read so far"
-        ))?;
-    }
-    if !args.input.quiet {
-        let secs = started.elapsed().as_secs_f64();
-        let mb = read.bytes as f64 / 1e6;
-        say(format_args!(
-            "pgnkit: {} file{}, {} game{}: {} error{}, {} warning{}, {} note{} in {:.2} s ({:.1} MB/s)",
-            read.files,
-            s(read.files as u64),
-            read.games,
-            s(read.games),
+    inputs.say_if_interrupted("the summary covers the games read so far")?;
+    inputs.summary(
+        args.input.quiet,
+        format_args!(
+            "{} error{}, {} warning{}, {} note{}",
             totals.errors,
             s(totals.errors),
             totals.warnings,
             s(totals.warnings),
             totals.notes,
             s(totals.notes),
-            secs,
-            if secs > 0.0 { mb / secs } else { 0.0 }
-        ))?;
-        inputs.summary_tail()?;
-    }
-    inputs.report_no_game()?;
-    let games = if totals.errors > 0 || (args.warnings_as_errors && totals.warnings > 0) {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    };
-    Ok(inputs.outcome().max(games))
+        ),
+    )?;
+    Ok(inputs.outcome_with(totals.errors > 0 || (args.warnings_as_errors && totals.warnings > 0)))
 }
 
 /// What checking one game produced, rendered, ready to be written in input order.

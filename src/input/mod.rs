@@ -16,6 +16,7 @@ use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use open::Source;
 use pipeline::{Game, Lexing};
@@ -195,6 +196,8 @@ pub struct Inputs {
     progress: Option<Progress>,
     /// Bytes read from the inputs as they lie on disk, for the progress bar.
     read: Arc<AtomicU64>,
+    /// When the first reading started, for the summary's time and speed.
+    started: Option<Instant>,
     pub totals: InputTotals,
 }
 
@@ -242,6 +245,7 @@ impl Inputs {
             opts,
             sources: expanded.sources,
             read,
+            started: None,
             totals,
         })
     }
@@ -280,6 +284,7 @@ impl Inputs {
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         let sources = std::mem::take(&mut self.sources);
+        self.started.get_or_insert_with(Instant::now);
         self.progress = Some(Progress::new(
             self.total,
             Arc::clone(&self.read),
@@ -407,38 +412,7 @@ impl Inputs {
             .encodings
             .entry(detected.encoding.name())
             .or_insert(0) += 1;
-        // A sink's error is an output's: it is kept here, and the pipeline is only told to
-        // stop (its own errors are the input's).
-        let mut failed_write = None;
-        let mut progress = self.progress.as_mut();
-        let games = &mut self.totals.games;
-        let read = pipeline::run_with(
-            reader,
-            self.opts.jobs,
-            lexing,
-            |game: &mut Game<'_>| work(name, game),
-            |done: T| {
-                *games += 1;
-                if let Some(progress) = progress.as_mut() {
-                    progress.game(done.errors());
-                }
-                sink(name, done).map_err(|e| {
-                    failed_write = Some(e);
-                    io::Error::other("an output could not be written")
-                })
-            },
-        );
-        if let Some(e) = failed_write {
-            return Err(e);
-        }
-        match read {
-            Ok(bytes) => self.totals.bytes += bytes,
-            Err(e) => {
-                crate::cmd::found(crate::cli::Outcome::Failed);
-                self.totals.failed += 1;
-                say(format_args!("pgnkit: cannot read {name}: {e}"))?;
-            }
-        }
+        self.read_games(reader, name, lexing, |game| work(name, game), sink)?;
         if let Some(at) = cut.take() {
             self.problem();
             let finding = Finding::new(
@@ -550,37 +524,63 @@ impl Inputs {
         }
         let rows = text.rows();
         let reader = GameReader::with_limit(text, self.opts.max_game);
+        let per_row = |game: &mut Game<'_>| {
+            // Found whole, then lexed again from the row's first line.
+            if game.open.is_some() {
+                return None;
+            }
+            let place = rows.locate(game.line);
+            let row = place.map_or(0, |p| p.row);
+            if !game.bytes.is_empty() {
+                game.line = place.map_or(game.line, |p| p.line);
+                pipeline::lex_for(lexing, game);
+            }
+            work(&format!("{name}:row {row}"), game)
+        };
+        self.read_games(reader, name, lexing, per_row, sink)?;
+        for p in rows.take_problems() {
+            report(self, p, on_problem)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the games of one opened input through the pipeline: `work` makes something of
+    /// each, `sink` takes the results in order under the input's `name`, and the totals and
+    /// the progress bar count them. An input that breaks off while read is reported and
+    /// counted as failed; the run goes on.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `sink`, or standard error that cannot be written.
+    fn read_games<R, T, W, S>(
+        &mut self,
+        reader: GameReader<R>,
+        name: &str,
+        lexing: Lexing,
+        work: W,
+        sink: &mut S,
+    ) -> Result<(), WriteError>
+    where
+        R: Read + Send,
+        T: Send + Found,
+        W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&str, T) -> Result<(), WriteError>,
+    {
+        // A sink's error is an output's: it is kept here, and the pipeline is only told to
+        // stop (its own errors are the input's).
         let mut failed_write = None;
         let mut progress = self.progress.as_mut();
         let games = &mut self.totals.games;
-        let read = pipeline::run_with(
-            reader,
-            self.opts.jobs,
-            lexing,
-            |game: &mut Game<'_>| {
-                // Found whole, then lexed again from the row's first line.
-                if game.open.is_some() {
-                    return None;
-                }
-                let place = rows.locate(game.line);
-                let row = place.map_or(0, |p| p.row);
-                if !game.bytes.is_empty() {
-                    game.line = place.map_or(game.line, |p| p.line);
-                    pipeline::lex_for(lexing, game);
-                }
-                work(&format!("{name}:row {row}"), game)
-            },
-            |done: T| {
-                *games += 1;
-                if let Some(progress) = progress.as_mut() {
-                    progress.game(done.errors());
-                }
-                sink(name, done).map_err(|e| {
-                    failed_write = Some(e);
-                    io::Error::other("an output could not be written")
-                })
-            },
-        );
+        let read = pipeline::run_with(reader, self.opts.jobs, lexing, work, |done: T| {
+            *games += 1;
+            if let Some(progress) = progress.as_mut() {
+                progress.game(done.errors());
+            }
+            sink(name, done).map_err(|e| {
+                failed_write = Some(e);
+                io::Error::other("an output could not be written")
+            })
+        });
         if let Some(e) = failed_write {
             return Err(e);
         }
@@ -592,9 +592,6 @@ impl Inputs {
                 say(format_args!("pgnkit: cannot read {name}: {e}"))?;
             }
         }
-        for p in rows.take_problems() {
-            report(self, p, on_problem)?;
-        }
         Ok(())
     }
 
@@ -602,6 +599,45 @@ impl Inputs {
     fn problem(&mut self) {
         self.totals.problems += 1;
         crate::cmd::found(crate::cli::Outcome::Problems);
+    }
+
+    /// Says, when Ctrl-C stopped the run, that it did and what that means for the command's
+    /// output (`meaning`).
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn say_if_interrupted(&self, meaning: &str) -> Result<(), WriteError> {
+        if !self.totals.interrupted {
+            return Ok(());
+        }
+        say(format_args!("pgnkit: interrupted; {meaning}"))
+    }
+
+    /// How a command ends its run on standard error: unless `quiet`, its summary line
+    /// (`pgnkit: 2 files, 40 games: WHAT in 0.12 s (35.1 MB/s)`, where `what` is the
+    /// command's own count) and the [tail](Self::summary_tail) every command shares; then,
+    /// whatever `quiet` says, [the line of a run that read no game](Self::report_no_game).
+    ///
+    /// # Errors
+    ///
+    /// When standard error cannot be written.
+    pub fn summary(&self, quiet: bool, what: fmt::Arguments<'_>) -> Result<(), WriteError> {
+        if !quiet {
+            let read = &self.totals;
+            let secs = self.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
+            let mb = read.bytes as f64 / 1e6;
+            say(format_args!(
+                "pgnkit: {} file{}, {} game{}: {what} in {secs:.2} s ({:.1} MB/s)",
+                read.files,
+                plural(read.files as u64),
+                read.games,
+                plural(read.games),
+                if secs > 0.0 { mb / secs } else { 0.0 }
+            ))?;
+            self.summary_tail()?;
+        }
+        self.report_no_game()
     }
 
     /// The summary lines every command prints after its own: files a directory walk passed
@@ -693,12 +729,22 @@ impl Inputs {
     /// input could not be read, nothing was given to read, or Ctrl-C stopped the run;
     /// `Problems` when an input as a whole had a problem or held no game; else `Clean`.
     pub fn outcome(&self) -> crate::cli::Outcome {
+        self.outcome_with(false)
+    }
+
+    /// The exit status of a run: [what the inputs decide](Self::outcome), or `Problems` at
+    /// least when `problems_in_games` (the command says what counts: errors, rejected games,
+    /// nothing selected).
+    pub fn outcome_with(&self, problems_in_games: bool) -> crate::cli::Outcome {
         use crate::cli::Outcome;
         let totals = &self.totals;
         let nothing_given = totals.files == 0 && totals.games == 0;
         if totals.failed > 0 || totals.interrupted || nothing_given {
             Outcome::Failed
-        } else if totals.problems > 0 || (totals.games == 0 && !totals.broken_pipe) {
+        } else if problems_in_games
+            || totals.problems > 0
+            || (totals.games == 0 && !totals.broken_pipe)
+        {
             Outcome::Problems
         } else {
             Outcome::Clean

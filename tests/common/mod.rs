@@ -1,17 +1,24 @@
 //! Running the `pgnkit` binary as a user does, for the command tests.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
-/// Runs `pgnkit ARGS` in the package folder, feeding `stdin` when given.
-pub fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnkit"));
-    cmd.args(args)
+/// Starts `pgnkit ARGS` in the package folder, its standard input, output and error piped,
+/// for a test that talks to it while it runs (closes its output, interrupts it).
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("pgnkit runs");
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pgnkit runs")
+}
+
+/// Runs `pgnkit ARGS` in the package folder, feeding `stdin` when given.
+pub fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().expect("stdin is piped");
     let data = stdin.map(<[u8]>::to_vec);
     // Write from another thread: a large input would otherwise fill the pipe while pgnkit
@@ -24,6 +31,21 @@ pub fn pgnkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let out = child.wait_with_output().expect("pgnkit finishes");
     writer.join().expect("the stdin writer finishes");
     out
+}
+
+/// Runs `pgnkit ARGS` as [`pgnkit`] does; it must exit with status 0 (the failure shows the
+/// command and what it printed on standard error).
+#[allow(dead_code)] // not every test file runs only commands that succeed
+pub fn pgnkit_ok(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let o = pgnkit(args, stdin);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "pgnkit {}: {}",
+        args.join(" "),
+        stderr(&o)
+    );
+    o
 }
 
 #[allow(dead_code)] // not every test file looks at stdout
