@@ -365,17 +365,25 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn dedup_md_example_writes_the_report_shown() {
+    let inputs = ["testdata/dedup/feed-a.pgn", "testdata/dedup/feed-b.pgn"];
+    dedup_md_example(&inputs, "dups.csv");
+    dedup_md_example(&["testdata/dedup/shared-openings.pgn"], "openings.csv");
+}
+
+/// Runs the example of docs/dedup.md on `inputs` with `--report report`, and checks the
+/// summary and report are the ones shown.
+fn dedup_md_example(inputs: &[&str], report_name: &str) {
     let dir = scratch("dedup");
-    let command = "pgnkit dedup testdata/dedup/feed-a.pgn testdata/dedup/feed-b.pgn -o unique.pgn --report dups.csv";
-    let summary = doc_output_of("docs/dedup.md", command);
-    let (out, report) = (dir.join("unique.pgn"), dir.join("dups.csv"));
+    let command = format!(
+        "pgnkit dedup {} -o unique.pgn --report {report_name}",
+        inputs.join(" ")
+    );
+    let summary = doc_output_of("docs/dedup.md", &command);
+    let (out, report) = (dir.join("unique.pgn"), dir.join(report_name));
     let run = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args([
-            "dedup",
-            "testdata/dedup/feed-a.pgn",
-            "testdata/dedup/feed-b.pgn",
-            "-o",
-        ])
+        .arg("dedup")
+        .args(inputs)
+        .arg("-o")
         .arg(&out)
         .arg("--report")
         .arg(&report)
@@ -390,7 +398,7 @@ fn dedup_md_example_writes_the_report_shown() {
         cut(&summary.join("\n")),
         "docs/dedup.md's summary"
     );
-    let shown = doc_output_of("docs/dedup.md", "cat dups.csv");
+    let shown = doc_output_of("docs/dedup.md", &format!("cat {report_name}"));
     let written = std::fs::read_to_string(&report).expect("the report");
     assert_eq!(
         written.lines().collect::<Vec<_>>(),
@@ -402,10 +410,17 @@ fn dedup_md_example_writes_the_report_shown() {
 
 #[test]
 fn split_md_example_writes_the_files_shown() {
+    split_md_example("testdata/split/mixed.pgn", "event");
+    split_md_example("testdata/split/classify.pgn", "eco");
+}
+
+/// Runs the example of docs/split.md that splits `input` `--by by` into `by-<by>`, and checks
+/// the files are the ones shown.
+fn split_md_example(input: &str, by: &str) {
     let dir = scratch("split");
-    let folder = dir.join("by-event");
+    let folder = dir.join(format!("by-{by}"));
     let run = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
-        .args(["split", "testdata/split/mixed.pgn", "--by", "event", "-o"])
+        .args(["split", input, "--by", by, "-o"])
         .arg(&folder)
         .current_dir(root())
         .output()
@@ -425,6 +440,9 @@ fn split_md_example_writes_the_files_shown() {
         })
         .collect();
     names.sort();
-    assert_eq!(names, doc_output_of("docs/split.md", "ls by-event"));
+    assert_eq!(
+        names,
+        doc_output_of("docs/split.md", &format!("ls by-{by}"))
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
