@@ -164,19 +164,28 @@ fn known(value: Option<&str>) -> bool {
 }
 
 /// A name as the feeds of one game write it in different ways: its words (runs of letters and
-/// digits), in lower case, in sorted order. So `Carlsen, Magnus`, `Magnus  Carlsen` and
-/// `CARLSEN Magnus` are one name; `?`, `-` and an empty name are no words at all.
+/// digits) in lower case, in any order. So `Carlsen, Magnus`, `Magnus  Carlsen` and
+/// `CARLSEN Magnus` are one name; `?`, `-` and an empty name are no words at all. Each word
+/// is hashed alone and the words' hashes summed (the sum does not depend on their order):
+/// no allocation, as every game's two names pass here.
 pub fn name_hash(name: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut words: Vec<String> = name
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    words.sort_unstable();
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    words.hash(&mut h);
-    h.finish()
+    let mut sum = 0u64;
+    let mut word = TextHasher(0x243f_6a88_85a3_08d3);
+    let mut in_word = false;
+    for c in name.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() {
+            for l in c.to_lowercase() {
+                word.word(u64::from(u32::from(l)));
+            }
+            in_word = true;
+        } else if in_word {
+            word.word(u64::MAX);
+            sum = sum.wrapping_add(word.0);
+            word = TextHasher(0x243f_6a88_85a3_08d3);
+            in_word = false;
+        }
+    }
+    sum
 }
 
 /// A `Date` with year, month and day all known, as `yyyymmdd`.
@@ -310,17 +319,71 @@ pub struct Duplicate {
 /// No game.
 const NONE: u32 = u32::MAX;
 
+/// The hasher of the finder's maps, whose keys are already hashes: one folded multiply of
+/// the key with seeds drawn at random once a run (SipHash, the default, was a tenth of
+/// dedup's time, a lookup a ply). The random seeds keep input made to collide in the table's
+/// bits from making the lookups quadratic.
+#[derive(Clone, Copy, Debug)]
+struct KeyHasher {
+    seeds: [u64; 2],
+    state: u64,
+}
+
+impl std::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, w: u64) {
+        let m = u128::from(self.state ^ w ^ self.seeds[0]) * u128::from(self.seeds[1]);
+        self.state = m as u64 ^ (m >> 64) as u64;
+    }
+
+    fn finish(&self) -> u64 {
+        self.state
+    }
+}
+
+/// Builds [`KeyHasher`]s with this run's seeds.
+#[derive(Clone, Copy, Debug)]
+struct Seeded([u64; 2]);
+
+impl Default for Seeded {
+    fn default() -> Seeded {
+        use std::hash::BuildHasher;
+        let random = std::collections::hash_map::RandomState::new();
+        Seeded([random.hash_one(1u8), random.hash_one(2u8) | 1])
+    }
+}
+
+impl std::hash::BuildHasher for Seeded {
+    type Hasher = KeyHasher;
+
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher {
+            seeds: self.0,
+            state: 0,
+        }
+    }
+}
+
+type KeyMap<K> = HashMap<K, u32, Seeded>;
+
 /// Finds the duplicates among the games given in input order.
 #[derive(Debug, Default)]
 pub struct Finder {
     digests: Vec<Digest>,
     /// The first game of each start-and-moves hash (of games with moves).
-    by_moves: HashMap<[u64; 2], u32>,
+    by_moves: KeyMap<[u64; 2]>,
     /// Each game's group: the first game with its moves (itself for the first).
     group: Vec<u32>,
     /// The first game of each start-and-moves hash and players ([`line_key`]): a prefix is
     /// looked for among the games of the same players only.
-    by_line: HashMap<[u64; 2], u32>,
+    by_line: KeyMap<[u64; 2]>,
     /// Each game's line: the first game with its moves and players.
     line: Vec<u32>,
     /// Per line (indexed by its first game): the longest game of the same players that has
@@ -328,14 +391,14 @@ pub struct Finder {
     longer: Vec<u32>,
 }
 
-/// The key of a game's moves and players together.
+/// The key of a game's moves and players together: the moves' hash is random enough that
+/// mixing the players' into one half keeps keys apart (one step a ply: it is computed for
+/// every ply of every game).
 fn line_key(moves: [u64; 2], players: u64) -> [u64; 2] {
-    let mut h = MoveHash(u128::from(moves[0]) << 64 | u128::from(moves[1]));
-    h.push((players >> 48) as u16);
-    h.push((players >> 32) as u16);
-    h.push((players >> 16) as u16);
-    h.push(players as u16);
-    h.value()
+    [
+        moves[0] ^ players.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        moves[1],
+    ]
 }
 
 impl Finder {
@@ -488,7 +551,7 @@ impl Finder {
             let kd = &self.digests[k as usize];
             k != i && kd.result.conflicts(d.result) && !kd.who.agrees(&d.who)
         };
-        let mut others: HashMap<([u64; 2], u8), u32> = HashMap::new();
+        let mut others: HashMap<([u64; 2], u8), u32, Seeded> = HashMap::default();
         for i in 0..n as u32 {
             if with_moves(i) && prefix[i as usize].is_none() && other_game(i) {
                 let d = &self.digests[i as usize];
@@ -499,7 +562,7 @@ impl Finder {
             }
         }
         // Games without moves are compared by their text only.
-        let mut by_text: HashMap<u64, u32> = HashMap::new();
+        let mut by_text: KeyMap<u64> = KeyMap::default();
         let mut out = vec![None; n];
         for i in 0..n as u32 {
             let d = &self.digests[i as usize];
@@ -565,7 +628,7 @@ impl Finder {
     /// Among the games still kept, those that reached the same position at the fuzzy ply:
     /// one is kept, as `keep` says.
     fn same_positions(&self, keep: Keep, out: &mut [Option<Duplicate>]) {
-        let mut kept: HashMap<u64, u32> = HashMap::new();
+        let mut kept: KeyMap<u64> = KeyMap::default();
         for (i, d) in self.digests.iter().enumerate() {
             let (None, Some(position)) = (out[i], d.position) else {
                 continue;
