@@ -1,35 +1,11 @@
 //! `pgnkit dedup`, run as a user runs it: duplicates made from games of
 //! `testdata/dedup/feed-a.pgn` by re-wrapping, re-tagging, truncating and changing the result.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 
-use common::{pgnkit, stderr};
-
-/// A fresh folder for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pgnkit-dedup-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create a scratch folder");
-    dir
-}
-
-/// The games of a PGN text: each a tag section and the movetext after it.
-fn games(text: &str) -> Vec<String> {
-    let text = text.replace("\r\n", "\n");
-    let mut out: Vec<String> = Vec::new();
-    for para in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
-        match out.last_mut() {
-            Some(last) if !para.starts_with('[') => {
-                last.push_str("\n\n");
-                last.push_str(para);
-            }
-            _ => out.push(para.to_owned()),
-        }
-    }
-    out
-}
+use common::{pgn_games as games, pgnkit, scratch, stderr};
 
 /// The game's movetext, and its tags.
 fn parts(game: &str) -> (&str, &str) {
@@ -90,7 +66,7 @@ fn row(file: &str, game: usize, of_file: &str, of_game: usize, kind: &str) -> Ve
 /// Each way of making a duplicate of every game of feed-a.pgn, and the kind dedup must find.
 #[test]
 fn duplicates_made_every_way_are_found_with_their_kind() {
-    let dir = scratch("kinds");
+    let dir = scratch("dedup/kinds");
     let originals = base();
     type Make = fn(&str) -> String;
     let makers: [(&str, Make); 5] = [
@@ -152,7 +128,7 @@ fn duplicates_made_every_way_are_found_with_their_kind() {
 /// The longer game is the original, whichever comes first.
 #[test]
 fn a_prefix_before_its_game_is_dropped_for_the_longer() {
-    let dir = scratch("prefix-first");
+    let dir = scratch("dedup/prefix-first");
     let full = base()[0].clone();
     let (moves, tags) = parts(&full);
     let short = format!(
@@ -177,7 +153,7 @@ fn a_prefix_before_its_game_is_dropped_for_the_longer() {
 
 #[test]
 fn keep_best_keeps_the_copy_with_a_result_and_more_tags() {
-    let dir = scratch("best");
+    let dir = scratch("dedup/best");
     let full = base()[1].clone();
     let (moves, tags) = parts(&full);
     let poor = format!(
@@ -201,7 +177,7 @@ fn keep_best_keeps_the_copy_with_a_result_and_more_tags() {
 
 #[test]
 fn fuzzy_ply_finds_transpositions() {
-    let dir = scratch("fuzzy");
+    let dir = scratch("dedup/fuzzy");
     let a = "[White \"a\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 *";
     let b = "[White \"b\"]\n[Result \"*\"]\n\n1. c4 e6 2. d4 d5 3. Nf3 *";
     let input = format!("{a}\n\n{b}\n");
@@ -218,7 +194,7 @@ fn fuzzy_ply_finds_transpositions() {
 
 #[test]
 fn games_without_moves_are_duplicates_only_when_identical() {
-    let dir = scratch("no-moves");
+    let dir = scratch("dedup/no-moves");
     let f1 = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1-0";
     let f2 = "[White \"c\"]\n[Black \"d\"]\n[Result \"1-0\"]\n\n1-0";
     let input = [f1, f2, f1].join("\n\n");
@@ -229,7 +205,7 @@ fn games_without_moves_are_duplicates_only_when_identical() {
 
 #[test]
 fn a_game_with_an_error_is_compared_up_to_it_and_never_dropped_silently() {
-    let dir = scratch("error");
+    let dir = scratch("dedup/error");
     let full = base()[0].clone();
     let broken = full.replace("4. Ba4", "4. Bh8");
     let input = [broken, full.clone()].join("\n\n");
@@ -250,7 +226,7 @@ fn a_game_with_an_error_is_compared_up_to_it_and_never_dropped_silently() {
 
 #[test]
 fn output_and_report_are_the_same_for_any_number_of_jobs() {
-    let dir = scratch("jobs");
+    let dir = scratch("dedup/jobs");
     let a = std::fs::read_to_string("testdata/dedup/feed-a.pgn").unwrap();
     let b = std::fs::read_to_string("testdata/dedup/feed-b.pgn").unwrap();
     // Many games, many of them copies or prefixes of each other.
@@ -275,26 +251,52 @@ fn output_and_report_are_the_same_for_any_number_of_jobs() {
     );
 }
 
+/// Standard input is read once, as every input is: the games wait in temporary files.
 #[test]
-fn standard_input_is_refused_with_the_reason() {
-    let dir = scratch("stdin");
-    let out = dir.join("out.pgn");
+fn standard_input_is_deduplicated_as_a_file_is() {
+    let dir = scratch("dedup/stdin");
+    let a = std::fs::read_to_string("testdata/dedup/feed-a.pgn").unwrap();
+    let b = std::fs::read_to_string("testdata/dedup/feed-b.pgn").unwrap();
+    let text = format!("{a}\n{b}");
+    let (from_file, written) = dedup(&dir, &[("in.pgn", text.clone())], &[]);
+    let (out, report) = (dir.join("stdin.pgn"), dir.join("stdin.csv"));
     let run = pgnkit(
-        &["dedup", "-", "-o", out.to_str().unwrap()],
-        Some(b"1. e4 *\n"),
+        &[
+            "dedup",
+            "-q",
+            "-",
+            "-o",
+            out.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        Some(text.as_bytes()),
     );
-    assert_eq!(run.status.code(), Some(2));
-    assert!(
-        stderr(&run).contains("cannot read standard input"),
-        "{}",
-        stderr(&run)
-    );
-    assert!(!out.exists());
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(games(&std::fs::read_to_string(&out).unwrap()), written);
+    let report = std::fs::read_to_string(&report).unwrap();
+    let rows: Vec<Vec<String>> = report
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_owned).collect())
+        .collect();
+    assert_eq!(rows.len(), from_file.len(), "{report}");
+    for (got, want) in rows.iter().zip(&from_file) {
+        assert_eq!(got[1..2], want[1..2]);
+        assert_eq!(got[3..], want[3..]);
+    }
+    // No temporary folder is left beside the output.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".pgnkit"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
 fn legacy_encodings_are_written_as_utf8() {
-    let dir = scratch("gbk");
+    let dir = scratch("dedup/gbk");
     let out = dir.join("out.pgn");
     let run = pgnkit(
         &[
@@ -311,4 +313,18 @@ fn legacy_encodings_are_written_as_utf8() {
     let text = String::from_utf8(written).expect("UTF-8");
     let utf8 = std::fs::read_to_string("testdata/input/chinese-utf8.pgn").expect("the UTF-8 copy");
     assert_eq!(games(&text), games(&utf8));
+}
+
+/// Games that share only their first moves are distinct unless the same players played them
+/// (at the same event, round and date where both say): a time forfeit `1. e4 1-0` is no
+/// start of every game that opens 1. e4. A live-board copy cut short, of the same players
+/// under names written another way, is still a prefix.
+#[test]
+fn games_sharing_an_opening_are_distinct_and_a_truncated_feed_is_found() {
+    let dir = scratch("dedup/openings");
+    let text = std::fs::read_to_string("testdata/dedup/shared-openings.pgn").expect("the input");
+    let input = games(&text);
+    let (rows, written) = dedup(&dir, &[("in.pgn", text)], &[]);
+    assert_eq!(rows, vec![row("in.pgn", 7, "in.pgn", 5, "prefix")]);
+    assert_eq!(written, input[..6]);
 }

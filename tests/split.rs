@@ -1,33 +1,11 @@
 //! `pgnkit split`, run as a user runs it: every mode, nothing lost or reordered, many groups.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 
-use common::{pgnkit, stderr};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pgnkit-split-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create a scratch folder");
-    dir
-}
-
-/// The games of a PGN text: each a tag section and the movetext after it.
-fn games(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for para in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
-        match out.last_mut() {
-            Some(last) if !para.starts_with('[') => {
-                last.push_str("\n\n");
-                last.push_str(para);
-            }
-            _ => out.push(para.to_owned()),
-        }
-    }
-    out
-}
+use common::{pgn_games as games, pgnkit, scratch, stderr};
 
 /// Splits `input` with `--by by` into a fresh folder: each file's name and games.
 fn split(dir: &Path, input: &Path, by: &str, extra: &[&str]) -> BTreeMap<String, Vec<String>> {
@@ -72,7 +50,7 @@ fn tag<'a>(game: &'a str, name: &str) -> Option<&'a str> {
 
 #[test]
 fn every_mode_puts_each_game_in_its_file_and_loses_none() {
-    let dir = scratch("modes");
+    let dir = scratch("split/modes");
     let path = Path::new("testdata/split/mixed.pgn");
     let input = games(&std::fs::read_to_string(path).unwrap());
     for (by, names) in [
@@ -89,13 +67,7 @@ fn every_mode_puts_each_game_in_its_file_and_loses_none() {
         ),
         (
             "eco-letter",
-            vec![
-                "eco-A.pgn",
-                "eco-B.pgn",
-                "eco-C.pgn",
-                "eco-D.pgn",
-                "eco-unknown.pgn",
-            ],
+            vec!["eco-A.pgn", "eco-B.pgn", "eco-C.pgn", "eco-D.pgn"],
         ),
         (
             "tag:White",
@@ -113,18 +85,16 @@ fn every_mode_puts_each_game_in_its_file_and_loses_none() {
         assert_eq!(files.keys().collect::<Vec<_>>(), names, "--by {by}");
         assert_union_is_the_input(&input, &files);
     }
-    // Each game where its tag says.
+    // Each game with an ECO tag where its tag says (the others are classified: below).
     let files = split(&dir, path, "eco-letter", &[]);
     for (name, games) in &files {
         for g in games {
             let letter = tag(g, "ECO")
                 .and_then(|e| e.chars().next())
                 .map(|c| c.to_ascii_uppercase());
-            let want = match letter {
-                Some(c @ 'A'..='E') => format!("eco-{c}.pgn"),
-                _ => "eco-unknown.pgn".to_owned(),
-            };
-            assert_eq!(*name, want, "{g}");
+            if let Some(c @ 'A'..='E') = letter {
+                assert_eq!(*name, format!("eco-{c}.pgn"), "{g}");
+            }
         }
     }
     let files = split(&dir, path, "games:4", &[]);
@@ -136,7 +106,7 @@ fn every_mode_puts_each_game_in_its_file_and_loses_none() {
 /// nothing is lost or reordered.
 #[test]
 fn many_groups_with_bounded_open_files() {
-    let dir = scratch("many");
+    let dir = scratch("split/many");
     let mut text = String::new();
     for i in 0..600 {
         text.push_str(&format!(
@@ -157,7 +127,7 @@ fn many_groups_with_bounded_open_files() {
 
 #[test]
 fn a_file_as_the_folder_is_refused() {
-    let dir = scratch("file");
+    let dir = scratch("split/file");
     let not_a_folder = dir.join("x.pgn");
     std::fs::write(&not_a_folder, "x").unwrap();
     let run = pgnkit(
@@ -190,7 +160,7 @@ fn a_wrong_mode_says_which_there_are() {
     );
     assert_eq!(run.status.code(), Some(2));
     assert!(
-        stderr(&run).contains("games:N, event, eco-letter or tag:NAME"),
+        stderr(&run).contains("games:N, event, eco, eco-letter or tag:NAME"),
         "{}",
         stderr(&run)
     );
@@ -198,7 +168,7 @@ fn a_wrong_mode_says_which_there_are() {
 
 #[test]
 fn standard_input_is_split_too() {
-    let dir = scratch("stdin");
+    let dir = scratch("split/stdin");
     let out = dir.join("out");
     let text = std::fs::read_to_string("testdata/split/mixed.pgn").unwrap();
     let run = pgnkit(
@@ -217,4 +187,36 @@ fn standard_input_is_split_too() {
     let first = std::fs::read_to_string(out.join("games-0001.pgn")).unwrap();
     let second = std::fs::read_to_string(out.join("games-0002.pgn")).unwrap();
     assert_eq!([games(&first), games(&second)].concat(), games(&text));
+}
+
+/// By ECO, a game without a usable ECO tag goes where its moves lead: each game of
+/// classify.pgn says in its `Want` tag which file it belongs in.
+#[test]
+fn by_eco_classifies_the_games_without_a_usable_tag() {
+    let dir = scratch("split/classify");
+    let path = Path::new("testdata/split/classify.pgn");
+    let input = games(&std::fs::read_to_string(path).unwrap());
+    for jobs in ["1", "2"] {
+        let files = split(&dir, path, "eco", &["-j", jobs]);
+        assert_union_is_the_input(&input, &files);
+        for (name, games) in &files {
+            for g in games {
+                assert_eq!(Some(name.as_str()), tag(g, "Want"), "{g}");
+            }
+        }
+    }
+    let files = split(&dir, path, "eco-letter", &[]);
+    assert_union_is_the_input(&input, &files);
+    for (name, games) in &files {
+        for g in games {
+            let want = tag(g, "Want").unwrap();
+            let letter = want.strip_prefix("eco-").and_then(|w| w.get(..1)).unwrap();
+            let want = if want == "eco-unknown.pgn" {
+                want.to_owned()
+            } else {
+                format!("eco-{letter}.pgn")
+            };
+            assert_eq!(*name, want, "{g}");
+        }
+    }
 }

@@ -12,9 +12,10 @@ use clap::ValueEnum;
 
 use crate::cli::Outcome;
 use crate::dedup::observer::DigestObserver;
-use crate::dedup::{completeness, text_hash, Digest, Duplicate, Finder, Keep, Kind, Recorded};
+use crate::dedup::{
+    completeness, text_hash, Digest, Duplicate, Finder, Identity, Keep, Kind, Recorded,
+};
 use crate::diag::Severity;
-use crate::input::open::Source;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, Inputs, WriteError};
 use crate::report::cell::neutralise;
@@ -25,9 +26,9 @@ use crate::rules::game::CheckOptions;
 /// games that stop early (a prefix of a longer game), and the same moves with conflicting
 /// results.
 ///
-/// The unique games are written byte for byte as read, in input order. Standard input cannot
-/// be read: the inputs are read twice (once to find the duplicates, once to write). Exit
-/// status: 0 clean, 1 problems found in the input (games with errors), 2 pgnkit failed.
+/// The unique games are written byte for byte as read, in input order. Every input is read
+/// once (standard input too): the games wait in temporary files (`--temp-dir`) until the
+/// duplicates are known. Exit status: 0 clean, 1 problems found in the input (games with errors), 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -50,6 +51,11 @@ pub struct Args {
     /// (`same-position`), whatever the moves before.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub fuzzy_ply: Option<u32>,
+
+    /// Where the temporary files go (the games' moves and bytes, as large as the input once
+    /// decompressed): by default the output's folder.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -58,11 +64,12 @@ pub enum KeepArg {
     Best,
 }
 
-/// What the first reading makes of one game (on a worker).
+/// What the reading makes of one game (on a worker).
 struct Digested {
     digest: Digest,
     start: u128,
     moves: Vec<u16>,
+    bytes: Vec<u8>,
     number: u64,
     errors: u64,
 }
@@ -73,15 +80,6 @@ impl Found for Digested {
     }
 }
 
-/// A game's bytes, for the second reading.
-struct Bytes(Vec<u8>);
-
-impl Found for Bytes {
-    fn errors(&self) -> u64 {
-        0
-    }
-}
-
 /// Where a game was read: its input (an index into the names) and its number there.
 #[derive(Clone, Copy)]
 struct Place {
@@ -89,57 +87,77 @@ struct Place {
     number: u64,
 }
 
-/// The games' moves between the two readings, in a file: memory stays flat however many
-/// games there are. Removed when dropped.
+/// The games between their reading and the writing of the kept ones, in two files of a
+/// temporary folder: their moves (read back to find prefixes) and their bytes (read back to
+/// write the kept games). Memory stays flat however many games there are, and each input is
+/// read once, so standard input can be deduplicated too. Removed when dropped.
 struct Spill {
-    path: PathBuf,
-    out: Option<BufWriter<File>>,
+    dir: PathBuf,
+    moves: Option<BufWriter<File>>,
+    bytes: Option<BufWriter<File>>,
 }
 
 impl Spill {
-    fn create() -> io::Result<Spill> {
-        let path = std::env::temp_dir().join(format!("pgnkit-dedup-{}.moves", std::process::id()));
-        let file = File::options()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)?;
+    const MOVES: &'static str = "moves";
+    const BYTES: &'static str = "games";
+
+    /// A fresh folder in `parent`.
+    fn create(parent: &Path) -> io::Result<Spill> {
+        let dir = parent.join(format!(".pgnkit-dedup-{}.tmp", std::process::id()));
+        // One left by a killed run of the same process id is stale.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir)?;
+        let open = |name: &str| -> io::Result<BufWriter<File>> {
+            let file = File::create(dir.join(name))?;
+            Ok(BufWriter::with_capacity(1 << 16, file))
+        };
+        let (moves, bytes) = (open(Self::MOVES)?, open(Self::BYTES)?);
         Ok(Spill {
-            path,
-            out: Some(BufWriter::with_capacity(1 << 16, file)),
+            dir,
+            moves: Some(moves),
+            bytes: Some(bytes),
         })
     }
 
-    fn write(&mut self, start: u128, moves: &[u16]) -> io::Result<()> {
-        let Some(out) = self.out.as_mut() else {
+    fn write(&mut self, start: u128, moves: &[u16], bytes: &[u8]) -> io::Result<()> {
+        let (Some(m), Some(b)) = (self.moves.as_mut(), self.bytes.as_mut()) else {
             return Ok(());
         };
-        out.write_all(&start.to_le_bytes())?;
-        out.write_all(&(moves.len() as u32).to_le_bytes())?;
-        for m in moves {
-            out.write_all(&m.to_le_bytes())?;
+        m.write_all(&start.to_le_bytes())?;
+        m.write_all(&(moves.len() as u32).to_le_bytes())?;
+        for code in moves {
+            m.write_all(&code.to_le_bytes())?;
+        }
+        b.write_all(&(bytes.len() as u64).to_le_bytes())?;
+        b.write_all(bytes)
+    }
+
+    /// Ends the writing.
+    fn finish(&mut self) -> io::Result<()> {
+        for w in [self.moves.take(), self.bytes.take()].into_iter().flatten() {
+            w.into_inner().map_err(|e| e.into_error())?;
         }
         Ok(())
     }
 
+    fn reader(&self, name: &str) -> io::Result<BufReader<File>> {
+        Ok(BufReader::with_capacity(
+            1 << 16,
+            File::open(self.dir.join(name))?,
+        ))
+    }
+
     /// Gives each game's start and moves, in order, to `each`.
-    fn replay(&mut self, mut each: impl FnMut(u32, u128, &[u16])) -> io::Result<()> {
-        if let Some(mut out) = self.out.take() {
-            out.flush()?;
-        }
-        let mut input = BufReader::with_capacity(1 << 16, File::open(&self.path)?);
+    fn each_moves(&self, mut each: impl FnMut(u32, u128, &[u16])) -> io::Result<()> {
+        let mut input = self.reader(Self::MOVES)?;
         let mut moves = Vec::new();
+        let mut raw = Vec::new();
         let mut head = [0u8; 20];
         let mut index = 0u32;
-        loop {
-            match input.read_exact(&mut head) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
-                Err(e) => return Err(e),
-            }
+        while read_head(&mut input, &mut head)? {
             let start = u128::from_le_bytes(head[..16].try_into().unwrap_or_default());
             let n = u32::from_le_bytes(head[16..].try_into().unwrap_or_default()) as usize;
-            let mut raw = vec![0u8; n * 2];
+            raw.resize(n * 2, 0);
             input.read_exact(&mut raw)?;
             moves.clear();
             moves.extend(
@@ -149,13 +167,52 @@ impl Spill {
             each(index, start, &moves);
             index += 1;
         }
+        Ok(())
+    }
+
+    /// Gives each game's bytes, in order, to `each`, with whether it is wanted: the bytes
+    /// of the others are skipped, not read.
+    fn each_bytes(
+        &self,
+        mut wanted: impl FnMut(usize) -> bool,
+        mut each: impl FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<usize> {
+        let mut input = self.reader(Self::BYTES)?;
+        let mut bytes = Vec::new();
+        let mut head = [0u8; 8];
+        let mut index = 0usize;
+        while read_head(&mut input, &mut head)? {
+            let n = u64::from_le_bytes(head);
+            if wanted(index) {
+                bytes.clear();
+                (&mut input).take(n).read_to_end(&mut bytes)?;
+                if bytes.len() as u64 != n {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                each(&bytes)?;
+            } else {
+                input.seek_relative(n as i64)?;
+            }
+            index += 1;
+        }
+        Ok(index)
+    }
+}
+
+/// Reads a record's head; false at the end of the file.
+fn read_head(input: &mut impl Read, head: &mut [u8]) -> io::Result<bool> {
+    match input.read_exact(head) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        self.out = None;
-        let _ = std::fs::remove_file(&self.path);
+        self.moves = None;
+        self.bytes = None;
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -163,17 +220,10 @@ impl Drop for Spill {
 ///
 /// # Errors
 ///
-/// Standard input as an input, an output that cannot be written, or an input that changed
-/// between the two readings.
+/// An output or a temporary file that cannot be written or read back.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let options = args.input.resolve()?;
-    let mut inputs = Inputs::new(options.clone())?;
-    if inputs.sources().iter().any(|s| matches!(s, Source::Stdin)) {
-        bail!(
-            "dedup cannot read standard input: it reads its inputs twice (to find the \
-             duplicates, then to write the unique games); save the games to a file and give it"
-        );
-    }
+    let mut inputs = Inputs::new(options)?;
     super::refuse_inputs_as_outputs(
         &[
             ("--output", Some(args.output.as_path())),
@@ -189,8 +239,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let opts = CheckOptions::default();
     let fuzzy = args.fuzzy_ply;
 
-    // First reading: a digest a game, the moves to the spill file.
-    let mut spill = Spill::create().context("cannot create a temporary file for the moves")?;
+    // The reading: a digest a game in memory, its moves and bytes to the spill files.
+    let temp = temp_dir(&args);
+    let mut spill = Spill::create(&temp).with_context(|| {
+        format!(
+            "cannot create a temporary folder in {}; give another with --temp-dir",
+            temp.display()
+        )
+    })?;
     let mut finder = Finder::new();
     let mut names: Vec<String> = Vec::new();
     let mut places: Vec<Place> = Vec::new();
@@ -217,57 +273,51 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         });
         finder.add(d.digest);
         spill
-            .write(d.start, &d.moves)
-            .map_err(|e| WriteError::new("the temporary file of moves", e))
+            .write(d.start, &d.moves, &d.bytes)
+            .map_err(|e| WriteError::new("the temporary files of dedup", e))
     };
     inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe || inputs.totals.interrupted {
         inputs.report_no_game()?;
         return Ok(Outcome::Failed);
     }
-
+    let back = "cannot read back the temporary files of dedup";
+    spill.finish().context(back)?;
     spill
-        .replay(|index, start, moves| finder.probe_prefixes(index, start, moves))
-        .context("cannot read back the temporary file of moves")?;
-    drop(spill);
+        .each_moves(|index, start, moves| finder.probe_prefixes(index, start, moves))
+        .context(back)?;
     let fate = finder.decide(keep, fuzzy.is_some());
 
-    // Second reading: the kept games, written.
+    // The writing: the kept games, from the spill file.
     let mut staged = StagedFiles::new();
     let out_name = args.output.display().to_string();
     let file = staged.create(&args.output)?;
     let mut out = BufWriter::with_capacity(1 << 16, file);
-    let mut index = 0usize;
-    let mut again = Inputs::new(crate::input::InputOptions {
-        progress: false,
-        ..options
-    })?;
-    let copy = |_: &str, game: &mut Game<'_>| -> Option<Bytes> {
-        // A game whose end is not known yet is given again, found.
-        game.open.is_none().then(|| Bytes(game.bytes.to_vec()))
-    };
-    let write = |_: &str, game: Bytes| -> Result<(), WriteError> {
-        let kept = fate.get(index).is_some_and(Option::is_none);
-        index += 1;
-        if kept && !game.0.is_empty() {
-            out.write_all(&game.0)
-                .and_then(|()| out.write_all(b"\n\n"))
-                .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+    let kept = |i: usize| fate.get(i).is_some_and(Option::is_none);
+    let mut write_failed = None;
+    let written = spill.each_bytes(kept, |bytes| {
+        // A game too large to read has no bytes: it was reported, and nothing is written.
+        if bytes.is_empty() {
+            return Ok(());
         }
-        Ok(())
-    };
-    // Problems of the inputs were reported by the first reading.
-    again.run(Lexing::Tags, copy, write, |_| Ok(()))?;
-    if index != fate.len() {
-        bail!(
-            "an input changed while dedup read it ({} games the first time, {index} the \
-             second); nothing was written",
-            fate.len()
-        );
+        out.write_all(bytes)
+            .and_then(|()| out.write_all(b"\n\n"))
+            .map_err(|e| {
+                write_failed = Some(WriteError::new(out_name.as_str(), e));
+                io::Error::other("the output")
+            })
+    });
+    if let Some(e) = write_failed {
+        return Err(e.into());
+    }
+    let written = written.context(back)?;
+    if written != fate.len() {
+        bail!("{back}: {written} games of {}", fate.len());
     }
     out.flush()
         .and_then(|()| out.into_inner().map(drop).map_err(|e| e.into_error()))
         .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+    drop(spill);
     if let Some(path) = &args.report {
         let file = staged.create(path)?;
         write_report(file, path, &fate, &places, &names)?;
@@ -321,10 +371,26 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(inputs.outcome().max(games))
 }
 
-/// The first reading of one game: replayed, hashed.
+/// Where the temporary files go: `--temp-dir`, or the output's folder (the file system
+/// that will hold the output is likely to hold its size again), or the system's temporary
+/// folder for an output that is no regular file (`/dev/null`).
+fn temp_dir(args: &Args) -> PathBuf {
+    if let Some(dir) = &args.temp_dir {
+        return dir.clone();
+    }
+    let regular = std::fs::metadata(&args.output).map_or(true, |m| m.is_file());
+    match args.output.parent() {
+        Some(p) if regular && p.as_os_str().is_empty() => PathBuf::from("."),
+        Some(p) if regular => p.to_path_buf(),
+        _ => std::env::temp_dir(),
+    }
+}
+
+/// The reading of one game: replayed, hashed.
 fn digest(game: &mut Game<'_>, opts: &CheckOptions, fuzzy: Option<u32>) -> Option<Digested> {
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer)?;
+    let bytes = game.bytes.to_vec();
     let result = Recorded::of_tag(game.lexed.tag("Result"));
     let comments = memchr::memchr_iter(b'{', game.bytes).count();
     let digest = Digest {
@@ -334,15 +400,28 @@ fn digest(game: &mut Game<'_>, opts: &CheckOptions, fuzzy: Option<u32>) -> Optio
         plies: observer.moves.len() as u32,
         completeness: completeness(result, game.lexed.tags().len(), comments),
         result,
+        who: identity(game.lexed),
         unique: game.bytes.is_empty(),
     };
     Some(Digested {
         digest,
         start: observer.start,
         moves: observer.moves,
+        bytes,
         number: game.number,
         errors: report.count(Severity::Error) as u64,
     })
+}
+
+fn identity(lexed: &crate::pgn::lexer::Lexed) -> Identity {
+    let tag = |name| lexed.tag(name);
+    Identity::of_tags(
+        tag("White"),
+        tag("Black"),
+        tag("Event"),
+        tag("Round"),
+        tag("Date"),
+    )
 }
 
 /// The CSV report: one row a duplicate, in input order, file names made spreadsheet-safe as

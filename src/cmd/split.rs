@@ -11,24 +11,33 @@ use anyhow::{bail, Context};
 
 use crate::cli::Outcome;
 use crate::dedup::split::{By, Grouper};
+use crate::eco::EcoObserver;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, Inputs, WriteError};
+use crate::rules::game::CheckOptions;
 
-/// Split games into files: by a number of games, by event, by ECO letter or by a tag's value.
+/// Split games into files: by a number of games, by event, by ECO code or letter or by a
+/// tag's value.
 ///
 /// Each game is written byte for byte as read, in input order, to DIR/games-0001.pgn,
-/// DIR/event-<name>.pgn, DIR/eco-B.pgn or DIR/tag-<Tag>-<value>.pgn; a game without the tag
-/// goes to the `unknown` file. The files appear in DIR only once all are written. Exit status:
+/// DIR/event-<name>.pgn, DIR/eco-B90.pgn, DIR/eco-B.pgn or DIR/tag-<Tag>-<value>.pgn; a game
+/// without the tag goes to the `unknown` file. By ECO, a game without a usable ECO tag is
+/// classified by its moves. The files appear in DIR only once all are written. Exit status:
 /// 0 clean, 1 problems found in the inputs, 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub input: super::InputArgs,
 
-    /// How to split: `games:N` (N games a file), `event`, `eco-letter` (A to E, from the ECO
-    /// tag) or `tag:NAME` (any tag's value).
+    /// How to split: `games:N` (N games a file), `event`, `eco` (the ECO code, from the tag
+    /// or else the moves), `eco-letter` (A to E, likewise) or `tag:NAME` (any tag's value).
     #[arg(long, value_name = "MODE", value_parser = By::parse)]
     pub by: By,
+
+    /// With `--by eco` or `eco-letter`: classify by this opening table instead of the
+    /// built-in one (lichess's TSV columns eco, name, pgn, or pgn-extract's eco.pgn).
+    #[arg(long, value_name = "FILE")]
+    pub eco_table: Option<PathBuf>,
 
     /// The folder to write the files into (created if missing). Files of the same names are
     /// replaced; other files are left alone.
@@ -152,12 +161,34 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let mut staging = Staging::new(&args.output)?;
     let mut grouper = Grouper::new(args.by.clone());
-    let tag = args.by.tag();
+    let by = &args.by;
+    let tag = by.tag();
+    let classifies = matches!(by, By::Eco | By::EcoLetter);
+    if args.eco_table.is_some() && !classifies {
+        bail!("--eco-table applies with --by eco or --by eco-letter only");
+    }
+    let table = if classifies {
+        Some(super::eco_table(args.eco_table.as_deref())?)
+    } else {
+        None
+    };
+    let opts = CheckOptions::default();
     let folder = args.output.display().to_string();
     let work = |_: &str, game: &mut Game<'_>| -> Option<Piece> {
+        let value = tag.and_then(|t| game.lexed.tag(t)).map(str::to_owned);
+        if let Some(table) = table.filter(|_| by.classifies(value.as_deref())) {
+            // The game is replayed only for its opening: most games of a database have the
+            // tag.
+            let mut eco = EcoObserver::new(table);
+            super::check_pipeline_game(game, &opts, &mut eco)?;
+            return Some(Piece {
+                value: eco.result().map(|o| o.eco.clone()),
+                bytes: game.bytes.to_vec(),
+            });
+        }
         // A game whose end is not known yet is given again, found.
         game.open.is_none().then(|| Piece {
-            value: tag.and_then(|t| game.lexed.tag(t)).map(str::to_owned),
+            value,
             bytes: game.bytes.to_vec(),
         })
     };

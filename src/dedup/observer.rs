@@ -49,8 +49,11 @@ fn position_hash(pos: &Chess) -> u64 {
 impl Visitor for DigestObserver {
     fn needs(&self) -> Needs {
         Needs {
-            // The start position's hash is taken from the first move's position.
-            positions: Positions::All,
+            // The start position's hash is taken from the first move's position, and the
+            // `--fuzzy-ply` position from the position before the move that reaches it; the
+            // other moves come without a position ([`Visitor::main_move`]): copying a
+            // position a ply would cost more than the rest of dedup.
+            positions: Positions::First(self.fuzzy_ply.unwrap_or(1).max(1)),
             movetext: false,
             tags: false,
             main_line_only: true,
@@ -70,6 +73,16 @@ impl Visitor for DigestObserver {
             let mut after = before.clone();
             after.play_unchecked(mv);
             self.position = Some(position_hash(&after));
+        }
+    }
+
+    fn wants_main_moves(&self) -> bool {
+        true
+    }
+
+    fn main_move(&mut self, mv: Move) {
+        if !self.stopped {
+            self.moves.push(move_code(&mv));
         }
     }
 

@@ -10,14 +10,17 @@ pub enum By {
     Games(u64),
     /// `event-<slug>.pgn`: by the `Event` tag.
     Event,
-    /// `eco-A.pgn` ... `eco-E.pgn`: by the letter of the `ECO` tag.
+    /// `eco-A.pgn` ... `eco-E.pgn`: by the letter of the `ECO` tag, or of the opening
+    /// classified from the moves when the tag is missing or names none.
     EcoLetter,
+    /// `eco-B90.pgn`: by the `ECO` code, tagged or classified as for [`By::EcoLetter`].
+    Eco,
     /// `tag-<Name>-<slug>.pgn`: by the value of the tag of this name.
     Tag(String),
 }
 
 impl By {
-    /// The mode of `--by`'s value: `games:N`, `event`, `eco-letter` or `tag:NAME`.
+    /// The mode of `--by`'s value: `games:N`, `event`, `eco`, `eco-letter` or `tag:NAME`.
     ///
     /// # Errors
     ///
@@ -42,8 +45,9 @@ impl By {
         match text {
             "event" => Ok(By::Event),
             "eco-letter" => Ok(By::EcoLetter),
+            "eco" => Ok(By::Eco),
             _ => Err(format!(
-                "`{text}` is no way to split: use games:N, event, eco-letter or tag:NAME"
+                "`{text}` is no way to split: use games:N, event, eco, eco-letter or tag:NAME"
             )),
         }
     }
@@ -53,10 +57,43 @@ impl By {
         match self {
             By::Games(_) => None,
             By::Event => Some("Event"),
-            By::EcoLetter => Some("ECO"),
+            By::EcoLetter | By::Eco => Some("ECO"),
             By::Tag(name) => Some(name),
         }
     }
+}
+
+impl By {
+    /// Whether a game whose tag (of [`By::tag`]) holds `value` goes to a file only once its
+    /// opening is classified from its moves: the mode goes by ECO and the tag names no
+    /// group of it.
+    pub fn classifies(&self, value: Option<&str>) -> bool {
+        match self {
+            By::EcoLetter => eco_letter(value).is_none(),
+            By::Eco => eco_code(value).is_none(),
+            _ => false,
+        }
+    }
+}
+
+/// The letter of an ECO code, `A` to `E` in either case.
+fn eco_letter(value: Option<&str>) -> Option<char> {
+    value?
+        .trim()
+        .chars()
+        .next()
+        .map(|c| c.to_ascii_uppercase())
+        .filter(|c| ('A'..='E').contains(c))
+}
+
+/// An ECO code, a letter `A` to `E` (either case) and two digits, in upper case.
+fn eco_code(value: Option<&str>) -> Option<String> {
+    let v = value?.trim();
+    let b = v.as_bytes();
+    let code = b.len() == 3
+        && matches!(b[0].to_ascii_uppercase(), b'A'..=b'E')
+        && b[1..].iter().all(u8::is_ascii_digit);
+    code.then(|| v.to_ascii_uppercase())
 }
 
 /// Text made into part of a file name: ASCII letters, digits and `-` are kept, every run of
@@ -118,16 +155,14 @@ impl Grouper {
         let value = value.map(str::trim).filter(|v| !v.is_empty() && *v != "?");
         match &self.by {
             By::Games(n) => format!("games-{:04}.pgn", (self.games - 1) / n + 1),
-            By::EcoLetter => {
-                let letter = value
-                    .and_then(|v| v.chars().next())
-                    .map(|c| c.to_ascii_uppercase())
-                    .filter(|c| ('A'..='E').contains(c));
-                match letter {
-                    Some(c) => format!("eco-{c}.pgn"),
-                    None => "eco-unknown.pgn".to_owned(),
-                }
-            }
+            By::EcoLetter => match eco_letter(value) {
+                Some(c) => format!("eco-{c}.pgn"),
+                None => "eco-unknown.pgn".to_owned(),
+            },
+            By::Eco => match eco_code(value) {
+                Some(code) => format!("eco-{code}.pgn"),
+                None => "eco-unknown.pgn".to_owned(),
+            },
             By::Event | By::Tag(_) => {
                 let key = value.map(str::to_owned);
                 if let Some(name) = self.names.get(&key) {
@@ -202,6 +237,16 @@ mod tests {
         let mut g = Grouper::new(By::EcoLetter);
         assert_eq!(g.file_for(Some("b90")), "eco-B.pgn");
         assert_eq!(g.file_for(Some("Z00")), "eco-unknown.pgn");
+        let mut g = Grouper::new(By::parse("eco").unwrap());
+        assert_eq!(g.file_for(Some(" b90")), "eco-B90.pgn");
+        for bad in ["B9", "B900", "F10", "?", ""] {
+            assert_eq!(g.file_for(Some(bad)), "eco-unknown.pgn", "{bad}");
+            assert!(By::Eco.classifies(Some(bad)), "{bad}");
+        }
+        assert!(!By::Eco.classifies(Some("e20")));
+        assert!(By::EcoLetter.classifies(None));
+        assert!(!By::EcoLetter.classifies(Some("C")));
+        assert!(!By::Event.classifies(None));
         let mut g = Grouper::new(By::parse("tag:Site").unwrap());
         assert_eq!(
             g.file_for(Some("Wijk aan Zee")),

@@ -593,9 +593,11 @@ fn check_movetext(
         }
     };
     let buffers = ReplayBuffers::take();
+    let tell_moves = visitor.wants_main_moves();
     let mut replay = Replay {
         bytes,
-        keep_positions: needs.positions != Positions::None,
+        keep_positions: needs.positions != Positions::None || tell_moves,
+        tell_moves,
         position_plies: needs.positions.plies(),
         main_moves_told: 0,
         record_movetext: needs.movetext,
@@ -793,8 +795,12 @@ fn plural(n: u32) -> &'static str {
 struct Replay<'a> {
     bytes: &'a [u8],
     visitor: &'a mut dyn Visitor,
-    /// The visitor wants the position before some moves ([`Needs::positions`]).
+    /// The visitor wants the position before some moves ([`Needs::positions`]), or every
+    /// main-line move (`tell_moves`): either takes the path that tells the visitor.
     keep_positions: bool,
+    /// The visitor wants every main-line move, without a position past those it asked for
+    /// ([`Visitor::wants_main_moves`]).
+    tell_moves: bool,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
     /// Main-line moves told to the visitor so far.
@@ -1437,6 +1443,8 @@ impl Replay<'_> {
             };
             self.visitor.play(at, before, mv, actual, san);
             self.main_moves_told += u32::from(depth == 0);
+        } else if ANY && depth == 0 && self.tell_moves {
+            self.visitor.main_move(mv);
         }
         if is_main {
             self.main_ply(

@@ -74,3 +74,21 @@ pub fn json_lines(text: &str) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
+
+/// The games of a PGN text, each its tag section and movetext as written (line endings made
+/// `\n`, blank lines at its ends trimmed): what to compare the games a command writes with.
+#[allow(dead_code)] // not every test file reads games back
+pub fn pgn_games(text: &str) -> Vec<String> {
+    let text = text.replace("\r\n", "\n");
+    let mut out: Vec<String> = Vec::new();
+    for para in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        match out.last_mut() {
+            Some(last) if !para.starts_with('[') => {
+                last.push_str("\n\n");
+                last.push_str(para);
+            }
+            _ => out.push(para.to_owned()),
+        }
+    }
+    out
+}
