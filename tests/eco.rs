@@ -13,6 +13,7 @@ use serde_json::Value;
 const GAMES: &str = "testdata/eco/games.pgn";
 const EN_PASSANT: &str = "testdata/eco/en-passant.pgn";
 const TAGGED: &str = "testdata/eco/tagged.pgn";
+const UNKNOWN: &str = "testdata/eco/unknown-tags.pgn";
 
 /// Runs pgnkit and insists on exit status 0.
 fn run(args: &[&str], stdin: Option<&[u8]>) -> String {
@@ -53,6 +54,18 @@ fn check_expected(file: &str, extra: &[&str]) {
 #[test]
 fn each_game_is_named_by_its_deepest_named_position() {
     check_expected(GAMES, &[]);
+}
+
+/// `[ECO "?"]`, as lichess writes it for games it does not classify, is no code: `convert`
+/// fills it, `validate --notes` has nothing to check, `stats --add-eco` classifies the game.
+#[test]
+fn a_question_mark_tag_counts_as_missing() {
+    check_expected(UNKNOWN, &[]);
+    let o = pgnkit(&["validate", "-q", "--notes", UNKNOWN], None);
+    assert!(!stdout(&o).contains("N012"), "{}", stdout(&o));
+    let rows = openings(&["--add-eco", UNKNOWN]);
+    let keys: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(keys, ["?", "B20", "C60"]);
 }
 
 #[test]
@@ -269,6 +282,58 @@ fn stats_groups_untagged_games_by_classification_with_add_eco() {
     assert!(tagged.contains(&("C70".into(), "1".into(), "Ruy Lopez: Morphy Defense".into())));
     // A00 gathers unrelated openings: no one name.
     assert!(tagged.contains(&("A00".into(), "1".into(), String::new())));
+}
+
+/// The classified keys of openings.csv are the same for any --jobs, and for parts written
+/// with --partial and merged: each part classified its own games.
+#[test]
+fn stats_classification_is_the_same_with_jobs_and_merged_parts() {
+    let one = run(
+        &[
+            "stats",
+            "-q",
+            "-j",
+            "1",
+            "--add-eco",
+            "--report",
+            "openings",
+            GAMES,
+            UNKNOWN,
+        ],
+        None,
+    );
+    let two = run(
+        &[
+            "stats",
+            "-q",
+            "-j",
+            "2",
+            "--add-eco",
+            "--report",
+            "openings",
+            GAMES,
+            UNKNOWN,
+        ],
+        None,
+    );
+    assert_eq!(one, two);
+    assert!(one.contains("\nC60,3,"), "{one}");
+    let dir = common::scratch("eco/merge");
+    let parts: Vec<String> = [GAMES, UNKNOWN]
+        .iter()
+        .enumerate()
+        .map(|(i, file)| {
+            let part = dir.join(format!("{i}.part")).to_str().unwrap().to_owned();
+            run(
+                &["stats", "-q", "--add-eco", "--partial", &part, file],
+                None,
+            );
+            part
+        })
+        .collect();
+    let mut merge = vec!["stats", "merge", "-q", "--report", "openings"];
+    merge.extend(parts.iter().map(String::as_str));
+    assert_eq!(run(&merge, None), one);
 }
 
 #[test]

@@ -46,6 +46,82 @@ fn each_expression_selects_its_games() {
     assert!(checked > 30, "only {checked} expressions");
 }
 
+/// `eco` and `opening`, the classifier's, beside the tags: testdata/select/openings.txt
+/// says which games of openings.pgn each expression selects.
+#[test]
+fn classified_openings_select_their_games() {
+    let table = std::fs::read_to_string("testdata/select/openings.txt").expect("read table");
+    let mut checked = 0;
+    for (n, line) in table.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let (expr, want) = line.split_once('\t').expect("EXPR<TAB>ROUNDS");
+        let want: Vec<&str> = want.split_whitespace().filter(|r| *r != "-").collect();
+        let o = pgnkit(
+            &["select", "-q", "-w", expr, "testdata/select/openings.pgn"],
+            None,
+        );
+        assert_eq!(
+            rounds(&stdout(&o)),
+            want,
+            "openings.txt:{}: {expr}\n{}",
+            n + 1,
+            stderr(&o)
+        );
+        checked += 1;
+    }
+    assert!(checked > 10, "only {checked} expressions");
+}
+
+#[test]
+fn eco_table_classifies_with_another_table_and_only_for_eco_tests() {
+    let ep = [
+        "--eco-table",
+        "testdata/eco/en-passant.tsv",
+        "testdata/eco/en-passant.pgn",
+    ];
+    let count = |expr: &str, table: &[&str]| {
+        let mut args = vec!["select", "-q", "--count", "-w", expr];
+        args.extend_from_slice(table);
+        let o = pgnkit(&args, None);
+        (stdout(&o).trim().to_owned(), stderr(&o))
+    };
+    // The same board with and without a legal en passant capture: two positions, two names.
+    assert_eq!(count("eco = X01", &ep).0, "1");
+    assert_eq!(count("opening = \"Quiet f-pawn\"", &ep).0, "1");
+    // The built-in table has no X codes.
+    assert_eq!(count("eco ~ X", &ep[2..]).0, "0");
+    // A table with a line that does not replay stops the run before any game is read.
+    let o = pgnkit(
+        &[
+            "select",
+            "-w",
+            "eco = B90",
+            "--eco-table",
+            "testdata/eco/broken.tsv",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("broken.tsv:"), "{}", stderr(&o));
+    // Without an eco or opening test the table would change nothing: refused.
+    let o = pgnkit(
+        &[
+            "select",
+            "-w",
+            "ECO = B90",
+            "--eco-table",
+            "testdata/eco/en-passant.tsv",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("drop --eco-table"), "{}", stderr(&o));
+}
+
 #[test]
 fn selected_games_are_written_byte_for_byte() {
     let input = std::fs::read_to_string(GAMES).expect("read games");
@@ -247,6 +323,7 @@ fn jobs_do_not_change_the_output() {
         "WhiteElo >= 2500",
         "termination = checkmate or errors > 0",
         "position = \"r1bqkbnr/pppp1ppp/2n5/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR w KQkq - 2 3\"",
+        "eco = C42 or opening ~ \"Portuguese\"",
     ] {
         for input in [&small, &huge_first] {
             let args = |jobs| ["select", "-q", "-j", jobs, "-w", expr, "-"];

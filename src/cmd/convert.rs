@@ -437,13 +437,14 @@ fn eco_tags(
     let Some(opening) = collector.eco.as_ref().and_then(|e| e.result()) else {
         return Vec::new();
     };
-    let eco = lexed.tag("ECO").map(str::trim);
+    // A tag of `?` says nothing: it is filled as a missing one is.
+    let eco = crate::eco::known_tag(lexed.tag("ECO"));
     let mut set = Vec::with_capacity(2);
     if overwrite || eco.is_none() {
         set.push(("ECO", opening.eco.as_str()));
     }
     let same_code = eco.is_none_or(|e| e == opening.eco);
-    if overwrite || (same_code && lexed.tag("Opening").is_none()) {
+    if overwrite || (same_code && crate::eco::known_tag(lexed.tag("Opening")).is_none()) {
         set.push(("Opening", opening.name.as_str()));
     }
     set

@@ -53,6 +53,11 @@ pub struct Args {
     /// parquet).
     #[arg(long, value_enum)]
     pub format: Option<FormatArg>,
+
+    /// Classify the openings that `eco` and `opening` test with this table instead of the
+    /// built-in one (lichess's TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
+    #[arg(long, value_name = "FILE")]
+    pub eco_table: Option<PathBuf>,
 }
 
 /// What the work made of one game, for the sink in input order.
@@ -78,7 +83,13 @@ impl Found for Picked {
 /// # Errors
 ///
 /// The first such option, with what to do.
-fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
+fn refuse_options_that_do_not_apply(args: &Args, selection: &Selection) -> anyhow::Result<()> {
+    if args.eco_table.is_some() && !selection.classifies() {
+        bail!(
+            "--eco-table names the openings that `eco` and `opening` test, and this expression \
+             tests neither: drop --eco-table, or test the classified opening (eco = \"B90\")"
+        );
+    }
     if args.count {
         for (option, given) in [
             ("-o", args.output.is_some()),
@@ -128,8 +139,13 @@ fn convert_args(args: &Args) -> anyhow::Result<Option<super::convert::Args>> {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let selection = Selection::parse(&args.expr)
         .map_err(|e| anyhow::anyhow!("--where: {}", e.render(&args.expr)))?;
-    refuse_options_that_do_not_apply(&args)?;
+    refuse_options_that_do_not_apply(&args, &selection)?;
     let convert = convert_args(&args)?;
+    // Read once for the run; its positions are indexed at the first game replayed.
+    let eco_table = selection
+        .classifies()
+        .then(|| super::eco_table(args.eco_table.as_deref()))
+        .transpose()?;
     // The inputs are listed before the output is created: a new one is never read.
     let mut inputs = Inputs::new(args.input.resolve()?)?;
     super::refuse_inputs_as_outputs(&[("-o", args.output.as_deref())], inputs.sources())?;
@@ -153,7 +169,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let opts = CheckOptions::default();
     let (mut selected, mut unwritten) = (0u64, 0u64);
     let work = |name: &str, game: &mut Game<'_>| {
-        select_one(game, name, &selection, &opts, &args, convert.as_ref())
+        select_one(
+            game,
+            name,
+            &selection,
+            &opts,
+            &args,
+            convert.as_ref(),
+            eco_table,
+        )
     };
     let sink = |_: &str, p: Picked| -> Result<(), WriteError> {
         if !p.diagnostics.is_empty() {
@@ -206,6 +230,7 @@ fn select_one(
     opts: &CheckOptions,
     args: &Args,
     convert: Option<&super::convert::Args>,
+    eco_table: Option<&'static crate::eco::Table>,
 ) -> Option<Picked> {
     if game.open.is_none() && !game.again {
         // A tagless game in the book layout has its header read as tags, as the replay does.
@@ -221,6 +246,9 @@ fn select_one(
         Some(matched) => (matched, 0),
         None => {
             let mut watch = Watch::new(selection.targets());
+            if let Some(table) = eco_table {
+                watch = watch.classifying(table);
+            }
             let report = super::check_pipeline_game(game, opts, &mut watch)?;
             if let Some(last) = &report.final_position {
                 watch.see(last);
@@ -230,6 +258,7 @@ fn select_one(
                 replay: Some(Replayed {
                     report: &report,
                     reached: &watch.reached,
+                    opening: watch.opening(),
                 }),
             });
             (

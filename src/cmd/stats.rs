@@ -396,7 +396,7 @@ fn game_facts(
         stopped: false,
     };
     // `--add-eco` classifies only the games that openings.csv would group under `?`.
-    let untagged = plies == 0 && game.lexed.tag("ECO").is_none_or(|e| e.trim().is_empty());
+    let untagged = plies == 0 && crate::eco::known_tag(game.lexed.tag("ECO")).is_none();
     let mut eco = eco_table
         .filter(|_| untagged)
         .map(crate::eco::EcoObserver::new);
@@ -428,8 +428,7 @@ fn game_facts(
     let opening_key = if plies > 0 {
         opening.moves
     } else {
-        tags.eco
-            .filter(|e| !e.trim().is_empty())
+        crate::eco::known_tag(tags.eco)
             .or_else(|| Some(&eco.as_ref()?.result()?.eco))
             .unwrap_or("?")
             .to_owned()
@@ -539,13 +538,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tiebreak_log = args.tiebreaks.as_ref().map(|_| TiebreakLog::new());
     let mut tally = Tally::new();
-    let eco_table = if args.add_eco {
-        Some(super::eco_table(args.output.eco_table.as_deref())?)
-    } else {
-        None
-    };
+    // Read once for the run, before any game: the names of openings.csv need only its codes
+    // and names; its positions are indexed only when a game is classified (`--add-eco`).
+    let eco_table = (names_openings(output) || args.add_eco)
+        .then(|| super::eco_table(output.eco_table.as_deref()))
+        .transpose()?;
+    let classify_with = eco_table.filter(|_| args.add_eco);
     let work = |name: &str, game: &mut Game<'_>| {
-        game_facts(game, name, &opts, args.opening_plies, rows, eco_table)
+        game_facts(game, name, &opts, args.opening_plies, rows, classify_with)
     };
     let sink = |_: &str, f: GameFacts| -> Result<(), WriteError> {
         // The global game index: merged parts renumber theirs to match.
@@ -630,7 +630,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .as_ref()
         .zip(args.tiebreaks.as_ref())
         .map(|(log, list)| (log, list, team_list));
-    write_tables(output, &mut acc, &tally, &mut staged, tiebreaks)?;
+    write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
     let bytes = inputs.totals.bytes;
     if !args.input.quiet {
         let events = acc.event_count().context("cannot count the events")?;
@@ -740,13 +740,20 @@ fn open_games_csv(
     Ok(Some(w))
 }
 
-/// Writes the table reports (all but games.csv) that `output` asks for.
+/// Whether the run writes openings.csv, whose `name` column needs the opening table.
+fn names_openings(output: &OutputArgs) -> bool {
+    output.out.is_some() || output.report == Some(ReportName::Openings)
+}
+
+/// Writes the table reports (all but games.csv) that `output` asks for; `eco` names the
+/// openings (given when [`names_openings`]).
 fn write_tables(
     output: &OutputArgs,
     acc: &mut StatsAccumulator,
     tally: &Tally,
     staged: &mut StagedFiles,
     tiebreaks: Option<(&TiebreakLog, &TieBreakList, &[TeamTieBreak])>,
+    eco: Option<&'static crate::eco::Table>,
 ) -> anyhow::Result<()> {
     let opts = TableOptions {
         kind: match output.tiebreak {
@@ -764,12 +771,7 @@ fn write_tables(
         csv: CsvOptions {
             raw: output.raw_csv,
         },
-        // The table is built only for a run that names openings.
-        eco: if output.out.is_some() || output.report == Some(ReportName::Openings) {
-            Some(super::eco_table(output.eco_table.as_deref())?)
-        } else {
-            None
-        },
+        eco,
     };
     for name in ReportName::ALL {
         if name == ReportName::Games {
@@ -929,7 +931,10 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     if let Some(stopped) = unfinished(0)? {
         return Ok(stopped);
     }
-    write_tables(output, &mut acc, &tally, &mut staged, None)?;
+    let eco_table = names_openings(output)
+        .then(|| super::eco_table(output.eco_table.as_deref()))
+        .transpose()?;
+    write_tables(output, &mut acc, &tally, &mut staged, None, eco_table)?;
     finish(staged)?;
     if !args.quiet {
         let events = acc.event_count().context("cannot count the events")?;

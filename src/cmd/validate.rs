@@ -278,9 +278,9 @@ fn check_one(
     args: &Args,
     eco_table: Option<&'static Table>,
 ) -> Option<GameOutput> {
-    // Only a game with an ECO tag is classified.
+    // Only a game with an ECO tag is classified (`?` says nothing, so nothing to check).
     let mut eco = eco_table
-        .filter(|_| game.lexed.tag("ECO").is_some())
+        .filter(|_| crate::eco::known_tag(game.lexed.tag("ECO")).is_some())
         .map(EcoObserver::new);
     let mut report = match eco.as_mut() {
         Some(eco) => super::check_pipeline_game(game, opts, eco)?,

@@ -81,14 +81,50 @@ fn reach(pos: &Chess) -> (u32, u32) {
     (board.occupied().count() as u32, home.count() as u32)
 }
 
-/// A table of named positions, indexed by hash.
-#[derive(Clone, Debug)]
+/// A table of named openings. What it is asked decides what it reads, once, at first use:
+/// naming a code reads only that code's lines ([`Table::code_name`]); classifying a position
+/// needs the index of positions ([`Table::lookup`]), which replays every line.
+#[derive(Debug)]
 pub struct Table {
-    openings: Vec<Opening>,
+    /// Read at first use for the built-in table; by [`Table::parse`] for another.
+    openings: OnceLock<Vec<Opening>>,
+    /// Whether this is the built-in table, whose codes are named from its text.
+    builtin: bool,
+    /// Indices into the openings, by code (in the table's order within a code).
+    by_code: OnceLock<Vec<u32>>,
+    /// Built at first lookup (the built-in table), or by [`Table::parse`], which checks that
+    /// every line replays.
+    index: OnceLock<Index>,
+}
+
+/// The named positions of a table, by hash.
+#[derive(Debug)]
+struct Index {
     /// Sorted by hash; one entry a position (the first name given to it is kept).
-    index: Vec<Entry>,
+    entries: Vec<Entry>,
     /// The fewest pieces, and pawns on their first square, of any named position.
     min_reach: (u32, u32),
+}
+
+impl Index {
+    /// `positions[i]` is the position of `openings[i]`.
+    fn new(positions: Vec<Chess>) -> Index {
+        let mut entries: Vec<Entry> = Vec::with_capacity(positions.len());
+        let mut min_reach = (u32::MAX, u32::MAX);
+        for (i, pos) in positions.into_iter().enumerate() {
+            let (pieces, home) = reach(&pos);
+            min_reach = (min_reach.0.min(pieces), min_reach.1.min(home));
+            entries.push(Entry {
+                hash: pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+                key: Key::of(&pos),
+                opening: i as u32,
+            });
+        }
+        // Stable: of two names for one position, the first in the table stays first.
+        entries.sort_by_key(|e| e.hash);
+        entries.dedup_by(|later, first| later.hash == first.hash && later.key == first.key);
+        Index { entries, min_reach }
+    }
 }
 
 /// The vendored table: lichess's chess-openings (CC0), one file an ECO volume.
@@ -101,77 +137,87 @@ const BUILTIN: [(&str, &str); 5] = [
 ];
 
 impl Table {
-    /// The built-in table, lichess's chess-openings, indexed at first use.
+    /// The built-in table, lichess's chess-openings: read at first use, indexed at first
+    /// lookup, once a process.
     pub fn builtin() -> &'static Table {
-        static TABLE: OnceLock<Table> = OnceLock::new();
-        TABLE.get_or_init(|| {
-            let mut openings = Vec::new();
-            for (name, text) in BUILTIN {
-                // The vendored files are checked by the tests: a failure is a build mistake.
-                table::read_tsv(text, &mut openings)
-                    .unwrap_or_else(|e| panic!("the built-in {name} is broken: {e}"));
-            }
-            Table::new(openings)
-        })
+        static TABLE: Table = Table {
+            openings: OnceLock::new(),
+            builtin: true,
+            by_code: OnceLock::new(),
+            index: OnceLock::new(),
+        };
+        &TABLE
     }
 
     /// Reads a table from text: lichess's TSV (columns `eco`, `name`, `pgn`, a header line
     /// first) or pgn-extract's `eco.pgn` (games whose `ECO`, `Opening` and `Variation` tags
-    /// name the final position), told apart by the first character that is not blank.
+    /// name the final position), told apart by the first character that is not blank. Every
+    /// line is replayed (and the table indexed) here, so that a broken line is found before
+    /// any game is read.
     ///
     /// # Errors
     ///
     /// A line that does not read or replay, with its line number; or a table without a line.
     pub fn parse(text: &str) -> Result<Table, TableError> {
-        let mut openings = Vec::new();
+        let mut read = Vec::new();
         let first = text
             .trim_start_matches('\u{feff}')
             .trim_start()
             .chars()
             .next();
         if matches!(first, Some('[' | '{' | ';' | '%')) {
-            table::read_pgn(text, &mut openings)?;
+            table::read_pgn(text, &mut read)?;
         } else {
-            table::read_tsv(text, &mut openings)?;
+            table::read_tsv(text, &mut read)?;
         }
-        if openings.is_empty() {
+        if read.is_empty() {
             return Err(TableError::new(0, "no opening in the table"));
         }
-        Ok(Table::new(openings))
+        let lines: Vec<&str> = read.iter().map(|(o, _)| o.line.as_str()).collect();
+        let positions =
+            table::replay_lines(&lines).map_err(|(i, m)| TableError::new(read[i].1, m))?;
+        let table = Table::unindexed(read.into_iter().map(|(o, _)| o).collect());
+        let _ = table.index.set(Index::new(positions));
+        Ok(table)
     }
 
-    fn new(openings: Vec<(Opening, Chess)>) -> Table {
-        let mut index: Vec<Entry> = Vec::with_capacity(openings.len());
-        let mut min_reach = (u32::MAX, u32::MAX);
-        let mut named = Vec::with_capacity(openings.len());
-        for (i, (opening, pos)) in openings.into_iter().enumerate() {
-            let (pieces, home) = reach(&pos);
-            min_reach = (min_reach.0.min(pieces), min_reach.1.min(home));
-            index.push(Entry {
-                hash: pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-                key: Key::of(&pos),
-                opening: i as u32,
-            });
-            named.push(opening);
-        }
-        // Stable: of two names for one position, the first in the table stays first.
-        index.sort_by_key(|e| e.hash);
-        index.dedup_by(|later, first| later.hash == first.hash && later.key == first.key);
+    fn unindexed(openings: Vec<Opening>) -> Table {
         Table {
-            openings: named,
-            index,
-            min_reach,
+            openings: OnceLock::from(openings),
+            builtin: false,
+            by_code: OnceLock::new(),
+            index: OnceLock::new(),
         }
+    }
+
+    /// The index, built at the first call (only the built-in table comes here unindexed).
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let openings = self.openings();
+            let lines: Vec<&str> = openings.iter().map(|o| o.line.as_str()).collect();
+            let positions = table::replay_lines(&lines).unwrap_or_else(|(i, m)| {
+                panic!("the built-in table is broken: {}: {m}", openings[i].name)
+            });
+            Index::new(positions)
+        })
     }
 
     /// The openings, in the table's order.
     pub fn openings(&self) -> &[Opening] {
-        &self.openings
+        self.openings.get_or_init(|| {
+            let mut openings = Vec::new();
+            for (name, text) in BUILTIN {
+                // The vendored files are checked by the tests: a failure is a build mistake.
+                table::read_tsv(text, &mut openings)
+                    .unwrap_or_else(|e| panic!("the built-in {name} is broken: {e}"));
+            }
+            openings.into_iter().map(|(o, _)| o).collect()
+        })
     }
 
     /// The number of distinct named positions.
     pub fn positions(&self) -> usize {
-        self.index.len()
+        self.index().entries.len()
     }
 
     /// The opening named at `pos`, if any.
@@ -180,45 +226,42 @@ impl Table {
     }
 
     fn find(&self, hash: u64, pos: &Chess) -> Option<&Opening> {
-        let from = self.index.partition_point(|e| e.hash < hash);
-        self.index[from..]
+        let entries = &self.index().entries;
+        let from = entries.partition_point(|e| e.hash < hash);
+        entries[from..]
             .iter()
             .take_while(|e| e.hash == hash)
             .find(|e| e.key.matches(pos))
-            .map(|e| &self.openings[e.opening as usize])
+            .map(|e| &self.openings()[e.opening as usize])
     }
 
     /// The name of code `eco` as a whole: the name of its shortest line in the table, or,
     /// when several lines of that code are shortest, the family (the name before `:`) they
     /// share; none when they share none (`A00` gathers unrelated openings). A code with a
     /// suffix (`B90a`) is read as its first three characters when the whole is not in the
-    /// table.
+    /// table. No position is replayed for it, and the built-in table reads only the code's
+    /// own lines.
     pub fn code_name(&self, eco: &str) -> Option<&str> {
         let eco = eco.trim();
         let name = |code: &str| {
-            let plies = |o: &Opening| {
-                o.line
-                    .split_whitespace()
-                    .filter(|t| !t.ends_with('.'))
-                    .count()
-            };
-            let of_code = || self.openings.iter().filter(move |o| o.eco == code);
-            let fewest = of_code().map(plies).min()?;
-            let mut shortest = of_code().filter(|o| plies(o) == fewest);
-            let first = shortest.next()?;
-            fn family(o: &Opening) -> &str {
-                o.name.split(':').next().unwrap_or("")
+            if self.builtin {
+                return builtin_code_name(code);
             }
-            match shortest.next() {
-                None => Some(first.name.as_str()),
-                Some(_) => {
-                    let f = family(first);
-                    of_code()
-                        .filter(|o| plies(o) == fewest)
-                        .all(|o| family(o) == f)
-                        .then_some(f)
-                }
-            }
+            let openings = self.openings();
+            let by_code = self.by_code.get_or_init(|| {
+                let mut order: Vec<u32> = (0..openings.len() as u32).collect();
+                // Stable: a code's lines stay in the table's order.
+                order.sort_by(|&a, &b| openings[a as usize].eco.cmp(&openings[b as usize].eco));
+                order
+            });
+            let eco_of = |i: &u32| openings[*i as usize].eco.as_str();
+            let from = by_code.partition_point(|i| eco_of(i) < code);
+            let lines = by_code[from..]
+                .iter()
+                .take_while(|i| eco_of(i) == code)
+                .map(|&i| &openings[i as usize])
+                .map(|o| (o.name.as_str(), o.line.as_str()));
+            name_of_code(lines)
         };
         name(eco).or_else(|| name(eco.get(..3)?))
     }
@@ -248,8 +291,75 @@ impl Table {
     /// Whether a named position can still follow `pos` in a game.
     fn reachable(&self, pos: &Chess) -> bool {
         let (pieces, home) = reach(pos);
-        pieces >= self.min_reach.0 && home >= self.min_reach.1
+        let min = self.index().min_reach;
+        pieces >= min.0 && home >= min.1
     }
+}
+
+/// The name of a code whose lines (name, SAN movetext) are `lines`, in the table's order:
+/// see [`Table::code_name`].
+fn name_of_code<'a>(lines: impl Iterator<Item = (&'a str, &'a str)>) -> Option<&'a str> {
+    // The shortest lines, the first of them, and whether they all share its family.
+    let mut fewest = usize::MAX;
+    let (mut first, mut family, mut shared) = ("", "", true);
+    let mut count = 0;
+    for (name, line) in lines {
+        let plies = table::san_tokens(line).count();
+        let fam = name.split(':').next().unwrap_or("");
+        if plies < fewest {
+            (fewest, first, family, shared, count) = (plies, name, fam, true, 1);
+        } else if plies == fewest {
+            shared &= fam == family;
+            count += 1;
+        }
+    }
+    match count {
+        0 => None,
+        1 => Some(first),
+        _ => shared.then_some(family),
+    }
+}
+
+/// The name of `code` in the built-in table, read from its text alone: each volume is sorted
+/// by code, so the code's lines are found by bisection, and only they are read.
+fn builtin_code_name(code: &str) -> Option<&'static str> {
+    let letter = *code.as_bytes().first()?;
+    let (_, text) = BUILTIN.get(usize::from(letter.checked_sub(b'A')?))?;
+    let body = text.find('\n')? + 1;
+    let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let next_line = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+    let code_at = |at: usize| text[at..].split('\t').next().unwrap_or("");
+    // The first line whose code is not below `code`: `lo` and `hi` are line starts.
+    let (mut lo, mut hi) = (body, text.len());
+    while lo < hi {
+        let mid = line_start(lo + (hi - lo) / 2).max(lo);
+        if code_at(mid) < code {
+            lo = next_line(mid);
+        } else {
+            hi = mid;
+        }
+    }
+    let lines = text[lo..]
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .take_while(|l| code_at_line(l) == code)
+        .filter_map(|l| {
+            let mut fields = l.split('\t').skip(1);
+            Some((fields.next()?.trim(), fields.next()?))
+        });
+    name_of_code(lines)
+}
+
+/// The code column of a line of a table.
+fn code_at_line(line: &str) -> &str {
+    line.split('\t').next().unwrap_or("").trim()
+}
+
+/// What an `ECO` or `Opening` tag says, if it says something: not an empty value, nor `?`,
+/// which PGN writes for a value not known (lichess writes `[ECO "?"]` and `[Opening "?"]` for
+/// the games it does not classify). A tag that says nothing counts as missing.
+pub fn known_tag(tag: Option<&str>) -> Option<&str> {
+    tag.map(str::trim).filter(|t| !t.is_empty() && *t != "?")
 }
 
 /// A game's opening: the named position and where the game reached it.
@@ -414,6 +524,81 @@ mod tests {
             assert_eq!(got.opening.line, o.line, "{}", o.name);
             assert_eq!(got.ply as usize, line.len());
         }
+    }
+
+    fn opening(eco: &str, name: &str, line: &str) -> Opening {
+        Opening {
+            eco: eco.into(),
+            name: name.into(),
+            line: line.into(),
+        }
+    }
+
+    #[test]
+    fn naming_a_code_replays_no_line() {
+        // A line that cannot be replayed: naming its code must not try.
+        let table = Table::unindexed(vec![
+            opening("C20", "King's Pawn Game", "1. e4 e5"),
+            opening("C20", "King's Pawn Game: Broken", "1. e4 e5 2. Ke3"),
+        ]);
+        assert_eq!(table.code_name("C20"), Some("King's Pawn Game"));
+        assert!(table.index.get().is_none(), "naming a code built the index");
+    }
+
+    #[test]
+    fn a_code_is_named_by_its_shortest_lines() {
+        let table = Table::unindexed(vec![
+            opening(
+                "B01",
+                "Scandinavian Defense: Main Line",
+                "1. e4 d5 2. exd5 Qxd5",
+            ),
+            opening("A00", "Polish Opening", "1. b4"),
+            opening("B01", "Scandinavian Defense", "1. e4 d5"),
+            opening("A00", "Grob Opening", "1. g4"),
+            opening("A00", "Grob Opening: Spike", "1. g4 d5 2. h4"),
+            opening("C00", "French Defense: Normal Variation", "1. e4 e6 2. d4"),
+            opening("C00", "French Defense: Knight Variation", "1. e4 e6 2. Nf3"),
+        ]);
+        // One shortest line: its name.
+        assert_eq!(table.code_name("B01"), Some("Scandinavian Defense"));
+        // Several, of one family: the family; of several families: none.
+        assert_eq!(table.code_name("C00"), Some("French Defense"));
+        assert_eq!(table.code_name("A00"), None);
+        // A suffix is read as the code when the whole is not in the table.
+        assert_eq!(table.code_name("B01a"), Some("Scandinavian Defense"));
+        assert_eq!(table.code_name(" B01 "), Some("Scandinavian Defense"));
+        assert_eq!(table.code_name("E99"), None);
+        assert_eq!(table.code_name(""), None);
+    }
+
+    #[test]
+    fn the_builtin_table_names_codes_from_its_text_as_from_its_lines() {
+        let text = Table::builtin();
+        let lines = Table::unindexed(text.openings().to_vec());
+        let mut codes: Vec<&str> = text.openings().iter().map(|o| o.eco.as_str()).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), 500);
+        for code in codes
+            .iter()
+            .copied()
+            .chain(["A00x", "E99", "F00", "a00", "", "?", "B9"])
+        {
+            assert_eq!(text.code_name(code), lines.code_name(code), "{code:?}");
+        }
+        assert_eq!(
+            text.code_name("B90"),
+            Some("Sicilian Defense: Najdorf Variation")
+        );
+    }
+
+    #[test]
+    fn a_parsed_table_names_the_first_broken_line() {
+        // Lines are replayed in the order of their moves, but the error is the first line's.
+        let text = "eco\tname\tpgn\nA00\tz\t1. g4 Ke3\nA00\ty\t1. b4\nA00\tx\t1. a4 Ke6\n";
+        let e = Table::parse(text).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("\"Ke3\""), "{e}");
     }
 
     #[test]

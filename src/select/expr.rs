@@ -240,6 +240,22 @@ pub enum Test {
         equal: bool,
         target: usize,
     },
+    /// The opening the classifier names from the moves (`eco`, `opening`), compared as a tag
+    /// is.
+    Classified {
+        field: Classified,
+        op: Op,
+        value: Literal,
+    },
+}
+
+/// What of a game's classified opening a test compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Classified {
+    /// `eco`: the code, `B90`.
+    Eco,
+    /// `opening`: the name, `Sicilian Defense: Najdorf Variation`.
+    Opening,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -678,12 +694,21 @@ impl Parser {
                 let value = literal(&value, op, false).map_err(bad_value)?;
                 Ok(Test::Name { sides, op, value })
             }
+            "eco" | "opening" => {
+                let field = if field == "eco" {
+                    Classified::Eco
+                } else {
+                    Classified::Opening
+                };
+                let value = literal(&value, op, false).map_err(bad_value)?;
+                Ok(Test::Classified { field, op, value })
+            }
             name if name.starts_with(|c: char| c.is_ascii_lowercase()) && !name.contains('-') => {
                 Err(ParseError::new(
                     format!(
                         "unknown field '{name}': fields are plies, moves, errors, warnings, \
                          termination, result_by_rule, position, material, player, white, \
-                         black; tag names start with a capital (WhiteElo)"
+                         black, eco, opening; tag names start with a capital (WhiteElo)"
                     ),
                     at,
                 ))

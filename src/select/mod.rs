@@ -12,7 +12,7 @@ pub mod watch;
 
 use std::cmp::Ordering;
 
-use expr::{Count, Ending, Expr, Literal, Op, ParseError, Sides, Target, Test};
+use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Target, Test};
 
 use crate::diag::Severity;
 use crate::pgn::Lexed;
@@ -24,6 +24,7 @@ pub struct Selection {
     expr: Expr,
     targets: Vec<Target>,
     replay: bool,
+    classifies: bool,
 }
 
 /// What a game offers the expression: its tags, and its replay when there was one.
@@ -37,6 +38,8 @@ pub struct Replayed<'a> {
     pub report: &'a GameReport,
     /// One flag a target of the selection ([`watch::Watch::reached`]).
     pub reached: &'a [bool],
+    /// The opening the classifier named, when the selection [classifies](Selection::classifies).
+    pub opening: Option<&'a crate::eco::Opening>,
 }
 
 impl Selection {
@@ -48,11 +51,18 @@ impl Selection {
     pub fn parse(src: &str) -> Result<Selection, ParseError> {
         let parsed = expr::parse(src)?;
         let replay = needs_replay(&parsed.expr);
+        let classifies = classifies(&parsed.expr);
         Ok(Selection {
             expr: parsed.expr,
             targets: parsed.targets,
             replay,
+            classifies,
         })
+    }
+
+    /// Whether some test needs the game's opening classified (`eco`, `opening`).
+    pub fn classifies(&self) -> bool {
+        self.classifies
     }
 
     /// Whether some test needs the game replayed (counts, termination, positions).
@@ -76,6 +86,14 @@ fn needs_replay(expr: &Expr) -> bool {
         Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
         Expr::Not(a) => needs_replay(a),
         Expr::Test(t) => !matches!(t, Test::Tag { .. } | Test::Name { .. }),
+    }
+}
+
+fn classifies(expr: &Expr) -> bool {
+    match expr {
+        Expr::And(all) | Expr::Or(all) => all.iter().any(classifies),
+        Expr::Not(a) => classifies(a),
+        Expr::Test(t) => matches!(t, Test::Classified { .. }),
     }
 }
 
@@ -162,6 +180,17 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
         Test::Reached { equal, target } => {
             let reached = facts.replay.as_ref()?.reached;
             Some(reached.get(*target).copied().unwrap_or(false) == *equal)
+        }
+        Test::Classified { field, op, value } => {
+            let opening = facts.replay.as_ref()?.opening;
+            // Not classified: as a missing tag, every comparison is false.
+            Some(opening.is_some_and(|o| {
+                let v = match field {
+                    Classified::Eco => &o.eco,
+                    Classified::Opening => &o.name,
+                };
+                compare(v, *op, value, false)
+            }))
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The one adapter between the replay and a selection: a [`Visitor`] that watches each
-//! main-line position for the expression's targets (`position =`, `material =`). Kept
-//! alone in this file so a change of the observer API touches nothing else.
+//! main-line position for the expression's targets (`position =`, `material =`) and, for
+//! `eco` and `opening`, classifies the opening. Kept alone in this file so a change of the
+//! observer API touches nothing else.
 
 use shakmaty::{Chess, Move, Position};
 
 use super::expr::{board_hash, full_hash, Target};
+use crate::eco::{EcoObserver, Opening, Table};
 use crate::notation::CheckClaim;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
@@ -16,6 +18,8 @@ pub struct Watch<'a> {
     /// Whether any target asks for a hash of the whole position, or of the board alone.
     full: bool,
     board: bool,
+    /// The classifier, when the expression tests the opening.
+    eco: Option<EcoObserver<'a>>,
 }
 
 impl<'a> Watch<'a> {
@@ -25,7 +29,19 @@ impl<'a> Watch<'a> {
             reached: vec![false; targets.len()],
             full: targets.iter().any(|t| matches!(t, Target::Full { .. })),
             board: targets.iter().any(|t| matches!(t, Target::Board { .. })),
+            eco: None,
         }
+    }
+
+    /// Also classifies the game's opening with `table` (see [`Watch::opening`]).
+    pub fn classifying(mut self, table: &'a Table) -> Watch<'a> {
+        self.eco = Some(EcoObserver::new(table));
+        self
+    }
+
+    /// The game's opening, when classifying and the table names one.
+    pub fn opening(&self) -> Option<&'a Opening> {
+        self.eco.as_ref()?.result()
     }
 
     /// Looks at one position of the main line. Each hash is computed once a position, and
@@ -60,8 +76,8 @@ impl<'a> Watch<'a> {
 impl Visitor for Watch<'_> {
     fn needs(&self) -> Needs {
         Needs {
-            // Positions only when the expression looks for one.
-            positions: if self.reached.is_empty() {
+            // Positions only when the expression looks for one (the classifier does).
+            positions: if self.reached.is_empty() && self.eco.is_none() {
                 Positions::None
             } else {
                 Positions::All
@@ -72,14 +88,26 @@ impl Visitor for Watch<'_> {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, _mv: Move, _: CheckClaim, _: Option<&str>) {
+    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
         // Once every target is reached, nothing is left to look at.
         if at.depth == 0 && self.reached.iter().any(|r| !r) {
             self.see(before);
+        }
+        if let Some(eco) = &mut self.eco {
+            eco.play(at, before, mv, check, san);
+        }
+    }
+
+    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+        if let Some(eco) = &mut self.eco {
+            eco.null_move(at, before, after);
         }
     }
 
     fn restart(&mut self) {
         self.reached.fill(false);
+        if let Some(eco) = &mut self.eco {
+            eco.restart();
+        }
     }
 }
