@@ -13,7 +13,6 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::schema::types::ColumnPath;
 
 pub use super::arrow::{date32, games_schema, int_tag, moves_schema, GameRow};
 use super::arrow::{GamesBuilder, MovesBuilder};
@@ -40,41 +39,20 @@ impl<W: Write + Send> ParquetOut<W> {
     ///
     /// Errors of the writers.
     pub fn new(games: W, moves: W, fen: bool) -> Result<Self, ParquetError> {
-        let props = |rows, unique: &[&str]| {
-            let mut props = WriterProperties::builder()
-                // Level 1, zstd's fastest positive level: negative ones saved a few per cent of
-                // the time for files a fifth larger.
+        let props = |rows| {
+            WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
                 .set_max_row_group_row_count(Some(rows))
                 // Minimum and maximum per column chunk, what readers prune row groups by;
                 // statistics per page cost more to write.
-                .set_statistics_enabled(EnabledStatistics::Chunk);
-            // Texts nearly every row has its own of: a dictionary would be tried, outgrow its
-            // page and be dropped, at the cost of hashing each value; and their minimum and
-            // maximum prune nothing.
-            for column in unique {
-                props = props
-                    .set_column_dictionary_enabled(ColumnPath::from(*column), false)
-                    .set_column_statistics_enabled(
-                        ColumnPath::from(*column),
-                        EnabledStatistics::None,
-                    );
-            }
-            props.build()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .build()
         };
         let games_rows = GamesBuilder::new();
         let moves_rows = MovesBuilder::new(fen);
         Ok(ParquetOut {
-            games: ArrowWriter::try_new(
-                games,
-                games_rows.schema(),
-                Some(props(GAME_ROWS, &["Site", "final_fen", "movetext"])),
-            )?,
-            moves: ArrowWriter::try_new(
-                moves,
-                moves_rows.schema(),
-                Some(props(MOVE_ROWS, &["fen"])),
-            )?,
+            games: ArrowWriter::try_new(games, games_rows.schema(), Some(props(GAME_ROWS)))?,
+            moves: ArrowWriter::try_new(moves, moves_rows.schema(), Some(props(MOVE_ROWS)))?,
             games_rows,
             moves_rows,
         })
