@@ -195,12 +195,11 @@ fn tcec_eval(comment: &str) -> Option<Eval> {
 fn command_arg<'a>(comment: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>> {
     let mut rest = comment;
     loop {
-        // A byte search: `[` is ASCII, so where it is found is a character boundary.
-        let at = rest.bytes().position(|b| b == b'[')?;
+        let at = rest.find('[')?;
         let after = &rest[at + 1..];
         if let Some(arg) = after.strip_prefix(name) {
             if arg.starts_with(|c: char| c.is_whitespace()) {
-                let end = arg.bytes().position(|b| b == b']')?;
+                let end = arg.find(']')?;
                 let arg = arg[..end].trim_start();
                 // Nearly every argument (`0:03:00`, `0.17`) is printable ASCII: no whitespace
                 // to trim or drop, and no walk through it char by char.
