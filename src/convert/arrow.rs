@@ -8,7 +8,6 @@
 //! into the column builders. The JSON records ([`super::records`]) write seven notations a move
 //! in strings of their own; built from them, a table cost about forty times a replay.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -19,7 +18,9 @@ use arrow_array::builder::{
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, EnPassantMode, Move, Position};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
+};
 
 use super::records::{parse_any_eval, parse_clock, Eval};
 use super::{Collector, Element};
@@ -209,13 +210,9 @@ impl PlyColumns {
             None => write::write(before, mv, check, Notation::San, &mut self.text),
         }
         let san_end = self.end();
-        write::write(
-            before,
-            mv,
-            check,
-            Notation::Uci(before.castles().mode()),
-            &mut self.text,
-        );
+        // As `write::write` writes UCI, without the formatting machinery (a ply's cost counts).
+        mv.to_uci(before.castles().mode())
+            .append_to_string(&mut self.text);
         let uci_end = self.end();
         if self.fen {
             let mut after = before.clone();
@@ -241,11 +238,11 @@ impl PlyColumns {
     }
 
     fn push_fen(&mut self, after: &Chess) {
-        // Writing into a String cannot fail.
-        let _ = write!(
-            self.text,
-            "{}",
-            Fen::from_position(after, EnPassantMode::Legal)
+        let start = self.text.len();
+        push_fen(after, &mut self.text);
+        debug_assert_eq!(
+            self.text[start..],
+            Fen::from_position(after, EnPassantMode::Legal).to_string(),
         );
     }
 
@@ -260,6 +257,107 @@ impl PlyColumns {
         let at = |a: u32, b: u32| &self.text[a as usize..b as usize];
         [at(start, san), at(san, uci), at(uci, fen)]
     }
+}
+
+/// Appends the FEN of `pos` as shakmaty writes it (the en passant square only when a capture
+/// there is legal). A FEN a ply, in one pass over a board of cells: shakmaty's writer, which
+/// looks each occupied square up, cost about as much as the replay. Chess960 castling, and
+/// castling rights off the corners, are left to shakmaty (they take its rules for letters).
+pub fn push_fen(pos: &Chess, out: &mut String) {
+    let castles = pos.castles();
+    let rights = castles.castling_rights();
+    if castles.mode() == CastlingMode::Chess960 || !(rights & !Bitboard::CORNERS).is_empty() {
+        Fen::from_position(pos, EnPassantMode::Legal).append_to_string(out);
+        return;
+    }
+    let board = pos.board();
+    let mut cells = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = Piece { color, role };
+            // Piece letters are ASCII.
+            #[allow(clippy::cast_possible_truncation)]
+            let letter = piece.char() as u8;
+            for sq in board.by_piece(piece) {
+                cells[usize::from(sq)] = letter;
+            }
+        }
+    }
+    let mut fen = [0u8; 128];
+    let mut n = 0;
+    let mut put = |b: u8| {
+        fen[n] = b;
+        n += 1;
+    };
+    for rank in (0..8).rev() {
+        let mut empty = 0u8;
+        for &cell in &cells[rank * 8..rank * 8 + 8] {
+            if cell == 0 {
+                empty += 1;
+            } else {
+                if empty > 0 {
+                    put(b'0' + empty);
+                    empty = 0;
+                }
+                put(cell);
+            }
+        }
+        if empty > 0 {
+            put(b'0' + empty);
+        }
+        if rank > 0 {
+            put(b'/');
+        }
+    }
+    put(b' ');
+    put(if pos.turn().is_white() { b'w' } else { b'b' });
+    put(b' ');
+    let mut any = false;
+    for (sq, letter) in [
+        (Square::H1, b'K'),
+        (Square::A1, b'Q'),
+        (Square::H8, b'k'),
+        (Square::A8, b'q'),
+    ] {
+        if rights.contains(sq) {
+            put(letter);
+            any = true;
+        }
+    }
+    if !any {
+        put(b'-');
+    }
+    put(b' ');
+    match pos.legal_ep_square() {
+        Some(sq) => {
+            put(b'a' + u8::from(sq.file()));
+            put(b'1' + u8::from(sq.rank()));
+        }
+        None => put(b'-'),
+    }
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&fen[..n]).unwrap_or_default());
+    out.push(' ');
+    push_u32(pos.halfmoves(), out);
+    out.push(' ');
+    push_u32(pos.fullmoves().get(), out);
+}
+
+fn push_u32(mut v: u32, out: &mut String) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        // A digit.
+        #[allow(clippy::cast_possible_truncation)]
+        let d = (v % 10) as u8;
+        digits[i] = b'0' + d;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
 /// Clock, evaluation, comments and NAGs of one main-line ply.
@@ -452,6 +550,30 @@ fn end_of_nags(nags: &[u16]) -> u32 {
     u32::try_from(nags.len()).unwrap_or(u32::MAX)
 }
 
+/// What the two table builders share: the schema, the count of rows since the last batch, and
+/// the batch made of their columns (which starts the count again).
+macro_rules! table_rows {
+    () => {
+        pub fn schema(&self) -> SchemaRef {
+            self.schema.clone()
+        }
+
+        /// Rows appended since the last `finish`.
+        pub fn len(&self) -> usize {
+            self.rows
+        }
+
+        pub fn is_empty(&self) -> bool {
+            self.rows == 0
+        }
+
+        fn batch(&mut self, columns: Vec<ArrayRef>) -> Result<RecordBatch, ArrowError> {
+            self.rows = 0;
+            RecordBatch::try_new(self.schema.clone(), columns)
+        }
+    };
+}
+
 /// The games table being built, a row at a time.
 pub struct GamesBuilder {
     schema: SchemaRef,
@@ -498,18 +620,7 @@ impl GamesBuilder {
         }
     }
 
-    pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-
-    /// Rows appended since the last [`GamesBuilder::finish`].
-    pub fn len(&self) -> usize {
-        self.rows
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows == 0
-    }
+    table_rows!();
 
     /// Appends a game.
     ///
@@ -584,8 +695,7 @@ impl GamesBuilder {
             Arc::new(self.warnings.finish()),
             Arc::new(self.movetext.finish()),
         ]);
-        self.rows = 0;
-        RecordBatch::try_new(self.schema.clone(), columns)
+        self.batch(columns)
     }
 }
 
@@ -628,18 +738,7 @@ impl MovesBuilder {
         }
     }
 
-    pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-
-    /// Rows appended since the last [`MovesBuilder::finish`].
-    pub fn len(&self) -> usize {
-        self.rows
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows == 0
-    }
+    table_rows!();
 
     /// Appends the main-line plies of a game.
     pub fn append(&mut self, row: &GameRow) {
@@ -707,8 +806,7 @@ impl MovesBuilder {
             Arc::new(self.comment.finish()),
             Arc::new(self.nags.finish()),
         ]);
-        self.rows = 0;
-        RecordBatch::try_new(self.schema.clone(), columns)
+        self.batch(columns)
     }
 }
 
@@ -732,6 +830,40 @@ mod tests {
         assert_eq!(int_tag("-12"), Some(-12));
         assert_eq!(int_tag("?"), None);
         assert_eq!(int_tag(""), None);
+    }
+
+    #[test]
+    fn fens_are_written_as_shakmaty_writes_them() {
+        let table = include_str!("../../testdata/parquet/fen-positions.txt");
+        let mut checked = 0;
+        for (n, line) in table.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (mode, fen) = match line.strip_prefix("960 ") {
+                Some(fen) => (CastlingMode::Chess960, fen),
+                None => (CastlingMode::Standard, line),
+            };
+            let start: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(mode)
+                .unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
+            let mut positions = vec![start.clone()];
+            for mv in start.legal_moves() {
+                let mut after = start.clone();
+                after.play_unchecked(mv);
+                positions.push(after);
+            }
+            for pos in positions {
+                let mut written = String::new();
+                push_fen(&pos, &mut written);
+                let want = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                assert_eq!(written, want, "line {}", n + 1);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked} positions");
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub enum Eval {
 /// Seconds from the first `[%clk h:mm:ss(.f)]` in `comment`.
 pub fn parse_clock(comment: &str) -> Option<f64> {
     let arg = command_arg(comment, "%clk")?;
+    if let Some(secs) = whole_clock(&arg) {
+        return Some(secs);
+    }
     let mut secs = 0.0;
     for part in arg.split(':') {
         // Whole numbers (`0:04:58`, nearly every clock) without the float parser, which costs
@@ -48,6 +51,27 @@ pub fn parse_clock(comment: &str) -> Option<f64> {
     Some(secs)
 }
 
+/// A clock of whole numbers (`0:04:58`, nearly every clock) in one pass over its bytes; `None`
+/// for anything else (an empty part, a fraction), which [`parse_clock`] reads part by part.
+/// The value is the same: parts of up to nine digits are exact as f64.
+fn whole_clock(arg: &str) -> Option<f64> {
+    let (mut secs, mut part, mut digits) = (0.0f64, 0u32, 0usize);
+    for &b in arg.as_bytes() {
+        match b {
+            b'0'..=b'9' if digits < 9 => {
+                part = part * 10 + u32::from(b - b'0');
+                digits += 1;
+            }
+            b':' if digits > 0 => {
+                secs = secs * 60.0 + f64::from(part);
+                (part, digits) = (0, 0);
+            }
+            _ => return None,
+        }
+    }
+    (digits > 0).then(|| secs * 60.0 + f64::from(part))
+}
+
 /// The evaluation from the first `[%eval x]` in `comment` (`0.17`, `-1.5`, `#3`, `#-2`, with
 /// an optional `,depth`).
 pub fn parse_eval(comment: &str) -> Option<Eval> {
@@ -56,11 +80,46 @@ pub fn parse_eval(comment: &str) -> Option<Eval> {
     if let Some(m) = value.strip_prefix('#') {
         return m.parse().ok().map(Eval::Mate);
     }
-    value
-        .parse::<f64>()
-        .ok()
+    decimal(value)
+        .or_else(|| value.parse::<f64>().ok())
         .filter(|v| v.is_finite())
         .map(Eval::Pawns)
+}
+
+/// A plain decimal (`0.17`, `-1.5`, `3`) without the float parser, which costs more than the
+/// rest of a ply's row; `None` for anything else (the parser reads that). The value is the
+/// same: both integers are exact below 2^53, and IEEE division rounds their quotient
+/// correctly, as the parser rounds the text.
+fn decimal(text: &str) -> Option<f64> {
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        rest => (false, rest),
+    };
+    let (mut n, mut scale, mut point, mut count) = (0u64, 1u64, false, 0usize);
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                n = n * 10 + u64::from(b - b'0');
+                if point {
+                    scale *= 10;
+                }
+                count += 1;
+            }
+            b'.' if !point => point = true,
+            _ => return None,
+        }
+        // 15 digits stay below 2^53, and 10^15 too.
+        if count > 15 {
+            return None;
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let v = n as f64 / scale as f64;
+    Some(if negative { -v } else { v })
 }
 
 /// The engine evaluation in a comment after a move (by White when `white_moved`): a
@@ -141,7 +200,13 @@ fn command_arg<'a>(comment: &'a str, name: &str) -> Option<std::borrow::Cow<'a, 
         if let Some(arg) = after.strip_prefix(name) {
             if arg.starts_with(|c: char| c.is_whitespace()) {
                 let end = arg.find(']')?;
-                let arg = arg[..end].trim();
+                let arg = arg[..end].trim_start();
+                // Nearly every argument (`0:03:00`, `0.17`) is printable ASCII: no whitespace
+                // to trim or drop, and no walk through it char by char.
+                if arg.bytes().all(|b| b.is_ascii_graphic()) {
+                    return Some(arg.into());
+                }
+                let arg = arg.trim();
                 return Some(if arg.contains(char::is_whitespace) {
                     arg.split_whitespace().collect::<String>().into()
                 } else {
@@ -525,6 +590,62 @@ mod tests {
         assert_eq!(parse_eval("[%eval #-3]"), Some(Eval::Mate(-3)));
         assert_eq!(parse_eval("[%eval 0.3,22]"), Some(Eval::Pawns(0.3)));
         assert_eq!(parse_eval("[%eval nan]"), None);
+    }
+
+    #[test]
+    fn decimals_read_as_the_float_parser_reads_them() {
+        let mut texts: Vec<String> = ["0", "-0", "+1", "1.", ".5", "-.5", "0.0", "-0.00"]
+            .map(String::from)
+            .to_vec();
+        for whole in [0, 1, 9, 12, 99, 123, 4567] {
+            for frac in ["", "1", "17", "05", "999", "123456"] {
+                let sep = if frac.is_empty() { "" } else { "." };
+                texts.push(format!("{whole}{sep}{frac}"));
+                texts.push(format!("-{whole}{sep}{frac}"));
+            }
+        }
+        texts.push("123456789012345".into());
+        texts.push("0.12345678901234".into());
+        for text in &texts {
+            let want: f64 = text.parse().unwrap();
+            let got = decimal(text).unwrap_or_else(|| panic!("{text} not read"));
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
+        // Left to the float parser, which reads or refuses them.
+        for text in [
+            "",
+            "-",
+            ".",
+            "1.2.3",
+            "1e5",
+            "nan",
+            "inf",
+            "1234567890123456",
+            "0x1",
+        ] {
+            assert_eq!(decimal(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn whole_clocks_read_in_one_pass_as_part_by_part() {
+        for (text, want) in [
+            ("0:03:00", 180.0),
+            ("1:02:03", 3723.0),
+            ("59", 59.0),
+            ("2:00", 120.0),
+        ] {
+            assert_eq!(whole_clock(text), Some(want), "{text}");
+            assert_eq!(parse_clock(&format!("[%clk {text}]")), Some(want), "{text}");
+        }
+        for text in ["", "1::2", ":5", "1:2:", "0:00:09.5", "1234567890:00"] {
+            assert_eq!(whole_clock(text), None, "{text}");
+        }
+        assert_eq!(parse_clock("[%clk 1::2]"), None);
+        assert_eq!(
+            parse_clock("[%clk 1234567890:00]"),
+            Some(1234567890.0 * 60.0)
+        );
     }
 
     #[test]
