@@ -134,7 +134,7 @@ def python_blocks(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("index", range(len(python_blocks(DOCS.read_text()))))
-def test_the_examples_of_docs_python_md_run(index, monkeypatch):
+def test_the_examples_of_docs_python_md_run(index, monkeypatch, capsys):
     pytest.importorskip("duckdb")
     block = python_blocks(DOCS.read_text())[index]
     for module in re.findall(r"^import (\w+)", block, flags=re.M):
@@ -142,3 +142,6 @@ def test_the_examples_of_docs_python_md_run(index, monkeypatch):
             pytest.importorskip(module)
     monkeypatch.chdir(REPO)
     exec(compile(block, f"docs/python.md block {index + 1}", "exec"), {})
+    # What a block prints is what its `# ` lines show.
+    shown = re.findall(r"^# (.*)$", block, flags=re.M)
+    assert capsys.readouterr().out.splitlines() == shown
