@@ -9,7 +9,12 @@ compressed, any encoding), folders of them, ``"-"`` for standard input.
 - :func:`read_moves`: one row a main-line ply (the columns of ``moves.parquet``);
 - :func:`iter_games` / ``read_games(..., stream=True)``: a :class:`pyarrow.RecordBatchReader`
   for inputs larger than memory;
-- :func:`validate`: the diagnostics as a table (the columns of ``validate --format csv``).
+- :func:`validate`: the diagnostics as a table (the columns of ``validate --format csv``);
+- :func:`parse_movetext`: games given as an Arrow array of movetext strings (the ``movetext``
+  column of the lichess Parquet files), as a games table and a moves table.
+
+A game that does not replay is a row like any other, with ``errors`` > 0 and what is wrong in
+its ``diagnostics`` column: never an exception.
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ from __future__ import annotations
 import errno
 import io
 import os
-from typing import Iterable, Optional, Union
+from typing import Any, Iterable, NamedTuple, Optional, Union
 
 import pyarrow as pa
 
 from . import _pgnkit
 
-__all__ = ["read_games", "iter_games", "read_moves", "iter_moves", "validate", "__version__"]
+__all__ = ["read_games", "iter_games", "read_moves", "iter_moves", "validate", "parse_movetext",
+           "Parsed", "__version__"]
 __version__ = _pgnkit.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -92,8 +98,11 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
     :raises ValueError: a bad option (the message says which and why).
     :raises OSError: an input that does not exist or cannot be read, with its name.
 
-    A game whose moves do not replay is left out of the table, as ``pgnkit convert`` leaves it
-    out; :func:`validate` says where and why.
+    The last column, ``diagnostics``, lists each game's errors and warnings (``line``,
+    ``column``, ``move``, ``side``, ``severity``, ``code``, ``token``, ``message``, ``help``,
+    ``fen``: the columns of :func:`validate` but the game's own). A game whose moves do not
+    replay (an illegal move, bytes that are no move) is a row too: ``errors`` > 0, its
+    ``movetext`` as read, ``plies`` and ``final_fen`` as far as it replayed.
     """
     reader = _convert(paths, "games", to=to, threads=threads, fen=False, fix_results=fix_results,
                       repair=repair, encoding=encoding, ext=ext)
@@ -114,6 +123,8 @@ def read_moves(paths, *, fen: bool = False, threads: Optional[int] = None, strea
     Columns: ``file``, ``game``, ``ply`` (1-based), ``san``, ``uci``, ``fen`` (the position after
     the ply; only with ``fen=True``), ``clock`` (seconds, from ``[%clk]``), ``eval`` (pawns,
     White's view), ``eval_mate``, ``comment``, ``nags``. A null move is ``--`` and ``0000``.
+    A game that does not replay gives the plies before its first error (its row in
+    :func:`read_games` has ``errors`` > 0).
 
     Options and errors as :func:`read_games`.
     """
@@ -153,3 +164,83 @@ def validate(paths, *, threads: Optional[int] = None, encoding: Optional[str] = 
                                    quoted_strings_can_be_null=False)
     table = pacsv.read_csv(io.BytesIO(data), convert_options=convert)
     return table
+
+
+class Parsed(NamedTuple):
+    """What :func:`parse_movetext` gives: ``games`` (a row a game) and ``moves`` (a row a ply)."""
+
+    games: pa.Table
+    moves: pa.Table
+
+
+def _chunks(what: str, values: Any) -> list:
+    """The ``__arrow_c_array__`` capsules of an array's chunks (read in place, no copy)."""
+    if isinstance(values, pa.ChunkedArray):
+        chunks = values.chunks
+    elif isinstance(values, pa.Array):
+        chunks = [values]
+    elif hasattr(values, "__arrow_c_stream__"):
+        # Polars Series, a RecordBatchReader's column…: imported as they are.
+        chunks = pa.chunked_array(values).chunks
+    elif hasattr(values, "__arrow_c_array__"):
+        chunks = [pa.array(values)]
+    else:
+        raise TypeError(f"{what}: a pyarrow Array or ChunkedArray (or any Arrow array) of strings, "
+                        f"not {type(values).__name__}; wrap a list in pyarrow.array(...)")
+    return [c.__arrow_c_array__() for c in chunks]
+
+
+def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = False,
+                   threads: Optional[int] = None, fix_results: bool = False,
+                   repair: bool = False) -> Parsed:
+    """Replay and check games given as movetext strings: the ``movetext`` column of the lichess
+    Parquet files (``1. e4 { [%clk 0:03:00] } 1... e5 2. Nf3 1-0``), one game a value.
+
+    The array is read where it lies (the Arrow C data interface: no copy), the games are
+    replayed on ``threads`` threads with the interpreter's lock released, and two tables come
+    back, the same whatever the thread count:
+
+    - ``games``, a row a value, in order: ``index`` (0-based position in ``movetext``),
+      ``plies``, ``result`` (the result token; ``*`` when there is none), ``result_by_rule``,
+      ``termination``, ``final_fen``, ``errors``, ``warnings``, ``movetext`` (in the notation
+      ``to``; as given when the game does not replay) and ``diagnostics`` (the game's errors
+      and warnings: ``line`` and ``column`` in the string, ``move``, ``side``, ``severity``,
+      ``code``, ``token``, ``message``, ``help``, ``fen``);
+    - ``moves``, a row a main-line ply: ``index``, ``ply`` (1-based), ``san``, ``uci``, ``fen``
+      (the position after the ply; only with ``positions=True``), ``clock``, ``eval``,
+      ``eval_mate``, ``comment``, ``nags``.
+
+    A game that does not replay is a row with ``errors`` > 0 and its diagnostics, and gives the
+    moves table the plies before its first error; a null is a game without moves.
+
+    :param movetext: a :class:`pyarrow.Array` or :class:`pyarrow.ChunkedArray` of strings
+        (``string``, ``large_string``, ``string_view``, or binary for bytes in another
+        encoding), or any object with ``__arrow_c_stream__`` (a Polars Series).
+    :param fen: the start position of every game (a FEN string), or an array of one a game
+        (null: the standard start); ``None``: the standard start.
+    :param to: notation of the ``movetext`` column: ``san``, ``lan``, ``uci``, ``fan``, ``zh``,
+        ``zh-long``.
+    :param positions: give the moves table its ``fen`` column.
+    :param threads: worker threads (``None``: every core).
+    :param fix_results: write the result the rules decide (checkmate, stalemate…).
+    :param repair: replace an illegal move by the one legal move that fits, when one does.
+    :raises TypeError: ``movetext`` (or ``fen``) is not an array of strings.
+    :raises ValueError: a bad option, or as many ``fen`` values as games.
+    """
+    if to not in _NOTATIONS:
+        raise ValueError(f"to={to!r}: the notations are {', '.join(_NOTATIONS)}")
+    words = ["--format", "parquet", "--to", to, *_input_words(threads, None, None)]
+    if fix_results:
+        words.append("--fix-results")
+    if repair:
+        words.append("--repair")
+    one_fen = None
+    fens = None
+    if isinstance(fen, str):
+        one_fen = fen
+    elif fen is not None:
+        fens = _chunks("fen", fen)
+    games, moves = _pgnkit.parse_movetext(_chunks("movetext", movetext), words, one_fen, fens,
+                                          positions, threads)
+    return Parsed(pa.RecordBatchReader.from_stream(games).read_all(),
+                  pa.RecordBatchReader.from_stream(moves).read_all())

@@ -1,7 +1,7 @@
 """Type stubs of pgnkit: chess game records (PGN) as Arrow tables."""
 
 import os
-from typing import Iterable, Literal, Optional, Union, overload
+from typing import Any, Iterable, Literal, NamedTuple, Optional, Union, overload
 
 import pyarrow as pa
 
@@ -82,3 +82,27 @@ def validate(
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
 ) -> pa.Table: ...
+
+class Parsed(NamedTuple):
+    """The tables of :func:`parse_movetext`: a row a game, a row a main-line ply."""
+
+    games: pa.Table
+    moves: pa.Table
+
+def parse_movetext(
+    movetext: Union[pa.Array, pa.ChunkedArray, Any],
+    fen: Union[None, str, pa.Array, pa.ChunkedArray, Any] = None,
+    *,
+    to: _Notation = "san",
+    positions: bool = False,
+    threads: Optional[int] = None,
+    fix_results: bool = False,
+    repair: bool = False,
+) -> Parsed:
+    """Replay and check games given as an Arrow array of movetext strings (no copy, the
+    interpreter's lock released): the games table (``index``, ``plies``, ``result``,
+    ``result_by_rule``, ``termination``, ``final_fen``, ``errors``, ``warnings``,
+    ``movetext``, ``diagnostics``) and the moves table (``index``, ``ply``, ``san``, ``uci``,
+    ``fen`` with ``positions=True``, ``clock``, ``eval``, ``eval_mate``, ``comment``,
+    ``nags``). ``fen``: the start position of every game, or an array of one a game."""
+    ...

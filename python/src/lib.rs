@@ -5,14 +5,17 @@
 //! Options arrive as the command line's words and are parsed by the command's own clap
 //! definitions, so the package takes what the CLI takes and refuses it with the same message.
 
+mod diagnostics;
+mod movetext;
+
 use std::io;
 use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_schema::{ArrowError, SchemaRef};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
 use clap::Parser;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -20,6 +23,8 @@ use pyo3::types::{PyBytes, PyCapsule};
 
 use pgnkit::cmd::convert::{self, Args as ConvertArgs};
 use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
+
+use crate::diagnostics::DiagnosticsBuilder;
 use pgnkit::convert::parquet::BATCH_GAMES;
 use pgnkit::input::pipeline::Lexing;
 use pgnkit::input::{Inputs, WriteError};
@@ -80,6 +85,14 @@ struct Stream {
     reader: Mutex<Option<Box<dyn RecordBatchReader + Send>>>,
 }
 
+impl Stream {
+    fn new(reader: Box<dyn RecordBatchReader + Send>) -> Stream {
+        Stream {
+            reader: Mutex::new(Some(reader)),
+        }
+    }
+}
+
 #[pymethods]
 impl Stream {
     /// Hands the stream to its consumer (pyarrow, Polars, DuckDB) as a PyCapsule.
@@ -103,6 +116,48 @@ impl Stream {
     }
 }
 
+/// The games table of the package: the columns of `games.parquet`, then `diagnostics`.
+struct GamesOut {
+    schema: SchemaRef,
+    games: GamesBuilder,
+    diagnostics: DiagnosticsBuilder,
+}
+
+impl GamesOut {
+    fn new() -> GamesOut {
+        let games = GamesBuilder::new();
+        let mut fields: Vec<_> = games.schema().fields().iter().cloned().collect();
+        fields.push(diagnostics::field().into());
+        GamesOut {
+            schema: Arc::new(Schema::new(fields)),
+            games,
+            diagnostics: DiagnosticsBuilder::default(),
+        }
+    }
+
+    fn append(&mut self, row: &GameRow) -> Result<(), ArrowError> {
+        self.games.append(row)?;
+        self.diagnostics
+            .append(&row.findings, |line, column| Some((line, column)));
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.games.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.games.is_empty()
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        let batch = self.games.finish()?;
+        let mut columns = batch.columns().to_vec();
+        columns.push(self.diagnostics.finish());
+        RecordBatch::try_new(self.schema.clone(), columns)
+    }
+}
+
 /// Which table a conversion builds.
 #[derive(Clone, Copy, PartialEq)]
 enum Table {
@@ -122,7 +177,11 @@ fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) ->
         other => return Err(PyValueError::new_err(format!("no table {other:?}"))),
     };
     let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
-    let args = cli.args;
+    let mut args = cli.args;
+    // A bad game is a row, with its diagnostics; and the positions are written only when the
+    // moves table has them.
+    args.every_row = true;
+    args.no_fen = !(table == Table::Moves && fen);
     // A bad option (`--encoding`) is a ValueError; an input that cannot be listed, an OSError.
     let opts = args
         .input
@@ -130,14 +189,14 @@ fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) ->
         .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let mut inputs = py.detach(|| Inputs::new(opts)).map_err(failed)?;
     let schema = match table {
-        Table::Games => GamesBuilder::new().schema(),
+        Table::Games => GamesOut::new().schema.clone(),
         Table::Moves => MovesBuilder::new(fen).schema(),
     };
     let (tx, rx) = sync_channel::<Result<RecordBatch, ArrowError>>(IN_FLIGHT);
     thread::Builder::new()
         .name("pgnkit-convert".into())
         .spawn(move || {
-            let mut games = GamesBuilder::new();
+            let mut games = GamesOut::new();
             let mut moves = MovesBuilder::new(fen);
             let gone = || WriteError::new("the reader", io::Error::from(io::ErrorKind::BrokenPipe));
             let send = |batch: Result<RecordBatch, ArrowError>| tx.send(batch).map_err(|_| gone());
@@ -270,6 +329,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Stream>()?;
     m.add_function(wrap_pyfunction!(convert_stream, m)?)?;
     m.add_function(wrap_pyfunction!(validate_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(movetext::parse_movetext, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -18,17 +18,18 @@ GAMES = REPO / "testdata" / "python" / "games.pgn"
 DOCS = REPO / "docs" / "python.md"
 
 
-def test_games_table_has_a_row_per_game_that_replays():
+def test_games_table_has_a_row_per_game():
     t = pgnkit.read_games(GAMES)
     assert isinstance(t, pa.Table)
-    # Game 3 has an illegal move (2. Ke3): it is left out, as `convert` leaves it out.
-    assert t.column("game").to_pylist() == [1, 2, 4]
-    assert t.column("plies").to_pylist() == [7, 4, 6]
-    assert t.column("WhiteElo").to_pylist() == [2105, 1990, None]
+    # Game 3 has an illegal move (2. Ke3): a row too, with its error.
+    assert t.column("game").to_pylist() == [1, 2, 3, 4]
+    assert t.column("plies").to_pylist() == [7, 4, 2, 6]
+    assert t.column("errors").to_pylist() == [0, 0, 1, 0]
+    assert t.column("WhiteElo").to_pylist() == [2105, 1990, None, None]
     assert t.schema.field("WhiteElo").type == pa.int32()
     assert t.schema.field("Date").type == pa.date32()
     assert str(t.column("Date")[0]) == "2024-03-01"
-    assert t.column("Date")[2].as_py() is None
+    assert t.column("Date")[3].as_py() is None
     assert t.column("movetext")[1].as_py() == "1.f3 e5 2.g4 Qh4# 0-1\n"
     assert t.column("termination").to_pylist()[:2] == ["checkmate", "checkmate"]
     # Tags without a column of their own are in the map.
@@ -43,7 +44,8 @@ def test_the_notation_of_the_movetext_is_chosen():
 
 def test_moves_table_has_a_row_per_main_line_ply():
     m = pgnkit.read_moves(GAMES, fen=True)
-    assert m.num_rows == 7 + 4 + 6
+    # Game 3 gives the two plies before its illegal move.
+    assert m.num_rows == 7 + 4 + 2 + 6
     first = m.slice(0, 1).to_pylist()[0]
     assert first["uci"] == "e2e4" and first["san"] == "e4" and first["ply"] == 1
     assert first["clock"] == 300.0 and first["eval"] == 0.25
@@ -54,13 +56,23 @@ def test_moves_table_has_a_row_per_main_line_ply():
 
 
 def test_the_tables_are_the_same_whatever_the_thread_count():
-    many = GAMES.read_text() * 50
     one = pgnkit.read_games([GAMES] * 40, threads=1)
     two = pgnkit.read_games([GAMES] * 40, threads=2)
-    assert one.num_rows == 120
+    assert one.num_rows == 160
     assert one.equals(two)
     assert pgnkit.read_moves(GAMES, threads=1).equals(pgnkit.read_moves(GAMES, threads=3))
-    assert many  # the input is the same file many times
+    assert pgnkit.validate([GAMES] * 40, threads=1).equals(pgnkit.validate([GAMES] * 40, threads=2))
+
+
+def test_one_large_file_gives_the_same_tables_on_one_thread_and_on_several(tmp_path):
+    # One file, large enough to be cut into pieces for the threads.
+    big = tmp_path / "big.pgn"
+    big.write_text((GAMES.read_text() + "\n") * 3000)
+    one = pgnkit.read_games(big, threads=1)
+    assert one.num_rows == 12000
+    assert one.equals(pgnkit.read_games(big, threads=2))
+    assert one.equals(pgnkit.read_games(big))
+    assert pgnkit.validate(big, threads=1).equals(pgnkit.validate(big, threads=2))
 
 
 def test_the_streaming_reader_gives_the_same_rows(tmp_path):
@@ -71,7 +83,7 @@ def test_the_streaming_reader_gives_the_same_rows(tmp_path):
     batches = list(reader)
     # Batches of bounded size: the reader never holds the whole input.
     assert len(batches) > 1
-    assert sum(b.num_rows for b in batches) == 2400
+    assert sum(b.num_rows for b in batches) == 3200
     assert pa.Table.from_batches(batches).equals(pgnkit.read_games(big))
 
 
@@ -80,7 +92,7 @@ def test_compressed_inputs_and_folders_are_read(tmp_path):
         f.write(GAMES.read_bytes())
     shutil.copy(GAMES, tmp_path / "b.pgn")
     t = pgnkit.read_games(tmp_path)
-    assert t.num_rows == 6
+    assert t.num_rows == 8
     assert sorted(set(Path(p).name for p in t.column("file").to_pylist())) == ["a.pgn.gz", "b.pgn"]
 
 
@@ -114,7 +126,7 @@ def test_bad_options_raise_value_errors():
 def test_a_path_that_looks_like_an_option_is_a_path(tmp_path, monkeypatch):
     shutil.copy(GAMES, tmp_path / "--to")
     monkeypatch.chdir(tmp_path)
-    assert pgnkit.read_games("--to").num_rows == 3
+    assert pgnkit.read_games("--to").num_rows == 4
 
 
 def python_blocks(text: str) -> list[str]:
@@ -122,7 +134,7 @@ def python_blocks(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("index", range(len(python_blocks(DOCS.read_text()))))
-def test_the_examples_of_docs_python_md_run(index, monkeypatch):
+def test_the_examples_of_docs_python_md_run(index, monkeypatch, capsys):
     pytest.importorskip("duckdb")
     block = python_blocks(DOCS.read_text())[index]
     for module in re.findall(r"^import (\w+)", block, flags=re.M):
@@ -130,3 +142,6 @@ def test_the_examples_of_docs_python_md_run(index, monkeypatch):
             pytest.importorskip(module)
     monkeypatch.chdir(REPO)
     exec(compile(block, f"docs/python.md block {index + 1}", "exec"), {})
+    # What a block prints is what its `# ` lines show.
+    shown = re.findall(r"^# (.*)$", block, flags=re.M)
+    assert capsys.readouterr().out.splitlines() == shown

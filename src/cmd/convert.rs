@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
-use crate::convert::arrow::{GameRow, PlyColumns};
+use crate::convert::arrow::{GameRow, PlyColumns, RowFinding};
 use crate::convert::parquet::ParquetOut;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
@@ -123,6 +123,13 @@ pub struct Args {
     /// TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
     #[arg(long, value_name = "FILE")]
     pub eco_table: Option<PathBuf>,
+
+    /// Not an option (the Python package sets it): with --format parquet, a rejected game gets
+    /// its row too, with its movetext as read and the plies replayed before its first error,
+    /// and every row its errors and warnings ([`GameRow::findings`]) instead of their text on
+    /// standard error.
+    #[arg(skip)]
+    pub every_row: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -314,17 +321,18 @@ fn convert_one(
         black: lexed.tag("Black").unwrap_or("?"),
         bytes: game.bytes,
     };
+    let every_row = args.every_row && args.format == FormatArg::Parquet;
     for f in &report.findings {
         let shown = if rejected {
             f.severity == Severity::Error
         } else {
             f.code == Code::RepairedMove
         };
-        if shown {
+        if shown && !every_row {
             let _ = report::write_text(&mut done.diagnostics, &ctx, f, render);
         }
     }
-    if rejected {
+    if rejected && !every_row {
         // For --rejects, or to keep it in a rewrite in place (rejected games are few: the
         // copy costs nothing that counts).
         done.reject = Some(game.bytes.to_vec());
@@ -399,8 +407,15 @@ fn convert_one(
         }
         FormatArg::Parquet => {
             let mut movetext = String::with_capacity(game.bytes.len());
-            pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
-            done.row = Some(Box::new(GameRow::new(
+            if rejected {
+                // Not converted: as read, so that nothing of it is lost.
+                movetext.push_str(&String::from_utf8_lossy(movetext_as_read(
+                    game.bytes, game.lexed,
+                )));
+            } else {
+                pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
+            }
+            let mut row = Box::new(GameRow::new(
                 name,
                 game.number,
                 lexed,
@@ -410,7 +425,15 @@ fn convert_one(
                 result,
                 &eco,
                 movetext,
-            )));
+            ));
+            if every_row {
+                let shown = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity != Severity::Note);
+                row.findings = shown.map(|f| RowFinding::new(&ctx, f)).collect();
+            }
+            done.row = Some(row);
             Ok(())
         }
         FormatArg::Epd => records::write_epd(
@@ -423,6 +446,22 @@ fn convert_one(
         .map_err(Into::into),
     };
     Some(done)
+}
+
+/// The movetext of a game as read: its bytes after the tags (all of them when it has none).
+fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed) -> &'a [u8] {
+    let start = match lexed.movetext {
+        Some(m) => m.offset,
+        None => lexed
+            .tokens
+            .iter()
+            .filter(|t| matches!(t.kind, crate::pgn::TokenKind::Tag(_)))
+            .map(|t| t.span.end as usize)
+            .max()
+            .unwrap_or(0),
+    };
+    let text = bytes.get(start..).unwrap_or_default();
+    text.trim_ascii()
 }
 
 /// The tags `--add-eco` sets: the classified `ECO` and `Opening` in place of the game's with
@@ -701,6 +740,46 @@ pub fn run_rows(
     Ok(inputs.outcome_with(totals.rejected > 0))
 }
 
+/// Converts one game (its whole text in `bytes`: tags if any, then movetext) as
+/// `--format parquet` does and gives its row, numbered `number`: the Python package's
+/// `parse_movetext`, which has games one by one rather than an input to read. With
+/// [`Args::every_row`] a rejected game gets its row too; otherwise it gives `None`. `lexed` is
+/// scratch, kept from game to game.
+pub fn game_row(
+    bytes: &[u8],
+    name: &str,
+    number: u64,
+    args: &Args,
+    lexed: &mut Lexed,
+) -> Option<Box<GameRow>> {
+    let opts = CheckOptions {
+        lang: args.lang,
+        repair: args.repair,
+        ..CheckOptions::default()
+    };
+    let keep = Keep {
+        no_comments: args.no_comments,
+        no_nags: args.no_nags,
+        no_variations: args.no_variations,
+    };
+    crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
+    let mut game = Game {
+        bytes,
+        lexed,
+        number,
+        line: 1,
+        col: 1,
+        offset: 0,
+        open: None,
+        again: false,
+    };
+    let mut collector = Collector::new(args.notation(), false);
+    collector.columns = Some(Box::new(PlyColumns::new(!args.no_fen)));
+    collector.reserve(PLIES_RESERVED);
+    let render = RenderOptions::default();
+    convert_one(&mut game, name, &opts, keep, &render, args, &mut collector)?.row
+}
+
 fn format_name(format: FormatArg) -> &'static str {
     match format {
         FormatArg::Pgn => "pgn",
@@ -775,7 +854,11 @@ fn convert_all(
                 }
                 _ => {}
             }
-            return Ok(());
+            // `every_row`: the rejected game is a row too.
+            return match (rows.as_deref_mut(), g.row) {
+                (Some(push), Some(row)) => push(&row),
+                _ => Ok(()),
+            };
         }
         totals.written += 1;
         totals.repaired += u64::from(g.repaired);

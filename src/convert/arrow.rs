@@ -394,6 +394,50 @@ pub struct GameRow {
     pub warnings: u32,
     /// The movetext in the `--to` notation, as `convert --format pgn` writes it.
     pub movetext: String,
+    /// The game's errors and warnings, filled only when asked for (the Python package's
+    /// `diagnostics` column; the Parquet files have none).
+    pub findings: Vec<RowFinding>,
+}
+
+/// An error or warning of a game, with what `validate --format csv` says of it but the game's
+/// own fields (file, game, players): the token is quoted from the game's bytes here, while
+/// they are at hand.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowFinding {
+    pub line: u32,
+    pub column: u32,
+    /// Move number and side (white to move) of the move it is about.
+    pub ply: Option<(u32, bool)>,
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub token: Option<String>,
+    /// What is wrong, its notes after it (`; `), as the CSV writes it.
+    pub message: String,
+    pub help: Option<String>,
+    pub fen: Option<String>,
+}
+
+impl RowFinding {
+    /// The finding `f` of the game `ctx` names.
+    pub fn new(ctx: &crate::report::GameContext<'_>, f: &crate::diag::Finding) -> RowFinding {
+        let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
+        let mut message = f.message.clone();
+        for n in &f.notes {
+            message.push_str("; ");
+            message.push_str(n);
+        }
+        RowFinding {
+            line,
+            column,
+            ply: f.ply,
+            severity: f.severity.as_str(),
+            code: f.code.as_str(),
+            token: crate::report::token_text(ctx, f),
+            message,
+            help: f.help.clone(),
+            fen: f.fen.clone(),
+        }
+    }
 }
 
 impl GameRow {
@@ -426,6 +470,7 @@ impl GameRow {
             errors: count(report, crate::diag::Severity::Error),
             warnings: count(report, crate::diag::Severity::Warning),
             movetext,
+            findings: Vec::new(),
         };
         row.set_tags(lexed, result, extra_tags);
         row.set_notes(elements, collector);

@@ -276,7 +276,8 @@ struct JsonDiagnostic<'a> {
     notes: &'a [String],
 }
 
-fn token_text(ctx: &GameContext, f: &Finding) -> Option<String> {
+/// The token a finding is about, quoted from the game's bytes (as the diagnostics show it).
+pub fn token_text(ctx: &GameContext, f: &Finding) -> Option<String> {
     let s = f.span?;
     let (a, b) = (s.start as usize, s.end as usize);
     (a < b && b <= ctx.bytes.len()).then(|| quote_bytes(&ctx.bytes[a..b]).into_owned())

@@ -1,0 +1,310 @@
+//! `parse_movetext`: games given as an Arrow array of movetext strings (the `movetext` column of
+//! the lichess Parquet files), each replayed and checked as `convert --format parquet` does, into
+//! a games table and a moves table. The array is read where pyarrow holds it (the Arrow C data
+//! interface: no copy); blocks of games go to the threads and come back in order, so the tables
+//! are the same whatever the thread count.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use arrow_array::cast::AsArray;
+use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{make_array, Array, ArrayRef, RecordBatch, RecordBatchIterator};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use clap::Parser;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use pgnkit::cmd::convert;
+use pgnkit::convert::arrow::{GamesBuilder, MovesBuilder};
+use pgnkit::pgn::Lexed;
+
+use crate::diagnostics::DiagnosticsBuilder;
+use crate::{bad_option, ConvertCli, Stream};
+
+/// Games a thread takes at a time, and a batch of the tables holds.
+const BLOCK: usize = 1024;
+
+/// The columns of the games table: (column of the converted batch, its name here).
+const GAME_COLUMNS: [(&str, &str); 9] = [
+    ("game", "index"),
+    ("plies", "plies"),
+    ("Result", "result"),
+    ("result_by_rule", "result_by_rule"),
+    ("termination", "termination"),
+    ("final_fen", "final_fen"),
+    ("errors", "errors"),
+    ("warnings", "warnings"),
+    ("movetext", "movetext"),
+];
+
+/// One array of text (a column, in chunks), read in place.
+struct Texts {
+    chunks: Vec<ArrayRef>,
+    /// Index of each chunk's first value.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Texts {
+    /// The arrays of `__arrow_c_array__` capsules, which must hold text or bytes.
+    fn import(
+        what: &str,
+        capsules: &[(Bound<'_, PyCapsule>, Bound<'_, PyCapsule>)],
+    ) -> PyResult<Texts> {
+        let mut texts = Texts {
+            chunks: Vec::new(),
+            starts: Vec::new(),
+            len: 0,
+        };
+        for (schema, array) in capsules {
+            let array = import(schema, array)?;
+            match array.data_type() {
+                DataType::Utf8
+                | DataType::LargeUtf8
+                | DataType::Utf8View
+                | DataType::Binary
+                | DataType::LargeBinary
+                | DataType::BinaryView
+                | DataType::Null => {}
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "{what}: an array of {other} values; give strings (cast it: \
+                         array.cast(pyarrow.string()))"
+                    )))
+                }
+            }
+            texts.starts.push(texts.len);
+            texts.len += array.len();
+            texts.chunks.push(array);
+        }
+        Ok(texts)
+    }
+
+    /// The bytes of value `i`; `None` for a null.
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        let c = self.starts.partition_point(|&s| s <= i).checked_sub(1)?;
+        let (a, j) = (&self.chunks[c], i - self.starts[c]);
+        if j >= a.len() || a.is_null(j) {
+            return None;
+        }
+        Some(match a.data_type() {
+            DataType::Utf8 => a.as_string::<i32>().value(j).as_bytes(),
+            DataType::LargeUtf8 => a.as_string::<i64>().value(j).as_bytes(),
+            DataType::Utf8View => a.as_string_view().value(j).as_bytes(),
+            DataType::Binary => a.as_binary::<i32>().value(j),
+            DataType::LargeBinary => a.as_binary::<i64>().value(j),
+            DataType::BinaryView => a.as_binary_view().value(j),
+            _ => return None,
+        })
+    }
+}
+
+/// The array of the two capsules `__arrow_c_array__` gives, in pyarrow's memory.
+fn import(schema: &Bound<'_, PyCapsule>, array: &Bound<'_, PyCapsule>) -> PyResult<ArrayRef> {
+    let schema = schema
+        .pointer_checked(Some(c"arrow_schema"))?
+        .cast::<FFI_ArrowSchema>();
+    let array = array
+        .pointer_checked(Some(c"arrow_array"))?
+        .cast::<FFI_ArrowArray>();
+    // SAFETY: the capsules are those of `__arrow_c_array__`, named as the interface names
+    // them. The array is moved out of its capsule (its release callback left empty, so the
+    // capsule's destructor then does nothing) and released when the last use of its buffers
+    // ends; the schema is only read.
+    let data = unsafe {
+        let array = FFI_ArrowArray::from_raw(array.as_ptr());
+        from_ffi(array, schema.as_ref())
+    }
+    .map_err(|e| PyValueError::new_err(format!("the array could not be read: {e}")))?;
+    Ok(make_array(data))
+}
+
+/// What every game of a call shares.
+struct Job {
+    args: convert::Args,
+    positions: bool,
+    movetext: Texts,
+    /// One start position for every game, or one a game.
+    fen: Option<Vec<u8>>,
+    fens: Option<Texts>,
+}
+
+/// Replays the movetext strings of the arrays (`(schema, array)` capsules, in order) and gives
+/// the games table and the moves table as Arrow C streams. `words` are `convert`'s options;
+/// `fen` is one start position for every game, `fens` one a game (null: the standard one).
+#[pyfunction]
+#[pyo3(signature = (movetext, words, fen=None, fens=None, positions=false, threads=None))]
+#[allow(clippy::type_complexity)]
+pub fn parse_movetext(
+    py: Python<'_>,
+    movetext: Vec<(Bound<'_, PyCapsule>, Bound<'_, PyCapsule>)>,
+    words: Vec<String>,
+    fen: Option<String>,
+    fens: Option<Vec<(Bound<'_, PyCapsule>, Bound<'_, PyCapsule>)>>,
+    positions: bool,
+    threads: Option<usize>,
+) -> PyResult<(Stream, Stream)> {
+    let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
+    let mut args = cli.args;
+    args.every_row = true;
+    args.no_fen = !positions;
+    let movetext = Texts::import("movetext", &movetext)?;
+    let fens = fens.map(|f| Texts::import("fen", &f)).transpose()?;
+    if let Some(f) = &fens {
+        if f.len != movetext.len {
+            return Err(PyValueError::new_err(format!(
+                "fen: {} start positions for {} games; give one a game (null for the standard \
+                 start), or one string for all",
+                f.len, movetext.len
+            )));
+        }
+    }
+    let job = Job {
+        args,
+        positions,
+        movetext,
+        fen: fen.map(String::into_bytes),
+        fens,
+    };
+    let jobs = pgnkit::input::jobs(threads);
+    let (games, moves) = py
+        .detach(|| run(&job, jobs))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((games, moves))
+}
+
+/// The games of `job` on `jobs` threads, as two streams of batches in input order.
+fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
+    let n = job.movetext.len;
+    let blocks = n.div_ceil(BLOCK);
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Result<(RecordBatch, RecordBatch), ArrowError>>>> =
+        Mutex::new((0..blocks).map(|_| None).collect());
+    thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, blocks.max(1)) {
+            s.spawn(|| {
+                let mut lexed = Lexed::default();
+                let mut text = Vec::new();
+                loop {
+                    let b = next.fetch_add(1, Ordering::Relaxed);
+                    if b >= blocks {
+                        break;
+                    }
+                    let rows = b * BLOCK..((b + 1) * BLOCK).min(n);
+                    let out = block(job, rows, &mut lexed, &mut text);
+                    if let Ok(mut done) = done.lock() {
+                        done[b] = Some(out);
+                    }
+                }
+            });
+        }
+    });
+    let done = done
+        .into_inner()
+        .map_err(|_| ArrowError::ComputeError("a thread failed".into()))?;
+    let (mut games, mut moves) = (Vec::with_capacity(blocks), Vec::with_capacity(blocks));
+    for out in done {
+        let (g, m) = out.ok_or_else(|| ArrowError::ComputeError("a block was lost".into()))??;
+        games.push(g);
+        moves.push(m);
+    }
+    let (games_schema, moves_schema) = schemas(job.positions)?;
+    Ok((stream(games, games_schema), stream(moves, moves_schema)))
+}
+
+fn stream(batches: Vec<RecordBatch>, schema: SchemaRef) -> Stream {
+    Stream::new(Box::new(RecordBatchIterator::new(
+        batches.into_iter().map(Ok),
+        schema,
+    )))
+}
+
+/// The schemas of the two tables (those of an empty block).
+fn schemas(positions: bool) -> Result<(SchemaRef, SchemaRef), ArrowError> {
+    let mut games = GamesBuilder::new();
+    let mut diagnostics = DiagnosticsBuilder::default();
+    let mut moves = MovesBuilder::new(positions);
+    let (g, m) = tables(&mut games, &mut diagnostics, &mut moves)?;
+    Ok((g.schema(), m.schema()))
+}
+
+/// Replays games `rows` into a batch of each table.
+fn block(
+    job: &Job,
+    rows: std::ops::Range<usize>,
+    lexed: &mut Lexed,
+    text: &mut Vec<u8>,
+) -> Result<(RecordBatch, RecordBatch), ArrowError> {
+    let mut games = GamesBuilder::new();
+    let mut diagnostics = DiagnosticsBuilder::default();
+    let mut moves = MovesBuilder::new(job.positions);
+    for i in rows {
+        text.clear();
+        let fen = job.fens.as_ref().map_or(job.fen.as_deref(), |f| f.get(i));
+        // The start position as tags on a line of their own: the movetext's lines are the
+        // game's from the second on.
+        let shift = u32::from(fen.is_some());
+        if let Some(fen) = fen {
+            text.extend_from_slice(b"[SetUp \"1\"] [FEN \"");
+            for &b in fen {
+                match b {
+                    b'"' | b'\\' => text.extend_from_slice(&[b'\\', b]),
+                    b'\n' | b'\r' => text.push(b' '),
+                    _ => text.push(b),
+                }
+            }
+            text.extend_from_slice(b"\"]\n");
+        }
+        // A null is a game without moves.
+        text.extend_from_slice(job.movetext.get(i).unwrap_or_default());
+        let row = convert::game_row(text, "", i as u64, &job.args, lexed).ok_or_else(|| {
+            ArrowError::ComputeError(format!("game {i} was not converted (a bug in pgnkit)"))
+        })?;
+        games.append(&row)?;
+        // A finding on the tags' line is about the start position, which the caller gave.
+        diagnostics.append(&row.findings, |line, column| {
+            (line > shift).then(|| (line - shift, column))
+        });
+        moves.append(&row);
+    }
+    tables(&mut games, &mut diagnostics, &mut moves)
+}
+
+/// The batches of the builders, with the columns of the two tables of `parse_movetext`.
+fn tables(
+    games: &mut GamesBuilder,
+    diagnostics: &mut DiagnosticsBuilder,
+    moves: &mut MovesBuilder,
+) -> Result<(RecordBatch, RecordBatch), ArrowError> {
+    let g = games.finish()?;
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (from, to) in GAME_COLUMNS {
+        let (i, field) = g
+            .schema()
+            .column_with_name(from)
+            .map(|(i, f)| (i, f.clone()))
+            .ok_or_else(|| ArrowError::SchemaError(format!("no column {from}")))?;
+        fields.push(field.with_name(to));
+        columns.push(g.column(i).clone());
+    }
+    fields.push(crate::diagnostics::field());
+    columns.push(diagnostics.finish());
+    let games = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+    let m = moves.finish()?;
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (field, column) in m.schema().fields().iter().zip(m.columns()) {
+        match field.name().as_str() {
+            "file" => continue,
+            "game" => fields.push(Field::new("index", DataType::UInt64, false)),
+            _ => fields.push(field.as_ref().clone()),
+        }
+        columns.push(column.clone());
+    }
+    let moves = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+    Ok((games, moves))
+}
