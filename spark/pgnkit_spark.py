@@ -224,13 +224,14 @@ def splits_of(batches) -> Iterator[dict]:
 
 def to_spark_types(table: pa.Table) -> pa.Table:
     """Unsigned integers, which Spark has not, as the next larger signed type."""
-    fields = []
-    for f in table.schema:
-        t = f.type
+    def signed(t):
         if pa.types.is_unsigned_integer(t):
-            t = pa.int64() if t.bit_width >= 32 else pa.int32()
-        fields.append(pa.field(f.name, t, f.nullable))
-    return table.cast(pa.schema(fields))
+            return pa.int64() if t.bit_width >= 32 else pa.int32()
+        if pa.types.is_list(t):
+            return pa.list_(pa.field(t.value_field.name, signed(t.value_type), t.value_field.nullable))
+        return t
+
+    return table.cast(pa.schema([pa.field(f.name, signed(f.type), f.nullable) for f in table.schema]))
 
 
 DIAGNOSTIC_TYPES = {
@@ -455,7 +456,7 @@ def run_convert(spark, args, splits) -> int:
     fail_once, to = args.fail_once, args.to
     for table in ("games", "moves"):
         # The schema is the package's own: one read of an empty stream names it.
-        sample = to_spark_types(pa.table(_empty_schema(table)))
+        sample = to_spark_types(_empty_schema(table).empty_table())
         schema = sample.schema.append(pa.field("split", pa.int64(), False))
         df = splits_frame(spark, splits).mapInArrow(
             lambda b, table=table: convert_task(b, table, to, fail_once), spark_schema(schema))
@@ -467,7 +468,9 @@ def _empty_schema(table: str) -> pa.Schema:
     from pgnkit import _pgnkit
     with tempfile.NamedTemporaryFile(suffix=".pgn") as f:
         words = ["--format", "parquet", "--quiet", "--", f.name]
-        return pa.RecordBatchReader.from_stream(_pgnkit.convert_stream(words, table, False)).schema
+        reader = pa.RecordBatchReader.from_stream(_pgnkit.convert_stream(words, table, False))
+        # Read to its end while the file is there: the stream's thread opens it.
+        return reader.read_all().schema
 
 
 def run_stats(spark, args, splits) -> int:
