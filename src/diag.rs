@@ -91,6 +91,7 @@ codes! {
     ParquetRowGroupUnreadable = "P032", Error, "Parquet row group cannot be read";
     ParquetColumnType = "P033", Warning, "Parquet column with no tag text";
     ParquetTagColumnMissing = "P034", Warning, "--tag-column names no column of the file";
+    RowGroupsNotParquet = "P035", Error, "--row-groups given with an input that is not Parquet";
     // Tags.
     MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
     MalformedDate = "T002", Warning, "malformed Date tag";

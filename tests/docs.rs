@@ -29,6 +29,7 @@ const NO_EXAMPLE: &[(&str, &str)] = &[
     ("P032", "a Parquet input; tested in tests/parquet_in.rs"),
     ("P033", "a Parquet input; tested in tests/parquet_in.rs"),
     ("P034", "a Parquet input; tested in tests/parquet_in.rs"),
+    ("P035", "needs --row-groups; tested in tests/row_groups.rs"),
 ];
 
 fn root() -> PathBuf {

@@ -32,6 +32,8 @@ use pgnkit::report;
 use pgnkit::rules::game::CheckOptions;
 use pgnkit::rules::visit::NoVisitor;
 
+mod spark;
+
 /// Batches in flight between the converting thread and the reader: memory stays flat.
 const IN_FLIGHT: usize = 2;
 /// Plies a moves batch holds at most.
@@ -330,6 +332,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_stream, m)?)?;
     m.add_function(wrap_pyfunction!(validate_csv, m)?)?;
     m.add_function(wrap_pyfunction!(movetext::parse_movetext, m)?)?;
+    spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -80,6 +80,12 @@ pub struct InputArgs {
     /// any cut points together read every game once. Lines count from the range's first game.
     #[arg(long, value_name = "START:END")]
     pub range: Option<crate::input::range::ByteRange>,
+
+    /// Read only these row groups of each Parquet file (START included, END not, from 0), as
+    /// a cluster's task reads its split of a Parquet dataset; rows keep their numbers in the
+    /// file. PGN inputs are refused with this option (P035).
+    #[arg(long, value_name = "START:END")]
+    pub row_groups: Option<crate::input::parquet::RowGroups>,
 }
 
 impl InputArgs {
@@ -119,6 +125,7 @@ impl InputArgs {
                 tags: self.tag_column.clone(),
             },
             range: self.range,
+            row_groups: self.row_groups,
         })
     }
 }

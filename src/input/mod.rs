@@ -108,6 +108,8 @@ pub struct InputOptions {
     pub parquet: parquet::Columns,
     /// `--range`: only the games whose first byte falls in it.
     pub range: Option<range::ByteRange>,
+    /// `--row-groups`: only these row groups of a Parquet file.
+    pub row_groups: Option<parquet::RowGroups>,
 }
 
 /// A problem of an input as a whole: a finding about no game (game 0 in reports), at the
@@ -348,6 +350,21 @@ impl Inputs {
                 return self.read_parquet(path, name, lexing, work, sink, on_problem);
             }
         }
+        if self.opts.row_groups.is_some() {
+            self.problem();
+            let finding = Finding::new(
+                Code::RowGroupsNotParquet,
+                None,
+                "--row-groups takes row groups of a Parquet file, and this input is not one: \
+                 nothing of it was read",
+            )
+            .help("split PGN text with --range START:END (byte offsets) instead");
+            return on_problem(&InputProblem {
+                file: name,
+                line: 1,
+                finding,
+            });
+        }
         // With `--range`, the input is named by where its range starts: its lines count from there.
         let mut ranged = None;
         let opened = match self.opts.range {
@@ -508,7 +525,10 @@ impl Inputs {
             return report(self, p, on_problem);
         }
         let (text, warnings) = match parquet::RowText::open(path, &self.opts.parquet) {
-            Ok(opened) => opened,
+            Ok((text, warnings)) => match self.opts.row_groups {
+                Some(groups) => (text.with_row_groups(groups), warnings),
+                None => (text, warnings),
+            },
             Err(p) => {
                 self.totals.files += 1;
                 return report(self, p, on_problem);

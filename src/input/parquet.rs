@@ -62,6 +62,30 @@ const LICHESS_ORDER: &[&str] = &[
     "Termination",
 ];
 
+/// `--row-groups START:END`: the row groups of a Parquet file a task reads (START included,
+/// END not, counted from 0 as pyarrow's `ParquetFile.read_row_group` counts them), as a byte
+/// range is a PGN file's split. An END past the last row group reads to the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowGroups {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl std::str::FromStr for RowGroups {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RowGroups, String> {
+        let bad = || format!("'{s}' is not START:END, two row group numbers (e.g. 0:4)");
+        let (a, b) = s.split_once(':').ok_or_else(bad)?;
+        let start = a.trim().parse::<usize>().map_err(|_| bad())?;
+        let end = b.trim().parse::<usize>().map_err(|_| bad())?;
+        if end < start {
+            return Err(format!("'{s}': END ({end}) is before START ({start})"));
+        }
+        Ok(RowGroups { start, end })
+    }
+}
+
 /// Whether a file starts with the Parquet magic bytes (whatever its name).
 pub fn is_parquet(path: &Path) -> bool {
     let mut head = [0u8; 4];
@@ -314,6 +338,21 @@ impl RowText {
             },
             warnings,
         ))
+    }
+
+    /// How many row groups the file has.
+    pub fn row_group_count(&self) -> usize {
+        self.group_rows.len()
+    }
+
+    /// Reads only the row groups of `groups` (row numbers stay the file's: row 0 is the
+    /// file's first row whichever group is read first).
+    #[must_use]
+    pub fn with_row_groups(mut self, groups: RowGroups) -> RowText {
+        let end = groups.end.min(self.group_rows.len());
+        self.group_rows.truncate(end);
+        self.group = groups.start.min(end);
+        self
     }
 
     /// Tells lines of the text back as rows.

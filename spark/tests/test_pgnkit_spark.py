@@ -1,0 +1,135 @@
+"""The Spark job's pieces on small files of testdata/spark and testdata/parquet: how inputs are
+cut into splits, the package functions a task calls, the merge keyed by split, and one run of
+the job on local[2] with a task that fails once. Needs the Python package (`pip install
+./python`), pyspark and the release binary (`cargo build --release`) for the one-machine
+references."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "spark"))
+
+import pgnkit_spark as job  # noqa: E402
+from pgnkit import _pgnkit  # noqa: E402
+
+GAMES = str(ROOT / "testdata" / "spark" / "games.pgn")
+GZ = str(ROOT / "testdata" / "spark" / "games.pgn.gz")
+GROUPS = str(ROOT / "testdata" / "parquet" / "row-groups.parquet")
+PGNKIT = os.environ.get("PGNKIT", str(ROOT / "target" / "release" / "pgnkit"))
+
+
+def pgnkit(*args):
+    p = subprocess.run([PGNKIT, *map(str, args)], capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr
+    return p
+
+
+def test_inputs_are_cut_by_kind():
+    splits = job.plan([GAMES, GZ, GROUPS], 1000, 2, ["pgn"])
+    kinds = [(s["kind"], s["start"], s["end"]) for s in splits]
+    size = os.path.getsize(GAMES)
+    ranges = [k for k in kinds if k[0] == "range"]
+    assert ranges == [("range", s, min(s + 1000, size)) for s in range(0, size, 1000)]
+    assert ("whole", 0, os.path.getsize(GZ)) in kinds
+    # Three row groups, two a split.
+    assert [k for k in kinds if k[0] == "groups"] == [("groups", 0, 2), ("groups", 2, 3)]
+    assert [s["split"] for s in splits] == list(range(len(splits)))
+
+
+def test_a_folder_is_walked_as_pgnkit_walks_it():
+    files = [p for p, _ in job.expand([str(ROOT / "testdata" / "spark")], ["pgn"])]
+    assert files == sorted([GAMES, GZ])
+
+
+def validate_records(words):
+    stream, csv, totals = _pgnkit.validate_split(["--quiet", *words])
+    return pa.RecordBatchReader.from_stream(stream).read_all().to_pylist(), csv, totals
+
+
+@pytest.mark.parametrize("size", [300, 777, 5000])
+def test_the_ranges_validate_every_game_once_in_order(size):
+    whole, _, totals = validate_records([GAMES])
+    assert totals["games"] == len(whole) == 12
+    assert totals["errors"] >= 1
+    joined = []
+    for start in range(0, os.path.getsize(GAMES), size):
+        records, _, _ = validate_records(["--range", f"{start}:{start + size}", GAMES])
+        joined += records
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("file", "game", "line")} for r in rs]
+    assert strip(joined) == strip(whole)
+
+
+def test_a_split_s_diagnostics_are_validate_s_csv():
+    _, csv, _ = validate_records([GAMES])
+    assert csv.decode() == pgnkit("validate", "-q", "--format", "csv", GAMES).stdout
+
+
+def merged(tmp_path, splits, name):
+    """Runs each split's task function as an executor would and merges as the driver does."""
+    rows = []
+    for s in splits:
+        batches = job.stats_task([pa.RecordBatch.from_pylist([s])], [], None)
+        rows += [r for b in batches for r in b.to_pylist()]
+    # A speculative copy of every task's result arrives too: it must be counted once.
+    rows += rows
+    folder = tmp_path / (name + "-parts")
+    folder.mkdir()
+    got = job.gather_partials(rows, str(folder))
+    out = tmp_path / name
+    _pgnkit.stats_merge(job.merge_parts(splits, got), ["--out", str(out)])
+    return out
+
+
+def same_reports(a: Path, b: Path):
+    names = sorted(p.name for p in b.glob("*.csv"))
+    assert names and sorted(p.name for p in a.glob("*.csv")) == names
+    for n in names:
+        assert (a / n).read_text() == (b / n).read_text(), n
+
+
+@pytest.mark.parametrize("size", [256, 1000])
+def test_merged_partials_of_ranges_are_pgnkit_stats_byte_for_byte(tmp_path, size):
+    pgnkit("stats", "-q", "--out", tmp_path / "cli", GAMES, GZ, GROUPS)
+    splits = job.plan([GAMES, GZ, GROUPS], size, 1, ["pgn"])
+    assert len(splits) > 4
+    same_reports(merged(tmp_path, splits, "merged"), tmp_path / "cli")
+
+
+def test_a_missing_split_fails_the_merge_instead_of_dropping_games(tmp_path):
+    splits = job.plan([GAMES], 1000, 1, ["pgn"])
+    with pytest.raises(RuntimeError, match="no partial for splits"):
+        job.merge_parts(splits, {})
+
+
+def test_range_lines_counts_crlf_as_one_break():
+    first, last, lines = _pgnkit.range_lines(GAMES, 0, os.path.getsize(GAMES))
+    text = open(GAMES, "rb").read()
+    assert (first, last) == (0, len(text))
+    assert lines == text.replace(b"\r\n", b"\n").count(b"\n")
+
+
+def spark_submit():
+    exe = Path(sys.executable).parent / "spark-submit"
+    return os.environ.get("SPARK_SUBMIT", str(exe))
+
+
+@pytest.mark.skipif(subprocess.run(["java", "-version"], capture_output=True).returncode != 0,
+                    reason="no java")
+def test_the_job_survives_a_task_failing_once(tmp_path):
+    pgnkit("stats", "-q", "--out", tmp_path / "cli", GAMES)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    p = subprocess.run([spark_submit(), "--master", "local[2,4]", "--conf", "spark.ui.enabled=false",
+                        str(ROOT / "spark" / "pgnkit_spark.py"), "stats", "--out",
+                        str(tmp_path / "spark"), "--split-size", "500", "--fail-once", "2", GAMES],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "--fail-once 2" in p.stderr
+    same_reports(tmp_path / "spark", tmp_path / "cli")
