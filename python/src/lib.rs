@@ -7,6 +7,7 @@
 
 mod diagnostics;
 mod movetext;
+mod spark;
 
 use std::io;
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -31,8 +32,6 @@ use pgnkit::input::{Inputs, WriteError};
 use pgnkit::report;
 use pgnkit::rules::game::CheckOptions;
 use pgnkit::rules::visit::NoVisitor;
-
-mod spark;
 
 /// Batches in flight between the converting thread and the reader: memory stays flat.
 const IN_FLIGHT: usize = 2;

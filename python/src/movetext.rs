@@ -176,13 +176,15 @@ pub fn parse_movetext(
     Ok((games, moves))
 }
 
+/// A block's games and moves batches.
+type Block = Result<(RecordBatch, RecordBatch), ArrowError>;
+
 /// The games of `job` on `jobs` threads, as two streams of batches in input order.
 fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
     let n = job.movetext.len;
     let blocks = n.div_ceil(BLOCK);
     let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Result<(RecordBatch, RecordBatch), ArrowError>>>> =
-        Mutex::new((0..blocks).map(|_| None).collect());
+    let done: Mutex<Vec<Option<Block>>> = Mutex::new((0..blocks).map(|_| None).collect());
     thread::scope(|s| {
         for _ in 0..jobs.clamp(1, blocks.max(1)) {
             s.spawn(|| {
