@@ -260,10 +260,11 @@ impl Table {
                 .iter()
                 .take_while(|i| eco_of(i) == code)
                 .map(|&i| &openings[i as usize])
-                .map(|o| (o.name.as_str(), o.line.as_str()));
+                .map(|o| (o.name.as_str(), table::san_tokens(&o.line).count()));
             name_of_code(lines)
         };
-        name(eco).or_else(|| name(eco.get(..3)?))
+        // A code of three characters is its own first three: one look is enough.
+        name(eco).or_else(|| name(eco.get(..3).filter(|c| c.len() < eco.len())?))
     }
 
     /// The opening of a line of SAN moves from the standard start (`e4 e5 Nf3`, move numbers
@@ -296,20 +297,19 @@ impl Table {
     }
 }
 
-/// The name of a code whose lines (name, SAN movetext) are `lines`, in the table's order:
-/// see [`Table::code_name`].
-fn name_of_code<'a>(lines: impl Iterator<Item = (&'a str, &'a str)>) -> Option<&'a str> {
+/// The name of a code whose lines are `lines`, in the table's order, each as its name and
+/// its length (any measure that orders lines as their plies do): see [`Table::code_name`].
+fn name_of_code<'a>(lines: impl Iterator<Item = (&'a str, usize)>) -> Option<&'a str> {
     // The shortest lines, the first of them, and whether they all share its family.
     let mut fewest = usize::MAX;
     let (mut first, mut family, mut shared) = ("", "", true);
     let mut count = 0;
-    for (name, line) in lines {
-        let plies = table::san_tokens(line).count();
-        let fam = name.split(':').next().unwrap_or("");
+    let family_of = |name: &'a str| name.split(':').next().unwrap_or("");
+    for (name, plies) in lines {
         if plies < fewest {
-            (fewest, first, family, shared, count) = (plies, name, fam, true, 1);
+            (fewest, first, family, shared, count) = (plies, name, family_of(name), true, 1);
         } else if plies == fewest {
-            shared &= fam == family;
+            shared &= family_of(name) == family;
             count += 1;
         }
     }
@@ -320,15 +320,28 @@ fn name_of_code<'a>(lines: impl Iterator<Item = (&'a str, &'a str)>) -> Option<&
     }
 }
 
+/// The words of a line of the built-in table (`1. e4 e5 2. Nf3` has 5): its lines number
+/// every White move and no Black one, so words order lines as their plies do (a test checks
+/// it), and counting blanks is much cheaper than reading the moves.
+fn builtin_words(pgn: &str) -> usize {
+    pgn.trim().bytes().filter(|&b| b == b' ').count() + 1
+}
+
 /// The name of `code` in the built-in table, read from its text alone: each volume is sorted
 /// by code, so the code's lines are found by bisection, and only they are read.
 fn builtin_code_name(code: &str) -> Option<&'static str> {
     let letter = *code.as_bytes().first()?;
     let (_, text) = BUILTIN.get(usize::from(letter.checked_sub(b'A')?))?;
-    let body = text.find('\n')? + 1;
-    let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let next_line = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
-    let code_at = |at: usize| text[at..].split('\t').next().unwrap_or("");
+    // memchr: the lines of one code can be many (A00 has 144), and are read whole.
+    let bytes = text.as_bytes();
+    let body = memchr::memchr(b'\n', bytes)? + 1;
+    let line_start = |at: usize| memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let next_line =
+        |at: usize| memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i + 1);
+    let code_at = |at: usize| {
+        let len = memchr::memchr(b'\t', &bytes[at..]).unwrap_or(0);
+        &text[at..at + len]
+    };
     // The first line whose code is not below `code`: `lo` and `hi` are line starts.
     let (mut lo, mut hi) = (body, text.len());
     while lo < hi {
@@ -339,20 +352,20 @@ fn builtin_code_name(code: &str) -> Option<&'static str> {
             hi = mid;
         }
     }
-    let lines = text[lo..]
-        .lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .take_while(|l| code_at_line(l) == code)
-        .filter_map(|l| {
-            let mut fields = l.split('\t').skip(1);
-            Some((fields.next()?.trim(), fields.next()?))
-        });
+    let mut at = lo;
+    let lines = std::iter::from_fn(move || {
+        let end = at + memchr::memchr(b'\n', &bytes[at..])?;
+        let line = &text[at..end];
+        at = end + 1;
+        Some(line)
+    })
+    .take_while(|l| l.strip_prefix(code).is_some_and(|r| r.starts_with('\t')))
+    .filter_map(|l| {
+        let fields = &l[code.len() + 1..];
+        let tab = memchr::memchr(b'\t', fields.as_bytes())?;
+        Some((fields[..tab].trim(), builtin_words(&fields[tab + 1..])))
+    });
     name_of_code(lines)
-}
-
-/// The code column of a line of a table.
-fn code_at_line(line: &str) -> &str {
-    line.split('\t').next().unwrap_or("").trim()
 }
 
 /// What an `ECO` or `Opening` tag says, if it says something: not an empty value, nor `?`,
@@ -590,6 +603,20 @@ mod tests {
             text.code_name("B90"),
             Some("Sicilian Defense: Najdorf Variation")
         );
+    }
+
+    #[test]
+    fn builtin_lines_have_the_words_their_plies_make() {
+        for o in Table::builtin().openings() {
+            let plies = table::san_tokens(&o.line).count();
+            // A number before each White move: plies + half of them, rounded up.
+            assert_eq!(
+                builtin_words(&o.line),
+                plies + plies.div_ceil(2),
+                "{}",
+                o.line
+            );
+        }
     }
 
     #[test]
