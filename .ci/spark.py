@@ -36,6 +36,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +59,9 @@ def spark(command: str, out: Path, inputs, *extra, master="local[2]") -> str:
     if p.returncode not in (0, 1):
         sys.stderr.write(p.stderr[-5000:])
         raise SystemExit(f"spark-submit {command}: exit {p.returncode}")
-    return p.stderr
+    # spark-submit runs the driver's Python with its standard error joined to the JVM's standard
+    # output, so the job's summary is there; the executors' messages are on standard error.
+    return p.stdout + p.stderr
 
 
 def cli(*args) -> subprocess.CompletedProcess:
@@ -145,7 +148,10 @@ def main() -> int:
     spark("convert", tmp / "spark5", [one], "--split-size", str(100_000))
     cli("convert", "-q", "--format", "parquet", "-o", tmp / "cli5", one)
     drop = ["file", "game"]
-    a = pq.read_table(tmp / "spark5" / "games").drop(drop + ["split"])
+    # The package gives a game that does not replay its row with its diagnostics; the CLI's
+    # table holds the games it wrote, so the games with errors are left out here.
+    a = pq.read_table(tmp / "spark5" / "games")
+    a = a.filter(pc.equal(a["errors"], 0)).drop(drop + ["split", "diagnostics"])
     b = pq.read_table(tmp / "cli5" / "games.parquet").drop(drop)
     if a.to_pylist() != b.cast(a.schema).to_pylist():
         fail("convert: the games table differs from pgnkit convert's")

@@ -229,6 +229,12 @@ def to_spark_types(table: pa.Table) -> pa.Table:
             return pa.int64() if t.bit_width >= 32 else pa.int32()
         if pa.types.is_list(t):
             return pa.list_(pa.field(t.value_field.name, signed(t.value_type), t.value_field.nullable))
+        if pa.types.is_large_list(t):
+            return pa.large_list(
+                pa.field(t.value_field.name, signed(t.value_type), t.value_field.nullable))
+        if pa.types.is_struct(t):
+            # The games table's diagnostics are a list of structs with unsigned fields.
+            return pa.struct([pa.field(f.name, signed(f.type), f.nullable) for f in t])
         return t
 
     return table.cast(pa.schema([pa.field(f.name, signed(f.type), f.nullable) for f in table.schema]))
