@@ -1266,11 +1266,17 @@ impl Replay<'_> {
     /// records glue moves by custom: they are not reported.)
     #[cold]
     fn glued_moves(&mut self, token: &[u8], span: Span, moves: &[ReadMove]) {
+        // A move's end can reach past the token: a check sign written apart (`Nf3Nf6 +`) is
+        // part of the last move, so the moves are cut from the game's bytes, not the token's.
+        let at = span.start as usize;
         let apart: Vec<String> = moves
             .iter()
             .map(|m| {
-                String::from_utf8_lossy(&token[usize::from(m.start)..usize::from(m.end)])
-                    .into_owned()
+                let text = self
+                    .bytes
+                    .get(at + usize::from(m.start)..at + usize::from(m.end))
+                    .unwrap_or_default();
+                String::from_utf8_lossy(text).into_owned()
             })
             .collect();
         let mut f = Finding::new(
