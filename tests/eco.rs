@@ -288,34 +288,23 @@ fn stats_groups_untagged_games_by_classification_with_add_eco() {
 /// with --partial and merged: each part classified its own games.
 #[test]
 fn stats_classification_is_the_same_with_jobs_and_merged_parts() {
-    let one = run(
-        &[
-            "stats",
-            "-q",
-            "-j",
-            "1",
-            "--add-eco",
-            "--report",
-            "openings",
-            GAMES,
-            UNKNOWN,
-        ],
-        None,
-    );
-    let two = run(
-        &[
-            "stats",
-            "-q",
-            "-j",
-            "2",
-            "--add-eco",
-            "--report",
-            "openings",
-            GAMES,
-            UNKNOWN,
-        ],
-        None,
-    );
+    let openings = |jobs: &str| {
+        run(
+            &[
+                "stats",
+                "-q",
+                "-j",
+                jobs,
+                "--add-eco",
+                "--report",
+                "openings",
+                GAMES,
+                UNKNOWN,
+            ],
+            None,
+        )
+    };
+    let (one, two) = (openings("1"), openings("2"));
     assert_eq!(one, two);
     assert!(one.contains("\nC60,3,"), "{one}");
     let dir = common::scratch("eco/merge");
