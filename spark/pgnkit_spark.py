@@ -484,12 +484,19 @@ def run_stats(spark, args, splits) -> int:
     if args.add_eco:
         options.append("--add-eco")
     fail_once = args.fail_once
+    from pyspark import StorageLevel
     df = splits_frame(spark, splits).mapInArrow(
         lambda b: stats_task(b, options, fail_once), spark_schema(STATS_SCHEMA))
+    # toLocalIterator runs one job a partition, one after the other: alone it would keep all
+    # but one core idle. The partials are made by all tasks at once into Spark's block store
+    # (on the executors' disks, so the driver's memory is not what bounds them) and then
+    # streamed to the driver a partition at a time.
+    df = df.persist(StorageLevel.DISK_ONLY)
+    df.count()
     from pgnkit import _pgnkit
     folder = tempfile.mkdtemp(prefix="pgnkit-partials-")
     try:
-        got = gather_partials(df.toLocalIterator(), folder)
+        got = gather_partials(df.toLocalIterator(prefetchPartitions=True), folder)
         parts = merge_parts(splits, got)
         words = ["--out", args.out]
         if args.excel:
@@ -498,6 +505,7 @@ def run_stats(spark, args, splits) -> int:
             words.append("--raw-csv")
         _pgnkit.stats_merge(parts, words)
     finally:
+        df.unpersist()
         shutil.rmtree(folder, ignore_errors=True)
     return 0
 
