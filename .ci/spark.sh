@@ -14,6 +14,9 @@ if ! command -v java >/dev/null; then
 fi
 java -version 2>&1 | head -1
 "$python" -m pip install -q --disable-pip-version-check pyspark==4.3.0 pandas==3.1.1 pytest==9.2.0 >&2
+# A local S3 server for the test of inputs in a bucket; that test is skipped without it.
+"$python" -m pip install -q --disable-pip-version-check 'moto[server]==5.2.5' >&2 ||
+  echo "spark.sh: moto did not install; the S3 input test is skipped" >&2
 "$python" -c 'import pgnkit._pgnkit as m; m.validate_split' 2>/dev/null ||
   "$python" -m pip install -q --disable-pip-version-check ./python
 [ -x target/release/pgnkit ] || cargo build --release

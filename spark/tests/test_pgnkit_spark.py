@@ -133,3 +133,71 @@ def test_the_job_survives_a_task_failing_once(tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     assert "--fail-once 2" in p.stderr
     same_reports(tmp_path / "spark", tmp_path / "cli")
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def s3_endpoint():
+    """A local S3 server (moto's, from PyPI) with the bucket `pgnkit`: the environment
+    variables that point pyarrow.fs at it, as AWS_* variables point it at a real bucket."""
+    pytest.importorskip("moto")
+    import time
+    import urllib.request
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(urllib.request.Request(url + "/pgnkit", method="PUT"))
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the local S3 server did not start")
+        yield {"AWS_ENDPOINT_URL": url, "AWS_ACCESS_KEY_ID": "test",
+               "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1",
+               "AWS_EC2_METADATA_DISABLED": "true"}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+@pytest.mark.skipif(subprocess.run(["java", "-version"], capture_output=True).returncode != 0,
+                    reason="no java")
+def test_inputs_on_s3_give_the_reports_of_the_same_files_on_disk(tmp_path, s3_endpoint):
+    import pyarrow.fs as pafs
+    env = {**os.environ, **s3_endpoint, "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_DRIVER_PYTHON": sys.executable}
+    s3 = pafs.S3FileSystem(endpoint_override=s3_endpoint["AWS_ENDPOINT_URL"], access_key="test",
+                           secret_key="test", region="us-east-1")
+    for f in (GAMES, GZ):
+        # compression=None: by default pyarrow would gzip a .gz name once more.
+        with s3.open_output_stream("pgnkit/in/" + os.path.basename(f), compression=None) as out:
+            out.write(open(f, "rb").read())
+    local = tmp_path / "in"
+    local.mkdir()
+    for f in (GAMES, GZ):
+        (local / os.path.basename(f)).write_bytes(open(f, "rb").read())
+    pgnkit("stats", "-q", "--out", tmp_path / "cli", local)
+    # Byte ranges of the plain file are read from the bucket by the tasks; the gzip whole.
+    p = subprocess.run([spark_submit(), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+                        str(ROOT / "spark" / "pgnkit_spark.py"), "stats", "--out",
+                        str(tmp_path / "spark"), "--split-size", "500", "s3://pgnkit/in"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    # games.csv names each game's file as the run was given it: the bucket's URI here.
+    cli, spark = tmp_path / "cli", tmp_path / "spark"
+    games = (cli / "games.csv").read_text().replace(str(local) + "/", "s3://pgnkit/in/")
+    assert games.count("s3://pgnkit/in/") == 24
+    assert (spark / "games.csv").read_text() == games
+    (cli / "games.csv").unlink()
+    (spark / "games.csv").unlink()
+    same_reports(spark, cli)
