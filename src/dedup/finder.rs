@@ -441,9 +441,14 @@ struct Bloom {
 impl Bloom {
     /// Room for `keys` keys at 16 bits each, within `bytes` (a power of two at most).
     fn new(keys: u64, bytes: usize) -> Bloom {
-        let cap = (bytes.max(64) * 8).next_power_of_two() as u64 / 2;
-        let want = keys.saturating_mul(16).max(512).next_power_of_two();
-        let bits = want.min(cap.max(512));
+        // Bits: a power of two within the bytes given, and within reason whatever the budget.
+        let room = (bytes as u64).saturating_mul(8).clamp(512, 1 << 40);
+        let cap = 1u64 << (63 - room.leading_zeros());
+        let want = keys
+            .saturating_mul(16)
+            .clamp(512, 1 << 40)
+            .next_power_of_two();
+        let bits = want.min(cap);
         Bloom {
             bits: vec![0; (bits / 64) as usize],
             mask: bits - 1,
