@@ -3,7 +3,7 @@
 //! reach the same position; a CSV report says which game each dropped one duplicates.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -118,17 +118,23 @@ impl Found for Digested {
 }
 
 /// The games between their reading and the writing of the kept ones, in a temporary
-/// folder: their bytes (read back to write the kept games), and the sorted runs of the
-/// [`Finder`] past the memory budget. Memory stays flat however many games there are, and
-/// each input is read once, so standard input can be deduplicated too. Removed when dropped,
-/// on error too.
+/// folder: their bytes as they will be written (each followed by its blank line, back to
+/// back, so that a stretch of kept games is copied to the output in one step, by the kernel
+/// where it can), their lengths, and the sorted runs of the [`Finder`] past the memory
+/// budget. Memory stays flat however many games there are, and each input is read once, so
+/// standard input can be deduplicated too. Removed when dropped, on error too.
 struct Spill {
     dir: PathBuf,
     bytes: Option<BufWriter<File>>,
+    lengths: Option<BufWriter<File>>,
 }
 
 impl Spill {
     const BYTES: &'static str = "games";
+    const LENGTHS: &'static str = "lengths";
+    /// A game this long is written past the buffer: copying it there costs more than the
+    /// write it saves.
+    const DIRECT: usize = 1 << 14;
 
     /// A fresh folder in `parent`.
     fn create(parent: &Path) -> io::Result<Spill> {
@@ -140,65 +146,89 @@ impl Spill {
             let file = File::create(dir.join(name))?;
             Ok(BufWriter::with_capacity(1 << 16, file))
         };
-        let bytes = open(Self::BYTES)?;
+        let (bytes, lengths) = (open(Self::BYTES)?, open(Self::LENGTHS)?);
         Ok(Spill {
             dir,
             bytes: Some(bytes),
+            lengths: Some(lengths),
         })
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let Some(b) = self.bytes.as_mut() else {
-            return Ok(());
-        };
-        b.write_all(&(bytes.len() as u64).to_le_bytes())?;
-        b.write_all(bytes)
-    }
-
-    /// Ends the writing.
-    fn finish(&mut self) -> io::Result<()> {
-        if let Some(w) = self.bytes.take() {
-            w.into_inner().map_err(|e| e.into_error())?;
-        }
-        Ok(())
     }
 
     fn dir(&self) -> &Path {
         &self.dir
     }
 
-    fn reader(&self, name: &str) -> io::Result<BufReader<File>> {
-        Ok(BufReader::with_capacity(
-            1 << 16,
-            File::open(self.dir.join(name))?,
-        ))
+    /// The next game's bytes; a game too large to read has none, and nothing is written of
+    /// it.
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let (Some(b), Some(l)) = (self.bytes.as_mut(), self.lengths.as_mut()) else {
+            return Ok(());
+        };
+        let len = if bytes.is_empty() {
+            0
+        } else {
+            if bytes.len() >= Self::DIRECT {
+                b.flush()?;
+                b.get_mut().write_all(bytes)?;
+            } else {
+                b.write_all(bytes)?;
+            }
+            b.write_all(b"\n\n")?;
+            bytes.len() as u64 + 2
+        };
+        l.write_all(&len.to_le_bytes())
     }
 
-    /// Gives each game's bytes, in order, to `each`, with whether it is wanted: the bytes
-    /// of the others are skipped, not read.
-    fn each_bytes(
+    /// Ends the writing.
+    fn finish(&mut self) -> io::Result<()> {
+        for w in [self.bytes.take(), self.lengths.take()]
+            .into_iter()
+            .flatten()
+        {
+            w.into_inner().map_err(|e| e.into_error())?;
+        }
+        Ok(())
+    }
+
+    /// Copies the games `wanted` says, in order, to `out`: each stretch of them in one copy.
+    /// The number of games in the file.
+    fn copy_kept(
         &self,
         mut wanted: impl FnMut(usize) -> bool,
-        mut each: impl FnMut(&[u8]) -> io::Result<()>,
+        out: &mut File,
     ) -> io::Result<usize> {
-        let mut input = self.reader(Self::BYTES)?;
-        let mut bytes = Vec::new();
+        let mut games = File::open(self.dir.join(Self::BYTES))?;
+        let mut lengths =
+            BufReader::with_capacity(1 << 16, File::open(self.dir.join(Self::LENGTHS))?);
+        let (mut offset, mut start, mut run) = (0u64, 0u64, 0u64);
+        let mut copy = |start: u64, run: u64| -> io::Result<()> {
+            if run == 0 {
+                return Ok(());
+            }
+            games.seek(SeekFrom::Start(start))?;
+            let copied = io::copy(&mut (&games).take(run), out)?;
+            if copied != run {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            Ok(())
+        };
         let mut head = [0u8; 8];
         let mut index = 0usize;
-        while read_head(&mut input, &mut head)? {
-            let n = u64::from_le_bytes(head);
+        while read_head(&mut lengths, &mut head)? {
+            let len = u64::from_le_bytes(head);
             if wanted(index) {
-                bytes.clear();
-                (&mut input).take(n).read_to_end(&mut bytes)?;
-                if bytes.len() as u64 != n {
-                    return Err(io::ErrorKind::UnexpectedEof.into());
+                if run == 0 {
+                    start = offset;
                 }
-                each(&bytes)?;
+                run += len;
             } else {
-                input.seek_relative(n as i64)?;
+                copy(start, run)?;
+                run = 0;
             }
+            offset += len;
             index += 1;
         }
+        copy(start, run)?;
         Ok(index)
     }
 }
@@ -215,6 +245,7 @@ fn read_head(input: &mut impl Read, head: &mut [u8]) -> io::Result<bool> {
 impl Drop for Spill {
     fn drop(&mut self) {
         self.bytes = None;
+        self.lengths = None;
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -257,7 +288,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut errors = 0u64;
     let mut with_errors = 0u64;
     let mut last_number = 0u64;
-    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy);
+    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy, keep);
     let sink = |name: &str, d: Digested| -> Result<(), WriteError> {
         if names.last().is_none_or(|last| last != name) || d.number <= last_number {
             names.push(name.to_owned());
@@ -291,27 +322,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // The writing: the kept games, from the spill file.
     let mut staged = StagedFiles::new();
     let out_name = args.output.display().to_string();
-    let file = staged.create(&args.output)?;
-    let mut out = BufWriter::with_capacity(1 << 16, file);
+    let mut out = staged.create(&args.output)?;
     let mut by_kind = [0u64; 5];
-    let mut write_failed = None;
-    let written = write_kept(&spill, &decision, &mut by_kind, |bytes| {
-        out.write_all(bytes)
-            .and_then(|()| out.write_all(b"\n\n"))
-            .map_err(|e| {
-                write_failed = Some(WriteError::new(out_name.as_str(), e));
-                io::Error::other("the output")
-            })
-    });
-    if let Some(e) = write_failed {
-        return Err(e.into());
-    }
-    let written = written.context(back)?;
+    let written = write_kept(&spill, &decision, &mut by_kind, &mut out).with_context(|| {
+        format!("cannot copy the kept games from the temporary files of dedup to {out_name}")
+    })?;
     if written != games {
         bail!("{back}: {written} games of {games}");
     }
     out.flush()
-        .and_then(|()| out.into_inner().map(drop).map_err(|e| e.into_error()))
         .map_err(|e| WriteError::new(out_name.as_str(), e))?;
     if let Some(path) = &args.report {
         let file = staged.create(path)?;
@@ -389,18 +408,31 @@ fn temp_dir(args: &Args) -> PathBuf {
 }
 
 /// The reading of one game: replayed, hashed.
-fn digest(game: &mut Game<'_>, opts: &CheckOptions, fuzzy: Option<u32>) -> Option<Digested> {
+fn digest(
+    game: &mut Game<'_>,
+    opts: &CheckOptions,
+    fuzzy: Option<u32>,
+    keep: Keep,
+) -> Option<Digested> {
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer)?;
     let bytes = game.bytes.to_vec();
     let result = Recorded::of_tag(game.lexed.tag("Result"));
-    let comments = memchr::memchr_iter(b'{', game.bytes).count();
+    // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
+    // over the game's bytes) for `--keep first`.
+    let completeness = match keep {
+        Keep::First => 0,
+        Keep::Best => {
+            let comments = memchr::memchr_iter(b'{', game.bytes).count();
+            completeness(result, game.lexed.tags().len(), comments)
+        }
+    };
     let digest = Digest {
         moves: observer.hash(),
         text: text_hash(game.bytes),
         position: observer.position,
         plies: observer.moves.len() as u32,
-        completeness: completeness(result, game.lexed.tags().len(), comments),
+        completeness,
         result,
         who: identity(game.lexed),
         unique: game.bytes.is_empty(),
@@ -426,13 +458,13 @@ fn identity(lexed: &crate::pgn::lexer::Lexed) -> Identity {
     )
 }
 
-/// Writes the kept games from the spill file, in input order, counting the duplicates by
-/// kind; the number of games in the file.
+/// Copies the kept games from the spill file to `out`, in input order, counting the
+/// duplicates by kind; the number of games in the file.
 fn write_kept(
     spill: &Spill,
     decision: &Decision,
     by_kind: &mut [u64; 5],
-    mut write: impl FnMut(&[u8]) -> io::Result<()>,
+    out: &mut File,
 ) -> io::Result<usize> {
     let mut dups = decision.duplicates()?;
     let mut next = dups.next()?;
@@ -454,13 +486,7 @@ fn write_kept(
             _ => true,
         }
     };
-    let written = spill.each_bytes(wanted, |bytes| {
-        // A game too large to read has no bytes: it was reported, and nothing is written.
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        write(bytes)
-    })?;
+    let written = spill.copy_kept(wanted, out)?;
     match failed {
         Some(e) => Err(e),
         None => Ok(written),

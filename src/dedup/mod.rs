@@ -182,21 +182,41 @@ fn known(value: Option<&str>) -> bool {
 /// digits) in lower case, in any order. So `Carlsen, Magnus`, `Magnus  Carlsen` and
 /// `CARLSEN Magnus` are one name; `?`, `-` and an empty name are no words at all. Each word
 /// is hashed alone and the words' hashes summed (the sum does not depend on their order):
-/// no allocation, as every game's two names pass here.
+/// no allocation, as every game's two names pass here. ASCII letters go eight to a hashing
+/// step; any other letter takes a step of its own, marked by its top bit, which an ASCII
+/// step never has, so that no two words give the same steps.
 pub fn name_hash(name: &str) -> u64 {
+    const SEED: u64 = 0x243f_6a88_85a3_08d3;
     let mut sum = 0u64;
-    let mut word = TextHasher(0x243f_6a88_85a3_08d3);
+    let mut word = TextHasher(SEED);
+    let (mut pack, mut packed) = (0u64, 0u32);
     let mut in_word = false;
     for c in name.chars().chain(std::iter::once(' ')) {
-        if c.is_alphanumeric() {
+        if c.is_ascii_alphanumeric() {
+            pack |= u64::from(c.to_ascii_lowercase() as u8) << (8 * packed);
+            packed += 1;
+            if packed == 8 {
+                word.word(pack);
+                (pack, packed) = (0, 0);
+            }
+            in_word = true;
+        } else if c.is_alphanumeric() {
+            if packed > 0 {
+                word.word(pack);
+                (pack, packed) = (0, 0);
+            }
             for l in c.to_lowercase() {
-                word.word(u64::from(u32::from(l)));
+                word.word(u64::from(u32::from(l)) | 1 << 63);
             }
             in_word = true;
         } else if in_word {
+            if packed > 0 {
+                word.word(pack);
+                (pack, packed) = (0, 0);
+            }
             word.word(u64::MAX);
             sum = sum.wrapping_add(word.0);
-            word = TextHasher(0x243f_6a88_85a3_08d3);
+            word = TextHasher(SEED);
             in_word = false;
         }
     }
@@ -317,9 +337,9 @@ impl TextHasher {
         let rest = chunks.remainder();
         let mut tail = [0u8; 8];
         tail[..rest.len()].copy_from_slice(rest);
-        // The length tells `ab` from `ab\0`, and a line's end from the next line's start.
-        self.word(u64::from_le_bytes(tail) ^ (b.len() as u64) << 59);
-        self.word(b.len() as u64);
+        // The length tells `ab` from `ab\0`, and a line's end from the next line's start
+        // (the tail holds at most seven bytes; its top byte, the length's low bits).
+        self.word(u64::from_le_bytes(tail) | (b.len() as u64 & 0xff) << 56);
     }
 }
 
