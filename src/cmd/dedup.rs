@@ -417,7 +417,8 @@ fn digest(
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer)?;
     let bytes = game.bytes.to_vec();
-    let result = Recorded::of_tag(game.lexed.tag("Result"));
+    let [white, black, event, round, date, result] = tags_of(game.lexed);
+    let result = Recorded::of_tag(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
     // over the game's bytes) for `--keep first`.
     let completeness = match keep {
@@ -434,7 +435,7 @@ fn digest(
         plies: observer.moves.len() as u32,
         completeness,
         result,
-        who: identity(game.lexed),
+        who: Identity::of_tags(white, black, event, round, date),
         unique: game.bytes.is_empty(),
     };
     Some(Digested {
@@ -447,15 +448,17 @@ fn digest(
     })
 }
 
-fn identity(lexed: &crate::pgn::lexer::Lexed) -> Identity {
-    let tag = |name| lexed.tag(name);
-    Identity::of_tags(
-        tag("White"),
-        tag("Black"),
-        tag("Event"),
-        tag("Round"),
-        tag("Date"),
-    )
+/// The values of the tags dedup reads, in one pass over the tags (the first of each name,
+/// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Result.
+fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
+    const NAMES: [&str; 6] = ["White", "Black", "Event", "Round", "Date", "Result"];
+    let mut out = [None; 6];
+    for tag in lexed.tags() {
+        if let Some(i) = NAMES.iter().position(|&n| n == tag.name) {
+            out[i] = out[i].or(Some(tag.value));
+        }
+    }
+    out
 }
 
 /// Copies the kept games from the spill file to `out`, in input order, counting the
