@@ -13,8 +13,21 @@ fn parts(game: &str) -> (&str, &str) {
 }
 
 /// A run of dedup on `files` (written into `dir`) with `extra` options: the report's rows
-/// (without the header) and the output's games.
+/// (without the header) and the output's games. Run twice: in memory, and with a memory
+/// budget so small that what is kept of the games goes to many sorted runs on disk, which
+/// must give the same answers.
 fn dedup(dir: &Path, files: &[(&str, String)], extra: &[&str]) -> (Vec<Vec<String>>, Vec<String>) {
+    let in_memory = dedup_once(dir, files, extra);
+    let spilled = dedup_once(dir, files, &[extra, &["--memory-budget", "1K"]].concat());
+    assert_eq!(in_memory, spilled, "spilled past --memory-budget 1K");
+    in_memory
+}
+
+fn dedup_once(
+    dir: &Path,
+    files: &[(&str, String)],
+    extra: &[&str],
+) -> (Vec<Vec<String>>, Vec<String>) {
     let mut args = vec!["dedup".to_owned(), "-q".to_owned()];
     for (name, text) in files {
         let path = dir.join(name);
@@ -327,4 +340,139 @@ fn games_sharing_an_opening_are_distinct_and_a_truncated_feed_is_found() {
     let (rows, written) = dedup(&dir, &[("in.pgn", text)], &[]);
     assert_eq!(rows, vec![row("in.pgn", 7, "in.pgn", 5, "prefix")]);
     assert_eq!(written, input[..6]);
+}
+
+/// Many games made by the test (re-tagged, cut short and with results changed), some of
+/// them by the same players, decided within a budget of 1K: the output and the report are
+/// those of the run in memory, with one thread or two, from a file or standard input, and the
+/// summary says the runs went to disk.
+#[test]
+fn past_the_memory_budget_the_runs_spill_to_disk_with_the_same_answers() {
+    let dir = scratch("dedup/budget");
+    let originals = base();
+    let mut many = Vec::new();
+    let swap = |s: &str| {
+        s.replace("1-0", "@")
+            .replace("0-1", "1-0")
+            .replace("1/2-1/2", "0-1")
+            .replace('@', "0-1")
+    };
+    for i in 0..300usize {
+        let k = i % originals.len();
+        let (moves, tags) = parts(&originals[k]);
+        let tags: String = tags
+            .lines()
+            .filter(|l| !l.starts_with("[White ") && !l.starts_with("[Black "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        // Each original game, by players of its own (its round's), in six variants.
+        let (round, variant) = (i / originals.len() / 6, i / originals.len() % 6);
+        let players = |p: &str| format!("[White \"{p}{k}x{round}\"]\n[Black \"{p}{k}y{round}\"]\n");
+        let cut = |n: usize| moves.split(' ').take(n).collect::<Vec<_>>().join(" ") + " *";
+        let unknown = tags.replace("[Result \"", "[Result \"*\"]\n[X \"");
+        many.push(match variant {
+            0 | 4 => format!("{tags}{}\n{moves}", players("A")),
+            1 => format!("{unknown}{}\n{}", players("A"), cut(3 + round % 5)),
+            2 => format!("{}{}\n{}", swap(&tags), players("A"), swap(moves)),
+            3 => format!("{tags}{}\n{moves}", players("B")),
+            _ => format!("{unknown}{}\n{}", players("C"), cut(4)),
+        });
+    }
+    let text = many.join("\n\n") + "\n";
+    let (rows, written) = dedup(&dir, &[("many.pgn", text.clone())], &["-j", "1"]);
+    let two = dedup(&dir, &[("many.pgn", text.clone())], &["-j", "2"]);
+    assert_eq!((rows.clone(), written.clone()), two);
+    assert_eq!(rows.len() + written.len(), many.len());
+    for kind in ["identical", "same-moves", "prefix", "conflicting-result"] {
+        assert!(rows.iter().any(|r| r[4] == kind), "no {kind} in {rows:?}");
+    }
+    // Standard input, spilled, and the summary says how many runs went to disk.
+    let (out, report) = (dir.join("stdin.pgn"), dir.join("stdin.csv"));
+    let run = pgnkit(
+        &[
+            "dedup",
+            "-",
+            "-o",
+            out.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--memory-budget",
+            "1K",
+            "--keep",
+            "best",
+        ],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let err = stderr(&run);
+    let runs: u64 = err
+        .split("; ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no runs spilled in the summary: {err}"));
+    assert!(runs > 100, "{err}");
+    let best = dedup(&dir, &[("many.pgn", text)], &["--keep", "best"]);
+    assert_eq!(games(&std::fs::read_to_string(&out).unwrap()), best.1);
+    let rows: Vec<String> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1.to_owned())
+        .collect();
+    let want: Vec<String> = best
+        .0
+        .iter()
+        .map(|r| format!("{},many.pgn,{},{}", r[1], r[3], r[4]).replacen("many.pgn", "-", 1))
+        .collect();
+    assert_eq!(rows.len(), want.len());
+    // In memory, nothing goes to disk.
+    let run = pgnkit(
+        &["dedup", "-", "-o", out.to_str().unwrap()],
+        Some(b"1. e4 e5 *\n\n1. e4 e5 *\n"),
+    );
+    assert!(!stderr(&run).contains("spilled"), "{}", stderr(&run));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".pgnkit"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_memory_budget_that_is_no_size_is_refused_with_an_example() {
+    let dir = scratch("dedup/bad-budget");
+    let out = dir.join("out.pgn");
+    for bad in ["64X", "lots", "10", "99999999999T"] {
+        let run = pgnkit(
+            &[
+                "dedup",
+                "-",
+                "-o",
+                out.to_str().unwrap(),
+                "--memory-budget",
+                bad,
+            ],
+            Some(b"1. e4 *\n"),
+        );
+        assert_eq!(run.status.code(), Some(2), "{bad}");
+        let err = stderr(&run);
+        assert!(err.contains("as in"), "{bad}: {err}");
+    }
+    for good in ["64M", "2g", "1KiB", "4096"] {
+        let run = pgnkit(
+            &[
+                "dedup",
+                "-q",
+                "-",
+                "-o",
+                out.to_str().unwrap(),
+                "--memory-budget",
+                good,
+            ],
+            Some(b"1. e4 *\n"),
+        );
+        assert_eq!(run.status.code(), Some(0), "{good}: {}", stderr(&run));
+    }
 }

@@ -3,7 +3,7 @@
 //! reach the same position; a CSV report says which game each dropped one duplicates.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -11,10 +11,10 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 
 use crate::cli::Outcome;
+use crate::dedup::finder::{Decision, Row};
 use crate::dedup::observer::DigestObserver;
-use crate::dedup::{
-    completeness, text_hash, Digest, Duplicate, Finder, Identity, Keep, Kind, Recorded,
-};
+use crate::dedup::runs::Store;
+use crate::dedup::{completeness, text_hash, Digest, Finder, Identity, Keep, Kind, Recorded};
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, Inputs, WriteError};
@@ -56,6 +56,43 @@ pub struct Args {
     /// decompressed): by default the output's folder.
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
+
+    /// Memory for what is kept of the games (232 bytes a game): past it, it goes to
+    /// sorted runs in the temporary folder. A size in bytes with K, M, G or T (powers of
+    /// 1024), as in 512M or 4G.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    pub memory_budget: u64,
+}
+
+/// A size of `--memory-budget`: a whole number of bytes, or of K, M, G or T (powers of 1024,
+/// with or without a `B` or `iB` after).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let teach = || {
+        format!("`{text}` is no size: give a whole number of bytes with K, M, G or T after it (powers of 1024), as in 512M or 4G")
+    };
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let n: u64 = t[..digits].parse().map_err(|_| teach())?;
+    let unit = t[digits..].trim().to_ascii_uppercase();
+    let unit = unit
+        .strip_suffix("IB")
+        .or_else(|| unit.strip_suffix('B'))
+        .unwrap_or(&unit);
+    let shift = match unit {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(teach()),
+    };
+    let bytes = n.checked_mul(1 << shift).ok_or_else(teach)?;
+    if bytes < 1024 {
+        return Err(format!(
+            "`{text}` is too small a memory budget: give at least 1K (dedup needs a few records a sort), as in 64M"
+        ));
+    }
+    Ok(bytes)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,26 +117,24 @@ impl Found for Digested {
     }
 }
 
-/// Where a game was read: its input (an index into the names) and its number there.
-#[derive(Clone, Copy)]
-struct Place {
-    file: u32,
-    number: u64,
-}
-
-/// The games between their reading and the writing of the kept ones, in two files of a
-/// temporary folder: their moves (read back to find prefixes) and their bytes (read back to
-/// write the kept games). Memory stays flat however many games there are, and each input is
-/// read once, so standard input can be deduplicated too. Removed when dropped.
+/// The games between their reading and the writing of the kept ones, in a temporary
+/// folder: their bytes as they will be written (each followed by its blank line, back to
+/// back, so that a stretch of kept games is copied to the output in one step, by the kernel
+/// where it can), their lengths, and the sorted runs of the [`Finder`] past the memory
+/// budget. Memory stays flat however many games there are, and each input is read once, so
+/// standard input can be deduplicated too. Removed when dropped, on error too.
 struct Spill {
     dir: PathBuf,
-    moves: Option<BufWriter<File>>,
     bytes: Option<BufWriter<File>>,
+    lengths: Option<BufWriter<File>>,
 }
 
 impl Spill {
-    const MOVES: &'static str = "moves";
     const BYTES: &'static str = "games";
+    const LENGTHS: &'static str = "lengths";
+    /// A game this long is written past the buffer: copying it there costs more than the
+    /// write it saves.
+    const DIRECT: usize = 1 << 14;
 
     /// A fresh folder in `parent`.
     fn create(parent: &Path) -> io::Result<Spill> {
@@ -111,90 +146,89 @@ impl Spill {
             let file = File::create(dir.join(name))?;
             Ok(BufWriter::with_capacity(1 << 16, file))
         };
-        let (moves, bytes) = (open(Self::MOVES)?, open(Self::BYTES)?);
+        let (bytes, lengths) = (open(Self::BYTES)?, open(Self::LENGTHS)?);
         Ok(Spill {
             dir,
-            moves: Some(moves),
             bytes: Some(bytes),
+            lengths: Some(lengths),
         })
     }
 
-    fn write(&mut self, start: u128, moves: &[u16], bytes: &[u8]) -> io::Result<()> {
-        let (Some(m), Some(b)) = (self.moves.as_mut(), self.bytes.as_mut()) else {
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The next game's bytes; a game too large to read has none, and nothing is written of
+    /// it.
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let (Some(b), Some(l)) = (self.bytes.as_mut(), self.lengths.as_mut()) else {
             return Ok(());
         };
-        m.write_all(&start.to_le_bytes())?;
-        m.write_all(&(moves.len() as u32).to_le_bytes())?;
-        for code in moves {
-            m.write_all(&code.to_le_bytes())?;
-        }
-        b.write_all(&(bytes.len() as u64).to_le_bytes())?;
-        b.write_all(bytes)
+        let len = if bytes.is_empty() {
+            0
+        } else {
+            if bytes.len() >= Self::DIRECT {
+                b.flush()?;
+                b.get_mut().write_all(bytes)?;
+            } else {
+                b.write_all(bytes)?;
+            }
+            b.write_all(b"\n\n")?;
+            bytes.len() as u64 + 2
+        };
+        l.write_all(&len.to_le_bytes())
     }
 
     /// Ends the writing.
     fn finish(&mut self) -> io::Result<()> {
-        for w in [self.moves.take(), self.bytes.take()].into_iter().flatten() {
+        for w in [self.bytes.take(), self.lengths.take()]
+            .into_iter()
+            .flatten()
+        {
             w.into_inner().map_err(|e| e.into_error())?;
         }
         Ok(())
     }
 
-    fn reader(&self, name: &str) -> io::Result<BufReader<File>> {
-        Ok(BufReader::with_capacity(
-            1 << 16,
-            File::open(self.dir.join(name))?,
-        ))
-    }
-
-    /// Gives each game's start and moves, in order, to `each`.
-    fn each_moves(&self, mut each: impl FnMut(u32, u128, &[u16])) -> io::Result<()> {
-        let mut input = self.reader(Self::MOVES)?;
-        let mut moves = Vec::new();
-        let mut raw = Vec::new();
-        let mut head = [0u8; 20];
-        let mut index = 0u32;
-        while read_head(&mut input, &mut head)? {
-            let start = u128::from_le_bytes(head[..16].try_into().unwrap_or_default());
-            let n = u32::from_le_bytes(head[16..].try_into().unwrap_or_default()) as usize;
-            raw.resize(n * 2, 0);
-            input.read_exact(&mut raw)?;
-            moves.clear();
-            moves.extend(
-                raw.chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]])),
-            );
-            each(index, start, &moves);
-            index += 1;
-        }
-        Ok(())
-    }
-
-    /// Gives each game's bytes, in order, to `each`, with whether it is wanted: the bytes
-    /// of the others are skipped, not read.
-    fn each_bytes(
+    /// Copies the games `wanted` says, in order, to `out`: each stretch of them in one copy.
+    /// The number of games in the file.
+    fn copy_kept(
         &self,
         mut wanted: impl FnMut(usize) -> bool,
-        mut each: impl FnMut(&[u8]) -> io::Result<()>,
+        out: &mut File,
     ) -> io::Result<usize> {
-        let mut input = self.reader(Self::BYTES)?;
-        let mut bytes = Vec::new();
+        let mut games = File::open(self.dir.join(Self::BYTES))?;
+        let mut lengths =
+            BufReader::with_capacity(1 << 16, File::open(self.dir.join(Self::LENGTHS))?);
+        let (mut offset, mut start, mut run) = (0u64, 0u64, 0u64);
+        let mut copy = |start: u64, run: u64| -> io::Result<()> {
+            if run == 0 {
+                return Ok(());
+            }
+            games.seek(SeekFrom::Start(start))?;
+            let copied = io::copy(&mut (&games).take(run), out)?;
+            if copied != run {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            Ok(())
+        };
         let mut head = [0u8; 8];
         let mut index = 0usize;
-        while read_head(&mut input, &mut head)? {
-            let n = u64::from_le_bytes(head);
+        while read_head(&mut lengths, &mut head)? {
+            let len = u64::from_le_bytes(head);
             if wanted(index) {
-                bytes.clear();
-                (&mut input).take(n).read_to_end(&mut bytes)?;
-                if bytes.len() as u64 != n {
-                    return Err(io::ErrorKind::UnexpectedEof.into());
+                if run == 0 {
+                    start = offset;
                 }
-                each(&bytes)?;
+                run += len;
             } else {
-                input.seek_relative(n as i64)?;
+                copy(start, run)?;
+                run = 0;
             }
+            offset += len;
             index += 1;
         }
+        copy(start, run)?;
         Ok(index)
     }
 }
@@ -210,8 +244,8 @@ fn read_head(input: &mut impl Read, head: &mut [u8]) -> io::Result<bool> {
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        self.moves = None;
         self.bytes = None;
+        self.lengths = None;
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -247,13 +281,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             temp.display()
         )
     })?;
-    let mut finder = Finder::new();
+    let budget = usize::try_from(args.memory_budget).unwrap_or(usize::MAX);
+    let store = Store::new(spill.dir(), budget);
+    let mut finder = Finder::new(&store);
     let mut names: Vec<String> = Vec::new();
-    let mut places: Vec<Place> = Vec::new();
     let mut errors = 0u64;
     let mut with_errors = 0u64;
     let mut last_number = 0u64;
-    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy);
+    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy, keep);
     let sink = |name: &str, d: Digested| -> Result<(), WriteError> {
         if names.last().is_none_or(|last| last != name) || d.number <= last_number {
             names.push(name.to_owned());
@@ -267,14 +302,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         errors += d.errors;
         with_errors += u64::from(d.errors > 0);
-        places.push(Place {
-            file: names.len() as u32 - 1,
-            number: d.number,
-        });
-        finder.add(d.digest);
-        spill
-            .write(d.start, &d.moves, &d.bytes)
-            .map_err(|e| WriteError::new("the temporary files of dedup", e))
+        let temp = |e| WriteError::new("the temporary files of dedup", e);
+        let file = names.len() as u32 - 1;
+        finder
+            .add(d.digest, file, d.number, d.start, &d.moves)
+            .map_err(temp)?;
+        spill.write(&d.bytes).map_err(temp)
     };
     inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe || inputs.totals.interrupted {
@@ -283,53 +316,33 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let back = "cannot read back the temporary files of dedup";
     spill.finish().context(back)?;
-    spill
-        .each_moves(|index, start, moves| finder.probe_prefixes(index, start, moves))
-        .context(back)?;
-    let fate = finder.decide(keep, fuzzy.is_some());
+    let games = finder.len();
+    let decision = finder.decide(keep, fuzzy.is_some()).context(back)?;
 
     // The writing: the kept games, from the spill file.
     let mut staged = StagedFiles::new();
     let out_name = args.output.display().to_string();
-    let file = staged.create(&args.output)?;
-    let mut out = BufWriter::with_capacity(1 << 16, file);
-    let kept = |i: usize| fate.get(i).is_some_and(Option::is_none);
-    let mut write_failed = None;
-    let written = spill.each_bytes(kept, |bytes| {
-        // A game too large to read has no bytes: it was reported, and nothing is written.
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        out.write_all(bytes)
-            .and_then(|()| out.write_all(b"\n\n"))
-            .map_err(|e| {
-                write_failed = Some(WriteError::new(out_name.as_str(), e));
-                io::Error::other("the output")
-            })
-    });
-    if let Some(e) = write_failed {
-        return Err(e.into());
-    }
-    let written = written.context(back)?;
-    if written != fate.len() {
-        bail!("{back}: {written} games of {}", fate.len());
+    let mut out = staged.create(&args.output)?;
+    let mut by_kind = [0u64; 5];
+    let written = write_kept(&spill, &decision, &mut by_kind, &mut out).with_context(|| {
+        format!("cannot copy the kept games from the temporary files of dedup to {out_name}")
+    })?;
+    if written != games {
+        bail!("{back}: {written} games of {games}");
     }
     out.flush()
-        .and_then(|()| out.into_inner().map(drop).map_err(|e| e.into_error()))
         .map_err(|e| WriteError::new(out_name.as_str(), e))?;
-    drop(spill);
     if let Some(path) = &args.report {
         let file = staged.create(path)?;
-        write_report(file, path, &fate, &places, &names)?;
+        write_report(file, path, &decision, &store, &names)?;
     }
+    drop(decision);
+    let spilled = store.spilled();
+    drop(spill);
     staged.commit()?;
 
     let read = &inputs.totals;
     if !args.input.quiet {
-        let mut by_kind = [0u64; 5];
-        for d in fate.iter().flatten() {
-            by_kind[d.kind as usize] += 1;
-        }
         let duplicates: u64 = by_kind.iter().sum();
         let kinds: Vec<String> = Kind::ALL
             .iter()
@@ -338,7 +351,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .map(|(k, n)| format!("{n} {}", k.as_str()))
             .collect();
         say(format_args!(
-            "pgnkit: {} file{}, {} game{}: {} unique, {} duplicate{}{} in {:.2} s",
+            "pgnkit: {} file{}, {} game{}: {} unique, {} duplicate{}{}{} in {:.2} s",
             read.files,
             s(read.files as u64),
             read.games,
@@ -350,6 +363,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 String::new()
             } else {
                 format!(" ({})", kinds.join(", "))
+            },
+            if spilled == 0 {
+                String::new()
+            } else {
+                format!(
+                    "; {spilled} sorted run{} spilled to disk past --memory-budget",
+                    s(spilled)
+                )
             },
             started.elapsed().as_secs_f64()
         ))?;
@@ -387,20 +408,34 @@ fn temp_dir(args: &Args) -> PathBuf {
 }
 
 /// The reading of one game: replayed, hashed.
-fn digest(game: &mut Game<'_>, opts: &CheckOptions, fuzzy: Option<u32>) -> Option<Digested> {
+fn digest(
+    game: &mut Game<'_>,
+    opts: &CheckOptions,
+    fuzzy: Option<u32>,
+    keep: Keep,
+) -> Option<Digested> {
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer)?;
     let bytes = game.bytes.to_vec();
-    let result = Recorded::of_tag(game.lexed.tag("Result"));
-    let comments = memchr::memchr_iter(b'{', game.bytes).count();
+    let [white, black, event, round, date, result] = tags_of(game.lexed);
+    let result = Recorded::of_tag(result);
+    // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
+    // over the game's bytes) for `--keep first`.
+    let completeness = match keep {
+        Keep::First => 0,
+        Keep::Best => {
+            let comments = memchr::memchr_iter(b'{', game.bytes).count();
+            completeness(result, game.lexed.tags().len(), comments)
+        }
+    };
     let digest = Digest {
         moves: observer.hash(),
         text: text_hash(game.bytes),
         position: observer.position,
         plies: observer.moves.len() as u32,
-        completeness: completeness(result, game.lexed.tags().len(), comments),
+        completeness,
         result,
-        who: identity(game.lexed),
+        who: Identity::of_tags(white, black, event, round, date),
         unique: game.bytes.is_empty(),
     };
     Some(Digested {
@@ -413,15 +448,52 @@ fn digest(game: &mut Game<'_>, opts: &CheckOptions, fuzzy: Option<u32>) -> Optio
     })
 }
 
-fn identity(lexed: &crate::pgn::lexer::Lexed) -> Identity {
-    let tag = |name| lexed.tag(name);
-    Identity::of_tags(
-        tag("White"),
-        tag("Black"),
-        tag("Event"),
-        tag("Round"),
-        tag("Date"),
-    )
+/// The values of the tags dedup reads, in one pass over the tags (the first of each name,
+/// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Result.
+fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
+    const NAMES: [&str; 6] = ["White", "Black", "Event", "Round", "Date", "Result"];
+    let mut out = [None; 6];
+    for tag in lexed.tags() {
+        if let Some(i) = NAMES.iter().position(|&n| n == tag.name) {
+            out[i] = out[i].or(Some(tag.value));
+        }
+    }
+    out
+}
+
+/// Copies the kept games from the spill file to `out`, in input order, counting the
+/// duplicates by kind; the number of games in the file.
+fn write_kept(
+    spill: &Spill,
+    decision: &Decision,
+    by_kind: &mut [u64; 5],
+    out: &mut File,
+) -> io::Result<usize> {
+    let mut dups = decision.duplicates()?;
+    let mut next = dups.next()?;
+    let mut failed = None;
+    let wanted = |i: usize| {
+        // The duplicates come in input order: the game is kept unless it is the next one.
+        match next {
+            Some((idx, d)) if idx as usize == i => {
+                by_kind[d.kind as usize] += 1;
+                match dups.next() {
+                    Ok(n) => next = n,
+                    Err(e) => {
+                        failed = Some(e);
+                        next = None;
+                    }
+                }
+                false
+            }
+            _ => true,
+        }
+    };
+    let written = spill.copy_kept(wanted, out)?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(written),
+    }
 }
 
 /// The CSV report: one row a duplicate, in input order, file names made spreadsheet-safe as
@@ -429,8 +501,8 @@ fn identity(lexed: &crate::pgn::lexer::Lexed) -> Identity {
 fn write_report(
     file: File,
     path: &Path,
-    fate: &[Option<Duplicate>],
-    places: &[Place],
+    decision: &Decision,
+    store: &Store,
     names: &[String],
 ) -> anyhow::Result<()> {
     let what = || path.display().to_string();
@@ -444,18 +516,25 @@ fn write_report(
         "kind",
     ])
     .map_err(failed)?;
-    for (i, d) in fate.iter().enumerate() {
-        let Some(d) = d else { continue };
-        let (me, of) = (places[i], places[d.of as usize]);
+    let mut write_failed = None;
+    let name = |file: u32| neutralise(names.get(file as usize).map_or("", String::as_str));
+    let rows = decision.rows(store, |r: Row| {
         w.write_record([
-            neutralise(&names[me.file as usize]).as_ref(),
-            &me.number.to_string(),
-            neutralise(&names[of.file as usize]).as_ref(),
-            &of.number.to_string(),
-            d.kind.as_str(),
+            name(r.file).as_ref(),
+            &r.number.to_string(),
+            name(r.of_file).as_ref(),
+            &r.of_number.to_string(),
+            r.kind.as_str(),
         ])
-        .map_err(failed)?;
+        .map_err(|e| {
+            write_failed = Some(failed(e));
+            io::Error::other("the report")
+        })
+    });
+    if let Some(e) = write_failed {
+        return Err(e.into());
     }
+    rows.context("cannot read back the temporary files of dedup")?;
     w.flush().map_err(|e| WriteError::new(what(), e))?;
     Ok(())
 }

@@ -4,15 +4,15 @@
 //!
 //! Two games are the same game when they have the same main-line moves from the same start
 //! position, as pgn-extract's `-D` has it. Each game costs a [`Digest`] (a 128-bit hash of its
-//! start and moves, a 64-bit hash of its text, its length in plies...) and a few indices; the
-//! moves themselves are needed once more, in order, to find games that are a prefix of
-//! others ([`Finder::probe_prefixes`]), so the caller keeps them out of memory (a spill
-//! file) between the two.
+//! start and moves, a 64-bit hash of its text, its length in plies...); the [`Finder`] sorts
+//! such fixed-size records within a memory budget, on disk past it ([`runs`]), to decide.
 
+pub mod finder;
 pub mod observer;
+pub mod runs;
 pub mod split;
 
-use std::collections::HashMap;
+pub use finder::Finder;
 
 /// How one game is a duplicate of the copy that is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -80,6 +80,21 @@ impl Recorded {
             Some("1-0") => Recorded::WhiteWins,
             Some("0-1") => Recorded::BlackWins,
             Some("1/2-1/2") => Recorded::Draw,
+            _ => Recorded::Unknown,
+        }
+    }
+
+    /// The result as one byte, for the records on disk.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The result of [`Recorded::code`]'s byte.
+    pub fn of_code(code: u8) -> Recorded {
+        match code {
+            1 => Recorded::WhiteWins,
+            2 => Recorded::BlackWins,
+            3 => Recorded::Draw,
             _ => Recorded::Unknown,
         }
     }
@@ -167,21 +182,41 @@ fn known(value: Option<&str>) -> bool {
 /// digits) in lower case, in any order. So `Carlsen, Magnus`, `Magnus  Carlsen` and
 /// `CARLSEN Magnus` are one name; `?`, `-` and an empty name are no words at all. Each word
 /// is hashed alone and the words' hashes summed (the sum does not depend on their order):
-/// no allocation, as every game's two names pass here.
+/// no allocation, as every game's two names pass here. ASCII letters go eight to a hashing
+/// step; any other letter takes a step of its own, marked by its top bit, which an ASCII
+/// step never has, so that no two words give the same steps.
 pub fn name_hash(name: &str) -> u64 {
+    const SEED: u64 = 0x243f_6a88_85a3_08d3;
     let mut sum = 0u64;
-    let mut word = TextHasher(0x243f_6a88_85a3_08d3);
+    let mut word = TextHasher(SEED);
+    let (mut pack, mut packed) = (0u64, 0u32);
     let mut in_word = false;
     for c in name.chars().chain(std::iter::once(' ')) {
-        if c.is_alphanumeric() {
+        if c.is_ascii_alphanumeric() {
+            pack |= u64::from(c.to_ascii_lowercase() as u8) << (8 * packed);
+            packed += 1;
+            if packed == 8 {
+                word.word(pack);
+                (pack, packed) = (0, 0);
+            }
+            in_word = true;
+        } else if c.is_alphanumeric() {
+            if packed > 0 {
+                word.word(pack);
+                (pack, packed) = (0, 0);
+            }
             for l in c.to_lowercase() {
-                word.word(u64::from(u32::from(l)));
+                word.word(u64::from(u32::from(l)) | 1 << 63);
             }
             in_word = true;
         } else if in_word {
+            if packed > 0 {
+                word.word(pack);
+                (pack, packed) = (0, 0);
+            }
             word.word(u64::MAX);
             sum = sum.wrapping_add(word.0);
-            word = TextHasher(0x243f_6a88_85a3_08d3);
+            word = TextHasher(SEED);
             in_word = false;
         }
     }
@@ -294,17 +329,32 @@ impl TextHasher {
         self.0 = (m as u64 ^ (m >> 64) as u64).wrapping_add(0xe703_7ed1_a0b4_28db);
     }
 
+    /// Two words in one step (a multiply of the state mixed with one by the other mixed with
+    /// a constant, as wyhash has it): half the steps of [`TextHasher::word`] a byte.
+    fn words(&mut self, a: u64, b: u64) {
+        let m = u128::from(self.0 ^ a) * u128::from(0xa076_1d64_78bd_642f_u64 ^ b);
+        self.0 = (m as u64 ^ (m >> 64) as u64).wrapping_add(0xe703_7ed1_a0b4_28db);
+    }
+
     fn bytes(&mut self, b: &[u8]) {
-        let mut chunks = b.chunks_exact(8);
+        let mut pairs = b.chunks_exact(16);
+        for c in &mut pairs {
+            let (x, y) = c.split_at(8);
+            self.words(
+                u64::from_le_bytes(x.try_into().unwrap_or_default()),
+                u64::from_le_bytes(y.try_into().unwrap_or_default()),
+            );
+        }
+        let mut chunks = pairs.remainder().chunks_exact(8);
         for c in &mut chunks {
             self.word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
         }
         let rest = chunks.remainder();
         let mut tail = [0u8; 8];
         tail[..rest.len()].copy_from_slice(rest);
-        // The length tells `ab` from `ab\0`, and a line's end from the next line's start.
-        self.word(u64::from_le_bytes(tail) ^ (b.len() as u64) << 59);
-        self.word(b.len() as u64);
+        // The length tells `ab` from `ab\0`, and a line's end from the next line's start
+        // (the tail holds at most seven bytes; its top byte, the length's low bits).
+        self.word(u64::from_le_bytes(tail) | (b.len() as u64 & 0xff) << 56);
     }
 }
 
@@ -319,78 +369,6 @@ pub struct Duplicate {
 /// No game.
 const NONE: u32 = u32::MAX;
 
-/// The hasher of the finder's maps, whose keys are already hashes: one folded multiply of
-/// the key with seeds drawn at random once a run (SipHash, the default, was a tenth of
-/// dedup's time, a lookup a ply). The random seeds keep input made to collide in the table's
-/// bits from making the lookups quadratic.
-#[derive(Clone, Copy, Debug)]
-struct KeyHasher {
-    seeds: [u64; 2],
-    state: u64,
-}
-
-impl std::hash::Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-
-    fn write_u64(&mut self, w: u64) {
-        let m = u128::from(self.state ^ w ^ self.seeds[0]) * u128::from(self.seeds[1]);
-        self.state = m as u64 ^ (m >> 64) as u64;
-    }
-
-    fn finish(&self) -> u64 {
-        self.state
-    }
-}
-
-/// Builds [`KeyHasher`]s with this run's seeds.
-#[derive(Clone, Copy, Debug)]
-struct Seeded([u64; 2]);
-
-impl Default for Seeded {
-    fn default() -> Seeded {
-        use std::hash::BuildHasher;
-        let random = std::collections::hash_map::RandomState::new();
-        Seeded([random.hash_one(1u8), random.hash_one(2u8) | 1])
-    }
-}
-
-impl std::hash::BuildHasher for Seeded {
-    type Hasher = KeyHasher;
-
-    fn build_hasher(&self) -> KeyHasher {
-        KeyHasher {
-            seeds: self.0,
-            state: 0,
-        }
-    }
-}
-
-type KeyMap<K> = HashMap<K, u32, Seeded>;
-
-/// Finds the duplicates among the games given in input order.
-#[derive(Debug, Default)]
-pub struct Finder {
-    digests: Vec<Digest>,
-    /// The first game of each start-and-moves hash (of games with moves).
-    by_moves: KeyMap<[u64; 2]>,
-    /// Each game's group: the first game with its moves (itself for the first).
-    group: Vec<u32>,
-    /// The first game of each start-and-moves hash and players ([`line_key`]): a prefix is
-    /// looked for among the games of the same players only.
-    by_line: KeyMap<[u64; 2]>,
-    /// Each game's line: the first game with its moves and players.
-    line: Vec<u32>,
-    /// Per line (indexed by its first game): the longest game of the same players that has
-    /// the line's moves as its first moves ([`NONE`]: none).
-    longer: Vec<u32>,
-}
-
 /// The key of a game's moves and players together: the moves' hash is random enough that
 /// mixing the players' into one half keeps keys apart (one step a ply: it is computed for
 /// every ply of every game).
@@ -399,258 +377,6 @@ fn line_key(moves: [u64; 2], players: u64) -> [u64; 2] {
         moves[0] ^ players.wrapping_mul(0x9e37_79b9_7f4a_7c15),
         moves[1],
     ]
-}
-
-impl Finder {
-    pub fn new() -> Finder {
-        Finder::default()
-    }
-
-    /// The bytes a game costs here, whatever its length: what `docs/dedup.md` says.
-    pub const BYTES_PER_GAME: usize = std::mem::size_of::<Digest>()
-        // Its group, its line, the longer game of its line, the kept game of its group (in
-        // `decide`).
-        + 4 * std::mem::size_of::<u32>()
-        // Where it was read, for the report: an input's index and the game's number there.
-        + 16
-        // Two hash map entries (key and value) at most once a game, with the maps' spare
-        // room (their load is at most 7/8) and control bytes.
-        + 2 * (std::mem::size_of::<([u64; 2], u32)>() * 8 / 7 + 1)
-        // What becomes of the game, and the longer game it may be a prefix of
-        // ([`Finder::decide`]).
-        + std::mem::size_of::<Option<Duplicate>>()
-        + std::mem::size_of::<Option<u32>>();
-
-    /// Games added so far.
-    pub fn len(&self) -> usize {
-        self.digests.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.digests.is_empty()
-    }
-
-    /// Adds the next game; returns its index. At most `u32::MAX - 1` games.
-    pub fn add(&mut self, digest: Digest) -> u32 {
-        let index = self.digests.len() as u32;
-        let (group, line) = if digest.plies > 0 && !digest.unique {
-            (
-                *self.by_moves.entry(digest.moves).or_insert(index),
-                *self
-                    .by_line
-                    .entry(line_key(digest.moves, digest.who.players))
-                    .or_insert(index),
-            )
-        } else {
-            (index, index)
-        };
-        self.digests.push(digest);
-        self.group.push(group);
-        self.line.push(line);
-        self.longer.push(NONE);
-        index
-    }
-
-    /// Tells the moves of game `index` (each game once, any order): every game of the same
-    /// players whose moves are its first moves learns that a longer game holds them. `start`
-    /// is the Zobrist hash of its start position, `moves` its [`move_code`]s. Time linear in
-    /// the moves: one hash map lookup a ply.
-    pub fn probe_prefixes(&mut self, index: u32, start: u128, moves: &[u16]) {
-        let Some(d) = self.digests.get(index as usize).copied() else {
-            return;
-        };
-        if d.unique || moves.len() < 2 {
-            return;
-        }
-        let mut hash = MoveHash::new(start);
-        // The moves before the last: a game of all of them is the game itself.
-        for &code in &moves[..moves.len() - 1] {
-            hash.push(code);
-            let key = line_key(hash.value(), d.who.players);
-            let Some(&line) = self.by_line.get(&key) else {
-                continue;
-            };
-            if !d.who.agrees(&self.digests[line as usize].who) {
-                continue;
-            }
-            let best = &mut self.longer[line as usize];
-            let longer_than = |other: u32| d.plies > self.digests[other as usize].plies;
-            if *best == NONE || longer_than(*best) {
-                *best = index;
-            }
-        }
-    }
-
-    /// The longer game game `i` is the first moves of, if it is one: of the same players,
-    /// event, round and date, and with no other result.
-    fn prefix_of(&self, i: u32) -> Option<u32> {
-        let d = &self.digests[i as usize];
-        let longer = self.longer[self.line[i as usize] as usize];
-        let l = self.digests.get(longer as usize)?;
-        (d.who.agrees(&l.who) && !d.result.conflicts(l.result)).then_some(longer)
-    }
-
-    /// What becomes of every game, in input order: `None` for a game that is kept. `fuzzy`
-    /// when the games' positions at a ply are to be compared too. A duplicate names a game
-    /// that is kept.
-    pub fn decide(&self, keep: Keep, fuzzy: bool) -> Vec<Option<Duplicate>> {
-        let n = self.digests.len();
-        let better = |a: u32, b: u32| match keep {
-            Keep::First => false,
-            Keep::Best => {
-                self.digests[a as usize].completeness > self.digests[b as usize].completeness
-            }
-        };
-        let with_moves = |i: u32| {
-            let d = &self.digests[i as usize];
-            d.plies > 0 && !d.unique
-        };
-        let mut prefix: Vec<Option<u32>> = (0..n as u32)
-            .map(|i| with_moves(i).then(|| self.prefix_of(i)).flatten())
-            .collect();
-        // The longer game may be the prefix of a longer one still, of another round or
-        // event than this game (round 4 stopped early, a prefix of round 4 ongoing, a prefix
-        // of round 3 complete): the game is a prefix of the longest only if it agrees with
-        // each. A chain longer than a few steps is not followed: the game is kept.
-        for i in 0..n {
-            let Some(mut longer) = prefix[i] else {
-                continue;
-            };
-            let d = &self.digests[i];
-            let mut steps = 0;
-            while let Some(next) = prefix[longer as usize] {
-                let l = &self.digests[next as usize];
-                steps += 1;
-                if steps > 8 || !d.who.agrees(&l.who) || d.result.conflicts(l.result) {
-                    prefix[i] = None;
-                    break;
-                }
-                longer = next;
-            }
-            if prefix[i].is_some() {
-                prefix[i] = Some(longer);
-            }
-        }
-        // The kept game of each group of the same moves (indexed by the group's first game),
-        // among the games that are no prefix: [`NONE`] for a group of prefixes only.
-        let mut kept: Vec<u32> = vec![NONE; n];
-        for i in 0..n as u32 {
-            let g = self.group[i as usize] as usize;
-            if prefix[i as usize].is_none() && (kept[g] == NONE || better(i, kept[g])) {
-                kept[g] = i;
-            }
-        }
-        // A game with the same moves as the kept one but another result and other players
-        // (or event, round, date) is another game: such games are compared among
-        // themselves, by their moves and result.
-        let other_game = |i: u32| {
-            let (d, k) = (
-                &self.digests[i as usize],
-                kept[self.group[i as usize] as usize],
-            );
-            let kd = &self.digests[k as usize];
-            k != i && kd.result.conflicts(d.result) && !kd.who.agrees(&d.who)
-        };
-        let mut others: HashMap<([u64; 2], u8), u32, Seeded> = HashMap::default();
-        for i in 0..n as u32 {
-            if with_moves(i) && prefix[i as usize].is_none() && other_game(i) {
-                let d = &self.digests[i as usize];
-                let k = others.entry((d.moves, d.result as u8)).or_insert(i);
-                if better(i, *k) {
-                    *k = i;
-                }
-            }
-        }
-        // Games without moves are compared by their text only.
-        let mut by_text: KeyMap<u64> = KeyMap::default();
-        let mut out = vec![None; n];
-        for i in 0..n as u32 {
-            let d = &self.digests[i as usize];
-            if d.unique {
-                continue;
-            }
-            if d.plies == 0 {
-                let first = *by_text.entry(d.text).or_insert(i);
-                if first != i {
-                    out[i as usize] = Some(Duplicate {
-                        of: first,
-                        kind: Kind::Identical,
-                    });
-                }
-                continue;
-            }
-            if let Some(longer) = prefix[i as usize] {
-                let k = kept[self.group[longer as usize] as usize];
-                out[i as usize] = Some(Duplicate {
-                    of: if k == NONE { longer } else { k },
-                    kind: Kind::Prefix,
-                });
-                continue;
-            }
-            let mut k = kept[self.group[i as usize] as usize];
-            if other_game(i) {
-                k = others[&(d.moves, d.result as u8)];
-            }
-            if k == i {
-                continue;
-            }
-            let kd = &self.digests[k as usize];
-            let kind = if kd.text == d.text {
-                Kind::Identical
-            } else if kd.result.conflicts(d.result) {
-                Kind::ConflictingResult
-            } else {
-                Kind::SameMoves
-            };
-            out[i as usize] = Some(Duplicate { of: k, kind });
-        }
-        if fuzzy {
-            self.same_positions(keep, &mut out);
-        }
-        // A duplicate of a duplicate (the longer game of a prefix dropped in turn) names the
-        // game kept in the end. Each step goes to a longer game or to a kept one, so the
-        // chains end.
-        for i in 0..n {
-            let Some(mut d) = out[i] else { continue };
-            let mut steps = 0;
-            while let Some(next) = out[d.of as usize] {
-                if next.of == d.of || steps > n {
-                    break;
-                }
-                d.of = next.of;
-                steps += 1;
-            }
-            out[i] = Some(d);
-        }
-        out
-    }
-
-    /// Among the games still kept, those that reached the same position at the fuzzy ply:
-    /// one is kept, as `keep` says.
-    fn same_positions(&self, keep: Keep, out: &mut [Option<Duplicate>]) {
-        let mut kept: KeyMap<u64> = KeyMap::default();
-        for (i, d) in self.digests.iter().enumerate() {
-            let (None, Some(position)) = (out[i], d.position) else {
-                continue;
-            };
-            let k = kept.entry(position).or_insert(i as u32);
-            if keep == Keep::Best && d.completeness > self.digests[*k as usize].completeness {
-                *k = i as u32;
-            }
-        }
-        for (i, d) in self.digests.iter().enumerate() {
-            let (None, Some(position)) = (out[i], d.position) else {
-                continue;
-            };
-            let k = kept[&position];
-            if k != i as u32 {
-                out[i] = Some(Duplicate {
-                    of: k,
-                    kind: Kind::SamePosition,
-                });
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -679,15 +405,39 @@ mod tests {
         g
     }
 
+    /// What becomes of each game, decided within `budget` bytes (in `dir` past them).
+    fn decide(
+        games: &[(Digest, Vec<u16>)],
+        keep: Keep,
+        fuzzy: bool,
+        budget: usize,
+        dir: &std::path::Path,
+    ) -> (Vec<Option<Duplicate>>, u64) {
+        let store = runs::Store::new(dir, budget);
+        let mut f = Finder::new(&store);
+        for (i, (d, moves)) in games.iter().enumerate() {
+            f.add(*d, 0, i as u64 + 1, 7, moves).unwrap();
+        }
+        let mut out = vec![None; games.len()];
+        f.decide(keep, fuzzy)
+            .unwrap()
+            .each(|i, d| {
+                out[i as usize] = Some(d);
+                Ok(())
+            })
+            .unwrap();
+        (out, store.spilled())
+    }
+
     fn run(games: &[(Digest, Vec<u16>)], keep: Keep) -> Vec<Option<Duplicate>> {
-        let mut f = Finder::new();
-        for (d, _) in games {
-            f.add(*d);
-        }
-        for (i, (_, moves)) in games.iter().enumerate() {
-            f.probe_prefixes(i as u32, 7, moves);
-        }
-        f.decide(keep, false)
+        decide(
+            games,
+            keep,
+            false,
+            1 << 30,
+            std::path::Path::new("/nonexistent"),
+        )
+        .0
     }
 
     #[test]
@@ -820,19 +570,69 @@ mod tests {
             at(9, by("Cy", "Di", game(&[4, 5, 6], 2, Recorded::Unknown))),
             by("Cy", "Di", game(&[4], 3, Recorded::Unknown)),
         ];
-        let mut f = Finder::new();
-        for (d, _) in &games {
-            f.add(*d);
-        }
-        for (i, (_, moves)) in games.iter().enumerate() {
-            f.probe_prefixes(i as u32, 7, moves);
-        }
-        let got = f.decide(Keep::First, true);
+        let got = decide(
+            &games,
+            Keep::First,
+            true,
+            1 << 30,
+            std::path::Path::new("/nonexistent"),
+        )
+        .0;
         let dup = |of, kind| Some(Duplicate { of, kind });
         assert_eq!(
             got,
             vec![None, dup(0, Kind::SamePosition), dup(0, Kind::Prefix)]
         );
+    }
+
+    /// Many games made to be duplicates of every kind of each other, decided in memory and
+    /// with a budget so small that every sort is spilled in many runs.
+    #[test]
+    fn spilled_runs_decide_as_memory_does() {
+        let dir = std::env::temp_dir().join(format!("pgnkit-finder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let names = [("Ann", "Bob"), ("Cy", "Di"), ("Ed", "Flo")];
+        let results = [
+            Recorded::Unknown,
+            Recorded::WhiteWins,
+            Recorded::BlackWins,
+            Recorded::Draw,
+        ];
+        let mut games = Vec::new();
+        for i in 0..400u64 {
+            let x = i.wrapping_mul(0x9e37_79b9) >> 7;
+            let len = (x % 6) as usize;
+            let moves: Vec<u16> = (0..len).map(|p| 1 + (p as u16 + (x % 2) as u16)).collect();
+            let (w, b) = names[(x / 6 % 3) as usize];
+            let mut g = by(
+                w,
+                b,
+                game(&moves, x / 18 % 3, results[(x / 54 % 4) as usize]),
+            );
+            g.0.completeness = (x / 216 % 3) as u32;
+            g.0.position = (len >= 3).then_some(x / 7 % 2);
+            games.push(g);
+        }
+        for keep in [Keep::First, Keep::Best] {
+            for fuzzy in [false, true] {
+                let (mem, none) = decide(&games, keep, fuzzy, 1 << 30, &dir);
+                let (disk, spilled) = decide(&games, keep, fuzzy, 1 << 10, &dir);
+                assert_eq!(none, 0);
+                assert!(spilled > 50, "{spilled} runs");
+                assert_eq!(mem, disk, "{keep:?} fuzzy {fuzzy}");
+                for kind in Kind::ALL {
+                    let n = mem.iter().flatten().filter(|d| d.kind == kind).count();
+                    assert!(n > 0 || (kind == Kind::SamePosition && !fuzzy), "{kind:?}");
+                }
+                // Every duplicate names a game that is kept.
+                for d in mem.iter().flatten() {
+                    assert_eq!(mem[d.of as usize], None, "{d:?}");
+                }
+            }
+        }
+        let left = std::fs::read_dir(&dir).unwrap().count();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(left, 0, "the runs are removed");
     }
 
     #[test]
@@ -871,6 +671,8 @@ mod tests {
         let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/dedup.md"))
             .expect("docs/dedup.md");
         let said = format!("{} bytes a game", Finder::BYTES_PER_GAME);
+        assert!(docs.contains(&said), "docs/dedup.md should say `{said}`");
+        let said = format!("{} bytes a game", Finder::DISK_BYTES_PER_GAME);
         assert!(docs.contains(&said), "docs/dedup.md should say `{said}`");
     }
 }

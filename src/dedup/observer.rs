@@ -27,6 +27,9 @@ impl DigestObserver {
     pub fn new(fuzzy_ply: Option<u32>) -> DigestObserver {
         DigestObserver {
             fuzzy_ply,
+            // Room for most games' moves at once: growing a game's list step by step cost
+            // more than the rest of the observer.
+            moves: Vec::with_capacity(256),
             ..DigestObserver::default()
         }
     }

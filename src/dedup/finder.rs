@@ -1,0 +1,993 @@
+//! Which games are duplicates of which: the decision of `pgnkit dedup`, made by sorting
+//! fixed-size records ([`super::runs`]), so that it takes the same steps, and gives the same
+//! answers, whether the games fit in the memory budget or are spilled to disk past it.
+//!
+//! Each step sorts records by a key and reads them back in order, so that the games it
+//! compares meet: the games of one line (moves and players) meet the longer games that start
+//! with its moves (the prefix probes), the games of the same moves meet to choose the kept
+//! copy, the games of one position meet for `--fuzzy-ply`. What a step learns of a game is
+//! joined back to it by sorting on the game's index. No step holds more than a game or a
+//! group's first few in memory besides its sorts, and each is `n log n`.
+
+use std::cmp::{Ordering, Reverse};
+use std::io;
+
+use super::runs::{Get, Merge, Peek, Put, Record, Sorted, Sorter, Store, Tape, TapeReader};
+use super::{line_key, Digest, Duplicate, Identity, Keep, Kind, MoveHash, Recorded, NONE};
+
+/// Orders a record by a key that tells any two apart.
+macro_rules! ord_by {
+    ($t:ty, |$r:ident| $key:expr) => {
+        impl PartialEq for $t {
+            fn eq(&self, o: &Self) -> bool {
+                self.cmp(o) == Ordering::Equal
+            }
+        }
+        impl Eq for $t {}
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for $t {
+            fn cmp(&self, o: &Self) -> Ordering {
+                let key = |$r: &$t| $key;
+                key(self).cmp(&key(o))
+            }
+        }
+    };
+}
+
+fn put_who(p: &mut Put<'_>, w: &Identity) {
+    p.u64(w.players);
+    p.u32(w.event);
+    p.u32(w.round);
+    p.u32(w.date);
+}
+
+fn get_who(g: &mut Get<'_>) -> Identity {
+    Identity {
+        players: g.u64(),
+        event: g.u32(),
+        round: g.u32(),
+        date: g.u32(),
+    }
+}
+
+const WHO: usize = 20;
+
+/// A game as added: its digest and where it was read. In input order.
+#[derive(Clone, Copy, Debug)]
+struct Game {
+    idx: u32,
+    d: Digest,
+    file: u32,
+    number: u64,
+}
+ord_by!(Game, |r| r.idx);
+
+impl Record for Game {
+    const SIZE: usize = 4 + 16 + 8 + 9 + 4 + 4 + 1 + WHO + 1 + 4 + 8;
+    fn put(&self, p: &mut Put<'_>) {
+        let d = &self.d;
+        p.u32(self.idx);
+        p.u64(d.moves[0]);
+        p.u64(d.moves[1]);
+        p.u64(d.text);
+        p.u8(u8::from(d.position.is_some()));
+        p.u64(d.position.unwrap_or(0));
+        p.u32(d.plies);
+        p.u32(d.completeness);
+        p.u8(d.result.code());
+        put_who(p, &d.who);
+        p.u8(u8::from(d.unique));
+        p.u32(self.file);
+        p.u64(self.number);
+    }
+    fn get(g: &mut Get<'_>) -> Game {
+        let idx = g.u32();
+        let moves = [g.u64(), g.u64()];
+        let text = g.u64();
+        let has = g.u8() != 0;
+        let position = Some(g.u64()).filter(|_| has);
+        let d = Digest {
+            moves,
+            text,
+            position,
+            plies: g.u32(),
+            completeness: g.u32(),
+            result: Recorded::of_code(g.u8()),
+            who: get_who(g),
+            unique: g.u8() != 0,
+        };
+        Game {
+            idx,
+            d,
+            file: g.u32(),
+            number: g.u64(),
+        }
+    }
+}
+
+impl Game {
+    fn with_moves(&self) -> bool {
+        self.d.plies > 0 && !self.d.unique
+    }
+}
+
+/// A game of a line ([`line_key`]: its moves and players).
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    key: [u64; 2],
+    idx: u32,
+    who: Identity,
+    result: Recorded,
+}
+ord_by!(Line, |r| (r.key, r.idx));
+
+impl Record for Line {
+    const SIZE: usize = 16 + 4 + WHO + 1;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u64(self.key[0]);
+        p.u64(self.key[1]);
+        p.u32(self.idx);
+        put_who(p, &self.who);
+        p.u8(self.result.code());
+    }
+    fn get(g: &mut Get<'_>) -> Line {
+        Line {
+            key: [g.u64(), g.u64()],
+            idx: g.u32(),
+            who: get_who(g),
+            result: Recorded::of_code(g.u8()),
+        }
+    }
+}
+
+/// The first moves of a longer game, and its players, as a line's key: the longest games
+/// first, then in input order.
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    key: [u64; 2],
+    plies: u32,
+    idx: u32,
+    who: Identity,
+    result: Recorded,
+}
+ord_by!(Probe, |r| (r.key, Reverse(r.plies), r.idx));
+
+impl Record for Probe {
+    const SIZE: usize = 16 + 4 + 4 + WHO + 1;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u64(self.key[0]);
+        p.u64(self.key[1]);
+        p.u32(self.plies);
+        p.u32(self.idx);
+        put_who(p, &self.who);
+        p.u8(self.result.code());
+    }
+    fn get(g: &mut Get<'_>) -> Probe {
+        Probe {
+            key: [g.u64(), g.u64()],
+            plies: g.u32(),
+            idx: g.u32(),
+            who: get_who(g),
+            result: Recorded::of_code(g.u8()),
+        }
+    }
+}
+
+/// Game `from` is the first moves of game `to`, who is `who` and recorded `result`.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    from: u32,
+    to: u32,
+    who: Identity,
+    result: Recorded,
+}
+ord_by!(Node, |r| r.from);
+
+impl Record for Node {
+    const SIZE: usize = 4 + 4 + WHO + 1;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u32(self.from);
+        p.u32(self.to);
+        put_who(p, &self.who);
+        p.u8(self.result.code());
+    }
+    fn get(g: &mut Get<'_>) -> Node {
+        Node {
+            from: g.u32(),
+            to: g.u32(),
+            who: get_who(g),
+            result: Recorded::of_code(g.u8()),
+        }
+    }
+}
+
+/// Game `origin` (who is `who`, recorded `result`), a prefix of game `at` after `steps`
+/// steps along the longer games.
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    at: u32,
+    origin: u32,
+    who: Identity,
+    result: Recorded,
+    steps: u8,
+}
+ord_by!(Walk, |r| (r.at, r.origin));
+
+impl Record for Walk {
+    const SIZE: usize = 4 + 4 + WHO + 1 + 1;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u32(self.at);
+        p.u32(self.origin);
+        put_who(p, &self.who);
+        p.u8(self.result.code());
+        p.u8(self.steps);
+    }
+    fn get(g: &mut Get<'_>) -> Walk {
+        Walk {
+            at: g.u32(),
+            origin: g.u32(),
+            who: get_who(g),
+            result: Recorded::of_code(g.u8()),
+            steps: g.u8(),
+        }
+    }
+}
+
+/// Two indices: game `idx` and the game it is joined to (by `idx`).
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    idx: u32,
+    to: u32,
+}
+ord_by!(Pair, |r| r.idx);
+
+impl Record for Pair {
+    const SIZE: usize = 8;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u32(self.idx);
+        p.u32(self.to);
+    }
+    fn get(g: &mut Get<'_>) -> Pair {
+        Pair {
+            idx: g.u32(),
+            to: g.u32(),
+        }
+    }
+}
+
+/// A game in its group: of the same moves (`tag` 0, `key` the moves), or of the same text
+/// among games without moves (`tag` 1). In a group the games that are no prefix come first,
+/// the one to keep first of all (`rank`: 0, or the incompleteness for `--keep best`).
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    tag: u8,
+    key: [u64; 2],
+    /// The longer game it is a prefix of ([`NONE`]: none).
+    prefix: u32,
+    rank: u32,
+    idx: u32,
+    text: u64,
+    result: Recorded,
+    who: Identity,
+    position: Option<u64>,
+    completeness: u32,
+}
+ord_by!(Member, |r| (r.tag, r.key, r.prefix != NONE, r.rank, r.idx));
+
+impl Record for Member {
+    const SIZE: usize = 1 + 16 + 4 + 4 + 4 + 8 + 1 + WHO + 9 + 4;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u8(self.tag);
+        p.u64(self.key[0]);
+        p.u64(self.key[1]);
+        p.u32(self.prefix);
+        p.u32(self.rank);
+        p.u32(self.idx);
+        p.u64(self.text);
+        p.u8(self.result.code());
+        put_who(p, &self.who);
+        p.u8(u8::from(self.position.is_some()));
+        p.u64(self.position.unwrap_or(0));
+        p.u32(self.completeness);
+    }
+    fn get(g: &mut Get<'_>) -> Member {
+        let (tag, key, prefix, rank, idx) = (g.u8(), [g.u64(), g.u64()], g.u32(), g.u32(), g.u32());
+        let (text, result, who) = (g.u64(), Recorded::of_code(g.u8()), get_who(g));
+        let has = g.u8() != 0;
+        let position = Some(g.u64()).filter(|_| has);
+        Member {
+            tag,
+            key,
+            prefix,
+            rank,
+            idx,
+            text,
+            result,
+            who,
+            position,
+            completeness: g.u32(),
+        }
+    }
+}
+
+/// A kept game that reached `position` at the fuzzy ply, the one to keep first.
+#[derive(Clone, Copy, Debug)]
+struct Pos {
+    position: u64,
+    rank: u32,
+    idx: u32,
+}
+ord_by!(Pos, |r| (r.position, r.rank, r.idx));
+
+impl Record for Pos {
+    const SIZE: usize = 16;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u64(self.position);
+        p.u32(self.rank);
+        p.u32(self.idx);
+    }
+    fn get(g: &mut Get<'_>) -> Pos {
+        Pos {
+            position: g.u64(),
+            rank: g.u32(),
+            idx: g.u32(),
+        }
+    }
+}
+
+/// Game `idx` is a duplicate of game `of`. Sorted by `idx`, or by `of` to follow it to the
+/// game kept in the end.
+#[derive(Clone, Copy, Debug)]
+struct Fate<const BY_OF: bool> {
+    idx: u32,
+    of: u32,
+    kind: Kind,
+}
+
+impl<const BY_OF: bool> PartialEq for Fate<BY_OF> {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl<const BY_OF: bool> Eq for Fate<BY_OF> {}
+impl<const BY_OF: bool> PartialOrd for Fate<BY_OF> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<const BY_OF: bool> Ord for Fate<BY_OF> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        if BY_OF {
+            (self.of, self.idx).cmp(&(o.of, o.idx))
+        } else {
+            self.idx.cmp(&o.idx)
+        }
+    }
+}
+
+impl<const BY_OF: bool> Record for Fate<BY_OF> {
+    const SIZE: usize = 9;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u32(self.idx);
+        p.u32(self.of);
+        p.u8(self.kind as u8);
+    }
+    fn get(g: &mut Get<'_>) -> Fate<BY_OF> {
+        Fate {
+            idx: g.u32(),
+            of: g.u32(),
+            kind: Kind::ALL[usize::from(g.u8()).min(Kind::ALL.len() - 1)],
+        }
+    }
+}
+
+impl<const A: bool> Fate<A> {
+    fn by<const B: bool>(self) -> Fate<B> {
+        Fate {
+            idx: self.idx,
+            of: self.of,
+            kind: self.kind,
+        }
+    }
+}
+
+/// One row of the report: game `idx` (read at `file`, `number`) is a `kind` duplicate of
+/// the game read at `of_file`, `of_number`.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    pub idx: u32,
+    pub kind: Kind,
+    pub file: u32,
+    pub number: u64,
+    pub of_file: u32,
+    pub of_number: u64,
+}
+ord_by!(Row, |r| r.idx);
+
+impl Record for Row {
+    const SIZE: usize = 4 + 1 + 4 + 8 + 4 + 8;
+    fn put(&self, p: &mut Put<'_>) {
+        p.u32(self.idx);
+        p.u8(self.kind as u8);
+        p.u32(self.file);
+        p.u64(self.number);
+        p.u32(self.of_file);
+        p.u64(self.of_number);
+    }
+    fn get(g: &mut Get<'_>) -> Row {
+        Row {
+            idx: g.u32(),
+            kind: Kind::ALL[usize::from(g.u8()).min(Kind::ALL.len() - 1)],
+            file: g.u32(),
+            number: g.u64(),
+            of_file: g.u32(),
+            of_number: g.u64(),
+        }
+    }
+}
+
+/// A Bloom filter of the lines' keys: most plies of most games start no line, and the
+/// filter says so without a record to sort. A false yes costs a probe record that meets no
+/// line; the answers do not depend on it.
+struct Bloom {
+    bits: Vec<u64>,
+    mask: u64,
+}
+
+impl Bloom {
+    /// Room for `keys` keys at 16 bits each, within `bytes` (a power of two at most).
+    fn new(keys: u64, bytes: usize) -> Bloom {
+        // Bits: a power of two within the bytes given, and within reason whatever the budget.
+        let room = (bytes as u64).saturating_mul(8).clamp(512, 1 << 40);
+        let cap = 1u64 << (63 - room.leading_zeros());
+        let want = keys
+            .saturating_mul(16)
+            .clamp(512, 1 << 40)
+            .next_power_of_two();
+        let bits = want.min(cap);
+        Bloom {
+            bits: vec![0; (bits / 64) as usize],
+            mask: bits - 1,
+        }
+    }
+
+    /// The key's bits: its halves are random already (they are hashes).
+    fn each(&self, key: [u64; 2], mut f: impl FnMut(usize, u64) -> bool) -> bool {
+        let step = key[0] | 1;
+        (0..3u64).all(|i| {
+            let bit = key[1].wrapping_add(i.wrapping_mul(step)) & self.mask;
+            f((bit / 64) as usize, 1 << (bit % 64))
+        })
+    }
+
+    fn insert(&mut self, key: [u64; 2]) {
+        let mut bits = std::mem::take(&mut self.bits);
+        self.each(key, |w, b| {
+            bits[w] |= b;
+            true
+        });
+        self.bits = bits;
+    }
+
+    fn maybe(&self, key: [u64; 2]) -> bool {
+        self.each(key, |w, b| self.bits[w] & b != 0)
+    }
+}
+
+/// Finds the duplicates among the games given in input order.
+pub struct Finder<'s> {
+    store: &'s Store,
+    games: Sorter<'s, Game>,
+    lines: Sorter<'s, Line>,
+    lines_count: u64,
+    /// Each game's start and move codes, for the prefix probes.
+    moves: Tape<'s>,
+    scratch: Vec<u8>,
+    len: usize,
+}
+
+/// A chain of longer games longer than this is not followed: the game is kept.
+const MAX_STEPS: u8 = 8;
+
+impl<'s> Finder<'s> {
+    /// Bytes a game costs in memory while the games fit in the budget: its records in the
+    /// sorts alive at once (its digest, its line, its group; what `docs/dedup.md` says).
+    /// Past the budget a game costs nothing more in memory.
+    pub const BYTES_PER_GAME: usize =
+        std::mem::size_of::<Game>() + std::mem::size_of::<Line>() + std::mem::size_of::<Member>();
+
+    /// Bytes a game costs in temporary files past the budget, besides its moves (2 bytes a
+    /// ply): its records in the sorts on disk at once, at most.
+    pub const DISK_BYTES_PER_GAME: usize = Game::SIZE + Line::SIZE + Member::SIZE + 2 * 9;
+
+    pub fn new(store: &'s Store) -> Finder<'s> {
+        Finder {
+            store,
+            games: Sorter::new(store),
+            lines: Sorter::new(store),
+            lines_count: 0,
+            moves: Tape::new(store),
+            scratch: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// Games added so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds the next game, read at `file` as its game `number`; `start` is the Zobrist hash of
+    /// its start position, `moves` its [`super::move_code`]s up to the first error. At most
+    /// `u32::MAX - 1` games.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be written.
+    pub fn add(
+        &mut self,
+        d: Digest,
+        file: u32,
+        number: u64,
+        start: u128,
+        moves: &[u16],
+    ) -> io::Result<u32> {
+        let idx = self.len as u32;
+        self.len += 1;
+        let game = Game {
+            idx,
+            d,
+            file,
+            number,
+        };
+        if game.with_moves() {
+            self.lines.push(Line {
+                key: line_key(d.moves, d.who.players),
+                idx,
+                who: d.who,
+                result: d.result,
+            })?;
+            self.lines_count += 1;
+        }
+        self.games.push(game)?;
+        let b = &mut self.scratch;
+        b.clear();
+        b.extend_from_slice(&start.to_le_bytes());
+        b.extend_from_slice(&(moves.len() as u32).to_le_bytes());
+        b.extend(moves.iter().flat_map(|m| m.to_le_bytes()));
+        self.moves.write(b)?;
+        Ok(idx)
+    }
+
+    /// What becomes of every game: `keep` chooses the kept copy, `fuzzy` when the games'
+    /// positions at a ply are compared too. A duplicate names a game that is kept.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be written or read back.
+    pub fn decide(self, keep: Keep, fuzzy: bool) -> io::Result<Decision> {
+        let store = self.store;
+        let games = self.games.finish()?;
+        let lines = self.lines.finish()?;
+        let prefixes = prefixes(
+            store,
+            &games,
+            &lines,
+            self.lines_count,
+            self.moves.finish()?,
+        )?;
+        drop(lines);
+        let fates = fates(store, &games, prefixes, keep, fuzzy)?;
+        Ok(Decision {
+            fates: resolve(store, fates)?,
+            games,
+        })
+    }
+}
+
+/// Which longer game each game is the first moves of (the final one along a chain), by game.
+fn prefixes(
+    store: &Store,
+    games: &Sorted<Game>,
+    lines: &Sorted<Line>,
+    lines_count: u64,
+    mut moves: TapeReader,
+) -> io::Result<Sorted<Pair>> {
+    let mut bloom = Bloom::new(lines_count, store.share());
+    let mut it = lines.iter()?;
+    while let Some(l) = it.next()? {
+        bloom.insert(l.key);
+    }
+    // The probes: each first moves of each game, that might be a line.
+    let mut probes = Sorter::new(store);
+    let mut it = games.iter()?;
+    let (mut head, mut raw) = ([0u8; 20], Vec::new());
+    while let Some(g) = it.next()? {
+        if !moves.read(&mut head)? {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let start = u128::from_le_bytes(head[..16].try_into().unwrap_or_default());
+        let n = u32::from_le_bytes(head[16..].try_into().unwrap_or_default()) as usize;
+        raw.resize(n * 2, 0);
+        if n > 0 && !moves.read(&mut raw)? {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        if g.d.unique || n < 2 {
+            continue;
+        }
+        let mut hash = MoveHash::new(start);
+        // The moves before the last: a game of all of them is the game itself.
+        for c in raw[..raw.len() - 2].chunks_exact(2) {
+            hash.push(u16::from_le_bytes([c[0], c[1]]));
+            let key = line_key(hash.value(), g.d.who.players);
+            if bloom.maybe(key) {
+                probes.push(Probe {
+                    key,
+                    plies: g.d.plies,
+                    idx: g.idx,
+                    who: g.d.who,
+                    result: g.d.result,
+                })?;
+            }
+        }
+    }
+    drop(bloom);
+    let probes = probes.finish()?;
+    // Each line meets its probes: the first that agrees with the line's first game is the
+    // longest game that holds the line's moves; each game of the line that agrees with it,
+    // with no other result, is its prefix.
+    let (mut nodes, mut walks) = (Sorter::new(store), Sorter::new(store));
+    let mut p = Peek::new(probes.iter()?)?;
+    let mut l = Peek::new(lines.iter()?)?;
+    while let Some(first) = l.take()? {
+        let key = first.key;
+        let mut longer = None;
+        while let Some(probe) = p.find(|r| r.key < key, |r| r.key == key)? {
+            p.take()?;
+            if longer.is_none() && probe.who.agrees(&first.who) {
+                longer = Some(probe);
+            }
+        }
+        let mut member = Some(first);
+        while let Some(m) = member {
+            if let Some(j) =
+                longer.filter(|j| m.who.agrees(&j.who) && !m.result.conflicts(j.result))
+            {
+                nodes.push(Node {
+                    from: m.idx,
+                    to: j.idx,
+                    who: j.who,
+                    result: j.result,
+                })?;
+                walks.push(Walk {
+                    at: j.idx,
+                    origin: m.idx,
+                    who: m.who,
+                    result: m.result,
+                    steps: 0,
+                })?;
+            }
+            member = l.find(|_| false, |r| r.key == key)?;
+            if member.is_some() {
+                l.take()?;
+            }
+        }
+    }
+    drop(probes);
+    // The longer game may be the prefix of a longer one still, of another round or event
+    // than this game (round 4 stopped early, a prefix of round 4 ongoing, a prefix of round 3
+    // complete): the game is a prefix of the longest only if it agrees with each. A chain
+    // longer than a few steps is not followed: the game is kept. One step a sort.
+    let nodes = nodes.finish()?;
+    let mut found = Sorter::new(store);
+    let mut walks = walks.finish()?;
+    loop {
+        let mut next = Sorter::new(store);
+        let mut any = false;
+        let mut n = Peek::new(nodes.iter()?)?;
+        let mut it = walks.iter()?;
+        while let Some(w) = it.next()? {
+            match n.find(|r| r.from < w.at, |r| r.from == w.at)? {
+                None => found.push(Pair {
+                    idx: w.origin,
+                    to: w.at,
+                })?,
+                Some(node) => {
+                    let steps = w.steps + 1;
+                    if steps <= MAX_STEPS
+                        && w.who.agrees(&node.who)
+                        && !w.result.conflicts(node.result)
+                    {
+                        any = true;
+                        next.push(Walk {
+                            at: node.to,
+                            steps,
+                            ..w
+                        })?;
+                    }
+                }
+            }
+        }
+        drop(it);
+        walks = next.finish()?;
+        if !any {
+            break;
+        }
+    }
+    found.finish()
+}
+
+/// Each duplicate's fate, by game, before it is followed to the game kept in the end.
+fn fates(
+    store: &Store,
+    games: &Sorted<Game>,
+    prefixes: Sorted<Pair>,
+    keep: Keep,
+    fuzzy: bool,
+) -> io::Result<Sorted<Fate<false>>> {
+    let rank = |completeness: u32| match keep {
+        Keep::First => 0,
+        Keep::Best => u32::MAX - completeness,
+    };
+    // Each game joins its group, with the longer game it is a prefix of.
+    let mut members = Sorter::new(store);
+    let mut p = Peek::new(prefixes.iter()?)?;
+    let mut it = games.iter()?;
+    while let Some(g) = it.next()? {
+        let prefix = p.find(|r| r.idx < g.idx, |r| r.idx == g.idx)?;
+        if g.d.unique {
+            continue;
+        }
+        let d = &g.d;
+        let moves = g.with_moves();
+        members.push(Member {
+            tag: u8::from(!moves),
+            key: if moves { d.moves } else { [d.text, 0] },
+            prefix: prefix.map_or(NONE, |p| p.to),
+            // Games without moves keep the first, whatever `--keep` says.
+            rank: if moves { rank(d.completeness) } else { 0 },
+            idx: g.idx,
+            text: d.text,
+            result: d.result,
+            who: d.who,
+            position: d.position,
+            completeness: d.completeness,
+        })?;
+    }
+    drop(it);
+    drop(p);
+    drop(prefixes);
+    let members = members.finish()?;
+    let mut fates = Sorter::new(store);
+    let mut positions = Sorter::new(store);
+    let mut it = members.iter()?;
+    // The kept game of the group, and the kept game of each result among the games of the
+    // same moves but another result by other players (or event, round, date): those are
+    // another game, compared among themselves.
+    let mut group: Option<(u8, [u64; 2])> = None;
+    let mut kept: Option<Member> = None;
+    let mut others: [Option<Member>; 4] = [None; 4];
+    while let Some(m) = it.next()? {
+        if group != Some((m.tag, m.key)) {
+            group = Some((m.tag, m.key));
+            kept = None;
+            others = [None; 4];
+        }
+        if m.prefix != NONE {
+            fates.push(Fate {
+                idx: m.idx,
+                of: m.prefix,
+                kind: Kind::Prefix,
+            })?;
+            continue;
+        }
+        let Some(k) = kept else {
+            kept = Some(m);
+            if let Some(position) = m.position.filter(|_| fuzzy) {
+                positions.push(Pos {
+                    position,
+                    rank: rank(m.completeness),
+                    idx: m.idx,
+                })?;
+            }
+            continue;
+        };
+        let of = if m.tag == 1 {
+            k
+        } else if k.result.conflicts(m.result) && !k.who.agrees(&m.who) {
+            match others[m.result.code() as usize] {
+                Some(o) => o,
+                None => {
+                    others[m.result.code() as usize] = Some(m);
+                    if let Some(position) = m.position.filter(|_| fuzzy) {
+                        positions.push(Pos {
+                            position,
+                            rank: rank(m.completeness),
+                            idx: m.idx,
+                        })?;
+                    }
+                    continue;
+                }
+            }
+        } else {
+            k
+        };
+        let kind = if of.text == m.text {
+            Kind::Identical
+        } else if of.result.conflicts(m.result) {
+            Kind::ConflictingResult
+        } else {
+            Kind::SameMoves
+        };
+        fates.push(Fate {
+            idx: m.idx,
+            of: of.idx,
+            kind,
+        })?;
+    }
+    drop(it);
+    drop(members);
+    // Among the games still kept, those that reached the same position at the fuzzy ply:
+    // the first of each position (as `--keep` ranks them) is kept.
+    let positions = positions.finish()?;
+    let mut it = positions.iter()?;
+    let mut first: Option<Pos> = None;
+    while let Some(p) = it.next()? {
+        match first {
+            Some(f) if f.position == p.position => fates.push(Fate {
+                idx: p.idx,
+                of: f.idx,
+                kind: Kind::SamePosition,
+            })?,
+            _ => first = Some(p),
+        }
+    }
+    fates.finish()
+}
+
+/// A duplicate of a duplicate (the longer game of a prefix dropped in turn, a kept copy
+/// that reached another's position) names the game kept in the end. Each step goes to a
+/// longer game or to a kept one, so the chains end within three steps; one step a sort.
+fn resolve(store: &Store, fates: Sorted<Fate<false>>) -> io::Result<Sorted<Fate<false>>> {
+    let mut done = Sorter::new(store);
+    let mut walks = Sorter::new(store);
+    let mut it = fates.iter()?;
+    while let Some(f) = it.next()? {
+        walks.push(f.by::<true>())?;
+    }
+    drop(it);
+    let mut walks = walks.finish()?;
+    for round in 0.. {
+        let mut next = Sorter::new(store);
+        let mut any = false;
+        let mut by_idx = Peek::new(fates.iter()?)?;
+        let mut it = walks.iter()?;
+        while let Some(w) = it.next()? {
+            match by_idx.find(|r| r.idx < w.of, |r| r.idx == w.of)? {
+                // A cycle cannot be made; should one be, the walk stops.
+                Some(f) if f.of != w.of && round < 64 => {
+                    any = true;
+                    next.push(Fate { of: f.of, ..w })?;
+                }
+                _ => done.push(w.by::<false>())?,
+            }
+        }
+        drop(it);
+        walks = next.finish()?;
+        if !any {
+            break;
+        }
+    }
+    done.finish()
+}
+
+/// What became of the games.
+pub struct Decision {
+    fates: Sorted<Fate<false>>,
+    games: Sorted<Game>,
+}
+
+/// The duplicates of a [`Decision`], in input order.
+pub struct Duplicates<'a>(Merge<'a, Fate<false>>);
+
+impl Duplicates<'_> {
+    /// The next duplicate: the game's index and what it duplicates.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be read back.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> io::Result<Option<(u32, Duplicate)>> {
+        Ok(self.0.next()?.map(|d| {
+            (
+                d.idx,
+                Duplicate {
+                    of: d.of,
+                    kind: d.kind,
+                },
+            )
+        }))
+    }
+}
+
+impl Decision {
+    /// The duplicates, in input order.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be read back.
+    pub fn duplicates(&self) -> io::Result<Duplicates<'_>> {
+        Ok(Duplicates(self.fates.iter()?))
+    }
+
+    /// Each duplicate, in input order: the game's index and what it duplicates.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be read back.
+    pub fn each(&self, mut f: impl FnMut(u32, Duplicate) -> io::Result<()>) -> io::Result<()> {
+        let mut it = self.duplicates()?;
+        while let Some((idx, d)) = it.next()? {
+            f(idx, d)?;
+        }
+        Ok(())
+    }
+
+    /// The rows of the report, in input order, with where each game and the game it
+    /// duplicates were read.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be written or read back.
+    pub fn rows(&self, store: &Store, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
+        // Where each game's kept copy was read: by the kept copy, then back by game.
+        let mut by_of = Sorter::new(store);
+        self.each(|idx, d| {
+            by_of.push(Fate::<true> {
+                idx,
+                of: d.of,
+                kind: d.kind,
+            })
+        })?;
+        let by_of = by_of.finish()?;
+        let mut half = Sorter::new(store);
+        let mut g = Peek::new(self.games.iter()?)?;
+        let mut it = by_of.iter()?;
+        while let Some(d) = it.next()? {
+            if let Some(of) = g.find(|r| r.idx < d.of, |r| r.idx == d.of)? {
+                half.push(Row {
+                    idx: d.idx,
+                    kind: d.kind,
+                    file: 0,
+                    number: 0,
+                    of_file: of.file,
+                    of_number: of.number,
+                })?;
+            }
+        }
+        drop(it);
+        drop(by_of);
+        drop(g);
+        let half = half.finish()?;
+        let mut g = Peek::new(self.games.iter()?)?;
+        let mut it = half.iter()?;
+        while let Some(r) = it.next()? {
+            if let Some(me) = g.find(|x| x.idx < r.idx, |x| x.idx == r.idx)? {
+                f(Row {
+                    file: me.file,
+                    number: me.number,
+                    ..r
+                })?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,471 @@
+//! Sorting fixed-size records within a memory budget: in memory while they fit, past that
+//! in sorted runs on disk merged k ways. How dedup decides about a hundred million games
+//! with flat memory; the one part of [`crate::dedup`] that touches files, and only inside
+//! the folder it is given.
+
+use std::cell::Cell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// A record of a fixed number of bytes on disk, sorted by its `Ord` (which must tell any
+/// two records apart, so that the order does not depend on how the runs fell).
+pub trait Record: Ord + Copy {
+    /// Its bytes on disk.
+    const SIZE: usize;
+    fn put(&self, out: &mut Put<'_>);
+    fn get(bytes: &mut Get<'_>) -> Self;
+}
+
+/// Writes a record's fields, little-endian.
+pub struct Put<'a>(&'a mut Vec<u8>);
+
+impl Put<'_> {
+    pub fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+}
+
+/// Reads a record's fields back.
+pub struct Get<'a>(&'a [u8]);
+
+impl Get<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N.min(self.0.len()));
+        self.0 = rest;
+        let mut out = [0u8; N];
+        out[..head.len()].copy_from_slice(head);
+        out
+    }
+    pub fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    pub fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+}
+
+/// Runs merged at once: each has a read buffer of [`BUFFER`] bytes, so a merge holds a
+/// fixed amount whatever the number of records; more runs are merged in steps.
+const FAN_IN: usize = 16;
+const BUFFER: usize = 1 << 16;
+
+/// Where the runs go, and how the memory budget is shared among the sorts that are alive at
+/// once.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    /// Bytes each sort may hold in memory.
+    share: usize,
+    made: Cell<u64>,
+    spilled: Cell<u64>,
+}
+
+impl Store {
+    /// The sorts alive at once, and the prefix filter beside them: each holds at most this
+    /// share of the budget.
+    pub const SHARES: usize = 8;
+
+    /// Runs go to files in `dir` (which must exist once one is written); `budget` bytes of
+    /// memory in all.
+    pub fn new(dir: &Path, budget: usize) -> Store {
+        Store {
+            dir: dir.to_path_buf(),
+            share: budget / Self::SHARES,
+            made: Cell::new(0),
+            spilled: Cell::new(0),
+        }
+    }
+
+    /// Bytes one sort (or the filter) may hold.
+    pub fn share(&self) -> usize {
+        self.share
+    }
+
+    /// Sorted runs written to disk so far.
+    pub fn spilled(&self) -> u64 {
+        self.spilled.get()
+    }
+
+    fn next_path(&self) -> PathBuf {
+        let n = self.made.get();
+        self.made.set(n + 1);
+        self.dir.join(format!("run-{n}"))
+    }
+}
+
+/// Records being gathered, to be sorted.
+pub struct Sorter<'s, R> {
+    store: &'s Store,
+    /// Records held before a run is written.
+    cap: usize,
+    buf: Vec<R>,
+    runs: Vec<Run>,
+}
+
+/// A sorted run on disk, removed when dropped.
+struct Run(PathBuf);
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl<'s, R: Record> Sorter<'s, R> {
+    pub fn new(store: &'s Store) -> Sorter<'s, R> {
+        // At least a few records a run, so that a tiny budget still makes progress.
+        let cap = (store.share / std::mem::size_of::<R>().max(1)).max(4);
+        Sorter {
+            store,
+            cap,
+            buf: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// # Errors
+    ///
+    /// A run that cannot be written.
+    pub fn push(&mut self, r: R) -> io::Result<()> {
+        self.buf.push(r);
+        if self.buf.len() >= self.cap {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        self.buf.sort_unstable();
+        let run = Run(self.store.next_path());
+        let mut w = BufWriter::with_capacity(BUFFER, File::create(&run.0)?);
+        let mut bytes = Vec::with_capacity(R::SIZE);
+        for r in &self.buf {
+            bytes.clear();
+            r.put(&mut Put(&mut bytes));
+            debug_assert_eq!(bytes.len(), R::SIZE);
+            w.write_all(&bytes)?;
+        }
+        w.into_inner().map_err(|e| e.into_error())?;
+        self.buf.clear();
+        self.runs.push(run);
+        self.store.spilled.set(self.store.spilled.get() + 1);
+        Ok(())
+    }
+
+    /// The records, sorted.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be written or read back.
+    pub fn finish(mut self) -> io::Result<Sorted<R>> {
+        if self.runs.is_empty() {
+            self.buf.sort_unstable();
+            return Ok(Sorted {
+                mem: std::mem::take(&mut self.buf),
+                runs: Vec::new(),
+            });
+        }
+        if !self.buf.is_empty() {
+            self.spill()?;
+        }
+        self.buf = Vec::new();
+        let mut runs = std::mem::take(&mut self.runs);
+        // Too many runs to merge at once: merge them in groups into longer runs.
+        while runs.len() > FAN_IN {
+            let rest = runs.split_off(FAN_IN);
+            let group = Sorted::<R> {
+                mem: Vec::new(),
+                runs,
+            };
+            let run = Run(self.store.next_path());
+            let mut w = BufWriter::with_capacity(BUFFER, File::create(&run.0)?);
+            let mut merge = group.iter()?;
+            let mut bytes = Vec::with_capacity(R::SIZE);
+            while let Some(r) = merge.next()? {
+                bytes.clear();
+                r.put(&mut Put(&mut bytes));
+                w.write_all(&bytes)?;
+            }
+            w.into_inner().map_err(|e| e.into_error())?;
+            drop(merge);
+            drop(group);
+            runs = rest;
+            runs.push(run);
+        }
+        Ok(Sorted {
+            mem: Vec::new(),
+            runs,
+        })
+    }
+}
+
+/// Sorted records, to be read in order as many times as needed.
+pub struct Sorted<R> {
+    mem: Vec<R>,
+    runs: Vec<Run>,
+}
+
+impl<R: Record> Sorted<R> {
+    /// The records in order, from the start.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be opened.
+    pub fn iter(&self) -> io::Result<Merge<'_, R>> {
+        let mut readers = Vec::with_capacity(self.runs.len());
+        for run in &self.runs {
+            readers.push(BufReader::with_capacity(BUFFER, File::open(&run.0)?));
+        }
+        let mut m = Merge {
+            mem: &self.mem,
+            at: 0,
+            readers,
+            heap: BinaryHeap::new(),
+            bytes: vec![0; R::SIZE],
+        };
+        for i in 0..m.readers.len() {
+            m.refill(i)?;
+        }
+        Ok(m)
+    }
+}
+
+/// The records of a [`Sorted`], in order.
+pub struct Merge<'a, R> {
+    mem: &'a [R],
+    at: usize,
+    readers: Vec<BufReader<File>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
+    bytes: Vec<u8>,
+}
+
+impl<R: Record> Merge<'_, R> {
+    fn refill(&mut self, i: usize) -> io::Result<()> {
+        match self.readers[i].read_exact(&mut self.bytes) {
+            Ok(()) => {
+                let r = R::get(&mut Get(&self.bytes));
+                self.heap.push(Reverse((r, i)));
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The next record; `None` at the end.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be read.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> io::Result<Option<R>> {
+        if let Some(&r) = self.mem.get(self.at) {
+            self.at += 1;
+            return Ok(Some(r));
+        }
+        let Some(Reverse((r, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        self.refill(i)?;
+        Ok(Some(r))
+    }
+}
+
+/// A [`Merge`] that can look at its next record without taking it: for the joins of sorted
+/// streams.
+pub struct Peek<'a, R> {
+    merge: Merge<'a, R>,
+    head: Option<R>,
+}
+
+impl<'a, R: Record> Peek<'a, R> {
+    /// # Errors
+    ///
+    /// A run that cannot be read.
+    pub fn new(mut merge: Merge<'a, R>) -> io::Result<Peek<'a, R>> {
+        let head = merge.next()?;
+        Ok(Peek { merge, head })
+    }
+
+    pub fn head(&self) -> Option<&R> {
+        self.head.as_ref()
+    }
+
+    /// Takes the head.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be read.
+    pub fn take(&mut self) -> io::Result<Option<R>> {
+        let r = self.head;
+        if r.is_some() {
+            self.head = self.merge.next()?;
+        }
+        Ok(r)
+    }
+
+    /// Takes the head while `before` says it comes before what is looked for; then the head
+    /// if `is` says it is.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be read.
+    pub fn find(
+        &mut self,
+        before: impl Fn(&R) -> bool,
+        is: impl Fn(&R) -> bool,
+    ) -> io::Result<Option<R>> {
+        while self.head.as_ref().is_some_and(&before) {
+            self.take()?;
+        }
+        Ok(self.head.filter(|r| is(r)))
+    }
+}
+
+/// Records of any length written once in order and read back in order: in memory up to a
+/// share of the budget, in a file past it.
+pub struct Tape<'s> {
+    store: &'s Store,
+    mem: Vec<u8>,
+    file: Option<(PathBuf, BufWriter<File>)>,
+}
+
+impl<'s> Tape<'s> {
+    pub fn new(store: &'s Store) -> Tape<'s> {
+        Tape {
+            store,
+            mem: Vec::new(),
+            file: None,
+        }
+    }
+
+    /// # Errors
+    ///
+    /// The file cannot be written.
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some((_, w)) = &mut self.file {
+            return w.write_all(bytes);
+        }
+        self.mem.extend_from_slice(bytes);
+        if self.mem.len() > self.store.share {
+            let path = self.store.next_path();
+            let mut w = BufWriter::with_capacity(BUFFER, File::create(&path)?);
+            w.write_all(&self.mem)?;
+            self.mem = Vec::new();
+            self.file = Some((path, w));
+        }
+        Ok(())
+    }
+
+    /// Ends the writing; the records from the start.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be written or opened.
+    pub fn finish(self) -> io::Result<TapeReader> {
+        Ok(match self.file {
+            None => TapeReader {
+                input: Box::new(io::Cursor::new(self.mem)),
+                _run: None,
+            },
+            Some((path, w)) => {
+                let run = Run(path);
+                w.into_inner().map_err(|e| e.into_error())?;
+                let input = BufReader::with_capacity(BUFFER, File::open(&run.0)?);
+                TapeReader {
+                    input: Box::new(input),
+                    _run: Some(run),
+                }
+            }
+        })
+    }
+}
+
+/// A [`Tape`] read back; its file is removed when dropped.
+pub struct TapeReader {
+    input: Box<dyn Read>,
+    _run: Option<Run>,
+}
+
+impl TapeReader {
+    /// Fills `out`; false at the end of the tape.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, or ends inside a record.
+    pub fn read(&mut self, out: &mut [u8]) -> io::Result<bool> {
+        match self.input.read_exact(out) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    struct Pair(u64, u32);
+
+    impl Record for Pair {
+        const SIZE: usize = 12;
+        fn put(&self, out: &mut Put<'_>) {
+            out.u64(self.0);
+            out.u32(self.1);
+        }
+        fn get(b: &mut Get<'_>) -> Pair {
+            Pair(b.u64(), b.u32())
+        }
+    }
+
+    fn sorted(budget: usize, dir: &Path) -> (Vec<Pair>, u64) {
+        let store = Store::new(dir, budget);
+        let mut s = Sorter::new(&store);
+        // A scramble of 0..1000 (7 and 1000 share no factor).
+        for i in 0..1000u64 {
+            s.push(Pair(i * 7 % 1000 / 3, (i * 7 % 1000) as u32))
+                .unwrap();
+        }
+        let sorted = s.finish().unwrap();
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            out.clear();
+            let mut m = sorted.iter().unwrap();
+            while let Some(r) = m.next().unwrap() {
+                out.push(r);
+            }
+        }
+        (out, store.spilled())
+    }
+
+    #[test]
+    fn runs_on_disk_merge_to_the_order_in_memory() {
+        let dir = std::env::temp_dir().join(format!("pgnkit-runs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (mem, none) = sorted(1 << 30, &dir);
+        let (disk, spilled) = sorted(8 * 64, &dir);
+        assert_eq!(none, 0);
+        // 64-byte shares hold 4 records: 250 runs, merged in steps of 16.
+        assert!(spilled > FAN_IN as u64 * 2, "{spilled}");
+        assert_eq!(mem, disk);
+        assert!(mem.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(mem.len(), 1000);
+        let left = std::fs::read_dir(&dir).unwrap().count();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(left, 0, "the runs are removed once read");
+    }
+}
