@@ -183,6 +183,8 @@ fn cutechess_eval(comment: &str, white_moved: bool) -> Option<Eval> {
 
 /// TCEC's `wv=` pair (White's view) in a comment of comma-separated `key=value` pairs.
 fn tcec_eval(comment: &str) -> Option<Eval> {
+    // Most comments hold no `=` at all (clocks, lichess evaluations): no pair to split out.
+    memchr::memchr(b'=', comment.as_bytes())?;
     comment
         .split(|c: char| c == ',' || c.is_whitespace())
         .find_map(|pair| pair.strip_prefix("wv="))
@@ -195,11 +197,14 @@ fn tcec_eval(comment: &str) -> Option<Eval> {
 fn command_arg<'a>(comment: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>> {
     let mut rest = comment;
     loop {
-        let at = rest.find('[')?;
+        // memchr on the bytes, not `str::find(char)`: the char searcher's set-up cost more
+        // than the search in a comment of a few words, and a comment a ply is read. (`[` and
+        // `]` are ASCII, so the offsets are char boundaries.)
+        let at = memchr::memchr(b'[', rest.as_bytes())?;
         let after = &rest[at + 1..];
         if let Some(arg) = after.strip_prefix(name) {
             if arg.starts_with(|c: char| c.is_whitespace()) {
-                let end = arg.find(']')?;
+                let end = memchr::memchr(b']', arg.as_bytes())?;
                 let arg = arg[..end].trim_start();
                 // Nearly every argument (`0:03:00`, `0.17`) is printable ASCII: no whitespace
                 // to trim or drop, and no walk through it char by char.
