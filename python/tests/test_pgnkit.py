@@ -55,6 +55,19 @@ def test_moves_table_has_a_row_per_main_line_ply():
     assert "fen" not in pgnkit.read_moves(GAMES).column_names
 
 
+def test_the_games_table_counts_the_plies_the_moves_table_has():
+    # read_games makes no per-ply columns, only their count: it must agree with read_moves.
+    path = REPO / "testdata" / "parquet" / "games-only.pgn"
+    games = pgnkit.read_games(path)
+    moves = pgnkit.read_moves(path)
+    per_game = {}
+    for g in moves.column("game").to_pylist():
+        per_game[g] = per_game.get(g, 0) + 1
+    plies = games.column("plies").to_pylist()
+    assert plies == [per_game.get(g, 0) for g in games.column("game").to_pylist()]
+    assert plies == [9, 5, 2, 5]
+
+
 def test_the_tables_are_the_same_whatever_the_thread_count():
     one = pgnkit.read_games([GAMES] * 40, threads=1)
     two = pgnkit.read_games([GAMES] * 40, threads=2)

@@ -130,6 +130,11 @@ pub struct Args {
     /// standard error.
     #[arg(skip)]
     pub every_row: bool,
+
+    /// Not an option (the Python package sets it): with --format parquet, the rows feed the
+    /// games table only, so no ply's SAN, UCI, clock or comment is kept for a moves table.
+    #[arg(skip)]
+    pub games_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -219,6 +224,15 @@ impl Args {
         }
     }
 
+    /// What of each ply the Arrow rows keep: a count alone for the games table only.
+    fn ply_columns(&self) -> PlyColumns {
+        if self.games_only {
+            PlyColumns::count_only()
+        } else {
+            PlyColumns::new(!self.no_fen)
+        }
+    }
+
     /// A game's collector, made on the worker that converts it: every notation and position a
     /// move for the JSON and CSV records and EPD; the Parquet tables take SAN, UCI and FEN
     /// only, as the replay plays the moves.
@@ -230,7 +244,7 @@ impl Args {
         let mut collector = Collector::new(self.notation(), records);
         collector.eco = eco_table.map(crate::eco::EcoObserver::new);
         if self.format == FormatArg::Parquet {
-            collector.columns = Some(Box::new(PlyColumns::new(!self.no_fen)));
+            collector.columns = Some(Box::new(self.ply_columns()));
         }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
@@ -774,7 +788,7 @@ pub fn game_row(
         again: false,
     };
     let mut collector = Collector::new(args.notation(), false);
-    collector.columns = Some(Box::new(PlyColumns::new(!args.no_fen)));
+    collector.columns = Some(Box::new(args.ply_columns()));
     collector.reserve(PLIES_RESERVED);
     let render = RenderOptions::default();
     convert_one(&mut game, name, &opts, keep, &render, args, &mut collector)?.row

@@ -51,6 +51,42 @@ pub const INT_TAGS: [&str; 4] = ["WhiteElo", "BlackElo", "WhiteRatingDiff", "Bla
 /// Tags with a date column (`YYYY.MM.DD`, complete).
 pub const DATE_TAGS: [&str; 2] = ["Date", "UTCDate"];
 
+/// The column of a tag that has one of its own: an index into [`TEXT_TAGS`], [`INT_TAGS`] or
+/// [`DATE_TAGS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TagColumn {
+    Text(usize),
+    Int(usize),
+    Date(usize),
+}
+
+fn tag_column(name: &str) -> Option<TagColumn> {
+    // A match on the name, not a search of the three lists: a game's tags go through it.
+    Some(match name {
+        "Event" => TagColumn::Text(0),
+        "Site" => TagColumn::Text(1),
+        "Round" => TagColumn::Text(2),
+        "White" => TagColumn::Text(3),
+        "Black" => TagColumn::Text(4),
+        "Result" => TagColumn::Text(5),
+        "WhiteTitle" => TagColumn::Text(6),
+        "BlackTitle" => TagColumn::Text(7),
+        "UTCTime" => TagColumn::Text(8),
+        "ECO" => TagColumn::Text(9),
+        "Opening" => TagColumn::Text(10),
+        "TimeControl" => TagColumn::Text(11),
+        "Variant" => TagColumn::Text(12),
+        "FEN" => TagColumn::Text(13),
+        "WhiteElo" => TagColumn::Int(0),
+        "BlackElo" => TagColumn::Int(1),
+        "WhiteRatingDiff" => TagColumn::Int(2),
+        "BlackRatingDiff" => TagColumn::Int(3),
+        "Date" => TagColumn::Date(0),
+        "UTCDate" => TagColumn::Date(1),
+        _ => return None,
+    })
+}
+
 /// The schema of the games table.
 pub fn games_schema() -> SchemaRef {
     let mut fields = vec![
@@ -170,40 +206,76 @@ pub fn int_tag(text: &str) -> Option<i32> {
 pub struct PlyColumns {
     /// Keep the position after each ply.
     pub fen: bool,
+    /// Keep each ply's SAN, UCI (and FEN): false when only the games table is built, which
+    /// shows the count of plies and nothing of each.
+    moves: bool,
+    /// Plies counted (the length of `ends` when `moves`).
+    count: usize,
     text: String,
     /// Where each ply's SAN, UCI and FEN end in `text`.
     ends: Vec<[u32; 3]>,
     /// White made the first ply (the sides alternate, null moves too).
     first_white: bool,
+    /// The last ply's move and the position before it, while its FEN is still to write: the
+    /// position after it is the one the next main-line move is played from, so it is written
+    /// from that, and the move is played again only after the game's last ply (see
+    /// [`PlyColumns::settle`]). Copying a position is cheaper than playing a move on it.
+    unwritten: Option<(Chess, Move)>,
 }
 
 impl PlyColumns {
     pub fn new(fen: bool) -> PlyColumns {
         PlyColumns {
             fen,
+            moves: true,
+            count: 0,
             text: String::new(),
             ends: Vec::new(),
             first_white: true,
+            unwritten: None,
         }
     }
 
+    /// Plies counted only, for a games table alone: no text a ply, and the row gets no
+    /// clocks, evaluations or comments of its plies ([`GameRow::has_moves`] is false).
+    pub fn count_only() -> PlyColumns {
+        PlyColumns {
+            moves: false,
+            ..PlyColumns::new(false)
+        }
+    }
+
+    /// Whether each ply's SAN, UCI and notes are kept (for the moves table).
+    pub fn has_moves(&self) -> bool {
+        self.moves
+    }
+
     pub fn clear(&mut self) {
+        self.unwritten = None;
+        self.count = 0;
         self.text.clear();
         self.ends.clear();
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.count == 0
     }
 
     /// A main-line move, with its SAN when the token was written so.
     pub fn push_move(&mut self, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
-        if self.ends.is_empty() {
+        if self.count == 0 {
             self.first_white = before.turn().is_white();
+        }
+        self.count += 1;
+        if !self.moves {
+            return;
+        }
+        if self.fen {
+            self.settle(Some(before));
         }
         match san {
             Some(san) => self.text.push_str(san),
@@ -214,18 +286,24 @@ impl PlyColumns {
         mv.to_uci(before.castles().mode())
             .append_to_string(&mut self.text);
         let uci_end = self.end();
+        // Its FEN comes with the next ply, or with `settle`.
+        self.ends.push([san_end, uci_end, uci_end]);
         if self.fen {
-            let mut after = before.clone();
-            after.play_unchecked(mv);
-            self.push_fen(&after);
+            self.unwritten = Some((before.clone(), mv));
         }
-        self.ends.push([san_end, uci_end, self.end()]);
     }
 
     /// A main-line null move: `--` in SAN, `0000` in UCI, so that the moves still replay.
     pub fn push_null(&mut self, after: &Chess) {
-        if self.ends.is_empty() {
+        if self.count == 0 {
             self.first_white = after.turn().is_black();
+        }
+        self.count += 1;
+        if !self.moves {
+            return;
+        }
+        if self.fen {
+            self.settle(None);
         }
         self.text.push_str("--");
         let san_end = self.end();
@@ -235,6 +313,39 @@ impl PlyColumns {
             self.push_fen(after);
         }
         self.ends.push([san_end, uci_end, self.end()]);
+    }
+
+    /// Writes the FEN of the last ply if it is still to write: `next` is the position the
+    /// next main-line move is played from (the position after the last ply); `None` plays
+    /// the last move again. Called before a game's plies are read ([`GameRow::new`] does).
+    pub fn settle(&mut self, next: Option<&Chess>) {
+        let Some((before, mv)) = &self.unwritten else {
+            return;
+        };
+        match next {
+            Some(after) => {
+                debug_assert_eq!(
+                    Fen::from_position(after, EnPassantMode::Legal),
+                    {
+                        let mut played = before.clone();
+                        played.play_unchecked(*mv);
+                        Fen::from_position(&played, EnPassantMode::Legal)
+                    },
+                    "the next main-line move is not played from the position after the last"
+                );
+                self.push_fen(after);
+            }
+            None => {
+                let mut after = before.clone();
+                after.play_unchecked(*mv);
+                self.push_fen(&after);
+            }
+        }
+        self.unwritten = None;
+        let end = self.end();
+        if let Some(last) = self.ends.last_mut() {
+            last[2] = end;
+        }
     }
 
     fn push_fen(&mut self, after: &Chess) {
@@ -289,21 +400,26 @@ pub fn push_fen(pos: &Chess, out: &mut String) {
         fen[n] = b;
         n += 1;
     };
+    let occupied = board.occupied().0;
     for rank in (0..8).rev() {
-        let mut empty = 0u8;
-        for &cell in &cells[rank * 8..rank * 8 + 8] {
-            if cell == 0 {
-                empty += 1;
-            } else {
-                if empty > 0 {
-                    put(b'0' + empty);
-                    empty = 0;
-                }
-                put(cell);
+        // The occupied squares of the rank, file a in bit 0: a step a piece, not a square.
+        // A byte of the bitboard.
+        #[allow(clippy::cast_possible_truncation)]
+        let mut bits = (occupied >> (rank * 8)) as u8;
+        let mut file = 0u8;
+        while bits != 0 {
+            // Below 8.
+            #[allow(clippy::cast_possible_truncation)]
+            let at = bits.trailing_zeros() as u8;
+            if at > file {
+                put(b'0' + at - file);
             }
+            put(cells[rank * 8 + usize::from(at)]);
+            file = at + 1;
+            bits &= bits - 1;
         }
-        if empty > 0 {
-            put(b'0' + empty);
+        if file < 8 {
+            put(b'0' + 8 - file);
         }
         if rank > 0 {
             put(b'/');
@@ -335,16 +451,21 @@ pub fn push_fen(pos: &Chess, out: &mut String) {
         }
         None => put(b'-'),
     }
+    // The counters into the same buffer (at most 81 bytes before them, 22 for them), so
+    // that the text is checked and copied once.
+    for counter in [pos.halfmoves(), pos.fullmoves().get()] {
+        put(b' ');
+        let mut digits = [0u8; 10];
+        for &d in decimal_digits(counter, &mut digits) {
+            put(d);
+        }
+    }
     // Only ASCII was written.
     out.push_str(std::str::from_utf8(&fen[..n]).unwrap_or_default());
-    out.push(' ');
-    push_u32(pos.halfmoves(), out);
-    out.push(' ');
-    push_u32(pos.fullmoves().get(), out);
 }
 
-fn push_u32(mut v: u32, out: &mut String) {
-    let mut digits = [0u8; 10];
+/// The decimal digits of `v`, written at the end of `digits`.
+fn decimal_digits(mut v: u32, digits: &mut [u8; 10]) -> &[u8] {
     let mut i = digits.len();
     loop {
         i -= 1;
@@ -357,7 +478,7 @@ fn push_u32(mut v: u32, out: &mut String) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    &digits[i..]
 }
 
 /// Clock, evaluation, comments and NAGs of one main-line ply.
@@ -460,20 +581,35 @@ impl GameRow {
             game: number,
             tags: Vec::new(),
             tag_text: String::new(),
-            plies: collector.columns.take().map(|b| *b).unwrap_or_default(),
+            plies: collector
+                .columns
+                .take()
+                .map(|mut b| {
+                    b.settle(None);
+                    *b
+                })
+                .unwrap_or_default(),
             notes: Vec::new(),
             notes_text: String::new(),
             nags: Vec::new(),
             result_by_rule: report.result_by_rule.map(GameResult::as_str),
             termination: report.termination.as_str(),
-            final_fen: report.final_fen(),
+            // As `GameReport::final_fen` writes it, by the writer the plies use.
+            final_fen: report.final_position.as_ref().map(|pos| {
+                let mut fen = String::with_capacity(96);
+                push_fen(pos, &mut fen);
+                fen
+            }),
             errors: count(report, crate::diag::Severity::Error),
             warnings: count(report, crate::diag::Severity::Warning),
             movetext,
             findings: Vec::new(),
         };
         row.set_tags(lexed, result, extra_tags);
-        row.set_notes(elements, collector);
+        // Only the moves table shows them.
+        if row.plies.has_moves() {
+            row.set_notes(elements, collector);
+        }
         row
     }
 
@@ -675,24 +811,42 @@ impl GamesBuilder {
     pub fn append(&mut self, row: &GameRow) -> Result<(), ArrowError> {
         self.file.append_value(&row.file);
         self.game.append_value(row.game);
-        for (b, t) in self.text.iter_mut().zip(TEXT_TAGS) {
-            b.append_option(row.tag(t));
-        }
-        for (b, t) in self.ints.iter_mut().zip(INT_TAGS) {
-            b.append_option(row.tag(t).and_then(int_tag));
-        }
-        for (b, t) in self.dates.iter_mut().zip(DATE_TAGS) {
-            b.append_option(row.tag(t).and_then(date32));
-        }
-        // Every other tag, and a typed tag whose text did not fit its type: nothing is lost.
+        // One pass over the tags (a name is there once), each to its column or the map:
+        // looking each column's tag up among them cost a tenth of a game's row.
+        let mut text: [Option<&str>; TEXT_TAGS.len()] = [None; TEXT_TAGS.len()];
+        let mut ints: [Option<i32>; INT_TAGS.len()] = [None; INT_TAGS.len()];
+        let mut dates: [Option<i32>; DATE_TAGS.len()] = [None; DATE_TAGS.len()];
         for (name, value) in row.tags() {
-            let own = TEXT_TAGS.contains(&name)
-                || INT_TAGS.contains(&name) && int_tag(value).is_some()
-                || DATE_TAGS.contains(&name) && date32(value).is_some();
+            // Every other tag, and a typed tag whose text did not fit its type: nothing is
+            // lost.
+            let own = match tag_column(name) {
+                Some(TagColumn::Text(i)) => {
+                    text[i] = Some(value);
+                    true
+                }
+                Some(TagColumn::Int(i)) => {
+                    ints[i] = int_tag(value);
+                    ints[i].is_some()
+                }
+                Some(TagColumn::Date(i)) => {
+                    dates[i] = date32(value);
+                    dates[i].is_some()
+                }
+                None => false,
+            };
             if !own {
                 self.tags.keys().append_value(name);
                 self.tags.values().append_value(value);
             }
+        }
+        for (b, v) in self.text.iter_mut().zip(text) {
+            b.append_option(v);
+        }
+        for (b, v) in self.ints.iter_mut().zip(ints) {
+            b.append_option(v);
+        }
+        for (b, v) in self.dates.iter_mut().zip(dates) {
+            b.append_option(v);
         }
         self.tags.append(true)?;
         self.plies
@@ -788,7 +942,10 @@ impl MovesBuilder {
     /// Appends the main-line plies of a game.
     pub fn append(&mut self, row: &GameRow) {
         let none = PlyNote::default();
-        for i in 0..row.plies.len() {
+        // A row made for the games table alone has no plies to give (a bug to append it).
+        debug_assert!(row.plies.has_moves(), "a games-only row in the moves table");
+        let plies = row.plies.ends.len();
+        for i in 0..plies {
             let [san, uci, fen] = row.plies.ply(i);
             let note = row.notes.get(i).unwrap_or(&none);
             self.file.append_value(&row.file);
@@ -825,7 +982,7 @@ impl MovesBuilder {
                 .append_slice(&row.nags[note.nags.start as usize..note.nags.end as usize]);
             self.nags.append(true);
         }
-        self.rows += row.plies.len();
+        self.rows += plies;
     }
 
     /// The rows appended so far as a batch; the builder starts again empty.
@@ -867,6 +1024,23 @@ mod tests {
         assert_eq!(date32("2023.02.29"), None);
         assert_eq!(date32("2024.??.??"), None);
         assert_eq!(date32("1851"), None);
+    }
+
+    #[test]
+    fn every_tag_with_a_column_is_found_by_its_name() {
+        type Column = fn(usize) -> TagColumn;
+        let lists: [(&[&str], Column); 3] = [
+            (&TEXT_TAGS, TagColumn::Text),
+            (&INT_TAGS, TagColumn::Int),
+            (&DATE_TAGS, TagColumn::Date),
+        ];
+        for (list, column) in lists {
+            for (i, name) in list.iter().enumerate() {
+                assert_eq!(tag_column(name), Some(column(i)), "{name}");
+            }
+        }
+        assert_eq!(tag_column("Annotator"), None);
+        assert_eq!(tag_column("event"), None);
     }
 
     #[test]
@@ -932,8 +1106,82 @@ mod tests {
             ]
         );
         assert_eq!(cols.ply(1)[..2], ["--", "0000"]);
+        // A ply's FEN is written from the position the next ply is played from, the last
+        // one's once the game is settled.
+        let mut cols = PlyColumns::new(true);
+        let mut pos = start.clone();
+        for san in ["e4", "d5", "exd5", "c6"] {
+            let mv = shakmaty::san::San::from_ascii(san.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            cols.push_move(&pos, mv, CheckClaim::None, None);
+            pos.play_unchecked(mv);
+        }
+        assert_eq!(cols.ply(3)[2], "", "the last FEN waits for the game's end");
+        cols.settle(None);
+        let want = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+            "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2",
+            "rnbqkbnr/pp2pppp/2p5/3P4/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3",
+        ];
+        for (i, fen) in want.iter().enumerate() {
+            assert_eq!(cols.ply(i)[2], *fen, "ply {}", i + 1);
+        }
         let mut lean = PlyColumns::new(false);
         lean.push_move(&start, e4, CheckClaim::None, Some("e4"));
         assert_eq!(lean.ply(0), ["e4", "e2e4", ""]);
+    }
+}
+
+/// A row made for the games table alone skips each ply's SAN, UCI and notes, and still gives
+/// the games table the very same row.
+#[cfg(test)]
+mod games_only {
+    use clap::Parser;
+
+    use super::GamesBuilder;
+    use crate::cmd::convert::{game_row, Args};
+    use crate::pgn::Lexed;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn rows(games_only: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
+        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        let mut args = Cli::parse_from(["convert", "--format", "parquet"]).args;
+        args.every_row = true;
+        args.games_only = games_only;
+        let mut games = GamesBuilder::new();
+        let mut plies = Vec::new();
+        let mut lexed = Lexed::default();
+        for (i, game) in text.split("\n\n[Event").enumerate() {
+            let game = if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            };
+            let row = game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &args, &mut lexed)
+                .unwrap_or_else(|| panic!("game {} gave no row", i + 1));
+            assert_eq!(row.plies.has_moves(), !games_only);
+            plies.push(row.plies.len());
+            games.append(&row).unwrap();
+        }
+        (games.finish().unwrap(), plies)
+    }
+
+    #[test]
+    fn a_games_only_row_is_the_same_games_row() {
+        let (full, full_plies) = rows(false);
+        let (lean, lean_plies) = rows(true);
+        assert_eq!(full.num_rows(), 4);
+        // Null moves count as plies; game 3 stops before its illegal move.
+        assert_eq!(full_plies, [9, 5, 2, 5]);
+        assert_eq!(lean_plies, full_plies);
+        assert_eq!(lean, full);
     }
 }
