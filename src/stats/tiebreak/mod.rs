@@ -637,25 +637,22 @@ impl EventResults {
 
     /// Whether the event has more player-rounds than tie-breaks are computed for.
     pub fn too_large(&self) -> bool {
-        let rounds: BTreeSet<u64> = self
-            .records
+        self.rounds().len().saturating_mul(self.players()) > MAX_PLAYER_ROUNDS
+    }
+
+    /// The round numbers some record has, in order.
+    fn rounds(&self) -> BTreeSet<u64> {
+        self.records
             .iter()
             .map(|r| match *r {
                 Record::Game { round, .. } | Record::Bye { round, .. } => round,
             })
-            .collect();
-        rounds.len().saturating_mul(self.players()) > MAX_PLAYER_ROUNDS
+            .collect()
     }
 
     /// Every player's rounds, in round order, absences filled in; and the number of rounds.
     fn entries(&self) -> (Vec<Vec<Entry>>, usize) {
-        let rounds: BTreeSet<u64> = self
-            .records
-            .iter()
-            .map(|r| match *r {
-                Record::Game { round, .. } | Record::Bye { round, .. } => round,
-            })
-            .collect();
+        let rounds = self.rounds();
         let index: HashMap<u64, usize> = rounds.iter().enumerate().map(|(i, &r)| (r, i)).collect();
         let mut entries = vec![Vec::new(); self.players()];
         for record in &self.records {
