@@ -6,6 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-$(bash .ci/python-env.sh)}
+# maturin builds in the repository's target/ (where `cargo build --release --workspace` of
+# .ci/run left the same crates with the same features and profile), not in a folder of pip's
+# own, so only PyO3 and the package itself are compiled here.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 "$python" -m pip install -q --disable-pip-version-check pytest==9.2.0 >&2
 "$python" -m pip install -q --disable-pip-version-check polars==2.1.0 pandas==3.1.1 >&2 ||
   echo "python.sh: polars or pandas did not install; their examples are skipped" >&2

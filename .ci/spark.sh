@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-$(bash .ci/python-env.sh)}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target} # as in .ci/python.sh
 if ! command -v java >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless
@@ -19,7 +20,7 @@ java -version 2>&1 | head -1
   echo "spark.sh: moto did not install; the S3 input test is skipped" >&2
 "$python" -c 'import pgnkit._pgnkit as m; m.validate_split' 2>/dev/null ||
   "$python" -m pip install -q --disable-pip-version-check ./python
-[ -x target/release/pgnkit ] || cargo build --release
+[ -x target/release/pgnkit ] || cargo build --release --workspace
 bin=$(dirname "$python")
 export PYSPARK_PYTHON="$python" PYSPARK_DRIVER_PYTHON="$python"
 export SPARK_SUBMIT="$bin/spark-submit"

@@ -15,7 +15,7 @@
 #   (default FILEs: $CARGO_TARGET_DIR/bench-inputs/*.pgn, as benches/compare.sh makes them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-$PWD/target}
+. benches/pgn-extract-common.sh
 rounds=3 build=1 files=() eco=/usr/share/pgn-extract/eco.pgn
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -26,25 +26,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#files[@]} -gt 0 ] || files=("$target"/bench-inputs/*.pgn)
-pgn_extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
-[ -x "$pgn_extract" ] || { echo "pgn-extract is missing: apt-get install pgn-extract" >&2; exit 2; }
+bench_setup
 [ -s "$eco" ] || { echo "no $eco: give pgn-extract's eco.pgn with --eco FILE" >&2; exit 2; }
-[ "$build" = 0 ] || cargo build --release --quiet
-pgnkit=$target/release/pgnkit
-pin=() ; command -v taskset >/dev/null && pin=(taskset -c 0)
-tags=$(mktemp); trap 'rm -f "$tags"' EXIT
 echo 'ECO "B9"' > "$tags"
-
-# Seconds one command takes, its output thrown away.
-seconds() {
-  local start end
-  start=$(date +%s%N)
-  "${pin[@]}" "$@" >/dev/null 2>&1 || true
-  end=$(date +%s%N)
-  echo "scale=4; ($end - $start) / 1000000000" | bc
-}
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 printf '%-16s %7s %10s %12s %14s %14s\n' input MiB 'add-eco s' 'add/convert' 'extract/add' 'extract/select'
 for file in "${files[@]}"; do
@@ -60,13 +44,13 @@ for file in "${files[@]}"; do
     ss=$(seconds "$pgnkit" select -q -j 1 -w 'eco >= "B90" and eco <= "B99"' "$file")
     st=$(seconds "$pgn_extract" -s -e"$eco" -t "$tags" -o /dev/null "$file")
     a+=("$sa")
-    c+=("$(echo "scale=3; $sa / $sc" | bc)")
-    x+=("$(echo "scale=3; $sx / $sa" | bc)")
-    s+=("$(echo "scale=3; $st / $ss" | bc)")
+    c+=("$(ratio "$sa" "$sc")")
+    x+=("$(ratio "$sx" "$sa")")
+    s+=("$(ratio "$st" "$ss")")
   done
   printf '%-16s %7s %10s %12s %14s %14s\n' "$(basename "$file" .pgn)" "$mib" \
-    "$(printf '%s\n' "${a[@]}" | median)" "$(printf '%s\n' "${c[@]}" | median)" \
-    "$(printf '%s\n' "${x[@]}" | median)" "$(printf '%s\n' "${s[@]}" | median)"
+    "$(median_of "${a[@]}")" "$(median_of "${c[@]}")" \
+    "$(median_of "${x[@]}")" "$(median_of "${s[@]}")"
 done
 echo "add/convert: convert --add-eco's time over plain convert's (the cost of classifying)."
 echo "extract/add: pgn-extract -e's time over convert --add-eco's (> 1: pgnkit is faster)."

@@ -15,7 +15,7 @@
 #   (default FILEs: $CARGO_TARGET_DIR/bench-inputs/*.pgn, as benches/compare.sh makes them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-$PWD/target}
+. benches/pgn-extract-common.sh
 rounds=5 build=1 files=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,24 +25,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#files[@]} -gt 0 ] || files=("$target"/bench-inputs/*.pgn)
-pgn_extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
-[ -x "$pgn_extract" ] || { echo "pgn-extract is missing: apt-get install pgn-extract" >&2; exit 2; }
-[ "$build" = 0 ] || cargo build --release --quiet
-pgnkit=$target/release/pgnkit
-pin=() ; command -v taskset >/dev/null && pin=(taskset -c 0)
-tags=$(mktemp); trap 'rm -f "$tags"' EXIT
+bench_setup
 echo 'WhiteElo >= "2500"' > "$tags"
-
-# Seconds one command takes, its output thrown away.
-seconds() {
-  local start end
-  start=$(date +%s%N)
-  "${pin[@]}" "$@" >/dev/null 2>&1 || true
-  end=$(date +%s%N)
-  echo "scale=4; ($end - $start) / 1000000000" | bc
-}
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 printf '%-16s %8s %12s %12s %12s %14s\n' input MiB 'validate s' 'tags/valid' 'end/valid' 'extract/tags'
 for file in "${files[@]}"; do
@@ -57,13 +41,13 @@ for file in "${files[@]}"; do
     se=$(seconds "$pgnkit" select -q -j 1 -w 'termination = checkmate' "$file")
     sx=$(seconds "$pgn_extract" -s -t "$tags" -o /dev/null "$file")
     v+=("$sv")
-    t+=("$(echo "scale=3; $sv / $st" | bc)")
-    e+=("$(echo "scale=3; $sv / $se" | bc)")
-    x+=("$(echo "scale=3; $sx / $st" | bc)")
+    t+=("$(ratio "$sv" "$st")")
+    e+=("$(ratio "$sv" "$se")")
+    x+=("$(ratio "$sx" "$st")")
   done
   printf '%-16s %8s %12s %12s %12s %14s\n' "$(basename "$file" .pgn)" "$mib" \
-    "$(printf '%s\n' "${v[@]}" | median)" "$(printf '%s\n' "${t[@]}" | median)" \
-    "$(printf '%s\n' "${e[@]}" | median)" "$(printf '%s\n' "${x[@]}" | median)"
+    "$(median_of "${v[@]}")" "$(median_of "${t[@]}")" \
+    "$(median_of "${e[@]}")" "$(median_of "${x[@]}")"
 done
 echo "tags/valid, end/valid: validate's time over select's (>= 0.8 is the goal; > 1 is faster)."
 echo "extract/tags: pgn-extract -t's time over select's for the same tag selection."

@@ -357,10 +357,8 @@ fn tempdir(name: &str) -> std::path::PathBuf {
     common::scratch(&format!("convert-{name}"))
 }
 
-/// Converts `input` with `convert -q --format parquet EXTRA`, which must exit with status 0,
-/// into a fresh folder for the test `name`; the folder.
-fn parquet_folder(name: &str, extra: &[&str], input: &str) -> std::path::PathBuf {
-    let out = tempdir(name).join("out");
+/// Runs `convert -q --format parquet -o OUT EXTRA INPUT`.
+fn to_parquet(out: &Path, extra: &[&str], input: &str) -> std::process::Output {
     let mut args = vec![
         "convert",
         "-q",
@@ -371,7 +369,15 @@ fn parquet_folder(name: &str, extra: &[&str], input: &str) -> std::path::PathBuf
     ];
     args.extend_from_slice(extra);
     args.push(input);
-    pgnkit_ok(&args, None);
+    pgnkit(&args, None)
+}
+
+/// Converts `input` with `convert -q --format parquet EXTRA`, which must exit with status 0,
+/// into a fresh folder for the test `name`; the folder.
+fn parquet_folder(name: &str, extra: &[&str], input: &str) -> std::path::PathBuf {
+    let out = tempdir(name).join("out");
+    let o = to_parquet(&out, extra, input);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     out
 }
 
@@ -1083,18 +1089,7 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
     let input = "testdata/convert/parquet-games.pgn";
     let dir = tempdir("parquet");
     let out = dir.join("out");
-    let o = pgnkit(
-        &[
-            "convert",
-            "-q",
-            "--format",
-            "parquet",
-            "-o",
-            out.to_str().unwrap(),
-            input,
-        ],
-        None,
-    );
+    let o = to_parquet(&out, &[], input);
     // The illegal game is rejected, and reported.
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("M001"), "{}", stderr(&o));

@@ -21,43 +21,12 @@ impl Lcg {
     }
 }
 
-/// The JSON lines a command writes, without the places (file, line, column) and the game
-/// numbers, which count from a range's start.
-fn records(args: &[&str]) -> Vec<serde_json::Value> {
-    let o = pgnkit(args, None);
-    assert!(
-        matches!(o.status.code(), Some(0 | 1)),
-        "{args:?}: {}",
-        stderr(&o)
-    );
-    stdout(&o)
-        .lines()
-        .map(|l| {
-            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            let o = v.as_object_mut().expect("an object");
-            for key in ["file", "line", "column", "game"] {
-                o.remove(key);
-            }
-            v
-        })
-        .collect()
-}
+/// What a range's output is compared by: the records without the places (file, line,
+/// column) and the game numbers, which count from a range's start.
+const PLACES: [&str; 4] = ["file", "line", "column", "game"];
 
 fn validate(file: &str, range: Option<&str>) -> Vec<serde_json::Value> {
-    let mut args = vec![
-        "validate",
-        "-q",
-        "-j",
-        "1",
-        "--format",
-        "json",
-        "--game-records",
-    ];
-    if let Some(r) = range {
-        args.extend(["--range", r]);
-    }
-    args.push(file);
-    records(&args)
+    common::validate_records(range.map(|r| ("--range", r)), file, &PLACES)
 }
 
 fn convert(file: &str, range: Option<&str>) -> Vec<serde_json::Value> {
@@ -66,7 +35,7 @@ fn convert(file: &str, range: Option<&str>) -> Vec<serde_json::Value> {
         args.extend(["--range", r]);
     }
     args.push(file);
-    records(&args)
+    common::json_records(&args, &PLACES)
 }
 
 /// Cuts `file` at `cuts` and reads each range with `read`: their outputs, concatenated.

@@ -13,33 +13,7 @@ const GROUPS: usize = 3;
 /// The JSON lines of `validate --game-records` on `FILE`, without the game's number (it
 /// counts from a task's first game); the file name, which names the row, is kept.
 fn records(groups: Option<&str>) -> Vec<serde_json::Value> {
-    let mut args = vec![
-        "validate",
-        "-q",
-        "-j",
-        "1",
-        "--format",
-        "json",
-        "--game-records",
-    ];
-    if let Some(g) = groups {
-        args.extend(["--row-groups", g]);
-    }
-    args.push(FILE);
-    let o = pgnkit(&args, None);
-    assert!(
-        matches!(o.status.code(), Some(0 | 1)),
-        "{args:?}: {}",
-        stderr(&o)
-    );
-    stdout(&o)
-        .lines()
-        .map(|l| {
-            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            v.as_object_mut().expect("an object").remove("game");
-            v
-        })
-        .collect()
+    common::validate_records(groups.map(|g| ("--row-groups", g)), FILE, &["game"])
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 
 mod common;
 
-use common::stderr;
+use common::{cells, stderr, tsv_rows, Report};
 
 fn pgnkit(args: &[&str]) -> Output {
     common::pgnkit(args, None)
@@ -35,16 +35,6 @@ fn records(path: &Path) -> Vec<Vec<String>> {
     reader
         .records()
         .map(|r| r.unwrap().iter().map(str::to_owned).collect())
-        .collect()
-}
-
-/// The rows of a tab-separated table of expected values (header first), without its `#`
-/// comments and blank lines.
-fn tsv_rows(path: &Path) -> Vec<Vec<String>> {
-    let text = String::from_utf8(read(path)).unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split('\t').map(str::to_owned).collect())
         .collect()
 }
 
@@ -1182,31 +1172,21 @@ fn tiebreaks_rank_a_pgn_swiss_as_the_worked_example() {
             "--tiebreaks",
             &list,
         ]);
-        let mut reader = csv::Reader::from_reader(&o.stdout[..]);
-        let header: Vec<String> = reader
-            .headers()
-            .unwrap()
-            .iter()
-            .map(str::to_owned)
-            .collect();
-        let first = header.iter().position(|h| h == "points").unwrap();
+        let report = Report::parse(&o.stdout);
+        let first = report.header.iter().position(|h| h == "points").unwrap();
         assert_eq!(
-            header[first + 1..],
+            report.header[first + 1..],
             rows[0][3..],
             "{table}: one column a tie-break"
         );
-        let got: Vec<Vec<String>> = reader
-            .records()
+        let values: Vec<usize> = (first..report.header.len()).collect();
+        // Place and player as printed; the values with an empty cell as the tables' `-`.
+        let got: Vec<Vec<String>> = report
+            .records
+            .iter()
             .map(|r| {
-                let r = r.unwrap();
                 let mut row = vec![r[6].to_owned(), r[7].to_owned()];
-                row.extend(r.iter().skip(first).map(|c| {
-                    if c.is_empty() {
-                        "-".to_owned()
-                    } else {
-                        c.to_owned()
-                    }
-                }));
+                row.extend(cells(r, &values));
                 row
             })
             .collect();
@@ -1289,52 +1269,15 @@ fn team_tiebreaks_rank_the_team_table_by_match_points_then_the_list() {
             .iter()
             .map(|h| h.strip_prefix("team:").unwrap())
             .collect();
-        let o = pgnkit_ok(&[
-            "stats",
-            "testdata/stats/teams/league.pgn",
-            "--report",
-            "standings",
-            "--tiebreaks",
-            "BH",
-            "--team-tiebreaks",
-            &list.join(","),
-        ]);
-        let mut reader = csv::Reader::from_reader(&o.stdout[..]);
-        let header: Vec<String> = reader
-            .headers()
-            .unwrap()
-            .iter()
-            .map(str::to_owned)
-            .collect();
-        let at: Vec<usize> = rows[0]
-            .iter()
-            .map(|h| {
-                header
-                    .iter()
-                    .position(|c| c == h)
-                    .unwrap_or_else(|| panic!("{table}: no column {h} in {header:?}"))
-            })
-            .collect();
-        let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-        let teams: Vec<Vec<String>> = records
-            .iter()
-            .filter(|r| &r[3] == "teams")
-            .map(|r| {
-                at.iter()
-                    .map(|&i| match &r[i] {
-                        "" => "-".to_owned(),
-                        c => c.to_owned(),
-                    })
-                    .collect()
-            })
-            .collect();
+        let report = common::team_standings("testdata/stats/teams/league.pgn", &list);
+        let at = report.columns(&rows[0]);
+        let teams: Vec<Vec<String>> = report.of_kind("teams").map(|r| cells(r, &at)).collect();
         assert_eq!(teams, rows[1..], "{table}");
-        for r in records.iter().filter(|r| &r[3] == "teams") {
+        for r in report.of_kind("teams") {
             assert_eq!(&r[5], format!("match points,{}", list.join(",")));
         }
         // Sixteen players, each with the BH column and no team value.
-        let players: Vec<&csv::StringRecord> =
-            records.iter().filter(|r| &r[3] == "players").collect();
+        let players: Vec<&csv::StringRecord> = report.of_kind("players").collect();
         assert_eq!(players.len(), 16, "{table}");
         assert!(players
             .iter()

@@ -5,17 +5,7 @@ use std::path::Path;
 
 mod common;
 
-use common::stderr;
-
-/// The rows of a `.tsv` table that are not comments or blank, split at tabs.
-fn table(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split('\t').map(str::to_owned).collect())
-        .collect()
-}
+use common::{cells, tsv_rows};
 
 /// The team rows of `standings.csv` for `pgn` with `--team-tiebreaks` the `team:` columns of
 /// `expected`, in its columns ("-" for an empty cell).
@@ -24,49 +14,9 @@ fn team_rows(pgn: &str, expected: &[Vec<String>]) -> Vec<Vec<String>> {
         .iter()
         .filter_map(|h| h.strip_prefix("team:"))
         .collect();
-    let o = common::pgnkit(
-        &[
-            "stats",
-            pgn,
-            "--report",
-            "standings",
-            "--tiebreaks",
-            "BH",
-            "--team-tiebreaks",
-            &list.join(","),
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let mut reader = csv::Reader::from_reader(&o.stdout[..]);
-    let header: Vec<String> = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .map(str::to_owned)
-        .collect();
-    let at: Vec<usize> = expected[0]
-        .iter()
-        .map(|h| {
-            header
-                .iter()
-                .position(|c| c == h)
-                .unwrap_or_else(|| panic!("{pgn}: no column {h} in {header:?}"))
-        })
-        .collect();
-    reader
-        .records()
-        .map(Result::unwrap)
-        .filter(|r| &r[3] == "teams")
-        .map(|r| {
-            at.iter()
-                .map(|&i| match &r[i] {
-                    "" => "-".to_owned(),
-                    c => c.to_owned(),
-                })
-                .collect()
-        })
-        .collect()
+    let report = common::team_standings(pgn, &list);
+    let at = report.columns(&expected[0]);
+    report.of_kind("teams").map(|r| cells(r, &at)).collect()
 }
 
 /// Board count, top-board result and bottom-board elimination (C.07 12) on a three-board
@@ -77,7 +27,7 @@ fn team_rows(pgn: &str, expected: &[Vec<String>]) -> Vec<Vec<String>> {
 fn board_tiebreaks_rank_teams_tied_on_match_and_game_points() {
     for name in ["fide", "bbe"] {
         let path = format!("testdata/stats/teams/boards.{name}.tsv");
-        let expected = table(Path::new(&path));
+        let expected = tsv_rows(Path::new(&path));
         let got = team_rows("testdata/stats/teams/boards.pgn", &expected);
         assert_eq!(got, expected[1..], "{path}");
     }
@@ -117,7 +67,7 @@ fn boards_without_a_board_tag_are_numbered_in_input_order() {
     let pgn = dir.join("boards.pgn");
     let body: Vec<String> = games.into_iter().map(|g| g.1).collect();
     std::fs::write(&pgn, body.join("\n\n") + "\n").unwrap();
-    let expected = table(Path::new("testdata/stats/teams/boards.fide.tsv"));
+    let expected = tsv_rows(Path::new("testdata/stats/teams/boards.fide.tsv"));
     let got = team_rows(pgn.to_str().unwrap(), &expected);
     assert_eq!(got, expected[1..]);
     std::fs::remove_dir_all(&dir).unwrap();

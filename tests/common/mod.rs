@@ -92,3 +92,131 @@ pub fn pgn_games(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// The rows of a tab-separated table of expected values (header first), without its `#`
+/// comments and blank lines.
+#[allow(dead_code)] // not every test file reads expected tables
+pub fn tsv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect()
+}
+
+/// A CSV report as a command printed it: its header and its records.
+#[allow(dead_code)] // not every test file reads CSV reports
+pub struct Report {
+    pub header: Vec<String>,
+    pub records: Vec<csv::StringRecord>,
+}
+
+#[allow(dead_code)]
+impl Report {
+    pub fn parse(csv_text: &[u8]) -> Report {
+        let mut reader = csv::Reader::from_reader(csv_text);
+        let header = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        let records = reader.records().map(Result::unwrap).collect();
+        Report { header, records }
+    }
+
+    /// Where each column of `names` stands; a column the report lacks fails the test.
+    pub fn columns(&self, names: &[String]) -> Vec<usize> {
+        names
+            .iter()
+            .map(|h| {
+                self.header
+                    .iter()
+                    .position(|c| c == h)
+                    .unwrap_or_else(|| panic!("no column {h} in {:?}", self.header))
+            })
+            .collect()
+    }
+
+    /// The records of `standings.csv` whose kind column is `kind` (`players`, `teams`).
+    pub fn of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a csv::StringRecord> {
+        self.records.iter().filter(move |r| &r[3] == kind)
+    }
+}
+
+/// The cells of `record` at `at`, an empty cell written `-` as the expected tables write it.
+#[allow(dead_code)] // not every test file reads CSV reports
+pub fn cells(record: &csv::StringRecord, at: &[usize]) -> Vec<String> {
+    at.iter()
+        .map(|&i| match &record[i] {
+            "" => "-".to_owned(),
+            c => c.to_owned(),
+        })
+        .collect()
+}
+
+/// The JSON lines `pgnkit ARGS` prints, which must exit 0 or 1 (clean, or problems found),
+/// each without the keys `drop` (the places and numbers that count from where a task starts).
+#[allow(dead_code)] // not every test file compares JSON records
+pub fn json_records(args: &[&str], drop: &[&str]) -> Vec<serde_json::Value> {
+    let o = pgnkit(args, None);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        stderr(&o)
+    );
+    let mut records = json_lines(&stdout(&o));
+    for v in &mut records {
+        let o = v.as_object_mut().expect("an object");
+        for key in drop {
+            o.remove(*key);
+        }
+    }
+    records
+}
+
+/// `validate` on one thread printing a JSON record a game and a problem (`--game-records`)
+/// for `file`, with the option `part` (`("--range", "0:100")`) when given: [`json_records`].
+#[allow(dead_code)] // not every test file validates parts of a file
+pub fn validate_records(
+    part: Option<(&str, &str)>,
+    file: &str,
+    drop: &[&str],
+) -> Vec<serde_json::Value> {
+    let mut args = vec![
+        "validate",
+        "-q",
+        "-j",
+        "1",
+        "--format",
+        "json",
+        "--game-records",
+    ];
+    if let Some((option, value)) = part {
+        args.extend([option, value]);
+    }
+    args.push(file);
+    json_records(&args, drop)
+}
+
+/// `stats PGN --report standings --tiebreaks BH --team-tiebreaks LIST`, which must exit 0:
+/// its `standings.csv`.
+#[allow(dead_code)] // not every test file ranks teams
+pub fn team_standings(pgn: &str, list: &[&str]) -> Report {
+    let list = list.join(",");
+    let o = pgnkit_ok(
+        &[
+            "stats",
+            pgn,
+            "--report",
+            "standings",
+            "--tiebreaks",
+            "BH",
+            "--team-tiebreaks",
+            &list,
+        ],
+        None,
+    );
+    Report::parse(&o.stdout)
+}

@@ -8,15 +8,18 @@
 //! player who withdrew shows. Output is each requested tie-break's value per player, exact
 //! (a [`Ratio`]), and the ranking by points, then by the list in order.
 //!
-//! Unplayed rounds follow C.07 article 16 as pgnkit reads it: for the participant's own
-//! tie-breaks every unplayed round (forfeit won or lost, bye, absence) counts as a game
-//! against a dummy opponent with as many points as the participant, ended with the points
-//! awarded; rounds the participant chose not to play (half- and zero-point byes, forfeits
-//! lost, absences: "voluntary unplayed rounds") are the first to go when a Cut or Median
-//! modifier cuts values. Opponents' scores are their scores as awarded, except that a
-//! participant's rounds after they withdrew count as draws for their opponents (C.07 16.3.2).
-//! Systems based on ratings count games played over the board only. Direct encounter is
-//! applied again to each smaller group it leaves tied (C.07 6).
+//! Unplayed rounds follow C.07 article 16 as the FIDE Tie-Break Server (FIDE's Technical
+//! Commission's reference implementation) applies it: for the participant's own tie-breaks
+//! every unplayed round (forfeit won or lost, bye, absence) counts as a game against a dummy
+//! opponent with as many points as the participant, ended with the points awarded (16.4);
+//! rounds the participant chose not to play (half- and zero-point byes, forfeits lost,
+//! absences: "voluntary unplayed rounds") go first when a Cut or Median modifier cuts a least
+//! significant value, unless that value is worth more (16.5; the least significant value is
+//! the weakest opponent's term, 14.1). Opponents' scores are their scores as awarded, except
+//! that a participant's rounds without an opponent after they withdrew count as draws for
+//! their opponents (16.3.2), a forfeit lost there as awarded. Systems based on ratings count
+//! games played over the board only. Direct encounter is applied again to each smaller group
+//! it leaves tied (6).
 //!
 //! Rounds are whatever numbers the caller gives, in their order: only their order matters,
 //! so a round nobody has a record of does not exist here (and costs nothing).
@@ -634,25 +637,22 @@ impl EventResults {
 
     /// Whether the event has more player-rounds than tie-breaks are computed for.
     pub fn too_large(&self) -> bool {
-        let rounds: BTreeSet<u64> = self
-            .records
+        self.rounds().len().saturating_mul(self.players()) > MAX_PLAYER_ROUNDS
+    }
+
+    /// The round numbers some record has, in order.
+    fn rounds(&self) -> BTreeSet<u64> {
+        self.records
             .iter()
             .map(|r| match *r {
                 Record::Game { round, .. } | Record::Bye { round, .. } => round,
             })
-            .collect();
-        rounds.len().saturating_mul(self.players()) > MAX_PLAYER_ROUNDS
+            .collect()
     }
 
     /// Every player's rounds, in round order, absences filled in; and the number of rounds.
     fn entries(&self) -> (Vec<Vec<Entry>>, usize) {
-        let rounds: BTreeSet<u64> = self
-            .records
-            .iter()
-            .map(|r| match *r {
-                Record::Game { round, .. } | Record::Bye { round, .. } => round,
-            })
-            .collect();
+        let rounds = self.rounds();
         let index: HashMap<u64, usize> = rounds.iter().enumerate().map(|(i, &r)| (r, i)).collect();
         let mut entries = vec![Vec::new(); self.players()];
         for record in &self.records {
@@ -964,13 +964,13 @@ impl<'a> Calc<'a> {
     }
 
     /// The contributions to a Buchholz of `p`: each opponent's score (`opponents`) for a game
-    /// played, the dummy's (`p`'s `own`) for a round not played.
-    fn buchholz_terms(&self, p: usize, opponents: &[i64], own: &[i64]) -> Vec<(bool, i64)> {
+    /// played, the dummy's (`p`'s `own`, C.07 16.4) for a round not played.
+    fn buchholz_terms(&self, p: usize, opponents: &[i64], own: &[i64]) -> Vec<Term> {
         self.entries[p]
             .iter()
             .map(|e| match e.opponent {
-                Some(o) if e.played => (false, opponents[o]),
-                _ => (e.voluntary, own[p]),
+                Some(o) if e.played => Term::of(false, opponents[o], opponents[o]),
+                _ => Term::of(e.voluntary, own[p], own[p]),
             })
             .collect()
     }
@@ -1102,11 +1102,11 @@ impl<'a> Calc<'a> {
             System::Bwg => count(&|e| e.played && e.black && e.half == 2),
             System::Ps => {
                 let mut running = 0;
-                let terms: Vec<(bool, i64)> = self.entries[p]
+                let terms: Vec<Term> = self.entries[p]
                     .iter()
                     .map(|e| {
                         running += e.half;
-                        (false, running)
+                        Term::of(false, running, running)
                     })
                     .collect();
                 // Running totals never fall: cutting the least significant is cutting the
@@ -1136,8 +1136,10 @@ impl<'a> Calc<'a> {
                 let terms = self.entries[p]
                     .iter()
                     .map(|e| match e.opponent {
-                        Some(o) if e.played => (false, e.half * self.adjusted[o]),
-                        _ => (e.voluntary, e.half * self.half[p]),
+                        Some(o) if e.played => {
+                            Term::of(false, self.adjusted[o], e.half * self.adjusted[o])
+                        }
+                        _ => Term::of(e.voluntary, self.half[p], e.half * self.half[p]),
                     })
                     .collect();
                 Some(Ratio::new(cut_sum(terms, tb.cut), 4))
@@ -1293,11 +1295,57 @@ fn adjusted_score(list: &[Entry]) -> i64 {
         .sum()
 }
 
-/// The terms a cut keeps, least significant first: voluntary unplayed rounds, then by value.
-fn cut_sum(mut terms: Vec<(bool, i64)>, cut: Cut) -> i64 {
-    terms.sort_unstable_by_key(|&(voluntary, value)| (!voluntary, value));
-    let values: Vec<i64> = terms.into_iter().map(|t| t.1).collect();
-    cut_slice(&values, cut).iter().sum()
+/// One contribution to a sum that Cut and Median shorten (BH, FB, SB, PS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Term {
+    /// From a voluntary unplayed round (C.07 16.5).
+    voluntary: bool,
+    /// What the term is ranked by: the opponent's score, or the dummy's (C.07 14.1).
+    score: i64,
+    /// What it adds: the score itself for Buchholz, times the points scored for
+    /// Sonneborn-Berger.
+    value: i64,
+}
+
+impl Term {
+    fn of(voluntary: bool, score: i64, value: i64) -> Term {
+        Term {
+            voluntary,
+            score,
+            value,
+        }
+    }
+}
+
+/// The sum of the terms a Cut or Median modifier keeps.
+///
+/// The least significant term is the one of the lowest score, of the lowest value among
+/// equal scores (C.07 14.1: for Sonneborn-Berger the contribution of the weakest opponent,
+/// not the smallest product). Each low cut takes it, except that a participant with
+/// voluntary unplayed rounds loses the lowest of those first whenever it is worth at least
+/// as much (C.07 16.5, as the FIDE Tie-Break Server applies it): a bye asked for cannot be
+/// the round a cut forgives. High cuts (Median) take the most significant term, unplayed or
+/// not. A cut of all the terms or more leaves 0.
+fn cut_sum(mut terms: Vec<Term>, cut: Cut) -> i64 {
+    let (low, high) = match cut {
+        Cut::None => (0, 0),
+        Cut::Cut(n) => (usize::from(n), 0),
+        Cut::Median(n) => (usize::from(n), usize::from(n)),
+    };
+    if low + high >= terms.len() {
+        return 0;
+    }
+    terms.sort_unstable_by_key(|t| (t.score, t.value));
+    // Cuts are few (at most 2 in C.07), so removing from the vector is cheap.
+    for _ in 0..low {
+        let at = match terms.iter().position(|t| t.voluntary) {
+            Some(v) if terms[v].value >= terms[0].value => v,
+            _ => 0,
+        };
+        terms.remove(at);
+    }
+    terms.truncate(terms.len() - high);
+    terms.iter().map(|t| t.value).sum()
 }
 
 fn cut_slice<T>(sorted: &[T], cut: Cut) -> &[T] {
