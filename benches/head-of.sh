@@ -1,4 +1,6 @@
-# Sourced by the bench scripts. head_of FILE MIB: prints the path of the first MIB MiB of
+# Sourced by the bench scripts.
+#
+# head_of FILE MIB: prints the path of the first MIB MiB of
 # FILE cut at a game boundary (FILE without .pgn, then -headMIB.pgn), made once.
 head_of() {
   local src=$1 mib=$2 dst=${1%.pgn}-head${2}.pgn
@@ -10,4 +12,13 @@ cut = max(data.rfind(b'\n\n[Event '), data.rfind(b'\r\n\r\n[Event '))
 open(dst, 'wb').write(data[:cut].rstrip(b'\r\n') + b'\n\n')
 PY
   echo "$dst"
+}
+
+# count CMD...: instructions of one run (callgrind), for the scripts that compare counts.
+count() {
+  local log
+  log=$(mktemp)
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$log" || true
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$log" | tail -1
+  rm -f "$log"
 }

@@ -41,15 +41,6 @@ done
 
 . benches/head-of.sh
 
-# count CMD...: instructions of one run.
-count() {
-  local log
-  log=$(mktemp)
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$log" || true
-  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$log" | tail -1
-  rm -f "$log"
-}
-
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 table="| input | MiB | validate | convert --to san | stats | pgn-reader replay | validate / pgn-reader |
