@@ -299,12 +299,7 @@ fn standard_input_is_deduplicated_as_a_file_is() {
         assert_eq!(got[3..], want[3..]);
     }
     // No temporary folder is left beside the output.
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".pgnkit"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    no_temporary_left(&dir);
 }
 
 #[test]
@@ -432,12 +427,7 @@ fn past_the_memory_budget_the_runs_spill_to_disk_with_the_same_answers() {
         Some(b"1. e4 e5 *\n\n1. e4 e5 *\n"),
     );
     assert!(!stderr(&run).contains("spilled"), "{}", stderr(&run));
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".pgnkit"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    no_temporary_left(&dir);
 }
 
 #[test]
@@ -475,4 +465,14 @@ fn a_memory_budget_that_is_no_size_is_refused_with_an_example() {
         );
         assert_eq!(run.status.code(), Some(0), "{good}: {}", stderr(&run));
     }
+}
+
+/// Asserts that no temporary file or folder of dedup's (`.pgnkit…`) is left in `dir`.
+fn no_temporary_left(dir: &std::path::Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".pgnkit"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
