@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -351,46 +350,40 @@ def stats_task(batches, options: list[str], fail_once: Optional[int]):
 # ---------------------------------------------------------------------------------------------
 # On the driver.
 
-def gather_partials(rows, folder: str) -> dict[int, dict]:
-    """Writes each split's partial to ``folder`` from its chunks, keyed by split: a chunk that
-    comes twice (a retried or speculative task's copy) is written once. Returns, by split, its
-    file, its executor's name of the input and its line breaks."""
-    got: dict[int, dict] = {}
+def merge_partials(rows, splits: list[dict], words: list[str]) -> None:
+    """Feeds each split's partial, put together from its chunks, to the package's merger (the
+    code of ``pgnkit stats merge``) as soon as it and every split before it have arrived, then
+    writes the reports ``words`` ask for. Keyed by split: a chunk that comes twice (a retried
+    or speculative task's copy) is taken once; a split that never comes fails the merge
+    instead of dropping its games."""
+    from pgnkit import _pgnkit
+    merger = _pgnkit.StatsMerger(words)
+    order = iter(splits)
+    want = next(order, None)
+    pending: dict[int, dict] = {}
+    fed: set[int] = set()
+    # Line breaks of each input in its splits fed so far.
+    lines: dict[str, int] = {}
     for r in rows:
-        split, chunk = r["split"], r["chunk"]
-        entry = got.setdefault(split, {"chunks": {}, "n": r["chunks"], "local": r["local"],
-                                       "lines": r["lines"]})
-        if chunk in entry["chunks"]:
+        split = r["split"]
+        if split in fed:
             continue
-        path = os.path.join(folder, f"split-{split:08d}.{chunk:06d}")
-        with open(path, "wb") as f:
-            f.write(r["data"])
-        entry["chunks"][chunk] = path
-    for split, entry in got.items():
-        if len(entry["chunks"]) != entry["n"]:
-            raise RuntimeError(f"split {split}: {len(entry['chunks'])} of {entry['n']} chunks")
-        whole = os.path.join(folder, f"split-{split:08d}.jsonl")
-        with open(whole, "wb") as out:
-            for i in range(entry["n"]):
-                with open(entry["chunks"][i], "rb") as f:
-                    shutil.copyfileobj(f, out)
-                os.unlink(entry["chunks"][i])
-        entry["path"] = whole
-    return got
-
-
-def merge_parts(splits: list[dict], got: dict[int, dict]) -> list[tuple]:
-    """The partials in split order, each with the line breaks before it in its input."""
-    missing = [s["split"] for s in splits if s["split"] not in got]
-    if missing:
+        entry = pending.setdefault(split, {"chunks": {}, "n": r["chunks"], "local": r["local"],
+                                           "lines": r["lines"]})
+        entry["chunks"].setdefault(r["chunk"], r["data"])
+        while want is not None and want["split"] in pending and \
+                len(pending[want["split"]]["chunks"]) == pending[want["split"]]["n"]:
+            e = pending.pop(want["split"])
+            data = b"".join(e["chunks"][i] for i in range(e["n"]))
+            before = lines.get(want["display"], 0)
+            merger.add(data, e["local"], want["display"], before)
+            lines[want["display"]] = before + e["lines"]
+            fed.add(want["split"])
+            want = next(order, None)
+    if want is not None:
+        missing = [want["split"], *(s["split"] for s in order)]
         raise RuntimeError(f"no partial for splits {missing[:10]}")
-    parts, lines = [], {}
-    for s in splits:
-        e = got[s["split"]]
-        before = lines.get(s["display"], 0)
-        parts.append((e["path"], e["local"], s["display"], before))
-        lines[s["display"]] = before + e["lines"]
-    return parts
+    merger.finish()
 
 
 def plural(n: int, word: str) -> str:
@@ -493,20 +486,15 @@ def run_stats(spark, args, splits) -> int:
     # streamed to the driver a partition at a time.
     df = df.persist(StorageLevel.DISK_ONLY)
     df.count()
-    from pgnkit import _pgnkit
-    folder = tempfile.mkdtemp(prefix="pgnkit-partials-")
+    words = ["--out", args.out]
+    if args.excel:
+        words.append("--excel")
+    if args.raw_csv:
+        words.append("--raw-csv")
     try:
-        got = gather_partials(df.toLocalIterator(prefetchPartitions=True), folder)
-        parts = merge_parts(splits, got)
-        words = ["--out", args.out]
-        if args.excel:
-            words.append("--excel")
-        if args.raw_csv:
-            words.append("--raw-csv")
-        _pgnkit.stats_merge(parts, words)
+        merge_partials(df.toLocalIterator(prefetchPartitions=True), splits, words)
     finally:
         df.unpersist()
-        shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 

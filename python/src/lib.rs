@@ -27,11 +27,7 @@ use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
 
 use crate::diagnostics::DiagnosticsBuilder;
 use pgnkit::convert::parquet::BATCH_GAMES;
-use pgnkit::input::pipeline::Lexing;
 use pgnkit::input::{Inputs, WriteError};
-use pgnkit::report;
-use pgnkit::rules::game::CheckOptions;
-use pgnkit::rules::visit::NoVisitor;
 
 /// Batches in flight between the converting thread and the reader: memory stays flat.
 const IN_FLIGHT: usize = 2;
@@ -264,67 +260,8 @@ fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) ->
 /// `validate --format csv`, header included.
 #[pyfunction]
 fn validate_csv<'py>(py: Python<'py>, words: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
-    let cli = ValidateCli::try_parse_from(&words).map_err(bad_option)?;
-    let options = cli
-        .input
-        .resolve()
-        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
-    let out = py.detach(|| -> anyhow::Result<Vec<u8>> {
-        let mut inputs = Inputs::new(options)?;
-        let opts = CheckOptions::default();
-        let mut out = csv::Writer::from_writer(Vec::new());
-        out.write_record(report::CSV_HEADER)?;
-        let work = |name: &str, game: &mut pgnkit::input::pipeline::Game<'_>| {
-            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoVisitor)?;
-            let ctx = report::GameContext {
-                file: name,
-                number: game.number,
-                line: game.line,
-                white: game.lexed.tag("White").unwrap_or("?"),
-                black: game.lexed.tag("Black").unwrap_or("?"),
-                bytes: game.bytes,
-            };
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let mut errors = 0;
-            for f in &report.findings {
-                if f.severity == pgnkit::diag::Severity::Error {
-                    errors += 1;
-                }
-                if f.severity != pgnkit::diag::Severity::Note {
-                    let _ = report::write_csv(&mut w, &ctx, f);
-                }
-            }
-            Some(Rows(w.into_inner().unwrap_or_default(), errors))
-        };
-        let mut text = Vec::new();
-        let sink = |_: &str, rows: Rows| -> Result<(), WriteError> {
-            text.extend_from_slice(&rows.0);
-            Ok(())
-        };
-        let mut problems = Vec::new();
-        let on_problem = |p: &pgnkit::input::InputProblem<'_>| -> Result<(), WriteError> {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let _ = report::write_csv(&mut w, &p.context(), &p.finding);
-            problems.extend_from_slice(&w.into_inner().unwrap_or_default());
-            Ok(())
-        };
-        inputs.run(Lexing::Tags, work, sink, on_problem)?;
-        let mut all = out.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-        all.extend_from_slice(&text);
-        all.extend_from_slice(&problems);
-        Ok(all)
-    });
-    let out = out.map_err(failed)?;
-    Ok(PyBytes::new(py, &out))
-}
-
-/// The diagnostics of one game, as CSV rows, and its error count.
-struct Rows(Vec<u8>, u64);
-
-impl pgnkit::input::Found for Rows {
-    fn errors(&self) -> u64 {
-        self.1
-    }
+    let out = spark::validate_words(py, &words, false)?;
+    Ok(PyBytes::new(py, &out.csv))
 }
 
 #[pymodule]

@@ -80,11 +80,8 @@ def merged(tmp_path, splits, name):
         rows += [r for b in batches for r in b.to_pylist()]
     # A speculative copy of every task's result arrives too: it must be counted once.
     rows += rows
-    folder = tmp_path / (name + "-parts")
-    folder.mkdir()
-    got = job.gather_partials(rows, str(folder))
     out = tmp_path / name
-    _pgnkit.stats_merge(job.merge_parts(splits, got), ["--out", str(out)])
+    job.merge_partials(rows, splits, ["--out", str(out)])
     return out
 
 
@@ -105,8 +102,25 @@ def test_merged_partials_of_ranges_are_pgnkit_stats_byte_for_byte(tmp_path, size
 
 def test_a_missing_split_fails_the_merge_instead_of_dropping_games(tmp_path):
     splits = job.plan([GAMES], 1000, 1, ["pgn"])
-    with pytest.raises(RuntimeError, match="no partial for splits"):
-        job.merge_parts(splits, {})
+    rows = []
+    for s in splits:
+        if s["split"] != 1:
+            batches = job.stats_task([pa.RecordBatch.from_pylist([s])], [], None)
+            rows += [r for b in batches for r in b.to_pylist()]
+    with pytest.raises(RuntimeError, match=r"no partial for splits \[1, 2"):
+        job.merge_partials(rows, splits, ["--out", str(tmp_path / "out")])
+
+
+def test_partials_arriving_out_of_order_merge_in_input_order(tmp_path):
+    pgnkit("stats", "-q", "--out", tmp_path / "cli", GAMES)
+    splits = job.plan([GAMES], 400, 1, ["pgn"])
+    rows = []
+    for s in splits:
+        batches = job.stats_task([pa.RecordBatch.from_pylist([s])], [], None)
+        rows += [r for b in batches for r in b.to_pylist()]
+    out = tmp_path / "merged"
+    job.merge_partials(list(reversed(rows)), splits, ["--out", str(out)])
+    same_reports(out, tmp_path / "cli")
 
 
 def test_range_lines_counts_crlf_as_one_break():

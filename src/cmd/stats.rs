@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
@@ -879,28 +879,149 @@ fn refuse_options_that_do_not_apply(
 
 /// Runs `pgnkit stats merge`.
 fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
-    refuse_options_that_do_not_apply(&args.output, false, 0)?;
-    let output = &args.output;
-    if output.out.is_none() && output.report.is_none() {
-        bail!("nothing to write: give --out DIR or --report NAME");
-    }
-    let csv_opts = CsvOptions {
-        raw: output.raw_csv,
-    };
-    let mut staged = StagedFiles::new();
-    let mut games_csv = open_games_csv(output, &mut staged)?;
-    let mut acc = accumulator(args.rating_run, args.standings_budget);
-    let mut tally = Tally::new();
-    let mut opening_plies = None;
+    let mut merger = Merger::new(args.output, args.rating_run, args.standings_budget)?;
     for path in &args.parts {
         if interrupted() {
             break;
         }
+        let file = File::open(path)
+            .context("cannot open")
+            .with_context(|| format!("cannot merge {}", path.display()))?;
+        merger
+            .add(BufReader::new(file), None)
+            .with_context(|| format!("cannot merge {}", path.display()))?;
+    }
+    if let Some(stopped) = unfinished(0)? {
+        return Ok(stopped);
+    }
+    let quiet = args.quiet;
+    let parts = args.parts.len();
+    let merged = merger.finish()?;
+    if !quiet {
+        say(format_args!(
+            "pgnkit: merged {parts} part(s): {} game(s), {} with errors, {} event(s)",
+            merged.games, merged.games_with_errors, merged.events
+        ))?;
+    }
+    Ok(merged.outcome)
+}
+
+/// How a part's games are named and numbered when it is one split of a larger input (the
+/// Spark job's byte ranges): as one machine's run over the whole input names and numbers
+/// them. The merge does it as it reads the part, so the part is parsed once.
+#[derive(Debug, Clone)]
+pub struct Renumber {
+    /// The input's name in the part: its games' `file` starts with it, followed by
+    /// `@START` for a byte range.
+    pub local: String,
+    /// The name to give the input instead (a range's `@START` dropped).
+    pub display: String,
+    /// Games of the input in the parts before this one: added to each game number.
+    pub games_before: u64,
+    /// Line breaks of the input before this part's first game: added to the line of each
+    /// game of a byte range.
+    pub lines_before: u64,
+    /// Whether this is the input's first part: the others count no file.
+    pub first_split: bool,
+}
+
+impl Renumber {
+    fn apply(&self, row: &mut GameRow) -> anyhow::Result<()> {
+        let rest = row
+            .file
+            .strip_prefix(self.local.as_str())
+            .unwrap_or(&row.file);
+        // A range's name: `FILE@START`, whose lines count from START.
+        let ranged = rest.starts_with('@');
+        row.file = if ranged {
+            self.display.clone()
+        } else {
+            format!("{}{rest}", self.display)
+        };
+        row.game = row
+            .game
+            .checked_add(self.games_before)
+            .context("a game number too large")?;
+        if ranged {
+            let line = u64::from(row.line) + self.lines_before;
+            row.line = u32::try_from(line).context("a line number too large")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a finished merge counted, for its summary line and exit status.
+#[derive(Debug)]
+pub struct Merged {
+    pub games: u64,
+    pub games_with_errors: u64,
+    pub events: u64,
+    pub outcome: Outcome,
+}
+
+/// `pgnkit stats merge` as a value: fed partial results one at a time, in input order, it
+/// writes the reports of all their games when finished. The Spark job's driver feeds it each
+/// partial as it arrives, so the merge runs while later partials are still on their way.
+pub struct Merger {
+    output: OutputArgs,
+    csv_opts: CsvOptions,
+    staged: StagedFiles,
+    games_csv: Option<csv::Writer<Box<dyn Write>>>,
+    acc: StatsAccumulator,
+    tally: Tally,
+    opening_plies: Option<usize>,
+}
+
+impl Merger {
+    /// A merge into the reports `output` asks for; `rating_run` and `budget` as the hidden
+    /// options of `pgnkit stats merge` (`None`: the defaults).
+    ///
+    /// # Errors
+    ///
+    /// An option that does not apply, no report asked for, or games.csv cannot be created.
+    pub fn new(
+        output: OutputArgs,
+        rating_run: Option<usize>,
+        budget: Option<usize>,
+    ) -> anyhow::Result<Merger> {
+        refuse_options_that_do_not_apply(&output, false, 0)?;
+        if output.out.is_none() && output.report.is_none() {
+            bail!("nothing to write: give --out DIR or --report NAME");
+        }
+        let csv_opts = CsvOptions {
+            raw: output.raw_csv,
+        };
+        let mut staged = StagedFiles::new();
+        let games_csv = open_games_csv(&output, &mut staged)?;
+        Ok(Merger {
+            output,
+            csv_opts,
+            staged,
+            games_csv,
+            acc: accumulator(rating_run, budget),
+            tally: Tally::new(),
+            opening_plies: None,
+        })
+    }
+
+    /// Adds one partial result (the bytes of a `--partial` file), its games after those of
+    /// the parts added before, renamed and renumbered by `renumber` when it is one split of a
+    /// larger input. Returns its games.
+    ///
+    /// # Errors
+    ///
+    /// A part that is damaged, of another version or another `--opening-plies`, or a
+    /// temporary file that cannot be written.
+    pub fn add(&mut self, part: impl BufRead, renumber: Option<&Renumber>) -> anyhow::Result<u64> {
         // This part's games come after every game of the parts before it.
-        let offset = tally.games;
+        let offset = self.tally.games;
+        let (games_csv, csv_opts, acc) = (&mut self.games_csv, self.csv_opts, &mut self.acc);
         let on_line = |line: PartLine<'_>| -> anyhow::Result<()> {
             match line {
-                PartLine::Game(row) => {
+                PartLine::Game(mut row) => {
+                    if let Some(r) = renumber {
+                        r.apply(&mut row)?;
+                    }
                     if let Some(w) = games_csv.as_mut() {
                         csvout::write_game(w, &row, csv_opts)?;
                     }
@@ -920,33 +1041,48 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
             }
             Ok(())
         };
-        let part = read_part(path, &mut opening_plies, on_line)
-            .with_context(|| format!("cannot merge {}", path.display()))?;
-        acc.merge(part.acc).context("cannot spill the statistics")?;
-        tally.merge(part.tally);
+        let mut part = read_part(part, &mut self.opening_plies, on_line)?;
+        if let Some(r) = renumber {
+            part.tally.files = u64::from(r.first_split);
+        }
+        let games = part.tally.games;
+        self.acc
+            .merge(part.acc)
+            .context("cannot spill the statistics")?;
+        self.tally.merge(part.tally);
+        Ok(games)
     }
-    if let Some(mut w) = games_csv.take() {
-        w.flush()?;
+
+    /// Writes the reports of every game added.
+    ///
+    /// # Errors
+    ///
+    /// When a report cannot be written.
+    pub fn finish(mut self) -> anyhow::Result<Merged> {
+        if let Some(mut w) = self.games_csv.take() {
+            w.flush()?;
+        }
+        let output = &self.output;
+        let eco_table = names_openings(output)
+            .then(|| super::eco_table(output.eco_table.as_deref()))
+            .transpose()?;
+        write_tables(
+            output,
+            &mut self.acc,
+            &self.tally,
+            &mut self.staged,
+            None,
+            eco_table,
+        )?;
+        finish(self.staged)?;
+        let events = self.acc.event_count().context("cannot count the events")?;
+        Ok(Merged {
+            games: self.tally.games,
+            games_with_errors: self.tally.games_with_errors,
+            events,
+            outcome: outcome(0, &self.tally),
+        })
     }
-    if let Some(stopped) = unfinished(0)? {
-        return Ok(stopped);
-    }
-    let eco_table = names_openings(output)
-        .then(|| super::eco_table(output.eco_table.as_deref()))
-        .transpose()?;
-    write_tables(output, &mut acc, &tally, &mut staged, None, eco_table)?;
-    finish(staged)?;
-    if !args.quiet {
-        let events = acc.event_count().context("cannot count the events")?;
-        say(format_args!(
-            "pgnkit: merged {} part(s): {} game(s), {} with errors, {} event(s)",
-            args.parts.len(),
-            tally.games,
-            tally.games_with_errors,
-            events
-        ))?;
-    }
-    Ok(outcome(0, &tally))
 }
 
 /// The accumulator of a run: its rating log keeps `run` rated games (by default
@@ -963,12 +1099,11 @@ fn accumulator(run: Option<usize>, budget: Option<usize>) -> StatsAccumulator {
 /// Reads one partial file, handing each line between the header and the totals (a games.csv
 /// row, a rated game, a game of an event) to `on_line`, and returns its totals.
 fn read_part(
-    path: &Path,
+    part: impl BufRead,
     opening_plies: &mut Option<usize>,
     mut on_line: impl FnMut(PartLine<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<PartTotals> {
-    let file = File::open(path).context("cannot open")?;
-    let mut lines = BufReader::new(file).lines();
+    let mut lines = part.lines();
     let first = lines.next().transpose()?.unwrap_or_default();
     match serde_json::from_str::<PartLine>(&first) {
         Ok(PartLine::Header(h)) if h.format == PART_FORMAT && h.version == PART_VERSION => {
