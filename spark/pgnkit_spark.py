@@ -32,11 +32,6 @@ from typing import Iterator, Optional
 
 import pyarrow as pa
 
-# The splits' table, handed to the executors one split a partition.
-SPLIT_FIELDS = [
-    ("split", pa.int64()), ("path", pa.string()), ("display", pa.string()),
-    ("kind", pa.string()), ("start", pa.int64()), ("end", pa.int64()),
-]
 
 COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd")
 PARQUET_MAGIC = b"PAR1"
@@ -400,18 +395,33 @@ def summary_line(totals: dict[int, dict], files: int, secs: float) -> str:
 
 
 def session(name: str):
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
-    return SparkSession.builder.appName(f"pgnkit {name}").getOrCreate()
+    builder = SparkSession.builder.appName(f"pgnkit {name}")
+    # The web UI (a Jetty server) costs start-up time and a job this short is rarely watched:
+    # off unless the user's --conf or spark-defaults say otherwise.
+    if not SparkConf().contains("spark.ui.enabled"):
+        builder = builder.config("spark.ui.enabled", "false")
+    return builder.getOrCreate()
 
 
 def splits_frame(spark, splits):
-    """The splits as a DataFrame of one split a partition: each is one task."""
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
-    schema = StructType([StructField(n, LongType() if t == pa.int64() else StringType(), False)
-                         for n, t in SPLIT_FIELDS])
-    rdd = spark.sparkContext.parallelize([tuple(s[n] for n, _ in SPLIT_FIELDS) for s in splits],
-                                         max(len(splits), 1))
-    return spark.createDataFrame(rdd, schema)
+    """One split number a partition, made in the JVM alone (``range``): each is one task,
+    which finds its split with ``split_rows``. The splits travel with the task's function (a
+    large one is broadcast by Spark); a DataFrame of them made on the driver would start a
+    set of Python workers of its own before the tasks' (``parallelize`` or a local table),
+    seconds of start-up a core."""
+    n = max(len(splits), 1)
+    return spark.range(0, len(splits), 1, n)
+
+
+def split_rows(batches, splits: list[dict]) -> Iterator[pa.RecordBatch]:
+    """The splits a task's numbers (``splits_frame``'s ``id``) name, as the task functions
+    take them."""
+    for batch in batches:
+        ids = batch.column(0).to_pylist()
+        if ids:
+            yield pa.RecordBatch.from_pylist([splits[i] for i in ids])
 
 
 def spark_schema(schema: pa.Schema):
@@ -425,7 +435,7 @@ def run_validate(spark, args, splits) -> int:
     fail_once = args.fail_once
     schema = validate_schema()
     out = splits_frame(spark, splits).mapInArrow(
-        lambda b: validate_task(b, fail_once), spark_schema(schema))
+        lambda b: validate_task(split_rows(b, splits), fail_once), spark_schema(schema))
     out = out.persist(StorageLevel.MEMORY_AND_DISK)
     records = [n for n in RECORD_TYPES]
     diags = [n for n in DIAGNOSTIC_TYPES]
@@ -458,7 +468,8 @@ def run_convert(spark, args, splits) -> int:
         sample = to_spark_types(_empty_schema(table).empty_table())
         schema = sample.schema.append(pa.field("split", pa.int64(), False))
         df = splits_frame(spark, splits).mapInArrow(
-            lambda b, table=table: convert_task(b, table, to, fail_once), spark_schema(schema))
+            lambda b, table=table: convert_task(split_rows(b, splits), table, to, fail_once),
+            spark_schema(schema))
         df.write.mode(args.mode).parquet(join(args.out, table))
     return 0
 
@@ -479,11 +490,14 @@ def run_stats(spark, args, splits) -> int:
     fail_once = args.fail_once
     from pyspark import StorageLevel
     df = splits_frame(spark, splits).mapInArrow(
-        lambda b: stats_task(b, options, fail_once), spark_schema(STATS_SCHEMA))
+        lambda b: stats_task(split_rows(b, splits), options, fail_once),
+        spark_schema(STATS_SCHEMA))
     # toLocalIterator runs one job a partition, one after the other: alone it would keep all
     # but one core idle. The partials are made by all tasks at once into Spark's block store
     # (on the executors' disks, so the driver's memory is not what bounds them) and then
-    # streamed to the driver a partition at a time.
+    # streamed to the driver a partition at a time, each merged as it comes (on a thread of
+    # the package's, while the next is fetched). Fetching while the tasks still run does not
+    # pay: the first fetch runs a job over every partition, which waits for all of them.
     df = df.persist(StorageLevel.DISK_ONLY)
     df.count()
     words = ["--out", args.out]
