@@ -478,6 +478,11 @@ impl Bloom {
     }
 }
 
+/// The key of a game's players in the filters of [`prefixes`].
+fn players_key(players: u64) -> [u64; 2] {
+    [players.wrapping_mul(0x9e37_79b9_7f4a_7c15), players]
+}
+
 /// Finds the duplicates among the games given in input order.
 pub struct Finder<'s> {
     store: &'s Store,
@@ -601,11 +606,25 @@ fn prefixes(
     lines_count: u64,
     mut moves: TapeReader,
 ) -> io::Result<Sorted<Pair>> {
-    let mut bloom = Bloom::new(lines_count, store.share());
+    // The filter's share of the budget: half for the lines' keys, a quarter each for the
+    // players seen once and seen again.
+    let share = store.share();
+    let mut bloom = Bloom::new(lines_count, share / 2);
+    let (mut once, mut again) = (
+        Bloom::new(lines_count, share / 4),
+        Bloom::new(lines_count, share / 4),
+    );
     let mut it = lines.iter()?;
     while let Some(l) = it.next()? {
         bloom.insert(l.key);
+        let players = players_key(l.who.players);
+        if once.maybe(players) {
+            again.insert(players);
+        } else {
+            once.insert(players);
+        }
     }
+    drop(once);
     // The probes: each first moves of each game, that might be a line.
     let mut probes = Sorter::new(store);
     let mut it = games.iter()?;
@@ -620,7 +639,10 @@ fn prefixes(
         if n > 0 && !moves.read(&mut raw)? {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        if g.d.unique || n < 2 {
+        // A line this game's first moves could be is another game's of the same players:
+        // a game whose players played no other game (most games of most files) has none,
+        // and its moves are not hashed again.
+        if g.d.unique || n < 2 || !again.maybe(players_key(g.d.who.players)) {
             continue;
         }
         let mut hash = MoveHash::new(start);
@@ -640,6 +662,7 @@ fn prefixes(
         }
     }
     drop(bloom);
+    drop(again);
     let probes = probes.finish()?;
     // Each line meets its probes: the first that agrees with the line's first game is the
     // longest game that holds the line's moves; each game of the line that agrees with it,
