@@ -186,55 +186,89 @@ fn known(value: Option<&str>) -> bool {
 /// step; any other letter takes a step of its own, marked by its top bit, which an ASCII
 /// step never has, so that no two words give the same steps.
 pub fn name_hash(name: &str) -> u64 {
-    const SEED: u64 = 0x243f_6a88_85a3_08d3;
-    let mut sum = 0u64;
-    let mut word = TextHasher(SEED);
-    let (mut pack, mut packed) = (0u64, 0u32);
-    let mut in_word = false;
+    let mut h = NameHasher::new();
     let bytes = name.as_bytes();
     let mut i = 0;
     // Byte by byte, decoding only what is not ASCII: the names are mostly ASCII, and a
     // `char` a step cost most of the hashing.
-    while i <= bytes.len() {
-        let b = bytes.get(i).copied().unwrap_or(b' ');
+    while let Some(&b) = bytes.get(i) {
         if b.is_ascii_alphanumeric() {
-            pack |= u64::from(b.to_ascii_lowercase()) << (8 * packed);
-            packed += 1;
-            if packed == 8 {
-                word.word(pack);
-                (pack, packed) = (0, 0);
-            }
-            in_word = true;
+            h.ascii(b);
             i += 1;
-            continue;
-        }
-        let c = if b.is_ascii() {
-            char::from(b)
         } else {
-            name[i..].chars().next().unwrap_or(' ')
-        };
-        i += c.len_utf8();
-        if c.is_alphanumeric() {
-            if packed > 0 {
-                word.word(pack);
-                (pack, packed) = (0, 0);
-            }
-            for l in c.to_lowercase() {
-                word.word(u64::from(u32::from(l)) | 1 << 63);
-            }
-            in_word = true;
-        } else if in_word {
-            if packed > 0 {
-                word.word(pack);
-                (pack, packed) = (0, 0);
-            }
-            word.word(u64::MAX);
-            sum = sum.wrapping_add(word.0);
-            word = TextHasher(SEED);
-            in_word = false;
+            let c = if b.is_ascii() {
+                char::from(b)
+            } else {
+                name[i..].chars().next().unwrap_or(' ')
+            };
+            h.other(c);
+            i += c.len_utf8();
         }
     }
-    sum
+    h.finish()
+}
+
+/// The state of [`name_hash`]: the sum of the words so far, and the word being read.
+struct NameHasher {
+    sum: u64,
+    word: TextHasher,
+    /// ASCII letters not hashed yet, and how many.
+    pack: u64,
+    packed: u32,
+    in_word: bool,
+}
+
+impl NameHasher {
+    const SEED: u64 = 0x243f_6a88_85a3_08d3;
+
+    fn new() -> NameHasher {
+        NameHasher {
+            sum: 0,
+            word: TextHasher(Self::SEED),
+            pack: 0,
+            packed: 0,
+            in_word: false,
+        }
+    }
+
+    /// An ASCII letter or digit.
+    fn ascii(&mut self, b: u8) {
+        self.pack |= u64::from(b.to_ascii_lowercase()) << (8 * self.packed);
+        self.packed += 1;
+        if self.packed == 8 {
+            self.flush();
+        }
+        self.in_word = true;
+    }
+
+    /// Any other character: a letter or digit of a word, or what ends one.
+    fn other(&mut self, c: char) {
+        if c.is_alphanumeric() {
+            self.flush();
+            for l in c.to_lowercase() {
+                self.word.word(u64::from(u32::from(l)) | 1 << 63);
+            }
+            self.in_word = true;
+        } else if self.in_word {
+            self.flush();
+            self.word.word(u64::MAX);
+            self.sum = self.sum.wrapping_add(self.word.0);
+            self.word = TextHasher(Self::SEED);
+            self.in_word = false;
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.packed > 0 {
+            self.word.word(self.pack);
+            (self.pack, self.packed) = (0, 0);
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.other(' ');
+        self.sum
+    }
 }
 
 /// A `Date` with year, month and day all known, as `yyyymmdd`.
@@ -756,41 +790,14 @@ mod tests {
     /// [`name_hash`] as it was written first, a `char` a step: the byte steps must give the
     /// same hashes.
     fn name_hash_by_chars(name: &str) -> u64 {
-        const SEED: u64 = 0x243f_6a88_85a3_08d3;
-        let mut sum = 0u64;
-        let mut word = TextHasher(SEED);
-        let (mut pack, mut packed) = (0u64, 0u32);
-        let mut in_word = false;
-        for c in name.chars().chain(std::iter::once(' ')) {
-            if c.is_ascii_alphanumeric() {
-                pack |= u64::from(c.to_ascii_lowercase() as u8) << (8 * packed);
-                packed += 1;
-                if packed == 8 {
-                    word.word(pack);
-                    (pack, packed) = (0, 0);
-                }
-                in_word = true;
-            } else if c.is_alphanumeric() {
-                if packed > 0 {
-                    word.word(pack);
-                    (pack, packed) = (0, 0);
-                }
-                for l in c.to_lowercase() {
-                    word.word(u64::from(u32::from(l)) | 1 << 63);
-                }
-                in_word = true;
-            } else if in_word {
-                if packed > 0 {
-                    word.word(pack);
-                    (pack, packed) = (0, 0);
-                }
-                word.word(u64::MAX);
-                sum = sum.wrapping_add(word.0);
-                word = TextHasher(SEED);
-                in_word = false;
+        let mut h = NameHasher::new();
+        for c in name.chars() {
+            match u8::try_from(c) {
+                Ok(b) if b.is_ascii_alphanumeric() => h.ascii(b),
+                _ => h.other(c),
             }
         }
-        sum
+        h.finish()
     }
 
     #[test]
