@@ -601,3 +601,50 @@ fn s(n: u64) -> &'static str {
         "s"
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Workers finish out of input order with several jobs: the kept games still come out in
+    /// input order, each stretch that lies back to back in the file in one copy.
+    #[test]
+    fn kept_games_are_copied_in_input_order_whatever_order_they_were_written_in() {
+        let parent = std::env::temp_dir().join(format!("pgnkit-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&parent).unwrap();
+        let games: [&[u8]; 5] = [b"game 0", b"game 1", b"", b"game 3", b"game 4"];
+        let mut spill = Spill::create(&parent).unwrap();
+        // Written in the order 3, 0, 1, 2, 4, placed in input order.
+        let mut places = [(0, 0); 5];
+        for i in [3, 0, 1, 2, 4] {
+            places[i] = spill.write(games[i]).unwrap();
+        }
+        for p in places {
+            spill.place(p).unwrap();
+        }
+        spill.finish().unwrap();
+        for (kept, want) in [
+            (
+                &[0, 1, 2, 3, 4][..],
+                "game 0\n\ngame 1\n\ngame 3\n\ngame 4\n\n",
+            ),
+            (&[0, 3][..], "game 0\n\ngame 3\n\n"),
+            (&[1, 4][..], "game 1\n\ngame 4\n\n"),
+            (&[2][..], ""),
+        ] {
+            let path = parent.join("out.pgn");
+            let mut out = File::create(&path).unwrap();
+            let n = spill.copy_kept(|i| kept.contains(&i), &mut out).unwrap();
+            drop(out);
+            assert_eq!(n, 5);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), want, "{kept:?}");
+        }
+        drop(spill);
+        let left: Vec<_> = std::fs::read_dir(&parent)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        std::fs::remove_dir_all(&parent).unwrap();
+        assert_eq!(left, ["out.pgn"], "the spill folder is removed");
+    }
+}
