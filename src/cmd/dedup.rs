@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
@@ -106,7 +107,8 @@ struct Digested {
     digest: Digest,
     start: u128,
     moves: Vec<u16>,
-    bytes: Vec<u8>,
+    /// Where the worker wrote the game's bytes in the spill file: offset and length.
+    spilled: io::Result<(u64, u64)>,
     number: u64,
     errors: u64,
 }
@@ -120,21 +122,57 @@ impl Found for Digested {
 /// The games between their reading and the writing of the kept ones, in a temporary
 /// folder: their bytes as they will be written (each followed by its blank line, back to
 /// back, so that a stretch of kept games is copied to the output in one step, by the kernel
-/// where it can), their lengths, and the sorted runs of the [`Finder`] past the memory
-/// budget. Memory stays flat however many games there are, and each input is read once, so
-/// standard input can be deduplicated too. Removed when dropped, on error too.
+/// where it can), where each game's bytes are, and the sorted runs of the [`Finder`] past the
+/// memory budget. Memory stays flat however many games there are, and each input is read
+/// once, so standard input can be deduplicated too. Removed when dropped, on error too.
+///
+/// The worker that read a game writes its bytes ([`Games::write`]), from where the reader
+/// holds them: handing them to the sink in the game's result would copy every game once
+/// more. One job writes them in input order; more jobs in the order they finish, which the
+/// places the sink records ([`Spill::place`], in input order) undo.
 struct Spill {
     dir: PathBuf,
-    bytes: Option<BufWriter<File>>,
-    lengths: Option<BufWriter<File>>,
+    games: Mutex<Games>,
+    /// Written by the sink alone (the lock is never waited for).
+    places: Mutex<Option<BufWriter<File>>>,
+}
+
+/// The spill file of the games' bytes, and its length so far.
+struct Games {
+    file: Option<BufWriter<File>>,
+    len: u64,
+}
+
+impl Games {
+    /// A game this long is written past the buffer: copying it there costs more than the
+    /// write it saves.
+    const DIRECT: usize = 1 << 14;
+
+    /// Appends a game's bytes and its blank line; where they went. A game too large to read
+    /// has no bytes, and nothing is written of it.
+    fn write(&mut self, bytes: &[u8]) -> io::Result<(u64, u64)> {
+        let Some(b) = self.file.as_mut() else {
+            return Err(io::Error::other("the spill file is closed"));
+        };
+        if bytes.is_empty() {
+            return Ok((self.len, 0));
+        }
+        if bytes.len() >= Self::DIRECT {
+            b.flush()?;
+            b.get_mut().write_all(bytes)?;
+        } else {
+            b.write_all(bytes)?;
+        }
+        b.write_all(b"\n\n")?;
+        let at = self.len;
+        self.len += bytes.len() as u64 + 2;
+        Ok((at, bytes.len() as u64 + 2))
+    }
 }
 
 impl Spill {
     const BYTES: &'static str = "games";
-    const LENGTHS: &'static str = "lengths";
-    /// A game this long is written past the buffer: copying it there costs more than the
-    /// write it saves.
-    const DIRECT: usize = 1 << 14;
+    const PLACES: &'static str = "places";
 
     /// A fresh folder in `parent`.
     fn create(parent: &Path) -> io::Result<Spill> {
@@ -146,11 +184,14 @@ impl Spill {
             let file = File::create(dir.join(name))?;
             Ok(BufWriter::with_capacity(1 << 16, file))
         };
-        let (bytes, lengths) = (open(Self::BYTES)?, open(Self::LENGTHS)?);
+        let (bytes, places) = (open(Self::BYTES)?, open(Self::PLACES)?);
         Ok(Spill {
             dir,
-            bytes: Some(bytes),
-            lengths: Some(lengths),
+            games: Mutex::new(Games {
+                file: Some(bytes),
+                len: 0,
+            }),
+            places: Mutex::new(Some(places)),
         })
     }
 
@@ -158,49 +199,54 @@ impl Spill {
         &self.dir
     }
 
-    /// The next game's bytes; a game too large to read has none, and nothing is written of
-    /// it.
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let (Some(b), Some(l)) = (self.bytes.as_mut(), self.lengths.as_mut()) else {
+    /// Writes a game's bytes (on the worker that read it); where they went.
+    fn write(&self, bytes: &[u8]) -> io::Result<(u64, u64)> {
+        // A worker that panicked holding the lock left no half-written game: the sink stops
+        // at its missing result first.
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        games.write(bytes)
+    }
+
+    /// Records where the next game, in input order, was written.
+    fn place(&self, (offset, len): (u64, u64)) -> io::Result<()> {
+        let mut places = self.places.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(p) = places.as_mut() else {
             return Ok(());
         };
-        let len = if bytes.is_empty() {
-            0
-        } else {
-            if bytes.len() >= Self::DIRECT {
-                b.flush()?;
-                b.get_mut().write_all(bytes)?;
-            } else {
-                b.write_all(bytes)?;
-            }
-            b.write_all(b"\n\n")?;
-            bytes.len() as u64 + 2
-        };
-        l.write_all(&len.to_le_bytes())
+        p.write_all(&offset.to_le_bytes())?;
+        p.write_all(&len.to_le_bytes())
     }
 
     /// Ends the writing.
     fn finish(&mut self) -> io::Result<()> {
-        for w in [self.bytes.take(), self.lengths.take()]
-            .into_iter()
-            .flatten()
-        {
+        let games = self
+            .games
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .file
+            .take();
+        let places = self
+            .places
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        for w in [games, places].into_iter().flatten() {
             w.into_inner().map_err(|e| e.into_error())?;
         }
         Ok(())
     }
 
-    /// Copies the games `wanted` says, in order, to `out`: each stretch of them in one copy.
-    /// The number of games in the file.
+    /// Copies the games `wanted` says, in input order, to `out`: each stretch of them that
+    /// lies back to back in the file in one copy. The number of games read.
     fn copy_kept(
         &self,
         mut wanted: impl FnMut(usize) -> bool,
         out: &mut File,
     ) -> io::Result<usize> {
         let mut games = File::open(self.dir.join(Self::BYTES))?;
-        let mut lengths =
-            BufReader::with_capacity(1 << 16, File::open(self.dir.join(Self::LENGTHS))?);
-        let (mut offset, mut start, mut run) = (0u64, 0u64, 0u64);
+        let mut places =
+            BufReader::with_capacity(1 << 16, File::open(self.dir.join(Self::PLACES))?);
+        let (mut start, mut run) = (0u64, 0u64);
         let mut copy = |start: u64, run: u64| -> io::Result<()> {
             if run == 0 {
                 return Ok(());
@@ -212,20 +258,21 @@ impl Spill {
             }
             Ok(())
         };
-        let mut head = [0u8; 8];
+        let mut head = [0u8; 16];
         let mut index = 0usize;
-        while read_head(&mut lengths, &mut head)? {
-            let len = u64::from_le_bytes(head);
-            if wanted(index) {
+        while read_head(&mut places, &mut head)? {
+            let offset = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+            let len = u64::from_le_bytes(head[8..].try_into().unwrap_or_default());
+            if wanted(index) && len > 0 {
+                if run > 0 && start + run != offset {
+                    copy(start, run)?;
+                    run = 0;
+                }
                 if run == 0 {
                     start = offset;
                 }
                 run += len;
-            } else {
-                copy(start, run)?;
-                run = 0;
             }
-            offset += len;
             index += 1;
         }
         copy(start, run)?;
@@ -244,8 +291,8 @@ fn read_head(input: &mut impl Read, head: &mut [u8]) -> io::Result<bool> {
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        self.bytes = None;
-        self.lengths = None;
+        self.games.get_mut().unwrap_or_else(|e| e.into_inner()).file = None;
+        *self.places.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -288,7 +335,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut errors = 0u64;
     let mut with_errors = 0u64;
     let mut last_number = 0u64;
-    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy, keep);
+    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy, keep, &spill);
     let sink = |name: &str, d: Digested| -> Result<(), WriteError> {
         if names.last().is_none_or(|last| last != name) || d.number <= last_number {
             names.push(name.to_owned());
@@ -307,7 +354,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         finder
             .add(d.digest, file, d.number, d.start, &d.moves)
             .map_err(temp)?;
-        spill.write(&d.bytes).map_err(temp)
+        let place = d.spilled.map_err(temp)?;
+        spill.place(place).map_err(temp)
     };
     inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe || inputs.totals.interrupted {
@@ -413,10 +461,10 @@ fn digest(
     opts: &CheckOptions,
     fuzzy: Option<u32>,
     keep: Keep,
+    spill: &Spill,
 ) -> Option<Digested> {
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer)?;
-    let bytes = game.bytes.to_vec();
     let [white, black, event, round, date, result] = tags_of(game.lexed);
     let result = Recorded::of_tag(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
@@ -442,7 +490,7 @@ fn digest(
         digest,
         start: observer.start,
         moves: observer.moves,
-        bytes,
+        spilled: spill.write(game.bytes),
         number: game.number,
         errors: report.count(Severity::Error) as u64,
     })
@@ -451,12 +499,19 @@ fn digest(
 /// The values of the tags dedup reads, in one pass over the tags (the first of each name,
 /// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Result.
 fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
-    const NAMES: [&str; 6] = ["White", "Black", "Event", "Round", "Date", "Result"];
     let mut out = [None; 6];
     for tag in lexed.tags() {
-        if let Some(i) = NAMES.iter().position(|&n| n == tag.name) {
-            out[i] = out[i].or(Some(tag.value));
-        }
+        // Matched as bytes (by length first): every tag of every game passes here.
+        let i = match tag.name.as_bytes() {
+            b"White" => 0,
+            b"Black" => 1,
+            b"Event" => 2,
+            b"Round" => 3,
+            b"Date" => 4,
+            b"Result" => 5,
+            _ => continue,
+        };
+        out[i] = out[i].or(Some(tag.value));
     }
     out
 }
@@ -544,5 +599,52 @@ fn s(n: u64) -> &'static str {
         ""
     } else {
         "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Workers finish out of input order with several jobs: the kept games still come out in
+    /// input order, each stretch that lies back to back in the file in one copy.
+    #[test]
+    fn kept_games_are_copied_in_input_order_whatever_order_they_were_written_in() {
+        let parent = std::env::temp_dir().join(format!("pgnkit-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&parent).unwrap();
+        let games: [&[u8]; 5] = [b"game 0", b"game 1", b"", b"game 3", b"game 4"];
+        let mut spill = Spill::create(&parent).unwrap();
+        // Written in the order 3, 0, 1, 2, 4, placed in input order.
+        let mut places = [(0, 0); 5];
+        for i in [3, 0, 1, 2, 4] {
+            places[i] = spill.write(games[i]).unwrap();
+        }
+        for p in places {
+            spill.place(p).unwrap();
+        }
+        spill.finish().unwrap();
+        for (kept, want) in [
+            (
+                &[0, 1, 2, 3, 4][..],
+                "game 0\n\ngame 1\n\ngame 3\n\ngame 4\n\n",
+            ),
+            (&[0, 3][..], "game 0\n\ngame 3\n\n"),
+            (&[1, 4][..], "game 1\n\ngame 4\n\n"),
+            (&[2][..], ""),
+        ] {
+            let path = parent.join("out.pgn");
+            let mut out = File::create(&path).unwrap();
+            let n = spill.copy_kept(|i| kept.contains(&i), &mut out).unwrap();
+            drop(out);
+            assert_eq!(n, 5);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), want, "{kept:?}");
+        }
+        drop(spill);
+        let left: Vec<_> = std::fs::read_dir(&parent)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        std::fs::remove_dir_all(&parent).unwrap();
+        assert_eq!(left, ["out.pgn"], "the spill folder is removed");
     }
 }

@@ -186,41 +186,89 @@ fn known(value: Option<&str>) -> bool {
 /// step; any other letter takes a step of its own, marked by its top bit, which an ASCII
 /// step never has, so that no two words give the same steps.
 pub fn name_hash(name: &str) -> u64 {
-    const SEED: u64 = 0x243f_6a88_85a3_08d3;
-    let mut sum = 0u64;
-    let mut word = TextHasher(SEED);
-    let (mut pack, mut packed) = (0u64, 0u32);
-    let mut in_word = false;
-    for c in name.chars().chain(std::iter::once(' ')) {
-        if c.is_ascii_alphanumeric() {
-            pack |= u64::from(c.to_ascii_lowercase() as u8) << (8 * packed);
-            packed += 1;
-            if packed == 8 {
-                word.word(pack);
-                (pack, packed) = (0, 0);
-            }
-            in_word = true;
-        } else if c.is_alphanumeric() {
-            if packed > 0 {
-                word.word(pack);
-                (pack, packed) = (0, 0);
-            }
-            for l in c.to_lowercase() {
-                word.word(u64::from(u32::from(l)) | 1 << 63);
-            }
-            in_word = true;
-        } else if in_word {
-            if packed > 0 {
-                word.word(pack);
-                (pack, packed) = (0, 0);
-            }
-            word.word(u64::MAX);
-            sum = sum.wrapping_add(word.0);
-            word = TextHasher(SEED);
-            in_word = false;
+    let mut h = NameHasher::new();
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    // Byte by byte, decoding only what is not ASCII: the names are mostly ASCII, and a
+    // `char` a step cost most of the hashing.
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii_alphanumeric() {
+            h.ascii(b);
+            i += 1;
+        } else {
+            let c = if b.is_ascii() {
+                char::from(b)
+            } else {
+                name[i..].chars().next().unwrap_or(' ')
+            };
+            h.other(c);
+            i += c.len_utf8();
         }
     }
-    sum
+    h.finish()
+}
+
+/// The state of [`name_hash`]: the sum of the words so far, and the word being read.
+struct NameHasher {
+    sum: u64,
+    word: TextHasher,
+    /// ASCII letters not hashed yet, and how many.
+    pack: u64,
+    packed: u32,
+    in_word: bool,
+}
+
+impl NameHasher {
+    const SEED: u64 = 0x243f_6a88_85a3_08d3;
+
+    fn new() -> NameHasher {
+        NameHasher {
+            sum: 0,
+            word: TextHasher(Self::SEED),
+            pack: 0,
+            packed: 0,
+            in_word: false,
+        }
+    }
+
+    /// An ASCII letter or digit.
+    fn ascii(&mut self, b: u8) {
+        self.pack |= u64::from(b.to_ascii_lowercase()) << (8 * self.packed);
+        self.packed += 1;
+        if self.packed == 8 {
+            self.flush();
+        }
+        self.in_word = true;
+    }
+
+    /// Any other character: a letter or digit of a word, or what ends one.
+    fn other(&mut self, c: char) {
+        if c.is_alphanumeric() {
+            self.flush();
+            for l in c.to_lowercase() {
+                self.word.word(u64::from(u32::from(l)) | 1 << 63);
+            }
+            self.in_word = true;
+        } else if self.in_word {
+            self.flush();
+            self.word.word(u64::MAX);
+            self.sum = self.sum.wrapping_add(self.word.0);
+            self.word = TextHasher(Self::SEED);
+            self.in_word = false;
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.packed > 0 {
+            self.word.word(self.pack);
+            (self.pack, self.packed) = (0, 0);
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.other(' ');
+        self.sum
+    }
 }
 
 /// A `Date` with year, month and day all known, as `yyyymmdd`.
@@ -247,11 +295,20 @@ pub fn completeness(result: Recorded, tags: usize, comments: usize) -> u32 {
 /// A move in 16 bits: origin, target (the rook's square for castling), promotion, and
 /// whether it castles. The same move gives the same code in every notation it was written in.
 pub fn move_code(mv: &shakmaty::Move) -> u16 {
-    let from = mv.from().map_or(0, u16::from);
-    let to = u16::from(mv.to());
-    let promotion = mv.promotion().map_or(0, |r| r as u16);
-    let castle = u16::from(matches!(mv, shakmaty::Move::Castle { .. }));
-    from | to << 6 | promotion << 12 | castle << 15
+    use shakmaty::Move;
+    // One match rather than `from()`, `to()` and `promotion()` each matching again: this is
+    // told of every main-line move of every game.
+    match *mv {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => u16::from(from) | u16::from(to) << 6 | promotion.map_or(0, |r| r as u16) << 12,
+        Move::EnPassant { from, to } => u16::from(from) | u16::from(to) << 6,
+        Move::Castle { king, rook } => u16::from(king) | u16::from(rook) << 6 | 1 << 15,
+        Move::Put { to, .. } => u16::from(to) << 6,
+    }
 }
 
 /// A 128-bit hash of a start position and the moves played from it, one move at a time: the
@@ -289,18 +346,33 @@ impl MoveHash {
 
 /// A 64-bit hash of a game's text as `identical` compares it: every line without its
 /// trailing spaces, tabs and carriage return, the blank lines before the first and after the
-/// last line left out, lines joined by `\n`. Eight bytes a step (a folded 64-by-64-bit
-/// multiply, as wyhash has it): it reads every byte of every game, so it must cost little
-/// beside the replay.
+/// last line left out, lines joined by `\n` (the normalised text, hashed eight bytes a step
+/// as a folded 64-by-64-bit multiply, as wyhash has it). It reads every byte of every game,
+/// so it must cost little beside the replay: a text that is normalised already (no carriage
+/// return, tab or blank before a line's end, as most files are written) is hashed as it
+/// stands, past three SIMD searches; another is normalised into a buffer first.
 pub fn text_hash(bytes: &[u8]) -> u64 {
-    let mut h = TextHasher(0x9e37_79b9_7f4a_7c15);
-    let mut first = true;
-    let mut blank_lines = 0u64;
-    let mut start = 0;
+    let start = bytes
+        .iter()
+        .position(|&b| b != b'\n')
+        .unwrap_or(bytes.len());
+    let body = &bytes[start..];
+    let end = body
+        .iter()
+        .rposition(|&b| !matches!(b, b' ' | b'\n'))
+        .map_or(0, |i| i + 1);
+    let body = &body[..end];
+    let plain = memchr::memchr2(b'\r', b'\t', body).is_none() && BLANK_AT_END.find(body).is_none();
+    if plain {
+        return hash_normalised(body);
+    }
+    let mut text = Vec::with_capacity(bytes.len());
+    let mut blank_lines = 0usize;
+    let mut from = 0;
     let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
     for end in ends {
-        let line = &bytes[start..end];
-        start = end + 1;
+        let line = &bytes[from..end];
+        from = end + 1;
         let len = line
             .iter()
             .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r'))
@@ -309,14 +381,25 @@ pub fn text_hash(bytes: &[u8]) -> u64 {
             blank_lines += 1;
             continue;
         }
-        if !first {
+        if !text.is_empty() {
             // The blank lines inside the game count; those at its ends do not.
-            h.word(0x0a00 | blank_lines << 16);
+            text.resize(text.len() + 1 + blank_lines, b'\n');
         }
         blank_lines = 0;
-        first = false;
-        h.bytes(&line[..len]);
+        text.extend_from_slice(&line[..len]);
     }
+    hash_normalised(&text)
+}
+
+/// A blank before a line's end. Built once: `memmem::find` builds its searcher anew each
+/// call, which cost more than the search on a game's text.
+static BLANK_AT_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" \n"));
+
+/// [`text_hash`] of a normalised text.
+fn hash_normalised(text: &[u8]) -> u64 {
+    let mut h = TextHasher(0x9e37_79b9_7f4a_7c15);
+    h.bytes(text);
     h.0
 }
 
@@ -664,6 +747,106 @@ mod tests {
         assert_eq!(a, text_hash(b"\n[Event \"x\"]\n\n1. e4 e5 *"));
         assert_ne!(a, text_hash(b"[Event \"x\"]\n1. e4 e5 *\n"));
         assert_ne!(a, text_hash(b"[Event \"x\"]\n\n1. e4  e5 *\n"));
+    }
+
+    /// The text as `identical` compares it, written the plain way.
+    fn normalised(text: &str) -> String {
+        let lines: Vec<&str> = text
+            .split('\n')
+            .map(|l| l.trim_end_matches([' ', '\t', '\r']))
+            .collect();
+        let first = lines.iter().position(|l| !l.is_empty());
+        let last = lines.iter().rposition(|l| !l.is_empty());
+        match (first, last) {
+            (Some(a), Some(b)) => lines[a..=b].join("\n"),
+            _ => String::new(),
+        }
+    }
+
+    #[test]
+    fn text_hash_is_the_hash_of_the_normalised_text_on_either_path() {
+        let texts = [
+            "",
+            "\n\n",
+            "  \n\t\n",
+            "[Event \"x\"]\n\n1. e4 e5 *\n\n",
+            "[Event \"x\"]\r\n\r\n1. e4 e5 *\r\n",
+            "\n\n[Event \"x\"]\n1. e4\te5 *",
+            "[Event \"x\"]  \n\n\n1. e4 e5 *   \n \n",
+            "  [Event \"x\"]\n1. e4 {a\tcomment}\n*",
+            "[Event \"x\"]\n   \n1. e4 *\t",
+            "a b  c\n\nd",
+        ];
+        for t in texts {
+            let want = hash_normalised(normalised(t).as_bytes());
+            assert_eq!(text_hash(t.as_bytes()), want, "{t:?}");
+        }
+        // Both paths give the hash of the same text the same way.
+        let plain = "[Event \"x\"]\n\n1. e4 e5 *";
+        let crlf = "[Event \"x\"]\r\n\r\n1. e4 e5 *\r\n";
+        assert_eq!(text_hash(plain.as_bytes()), text_hash(crlf.as_bytes()));
+    }
+
+    /// [`name_hash`] as it was written first, a `char` a step: the byte steps must give the
+    /// same hashes.
+    fn name_hash_by_chars(name: &str) -> u64 {
+        let mut h = NameHasher::new();
+        for c in name.chars() {
+            match u8::try_from(c) {
+                Ok(b) if b.is_ascii_alphanumeric() => h.ascii(b),
+                _ => h.other(c),
+            }
+        }
+        h.finish()
+    }
+
+    #[test]
+    fn name_hash_reads_bytes_as_it_read_chars() {
+        let names = [
+            "",
+            "?",
+            "Carlsen, Magnus",
+            "Praggnanandhaa,R",
+            "Nepomniachtchi Ian",
+            "Ding Liren (CHN)",
+            "Caruana\u{a0}Fabiano",
+            "Grünfeld, Ernst",
+            "ÉLODIE Ærø-Åsa",
+            "Стругацкий Борис",
+            "丁立人",
+            "x\u{2014}y",
+        ];
+        for n in names {
+            assert_eq!(name_hash(n), name_hash_by_chars(n), "{n:?}");
+        }
+        assert_eq!(name_hash("Grünfeld, Ernst"), name_hash("ERNST GRÜNFELD"));
+    }
+
+    #[test]
+    fn move_code_is_origin_target_promotion_and_castling() {
+        use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
+        let fens = [
+            "r3k2r/pPpp1ppp/8/3Pp3/8/8/P1PP1PPP/R3K2R w KQkq e6 0 1",
+            "r3k2r/p1pp1ppp/8/8/8/8/PpPP1PPP/R3K2R b KQkq - 0 1",
+        ];
+        let mut seen = 0;
+        for fen in fens {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            for mv in pos.legal_moves() {
+                let from = mv.from().map_or(0, u16::from);
+                let promotion = mv.promotion().map_or(0, |r| r as u16);
+                let castle = u16::from(mv.is_castle());
+                let want = from | u16::from(mv.to()) << 6 | promotion << 12 | castle << 15;
+                assert_eq!(move_code(&mv), want, "{mv:?}");
+                seen |= 1 << (mv.is_en_passant() as u8 + 2 * mv.is_castle() as u8);
+                seen |= u8::from(mv.is_promotion()) << 3;
+            }
+        }
+        assert_eq!(seen, 0b1111, "every kind of move");
     }
 
     #[test]

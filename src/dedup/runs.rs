@@ -23,14 +23,9 @@ pub trait Record: Ord + Copy {
 pub struct Put<'a>(&'a mut Vec<u8>);
 
 impl Put<'_> {
-    pub fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub fn u8(&mut self, v: u8) {
-        self.0.push(v);
+    /// Writes after what `out` holds.
+    pub fn new(out: &mut Vec<u8>) -> Put<'_> {
+        Put(out)
     }
 }
 
@@ -38,6 +33,10 @@ impl Put<'_> {
 pub struct Get<'a>(&'a [u8]);
 
 impl Get<'_> {
+    /// Reads from the start of `bytes`.
+    pub fn new(bytes: &[u8]) -> Get<'_> {
+        Get(bytes)
+    }
     fn take<const N: usize>(&mut self) -> [u8; N] {
         let (head, rest) = self.0.split_at(N.min(self.0.len()));
         self.0 = rest;
@@ -45,14 +44,69 @@ impl Get<'_> {
         out[..head.len()].copy_from_slice(head);
         out
     }
-    pub fn u64(&mut self) -> u64 {
-        u64::from_le_bytes(self.take())
+}
+
+/// A value of a fixed number of bytes in a record: what [`Record`]s are made of, so that a
+/// record's `put`, `get` and `SIZE` follow from its fields' (the `record!` macro of
+/// [`super::finder`] writes them).
+pub trait Field: Sized {
+    const SIZE: usize;
+    fn put(&self, out: &mut Put<'_>);
+    fn get(bytes: &mut Get<'_>) -> Self;
+}
+
+/// The integers, little-endian.
+macro_rules! int_field {
+    ($($t:ty),*) => {$(
+        impl Field for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn put(&self, out: &mut Put<'_>) {
+                out.0.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(bytes: &mut Get<'_>) -> $t {
+                <$t>::from_le_bytes(bytes.take())
+            }
+        }
+    )*};
+}
+int_field!(u64, u32, u8);
+
+impl Field for bool {
+    const SIZE: usize = 1;
+    fn put(&self, out: &mut Put<'_>) {
+        u8::from(*self).put(out);
     }
-    pub fn u32(&mut self) -> u32 {
-        u32::from_le_bytes(self.take())
+    fn get(bytes: &mut Get<'_>) -> bool {
+        u8::get(bytes) != 0
     }
-    pub fn u8(&mut self) -> u8 {
-        self.take::<1>()[0]
+}
+
+impl<T: Field + Copy + Default, const N: usize> Field for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    fn put(&self, out: &mut Put<'_>) {
+        for v in self {
+            v.put(out);
+        }
+    }
+    fn get(bytes: &mut Get<'_>) -> [T; N] {
+        let mut a = [T::default(); N];
+        for v in &mut a {
+            *v = T::get(bytes);
+        }
+        a
+    }
+}
+
+/// A flag, then the value (or its default): a fixed size either way.
+impl<T: Field + Copy + Default> Field for Option<T> {
+    const SIZE: usize = 1 + T::SIZE;
+    fn put(&self, out: &mut Put<'_>) {
+        self.is_some().put(out);
+        self.unwrap_or_default().put(out);
+    }
+    fn get(bytes: &mut Get<'_>) -> Option<T> {
+        let has = bool::get(bytes);
+        Some(T::get(bytes)).filter(|_| has)
     }
 }
 
@@ -424,11 +478,11 @@ mod tests {
     impl Record for Pair {
         const SIZE: usize = 12;
         fn put(&self, out: &mut Put<'_>) {
-            out.u64(self.0);
-            out.u32(self.1);
+            self.0.put(out);
+            self.1.put(out);
         }
         fn get(b: &mut Get<'_>) -> Pair {
-            Pair(b.u64(), b.u32())
+            Pair(u64::get(b), u32::get(b))
         }
     }
 

@@ -1093,7 +1093,10 @@ impl Replay<'_> {
     /// per ply but to the matcher and shakmaty (2% of the time on TWIC and lichess).
     #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
-        if self.keep_positions {
+        // Past the positions it asked for, a visitor told of main moves alone
+        // (`Visitor::main_move`) is told on the inline path too.
+        if self.keep_positions && !(self.tell_moves && self.main_moves_told >= self.position_plies)
+        {
             self.play_main_keeping(m, span)
         } else {
             self.play_inline::<false>(0, m, span)
@@ -1324,7 +1327,10 @@ impl Replay<'_> {
     #[inline(always)]
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
-            ANY || (depth == 0 && !self.keep_positions && !self.variation_follows),
+            ANY || (depth == 0
+                && (!self.keep_positions
+                    || (self.tell_moves && self.main_moves_told >= self.position_plies))
+                && !self.variation_follows),
             "the fast path plays main-line moves only"
         );
         let line = &mut self.lines[depth];
@@ -1449,7 +1455,7 @@ impl Replay<'_> {
             };
             self.visitor.play(at, before, mv, actual, san);
             self.main_moves_told += u32::from(depth == 0);
-        } else if ANY && depth == 0 && self.tell_moves {
+        } else if depth == 0 && self.tell_moves {
             self.visitor.main_move(mv);
         }
         if is_main {
