@@ -13,6 +13,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 
 pub use super::arrow::{date32, games_schema, int_tag, moves_schema, GameRow};
 use super::arrow::{GamesBuilder, MovesBuilder};
@@ -23,6 +24,12 @@ pub const GAME_ROWS: usize = 65_536;
 pub const MOVE_ROWS: usize = 131_072;
 /// Games built before they are handed to the Arrow writer as one batch.
 pub const BATCH_GAMES: usize = 1_024;
+
+/// Text columns whose values are nearly all different (a position a ply, a game's movetext):
+/// no dictionary, which overflows after hashing every value into it, and no minimum and
+/// maximum, which no query prunes by. Both cost instructions for nothing (benches/NOTES.md,
+/// branch arrow2).
+const UNIQUE_TEXT: [&str; 4] = ["fen", "comment", "movetext", "final_fen"];
 
 /// Writes the two Parquet files, a batch of games at a time.
 pub struct ParquetOut<W: Write + Send> {
@@ -40,13 +47,19 @@ impl<W: Write + Send> ParquetOut<W> {
     /// Errors of the writers.
     pub fn new(games: W, moves: W, fen: bool) -> Result<Self, ParquetError> {
         let props = |rows| {
-            WriterProperties::builder()
+            let mut props = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
                 .set_max_row_group_row_count(Some(rows))
                 // Minimum and maximum per column chunk, what readers prune row groups by;
                 // statistics per page cost more to write.
-                .set_statistics_enabled(EnabledStatistics::Chunk)
-                .build()
+                .set_statistics_enabled(EnabledStatistics::Chunk);
+            for column in UNIQUE_TEXT {
+                let path = ColumnPath::from(column);
+                props = props
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_statistics_enabled(path, EnabledStatistics::None);
+            }
+            props.build()
         };
         let games_rows = GamesBuilder::new();
         let moves_rows = MovesBuilder::new(fen);
