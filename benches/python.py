@@ -2,7 +2,7 @@
 """Times `pgnkit.read_games` beside rust_pgn_reader_python_binding and python-chess on the same
 PGN files, in one run, at the same thread count, and prints the throughputs and the ratios.
 
-    python benches/python.py [--threads N] [--chess-games 300] FILE...
+    python benches/python.py [--threads N] [--chess-games 300] [--validate BIN] FILE...
 
 pgnkit reads the file itself (`read_games(path)`: lexing, replay, checks, the Arrow table).
 rust_pgn_reader_python_binding is handed the games as a list of strings, split beforehand and
@@ -10,7 +10,9 @@ not timed (its `parse_games_from_strings`; it reads no files), which flatters it
 handed the same games as a pyarrow array of strings, the lichess Parquet case:
 `pgnkit.parse_movetext(array)` beside rust_pgn_reader_python_binding's `parse_games(array)`. python-chess
 (`chess.pgn.read_game`, replaying every move) is timed on the first --chess-games games and
-extrapolated per game. Each timing is the best of --repeat rounds, the contenders run in turn in each round.
+extrapolated per game. `--validate BIN` also times the CLI's `validate` on each file, the floor
+of what read_games does (the same replay and checks, no table). Each timing is the best of
+--repeat rounds, the contenders run in turn in each round.
 
 Needs `pip install ./python chess rust_pgn_reader_python_binding`. Figures go to
 benches/NOTES.md (history) and docs/performance.md (the user-facing summary).
@@ -23,6 +25,8 @@ import inspect
 import io
 import os
 import re
+import resource
+import subprocess
 import time
 
 import pgnkit
@@ -36,6 +40,13 @@ def split_games(text: str) -> list[str]:
 # `--cpu`: processor time of the whole process (every thread) instead of wall-clock time, for a
 # shared machine, where the wall clock measures the other users more than the contenders.
 CLOCK = time.perf_counter
+
+
+def cpu_with_children() -> float:
+    """Processor time of this process and of its children waited for (`--validate`'s CLI runs
+    are children): what `--cpu` measures."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def interleaved(contenders: dict, repeat: int) -> dict:
@@ -57,10 +68,12 @@ def main() -> int:
     ap.add_argument("--chess-games", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cpu", action="store_true", help="time in processor seconds (one thread only)")
+    ap.add_argument("--validate", metavar="BIN",
+                    help="also time `BIN validate -q -j THREADS FILE`, the floor of read_games's work")
     args = ap.parse_args()
     if args.cpu:
         global CLOCK
-        CLOCK = time.process_time
+        CLOCK = cpu_with_children
     try:
         import rust_pgn_reader_python_binding as rpr
     except ImportError:
@@ -79,6 +92,11 @@ def main() -> int:
         table = pgnkit.read_games(path, threads=args.threads)
         print(f"{os.path.basename(path)}: {mib:.1f} MiB, {n} games ({table.num_rows} in the table)")
         contenders = {"pgnkit.read_games": lambda: pgnkit.read_games(path, threads=args.threads)}
+        if args.validate:
+            # Its exit status says whether the games have problems, not whether it ran.
+            command = [args.validate, "validate", "-q", "-j", str(args.threads), path]
+            contenders["pgnkit validate (CLI)"] = lambda: subprocess.run(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         if rpr is not None:
             import pyarrow as pa
 
@@ -99,6 +117,9 @@ def main() -> int:
                   f"{t['rust_pgn_reader strings'] / t['pgnkit.read_games']:.2f}x")
             print(f"  parse_movetext / parse_games (same array): pgnkit is "
                   f"{t['rust_pgn_reader parse_games'] / t['pgnkit.parse_movetext']:.2f}x")
+            if args.validate:
+                print(f"  validate (CLI) / parse_games_from_strings: validate is "
+                      f"{t['rust_pgn_reader strings'] / t['pgnkit validate (CLI)']:.2f}x")
         if chess is not None:
             prefix = "\n\n".join(games[: args.chess_games])
             k = min(n, args.chess_games)

@@ -1210,6 +1210,46 @@ fn parquet_without_fen_leaves_the_column_out() {
     assert!(schema.iter().any(|s| s.starts_with("san:")), "{schema:?}");
 }
 
+/// The text columns whose values are nearly all different are written without a dictionary
+/// and without minimum and maximum (they cost the writer and help no reader); the others keep
+/// both.
+#[test]
+fn parquet_unique_text_columns_have_no_dictionary_and_no_statistics() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let out = parquet_folder("parquet-unique", &[], ANNOTATED);
+    for (table, unique, kept) in [
+        ("games.parquet", &["movetext", "final_fen"][..], "Event"),
+        ("moves.parquet", &["fen", "comment"][..], "san"),
+    ] {
+        let file = std::fs::File::open(out.join(table)).unwrap();
+        let reader = SerializedFileReader::new(file).unwrap();
+        let group = reader.metadata().row_group(0);
+        let column = |name: &str| {
+            (0..group.num_columns())
+                .map(|i| group.column(i))
+                .find(|c| c.column_path().string() == name)
+                .unwrap_or_else(|| panic!("{table}: no column {name}"))
+        };
+        for name in unique {
+            let c = column(name);
+            assert!(
+                c.dictionary_page_offset().is_none(),
+                "{table}: {name} has a dictionary"
+            );
+            assert!(c.statistics().is_none(), "{table}: {name} has statistics");
+        }
+        let c = column(kept);
+        assert!(
+            c.dictionary_page_offset().is_some(),
+            "{table}: {kept} lost its dictionary"
+        );
+        assert!(
+            c.statistics().is_some(),
+            "{table}: {kept} lost its statistics"
+        );
+    }
+}
+
 #[test]
 fn parquet_needs_a_folder() {
     let o = pgnkit(

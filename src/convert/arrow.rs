@@ -803,6 +803,11 @@ impl GamesBuilder {
 
     table_rows!();
 
+    /// Bytes of movetext appended since the last `finish` (most of a batch's size).
+    pub fn movetext_bytes(&self) -> usize {
+        self.movetext.values_slice().len()
+    }
+
     /// Appends a game.
     ///
     /// # Errors

@@ -13,6 +13,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 
 pub use super::arrow::{date32, games_schema, int_tag, moves_schema, GameRow};
 use super::arrow::{GamesBuilder, MovesBuilder};
@@ -23,6 +24,19 @@ pub const GAME_ROWS: usize = 65_536;
 pub const MOVE_ROWS: usize = 131_072;
 /// Games built before they are handed to the Arrow writer as one batch.
 pub const BATCH_GAMES: usize = 1_024;
+/// Bytes a file's row group may hold in memory before it is closed, whatever its rows: 65,536
+/// games of engine play with long comments are hundreds of MiB of movetext, which a row group
+/// bounded by rows alone kept until the end of the input.
+pub const ROW_GROUP_BYTES: usize = 16 << 20;
+/// Bytes of movetext a batch holds at most (a thousand engine games with long comments are
+/// tens of MiB).
+pub const BATCH_BYTES: usize = 8 << 20;
+
+/// Text columns whose values are nearly all different (a position a ply, a game's movetext):
+/// no dictionary, which overflows after hashing every value into it, and no minimum and
+/// maximum, which no query prunes by. Both cost instructions for nothing (benches/NOTES.md,
+/// branch arrow2).
+const UNIQUE_TEXT: [&str; 4] = ["fen", "comment", "movetext", "final_fen"];
 
 /// Writes the two Parquet files, a batch of games at a time.
 pub struct ParquetOut<W: Write + Send> {
@@ -30,6 +44,8 @@ pub struct ParquetOut<W: Write + Send> {
     moves: ArrowWriter<W>,
     games_rows: GamesBuilder,
     moves_rows: MovesBuilder,
+    /// [`ROW_GROUP_BYTES`], smaller in tests.
+    row_group_bytes: usize,
 }
 
 impl<W: Write + Send> ParquetOut<W> {
@@ -40,13 +56,19 @@ impl<W: Write + Send> ParquetOut<W> {
     /// Errors of the writers.
     pub fn new(games: W, moves: W, fen: bool) -> Result<Self, ParquetError> {
         let props = |rows| {
-            WriterProperties::builder()
+            let mut props = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
                 .set_max_row_group_row_count(Some(rows))
                 // Minimum and maximum per column chunk, what readers prune row groups by;
                 // statistics per page cost more to write.
-                .set_statistics_enabled(EnabledStatistics::Chunk)
-                .build()
+                .set_statistics_enabled(EnabledStatistics::Chunk);
+            for column in UNIQUE_TEXT {
+                let path = ColumnPath::from(column);
+                props = props
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_statistics_enabled(path, EnabledStatistics::None);
+            }
+            props.build()
         };
         let games_rows = GamesBuilder::new();
         let moves_rows = MovesBuilder::new(fen);
@@ -55,6 +77,7 @@ impl<W: Write + Send> ParquetOut<W> {
             moves: ArrowWriter::try_new(moves, moves_rows.schema(), Some(props(MOVE_ROWS)))?,
             games_rows,
             moves_rows,
+            row_group_bytes: ROW_GROUP_BYTES,
         })
     }
 
@@ -66,7 +89,10 @@ impl<W: Write + Send> ParquetOut<W> {
     pub fn push(&mut self, row: &GameRow) -> Result<(), ParquetError> {
         self.games_rows.append(row).map_err(arrow_error)?;
         self.moves_rows.append(row);
-        if self.games_rows.len() >= BATCH_GAMES || self.moves_rows.len() >= BATCH_GAMES * 64 {
+        if self.games_rows.len() >= BATCH_GAMES
+            || self.moves_rows.len() >= BATCH_GAMES * 64
+            || self.games_rows.movetext_bytes() >= BATCH_BYTES
+        {
             self.flush_batch()?;
         }
         Ok(())
@@ -78,8 +104,14 @@ impl<W: Write + Send> ParquetOut<W> {
         }
         let games = self.games_rows.finish().map_err(arrow_error)?;
         self.games.write(&games)?;
+        if self.games.memory_size() >= self.row_group_bytes {
+            self.games.flush()?;
+        }
         let moves = self.moves_rows.finish().map_err(arrow_error)?;
         self.moves.write(&moves)?;
+        if self.moves.memory_size() >= self.row_group_bytes {
+            self.moves.flush()?;
+        }
         Ok(())
     }
 
@@ -96,4 +128,68 @@ impl<W: Write + Send> ParquetOut<W> {
 
 fn arrow_error(e: arrow_schema::ArrowError) -> ParquetError {
     ParquetError::External(Box::new(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    use super::*;
+    use crate::cmd::convert::{game_row, Args};
+    use crate::pgn::Lexed;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    /// Row groups of the two files written from `copies` times the games of a test file, with
+    /// row groups closed past `bytes`.
+    fn row_groups(copies: usize, bytes: usize) -> (usize, usize) {
+        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        let mut args = Cli::parse_from(["convert", "--format", "parquet"]).args;
+        // Game 3 has an illegal move: its row too.
+        args.every_row = true;
+        let mut out = ParquetOut::new(Vec::new(), Vec::new(), true).unwrap();
+        out.row_group_bytes = bytes;
+        let mut lexed = Lexed::default();
+        let mut number = 0;
+        for _ in 0..copies {
+            for (i, game) in text.split("\n\n[Event").enumerate() {
+                let game = if i == 0 {
+                    game.to_owned()
+                } else {
+                    format!("[Event{game}")
+                };
+                number += 1;
+                let row = game_row(game.as_bytes(), "t.pgn", number, &args, &mut lexed).unwrap();
+                out.push(&row).unwrap();
+            }
+        }
+        let (games, moves) = out.finish().unwrap();
+        let groups = |name: &str, data: Vec<u8>| {
+            let path = std::env::temp_dir().join(format!(
+                "pgnkit-row-groups-{}-{copies}-{bytes}-{name}.parquet",
+                std::process::id()
+            ));
+            std::fs::write(&path, &data).unwrap();
+            let n = SerializedFileReader::new(std::fs::File::open(&path).unwrap())
+                .unwrap()
+                .metadata()
+                .num_row_groups();
+            std::fs::remove_file(&path).unwrap();
+            n
+        };
+        (groups("games", games), groups("moves", moves))
+    }
+
+    #[test]
+    fn a_row_group_is_closed_past_its_bytes() {
+        // 1,100 games: two batches. Rows alone keep them in one row group; a byte bound met
+        // by the first batch closes a row group after it.
+        assert_eq!(row_groups(275, ROW_GROUP_BYTES), (1, 1));
+        assert_eq!(row_groups(275, 1), (2, 2));
+    }
 }

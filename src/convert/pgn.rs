@@ -78,19 +78,58 @@ fn tag(name: &str, value: &str, out: &mut String) {
 
 /// Fills lines with words up to [`LINE_WIDTH`] columns. A word is held until the next one
 /// comes, so that `)` can join the word before it and `(` the word after it.
+///
+/// The held word is already in `out`, after the space that would join it to the line: only
+/// when it is flushed is that space turned into a line break if the word does not fit. Words
+/// are written once, where they stay (moves and comment words are most of a game's bytes).
 struct Lines<'a> {
     out: &'a mut String,
     col: usize,
-    held: String,
+    /// Where the held word starts in `out`; [`NOT_HELD`] when none is.
+    held: usize,
+    /// A space stands before the held word (it was not at a line's start).
+    spaced: bool,
+    /// The held word is ASCII: its width is its length.
+    ascii: bool,
     prefix: String,
 }
 
+/// [`Lines::held`] when no word is held.
+const NOT_HELD: usize = usize::MAX;
+
 impl Lines<'_> {
+    fn new(out: &mut String) -> Lines<'_> {
+        Lines {
+            out,
+            col: 0,
+            held: NOT_HELD,
+            spaced: false,
+            ascii: false,
+            prefix: String::new(),
+        }
+    }
+
     fn word(&mut self, w: &str) {
-        self.flush();
-        self.held.push_str(&self.prefix);
-        self.held.push_str(w);
-        self.prefix.clear();
+        self.begin(false);
+        self.out.push_str(w);
+    }
+
+    /// Starts a held word (the one held before is flushed): what is pushed to `out` next is
+    /// its text, after the prefix; `ascii` when it is known to be ASCII.
+    fn begin(&mut self, ascii: bool) {
+        if self.held != NOT_HELD {
+            self.flush();
+        }
+        self.spaced = self.col > 0;
+        if self.spaced {
+            self.out.push(' ');
+        }
+        self.held = self.out.len();
+        self.ascii = ascii;
+        if !self.prefix.is_empty() {
+            self.out.push_str(&self.prefix);
+            self.prefix.clear();
+        }
     }
 
     /// A `;` comment: it runs to the end of the line, so a line break follows it. Used for
@@ -114,37 +153,48 @@ impl Lines<'_> {
     }
 
     fn close(&mut self) {
-        if self.prefix.is_empty() {
-            self.held.push(')');
-        } else {
+        if !self.prefix.is_empty() {
             self.prefix.push(')');
+        } else if self.held != NOT_HELD {
+            self.out.push(')');
+        } else {
+            self.word(")");
         }
     }
 
     fn flush(&mut self) {
-        if self.held.is_empty() {
+        let start = self.held;
+        if start == NOT_HELD {
             return;
         }
-        let width = display_width(&self.held);
-        if self.col > 0 {
+        self.held = NOT_HELD;
+        if self.out.len() == start {
+            // An empty word: nothing, not even the space before it.
+            self.out.truncate(start - usize::from(self.spaced));
+            return;
+        }
+        let held = &self.out[start..];
+        let width = if self.ascii {
+            held.len()
+        } else {
+            display_width(held)
+        };
+        if self.spaced {
             // A comment's word that could read, at the start of a line, as a tag pair (the
             // start of the next game: `[Name`) or as a `%` escape line stays on this line,
             // however long. `[%clk` is neither.
-            let held = self.held.as_bytes();
+            let held = held.as_bytes();
             let breaks_meaning = held.first() == Some(&b'%')
                 || (held.first() == Some(&b'[')
                     && held.get(1).is_some_and(u8::is_ascii_alphabetic));
             if self.col + 1 + width > LINE_WIDTH && !breaks_meaning {
-                self.out.push('\n');
+                self.out.replace_range(start - 1..start, "\n");
                 self.col = 0;
             } else {
-                self.out.push(' ');
                 self.col += 1;
             }
         }
-        self.out.push_str(&self.held);
         self.col += width;
-        self.held.clear();
     }
 }
 
@@ -163,27 +213,55 @@ pub enum Layout {
 /// or at the start of a line of play), comments, NAGs, variations, repair notes, and the
 /// result, in lines of at most [`LINE_WIDTH`] columns.
 /// A brace comment's words, the braces glued to the first and last.
-fn comment_words<'t>(
-    words: impl Iterator<Item = &'t str>,
-    lines: &mut Lines<'_>,
-    word: &mut String,
-) {
+fn comment_words<'t>(words: impl Iterator<Item = &'t str>, lines: &mut Lines<'_>) {
     let mut words = words.peekable();
     if words.peek().is_none() {
         lines.word("{}");
     }
     let mut first = true;
     while let Some(w) = words.next() {
-        word.clear();
+        lines.begin(false);
         if first {
-            word.push('{');
+            lines.out.push('{');
             first = false;
         }
-        word.push_str(w);
+        lines.out.push_str(w);
         if words.peek().is_none() {
-            word.push('}');
+            lines.out.push('}');
         }
-        lines.word(word);
+    }
+}
+
+/// [`comment_words`] of an ASCII comment, split as `split_ascii_whitespace` splits it, each
+/// word written straight to `out`: a loop over the bytes, where the split's iterator and a
+/// word's copies cost several times more (a clock comment a ply makes this a game's most
+/// frequent element).
+fn ascii_comment_words(text: &str, lines: &mut Lines<'_>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut any = false;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == bytes.len() {
+            break;
+        }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        lines.begin(true);
+        if !any {
+            lines.out.push('{');
+            any = true;
+        }
+        lines.out.push_str(&text[start..i]);
+    }
+    if any {
+        lines.out.push('}');
+    } else {
+        lines.word("{}");
     }
 }
 
@@ -194,12 +272,7 @@ pub fn write_movetext(
     layout: Layout,
     out: &mut String,
 ) {
-    let mut lines = Lines {
-        out,
-        col: 0,
-        held: String::new(),
-        prefix: String::new(),
-    };
+    let mut lines = Lines::new(out);
     let mut word = String::new();
     // A Black move needs its number at the start of a line of play and after a comment,
     // a variation or a note.
@@ -208,12 +281,11 @@ pub fn write_movetext(
         match el {
             Element::Move(i) => {
                 let ply = &collector.plies[*i];
-                word.clear();
+                lines.begin(false);
                 if ply.white || need_number {
-                    number_prefix(ply, &mut word);
+                    number_prefix(ply, lines.out);
                 }
-                word.push_str(collector.written(ply));
-                lines.word(&word);
+                lines.out.push_str(collector.written(ply));
                 need_number = false;
                 if let Some(from) = &ply.repaired_from {
                     word.clear();
@@ -236,9 +308,9 @@ pub fn write_movetext(
             Element::Comment(text) => {
                 // The same words either way; the ASCII split is the cheaper one.
                 if text.is_ascii() {
-                    comment_words(text.split_ascii_whitespace(), &mut lines, &mut word);
+                    ascii_comment_words(text, &mut lines);
                 } else {
-                    comment_words(text.split_whitespace(), &mut lines, &mut word);
+                    comment_words(text.split_whitespace(), &mut lines);
                 }
                 need_number = true;
             }
@@ -381,6 +453,168 @@ fn reads_back(line: &str, want: &[(&str, &str)]) -> bool {
 mod tests {
     use super::*;
     use crate::pgn::Span;
+
+    /// The line filler as it was before words went straight to the output (a held `String`,
+    /// each comment word copied twice): what [`Lines`] must write, byte for byte.
+    struct Reference {
+        out: String,
+        col: usize,
+        held: String,
+        prefix: String,
+    }
+
+    impl Reference {
+        fn word(&mut self, w: &str) {
+            self.flush();
+            self.held.push_str(&self.prefix);
+            self.held.push_str(w);
+            self.prefix.clear();
+        }
+
+        fn line_comment(&mut self, text: &str) {
+            self.flush();
+            if self.col > 0 {
+                self.out.push(' ');
+            }
+            self.out.push_str(&self.prefix);
+            self.prefix.clear();
+            self.out.push(';');
+            self.out.push_str(text.trim_end());
+            self.out.push('\n');
+            self.col = 0;
+        }
+
+        fn close(&mut self) {
+            if self.prefix.is_empty() {
+                self.held.push(')');
+            } else {
+                self.prefix.push(')');
+            }
+        }
+
+        fn comment(&mut self, text: &str) {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            if words.is_empty() {
+                self.word("{}");
+            }
+            for (i, w) in words.iter().enumerate() {
+                let mut word = String::new();
+                if i == 0 {
+                    word.push('{');
+                }
+                word.push_str(w);
+                if i + 1 == words.len() {
+                    word.push('}');
+                }
+                self.word(&word);
+            }
+        }
+
+        fn flush(&mut self) {
+            if self.held.is_empty() {
+                return;
+            }
+            let width = display_width(&self.held);
+            if self.col > 0 {
+                let held = self.held.as_bytes();
+                let breaks_meaning = held.first() == Some(&b'%')
+                    || (held.first() == Some(&b'[')
+                        && held.get(1).is_some_and(u8::is_ascii_alphabetic));
+                if self.col + 1 + width > LINE_WIDTH && !breaks_meaning {
+                    self.out.push('\n');
+                    self.col = 0;
+                } else {
+                    self.out.push(' ');
+                    self.col += 1;
+                }
+            }
+            self.out.push_str(&self.held);
+            self.col += width;
+            self.held.clear();
+        }
+    }
+
+    #[test]
+    fn lines_write_what_the_held_word_filler_wrote() {
+        // Words, comments (ASCII with every kind of whitespace, and not), variations opened and
+        // closed at a line's edge, empty words and `;` comments, in a long pseudo-random
+        // sequence: every line break decision of the reference is met.
+        let words = [
+            "1.e4",
+            "e5",
+            "2...Nf6",
+            "Qxf7#",
+            "象c4×f7+",
+            "",
+            "$14",
+            "1-0",
+            "%x",
+            "[Event",
+            "[%clk",
+            "Nbd7!?",
+            "一二三四五六七八九十一二三四五",
+        ];
+        let comments = [
+            "[%clk 0:03:00]",
+            "  d=21,   sd=40  mt=1000\ttl=50 wv=0.32\r\n pv=e4",
+            "",
+            "   ",
+            "a\x0Cb  c",
+            "a very long comment that runs past the line's edge by itself alone, with no break in it, none at all",
+            "gagné  après\u{3000}la partie",
+            "%escape [Name word",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n as u64).unwrap_or(0)
+        };
+        for _ in 0..200 {
+            let mut out = String::new();
+            let mut reference = Reference {
+                out: String::new(),
+                col: 0,
+                held: String::new(),
+                prefix: String::new(),
+            };
+            let mut lines = Lines::new(&mut out);
+            for _ in 0..60 {
+                match next(10) {
+                    0..=3 => {
+                        let w = words[next(words.len())];
+                        lines.word(w);
+                        reference.word(w);
+                    }
+                    4 | 5 => {
+                        let c = comments[next(comments.len())];
+                        if c.is_ascii() {
+                            ascii_comment_words(c, &mut lines);
+                        } else {
+                            comment_words(c.split_whitespace(), &mut lines);
+                        }
+                        reference.comment(c);
+                    }
+                    6 => {
+                        lines.open();
+                        reference.prefix.push('(');
+                    }
+                    7 | 8 => {
+                        lines.close();
+                        reference.close();
+                    }
+                    _ => {
+                        lines.line_comment(" a }  ");
+                        reference.line_comment(" a }  ");
+                    }
+                }
+            }
+            lines.flush();
+            reference.flush();
+            assert_eq!(out, reference.out);
+        }
+    }
 
     fn header(tags: &[(&str, &str)]) -> String {
         let mut lexed = Lexed::default();
