@@ -1,5 +1,13 @@
 # Sourced by the bench scripts.
 #
+# bench_inputs DIR: makes the three bench inputs in DIR unless they are there.
+bench_inputs() {
+  local f
+  for f in lichess100 twic100 tcec150; do
+    [ -s "$1/$f.pgn" ] || { bash ../shared/bench/make-inputs.sh "$1" >&2; return; }
+  done
+}
+
 # head_of FILE MIB: prints the path of the first MIB MiB of
 # FILE cut at a game boundary (FILE without .pgn, then -headMIB.pgn), made once.
 head_of() {

@@ -35,11 +35,8 @@ if [ "$build" = 1 ]; then
 fi
 reader=$target/release/examples/pgn_reader_replay
 inputs=$target/bench-inputs
-for f in lichess100 twic100 tcec150; do
-  [ -s "$inputs/$f.pgn" ] || bash ../shared/bench/make-inputs.sh "$inputs" >&2
-done
-
 . benches/head-of.sh
+bench_inputs "$inputs"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

@@ -26,11 +26,8 @@ done
 command -v valgrind >/dev/null || { echo "parquet.sh: needs valgrind" >&2; exit 2; }
 [ "$build" = 0 ] || cargo build --release --bin pgnkit >&2
 inputs=$target/bench-inputs
-for f in lichess100 twic100 tcec150; do
-  [ -s "$inputs/$f.pgn" ] || bash ../shared/bench/make-inputs.sh "$inputs" >&2
-done
-
 . benches/head-of.sh
+bench_inputs "$inputs"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
