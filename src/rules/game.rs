@@ -1093,14 +1093,18 @@ impl Replay<'_> {
     /// per ply but to the matcher and shakmaty (2% of the time on TWIC and lichess).
     #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
-        // Past the positions it asked for, a visitor told of main moves alone
-        // (`Visitor::main_move`) is told on the inline path too.
-        if self.keep_positions && !(self.tell_moves && self.main_moves_told >= self.position_plies)
-        {
+        if self.keep_positions && !self.main_moves_alone() {
             self.play_main_keeping(m, span)
         } else {
             self.play_inline::<false>(0, m, span)
         }
+    }
+
+    /// Past the positions it asked for, a visitor told of main moves alone
+    /// (`Visitor::main_move`): it is told on the inline path too.
+    #[inline(always)]
+    fn main_moves_alone(&self) -> bool {
+        self.tell_moves && self.main_moves_told >= self.position_plies
     }
 
     /// [`Self::play_main`] for a visitor that wants positions: out of the fast path's line.
@@ -1328,8 +1332,7 @@ impl Replay<'_> {
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
             ANY || (depth == 0
-                && (!self.keep_positions
-                    || (self.tell_moves && self.main_moves_told >= self.position_plies))
+                && (!self.keep_positions || self.main_moves_alone())
                 && !self.variation_follows),
             "the fast path plays main-line moves only"
         );
