@@ -531,7 +531,7 @@ fn moves_after_end_finding(replayed: &Replayed) -> Option<Finding> {
         ),
     )
     .help("delete the moves after the end, or check the earlier moves for a misprint");
-    f.ply = Some(ply.into());
+    f.ply = Some(ply);
     Some(f)
 }
 

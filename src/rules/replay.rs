@@ -12,7 +12,7 @@ use shakmaty::{
     Position,
 };
 
-use crate::diag::{quote_bytes, Capped, Code, Finding};
+use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
 use crate::pgn::lexer::count_chars;
 use crate::pgn::{GameResult, Lexed, Span, TokenKind};
@@ -493,7 +493,7 @@ impl Replay<'_> {
                     format!("cannot read '{}' as a move: {e}", quote_bytes(token)),
                 )
                 .help("write the move in SAN (Nf3, exd5, O-O, e8=Q)");
-                f.ply = Some(ply_label(&line.pos).into());
+                f.ply = Some(ply_label(&line.pos));
                 f.fen = Some(fen(&line.pos));
                 self.break_line(depth, f, None);
                 self.visitor.unplayed(self.at(depth));
@@ -716,7 +716,7 @@ impl Replay<'_> {
                 Some(span),
                 "a null move is impossible while in check",
             );
-            f.ply = Some(label.into());
+            f.ply = Some(label);
             f.fen = Some(fen(&line.pos));
             let before = line.pos.clone();
             self.break_line(depth, f, Some(before));
@@ -758,7 +758,7 @@ impl Replay<'_> {
             ),
         )
         .note("null moves are used in analysis; they are not legal chess moves");
-        f.ply = Some(label.into());
+        f.ply = Some(label);
         self.findings.push(f);
         if is_main {
             self.main.plies += 1;
@@ -791,7 +791,7 @@ impl Replay<'_> {
                 format!("'{token}' is not a legal move; read as {shown}"),
             )
             .help(format!("correct the score to {shown}"));
-            f.ply = Some(label.into());
+            f.ply = Some(label);
             f.fen = Some(fen(pos));
             self.findings.push(f);
             self.visitor.repaired(self.at(depth), &token);
@@ -888,21 +888,6 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
     matches!(token, b"e.p." | b"ep" | b"e.p" | b"(ep)")
         || token == "吃过路兵".as_bytes()
         || token == "吃過路兵".as_bytes()
-}
-
-/// A ply as findings name it: its move number and its side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PlyLabel {
-    /// The full move number.
-    pub number: u32,
-    /// Whether White plays it.
-    pub white: bool,
-}
-
-impl From<PlyLabel> for (u32, bool) {
-    fn from(label: PlyLabel) -> Self {
-        (label.number, label.white)
-    }
 }
 
 /// The ply to be played in `pos`.

@@ -40,7 +40,7 @@ impl Replay<'_> {
             ),
         )
         .help(format!("write them apart: {}", apart.join(" ")));
-        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos).into());
+        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos));
         if self.opts.strict {
             f.severity = Severity::Error;
         }
@@ -70,7 +70,7 @@ impl Replay<'_> {
             ),
         )
         .help(format!("write {expected}"));
-        f.ply = Some(label.into());
+        f.ply = Some(label);
         self.findings.push(f);
     }
 
@@ -117,7 +117,7 @@ impl Replay<'_> {
                 f
             }
         };
-        f.ply = Some(label.into());
+        f.ply = Some(label);
         f.fen = Some(fen(pos));
         f
     }
@@ -145,7 +145,7 @@ impl Replay<'_> {
         let canonical = san(pos, mv) + suffix(pos, mv);
         let mut push = |code: Code, what: String| {
             let mut f = Finding::new(code, Some(span), what).help(format!("write {canonical}"));
-            f.ply = Some(label.into());
+            f.ply = Some(label);
             if self.opts.strict && code.severity() == Severity::Warning {
                 f.severity = Severity::Error;
             }
@@ -252,7 +252,7 @@ impl Replay<'_> {
             _ => return,
         };
         let mut f = Finding::new(code, Some(span), format!("'{token}' {what}"));
-        f.ply = Some(label.into());
+        f.ply = Some(label);
         if self.opts.strict {
             f.severity = Severity::Error;
         }
