@@ -85,8 +85,8 @@ fn tag(name: &str, value: &str, out: &mut String) {
 struct Lines<'a> {
     out: &'a mut String,
     col: usize,
-    /// Where the held word starts in `out`; [`NOT_HELD`] when none is.
-    held: usize,
+    /// Where the held word starts in `out`, when one is held.
+    held: Option<usize>,
     /// A space stands before the held word (it was not at a line's start).
     spaced: bool,
     /// The held word is ASCII: its width is its length.
@@ -94,15 +94,12 @@ struct Lines<'a> {
     prefix: String,
 }
 
-/// [`Lines::held`] when no word is held.
-const NOT_HELD: usize = usize::MAX;
-
 impl Lines<'_> {
     fn new(out: &mut String) -> Lines<'_> {
         Lines {
             out,
             col: 0,
-            held: NOT_HELD,
+            held: None,
             spaced: false,
             ascii: false,
             prefix: String::new(),
@@ -117,14 +114,14 @@ impl Lines<'_> {
     /// Starts a held word (the one held before is flushed): what is pushed to `out` next is
     /// its text, after the prefix; `ascii` when it is known to be ASCII.
     fn begin(&mut self, ascii: bool) {
-        if self.held != NOT_HELD {
+        if self.held.is_some() {
             self.flush();
         }
         self.spaced = self.col > 0;
         if self.spaced {
             self.out.push(' ');
         }
-        self.held = self.out.len();
+        self.held = Some(self.out.len());
         self.ascii = ascii;
         if !self.prefix.is_empty() {
             self.out.push_str(&self.prefix);
@@ -155,7 +152,7 @@ impl Lines<'_> {
     fn close(&mut self) {
         if !self.prefix.is_empty() {
             self.prefix.push(')');
-        } else if self.held != NOT_HELD {
+        } else if self.held.is_some() {
             self.out.push(')');
         } else {
             self.word(")");
@@ -163,11 +160,9 @@ impl Lines<'_> {
     }
 
     fn flush(&mut self) {
-        let start = self.held;
-        if start == NOT_HELD {
+        let Some(start) = self.held.take() else {
             return;
-        }
-        self.held = NOT_HELD;
+        };
         if self.out.len() == start {
             // An empty word: nothing, not even the space before it.
             self.out.truncate(start - usize::from(self.spaced));

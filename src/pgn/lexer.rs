@@ -47,12 +47,11 @@ struct Lexer<'a> {
     tags_only: bool,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
-    // Where the last move number ends (`usize::MAX` before the first): periods standing
-    // apart after it are its own.
-    number_end: usize,
-    // The last search for a tag's line end (`tag_line_end`): from, to, and the first line
-    // break found in between.
-    line_search: (usize, usize, Option<usize>),
+    // Where the last move number ends (`None` before the first): periods standing apart
+    // after it are its own.
+    number_end: Option<usize>,
+    // The last search for a tag's line end (`tag_line_end`), once there was one.
+    line_search: Option<tags::LineSearch>,
     // The names of the first `.0` tags, once `is_repeated_tag` has been asked about many.
     tag_name_set: Option<(usize, HashSet<Box<[u8]>>)>,
     out: &'a mut Lexed,
@@ -192,8 +191,8 @@ impl<'a> Lexer<'a> {
             col_at: first_col.max(1),
             first_col: first_col.max(1),
             token_on_line: first_col > 1,
-            number_end: usize::MAX,
-            line_search: (usize::MAX, 0, None),
+            number_end: None,
+            line_search: None,
             record,
             tags_only: false,
             tag_name_set: None,
@@ -487,7 +486,7 @@ impl Lexer<'_> {
         match kind {
             TokenKind::Comment | TokenKind::LineComment | TokenKind::Escape => {}
             TokenKind::MoveNumber { .. } => {
-                self.number_end = end;
+                self.number_end = Some(end);
                 self.out.content = true;
             }
             TokenKind::Result { .. } => {
@@ -611,15 +610,14 @@ impl Lexer<'_> {
     fn periods(&mut self, start: usize, end: usize) {
         // A move number is followed by spaces or another token at once: this stops at the
         // first byte of that token, so it costs no more than the spaces.
-        let after_number = self.number_end <= start
-            && self.data[self.number_end..start]
-                .iter()
-                .all(|&b| is_space(b));
+        let after_number = self
+            .number_end
+            .is_some_and(|n| n <= start && self.data[n..start].iter().all(|&b| is_space(b)));
         if !after_number {
             self.push(TokenKind::Unknown, start, end);
             return;
         }
-        self.number_end = end;
+        self.number_end = Some(end);
         if let Some(Token {
             kind: TokenKind::MoveNumber { dots, .. },
             span,

@@ -16,6 +16,15 @@ use super::{
 /// needs the end of a line that may be the whole file.
 const TAG_LINE_MAX: usize = 64 << 10;
 
+/// One search for a tag's line end ([`Lexer::tag_line_end`]): the bytes `from..to` were
+/// searched, and `found` is their first line break.
+#[derive(Clone, Copy)]
+pub(super) struct LineSearch {
+    from: usize,
+    to: usize,
+    found: Option<usize>,
+}
+
 /// Longest tag pair read as one token in the movetext (where it is out of place); a longer
 /// one is read as the `[` and what follows.
 const PASTED_TAG_MAX: usize = 1024;
@@ -212,18 +221,27 @@ impl Lexer<'_> {
     /// search stopped.
     fn tag_line_end(&mut self, start: usize) -> Option<usize> {
         let cap = start.saturating_add(TAG_LINE_MAX);
-        let (from, to, found) = self.line_search;
-        let search_from = if from <= start && found.is_some_and(|b| b >= start) {
-            return found.map(|b| b.min(cap));
-        } else if from <= start && found.is_none() && to > start {
-            to
-        } else {
-            start
+        let search_from = match self.line_search {
+            Some(LineSearch { from, found, .. })
+                if from <= start && found.is_some_and(|b| b >= start) =>
+            {
+                return found.map(|b| b.min(cap));
+            }
+            Some(LineSearch {
+                from,
+                to,
+                found: None,
+            }) if from <= start && to > start => to,
+            _ => start,
         };
         let end = cap.min(self.data.len());
         let found =
             memchr2(b'\n', b'\r', &self.data[search_from.min(end)..end]).map(|p| search_from + p);
-        self.line_search = (start, end, found);
+        self.line_search = Some(LineSearch {
+            from: start,
+            to: end,
+            found,
+        });
         match found {
             Some(b) => Some(b),
             None if end == cap || self.eof => Some(end),
