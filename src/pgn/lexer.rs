@@ -27,7 +27,7 @@ pub use token::{
 };
 
 /// Longest token the lexer keeps as a move; longer runs are reported as unknown.
-pub const MAX_SYMBOL: usize = 255;
+pub(crate) const MAX_SYMBOL: usize = 255;
 
 /// The lexer's state over the bytes of one game.
 struct Lexer<'a> {
@@ -59,13 +59,38 @@ struct Lexer<'a> {
 
 /// Lexes one game from the start of `data`. `first_line` is the file line of `data[0]`.
 /// With `eof` false, a game that runs to the end of `data` gives [`LexEnd::NeedMore`].
+///
+/// ```
+/// use pgnkit::pgn::{lex_game, GameResult, LexEnd, Lexed, TokenKind};
+///
+/// let pgn = b"[White \"Tal\"]\n\n1. e4 {best by test} e5 1-0\n";
+/// let mut lexed = Lexed::default();
+/// // The game ends with its result: the line break after it is not part of it.
+/// assert_eq!(lex_game(pgn, true, 1, &mut lexed), LexEnd::Complete(pgn.len() - 1));
+/// assert_eq!(lexed.tag("White"), Some("Tal"));
+/// let kinds: Vec<TokenKind> = lexed.tokens.iter().map(|t| t.kind).collect();
+/// assert_eq!(
+///     kinds[1..],
+///     [
+///         TokenKind::MoveNumber { number: 1, dots: 1 },
+///         TokenKind::Move,
+///         TokenKind::Comment,
+///         TokenKind::Move,
+///         TokenKind::Result { result: GameResult::WhiteWins, standard: true },
+///     ]
+/// );
+/// // The second move, `e5`, on line 3 at column 22.
+/// let e5 = lexed.tokens[4].span;
+/// assert_eq!((&pgn[e5.start as usize..e5.end as usize], e5.line, e5.col), (&b"e5"[..], 3, 22));
+/// assert!(lexed.problems.is_empty());
+/// ```
 pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> LexEnd {
     lex_game_at(data, eof, first_line, 1, out)
 }
 
 /// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an
 /// earlier game's result on the same line).
-pub fn lex_game_at(
+pub(crate) fn lex_game_at(
     data: &[u8],
     eof: bool,
     first_line: u32,
@@ -94,7 +119,7 @@ pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lex
 /// Returns true when the game has tags and its movetext starts within the bytes: `out` then
 /// holds what [`lex_game_tags`] gives on the game's exact bytes. False otherwise (no tags, no
 /// movetext, or the bytes end first); `out` is then of no use.
-pub fn lex_game_tags_open(
+pub(crate) fn lex_game_tags_open(
     data: &[u8],
     eof: bool,
     first_line: u32,
@@ -132,7 +157,7 @@ pub fn lex_game_tags_open(
 
 /// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
 /// are found (no tokens): the cheap pass that splits a stream into games for parallel work.
-pub fn lex_game_mode(
+pub(crate) fn lex_game_mode(
     data: &[u8],
     eof: bool,
     first_line: u32,

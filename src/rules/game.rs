@@ -26,7 +26,9 @@ use crate::rules::visit::{Needs, Visitor};
 pub struct CheckOptions {
     /// Lenient notation is an error, not a warning.
     pub strict: bool,
+    /// What "cannot mate" means when a position is judged dead or a flag fall is drawn.
     pub insufficient: Insufficient,
+    /// How hard to look for a mate before a position is called dead.
     pub dead_search: DeadSearch,
     /// Deepest variation nesting replayed.
     pub max_depth: usize,
@@ -53,16 +55,22 @@ impl Default for CheckOptions {
 /// How a game ended by rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Termination {
+    /// The side to move is checkmated.
     Checkmate,
+    /// The side to move has no legal move and is not in check.
     Stalemate,
+    /// Neither side can mate by any series of legal moves (FIDE 5.2.2).
     DeadPosition,
+    /// The same position for the fifth time (FIDE 9.6.1).
     Fivefold,
+    /// Seventy-five moves by each side without a capture or a pawn move (FIDE 9.6.2).
     SeventyFive,
     /// No rule ended the game (resignation, time, agreement, or unfinished).
     None,
 }
 
 impl Termination {
+    /// How reports name it: `checkmate`, `fivefold repetition`, `none`.
     pub fn as_str(self) -> &'static str {
         match self {
             Termination::Checkmate => "checkmate",
@@ -88,10 +96,13 @@ pub struct GameReport {
     /// The position after the last replayed main-line move (`None` when the game could not
     /// start: unsupported variant, bad FEN).
     pub final_position: Option<Chess>,
+    /// The `Result` tag's value, as written.
     pub result_tag: Option<String>,
+    /// The result token that ends the movetext.
     pub result_token: Option<GameResult>,
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<GameResult>,
+    /// How the main line ended by rule, if it did.
     pub termination: Termination,
     /// Main-line ply (1-based) at which the terminating event happened.
     pub termination_ply: Option<u32>,
@@ -101,6 +112,7 @@ pub struct GameReport {
     pub fifty_ply: Option<u32>,
     /// The repetition that ended or could end the game came from perpetual check.
     pub perpetual_check: bool,
+    /// Everything found, in the order of the game.
     pub findings: Vec<Finding>,
 }
 
@@ -110,6 +122,7 @@ impl GameReport {
         self.final_position.as_ref().map(fen)
     }
 
+    /// How many findings have this severity.
     pub fn count(&self, severity: Severity) -> usize {
         self.findings
             .iter()

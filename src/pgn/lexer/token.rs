@@ -5,17 +5,24 @@
 /// column in characters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Span {
+    /// The first byte, from the game's start.
     pub start: u32,
+    /// The byte after the last.
     pub end: u32,
+    /// The line of `start` in the file.
     pub line: u32,
+    /// The column of `start` on its line, in characters.
     pub col: u32,
 }
 
 /// A game result as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameResult {
+    /// `1-0`.
     WhiteWins,
+    /// `0-1`.
     BlackWins,
+    /// `1/2-1/2`.
     Draw,
     /// `*`: unfinished or unknown.
     Unknown,
@@ -70,7 +77,9 @@ pub enum TokenKind {
     Tag(u32),
     /// `12.` (dots = 1), `12...` (dots = 3), `12` (dots = 0).
     MoveNumber {
+        /// The number as written (its first nine digits).
         number: u32,
+        /// The dots after it: 0, 1, or 3 for two or more.
         dots: u8,
     },
     /// Anything that may be a move, kept raw.
@@ -84,11 +93,15 @@ pub enum TokenKind {
     /// A `%` escape line, or a forum's `[pgn]` or `[/pgn]` around a game: text that is
     /// not PGN.
     Escape,
+    /// `(`: a variation starts.
     VariationStart,
+    /// `)`: the innermost variation ends.
     VariationEnd,
     /// A result token; `standard` is false for spellings like `½-½` or `1–0`.
     Result {
+        /// The result it stands for.
         result: GameResult,
+        /// Written as PGN writes it.
         standard: bool,
     },
     /// Bytes that belong to no PGN token (`]` in movetext, stray `[`, control characters).
@@ -98,7 +111,9 @@ pub enum TokenKind {
 /// A token with its place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
+    /// What it is.
     pub kind: TokenKind,
+    /// Where it is.
     pub span: Span,
 }
 
@@ -106,9 +121,13 @@ pub struct Token {
 /// kept with the bad bytes shown as `\xNN` and [`Tag::invalid_utf8`] set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tag<'a> {
+    /// The tag's name (`Event`).
     pub name: &'a str,
+    /// Its value, unescaped.
     pub value: &'a str,
+    /// The whole tag pair, `[` to `]`.
     pub span: Span,
+    /// The value was not valid UTF-8 (its bad bytes are shown as `\xNN`).
     pub invalid_utf8: bool,
 }
 
@@ -124,17 +143,29 @@ pub(super) struct StoredTag {
 /// The tags pgnkit's checks read, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KnownTag {
+    /// `[Event "..."]`.
     Event,
+    /// `[Site "..."]`.
     Site,
+    /// `[Date "..."]`.
     Date,
+    /// `[Round "..."]`.
     Round,
+    /// `[White "..."]`.
     White,
+    /// `[Black "..."]`.
     Black,
+    /// `[Result "..."]`.
     Result,
+    /// `[FEN "..."]`.
     Fen,
+    /// `[SetUp "..."]`.
     SetUp,
+    /// `[PlyCount "..."]`.
     PlyCount,
+    /// `[Variant "..."]`.
     Variant,
+    /// `[Termination "..."]`.
     Termination,
 }
 
@@ -223,6 +254,7 @@ pub struct KnownTags<'a> {
 }
 
 impl<'a> KnownTags<'a> {
+    /// The known tags of a lexed game, found in one pass over its tags.
     pub fn of(lexed: &'a Lexed) -> Self {
         let mut slots = [u32::MAX; 12];
         for (i, name) in lexed.tag_names().enumerate() {
@@ -288,14 +320,18 @@ pub enum LexProblemKind {
 /// One lexer problem with its place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LexProblem {
+    /// What is wrong.
     pub kind: LexProblemKind,
+    /// Where.
     pub span: Span,
 }
 
 /// The tokens, tags and problems of one game. Reused between games to save allocations.
 #[derive(Clone, Debug, Default)]
 pub struct Lexed {
+    /// The tokens, in order (the movetext's too unless [`Lexed::movetext`] is set).
     pub tokens: Vec<Token>,
+    /// The problems found, in order.
     pub problems: Vec<LexProblem>,
     /// Line number (1-based) just after the game's last byte.
     pub end_line: u32,
@@ -318,6 +354,7 @@ pub struct Lexed {
 }
 
 impl Lexed {
+    /// Empties it for the next game, keeping its buffers.
     pub fn clear(&mut self) {
         self.content = false;
         self.has_result = false;
@@ -417,8 +454,9 @@ pub struct MovetextStart {
     pub line: u32,
     /// Byte offset of the start of that line in the game (0 on the game's first line).
     pub line_start: usize,
-    /// Line and column of the game's first byte.
+    /// Line of the game's first byte.
     pub first_line: u32,
+    /// Column of the game's first byte.
     pub first_col: u32,
 }
 
