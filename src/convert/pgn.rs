@@ -85,8 +85,8 @@ fn tag(name: &str, value: &str, out: &mut String) {
 struct Lines<'a> {
     out: &'a mut String,
     col: usize,
-    /// Where the held word starts in `out`, when one is held.
-    held: Option<usize>,
+    /// Where the held word starts in `out`; [`NOT_HELD`] when none is.
+    held: usize,
     /// A space stands before the held word (it was not at a line's start).
     spaced: bool,
     /// The held word is ASCII: its width is its length.
@@ -94,12 +94,17 @@ struct Lines<'a> {
     prefix: String,
 }
 
+/// [`Lines::held`] when no word is held. A sentinel, not an `Option`: every word written
+/// goes through [`Lines::begin`] and [`Lines::flush`], and an `Option` there costs a
+/// discriminant to store and test per word, which shows in `convert`'s instruction counts.
+const NOT_HELD: usize = usize::MAX;
+
 impl Lines<'_> {
     fn new(out: &mut String) -> Lines<'_> {
         Lines {
             out,
             col: 0,
-            held: None,
+            held: NOT_HELD,
             spaced: false,
             ascii: false,
             prefix: String::new(),
@@ -114,14 +119,14 @@ impl Lines<'_> {
     /// Starts a held word (the one held before is flushed): what is pushed to `out` next is
     /// its text, after the prefix; `ascii` when it is known to be ASCII.
     fn begin(&mut self, ascii: bool) {
-        if self.held.is_some() {
+        if self.held != NOT_HELD {
             self.flush();
         }
         self.spaced = self.col > 0;
         if self.spaced {
             self.out.push(' ');
         }
-        self.held = Some(self.out.len());
+        self.held = self.out.len();
         self.ascii = ascii;
         if !self.prefix.is_empty() {
             self.out.push_str(&self.prefix);
@@ -152,7 +157,7 @@ impl Lines<'_> {
     fn close(&mut self) {
         if !self.prefix.is_empty() {
             self.prefix.push(')');
-        } else if self.held.is_some() {
+        } else if self.held != NOT_HELD {
             self.out.push(')');
         } else {
             self.word(")");
@@ -160,9 +165,11 @@ impl Lines<'_> {
     }
 
     fn flush(&mut self) {
-        let Some(start) = self.held.take() else {
+        let start = self.held;
+        if start == NOT_HELD {
             return;
-        };
+        }
+        self.held = NOT_HELD;
         if self.out.len() == start {
             // An empty word: nothing, not even the space before it.
             self.out.truncate(start - usize::from(self.spaced));
