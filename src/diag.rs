@@ -138,6 +138,26 @@ codes! {
     UnearnableWinOffTheBoard = "R014", Warning, "forfeit or adjudicated win the winner could not have earned";
 }
 
+/// A ply as findings name it: its move number and the side that plays it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlyLabel {
+    /// The full move number.
+    pub number: u32,
+    /// Whether White plays it.
+    pub white: bool,
+}
+
+impl PlyLabel {
+    /// The side that plays it, as the report formats write it: `white` or `black`.
+    pub fn side(self) -> &'static str {
+        if self.white {
+            "white"
+        } else {
+            "black"
+        }
+    }
+}
+
 /// One problem found in a game, with its place inside the game. The outer layers add file,
 /// game number and players.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,8 +166,8 @@ pub struct Finding {
     pub severity: Severity,
     /// The token (or point) it is about; `None` for the game as a whole.
     pub span: Option<Span>,
-    /// Move number and side of the move it is about: (number, white to move).
-    pub ply: Option<(u32, bool)>,
+    /// Move number and side of the move it is about.
+    pub ply: Option<PlyLabel>,
     /// What is wrong.
     pub message: String,
     /// The likely fix.

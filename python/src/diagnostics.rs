@@ -69,9 +69,8 @@ impl DiagnosticsBuilder {
             let at = place(f.line, f.column);
             self.line.append_option(at.map(|a| a.0));
             self.column.append_option(at.map(|a| a.1));
-            self.mv.append_option(f.ply.map(|p| p.0));
-            self.side
-                .append_option(f.ply.map(|p| if p.1 { "white" } else { "black" }));
+            self.mv.append_option(f.ply.map(|p| p.number));
+            self.side.append_option(f.ply.map(|p| p.side()));
             self.severity.append_value(f.severity);
             self.code.append_value(f.code);
             self.token.append_option(f.token.as_deref());

@@ -527,8 +527,8 @@ pub struct GameRow {
 pub struct RowFinding {
     pub line: u32,
     pub column: u32,
-    /// Move number and side (white to move) of the move it is about.
-    pub ply: Option<(u32, bool)>,
+    /// Move number and side of the move it is about.
+    pub ply: Option<crate::diag::PlyLabel>,
     pub severity: &'static str,
     pub code: &'static str,
     pub token: Option<String>,

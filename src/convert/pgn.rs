@@ -94,7 +94,9 @@ struct Lines<'a> {
     prefix: String,
 }
 
-/// [`Lines::held`] when no word is held.
+/// [`Lines::held`] when no word is held. A sentinel, not an `Option`: every word written
+/// goes through [`Lines::begin`] and [`Lines::flush`], and an `Option` there costs a
+/// discriminant to store and test per word, which shows in `convert`'s instruction counts.
 const NOT_HELD: usize = usize::MAX;
 
 impl Lines<'_> {

@@ -1106,7 +1106,9 @@ mod tests {
                 // A game whose end is not known yet: found here as the lexer finds it, but
                 // every third one is declined, to be given again found the usual way.
                 let mut lexed = Lexed::default();
-                let end = crate::pgn::lex_game_mode(g.bytes, eof, g.line, g.col, false, &mut lexed);
+                let end = crate::pgn::lexer::lex_game_mode(
+                    g.bytes, eof, g.line, g.col, false, &mut lexed,
+                );
                 match end {
                     crate::pgn::LexEnd::Complete(len) if g.number % 3 != 0 => {
                         g.bytes = &g.bytes[..len];

@@ -17,14 +17,17 @@ const WHITE: [&str; 2] = ["白方", "白"];
 const BLACK: [&str; 2] = ["黑方", "黑"];
 const COLONS: [char; 3] = [':', '：', '︰'];
 /// What separates the fields of a header line that pgnkit writes.
-pub const SEPARATOR: char = '\u{3000}';
+pub(crate) const SEPARATOR: char = '\u{3000}';
 
 /// One field of a header line: the tag it becomes, its value, and where it is in the line
 /// (bytes; a name with its side marker).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeaderField {
+pub(crate) struct HeaderField {
+    /// The tag it becomes (`White`).
     pub tag: &'static str,
+    /// Its value.
     pub value: String,
+    /// Where it is in the line.
     pub range: Range<usize>,
 }
 
@@ -114,7 +117,7 @@ pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
 /// the first move if the moves follow on the same line (`… 1.e4`). Gives the fields and how
 /// many bytes of the line they take; `None` when the line starts with neither a side marker nor
 /// a date: it is no header line. An empty name reads as `?`, PGN's unknown.
-pub fn read_header_line(line: &str) -> Option<(Vec<HeaderField>, usize)> {
+pub(crate) fn read_header_line(line: &str) -> Option<(Vec<HeaderField>, usize)> {
     let line = &line[..moves_start(line)];
     let mut fields = Vec::new();
     let mut i = 0;

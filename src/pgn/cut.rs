@@ -56,7 +56,7 @@ fn end_in_line(data: &[u8], start: usize, end: usize) -> Option<usize> {
 
 /// The last place in `data` where a game likely ends, in a line that ends (with its line
 /// break: `\n`, `\r\n` or `\r`) in `data`.
-pub fn last_likely_end(data: &[u8]) -> Option<usize> {
+pub(crate) fn last_likely_end(data: &[u8]) -> Option<usize> {
     // Backwards: the last game end is usually within the last game. (The `\r` and the `\n`
     // of `\r\n` make an empty line between them, which ends nothing.)
     let mut breaks = memrchr2_iter(b'\n', b'\r', data).peekable();
@@ -74,7 +74,7 @@ pub fn last_likely_end(data: &[u8]) -> Option<usize> {
 /// and do not follow another such line (blank lines between do not count). A game's
 /// commentary before its tags, its missing result or a comment after its result change
 /// nothing to that count. One pass.
-pub fn scan_piece(data: &[u8]) -> (u64, u64) {
+pub(crate) fn scan_piece(data: &[u8]) -> (u64, u64) {
     let (mut lines, mut games, mut start) = (0, 0, 0);
     // Whether the last line that is not blank was a tag line (none yet: no).
     let mut after_tag = false;
@@ -112,7 +112,7 @@ pub fn scan_piece(data: &[u8]) -> (u64, u64) {
 }
 
 /// The column (in characters, 1-based) after `data`, which starts at column `col`.
-pub fn column_after(data: &[u8], col: u32) -> u32 {
+pub(crate) fn column_after(data: &[u8], col: u32) -> u32 {
     match last_line_start(data) {
         0 => col + count_chars(data),
         start => 1 + count_chars(&data[start..]),

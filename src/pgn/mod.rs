@@ -8,9 +8,9 @@ pub mod reader;
 pub mod split;
 
 pub use lexer::{
-    lex_game, lex_game_at, lex_game_mode, lex_game_tags, lex_game_tags_open, GameResult, KnownTag,
-    KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, MovetextStart, Span, Tag, Token,
-    TokenKind,
+    lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
+    Lexed, MovetextStart, Span, Tag, Token, TokenKind,
 };
+pub(crate) use lexer::{lex_game_at, lex_game_tags_open};
 pub use reader::{GameReader, Origin, Peeked, RawGame};
 pub use split::{split_game, Split};

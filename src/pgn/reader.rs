@@ -61,6 +61,21 @@ pub struct Peeked<'a> {
 }
 
 /// Splits a byte stream into games.
+///
+/// ```
+/// use pgnkit::pgn::{GameReader, Lexed};
+///
+/// let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\n";
+/// let mut reader = GameReader::new(pgn.as_bytes());
+/// let mut lexed = Lexed::default();
+/// let mut events = Vec::new();
+/// while let Some(game) = reader.next_game(&mut lexed)? {
+///     assert_eq!(game.line, if game.number == 1 { 1 } else { 5 });
+///     events.push(lexed.tag("Event").unwrap_or_default().to_owned());
+/// }
+/// assert_eq!(events, ["a", "b"]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub struct GameReader<R> {
     inner: R,
     buf: Vec<u8>,
@@ -122,6 +137,8 @@ pub struct Origin {
 }
 
 impl<R: Read> GameReader<R> {
+    /// A reader of the games in `inner`, skipping (and reporting) a game larger than the
+    /// default limit.
     pub fn new(inner: R) -> Self {
         Self::with_limit(inner, DEFAULT_MAX_GAME)
     }

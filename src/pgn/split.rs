@@ -404,7 +404,8 @@ fn is_move_number(s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pgn::{lex_game_mode, LexEnd, Lexed};
+    use crate::pgn::lexer::lex_game_mode;
+    use crate::pgn::{LexEnd, Lexed};
 
     /// The full lexer's answer, in the fast path's terms.
     fn full(data: &[u8], eof: bool) -> Split {

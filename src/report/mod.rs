@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::diag::{quote_bytes, Finding, Severity, QUOTE_MAX};
+use crate::diag::{quote_bytes, Finding, PlyLabel, Severity, QUOTE_MAX};
 use crate::pgn::Span;
 use crate::rules::game::GameReport;
 
@@ -194,7 +194,7 @@ pub fn write_text(
         // About the input as a whole (game 0): no game to name.
         place = format!("  --> {}:{line}:{col}", ctx.file);
     }
-    if let Some((number, white)) = f.ply {
+    if let Some(PlyLabel { number, white }) = f.ply {
         let dots = if white { "." } else { "..." };
         place.push_str(&format!(" · move {number}{dots} ({})", side(white)));
     }
@@ -301,8 +301,8 @@ pub fn write_json(out: &mut impl Write, ctx: &GameContext, f: &Finding) -> io::R
         game: ctx.number,
         white: ctx.white,
         black: ctx.black,
-        r#move: f.ply.map(|p| p.0),
-        side: f.ply.map(|p| if p.1 { "white" } else { "black" }),
+        r#move: f.ply.map(|p| p.number),
+        side: f.ply.map(PlyLabel::side),
         token: token_text(ctx, f),
         message: &f.message,
         help: f.help.as_deref(),
@@ -398,8 +398,8 @@ pub fn write_csv<W: Write>(
         &ctx.number.to_string(),
         ctx.white,
         ctx.black,
-        &f.ply.map(|p| p.0.to_string()).unwrap_or_default(),
-        f.ply.map_or("", |p| if p.1 { "white" } else { "black" }),
+        &f.ply.map(|p| p.number.to_string()).unwrap_or_default(),
+        f.ply.map_or("", PlyLabel::side),
         f.severity.as_str(),
         f.code.as_str(),
         &token_text(ctx, f).unwrap_or_default(),

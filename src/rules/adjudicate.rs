@@ -30,7 +30,7 @@ pub enum DeadSearch {
 
 /// What the rules say about a side's chances to mate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mateable {
+pub(crate) enum Mateable {
     /// Proven: no sequence of legal moves lets this side mate.
     Never,
     /// A mate exists or could not be ruled out.
@@ -38,7 +38,7 @@ pub enum Mateable {
 }
 
 /// Material-only test: true when `color` cannot mate with its material, in the chosen meaning.
-pub fn insufficient_material(pos: &Chess, color: Color, meaning: Insufficient) -> bool {
+pub(crate) fn insufficient_material(pos: &Chess, color: Color, meaning: Insufficient) -> bool {
     match meaning {
         Insufficient::Helpmate => pos.has_insufficient_material(color),
         Insufficient::Force => {
@@ -57,7 +57,12 @@ pub fn insufficient_material(pos: &Chess, color: Color, meaning: Insufficient) -
 }
 
 /// Whether `color` could still mate in `pos` by any series of legal moves.
-pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSearch) -> Mateable {
+pub(crate) fn can_mate(
+    pos: &Chess,
+    color: Color,
+    meaning: Insufficient,
+    search: DeadSearch,
+) -> Mateable {
     if insufficient_material(pos, color, meaning) {
         return Mateable::Never;
     }
@@ -72,7 +77,7 @@ pub fn can_mate(pos: &Chess, color: Color, meaning: Insufficient, search: DeadSe
 
 /// Whether neither side can mate (FIDE 5.2.2).
 #[inline(always)]
-pub fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
+pub(crate) fn is_dead(pos: &Chess, meaning: Insufficient, search: DeadSearch) -> bool {
     // Most positions of a game still hold a side that can obviously mate: decide those first,
     // a rook or queen of either side (checked where the replay calls) before any pawn is
     // looked at.

@@ -41,6 +41,7 @@ pub(super) fn result_tag_against_token(
 /// How the main line ended by rule before its last move: the moves after `ply` are
 /// reported, and the result is decided in `pos`.
 pub(super) struct Ended {
+    /// The rule that ended it.
     pub termination: Termination,
     /// Main-line plies played when the game ended (0: before its first move).
     pub ply: u32,

@@ -38,6 +38,22 @@ pub struct MatchNotes {
 /// # Errors
 ///
 /// [`MatchError::Illegal`] when no legal move fits, [`MatchError::Ambiguous`] when several do.
+///
+/// ```
+/// use pgnkit::notation::read_token;
+/// use pgnkit::rules::matcher::{find_move, MatchError};
+/// use shakmaty::{Chess, Square};
+///
+/// let pos = Chess::default();
+/// let mut read = Vec::new();
+/// read_token(b"Nf3", &mut read).expect("SAN");
+/// let (mv, _) = find_move(&pos, &read[0]).expect("a legal move");
+/// assert_eq!((mv.from(), mv.to()), (Some(Square::G1), Square::F3));
+///
+/// read.clear();
+/// read_token(b"Ke2", &mut read).expect("SAN");
+/// assert!(matches!(find_move(&pos, &read[0]), Err(MatchError::Illegal)));
+/// ```
 pub fn find_move(pos: &Chess, m: &ReadMove) -> Result<(Move, MatchNotes), MatchError> {
     find_move_with(pos, m, pos.checkers())
 }
@@ -68,7 +84,7 @@ pub fn find_move_with(
 /// matcher's `Result` made the replay read it back from memory in other widths than it was
 /// written, a stall on every ply.
 #[inline]
-pub fn find_move_fast(pos: &Chess, m: &ReadMove, checkers: Bitboard) -> Option<Move> {
+pub(crate) fn find_move_fast(pos: &Chess, m: &ReadMove, checkers: Bitboard) -> Option<Move> {
     let found = match m.pattern {
         MovePattern::Normal(n) => {
             let mv = fast_one(pos, &n, checkers)?;
@@ -118,7 +134,7 @@ fn origin_as_needed(pos: &Chess, n: &NormalPattern, mv: Move) -> bool {
 ///
 /// As [`find_move`].
 #[inline(never)]
-pub fn find_move_noting(
+pub(crate) fn find_move_noting(
     pos: &Chess,
     m: &ReadMove,
     checkers: Bitboard,
@@ -364,7 +380,7 @@ fn needed_origin(from: Square, movers: Bitboard) -> (bool, bool) {
 
 /// Whether the side to move has a legal king step (not castling): a cheap proof that a check
 /// is not mate, which saves generating every legal move for most checks.
-pub fn king_can_step(pos: &Chess) -> bool {
+pub(crate) fn king_can_step(pos: &Chess) -> bool {
     let board = pos.board();
     let turn = pos.turn();
     let Some(king) = board.king_of(turn) else {
@@ -417,7 +433,7 @@ fn candidates(pos: &Chess, n: &NormalPattern) -> MoveList {
 }
 
 /// The square a king lands on when castling (not the rook square shakmaty stores).
-pub fn king_target(m: &Move) -> Option<Square> {
+pub(crate) fn king_target(m: &Move) -> Option<Square> {
     match *m {
         Move::Castle { king, rook } => {
             let side = CastlingSide::from_queen_side(rook < king);
@@ -469,7 +485,7 @@ fn fits(m: &Move, n: &NormalPattern, chess960: bool) -> bool {
 
 /// Legal moves the writer most likely meant, best first: the same piece to the same square
 /// from elsewhere, a one-character slip of the token, then another piece to the same square.
-pub fn suggest(pos: &Chess, m: &ReadMove, token: &str) -> Vec<Move> {
+pub(crate) fn suggest(pos: &Chess, m: &ReadMove, token: &str) -> Vec<Move> {
     let legal = pos.legal_moves();
     let mut out: Vec<Move> = Vec::new();
     let push = |mv: &Move, out: &mut Vec<Move>| {
@@ -523,7 +539,7 @@ fn strip_suffix(token: &str) -> &str {
 }
 
 /// Long algebraic without check sign: `Ng1-f3`, `e2-e4`, `Nf3xe5`, `O-O`.
-pub fn long_form(m: &Move) -> String {
+pub(crate) fn long_form(m: &Move) -> String {
     match *m {
         Move::Castle { king, rook } => {
             if rook < king {

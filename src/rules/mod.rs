@@ -6,6 +6,7 @@ mod ending;
 mod explain;
 pub mod game;
 pub mod matcher;
+mod replay;
 mod start;
 mod tags;
 pub mod visit;

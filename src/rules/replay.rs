@@ -1,0 +1,899 @@
+//! Replaying a game's movetext through shakmaty: every line of play (variations too) move by
+//! move, what the visitor is told, and where a line breaks. The main line's own bookkeeping
+//! is in [`main_line`], the fast path over plain bytes in [`plain`], and the findings about
+//! how moves are written in [`findings`].
+
+mod findings;
+mod main_line;
+mod plain;
+
+use shakmaty::{
+    zobrist::Zobrist64, Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move,
+    Position,
+};
+
+use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
+use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
+use crate::pgn::lexer::count_chars;
+use crate::pgn::{GameResult, Lexed, Span, TokenKind};
+use crate::rules::ending::Ended;
+use crate::rules::explain::{fen, plural, shown_move};
+use crate::rules::game::{CheckOptions, Movetext, Termination};
+use crate::rules::matcher::{self, MatchError};
+use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+
+pub(super) use main_line::MainState;
+use main_line::{changes_for_good, reversible_hash_step};
+pub(super) use plain::{place_spans, UNPLACED};
+
+/// A line that stopped being replayed: at a move that could not be, or where the game ended
+/// by rule.
+#[derive(Clone, Copy, Debug)]
+struct Broken {
+    /// The finding that stopped it, which gets a note of the moves skipped; `None` when there
+    /// is none (the game ended by rule, or the finding was left out past the cap).
+    finding: Option<usize>,
+    /// Moves skipped since.
+    skipped: u32,
+}
+
+/// One line of play being replayed: the main line or a variation.
+struct Line {
+    pos: Chess,
+    /// The pieces giving check in `pos`, once known: found after each move for its check
+    /// sign, and used again to match the next move.
+    checkers: Option<Bitboard>,
+    /// Position before the last move of this line: where a variation that replaces that move
+    /// starts. `None` before the first move or after a move that could not be replayed.
+    before_last: Option<Chess>,
+    /// Set once the line is no longer replayed.
+    broken: Option<Broken>,
+    main: bool,
+    /// Move number written before the next move, checked against the position.
+    pending_number: Option<(u32, u8, Span)>,
+}
+
+/// The growable buffers of one game's replay, kept for the next game on the same thread: a
+/// game then allocates nothing to be replayed.
+#[derive(Default)]
+struct ReplayBuffers {
+    history: Vec<(Zobrist64, bool)>,
+    lines: Vec<Line>,
+    read_buf: Vec<ReadMove>,
+}
+
+thread_local! {
+    static SPARE_BUFFERS: std::cell::RefCell<ReplayBuffers> = Default::default();
+}
+
+impl ReplayBuffers {
+    /// The buffers the last replay on this thread gave back, empty.
+    fn take() -> Self {
+        SPARE_BUFFERS.with_borrow_mut(std::mem::take)
+    }
+
+    /// Gives the buffers back for the next replay. A game whose replay gave up (the fast path
+    /// hands it on) simply does not give them back.
+    fn give_back(mut self) {
+        // What one huge game grew is not kept for all the games after it.
+        const KEEP: usize = 1 << 12;
+        if self.history.capacity() > KEEP {
+            self.history = Vec::new();
+        }
+        if self.lines.capacity() > KEEP / 64 {
+            self.lines = Vec::new();
+        }
+        self.history.clear();
+        self.lines.clear();
+        self.read_buf.clear();
+        SPARE_BUFFERS.set(self);
+    }
+}
+
+/// What the end of a check needs to know of the movetext's tokens.
+pub(super) struct MovetextFacts {
+    pub has_move: bool,
+    /// The (last) result token.
+    pub result_span: Option<Span>,
+    /// Where the game ends in the bytes.
+    pub end: usize,
+}
+
+impl MovetextFacts {
+    /// The facts of a movetext lexed whole, whose game ends with `bytes`.
+    pub(super) fn of_tokens(bytes: &[u8], lexed: &Lexed) -> Self {
+        MovetextFacts {
+            has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
+            result_span: lexed
+                .tokens
+                .iter()
+                .rev()
+                .find(|t| matches!(t.kind, TokenKind::Result { .. }))
+                .map(|t| t.span),
+            end: bytes.len(),
+        }
+    }
+}
+
+/// What a finished replay leaves for the report.
+pub(super) struct Replayed {
+    /// The main line's state at its end (its history buffer given back).
+    pub main: MainState,
+    /// The position after the last main-line move replayed.
+    pub pos: Chess,
+    pub result_token: Option<GameResult>,
+    /// A main-line move could not be replayed.
+    pub main_broken: bool,
+    /// Moves read in Chinese (or other non-SAN) notation.
+    pub chinese_moves: u32,
+}
+
+/// The replay of one game's movetext: its lines of play, the main line's state, and where
+/// its findings go.
+pub(super) struct Replay<'a> {
+    bytes: &'a [u8],
+    visitor: &'a mut dyn Visitor,
+    /// The visitor wants the position before some moves ([`Needs::positions`]), or every
+    /// main-line move (`tell_moves`): either takes the path that tells the visitor.
+    keep_positions: bool,
+    /// The visitor wants every main-line move, without a position past those it asked for
+    /// ([`Visitor::wants_main_moves`]).
+    tell_moves: bool,
+    /// Main-line moves before which it wants the position ([`Positions::First`]).
+    position_plies: u32,
+    /// Main-line moves told to the visitor so far.
+    main_moves_told: u32,
+    /// The visitor is told the movetext's comments and NAGs ([`Needs::movetext`]).
+    record_movetext: bool,
+    /// Index of the token being replayed.
+    token_index: usize,
+    /// A variation starts right after the token being replayed.
+    variation_follows: bool,
+    opts: &'a CheckOptions,
+    findings: Capped<'a>,
+    main: MainState,
+    lines: Vec<Line>,
+    /// Variations opened beyond the depth limit and not yet closed.
+    skipped_depth: usize,
+    read_buf: Vec<ReadMove>,
+    result_token: Option<GameResult>,
+    main_broken: bool,
+    /// The game has moves in Chinese (or other non-ASCII) notation.
+    chinese_game: bool,
+    /// Moves read in that notation.
+    chinese_moves: u32,
+}
+
+impl<'a> Replay<'a> {
+    /// A replay of `bytes` from `start`, taking the buffers the last replay on this thread
+    /// gave back. `ended` says whether the start position is over already.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        bytes: &'a [u8],
+        lexed: &Lexed,
+        opts: &'a CheckOptions,
+        visitor: &'a mut dyn Visitor,
+        needs: Needs,
+        movetext: Movetext,
+        findings: Capped<'a>,
+        start: Chess,
+        ended: Option<Ended>,
+    ) -> Self {
+        let buffers = ReplayBuffers::take();
+        let tell_moves = visitor.wants_main_moves();
+        let mut replay = Replay {
+            bytes,
+            keep_positions: needs.positions != Positions::None || tell_moves,
+            tell_moves,
+            position_plies: needs.positions.plies(),
+            main_moves_told: 0,
+            record_movetext: needs.movetext,
+            visitor,
+            token_index: 0,
+            variation_follows: false,
+            opts,
+            findings,
+            main: MainState::new(buffers.history, ended),
+            lines: buffers.lines,
+            skipped_depth: 0,
+            read_buf: buffers.read_buf,
+            result_token: None,
+            main_broken: false,
+            chinese_game: matches!(movetext, Movetext::Tokens)
+                && lexed.tokens.iter().any(|t| {
+                    t.kind == TokenKind::Move
+                        && bytes[t.span.start as usize..t.span.end as usize]
+                            .iter()
+                            .any(|&b| b >= 0x80)
+                }),
+            chinese_moves: 0,
+        };
+        replay.main.restart_hash(&start);
+        replay.main.history.push((replay.main.hash, false));
+        replay.lines.push(Line {
+            pos: start,
+            checkers: None,
+            before_last: None,
+            broken: None,
+            main: true,
+            pending_number: None,
+        });
+        replay
+    }
+
+    /// Ends the replay: its buffers go back for the next game on this thread.
+    pub(super) fn finish(self) -> Replayed {
+        let Replay {
+            mut main,
+            mut lines,
+            read_buf,
+            result_token,
+            main_broken,
+            chinese_moves,
+            ..
+        } = self;
+        let main_line = lines.swap_remove(0);
+        ReplayBuffers {
+            history: std::mem::take(&mut main.history),
+            lines,
+            read_buf,
+        }
+        .give_back();
+        Replayed {
+            main,
+            pos: main_line.pos,
+            result_token,
+            main_broken,
+            chinese_moves,
+        }
+    }
+}
+
+impl Replay<'_> {
+    /// Where the token being replayed is, at `depth`.
+    fn at(&self, depth: usize) -> MoveAt {
+        MoveAt {
+            token: self.token_index,
+            depth,
+        }
+    }
+
+    pub(super) fn run(&mut self, lexed: &Lexed) {
+        self.visitor.begin_movetext(true);
+        let mut tokens = lexed.tokens.iter().enumerate().peekable();
+        while let Some((index, token)) = tokens.next() {
+            self.token_index = index;
+            match token.kind {
+                TokenKind::Move => {
+                    // A sign standing alone after a move (`11.后f5-f7 ×`) belongs to it.
+                    let sign = match tokens.peek() {
+                        Some((_, next)) if next.kind == TokenKind::Move => {
+                            let b = &self.bytes[next.span.start as usize..next.span.end as usize];
+                            may_be_sign(b)
+                                .then(|| notation::trailing_sign(b))
+                                .flatten()
+                                .map(|s| (s, next.span))
+                        }
+                        _ => None,
+                    };
+                    if sign.is_some() {
+                        tokens.next();
+                    }
+                    self.variation_follows = tokens.clone().map(|(_, t)| t.kind).find(|k| {
+                        !matches!(
+                            k,
+                            TokenKind::Comment
+                                | TokenKind::LineComment
+                                | TokenKind::Escape
+                                | TokenKind::Nag(_)
+                                | TokenKind::MoveNumber { .. }
+                        )
+                    }) == Some(TokenKind::VariationStart);
+                    if self.skipped_depth == 0 {
+                        self.move_token(token.span, sign);
+                    }
+                }
+                TokenKind::MoveNumber { number, dots } => {
+                    if self.skipped_depth == 0 {
+                        if let Some(line) = self.lines.last_mut() {
+                            line.pending_number = Some((number, dots, token.span));
+                        }
+                    }
+                }
+                TokenKind::VariationStart => self.start_variation(token.span),
+                TokenKind::VariationEnd => self.end_variation(),
+                TokenKind::Result { result, .. } => {
+                    if self.lines.len() == 1 && self.skipped_depth == 0 {
+                        self.result_token = Some(result);
+                    }
+                }
+                // A `[` the lexer reported already (P002, P017), with the tag it starts.
+                TokenKind::Unknown if self.bytes.get(token.span.start as usize) == Some(&b'[') => {}
+                TokenKind::Unknown => {
+                    let text = quote_bytes(
+                        &self.bytes[token.span.start as usize..token.span.end as usize],
+                    );
+                    self.findings.push(
+                        Finding::new(
+                            Code::UnexpectedToken,
+                            Some(token.span),
+                            format!("unexpected '{}' in the movetext", text.escape_debug()),
+                        )
+                        .help("remove it, or put commentary inside { braces }"),
+                    );
+                }
+                TokenKind::Nag(nag) if self.record_movetext => self.visitor.nag(nag),
+                TokenKind::Comment if self.record_movetext => {
+                    self.visitor.comment(token.span.start, token.span.end);
+                }
+                TokenKind::Tag(_)
+                | TokenKind::Nag(_)
+                | TokenKind::Comment
+                | TokenKind::LineComment
+                | TokenKind::Escape => {}
+            }
+        }
+        while self.lines.len() > 1 {
+            self.end_variation();
+        }
+        self.close_line_note(0);
+    }
+
+    /// Past the positions it asked for, a visitor told of main moves alone
+    /// (`Visitor::main_move`): it is told on the inline path too.
+    #[inline(always)]
+    fn main_moves_alone(&self) -> bool {
+        self.tell_moves && self.main_moves_told >= self.position_plies
+    }
+
+    fn start_variation(&mut self, span: Span) {
+        if self.skipped_depth > 0 || self.lines.len() > self.opts.max_depth {
+            if self.skipped_depth == 0 {
+                self.findings.push(
+                    Finding::new(
+                        Code::VariationTooDeep,
+                        Some(span),
+                        format!(
+                            "variations nested deeper than {} levels are not replayed",
+                            self.opts.max_depth
+                        ),
+                    )
+                    .help("check for unbalanced parentheses"),
+                );
+            }
+            self.skipped_depth += 1;
+            return;
+        }
+        let parent = self.lines.last().expect("the main line is always there");
+        let start = parent.before_last.clone();
+        let broken = if start.is_none() {
+            let f = if parent.broken.is_some() {
+                Finding::new(
+                    Code::VariationWithoutMove,
+                    Some(span),
+                    "this variation replaces a move that could not be replayed, so it is not replayed either",
+                )
+            } else {
+                Finding::new(
+                    Code::VariationWithoutMove,
+                    Some(span),
+                    "a variation must follow the move it replaces",
+                )
+                .help("move the variation after the move it is an alternative to")
+            };
+            Some(Broken {
+                finding: self.findings.push_index(f),
+                skipped: 0,
+            })
+        } else {
+            None
+        };
+        let pos = start.unwrap_or_else(|| parent.pos.clone());
+        self.lines.push(Line {
+            pos,
+            checkers: None,
+            before_last: None,
+            broken,
+            main: false,
+            pending_number: None,
+        });
+        self.visitor.begin_variation();
+    }
+
+    fn end_variation(&mut self) {
+        if self.skipped_depth > 0 {
+            self.skipped_depth -= 1;
+            return;
+        }
+        if self.lines.len() > 1 {
+            let last = self.lines.len() - 1;
+            self.close_line_note(last);
+            self.lines.pop();
+            self.visitor.end_variation();
+        }
+    }
+
+    /// Adds "n moves not replayed" to the finding that broke the line.
+    fn close_line_note(&mut self, line: usize) {
+        if let Some(Broken {
+            finding: Some(index),
+            skipped,
+        }) = self.lines[line].broken
+        {
+            if skipped > 0 && index < self.findings.len() {
+                let what = if self.lines[line].main {
+                    "the main line"
+                } else {
+                    "this variation"
+                };
+                self.findings[index].notes.push(format!(
+                    "{skipped} later move{} of {what} could not be replayed",
+                    plural(skipped)
+                ));
+            }
+        }
+    }
+
+    fn move_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
+        let depth = self.lines.len() - 1;
+        let token = &self.bytes[span.start as usize..span.end as usize];
+        if self.lines[depth].broken.is_some() {
+            // The note counts moves, not tokens: a token of glued moves (`Nf3Nf6`) is read to
+            // count them; one that cannot be read counts as one.
+            let moves = if is_en_passant_mark(token) {
+                0
+            } else {
+                match notation::read_token_with(token, self.opts.lang, &mut self.read_buf) {
+                    Ok(()) => self.read_buf.len().max(1),
+                    Err(_) => 1,
+                }
+            };
+            if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
+                *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
+            }
+            self.visitor.unplayed(self.at(depth));
+            return;
+        }
+        if is_en_passant_mark(token) {
+            return;
+        }
+        let mut moves = std::mem::take(&mut self.read_buf);
+        match notation::read_token_with(token, self.opts.lang, &mut moves) {
+            Ok(()) => {
+                if let (Some((sign, sign_span)), Some(last)) = (sign, moves.last_mut()) {
+                    sign.apply_to(last);
+                    last.end = (sign_span.end - span.start).min(u32::from(u16::MAX)) as u16;
+                }
+                if moves.len() > 1 && token.is_ascii() {
+                    self.glued_moves(token, span, &moves);
+                }
+                for (i, m) in moves.iter().enumerate() {
+                    let sub = Span {
+                        start: span.start + u32::from(m.start),
+                        end: span.start + u32::from(m.end),
+                        line: span.line,
+                        col: span.col + count_chars(&token[..usize::from(m.start)]),
+                    };
+                    if !self.play::<true>(depth, m, sub) {
+                        // The moves glued after it in the token are not replayed either.
+                        let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
+                        if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
+                            *skipped = skipped.saturating_add(rest);
+                        }
+                        self.visitor.unplayed(self.at(depth));
+                        break;
+                    }
+                }
+            }
+            Err(e) => {
+                let line = &self.lines[depth];
+                let mut f = Finding::new(
+                    Code::UnreadableMove,
+                    Some(span),
+                    format!("cannot read '{}' as a move: {e}", quote_bytes(token)),
+                )
+                .help("write the move in SAN (Nf3, exd5, O-O, e8=Q)");
+                f.ply = Some(ply_label(&line.pos));
+                f.fen = Some(fen(&line.pos));
+                self.break_line(depth, f, None);
+                self.visitor.unplayed(self.at(depth));
+            }
+        }
+        self.read_buf = moves;
+    }
+
+    fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
+        let index = self.findings.push_index(finding);
+        let line = &mut self.lines[depth];
+        line.broken = Some(Broken {
+            finding: index,
+            skipped: 0,
+        });
+        // A variation after the failed move replaces it, so it starts where that move would.
+        line.before_last = before;
+        if line.main {
+            self.main_broken = true;
+        }
+    }
+
+    /// Plays one read move on line `depth`. Returns false when the line breaks.
+    ///
+    /// `ANY` is false for the fast path ([`Replay::run_plain`]): the main line, a move of
+    /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
+    /// moves need.
+    fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+        self.play_inline::<ANY>(depth, m, span)
+    }
+
+    /// [`Self::play`], inline: in the fast path's loop only.
+    #[inline(always)]
+    fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+        debug_assert!(
+            ANY || (depth == 0
+                && (!self.keep_positions || self.main_moves_alone())
+                && !self.variation_follows),
+            "the fast path plays main-line moves only"
+        );
+        let line = &mut self.lines[depth];
+        let label = ply_label(&line.pos);
+        if let Some((number, dots, nspan)) = line.pending_number.take() {
+            if number != label.number || (dots == 3 && label.white) {
+                self.move_number_mismatch(number, dots, nspan, label);
+            }
+        }
+        let line = &mut self.lines[depth];
+        if ANY && m.pattern == MovePattern::Null {
+            return self.play_null(depth, span, label);
+        }
+        let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
+        // The two ways to the move each go on to `played` (inline for the fast path): merged
+        // into one value first, the move was read back from memory in other widths than it
+        // was written, a stall on every ply.
+        match matcher::find_move_fast(&line.pos, m, checkers) {
+            Some(mv) => self.played::<ANY>(depth, m, span, label, mv, Default::default()),
+            None => self.play_slow::<ANY>(depth, m, span, label, checkers),
+        }
+    }
+
+    /// [`Self::play`] for a move the inline fast path did not find.
+    #[inline(never)]
+    fn play_slow<const ANY: bool>(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: PlyLabel,
+        checkers: Bitboard,
+    ) -> bool {
+        match self.find_move_slow(depth, m, span, label, checkers) {
+            Some((mv, mnotes)) => self.played::<ANY>(depth, m, span, label, mv, mnotes),
+            None => false,
+        }
+    }
+
+    /// [`Self::play`] once the move is known.
+    #[inline(always)]
+    fn played<const ANY: bool>(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: PlyLabel,
+        mv: Move,
+        mnotes: matcher::MatchNotes,
+    ) -> bool {
+        let bytes = self.bytes;
+        let token_text = || span_text(bytes, span);
+        let is_main = !ANY || self.lines[depth].main;
+        if is_main && self.main.ended.is_some() {
+            self.after_end(span, label);
+        }
+        if m.notes.0 != 0 || mnotes != matcher::MatchNotes::default() {
+            self.notation_findings(m, &mnotes, &mv, &token_text(), span, label, depth);
+        }
+
+        let line = &mut self.lines[depth];
+        let mut irreversible = false;
+        if is_main {
+            irreversible = line.pos.legal_ep_square().is_some() || changes_for_good(&line.pos, mv);
+            if !irreversible {
+                self.main.hash = reversible_hash_step(line.pos.turn(), mv, self.main.hash);
+            }
+        }
+        // The position before the move is kept only when something needs it: a variation
+        // that follows (it starts there) or the visitor. Cloning it on every ply is the
+        // single largest cost of a replay.
+        let keep_before = ANY
+            && ((self.keep_positions && self.main_moves_told < self.position_plies)
+                || self.variation_follows);
+        line.before_last = keep_before.then(|| line.pos.clone());
+        line.pos.play_unchecked(mv);
+        if is_main {
+            if irreversible {
+                // No earlier position can come back: hashes start again from this one.
+                self.main.restart_hash(&line.pos);
+            }
+            debug_assert_eq!(
+                self.main.hash ^ self.main.run_start,
+                line.pos.zobrist_hash(EnPassantMode::Legal),
+                "incremental hash after {mv:?}"
+            );
+        }
+        let checkers = line.pos.checkers();
+        line.checkers = Some(checkers);
+        let gives_check = checkers.any();
+        let actual = if gives_check {
+            if !matcher::king_can_step(&line.pos) && line.pos.legal_moves().is_empty() {
+                CheckClaim::Mate
+            } else {
+                CheckClaim::Check
+            }
+        } else {
+            CheckClaim::None
+        };
+        if m.check != actual {
+            self.check_sign(m, actual, &token_text(), span, label);
+        }
+        if let Some(before) = self.lines[depth].before_last.as_ref().filter(|_| ANY) {
+            // Strict SAN as written (no lenient form, the right signs) is the canonical SAN.
+            let text = &self.bytes[span.start as usize..span.end as usize];
+            let full_origin = match m.pattern {
+                MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
+                _ => false,
+            };
+            let canonical = m.notes.0 == 0
+                && mnotes == matcher::MatchNotes::default()
+                && m.check == actual
+                && !full_origin
+                && text.first() != Some(&b'P')
+                && text
+                    .iter()
+                    .all(|&b| matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-'));
+            let san = canonical.then(|| std::str::from_utf8(text).ok()).flatten();
+            let at = MoveAt {
+                token: self.token_index,
+                depth,
+            };
+            self.visitor.play(at, before, mv, actual, san);
+            self.main_moves_told += u32::from(depth == 0);
+        } else if depth == 0 && self.tell_moves {
+            self.visitor.main_move(mv);
+        }
+        if is_main {
+            self.main_ply(
+                depth,
+                mv,
+                irreversible,
+                gives_check,
+                actual == CheckClaim::Mate,
+            );
+        }
+        true
+    }
+
+    /// The move `m` stands for, when the inline fast path has not found it: the full matcher,
+    /// then a repair if asked for. `None` when the line breaks here (reported). Apart from
+    /// [`Self::play_slow`], which is compiled for each `ANY`, so that this is compiled once.
+    #[inline(never)]
+    fn find_move_slow(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: PlyLabel,
+        checkers: Bitboard,
+    ) -> Option<(Move, matcher::MatchNotes)> {
+        let line = &self.lines[depth];
+        let is_main = line.main;
+        let mut found = matcher::find_move_noting(&line.pos, m, checkers);
+        if self.opts.repair
+            && found == Err(MatchError::Illegal)
+            && !(is_main && self.main.ended.is_some())
+        {
+            if let Some(repaired) = self.repair(depth, m, span, label) {
+                found = Ok(repaired);
+            }
+        }
+        match found {
+            Ok(x) => Some(x),
+            Err(err) => {
+                self.unplayable(depth, m, span, label, err);
+                None
+            }
+        }
+    }
+
+    /// A null move (`--`, `Z0`): the turn passes.
+    #[cold]
+    fn play_null(&mut self, depth: usize, span: Span, label: PlyLabel) -> bool {
+        let bytes = self.bytes;
+        let token_text = || span_text(bytes, span);
+        let is_main = self.lines[depth].main;
+        let line = &mut self.lines[depth];
+        if line.pos.is_check() {
+            let mut f = Finding::new(
+                Code::IllegalMove,
+                Some(span),
+                "a null move is impossible while in check",
+            );
+            f.ply = Some(label);
+            f.fen = Some(fen(&line.pos));
+            let before = line.pos.clone();
+            self.break_line(depth, f, Some(before));
+            return false;
+        }
+        let before = line.pos.clone();
+        // Pass the turn and count the move as played, so move numbers stay right.
+        let mut setup = before.to_setup(EnPassantMode::Legal);
+        setup.ep_square = None;
+        setup.halfmoves = setup.halfmoves.saturating_add(1);
+        if before.turn() == Color::Black {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        setup.turn = !before.turn();
+        match Chess::from_setup(setup, CastlingMode::Chess960) {
+            Ok(p) => {
+                line.pos = p;
+                line.checkers = None;
+            }
+            Err(_) => return false,
+        }
+        line.before_last = Some(before);
+        if self.keep_positions {
+            let line = &self.lines[depth];
+            if let Some(before) = &line.before_last {
+                let at = MoveAt {
+                    token: self.token_index,
+                    depth,
+                };
+                self.visitor.null_move(at, before, &line.pos);
+            }
+        }
+        let mut f = Finding::new(
+            Code::NullMove,
+            Some(span),
+            format!(
+                "'{}' is a null move: the turn passes without a move",
+                token_text()
+            ),
+        )
+        .note("null moves are used in analysis; they are not legal chess moves");
+        f.ply = Some(label);
+        self.findings.push(f);
+        if is_main {
+            self.main.plies += 1;
+            self.main.restart_hash(&self.lines[depth].pos);
+            self.main.history.clear();
+            self.main.history.push((self.main.hash, false));
+        }
+        true
+    }
+
+    /// With `--repair`, the one legal move an illegal move most likely meant, reported.
+    #[cold]
+    fn repair(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: PlyLabel,
+    ) -> Option<(Move, matcher::MatchNotes)> {
+        let bytes = self.bytes;
+        let token_text = || span_text(bytes, span);
+        let pos = &self.lines[depth].pos;
+        let token = token_text();
+        let suggestions = matcher::suggest(pos, m, &token);
+        if let [only] = suggestions[..] {
+            let shown = shown_move(pos, m, &token, &only);
+            let mut f = Finding::new(
+                Code::RepairedMove,
+                Some(span),
+                format!("'{token}' is not a legal move; read as {shown}"),
+            )
+            .help(format!("correct the score to {shown}"));
+            f.ply = Some(label);
+            f.fen = Some(fen(pos));
+            self.findings.push(f);
+            self.visitor.repaired(self.at(depth), &token);
+            return Some((only, matcher::MatchNotes::default()));
+        }
+        None
+    }
+
+    /// A move that fits no legal move (or several): the line breaks here.
+    #[cold]
+    fn unplayable(
+        &mut self,
+        depth: usize,
+        m: &ReadMove,
+        span: Span,
+        label: PlyLabel,
+        err: MatchError,
+    ) -> bool {
+        let bytes = self.bytes;
+        let token_text = || span_text(bytes, span);
+        let is_main = self.lines[depth].main;
+        if is_main {
+            if let Some(Ended {
+                termination: term, ..
+            }) = &self.main.ended
+            {
+                if matches!(term, Termination::Checkmate | Termination::Stalemate) {
+                    // The game was already over; R007 reports it.
+                    self.after_end(span, label);
+                    // Break without a finding of its own: R007 sums these up.
+                    let before = self.lines[depth].pos.clone();
+                    self.lines[depth].broken = Some(Broken {
+                        finding: None,
+                        skipped: 0,
+                    });
+                    self.lines[depth].before_last = Some(before);
+                    return false;
+                }
+            }
+            if self.main.ended.is_none() && self.lines[depth].pos.legal_moves().is_empty() {
+                let pos = self.lines[depth].pos.clone();
+                {
+                    let term = if pos.is_check() {
+                        Termination::Checkmate
+                    } else {
+                        Termination::Stalemate
+                    };
+                    self.main.ended = Some(Ended {
+                        termination: term,
+                        ply: self.main.plies,
+                        pos: pos.clone(),
+                    });
+                    self.after_end(span, label);
+                    let before = pos;
+                    self.lines[depth].broken = Some(Broken {
+                        finding: None,
+                        skipped: 0,
+                    });
+                    self.lines[depth].before_last = Some(before);
+                    return false;
+                }
+            }
+        }
+        let pos = &self.lines[depth].pos;
+        let f = self.match_failure(pos, m, &token_text(), span, label, err);
+        let before = pos.clone();
+        self.break_line(depth, f, Some(before));
+        false
+    }
+
+    fn after_end(&mut self, span: Span, label: PlyLabel) {
+        self.main.moves_after_end += 1;
+        if self.main.first_after_end.is_none() {
+            self.main.first_after_end = Some((span, label));
+        }
+    }
+}
+
+/// A cheap screen before [`notation::trailing_sign`]: moves start with a file or piece letter.
+fn may_be_sign(token: &[u8]) -> bool {
+    match token.first() {
+        Some(b'x' | b'#' | b'+' | b'=' | b'(' | 0x80..) => true,
+        Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
+        _ => false,
+    }
+}
+
+/// The text of a token, shown in a finding.
+fn span_text(bytes: &[u8], span: Span) -> std::borrow::Cow<'_, str> {
+    quote_bytes(&bytes[span.start as usize..span.end as usize])
+}
+
+fn is_en_passant_mark(token: &[u8]) -> bool {
+    matches!(token, b"e.p." | b"ep" | b"e.p" | b"(ep)")
+        || token == "吃过路兵".as_bytes()
+        || token == "吃過路兵".as_bytes()
+}
+
+/// The ply to be played in `pos`.
+fn ply_label(pos: &Chess) -> PlyLabel {
+    PlyLabel {
+        number: pos.fullmoves().get(),
+        white: pos.turn() == Color::White,
+    }
+}

@@ -1,0 +1,261 @@
+//! The findings of the replay about how moves are written: move numbers that do not fit,
+//! glued moves, moves no legal move fits, lenient or foreign notation, and check signs.
+
+use shakmaty::{Chess, Move};
+
+use crate::diag::{quote_bytes, Code, Finding, Severity};
+use crate::notation::{CheckClaim, Notes, ReadMove};
+use crate::pgn::Span;
+use crate::rules::explain::{explain_illegal, fen, san, shown_move, suffix};
+use crate::rules::matcher::{self, MatchError};
+
+use super::{ply_label, PlyLabel, Replay};
+
+impl Replay<'_> {
+    /// Reports a token of SAN moves glued together (`Nf3Nc6`), read as the moves. (Chinese
+    /// records glue moves by custom: they are not reported.)
+    #[cold]
+    pub(super) fn glued_moves(&mut self, token: &[u8], span: Span, moves: &[ReadMove]) {
+        // A move's end can reach past the token: a check sign written apart (`Nf3Nf6 +`) is
+        // part of the last move, so the moves are cut from the game's bytes, not the token's.
+        let at = span.start as usize;
+        let apart: Vec<String> = moves
+            .iter()
+            .map(|m| {
+                let text = self
+                    .bytes
+                    .get(at + usize::from(m.start)..at + usize::from(m.end))
+                    .unwrap_or_default();
+                String::from_utf8_lossy(text).into_owned()
+            })
+            .collect();
+        let mut f = Finding::new(
+            Code::GluedMoves,
+            Some(span),
+            format!(
+                "'{}' holds {} moves glued together, read as {}",
+                quote_bytes(token),
+                moves.len(),
+                apart.join(" ")
+            ),
+        )
+        .help(format!("write them apart: {}", apart.join(" ")));
+        f.ply = Some(ply_label(&self.lines[self.lines.len() - 1].pos));
+        if self.opts.strict {
+            f.severity = Severity::Error;
+        }
+        self.findings.push(f);
+    }
+
+    /// Reports a move number that does not fit the move after it.
+    #[cold]
+    pub(super) fn move_number_mismatch(
+        &mut self,
+        number: u32,
+        dots: u8,
+        nspan: Span,
+        label: PlyLabel,
+    ) {
+        let expected = if label.white {
+            format!("{}.", label.number)
+        } else {
+            format!("{}...", label.number)
+        };
+        let mut f = Finding::new(
+            Code::MoveNumberMismatch,
+            Some(nspan),
+            format!(
+                "move number {number}{} does not fit: this is {expected}",
+                if dots == 3 { "..." } else { "." }
+            ),
+        )
+        .help(format!("write {expected}"));
+        f.ply = Some(label);
+        self.findings.push(f);
+    }
+
+    pub(super) fn match_failure(
+        &self,
+        pos: &Chess,
+        m: &ReadMove,
+        token: &str,
+        span: Span,
+        label: PlyLabel,
+        err: MatchError,
+    ) -> Finding {
+        let side = if label.white { "White" } else { "Black" };
+        let mut f = match err {
+            MatchError::Ambiguous(moves) => {
+                let list: Vec<String> = moves.iter().map(|mv| san(pos, mv)).collect();
+                Finding::new(
+                    Code::AmbiguousMove,
+                    Some(span),
+                    format!("'{token}' is ambiguous: it fits {}", list.join(" and ")),
+                )
+                .help(format!("write {}", list.join(" or ")))
+            }
+            MatchError::NullInCheck => Finding::new(
+                Code::IllegalMove,
+                Some(span),
+                "a null move is impossible while in check",
+            ),
+            MatchError::Illegal => {
+                let why = explain_illegal(pos, m);
+                let mut f = Finding::new(
+                    Code::IllegalMove,
+                    Some(span),
+                    format!("'{token}' is not a legal move for {side}: {why}"),
+                );
+                let suggestions = matcher::suggest(pos, m, token);
+                if !suggestions.is_empty() {
+                    let texts: Vec<String> = suggestions
+                        .iter()
+                        .map(|mv| shown_move(pos, m, token, mv))
+                        .collect();
+                    f = f.help(format!("did you mean {}?", texts.join(" or ")));
+                }
+                f
+            }
+        };
+        f.ply = Some(label);
+        f.fen = Some(fen(pos));
+        f
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn notation_findings(
+        &mut self,
+        m: &ReadMove,
+        mnotes: &matcher::MatchNotes,
+        mv: &Move,
+        token: &str,
+        span: Span,
+        label: PlyLabel,
+        depth: usize,
+    ) {
+        let n = m.notes;
+        if n.0 == 0
+            && !mnotes.missing_capture
+            && !mnotes.wrong_capture
+            && !mnotes.over_disambiguated
+        {
+            return;
+        }
+        let pos = &self.lines[depth].pos;
+        let canonical = san(pos, mv) + suffix(pos, mv);
+        let mut push = |code: Code, what: String| {
+            let mut f = Finding::new(code, Some(span), what).help(format!("write {canonical}"));
+            f.ply = Some(label);
+            if self.opts.strict && code.severity() == Severity::Warning {
+                f.severity = Severity::Error;
+            }
+            self.findings.push(f);
+        };
+        if self.chinese_game {
+            // Chinese records are written in full (long) form with 0-0 castling by convention;
+            // one game-level warning says the notation was read, not one per move.
+            self.chinese_moves += 1;
+            if mnotes.wrong_capture {
+                let what = if mv.is_capture() {
+                    format!("'{token}' is marked as a quiet move but captures")
+                } else {
+                    format!("'{token}' is marked as a capture but takes nothing")
+                };
+                push(Code::WrongCaptureSign, what);
+            }
+            return;
+        }
+        if n.has(Notes::CASTLING_SPELLING) {
+            push(
+                Code::CastlingSpelling,
+                format!("castling written '{token}'"),
+            );
+        }
+        if n.has(Notes::LOWERCASE_PIECE) {
+            push(
+                Code::LowercasePiece,
+                format!("'{token}' uses a lower-case piece letter"),
+            );
+        }
+        if n.has(Notes::PROMOTION_WITHOUT_EQUALS) {
+            push(
+                Code::PromotionWithoutEquals,
+                format!("'{token}' promotes without '='"),
+            );
+        }
+        if n.has(Notes::UCI) {
+            push(Code::UciNotation, format!("'{token}' is UCI notation"));
+        } else if n.has(Notes::LONG_ALGEBRAIC) {
+            push(
+                Code::LongAlgebraic,
+                format!("'{token}' is long algebraic notation"),
+            );
+        } else {
+            if mnotes.missing_capture && !n.has(Notes::CHINESE) {
+                push(
+                    Code::MissingCaptureSign,
+                    format!("'{token}' captures but has no 'x'"),
+                );
+            }
+            if mnotes.over_disambiguated {
+                push(
+                    Code::OverDisambiguated,
+                    format!("'{token}' names more of the origin than needed"),
+                );
+            }
+        }
+        if mnotes.wrong_capture {
+            let what = if mv.is_capture() {
+                format!("'{token}' is marked as a quiet move but captures")
+            } else {
+                format!("'{token}' is marked as a capture but takes nothing")
+            };
+            push(Code::WrongCaptureSign, what);
+        }
+        if n.has(Notes::CHINESE) || n.has(Notes::FIGURINE) || n.has(Notes::FOREIGN_LETTERS) {
+            push(
+                Code::OtherNotation,
+                format!("'{token}' read as {canonical}"),
+            );
+        }
+    }
+
+    pub(super) fn check_sign(
+        &mut self,
+        m: &ReadMove,
+        actual: CheckClaim,
+        token: &str,
+        span: Span,
+        label: PlyLabel,
+    ) {
+        if m.check == actual
+            || m.notes.has(Notes::UCI)
+            || (m.notes.has(Notes::DOUBLE_PLUS) && actual == CheckClaim::Mate)
+        {
+            return;
+        }
+        let (code, what) = match (m.check, actual) {
+            (CheckClaim::None, CheckClaim::Check) => {
+                (Code::MissingCheckSign, "gives check but has no '+'")
+            }
+            (CheckClaim::None, CheckClaim::Mate) => {
+                (Code::MissingCheckSign, "mates but has no '#'")
+            }
+            (CheckClaim::Check, CheckClaim::Mate) => {
+                (Code::WrongCheckSign, "mates but is marked '+'")
+            }
+            (CheckClaim::Mate, CheckClaim::Check) => (
+                Code::WrongCheckSign,
+                "is marked as mate but only gives check",
+            ),
+            (_, CheckClaim::None) => (Code::WrongCheckSign, "is marked as check but gives none"),
+            _ => return,
+        };
+        let mut f = Finding::new(code, Some(span), format!("'{token}' {what}"));
+        f.ply = Some(label);
+        if self.opts.strict {
+            f.severity = Severity::Error;
+        }
+        self.findings.push(f);
+    }
+}

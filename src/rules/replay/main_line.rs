@@ -1,0 +1,216 @@
+//! The main line's own bookkeeping: repetition by Zobrist hashes, the move counters, and the
+//! events that end a game by rule as they happen (checkmate, stalemate, dead position,
+//! fivefold repetition, seventy-five moves).
+
+use shakmaty::{zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, Position};
+
+use crate::pgn::Span;
+use crate::rules::adjudicate;
+use crate::rules::ending::Ended;
+use crate::rules::game::Termination;
+
+use super::{PlyLabel, Replay};
+
+/// State kept for the main line only: repetition and the events that end a game.
+pub(in crate::rules) struct MainState {
+    /// Zobrist hash of the current main-line position relative to the first position since
+    /// the last irreversible move: that position's full hash XORed out (see
+    /// [`reversible_hash_step`]). Positions before it can never come back, so comparing these
+    /// within `history` decides exactly as comparing full hashes would.
+    pub(in crate::rules) hash: Zobrist64,
+    /// Debug builds only: the full hash of the position `hash` is relative to, to check the
+    /// incremental update against shakmaty's hash on every move.
+    pub(in crate::rules) run_start: Zobrist64,
+    /// Hashes since the last irreversible move, with whether the move into each gave check.
+    pub(in crate::rules) history: Vec<(Zobrist64, bool)>,
+    pub(in crate::rules) plies: u32,
+    pub(in crate::rules) ended: Option<Ended>,
+    pub(in crate::rules) moves_after_end: u32,
+    pub(in crate::rules) first_after_end: Option<(Span, PlyLabel)>,
+    pub(in crate::rules) threefold_ply: Option<u32>,
+    pub(in crate::rules) fifty_ply: Option<u32>,
+    pub(in crate::rules) perpetual_check: bool,
+}
+
+impl MainState {
+    /// The state at the start of the main line: `history` is an empty buffer to reuse, and
+    /// `ended` says whether the start position is over already.
+    pub(super) fn new(history: Vec<(Zobrist64, bool)>, ended: Option<Ended>) -> Self {
+        MainState {
+            hash: Zobrist64::default(),
+            run_start: Zobrist64::default(),
+            history,
+            plies: 0,
+            ended,
+            moves_after_end: 0,
+            first_after_end: None,
+            threefold_ply: None,
+            fifty_ply: None,
+            perpetual_check: false,
+        }
+    }
+
+    /// Starts the relative hash again at `pos`, after which no earlier position can come back.
+    #[inline]
+    pub(super) fn restart_hash(&mut self, pos: &Chess) {
+        self.hash = Zobrist64::default();
+        if cfg!(debug_assertions) {
+            self.run_start = pos.zobrist_hash(EnPassantMode::Legal);
+        }
+    }
+}
+
+impl Replay<'_> {
+    /// Repetition, move counters and game-ending events after a main-line ply.
+    #[inline(always)]
+    pub(super) fn main_ply(
+        &mut self,
+        depth: usize,
+        mv: Move,
+        irreversible: bool,
+        check: bool,
+        mate: bool,
+    ) {
+        self.main.plies += 1;
+        let ply = self.main.plies;
+        if irreversible {
+            self.main.history.clear();
+        }
+        self.main.history.push((self.main.hash, check));
+        if self.main.ended.is_some() {
+            return;
+        }
+        let pos = &self.lines[depth].pos;
+        if mate {
+            self.main.ended = Some(Ended {
+                termination: Termination::Checkmate,
+                ply,
+                pos: pos.clone(),
+            });
+            return;
+        }
+        // A position can only become dead after a capture or a pawn move (material or the pawn
+        // structure changed); the solver is consulted only past a cheap screen.
+        if irreversible_material(&mv)
+            && adjudicate::is_dead(pos, self.opts.insufficient, self.opts.dead_search)
+        {
+            // Stalemate comes before the dead position in the order of events (5.2.1).
+            let term = if pos.legal_moves().is_empty() {
+                Termination::Stalemate
+            } else {
+                Termination::DeadPosition
+            };
+            self.main.ended = Some(Ended {
+                termination: term,
+                ply,
+                pos: pos.clone(),
+            });
+            return;
+        }
+        let hash = self.main.hash;
+        // The history alternates the side to move (a null move or an irreversible move starts
+        // it again), and the side to move is part of the hash: only every other entry, back
+        // from the current one, can be the same position. A position comes back four plies
+        // later at the soonest (each side must undo its move), so a third occurrence needs
+        // nine entries.
+        let history = &self.main.history;
+        let mut repeats = 0;
+        if history.len() >= 9 {
+            let mut k = history.len();
+            while k > 0 {
+                repeats += usize::from(history[k - 1].0 == hash);
+                k = k.saturating_sub(2);
+            }
+        }
+        if repeats >= 3 && self.main.threefold_ply.is_none() {
+            self.main.threefold_ply = Some(ply);
+            self.main.perpetual_check = self.perpetual();
+        }
+        if repeats >= 5 {
+            self.main.perpetual_check = self.perpetual();
+            self.main.ended = Some(Ended {
+                termination: Termination::Fivefold,
+                ply,
+                pos: pos.clone(),
+            });
+            return;
+        }
+        if pos.halfmoves() >= 100 && self.main.fifty_ply.is_none() {
+            self.main.fifty_ply = Some(ply);
+        }
+        if pos.halfmoves() >= 150 {
+            self.main.ended = Some(Ended {
+                termination: Termination::SeventyFive,
+                ply,
+                pos: pos.clone(),
+            });
+        }
+    }
+
+    /// Whether every move of one side gave check over the cycle back to the first occurrence
+    /// of the current position.
+    fn perpetual(&self) -> bool {
+        let history = &self.main.history;
+        let last = history.len() - 1;
+        let hash = history[last].0;
+        let first = match history.iter().position(|(h, _)| *h == hash) {
+            Some(i) if i < last => i,
+            _ => return false,
+        };
+        // Moves into positions first+1..=last; the mover alternates, starting with the side
+        // that made the last move when counted backwards.
+        let moves: Vec<bool> = history[first + 1..=last].iter().map(|(_, c)| *c).collect();
+        let by_last_mover: Vec<bool> = moves.iter().rev().step_by(2).copied().collect();
+        let by_other: Vec<bool> = moves.iter().rev().skip(1).step_by(2).copied().collect();
+        (by_last_mover.len() >= 2 && by_last_mover.iter().all(|&c| c))
+            || (by_other.len() >= 2 && by_other.iter().all(|&c| c))
+    }
+}
+
+/// Whether a move makes every earlier position unreachable, as shakmaty's
+/// `is_irreversible` decides apart from its en passant clause (the caller knows that one).
+pub(super) fn changes_for_good(pos: &Chess, mv: Move) -> bool {
+    match mv {
+        Move::Normal {
+            role: shakmaty::Role::Pawn,
+            ..
+        }
+        | Move::Normal {
+            capture: Some(_), ..
+        }
+        | Move::Castle { .. }
+        | Move::EnPassant { .. }
+        | Move::Put { .. } => true,
+        Move::Normal { role, from, to, .. } => {
+            let rights = pos.castles().castling_rights();
+            rights.contains(from)
+                || rights.contains(to)
+                || (role == shakmaty::Role::King && pos.castles().has_color(pos.turn()))
+        }
+    }
+}
+
+/// The change a reversible move (no capture, no pawn, castling rights and en passant
+/// untouched: see [`changes_for_good`]) makes to a position's Zobrist hash as shakmaty
+/// computes it: the piece leaves one square for another and the turn passes. An irreversible
+/// move starts the hash again instead, so its captures, en passant files and castling
+/// rights never need hashing.
+#[inline]
+pub(super) fn reversible_hash_step(turn: Color, mv: Move, hash: Zobrist64) -> Zobrist64 {
+    use shakmaty::zobrist::ZobristValue;
+    match mv {
+        Move::Normal { role, from, to, .. } => {
+            let piece = role.of(turn);
+            hash ^ Zobrist64::zobrist_for_piece(from, piece)
+                ^ Zobrist64::zobrist_for_piece(to, piece)
+                ^ Zobrist64::zobrist_for_white_turn()
+        }
+        // Irreversible moves: the caller starts the hash again after them.
+        _ => hash,
+    }
+}
+
+/// Captures, promotions and pawn moves: the moves after which a position can become dead.
+fn irreversible_material(mv: &Move) -> bool {
+    mv.is_capture() || mv.is_promotion() || mv.role() == shakmaty::Role::Pawn
+}

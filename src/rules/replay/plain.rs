@@ -1,0 +1,279 @@
+//! The replay's fast path: the main line of a plain SAN movetext read straight from its
+//! bytes, without tokens, and the places (line, column) of the spans it reports, found
+//! afterwards.
+
+use crate::notation::{self, ReadMove};
+use crate::pgn::lexer::{
+    count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
+};
+use crate::pgn::split::{self, Comment};
+use crate::pgn::{GameResult, MovetextStart, Span};
+
+use super::{MovetextFacts, Replay};
+
+/// Lines and columns of the fast path's spans, found after the replay. The fast path gives
+/// its spans line 0 (no real line is 0) and no column: only a span that ends up in a report
+/// needs them, and a clean game has none. [`place_spans`] then counts lines and characters
+/// as the lexer does, in one pass over the movetext.
+pub(in crate::rules) const UNPLACED: u32 = 0;
+
+/// Gives every unplaced span its line and column as the lexer counts them: lines by their
+/// breaks (`\n`, `\r\n`, `\r`), columns in characters from the start of the line.
+pub(in crate::rules) fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
+    spans.sort_unstable_by_key(|s| s.start);
+    let mut pos = at.line_start;
+    let mut line = at.line;
+    let mut col = if at.line_start == 0 { at.first_col } else { 1 };
+    for span in spans.iter_mut() {
+        let target = span.start as usize;
+        let gap = &bytes[pos..target];
+        match last_line_start(gap) {
+            0 => col += count_chars(gap),
+            start => {
+                line += count_lines(gap);
+                col = 1 + count_chars(&gap[start..]);
+            }
+        }
+        pos = target;
+        span.line = line;
+        span.col = col;
+    }
+}
+
+/// Bytes that end a symbol for the fast path: the lexer's delimiters, and any non-ASCII byte
+/// (which the fast path leaves to the lexer).
+static SYMBOL_END: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = DELIMITER[b];
+        b += 1;
+    }
+    table
+};
+
+/// A move number of one to eight digits with its dots and a space, tab or line break after
+/// them, at `bytes[i]`: its number, its dots as [`move_number`] counts them, and where it
+/// ends. `None` for anything else.
+#[inline]
+fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
+    let mut j = i;
+    let mut number = 0u32;
+    while let Some(&d @ b'0'..=b'9') = bytes.get(j) {
+        if j - i == 8 {
+            return None;
+        }
+        number = number * 10 + u32::from(d - b'0');
+        j += 1;
+    }
+    let digits_end = j;
+    while bytes.get(j) == Some(&b'.') {
+        j += 1;
+    }
+    let dots = j - digits_end;
+    if dots == 0 || !matches!(bytes.get(j), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        return None;
+    }
+    debug_assert_eq!(
+        move_number(&bytes[i..j]),
+        Some((number, if dots >= 2 { 3 } else { 1 }, j - i))
+    );
+    Some((number, if dots >= 2 { 3 } else { 1 }, j))
+}
+
+/// The fast path met something it leaves to the general path (a variation, a comment it
+/// does not read, a token it does not know): the game is checked again the general way.
+#[derive(Debug)]
+pub(in crate::rules) struct GaveUp;
+
+impl Replay<'_> {
+    /// The fast path of the replay: the main line of a movetext of strict SAN moves, move
+    /// numbers, brace comments and NAGs ending in a standard result, read straight from the
+    /// bytes with the places the lexer would give (line, and column in characters). Anything
+    /// else, and any move that cannot be played, gives up (`Err`): the game is then replayed
+    /// the general way from the start. What it accepts, the lexer reads without a problem.
+    ///
+    /// With `open` (`Some(eof)`) the bytes run on past the game: it ends with its result
+    /// token, which must not touch the end of the bytes unless `eof` (more bytes could make
+    /// it another symbol).
+    pub(in crate::rules) fn run_plain(
+        &mut self,
+        at: MovetextStart,
+        open: Option<bool>,
+    ) -> Result<MovetextFacts, GaveUp> {
+        let bytes = self.bytes;
+        let n = bytes.len();
+        let mut facts = MovetextFacts {
+            has_move: false,
+            result_span: None,
+            end: n,
+        };
+        // Spans get their line and column only if they end up in the report (`place_spans`).
+        let span = |start: usize, end: usize| Span {
+            start: start as u32,
+            end: end as u32,
+            line: UNPLACED,
+            col: 0,
+        };
+        let mut i = at.offset;
+        if self.record_movetext {
+            self.visitor.begin_movetext(false);
+        }
+        loop {
+            // Most tokens are one space apart.
+            if i + 1 < n && bytes[i] == b' ' && bytes[i + 1] > b' ' {
+                i += 1;
+            } else {
+                while i < n && matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t') {
+                    i += 1;
+                }
+            }
+            // No result token: the lexer reports that.
+            let &b = bytes.get(i).ok_or(GaveUp)?;
+            match b {
+                b'{' => {
+                    // A comment left open, or one the lexer may end at a tag line inside it,
+                    // is for the general path.
+                    let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
+                        return Err(GaveUp);
+                    };
+                    if self.record_movetext {
+                        self.visitor.comment(i as u32, (i + close + 2) as u32);
+                    }
+                    i += close + 2;
+                }
+                b'$' => {
+                    let mut j = i + 1;
+                    while j < n && bytes[j].is_ascii_digit() && j - i < 8 {
+                        j += 1;
+                    }
+                    let value = bytes[i + 1..j]
+                        .iter()
+                        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                    if j == i + 1 || value > 255 {
+                        return Err(GaveUp);
+                    }
+                    if self.record_movetext {
+                        self.visitor.nag(value as u16);
+                    }
+                    i = j;
+                }
+                // The common move number, `12.` or `12...` before a space: read here (the
+                // general reading below gives the same, and handles every other case).
+                b'1'..=b'9' if let Some((number, dots, next)) = spaced_move_number(bytes, i) => {
+                    self.lines[0].pending_number = Some((number, dots, span(i, next)));
+                    i = next;
+                }
+                // The common move, strict SAN before a space or other delimiter: read in
+                // one pass (the general reading below gives the same).
+                b'a'..=b'h' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O'
+                    if let Some((m, len)) = notation::ascii::san_at(&bytes[i..]) =>
+                {
+                    self.variation_follows = false;
+                    if !self.play_main(&m, span(i, i + len)) {
+                        return Err(GaveUp);
+                    }
+                    facts.has_move = true;
+                    i += len;
+                }
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
+                    let mut end = i;
+                    while end < n && !SYMBOL_END[usize::from(bytes[end])] {
+                        end += 1;
+                    }
+                    if end < n && bytes[end] >= 0x80 {
+                        return Err(GaveUp);
+                    }
+                    if end - i > crate::pgn::lexer::MAX_SYMBOL {
+                        return Err(GaveUp);
+                    }
+                    let mut start = i;
+                    i = end;
+                    // A symbol may be a move number glued to a move (`12.e4`).
+                    while start < end {
+                        let s = &bytes[start..end];
+                        if s[0].is_ascii_alphabetic() {
+                            // A move, perhaps with a glyph glued to it (`e4!?`).
+                            let mut mv_end = end;
+                            while matches!(bytes[mv_end - 1], b'!' | b'?') {
+                                mv_end -= 1;
+                            }
+                            let mv = &bytes[start..mv_end];
+                            if mv.len() < 2
+                                || (mv_end != end
+                                    && !matches!(
+                                        &bytes[mv_end..end],
+                                        b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
+                                    ))
+                            {
+                                return Err(GaveUp);
+                            }
+                            let m = notation::ascii::plain_san(mv).ok_or(GaveUp)?;
+                            self.variation_follows = false;
+                            if !self.play_main(&m, span(start, mv_end)) {
+                                return Err(GaveUp);
+                            }
+                            if self.record_movetext {
+                                if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
+                                    self.visitor.nag(nag);
+                                }
+                            }
+                            facts.has_move = true;
+                            break;
+                        }
+                        if let Some((number, dots, len)) = move_number(s) {
+                            let next = start + len;
+                            self.lines[0].pending_number = Some((number, dots, span(start, next)));
+                            start = next;
+                            continue;
+                        }
+                        let result = match s {
+                            b"1-0" => GameResult::WhiteWins,
+                            b"0-1" => GameResult::BlackWins,
+                            b"1/2-1/2" => GameResult::Draw,
+                            b"*" => GameResult::Unknown,
+                            _ => return Err(GaveUp),
+                        };
+                        match open {
+                            // The result ends the game: nothing may follow it.
+                            None => {
+                                if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+                                    return Err(GaveUp);
+                                }
+                            }
+                            Some(eof) => {
+                                if end == n && !eof {
+                                    return Err(GaveUp);
+                                }
+                                facts.end = end;
+                            }
+                        }
+                        self.result_token = Some(result);
+                        facts.result_span = Some(span(start, end));
+                        self.close_line_note(0);
+                        return Ok(facts);
+                    }
+                }
+                _ => return Err(GaveUp),
+            }
+        }
+    }
+
+    /// Plays a main-line move of the fast path: without anything only other moves need, unless
+    /// the visitor wants positions. Inline in the fast path's loop, which then makes no call
+    /// per ply but to the matcher and shakmaty (2% of the time on TWIC and lichess).
+    #[inline(always)]
+    fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
+        if self.keep_positions && !self.main_moves_alone() {
+            self.play_main_keeping(m, span)
+        } else {
+            self.play_inline::<false>(0, m, span)
+        }
+    }
+
+    /// [`Self::play_main`] for a visitor that wants positions: out of the fast path's line.
+    #[inline(never)]
+    fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
+        self.play::<true>(0, m, span)
+    }
+}
