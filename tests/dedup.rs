@@ -534,8 +534,8 @@ fn a_plain_file_standard_input_and_gzip_give_the_same_bytes() {
     let written = String::from_utf8(from_file.0.clone()).unwrap();
     assert_eq!(
         games(&written).len(),
-        5,
-        "feed-a's four games and feed-b's new one"
+        4,
+        "the four games of feed-a and the new one of feed-b"
     );
     for jobs in ["1", "2"] {
         let j = ["-j", jobs];
