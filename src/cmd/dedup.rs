@@ -515,7 +515,9 @@ fn in_input(verbatim: &Verbatim, e: io::Error) -> io::Error {
         e.kind(),
         format!(
             "{}: {e}; its kept games were to be copied from it, so no output was written: \
-             run dedup again on inputs that do not change meanwhile",
+             run dedup again when it no longer changes, or give a file still being written \
+             on standard input (`pgnkit dedup - < {}`), whose games dedup keeps itself",
+            verbatim.path.display(),
             verbatim.path.display()
         ),
     )
