@@ -9,13 +9,15 @@
 # ratios, not the seconds.
 #
 # Usage: benches/dedup.sh [FILE.pgn] [ROUNDS]   (default: the lichess100 bench input, 3 rounds)
+# PGNKIT=path/to/pgnkit times that binary (another build, for a before-and-after) instead of
+# this checkout's release build.
 # pgn-extract is the Debian package (apt-get install pgn-extract).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 file=${1:-${BENCH_INPUTS:-/work/bench-inputs}/lichess100.pgn}
 rounds=${2:-3}
 target=${CARGO_TARGET_DIR:-$PWD/target}
-bin=$target/release/pgnkit
+bin=${PGNKIT:-$target/release/pgnkit}
 [ -x "$bin" ] || cargo build --release
 export PATH=$PATH:/usr/games  # where Debian installs it
 command -v pgn-extract >/dev/null || { echo "pgn-extract is not installed (apt-get install pgn-extract)" >&2; exit 2; }

@@ -476,3 +476,87 @@ fn no_temporary_left(dir: &std::path::Path) {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The games of a plain file are copied from the file itself, those of standard input and of
+/// a compressed file from dedup's temporary files: the output and the report are the same
+/// byte for byte, whatever lies between the games (CRLF lines, blank lines, commentary), with
+/// one thread or two, and from a byte range of the file as from those bytes piped in.
+#[test]
+fn a_plain_file_standard_input_and_gzip_give_the_same_bytes() {
+    use std::io::Write;
+    let dir = scratch("dedup/verbatim");
+    let a = std::fs::read_to_string("testdata/dedup/feed-a.pgn").unwrap();
+    let b = std::fs::read_to_string("testdata/dedup/feed-b.pgn").unwrap();
+    let mut text = String::new();
+    for i in 0..40 {
+        match i % 4 {
+            0 => text.push_str(&a),
+            1 => text.push_str(&b.replace('\n', "\r\n")),
+            2 => text.push_str(&format!("\n\n{{ between games {i} }}\n\n{b}  \n")),
+            _ => text.push_str(&a.replace("\n\n", "\n\n\n")),
+        }
+        text.push('\n');
+    }
+    let plain = dir.join("in.pgn");
+    std::fs::write(&plain, &text).unwrap();
+    let gzip = dir.join("in.pgn.gz");
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&gzip, z.finish().unwrap()).unwrap();
+    // The output's bytes and the report's rows without their file names.
+    let run = |inputs: &[&str], stdin: Option<&[u8]>, extra: &[&str]| {
+        let (out, report) = (dir.join("out.pgn"), dir.join("report.csv"));
+        let mut args = vec!["dedup", "-q"];
+        args.extend(inputs);
+        args.extend(["-o", out.to_str().unwrap()]);
+        args.extend(["--report", report.to_str().unwrap()]);
+        args.extend(extra);
+        let done = pgnkit(&args, stdin);
+        assert_eq!(done.status.code(), Some(0), "{args:?}: {}", stderr(&done));
+        let rows: Vec<String> = std::fs::read_to_string(&report)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let cells: Vec<&str> = l.split(',').collect();
+                format!("{},{},{}", cells[1], cells[3], cells[4])
+            })
+            .collect();
+        no_temporary_left(&dir);
+        (std::fs::read(&out).unwrap(), rows)
+    };
+    let (plain_in, gzip_in) = (plain.to_str().unwrap(), gzip.to_str().unwrap());
+    let from_file = run(&[plain_in], None, &[]);
+    assert!(
+        from_file.1.len() > 90,
+        "many duplicates: {}",
+        from_file.1.len()
+    );
+    let written = String::from_utf8(from_file.0.clone()).unwrap();
+    assert_eq!(
+        games(&written).len(),
+        4,
+        "the four games of feed-a and the new one of feed-b"
+    );
+    for jobs in ["1", "2"] {
+        let j = ["-j", jobs];
+        assert_eq!(run(&[plain_in], None, &j), from_file, "a file, -j {jobs}");
+        assert_eq!(
+            run(&["-"], Some(text.as_bytes()), &j),
+            from_file,
+            "stdin, -j {jobs}"
+        );
+        assert_eq!(run(&[gzip_in], None, &j), from_file, "gzip, -j {jobs}");
+        // Two inputs, one copied from, one spilled, in either order.
+        let mixed = run(&[plain_in, gzip_in], None, &j);
+        assert_eq!(run(&[gzip_in, plain_in], None, &j), mixed, "-j {jobs}");
+        assert_eq!(run(&[gzip_in, gzip_in], None, &j), mixed, "-j {jobs}");
+    }
+    // From the fifth game on: the range's first game lies past the file's first byte.
+    let start = text.match_indices("[Event ").nth(4).unwrap().0;
+    let range = format!("{start}:{}", text.len());
+    assert_eq!(
+        run(&[plain_in], None, &["--range", &range]),
+        run(&["-"], Some(&text.as_bytes()[start..]), &[]),
+        "--range {range}"
+    );
+}

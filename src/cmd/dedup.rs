@@ -18,7 +18,7 @@ use crate::dedup::runs::Store;
 use crate::dedup::{completeness, text_hash, Digest, Finder, Identity, Keep, Kind, Recorded};
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, Inputs, WriteError};
+use crate::input::{say, Found, Inputs, ReadFrom, Verbatim, WriteError};
 use crate::report::cell::neutralise;
 use crate::report::staged::StagedFiles;
 use crate::rules::game::CheckOptions;
@@ -29,7 +29,9 @@ use crate::rules::game::CheckOptions;
 ///
 /// The unique games are written byte for byte as read, in input order. Every input is read
 /// once (standard input too): the games wait in temporary files (`--temp-dir`) until the
-/// duplicates are known. Exit status: 0 clean, 1 problems found in the input (games with errors), 2 pgnkit failed.
+/// duplicates are known, but those of a plain UTF-8 file, which are copied from the file
+/// itself (it must not change meanwhile). Exit status: 0 clean, 1 problems found in the
+/// input (games with errors), 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -53,8 +55,9 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub fuzzy_ply: Option<u32>,
 
-    /// Where the temporary files go (the games' moves and bytes, as large as the input once
-    /// decompressed): by default the output's folder.
+    /// Where the temporary files go (the games' moves, and the bytes of the games of
+    /// compressed, decoded or standard input, as large as that input once decompressed): by
+    /// default the output's folder.
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
 
@@ -107,10 +110,38 @@ struct Digested {
     digest: Digest,
     start: u128,
     moves: Vec<u16>,
-    /// Where the worker wrote the game's bytes in the spill file: offset and length.
-    spilled: io::Result<(u64, u64)>,
+    /// Where the game's bytes wait for the writing of the kept games.
+    bytes: Bytes,
     number: u64,
     errors: u64,
+}
+
+/// Where a game's bytes wait: in the spill file, written there by the worker, or where they
+/// are in their input.
+enum Bytes {
+    /// Offset and length in the spill file (its blank line after it included).
+    Spilled(io::Result<(u64, u64)>),
+    /// Offset and length in a [`Verbatim`] input (its blank line not included).
+    InInput(u64, u64),
+}
+
+/// Where the next game in input order waits: its source (0 the spill file, `n` the `n`th
+/// [`Verbatim`] input from 1), offset and length there. Recorded in 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Place {
+    source: u32,
+    offset: u64,
+    len: u64,
+}
+
+impl Place {
+    fn spilled((offset, len): (u64, u64)) -> Place {
+        Place {
+            source: 0,
+            offset,
+            len,
+        }
+    }
 }
 
 impl Found for Digested {
@@ -125,6 +156,10 @@ impl Found for Digested {
 /// where it can), where each game's bytes are, and the sorted runs of the [`Finder`] past the
 /// memory budget. Memory stays flat however many games there are, and each input is read
 /// once, so standard input can be deduplicated too. Removed when dropped, on error too.
+///
+/// The games of a [`Verbatim`] input are not written here: they are in the input already,
+/// and writing every game to copy back the few kept would cost more than the reading. Only
+/// where they are is recorded, and the kept ones are read back from the input.
 ///
 /// The worker that read a game writes its bytes ([`Games::write`]), from where the reader
 /// holds them: handing them to the sink in the game's result would copy every game once
@@ -207,14 +242,20 @@ impl Spill {
         games.write(bytes)
     }
 
-    /// Records where the next game, in input order, was written.
-    fn place(&self, (offset, len): (u64, u64)) -> io::Result<()> {
+    /// Records where the next game, in input order, waits.
+    fn place(&self, place: Place) -> io::Result<()> {
+        // A game is at most `MAX_GAME_MIB` long, its blank line included.
+        let len = u32::try_from(place.len)
+            .map_err(|_| io::Error::other("a game of 4 GiB or more cannot be kept"))?;
         let mut places = self.places.lock().unwrap_or_else(|e| e.into_inner());
         let Some(p) = places.as_mut() else {
             return Ok(());
         };
-        p.write_all(&offset.to_le_bytes())?;
-        p.write_all(&len.to_le_bytes())
+        let mut record = [0u8; 16];
+        record[..4].copy_from_slice(&place.source.to_le_bytes());
+        record[4..8].copy_from_slice(&len.to_le_bytes());
+        record[8..].copy_from_slice(&place.offset.to_le_bytes());
+        p.write_all(&record)
     }
 
     /// Ends the writing.
@@ -237,47 +278,249 @@ impl Spill {
     }
 
     /// Copies the games `wanted` says, in input order, to `out`: each stretch of them that
-    /// lies back to back in the file in one copy. The number of games read.
+    /// lies back to back in the spill file in one copy, those left in their input (the
+    /// `inputs`, by source) read back from it. The number of games read.
     fn copy_kept(
         &self,
         mut wanted: impl FnMut(usize) -> bool,
+        inputs: &[Verbatim],
         out: &mut File,
     ) -> io::Result<usize> {
-        let mut games = File::open(self.dir.join(Self::BYTES))?;
+        let games = File::open(self.dir.join(Self::BYTES))?;
         let mut places =
             BufReader::with_capacity(1 << 16, File::open(self.dir.join(Self::PLACES))?);
-        let (mut start, mut run) = (0u64, 0u64);
-        let mut copy = |start: u64, run: u64| -> io::Result<()> {
-            if run == 0 {
-                return Ok(());
-            }
-            games.seek(SeekFrom::Start(start))?;
-            let copied = io::copy(&mut (&games).take(run), out)?;
-            if copied != run {
-                return Err(io::ErrorKind::UnexpectedEof.into());
-            }
-            Ok(())
-        };
+        let mut copier = Copier::new(games, inputs, out);
         let mut head = [0u8; 16];
         let mut index = 0usize;
         while read_head(&mut places, &mut head)? {
-            let offset = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
-            let len = u64::from_le_bytes(head[8..].try_into().unwrap_or_default());
-            if wanted(index) && len > 0 {
-                if run > 0 && start + run != offset {
-                    copy(start, run)?;
-                    run = 0;
-                }
-                if run == 0 {
-                    start = offset;
-                }
-                run += len;
+            let word = |at: usize| {
+                u32::from_le_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]])
+            };
+            let place = Place {
+                source: word(0),
+                len: u64::from(word(4)),
+                offset: u64::from_le_bytes(head[8..].try_into().unwrap_or_default()),
+            };
+            if wanted(index) && place.len > 0 {
+                copier.copy(place)?;
             }
             index += 1;
         }
-        copy(start, run)?;
+        copier.finish()?;
         Ok(index)
     }
+}
+
+/// Writes kept games to the output in input order, from where each one waits. A stretch of
+/// them back to back in the spill file goes in one copy (by the kernel where it can); so does
+/// a stretch of them in an input when only a blank line (`\n\n`, what the output puts after
+/// each game) lies between them there. A short stretch of an input is read through a window
+/// of its bytes instead, as the kept games of an input are often neighbours.
+struct Copier<'a> {
+    out: BufWriter<&'a mut File>,
+    games: File,
+    /// The stretch of the spill file to copy next: start and length.
+    stretch: (u64, u64),
+    inputs: &'a [Verbatim],
+    /// The input read from (its source) and the file, checked to be the one read.
+    input: Option<(u32, File)>,
+    /// The stretch of that input to copy next: its first byte and the byte after it.
+    run: Option<(u64, u64)>,
+    /// Bytes of the input from `window_at` on.
+    window: Vec<u8>,
+    window_at: u64,
+}
+
+impl<'a> Copier<'a> {
+    /// A stretch of an input this long is copied by the kernel: the system call costs less
+    /// than the copy in and out of the window.
+    const DIRECT: u64 = 1 << 16;
+    /// How much of an input is read at once around a short stretch.
+    const WINDOW: usize = 1 << 18;
+
+    fn new(games: File, inputs: &'a [Verbatim], out: &'a mut File) -> Copier<'a> {
+        Copier {
+            out: BufWriter::with_capacity(1 << 16, out),
+            games,
+            stretch: (0, 0),
+            inputs,
+            input: None,
+            run: None,
+            window: Vec::new(),
+            window_at: 0,
+        }
+    }
+
+    fn copy(&mut self, place: Place) -> io::Result<()> {
+        if place.source == 0 {
+            self.copy_run()?;
+            let (start, run) = self.stretch;
+            if run > 0 && start + run != place.offset {
+                self.copy_stretch()?;
+            }
+            if self.stretch.1 == 0 {
+                self.stretch.0 = place.offset;
+            }
+            self.stretch.1 += place.len;
+            return Ok(());
+        }
+        self.copy_stretch()?;
+        if self.input.as_ref().is_none_or(|(s, _)| *s != place.source) {
+            self.copy_run()?;
+            self.close_input()?;
+            let verbatim = self.verbatim(place.source)?;
+            let file = verbatim.open().map_err(|e| in_input(verbatim, e))?;
+            self.input = Some((place.source, file));
+            self.window.clear();
+        }
+        let end = place.offset + place.len;
+        if let Some((start, run_end)) = self.run {
+            if place.offset == run_end + 2 && self.blank_line_at(run_end)? {
+                self.run = Some((start, end));
+                return Ok(());
+            }
+            self.copy_run()?;
+        }
+        self.run = Some((place.offset, end));
+        Ok(())
+    }
+
+    /// The input of a source, from 1.
+    fn verbatim(&self, source: u32) -> io::Result<&'a Verbatim> {
+        let i = source as usize - 1;
+        self.inputs
+            .get(i)
+            .ok_or_else(|| io::Error::other(format!("no input {source} to copy games from")))
+    }
+
+    /// Whether the input's bytes at `at` are a blank line, `\n\n`.
+    fn blank_line_at(&mut self, at: u64) -> io::Result<bool> {
+        let held = at >= self.window_at && at + 2 <= self.window_at + self.window.len() as u64;
+        if held {
+            let from = (at - self.window_at) as usize;
+            return Ok(&self.window[from..from + 2] == b"\n\n");
+        }
+        let Some((_, file)) = self.input.as_mut() else {
+            return Ok(false);
+        };
+        let mut two = [0u8; 2];
+        match read_at(file, &mut two, at) {
+            Ok(()) => Ok(&two == b"\n\n"),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Copies the stretch of the spill file waiting, after what the buffer holds.
+    fn copy_stretch(&mut self) -> io::Result<()> {
+        let (start, run) = std::mem::take(&mut self.stretch);
+        if run == 0 {
+            return Ok(());
+        }
+        self.out.flush()?;
+        self.games.seek(SeekFrom::Start(start))?;
+        let copied = io::copy(&mut (&self.games).take(run), self.out.get_mut())?;
+        if copied != run {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        Ok(())
+    }
+
+    /// Copies the stretch of the input waiting, and the blank line after it.
+    fn copy_run(&mut self) -> io::Result<()> {
+        let (Some((start, end)), Some((_, file))) = (self.run.take(), self.input.as_mut()) else {
+            return Ok(());
+        };
+        let len = end - start;
+        if len >= Self::DIRECT {
+            self.out.flush()?;
+            file.seek(SeekFrom::Start(start))?;
+            let copied = io::copy(&mut (&*file).take(len), self.out.get_mut())?;
+            if copied != len {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+        } else {
+            let bytes = window(file, &mut self.window, &mut self.window_at, start, len)?;
+            self.out.write_all(bytes)?;
+        }
+        self.out.write_all(b"\n\n")
+    }
+
+    /// Done with an input: it is checked again, as it may have changed while copied from.
+    fn close_input(&mut self) -> io::Result<()> {
+        if let Some((source, file)) = self.input.take() {
+            let verbatim = self.verbatim(source)?;
+            verbatim.check(&file).map_err(|e| in_input(verbatim, e))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.copy_stretch()?;
+        self.copy_run()?;
+        self.close_input()?;
+        self.out.flush()
+    }
+}
+
+/// The `len` bytes of `file` at `offset`, from the window of the file's bytes held when they
+/// are in it, else from a new window read from `offset` on.
+fn window<'w>(
+    file: &mut File,
+    window: &'w mut Vec<u8>,
+    at: &mut u64,
+    offset: u64,
+    len: u64,
+) -> io::Result<&'w [u8]> {
+    let n = usize::try_from(len).map_err(io::Error::other)?;
+    let held = offset >= *at && offset + len <= *at + window.len() as u64;
+    if !held {
+        window.resize(Copier::WINDOW.max(n), 0);
+        file.seek(SeekFrom::Start(offset))?;
+        let mut filled = 0;
+        while filled < window.len() {
+            match file.read(&mut window[filled..]) {
+                Ok(0) => break,
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        window.truncate(filled);
+        *at = offset;
+        if filled < n {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+    }
+    let from = (offset - *at) as usize;
+    Ok(&window[from..from + n])
+}
+
+/// Reads `buf.len()` bytes of `file` at `offset` (where the file's position does not matter).
+fn read_at(file: &mut File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(buf)
+    }
+}
+
+/// An error reading an input's games back, said of the input.
+fn in_input(verbatim: &Verbatim, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!(
+            "{}: {e}; its kept games were to be copied from it, so no output was written: \
+             run dedup again when it no longer changes, or give a file still being written \
+             on standard input (`pgnkit dedup - < {}`), whose games dedup keeps itself",
+            verbatim.path.display(),
+            verbatim.path.display()
+        ),
+    )
 }
 
 /// Reads a record's head; false at the end of the file.
@@ -335,10 +578,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut errors = 0u64;
     let mut with_errors = 0u64;
     let mut last_number = 0u64;
-    let work = |_: &str, game: &mut Game<'_>| digest(game, &opts, fuzzy, keep, &spill);
-    let sink = |name: &str, d: Digested| -> Result<(), WriteError> {
+    // The inputs whose kept games are copied from themselves, and the source of the one read.
+    let mut verbatim: Vec<Verbatim> = Vec::new();
+    let mut source = 0u32;
+    let work =
+        |from: &ReadFrom<'_>, game: &mut Game<'_>| digest(from, game, &opts, fuzzy, keep, &spill);
+    let sink = |from: &ReadFrom<'_>, d: Digested| -> Result<(), WriteError> {
+        let name = from.name;
         if names.last().is_none_or(|last| last != name) || d.number <= last_number {
             names.push(name.to_owned());
+            source = match from.verbatim {
+                Some(v) => {
+                    verbatim.push(v.clone());
+                    verbatim.len() as u32
+                }
+                None => 0,
+            };
         }
         last_number = d.number;
         if finder.len() >= u32::MAX as usize - 1 {
@@ -354,10 +609,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         finder
             .add(d.digest, file, d.number, d.start, &d.moves)
             .map_err(temp)?;
-        let place = d.spilled.map_err(temp)?;
+        let place = match d.bytes {
+            Bytes::Spilled(at) => Place::spilled(at.map_err(temp)?),
+            Bytes::InInput(offset, len) if source > 0 => Place {
+                source,
+                offset,
+                len,
+            },
+            Bytes::InInput(..) => {
+                return Err(temp(io::Error::other("a game of no known input")));
+            }
+        };
         spill.place(place).map_err(temp)
     };
-    inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+    inputs.run_from(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe || inputs.totals.interrupted {
         inputs.report_no_game()?;
         return Ok(Outcome::Failed);
@@ -367,14 +632,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let games = finder.len();
     let decision = finder.decide(keep, fuzzy.is_some()).context(back)?;
 
-    // The writing: the kept games, from the spill file.
+    // The writing: the kept games, from the spill file and the inputs.
     let mut staged = StagedFiles::new();
     let out_name = args.output.display().to_string();
     let mut out = staged.create(&args.output)?;
     let mut by_kind = [0u64; 5];
-    let written = write_kept(&spill, &decision, &mut by_kind, &mut out).with_context(|| {
-        format!("cannot copy the kept games from the temporary files of dedup to {out_name}")
-    })?;
+    let written = write_kept(&spill, &verbatim, &decision, &mut by_kind, &mut out)
+        .with_context(|| format!("cannot write the kept games to {out_name}"))?;
     if written != games {
         bail!("{back}: {written} games of {games}");
     }
@@ -455,8 +719,9 @@ fn temp_dir(args: &Args) -> PathBuf {
     }
 }
 
-/// The reading of one game: replayed, hashed.
+/// The reading of one game: replayed, hashed, its bytes spilled unless its input holds them.
 fn digest(
+    from: &ReadFrom<'_>,
     game: &mut Game<'_>,
     opts: &CheckOptions,
     fuzzy: Option<u32>,
@@ -490,7 +755,10 @@ fn digest(
         digest,
         start: observer.start,
         moves: observer.moves,
-        spilled: spill.write(game.bytes),
+        bytes: match from.verbatim {
+            Some(v) => Bytes::InInput(v.start + game.offset, game.bytes.len() as u64),
+            None => Bytes::Spilled(spill.write(game.bytes)),
+        },
         number: game.number,
         errors: report.count(Severity::Error) as u64,
     })
@@ -516,10 +784,11 @@ fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
     out
 }
 
-/// Copies the kept games from the spill file to `out`, in input order, counting the
-/// duplicates by kind; the number of games in the file.
+/// Copies the kept games from the spill file and the `inputs` to `out`, in input order,
+/// counting the duplicates by kind; the number of games recorded.
 fn write_kept(
     spill: &Spill,
+    inputs: &[Verbatim],
     decision: &Decision,
     by_kind: &mut [u64; 5],
     out: &mut File,
@@ -544,7 +813,7 @@ fn write_kept(
             _ => true,
         }
     };
-    let written = spill.copy_kept(wanted, out)?;
+    let written = spill.copy_kept(wanted, inputs, out)?;
     match failed {
         Some(e) => Err(e),
         None => Ok(written),
@@ -620,7 +889,7 @@ mod tests {
             places[i] = spill.write(games[i]).unwrap();
         }
         for p in places {
-            spill.place(p).unwrap();
+            spill.place(Place::spilled(p)).unwrap();
         }
         spill.finish().unwrap();
         for (kept, want) in [
@@ -634,7 +903,9 @@ mod tests {
         ] {
             let path = parent.join("out.pgn");
             let mut out = File::create(&path).unwrap();
-            let n = spill.copy_kept(|i| kept.contains(&i), &mut out).unwrap();
+            let n = spill
+                .copy_kept(|i| kept.contains(&i), &[], &mut out)
+                .unwrap();
             drop(out);
             assert_eq!(n, 5);
             assert_eq!(std::fs::read_to_string(&path).unwrap(), want, "{kept:?}");
@@ -646,5 +917,72 @@ mod tests {
             .collect();
         std::fs::remove_dir_all(&parent).unwrap();
         assert_eq!(left, ["out.pgn"], "the spill folder is removed");
+    }
+
+    /// Games left in their input are read back from it, each followed by its blank line
+    /// whatever lay between them there, in input order among spilled ones; a long one past
+    /// the window. An input that changed after it was read is not copied from: the run fails.
+    #[test]
+    fn kept_games_are_read_back_from_their_input_unless_it_changed() {
+        let parent = std::env::temp_dir().join(format!("pgnkit-verbatim-{}", std::process::id()));
+        std::fs::create_dir_all(&parent).unwrap();
+        let long = format!("[Event \"long\"]\n\n{{{}}} *", "x".repeat(1 << 17));
+        let text = format!("game 0\r\n\r\n\ngame 1\n{{ between }}\n{long}\n\ngame 3");
+        let input = parent.join("in.pgn");
+        std::fs::write(&input, &text).unwrap();
+        let at = |game: &str| text.find(game).unwrap() as u64;
+        let inputs = [Verbatim::now(input.clone(), 0).unwrap()];
+        let mut spill = Spill::create(&parent).unwrap();
+        let spilled = spill.write(b"spilled").unwrap();
+        for (game, len) in [
+            ("game 0", 6),
+            ("game 1", 6),
+            ("[Event \"long\"]", long.len() as u64),
+            ("game 3", 6),
+        ] {
+            spill
+                .place(Place {
+                    source: 1,
+                    offset: at(game),
+                    len,
+                })
+                .unwrap();
+            if game == "game 1" {
+                spill.place(Place::spilled(spilled)).unwrap();
+            }
+        }
+        spill.finish().unwrap();
+        let path = parent.join("out.pgn");
+        let copy = |kept: &[usize]| {
+            let mut out = File::create(&path).unwrap();
+            let n = spill.copy_kept(|i| kept.contains(&i), &inputs, &mut out);
+            drop(out);
+            n.map(|n| (n, std::fs::read_to_string(&path).unwrap()))
+        };
+        assert_eq!(
+            copy(&[0, 1, 2, 3, 4]).unwrap(),
+            (
+                5,
+                format!("game 0\n\ngame 1\n\nspilled\n\n{long}\n\ngame 3\n\n")
+            )
+        );
+        assert_eq!(
+            copy(&[0, 4]).unwrap(),
+            (5, "game 0\n\ngame 3\n\n".to_owned())
+        );
+        // The same length, written since.
+        std::fs::write(&input, text.replace("game 3", "game 9")).unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        File::options()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let e = copy(&[0, 4]).unwrap_err();
+        assert!(e.to_string().contains("changed"), "{e}");
+        assert!(e.to_string().contains("in.pgn"), "{e}");
+        drop(spill);
+        std::fs::remove_dir_all(&parent).unwrap();
     }
 }

@@ -53,6 +53,9 @@ pub struct Detected {
     pub encoding: &'static Encoding,
     /// True when forced with `--encoding`, false when detected.
     pub forced: bool,
+    /// The text is the stream's bytes as they are: UTF-8 without a byte order mark, read
+    /// without decoding (nothing replaced, nothing removed).
+    pub as_is: bool,
 }
 
 /// Looks up an encoding by a user-given name (`gbk`, `big5`, `latin1`, `windows-1252`,
@@ -108,13 +111,15 @@ pub fn decoded(
             }
         },
     };
+    let as_is = encoding == UTF_8 && bom == 0 && clean;
     let detected = Detected {
         encoding,
         forced: forced.is_some() && bom == 0,
+        as_is,
     };
     let malformed = Malformed::default();
     let rest = io::Cursor::new(sample).chain(inner);
-    if encoding == UTF_8 && bom == 0 && clean {
+    if as_is {
         // UTF-8 needs no decoding; the lexer copes with stray bytes and reports them. (A
         // sample with bad bytes goes through the decoder, which reports each at its offset.)
         return Ok((Box::new(rest), detected, malformed));

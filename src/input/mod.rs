@@ -187,6 +187,67 @@ pub struct InputTotals {
     pub broken_pipe: bool,
 }
 
+/// The input a game comes from, as the work and the sink of [`Inputs::run_from`] see it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadFrom<'a> {
+    /// Its name in messages: the path, `PATH@START` with `--range`, `PATH:row N` for a row
+    /// of a Parquet file, `-` for standard input.
+    pub name: &'a str,
+    /// Set when the games' bytes are the file's own, where the file holds them.
+    pub verbatim: Option<&'a Verbatim>,
+}
+
+/// An input whose games reach the work as the file's own bytes: a regular file, not
+/// compressed, read without decoding (UTF-8 with nothing to replace). A game's bytes lie in
+/// the file from `start + game.offset` on, for as long as the file is what it was when
+/// opened, which [`Verbatim::open`] checks: a game read again from it is the game read.
+#[derive(Clone, Debug)]
+pub struct Verbatim {
+    pub path: PathBuf,
+    /// Where the stream's first byte lies in the file (`--range` starts past 0).
+    pub start: u64,
+    stamp: open::Stamp,
+}
+
+impl Verbatim {
+    /// Opens the file again to read games from it.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be opened, or is no longer the file read ([`Verbatim::check`]).
+    pub fn open(&self) -> io::Result<std::fs::File> {
+        let file = std::fs::File::open(&self.path)?;
+        self.check(&file)?;
+        Ok(file)
+    }
+
+    /// The file at `path` as it is now, its stream starting at `start`.
+    #[cfg(test)]
+    pub(crate) fn now(path: PathBuf, start: u64) -> io::Result<Verbatim> {
+        let file = std::fs::File::open(&path)?;
+        let stamp = open::Stamp::of(&file).ok_or_else(|| io::Error::other("no regular file"))?;
+        Ok(Verbatim { path, start, stamp })
+    }
+
+    /// Checks that `file` is still the file read: the same file, of the same size, not
+    /// written since.
+    ///
+    /// # Errors
+    ///
+    /// An error of kind `InvalidData` saying the file changed: its games may not be where
+    /// they were, or what they were.
+    pub fn check(&self, file: &std::fs::File) -> io::Result<()> {
+        if open::Stamp::of(file).as_ref() == Some(&self.stamp) {
+            return Ok(());
+        }
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the file changed while pgnkit read it (another size, modification time or file \
+             at its path)",
+        ))
+    }
+}
+
 /// The run's inputs and how they are read.
 pub struct Inputs {
     opts: InputOptions,
@@ -277,12 +338,39 @@ impl Inputs {
         lexing: Lexing,
         work: W,
         mut sink: S,
-        mut on_problem: P,
+        on_problem: P,
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
         W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
         S: FnMut(&str, T) -> Result<(), WriteError>,
+        P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
+    {
+        self.run_from(
+            lexing,
+            |from: &ReadFrom<'_>, game: &mut Game<'_>| work(from.name, game),
+            |from: &ReadFrom<'_>, done| sink(from.name, done),
+            on_problem,
+        )
+    }
+
+    /// [`Inputs::run`], telling `work` and `sink` more of the input than its name: whether a
+    /// game's bytes are the file's own, where they lie in it ([`ReadFrom::verbatim`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Inputs::run`].
+    pub fn run_from<T, W, S, P>(
+        &mut self,
+        lexing: Lexing,
+        work: W,
+        mut sink: S,
+        mut on_problem: P,
+    ) -> Result<(), WriteError>
+    where
+        T: Send + Found,
+        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         let sources = std::mem::take(&mut self.sources);
@@ -339,8 +427,8 @@ impl Inputs {
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
-        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
-        S: FnMut(&str, T) -> Result<(), WriteError>,
+        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         if let Source::File(path) = source {
@@ -367,9 +455,11 @@ impl Inputs {
         }
         // With `--range`, the input is named by where its range starts: its lines count from there.
         let mut ranged = None;
+        let mut first_byte = 0;
         let opened = match self.opts.range {
             Some(range) => range::open_source(source, range).map(|(opened, start)| {
                 ranged = Some(format!("{name}@{start}"));
+                first_byte = start;
                 opened
             }),
             None => open::open(source, Arc::clone(&self.read)),
@@ -390,9 +480,10 @@ impl Inputs {
                 opened.cut,
                 opened.compression,
                 magic,
+                opened.stamp,
             ))
         });
-        let (input, detected, malformed, cut, compression, magic) = match opened {
+        let (input, detected, malformed, cut, compression, magic, stamp) = match opened {
             Ok(x) => x,
             Err(e) => {
                 crate::cmd::found(crate::cli::Outcome::Failed);
@@ -429,7 +520,23 @@ impl Inputs {
             .encodings
             .entry(detected.encoding.name())
             .or_insert(0) += 1;
-        self.read_games(reader, name, lexing, |game| work(name, game), sink)?;
+        let verbatim = match (source, stamp) {
+            (Source::File(path), Some(stamp))
+                if compression == open::Compression::None && detected.as_is =>
+            {
+                Some(Verbatim {
+                    path: path.clone(),
+                    start: first_byte,
+                    stamp,
+                })
+            }
+            _ => None,
+        };
+        let from = ReadFrom {
+            name,
+            verbatim: verbatim.as_ref(),
+        };
+        self.read_games(reader, &from, lexing, |game| work(&from, game), sink)?;
         if let Some(at) = cut.take() {
             self.problem();
             let finding = Finding::new(
@@ -500,8 +607,8 @@ impl Inputs {
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
-        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
-        S: FnMut(&str, T) -> Result<(), WriteError>,
+        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> Option<T> + Sync,
+        S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         let report = |this: &mut Self, p: parquet::Problem, on_problem: &mut P| {
@@ -555,9 +662,18 @@ impl Inputs {
                 game.line = place.map_or(game.line, |p| p.line);
                 pipeline::lex_for(lexing, game);
             }
-            work(&format!("{name}:row {row}"), game)
+            let row = format!("{name}:row {row}");
+            let from = ReadFrom {
+                name: &row,
+                verbatim: None,
+            };
+            work(&from, game)
         };
-        self.read_games(reader, name, lexing, per_row, sink)?;
+        let from = ReadFrom {
+            name,
+            verbatim: None,
+        };
+        self.read_games(reader, &from, lexing, per_row, sink)?;
         for p in rows.take_problems() {
             report(self, p, on_problem)?;
         }
@@ -575,7 +691,7 @@ impl Inputs {
     fn read_games<R, T, W, S>(
         &mut self,
         reader: GameReader<R>,
-        name: &str,
+        from: &ReadFrom<'_>,
         lexing: Lexing,
         work: W,
         sink: &mut S,
@@ -584,8 +700,9 @@ impl Inputs {
         R: Read + Send,
         T: Send + Found,
         W: Fn(&mut Game<'_>) -> Option<T> + Sync,
-        S: FnMut(&str, T) -> Result<(), WriteError>,
+        S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
     {
+        let name = from.name;
         // A sink's error is an output's: it is kept here, and the pipeline is only told to
         // stop (its own errors are the input's).
         let mut failed_write = None;
@@ -596,7 +713,7 @@ impl Inputs {
             if let Some(progress) = progress.as_mut() {
                 progress.game(done.errors());
             }
-            sink(name, done).map_err(|e| {
+            sink(from, done).map_err(|e| {
                 failed_write = Some(e);
                 io::Error::other("an output could not be written")
             })

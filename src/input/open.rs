@@ -179,6 +179,37 @@ pub struct Opened {
     pub cut: Cut,
     /// The size of a regular file (for the progress bar).
     pub size: Option<u64>,
+    /// What a regular file was when opened, to tell later whether it is still the same.
+    pub stamp: Option<Stamp>,
+}
+
+/// What a regular file is at one moment: which file (device and inode) and its size and
+/// modification time. Games read from a file are found again in it, at the same offsets, as
+/// long as its stamp is the same: any write moves the modification time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    file: (u64, u64),
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stamp {
+    /// The stamp of an open file, `None` when it is no regular file (a pipe, a device).
+    pub fn of(file: &File) -> Option<Stamp> {
+        let meta = file.metadata().ok().filter(|m| m.is_file())?;
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let id = (0, 0);
+        Some(Stamp {
+            file: id,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
 }
 
 /// Opens a source once and returns a reader of its decompressed bytes and the compression
@@ -192,18 +223,15 @@ pub struct Opened {
 ///
 /// When the file cannot be opened or its first bytes cannot be read.
 pub fn open(source: &Source, counted: Arc<AtomicU64>) -> io::Result<Opened> {
-    let (raw, size): (Box<dyn Read + Send>, _) = match source {
+    let (raw, stamp): (Box<dyn Read + Send>, _) = match source {
         Source::Stdin => (Box::new(io::stdin()), None),
         Source::File(p) => {
             let file = File::open(p)?;
-            let size = file
-                .metadata()
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len());
-            (Box::new(file), size)
+            let stamp = Stamp::of(&file);
+            (Box::new(file), stamp)
         }
     };
+    let size = stamp.as_ref().map(|s| s.len);
     let mut buffered = BufReader::with_capacity(
         1 << 16,
         Counted {
@@ -232,6 +260,7 @@ pub fn open(source: &Source, counted: Arc<AtomicU64>) -> io::Result<Opened> {
         compression,
         cut,
         size,
+        stamp,
     })
 }
 

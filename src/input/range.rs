@@ -187,6 +187,7 @@ pub fn open_source(
         )));
     }
     let size = file.metadata().ok().map(|m| m.len());
+    let stamp = super::open::Stamp::of(&file);
     let (reader, start) = open(file, range)?;
     Ok((
         Opened {
@@ -194,6 +195,7 @@ pub fn open_source(
             compression,
             cut: super::open::Cut::default(),
             size,
+            stamp,
         },
         start,
     ))
