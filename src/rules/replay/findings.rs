@@ -156,12 +156,10 @@ impl Replay<'_> {
             // one game-level warning says the notation was read, not one per move.
             self.chinese_moves += 1;
             if mnotes.wrong_capture {
-                let what = if mv.is_capture() {
-                    format!("'{token}' is marked as a quiet move but captures")
-                } else {
-                    format!("'{token}' is marked as a capture but takes nothing")
-                };
-                push(Code::WrongCaptureSign, what);
+                push(
+                    Code::WrongCaptureSign,
+                    wrong_capture(token, mv.is_capture()),
+                );
             }
             return;
         }
@@ -205,12 +203,10 @@ impl Replay<'_> {
             }
         }
         if mnotes.wrong_capture {
-            let what = if mv.is_capture() {
-                format!("'{token}' is marked as a quiet move but captures")
-            } else {
-                format!("'{token}' is marked as a capture but takes nothing")
-            };
-            push(Code::WrongCaptureSign, what);
+            push(
+                Code::WrongCaptureSign,
+                wrong_capture(token, mv.is_capture()),
+            );
         }
         if n.has(Notes::CHINESE) || n.has(Notes::FIGURINE) || n.has(Notes::FOREIGN_LETTERS) {
             push(
@@ -257,5 +253,14 @@ impl Replay<'_> {
             f.severity = Severity::Error;
         }
         self.findings.push(f);
+    }
+}
+
+/// What a capture sign that does not fit the move says: Chinese records and SAN alike.
+fn wrong_capture(token: &str, captures: bool) -> String {
+    if captures {
+        format!("'{token}' is marked as a quiet move but captures")
+    } else {
+        format!("'{token}' is marked as a capture but takes nothing")
     }
 }
