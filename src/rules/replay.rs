@@ -339,11 +339,13 @@ impl Replay<'_> {
         self.close_line_note(0);
     }
 
-    /// Past the positions it asked for, a visitor told of main moves alone
-    /// (`Visitor::main_move`): it is told on the inline path too.
+    /// The visitor still wants the position before the next main-line move
+    /// ([`Positions::First`], [`Positions::All`]). Past those, the fast path's inline play
+    /// serves it: it tells [`Visitor::main_move`] to a visitor that wants every move, and
+    /// nothing to one that does not.
     #[inline(always)]
-    fn main_moves_alone(&self) -> bool {
-        self.tell_moves && self.main_moves_told >= self.position_plies
+    fn wants_positions(&self) -> bool {
+        self.main_moves_told < self.position_plies
     }
 
     fn start_variation(&mut self, span: Span) {
@@ -529,9 +531,7 @@ impl Replay<'_> {
     #[inline(always)]
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
-            ANY || (depth == 0
-                && (!self.keep_positions || self.main_moves_alone())
-                && !self.variation_follows),
+            ANY || (depth == 0 && !self.wants_positions() && !self.variation_follows),
             "the fast path plays main-line moves only"
         );
         let line = &mut self.lines[depth];

@@ -260,11 +260,11 @@ impl Replay<'_> {
     }
 
     /// Plays a main-line move of the fast path: without anything only other moves need, unless
-    /// the visitor wants positions. Inline in the fast path's loop, which then makes no call
-    /// per ply but to the matcher and shakmaty (2% of the time on TWIC and lichess).
+    /// the visitor wants the position before it. Inline in the fast path's loop, which then
+    /// makes no call per ply but to the matcher and shakmaty.
     #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
-        if self.keep_positions && !self.main_moves_alone() {
+        if self.wants_positions() {
             self.play_main_keeping(m, span)
         } else {
             self.play_inline::<false>(0, m, span)
