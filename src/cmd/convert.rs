@@ -22,7 +22,7 @@ use crate::notation::Lang;
 use crate::pgn::Lexed;
 use crate::report::staged::StagedFiles;
 use crate::report::{self, GameContext, RenderOptions};
-use crate::rules::game::{lex_whole, CheckOptions};
+use crate::rules::game::CheckOptions;
 
 /// Convert games to another notation or format: SAN, long algebraic, UCI, figurines or Chinese
 /// moves, in PGN, the Chinese book layout, JSON lines, CSV or EPD.
@@ -304,16 +304,14 @@ fn convert_one(
     collector: &mut Collector,
 ) -> Option<Converted> {
     let report = super::check_pipeline_game(game, opts, collector)?;
-    // The tokens the general path replayed: the same lexing, token for token. (A game without
-    // tags was lexed whole already.)
-    let whole;
-    let lexed: &Lexed = match game.lexed.movetext {
-        Some(movetext) if !collector.played_fast() => {
-            whole = lex_whole(game.bytes, movetext);
-            &whole
-        }
-        _ => game.lexed,
-    };
+    // The tokens the general path replayed, when it lexed the game whole; a game without
+    // tags was lexed whole already, and one the fast path read needs no tokens.
+    debug_assert_eq!(
+        game.whole.is_some(),
+        game.lexed.movetext.is_some() && !collector.played_fast(),
+        "the general path leaves its lexing"
+    );
+    let lexed: &Lexed = game.whole.as_ref().unwrap_or(game.lexed);
     #[cfg(debug_assertions)]
     if collector.played_fast() {
         assert_general_agrees(game.bytes, lexed, opts, keep, args.notation(), collector);
@@ -517,7 +515,7 @@ fn assert_general_agrees(
     let Some(movetext) = lexed.movetext else {
         return;
     };
-    let whole = lex_whole(bytes, movetext);
+    let whole = crate::rules::game::lex_whole(bytes, movetext);
     let mut general = Collector::new(notation, fast.keep_positions);
     crate::rules::game::check_tokens(bytes, &whole, opts, &mut general);
     let moves = |c: &Collector| -> Vec<_> {
@@ -786,6 +784,7 @@ pub fn game_row(
         offset: 0,
         open: None,
         again: false,
+        whole: None,
     };
     let mut collector = Collector::new(args.notation(), false);
     collector.columns = Some(Box::new(args.ply_columns()));
