@@ -27,10 +27,12 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
             .help("add them; use \"?\" for an unknown value"),
         );
     }
-    // A name seen before is looked for only when a cheap fingerprint (length and last byte)
-    // has been seen before: most games have no two tags alike. Past a few tags the names go
-    // into a set, so that a game of a hundred thousand tags costs a pass, not their square.
-    let mut seen = 0u64;
+    // A name seen before is looked for only when a cheap fingerprint (length, first and last
+    // byte, one of 256 bits) has been seen before: most games have no two tags alike, and a
+    // game of the usual twenty or thirty tags then meets a false alarm or two, each a short
+    // scan. Past 64 tags the names go into a set, so that a game of a hundred thousand tags
+    // costs a pass, not their square.
+    let mut seen = [0u64; 4];
     let mut names: Option<HashSet<&[u8]>> = None;
     let mut repeats = Vec::new();
     for (i, name) in lexed.tag_names().enumerate() {
@@ -40,10 +42,14 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
             }
             continue;
         }
-        let bit = 1u64 << ((name.len() * 31 + usize::from(name.last().copied().unwrap_or(0))) % 64);
-        let maybe = seen & bit != 0;
-        seen |= bit;
-        if maybe && i >= 16 {
+        let (first, last) = (name.first().copied(), name.last().copied());
+        let print = name.len() * 61
+            + usize::from(first.unwrap_or(0)) * 7
+            + usize::from(last.unwrap_or(0)) * 31;
+        let (word, bit) = ((print >> 6) % 4, 1u64 << (print % 64));
+        let maybe = seen[word] & bit != 0;
+        seen[word] |= bit;
+        if maybe && i >= 64 {
             let mut set: HashSet<&[u8]> = lexed.tag_names().take(i).collect();
             if !set.insert(name) {
                 repeats.push(i);
@@ -162,5 +168,64 @@ pub(super) fn lex_findings(lexed: &Lexed, out: &mut Capped) {
                 .help("remove the [pgn] and [/pgn] lines"),
         };
         out.push(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::Code;
+    use crate::pgn::{lex_game, Lexed};
+    use crate::rules::game::{check_game, CheckOptions};
+    use crate::rules::visit::NoVisitor;
+
+    /// The tags T004 names in a game of these tag names, in order.
+    fn duplicates(names: &[String]) -> Vec<String> {
+        let mut pgn = String::new();
+        for n in names {
+            pgn.push_str(&format!("[{n} \"x\"]\n"));
+        }
+        pgn.push_str("\n1. e4 *\n");
+        let mut lexed = Lexed::default();
+        lex_game(pgn.as_bytes(), true, 1, &mut lexed);
+        let report = check_game(
+            pgn.as_bytes(),
+            &lexed,
+            &CheckOptions::default(),
+            &mut NoVisitor,
+        );
+        report
+            .findings
+            .iter()
+            .filter(|f| f.code == Code::DuplicateTag)
+            .map(|f| f.message.clone())
+            .collect()
+    }
+
+    #[test]
+    fn duplicate_tags_are_found_at_every_count_and_place() {
+        // Names of one length and one first and last byte share a fingerprint: the scans
+        // behind the fingerprint decide. Counts on both sides of the set's threshold.
+        for count in [2usize, 15, 16, 17, 30, 63, 64, 65, 100] {
+            let names: Vec<String> = (0..count).map(|i| format!("T{i:03}x")).collect();
+            assert!(duplicates(&names).is_empty(), "{count} tags, none repeated");
+            for (from, to) in [
+                (0, 1),
+                (0, count - 1),
+                (count / 2, count - 1),
+                (1, count / 2),
+            ] {
+                if from >= to {
+                    continue;
+                }
+                let mut names = names.clone();
+                names[to] = names[from].clone();
+                let want = vec![format!("tag {} appears more than once", names[from])];
+                assert_eq!(
+                    duplicates(&names),
+                    want,
+                    "{count} tags, {from} again at {to}"
+                );
+            }
+        }
     }
 }
