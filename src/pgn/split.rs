@@ -9,9 +9,9 @@
 //! answers is exactly what the full lexer would: the fuzz tests compare the games found both
 //! ways on every generated input.
 
-use memchr::{memchr, memchr2, memchr3, memchr_iter};
+use memchr::{memchr, memchr2, memchr2_iter, memchr3, memchr_iter};
 
-use super::lexer::{ends_symbol, is_bare_cr, is_space, move_number, simple_tag_line};
+use super::lexer::{count_lines, ends_symbol, is_bare_cr, is_space, move_number, simple_tag_line};
 
 /// Longest tag line the fast path reads; a longer one (or a file of games on one line) is
 /// for the lexer.
@@ -127,66 +127,56 @@ fn more_or_unsure(data: &[u8], i: usize, eof: bool) -> Split {
 /// body after its `{`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Comment {
-    /// Closed by the `}` at `close`, with `newlines` line breaks inside, the last at
-    /// `last_newline`.
-    Closed {
-        close: usize,
-        newlines: u32,
-        last_newline: Option<usize>,
-    },
+    /// Closed by the `}` at `close`; `breaks` when a line break is inside.
+    Closed { close: usize, breaks: bool },
     /// No `}` in the bytes given.
     Open,
-    /// A line inside it starts with `[`: the lexer may end the comment there, at a tag line.
-    /// (Also a comment with a line that ends in a `\r` alone, left to the lexer likewise.)
+    /// A line inside it starts with `[` (after a `\n` or a `\r`): the lexer may end the
+    /// comment there, at a tag line.
     TagLine,
 }
 
 /// Reads the brace comment whose body (after the `{`) starts `body`.
 #[inline]
 pub(crate) fn comment(body: &[u8]) -> Comment {
-    if let Some(p) = memchr3(b'}', b'\n', b'\r', body) {
-        if body[p] == b'}' {
+    // Most comments close before any line break: one search.
+    let from = match memchr3(b'}', b'\n', b'\r', body) {
+        Some(p) if body[p] == b'}' => {
             return Comment::Closed {
                 close: p,
-                newlines: 0,
-                last_newline: None,
+                breaks: false,
+            }
+        }
+        Some(p) => p,
+        None => return Comment::Open,
+    };
+    // A comment over several lines (as engines write them): its end, and any line in it that
+    // starts with `[`, in one more pass. `body[from]` is a line break, so a `[` found is
+    // after it.
+    for q in memchr2_iter(b'}', b'[', &body[from..]) {
+        let q = from + q;
+        if body[q] == b'}' {
+            return Comment::Closed {
+                close: q,
+                breaks: true,
             };
         }
-    }
-    let close = memchr(b'}', body);
-    let text = &body[..close.unwrap_or(body.len())];
-    let mut newlines = 0;
-    let mut last_newline = None;
-    for p in memchr_iter(b'\n', text) {
-        if text.get(p + 1) == Some(&b'[') {
+        if matches!(body[q - 1], b'\n' | b'\r') {
             return Comment::TagLine;
         }
-        newlines += 1;
-        last_newline = Some(p);
     }
-    // A `\r` alone is a line break the lexer counts, and may start a tag line: rare enough
-    // to leave to it.
-    if memchr_iter(b'\r', text).any(|p| is_bare_cr(body, p)) {
-        return Comment::TagLine;
-    }
-    match close {
-        Some(close) => Comment::Closed {
-            close,
-            newlines,
-            last_newline,
-        },
-        None => Comment::Open,
-    }
+    Comment::Open
 }
 
 /// Passes over the `{` comment at `data[i]`; returns where it ends, counting its newlines in
 /// `line`.
 fn skip_comment(data: &[u8], i: usize, line: &mut u32, more: Split) -> Result<usize, Split> {
     match comment(&data[i + 1..]) {
-        Comment::Closed {
-            close, newlines, ..
-        } => {
-            *line += newlines;
+        Comment::Closed { close, breaks } => {
+            // Line breaks as the lexer counts them (`\n`, `\r\n`, a `\r` alone).
+            if breaks {
+                *line += count_lines(&data[i + 1..i + 1 + close]);
+            }
             Ok(i + close + 2)
         }
         Comment::Open => Err(more),
@@ -445,6 +435,10 @@ mod tests {
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3$1 Nc6 3. Bb5*1. d4 *",
             "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4#*",
             "[Event \"a\"]\n\n*1. e4 *",
+            // Comments over lines: `\r\n`, a `\r` alone (a line break to the lexer too), and
+            // a `[` inside a line.
+            "[Event \"a\"]\r\n\r\n1. e4 { a\r\n b [x] } 1-0\r\n\r\n[Event",
+            "[Event \"a\"]\n\n1. e4 { one\rtwo\r\nthree\r} e5 1-0\n\n[Event",
         ];
         for g in games {
             assert!(matches!(agrees(g), Split::Complete { .. }), "{g:?}");
@@ -458,6 +452,8 @@ mod tests {
             "[Event \"a\"]\n\n[Site \"b\"]\n1. e4 1-0",
             "[Event \"a\"] [Site \"b\"]\n1. e4 1-0",
             "[Event \"a\"]\n\n{ open\n[Event \"b\"]\n} 1-0",
+            "[Event \"a\"]\n\n{ open\r[Event \"b\"]\n} 1-0",
+            "[Event \"a\"]\n\n1. e4 { two\n lines\r\n[Event \"b\"]\n} 1-0",
             "[Event \"a\"]\n\n1. e4 ½-½",
             "[Event \"a\"]\n\n1. 马g1-f3 *",
             "[Event \"a\"]\n\n1. O-O 0-0 1-0",
@@ -470,6 +466,32 @@ mod tests {
         ];
         for g in unusual {
             assert_eq!(agrees(g), Split::Unsure, "{g:?}");
+        }
+    }
+
+    #[test]
+    fn comments_end_at_their_brace_unless_a_line_starts_with_a_bracket() {
+        let closed = |body: &str, close: usize, breaks: bool| {
+            assert_eq!(
+                comment(body.as_bytes()),
+                Comment::Closed { close, breaks },
+                "{body:?}"
+            );
+        };
+        closed(" [%clk 0:03:00] } e5", 16, false);
+        closed("}", 0, false);
+        closed(" two\nlines } x", 11, true);
+        closed(" a\r\n b [x] }", 11, true);
+        closed(" bare\rcr } x", 9, true);
+        for tag_line in [" a\n[Event \"b\"] }", " a\r[Event \"b\"] }", " a\r\n[b }"] {
+            assert_eq!(
+                comment(tag_line.as_bytes()),
+                Comment::TagLine,
+                "{tag_line:?}"
+            );
+        }
+        for open in [" no end", " no\nend [x", ""] {
+            assert_eq!(comment(open.as_bytes()), Comment::Open, "{open:?}");
         }
     }
 
