@@ -275,6 +275,7 @@ impl Visitor for OpeningMoves {
             movetext: false,
             tags: false,
             main_line_only: true,
+            main_moves: false,
         }
     }
 

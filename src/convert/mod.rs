@@ -160,6 +160,7 @@ impl Visitor for Collector {
             movetext: true,
             tags: false,
             main_line_only: false,
+            main_moves: false,
         }
     }
 

@@ -60,6 +60,7 @@ impl Visitor for DigestObserver {
             movetext: false,
             tags: false,
             main_line_only: true,
+            main_moves: true,
         }
     }
 
@@ -77,10 +78,6 @@ impl Visitor for DigestObserver {
             after.play_unchecked(mv);
             self.position = Some(position_hash(&after));
         }
-    }
-
-    fn wants_main_moves(&self) -> bool {
-        true
     }
 
     fn main_move(&mut self, mv: Move) {

@@ -55,6 +55,7 @@ impl Visitor for EcoObserver<'_> {
             movetext: false,
             tags: false,
             main_line_only: true,
+            main_moves: false,
         }
     }
 

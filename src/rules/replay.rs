@@ -137,7 +137,7 @@ pub(super) struct Replay<'a> {
     /// main-line move (`tell_moves`): either takes the path that tells the visitor.
     keep_positions: bool,
     /// The visitor wants every main-line move, without a position past those it asked for
-    /// ([`Visitor::wants_main_moves`]).
+    /// ([`Needs::main_moves`]).
     tell_moves: bool,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
@@ -180,7 +180,7 @@ impl<'a> Replay<'a> {
         ended: Option<Ended>,
     ) -> Self {
         let buffers = ReplayBuffers::take();
-        let tell_moves = visitor.wants_main_moves();
+        let tell_moves = needs.main_moves;
         let mut replay = Replay {
             bytes,
             keep_positions: needs.positions != Positions::None || tell_moves,

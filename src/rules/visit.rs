@@ -38,6 +38,10 @@ pub struct Needs {
     /// Only main-line events matter, and no token index ([`MoveAt::token`]) is used: the
     /// replay may then read a plain movetext from its bytes, without tokens.
     pub main_line_only: bool,
+    /// Every main-line move, told by [`Visitor::main_move`] when [`Visitor::play`] is not
+    /// (past the positions of [`Needs::positions`]): a move costs no copy of its position
+    /// then, and the replay keeps to its bytes loop.
+    pub main_moves: bool,
 }
 
 impl Needs {
@@ -47,6 +51,7 @@ impl Needs {
         movetext: false,
         tags: false,
         main_line_only: true,
+        main_moves: false,
     };
 }
 
@@ -107,15 +112,8 @@ pub trait Visitor {
     /// instead of computing it again.
     fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>);
 
-    /// Whether the visitor wants every main-line move, told by [`Visitor::main_move`] when
-    /// [`Visitor::play`] is not (past the positions of [`Needs::positions`]): a move costs no
-    /// copy of its position then, and the replay keeps to its bytes loop. Asked once a game.
-    fn wants_main_moves(&self) -> bool {
-        false
-    }
-
-    /// A main-line move played, without its position: told when
-    /// [`Visitor::wants_main_moves`] and [`Visitor::play`] was not told of the move.
+    /// A main-line move played, without its position: told when [`Needs::main_moves`] and
+    /// [`Visitor::play`] was not told of the move.
     fn main_move(&mut self, _mv: Move) {}
 
     /// A move that could not be replayed (or was skipped after one).

@@ -280,6 +280,7 @@ impl Visitor for Observer<'_> {
             movetext: false,
             tags: false,
             main_line_only: false,
+            main_moves: false,
         }
     }
 
@@ -377,6 +378,7 @@ impl Visitor for MainLine {
             movetext: false,
             tags: false,
             main_line_only: true,
+            main_moves: false,
         }
     }
 
