@@ -134,7 +134,8 @@ pub(super) struct Replay<'a> {
     bytes: &'a [u8],
     visitor: &'a mut dyn Visitor,
     /// The visitor wants the position before some moves ([`Needs::positions`]), or every
-    /// main-line move (`tell_moves`): either takes the path that tells the visitor.
+    /// main-line move (`tell_moves`): it is then told of null moves, with the positions
+    /// around them. Which moves come with their position is [`Self::wants_positions`].
     keep_positions: bool,
     /// The visitor wants every main-line move, without a position past those it asked for
     /// ([`Needs::main_moves`]).
@@ -603,9 +604,8 @@ impl Replay<'_> {
         // The position before the move is kept only when something needs it: a variation
         // that follows (it starts there) or the visitor. Cloning it on every ply is the
         // single largest cost of a replay.
-        let keep_before = ANY
-            && ((self.keep_positions && self.main_moves_told < self.position_plies)
-                || self.variation_follows);
+        let keep_before =
+            ANY && (self.main_moves_told < self.position_plies || self.variation_follows);
         line.before_last = keep_before.then(|| line.pos.clone());
         line.pos.play_unchecked(mv);
         if is_main {
