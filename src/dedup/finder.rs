@@ -353,6 +353,9 @@ pub struct Finder<'s> {
 /// A chain of longer games longer than this is not followed: the game is kept.
 const MAX_STEPS: u8 = 8;
 
+/// Entries of the table of games probed last in [`prefixes`].
+const PROBED_SLOTS: usize = 1024;
+
 impl<'s> Finder<'s> {
     /// Bytes a game costs in memory while the games fit in the budget: its records in the
     /// sorts alive at once (its digest, its line, its group; what `docs/dedup.md` says).
@@ -422,7 +425,11 @@ impl<'s> Finder<'s> {
         b.clear();
         b.extend_from_slice(&start.to_le_bytes());
         b.extend_from_slice(&(moves.len() as u32).to_le_bytes());
-        b.extend(moves.iter().flat_map(|m| m.to_le_bytes()));
+        let at = b.len();
+        b.resize(at + 2 * moves.len(), 0);
+        for (to, m) in b[at..].chunks_exact_mut(2).zip(moves) {
+            to.copy_from_slice(&m.to_le_bytes());
+        }
         self.moves.write(b)?;
         Ok(idx)
     }
@@ -484,6 +491,11 @@ fn prefixes(
     let mut probes = Sorter::new(store);
     let mut it = games.iter()?;
     let (mut head, mut raw) = ([0u8; 20], Vec::new());
+    // A game of the same moves, players and identity as one probed before gives the same
+    // probes, behind the earlier game's in their order (the same plies, a later index): the
+    // earlier is chosen wherever the later could be. So each such game is probed once, when
+    // it is in this table of the games probed last. A file of merged feeds holds many.
+    let mut probed = vec![None; PROBED_SLOTS];
     while let Some(g) = it.next()? {
         if !moves.read(&mut head)? {
             return Err(io::ErrorKind::UnexpectedEof.into());
@@ -500,6 +512,11 @@ fn prefixes(
         if g.d.unique || n < 2 || !again.maybe(players_key(g.d.who.players)) {
             continue;
         }
+        let slot = &mut probed[(g.d.moves[1] as usize) % PROBED_SLOTS];
+        if *slot == Some((g.d.moves, g.d.who)) {
+            continue;
+        }
+        *slot = Some((g.d.moves, g.d.who));
         let mut hash = MoveHash::new(start);
         // The moves before the last: a game of all of them is the game itself.
         for c in raw[..raw.len() - 2].chunks_exact(2) {

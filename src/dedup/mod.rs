@@ -552,6 +552,34 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_at_another_event_is_probed_for_prefixes_too() {
+        let at = |event: &str, g: (Digest, Vec<u16>)| {
+            let mut g = g;
+            g.0.who = Identity::of_tags(Some("A"), Some("B"), Some(event), None, None);
+            g
+        };
+        let full = [1, 2, 3, 4];
+        let games = [
+            at("E1", game(&full, 1, Recorded::Unknown)),
+            at("E2", game(&full, 2, Recorded::Unknown)),
+            // The same moves, players and event as the game before: probed once for both.
+            at("E2", game(&full, 2, Recorded::Unknown)),
+            // A prefix of the game at E2 only: the first game, at E1, is another game.
+            at("E2", game(&full[..2], 3, Recorded::Unknown)),
+        ];
+        let dup = |of, kind| Some(Duplicate { of, kind });
+        assert_eq!(
+            run(&games, Keep::First),
+            vec![
+                None,
+                dup(0, Kind::SameMoves),
+                dup(0, Kind::SameMoves),
+                dup(0, Kind::Prefix),
+            ]
+        );
+    }
+
+    #[test]
     fn a_short_game_with_another_result_is_no_prefix() {
         let games = [
             game(&[1], 1, Recorded::WhiteWins),
