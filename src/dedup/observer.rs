@@ -20,7 +20,8 @@ pub struct DigestObserver {
     pub moves: Vec<u16>,
     /// The position after `fuzzy_ply` plies, once reached.
     pub position: Option<u64>,
-    stopped: bool,
+    /// Main-line moves told by [`Visitor::play`] so far.
+    played: u32,
 }
 
 impl DigestObserver {
@@ -54,7 +55,7 @@ impl Visitor for DigestObserver {
         Needs {
             // The start position's hash is taken from the first move's position, and the
             // `--fuzzy-ply` position from the position before the move that reaches it; the
-            // other moves come without a position ([`Visitor::main_move`]): copying a
+            // moves come all together at the end ([`Visitor::main_line`]): copying a
             // position a ply would cost more than the rest of dedup.
             positions: Positions::First(self.fuzzy_ply.unwrap_or(1).max(1)),
             movetext: false,
@@ -64,38 +65,33 @@ impl Visitor for DigestObserver {
         }
     }
 
+    /// The first main-line moves come here with their positions ([`Needs::positions`]), in
+    /// order: the first gives the start, the `--fuzzy-ply`th the position. Main-line moves
+    /// that a variation follows come here too, later; they are in [`Visitor::main_line`].
     fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
-        if at.depth != 0 || self.stopped {
+        if at.depth != 0 {
             return;
         }
-        if self.moves.is_empty() {
+        self.played += 1;
+        if self.played == 1 {
             let z: Zobrist128 = before.zobrist_hash(EnPassantMode::Legal);
             self.start = z.0;
         }
-        self.moves.push(move_code(&mv));
-        if self.fuzzy_ply == Some(self.moves.len() as u32) {
+        if self.fuzzy_ply == Some(self.played) {
             let mut after = before.clone();
             after.play_unchecked(mv);
             self.position = Some(position_hash(&after));
         }
     }
 
-    fn main_move(&mut self, mv: Move) {
-        if !self.stopped {
-            self.moves.push(move_code(&mv));
-        }
-    }
-
-    fn unplayed(&mut self, at: MoveAt) {
-        if at.depth == 0 {
-            self.stopped = true;
-        }
+    fn main_line(&mut self, moves: &[Move]) {
+        self.moves.extend(moves.iter().map(move_code));
     }
 
     fn restart(&mut self) {
         self.start = 0;
         self.moves.clear();
         self.position = None;
-        self.stopped = false;
+        self.played = 0;
     }
 }

@@ -60,6 +60,7 @@ struct ReplayBuffers {
     history: Vec<(Zobrist64, bool)>,
     lines: Vec<Line>,
     read_buf: Vec<ReadMove>,
+    main_line: Vec<Move>,
 }
 
 thread_local! {
@@ -83,9 +84,13 @@ impl ReplayBuffers {
         if self.lines.capacity() > KEEP / 64 {
             self.lines = Vec::new();
         }
+        if self.main_line.capacity() > KEEP {
+            self.main_line = Vec::new();
+        }
         self.history.clear();
         self.lines.clear();
         self.read_buf.clear();
+        self.main_line.clear();
         SPARE_BUFFERS.set(self);
     }
 }
@@ -138,8 +143,9 @@ pub(super) struct Replay<'a> {
     /// around them. Which moves come with their position is [`Self::wants_positions`].
     keep_positions: bool,
     /// The visitor wants every main-line move, without a position past those it asked for
-    /// ([`Needs::main_moves`]).
+    /// ([`Needs::main_moves`]): they are gathered in `main_line` and told at the end.
     tell_moves: bool,
+    main_line: Vec<Move>,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
     /// Main-line moves told to the visitor so far.
@@ -186,6 +192,7 @@ impl<'a> Replay<'a> {
             bytes,
             keep_positions: needs.positions != Positions::None || tell_moves,
             tell_moves,
+            main_line: buffers.main_line,
             position_plies: needs.positions.plies(),
             main_moves_told: 0,
             record_movetext: needs.movetext,
@@ -224,25 +231,30 @@ impl<'a> Replay<'a> {
 
     /// Ends the replay: its buffers go back for the next game on this thread.
     pub(super) fn finish(self) -> Replayed {
+        if self.tell_moves {
+            self.visitor.main_line(&self.main_line);
+        }
         let Replay {
             mut main,
             mut lines,
             read_buf,
+            main_line,
             result_token,
             main_broken,
             chinese_moves,
             ..
         } = self;
-        let main_line = lines.swap_remove(0);
+        let main_pos = lines.swap_remove(0).pos;
         ReplayBuffers {
             history: std::mem::take(&mut main.history),
             lines,
             read_buf,
+            main_line,
         }
         .give_back();
         Replayed {
             main,
-            pos: main_line.pos,
+            pos: main_pos,
             result_token,
             main_broken,
             chinese_moves,
@@ -342,8 +354,8 @@ impl Replay<'_> {
 
     /// The visitor still wants the position before the next main-line move
     /// ([`Positions::First`], [`Positions::All`]). Past those, the fast path's inline play
-    /// serves it: it tells [`Visitor::main_move`] to a visitor that wants every move, and
-    /// nothing to one that does not.
+    /// serves it: it gathers the moves of a visitor that wants every move
+    /// ([`Visitor::main_line`]), and tells nothing to one that does not.
     #[inline(always)]
     fn wants_positions(&self) -> bool {
         self.main_moves_told < self.position_plies
@@ -656,8 +668,9 @@ impl Replay<'_> {
             };
             self.visitor.play(at, before, mv, actual, san);
             self.main_moves_told += u32::from(depth == 0);
-        } else if depth == 0 && self.tell_moves {
-            self.visitor.main_move(mv);
+        }
+        if depth == 0 && self.tell_moves {
+            self.main_line.push(mv);
         }
         if is_main {
             self.main_ply(

@@ -11,8 +11,8 @@
 //! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::tags_done`], then the
 //!   movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
 //!   [`Visitor::repaired`], [`Visitor::comment`], [`Visitor::nag`],
-//!   [`Visitor::begin_variation`], [`Visitor::end_variation`]), then [`Visitor::result`] and
-//!   [`Visitor::end_game`].
+//!   [`Visitor::begin_variation`], [`Visitor::end_variation`]), then [`Visitor::main_line`],
+//!   [`Visitor::result`] and [`Visitor::end_game`].
 //! - Where a move was written is a [`MoveAt`]: the token index when the game was lexed whole
 //!   ([`Visitor::begin_movetext`] says which), and the variation depth.
 //!
@@ -38,9 +38,9 @@ pub struct Needs {
     /// Only main-line events matter, and no token index ([`MoveAt::token`]) is used: the
     /// replay may then read a plain movetext from its bytes, without tokens.
     pub main_line_only: bool,
-    /// Every main-line move, told by [`Visitor::main_move`] when [`Visitor::play`] is not
-    /// (past the positions of [`Needs::positions`]): a move costs no copy of its position
-    /// then, and the replay keeps to its bytes loop.
+    /// Every main-line move, told once after the movetext by [`Visitor::main_line`] (whether
+    /// [`Visitor::play`] was told of it or not): the moves past [`Needs::positions`] cost no
+    /// copy of their position and no call, and the replay keeps to its bytes loop.
     pub main_moves: bool,
 }
 
@@ -112,9 +112,9 @@ pub trait Visitor {
     /// instead of computing it again.
     fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>);
 
-    /// A main-line move played, without its position: told when [`Needs::main_moves`] and
-    /// [`Visitor::play`] was not told of the move.
-    fn main_move(&mut self, _mv: Move) {}
+    /// Every main-line move played, in order (null moves are not moves), up to where the main
+    /// line broke: told once, after the movetext, when [`Needs::main_moves`].
+    fn main_line(&mut self, _moves: &[Move]) {}
 
     /// A move that could not be replayed (or was skipped after one).
     fn unplayed(&mut self, _at: MoveAt) {}
