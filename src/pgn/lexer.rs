@@ -57,6 +57,22 @@ struct Lexer<'a> {
     out: &'a mut Lexed,
 }
 
+/// What the lexer's loop carries from one token to the next.
+#[derive(Clone, Copy, Debug, Default)]
+struct Between {
+    /// Variations open.
+    depth: u32,
+    /// A token of the movetext has been read: a `[` at the start of a line then starts the
+    /// next game, and one elsewhere is a tag pair pasted into the movetext.
+    movetext: bool,
+    /// Line breaks since the last tag pair.
+    newlines_since_tag: u32,
+    /// Where the last token ended.
+    last_end: usize,
+    /// End of the last book-layout header line read as one token (see [`Lexer::step`]).
+    header_end: usize,
+}
+
 /// Lexes one game from the start of `data`. `first_line` is the file line of `data[0]`.
 /// With `eof` false, a game that runs to the end of `data` gives [`LexEnd::NeedMore`].
 ///
@@ -228,228 +244,233 @@ impl<'a> Lexer<'a> {
 
 impl Lexer<'_> {
     fn run(&mut self) -> LexEnd {
-        let mut depth: u32 = 0;
-        let mut movetext = false;
-        let mut newlines_since_tag: u32 = 0;
-        let mut last_end = 0usize;
-        // End of the last book-layout header line read as one token (see below).
-        let mut header_end = 0usize;
+        let mut at = Between::default();
         loop {
-            // Whitespace.
-            while self.i < self.data.len() {
-                let b = self.data[self.i];
-                if b == b'\n' || (b == b'\r' && is_bare_cr(self.data, self.i)) {
-                    // (A `\r` at the end of bytes that go on is counted here, but the bytes
-                    // end in spaces, so more are asked for and the game is lexed again.)
-                    self.newline(self.i);
-                    newlines_since_tag += 1;
-                    self.i += 1;
-                } else if is_space(b) {
-                    self.i += 1;
-                } else if b >= 0x80 {
-                    let n = wide_space(&self.data[self.i..]);
-                    if n == 0 {
-                        break;
-                    }
-                    self.i += n;
-                } else {
+            if let Some(end) = self.step(&mut at) {
+                return end;
+            }
+        }
+    }
+
+    /// Reads the whitespace and the token at `self.i` (a token of the game, or a tag pair):
+    /// `Some` where the game ends, or where the bytes end before that is known.
+    #[inline(always)]
+    fn step(&mut self, at: &mut Between) -> Option<LexEnd> {
+        // Whitespace.
+        while self.i < self.data.len() {
+            let b = self.data[self.i];
+            if b == b'\n' || (b == b'\r' && is_bare_cr(self.data, self.i)) {
+                // (A `\r` at the end of bytes that go on is counted here, but the bytes
+                // end in spaces, so more are asked for and the game is lexed again.)
+                self.newline(self.i);
+                at.newlines_since_tag += 1;
+                self.i += 1;
+            } else if is_space(b) {
+                self.i += 1;
+            } else if b >= 0x80 {
+                let n = wide_space(&self.data[self.i..]);
+                if n == 0 {
                     break;
                 }
+                self.i += n;
+            } else {
+                break;
             }
-            if self.i >= self.data.len() {
-                if !self.eof {
-                    return LexEnd::NeedMore;
-                }
-                return self.finish(last_end, depth, movetext);
+        }
+        if self.i >= self.data.len() {
+            if !self.eof {
+                return Some(LexEnd::NeedMore);
             }
-            let start = self.i;
-            let b = self.data[start];
-            if self.tags_only && b != b'[' && !self.out.tags.is_empty() {
-                self.out.content = true;
-                self.out.movetext = Some(MovetextStart {
-                    offset: start,
-                    line: self.line,
-                    line_start: self.line_start,
-                    // Filled in by `lex_game_tags`.
-                    first_line: 0,
-                    first_col: self.first_col,
-                });
-                return LexEnd::Complete(self.data.len());
-            }
-            let at_line_start = !self.token_on_line;
-            self.token_on_line = true;
-            // A tagless game in the Chinese book layout opens with `白方:` and `黑方:` lines
-            // whose names may hold anything (`Team 1-0 A`, an open `{`): each such line is one
-            // token, read by `book.rs`. Asked only at a non-ASCII byte that starts a line
-            // before any token but such lines: once a game, never in the movetext.
-            if b >= 0x80 && at_line_start && last_end == header_end && self.out.tags.is_empty() {
-                match book_header_line(self.data, start, self.eof) {
-                    Some(Some(end)) => {
-                        self.push(TokenKind::Unknown, start, end);
-                        self.out.content = true;
-                        self.i = end;
-                        last_end = end;
-                        header_end = end;
-                        continue;
-                    }
-                    Some(None) => {}
-                    None => return LexEnd::NeedMore,
-                }
-            }
-            match b {
-                b'[' if !movetext || at_line_start => {
-                    let repeated = if !movetext && newlines_since_tag >= 2 {
-                        match self.is_repeated_tag(start) {
-                            Some(r) => r,
-                            None => return LexEnd::NeedMore,
-                        }
-                    } else {
-                        false
-                    };
-                    if movetext || repeated {
-                        // A new game begins on this line.
-                        if depth > 0 {
-                            self.problem_at(LexProblemKind::UnterminatedVariation, last_end);
-                        }
-                        self.missing_result(last_end);
-                        self.out.end_line = self.line_of(last_end);
-                        return LexEnd::Complete(last_end);
-                    }
-                    match self.forum_wrapper(start) {
-                        Some(true) => {}
-                        Some(false) => match self.tag() {
-                            Some(()) => newlines_since_tag = 0,
-                            None => return LexEnd::NeedMore,
-                        },
-                        None => return LexEnd::NeedMore,
-                    }
-                }
-                b'{' => match self.comment() {
-                    Some(()) => {}
-                    None => return LexEnd::NeedMore,
-                },
-                b';' => {
-                    let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
-                        Some(n) => start + n,
-                        None if self.eof => self.data.len(),
-                        None => return LexEnd::NeedMore,
-                    };
-                    self.i = end;
-                    self.push(TokenKind::LineComment, start, end);
-                }
-                b'%' if at_line_start => {
-                    let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
-                        Some(n) => start + n,
-                        None if self.eof => self.data.len(),
-                        None => return LexEnd::NeedMore,
-                    };
-                    self.i = end;
-                    self.push(TokenKind::Escape, start, end);
-                }
-                b'(' => {
-                    self.i += 1;
-                    depth += 1;
-                    self.push(TokenKind::VariationStart, start, start + 1);
-                    movetext = true;
-                }
-                b')' => {
-                    self.i += 1;
-                    if depth == 0 {
-                        self.push(TokenKind::Unknown, start, start + 1);
-                        self.problem(LexProblemKind::UnmatchedVariationEnd, start, start + 1);
-                    } else {
-                        depth -= 1;
-                        self.push(TokenKind::VariationEnd, start, start + 1);
-                    }
-                }
-                b'$' => {
-                    let mut j = start + 1;
-                    while j < self.data.len() && self.data[j].is_ascii_digit() && j - start < 8 {
-                        j += 1;
-                    }
-                    if j == self.data.len() && !self.eof {
-                        return LexEnd::NeedMore;
-                    }
-                    let digits = &self.data[start + 1..j];
-                    let value = digits
-                        .iter()
-                        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-                    self.i = j;
-                    if digits.is_empty() || value > 255 {
-                        self.problem(LexProblemKind::BadNag, start, j);
-                        self.push(TokenKind::Unknown, start, j);
-                    } else {
-                        self.push(TokenKind::Nag(value as u16), start, j);
-                    }
-                    movetext = true;
-                }
-                b'[' => {
-                    match self.forum_wrapper(start) {
-                        Some(true) => {
-                            last_end = self.i;
-                            continue;
-                        }
-                        Some(false) => {}
-                        None => return LexEnd::NeedMore,
-                    }
-                    // A tag pair pasted into the movetext is one token, reported once.
-                    let Some(end) = self.pasted_tag(start) else {
-                        return LexEnd::NeedMore;
-                    };
-                    self.i = end;
-                    self.problem(LexProblemKind::TagInMovetext, start, end);
+            return Some(self.finish(at.last_end, at.depth, at.movetext));
+        }
+        let start = self.i;
+        let b = self.data[start];
+        if self.tags_only && b != b'[' && !self.out.tags.is_empty() {
+            self.out.content = true;
+            self.out.movetext = Some(MovetextStart {
+                offset: start,
+                line: self.line,
+                line_start: self.line_start,
+                // Filled in by `lex_game_tags`.
+                first_line: 0,
+                first_col: self.first_col,
+            });
+            return Some(LexEnd::Complete(self.data.len()));
+        }
+        let at_line_start = !self.token_on_line;
+        self.token_on_line = true;
+        // A tagless game in the Chinese book layout opens with `白方:` and `黑方:` lines
+        // whose names may hold anything (`Team 1-0 A`, an open `{`): each such line is one
+        // token, read by `book.rs`. Asked only at a non-ASCII byte that starts a line
+        // before any token but such lines: once a game, never in the movetext.
+        if b >= 0x80 && at_line_start && at.last_end == at.header_end && self.out.tags.is_empty() {
+            match book_header_line(self.data, start, self.eof) {
+                Some(Some(end)) => {
                     self.push(TokenKind::Unknown, start, end);
-                    movetext = true;
+                    self.out.content = true;
+                    self.i = end;
+                    at.last_end = end;
+                    at.header_end = end;
+                    return None;
                 }
-                b']' | b'}' | b'"' => {
-                    self.i += 1;
-                    self.push(TokenKind::Unknown, start, start + 1);
-                    movetext = true;
-                }
-                b'*' => {
-                    // `*` is a token by itself, whatever follows: `*1. e4` is a result and
-                    // the next game.
-                    self.i = start + 1;
-                    movetext = true;
-                    if self.symbol(start, start + 1, depth) {
-                        self.out.end_line = self.line;
-                        return LexEnd::Complete(start + 1);
+                Some(None) => {}
+                None => return Some(LexEnd::NeedMore),
+            }
+        }
+        match b {
+            b'[' if !at.movetext || at_line_start => {
+                let repeated = if !at.movetext && at.newlines_since_tag >= 2 {
+                    match self.is_repeated_tag(start) {
+                        Some(r) => r,
+                        None => return Some(LexEnd::NeedMore),
                     }
+                } else {
+                    false
+                };
+                if at.movetext || repeated {
+                    // A new game begins on this line.
+                    if at.depth > 0 {
+                        self.problem_at(LexProblemKind::UnterminatedVariation, at.last_end);
+                    }
+                    self.missing_result(at.last_end);
+                    self.out.end_line = self.line_of(at.last_end);
+                    return Some(LexEnd::Complete(at.last_end));
                 }
-                _ => {
-                    // A symbol: runs to the next delimiter, `*` or `$`.
-                    let mut j = start;
-                    while j < self.data.len() {
-                        let c = self.data[j];
-                        if c < 0x80 {
-                            if ends_symbol(c) {
-                                break;
-                            }
-                        } else if wide_space(&self.data[j..]) > 0 {
+                match self.forum_wrapper(start) {
+                    Some(true) => {}
+                    Some(false) => match self.tag() {
+                        Some(()) => at.newlines_since_tag = 0,
+                        None => return Some(LexEnd::NeedMore),
+                    },
+                    None => return Some(LexEnd::NeedMore),
+                }
+            }
+            b'{' => match self.comment() {
+                Some(()) => {}
+                None => return Some(LexEnd::NeedMore),
+            },
+            b';' => {
+                let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
+                    Some(n) => start + n,
+                    None if self.eof => self.data.len(),
+                    None => return Some(LexEnd::NeedMore),
+                };
+                self.i = end;
+                self.push(TokenKind::LineComment, start, end);
+            }
+            b'%' if at_line_start => {
+                let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
+                    Some(n) => start + n,
+                    None if self.eof => self.data.len(),
+                    None => return Some(LexEnd::NeedMore),
+                };
+                self.i = end;
+                self.push(TokenKind::Escape, start, end);
+            }
+            b'(' => {
+                self.i += 1;
+                at.depth += 1;
+                self.push(TokenKind::VariationStart, start, start + 1);
+                at.movetext = true;
+            }
+            b')' => {
+                self.i += 1;
+                if at.depth == 0 {
+                    self.push(TokenKind::Unknown, start, start + 1);
+                    self.problem(LexProblemKind::UnmatchedVariationEnd, start, start + 1);
+                } else {
+                    at.depth -= 1;
+                    self.push(TokenKind::VariationEnd, start, start + 1);
+                }
+            }
+            b'$' => {
+                let mut j = start + 1;
+                while j < self.data.len() && self.data[j].is_ascii_digit() && j - start < 8 {
+                    j += 1;
+                }
+                if j == self.data.len() && !self.eof {
+                    return Some(LexEnd::NeedMore);
+                }
+                let digits = &self.data[start + 1..j];
+                let value = digits
+                    .iter()
+                    .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                self.i = j;
+                if digits.is_empty() || value > 255 {
+                    self.problem(LexProblemKind::BadNag, start, j);
+                    self.push(TokenKind::Unknown, start, j);
+                } else {
+                    self.push(TokenKind::Nag(value as u16), start, j);
+                }
+                at.movetext = true;
+            }
+            b'[' => {
+                match self.forum_wrapper(start) {
+                    Some(true) => {
+                        at.last_end = self.i;
+                        return None;
+                    }
+                    Some(false) => {}
+                    None => return Some(LexEnd::NeedMore),
+                }
+                // A tag pair pasted into the movetext is one token, reported once.
+                let Some(end) = self.pasted_tag(start) else {
+                    return Some(LexEnd::NeedMore);
+                };
+                self.i = end;
+                self.problem(LexProblemKind::TagInMovetext, start, end);
+                self.push(TokenKind::Unknown, start, end);
+                at.movetext = true;
+            }
+            b']' | b'}' | b'"' => {
+                self.i += 1;
+                self.push(TokenKind::Unknown, start, start + 1);
+                at.movetext = true;
+            }
+            b'*' => {
+                // `*` is a token by itself, whatever follows: `*1. e4` is a result and
+                // the next game.
+                self.i = start + 1;
+                at.movetext = true;
+                if self.symbol(start, start + 1, at.depth) {
+                    self.out.end_line = self.line;
+                    return Some(LexEnd::Complete(start + 1));
+                }
+            }
+            _ => {
+                // A symbol: runs to the next delimiter, `*` or `$`.
+                let mut j = start;
+                while j < self.data.len() {
+                    let c = self.data[j];
+                    if c < 0x80 {
+                        if ends_symbol(c) {
                             break;
                         }
-                        j += 1;
+                    } else if wide_space(&self.data[j..]) > 0 {
+                        break;
                     }
-                    if j == self.data.len() && !self.eof {
-                        return LexEnd::NeedMore;
-                    }
-                    self.i = j;
-                    // Splitting only looks for where the game ends: once the movetext has
-                    // begun, a token that starts like a move is no result (results start with
-                    // 0, 1, *, = or a non-ASCII character) and needs no classifying.
-                    let passed_over =
-                        !self.record && movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)];
-                    if !passed_over {
-                        movetext = true;
-                        if self.symbol(start, j, depth) {
-                            self.out.end_line = self.line;
-                            return LexEnd::Complete(j);
-                        }
+                    j += 1;
+                }
+                if j == self.data.len() && !self.eof {
+                    return Some(LexEnd::NeedMore);
+                }
+                self.i = j;
+                // Splitting only looks for where the game ends: once the movetext has
+                // begun, a token that starts like a move is no result (results start with
+                // 0, 1, *, = or a non-ASCII character) and needs no classifying.
+                let passed_over =
+                    !self.record && at.movetext && SKIPPED_WHEN_SPLITTING[usize::from(b)];
+                if !passed_over {
+                    at.movetext = true;
+                    if self.symbol(start, j, at.depth) {
+                        self.out.end_line = self.line;
+                        return Some(LexEnd::Complete(j));
                     }
                 }
             }
-            last_end = self.i;
         }
+        at.last_end = self.i;
+        None
     }
 
     fn finish(&mut self, last_end: usize, depth: u32, movetext: bool) -> LexEnd {
