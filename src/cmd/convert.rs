@@ -289,11 +289,9 @@ const PLIES_RESERVED: usize = 256;
 /// fail. `None` only for a game whose end the fast path was to find and could not (the
 /// pipeline gives it again).
 ///
-/// Plain movetext (strict SAN, move numbers, brace comments, NAGs, a result) is replayed by
-/// the fast path straight from the bytes, which tells the collector the comments and NAGs in
-/// order with the moves; anything else is lexed whole and replayed the general way, as
-/// `validate` does. Debug builds convert every fast-path game the general way too and
-/// compare.
+/// The replay tells the collector the moves, comments, NAGs and variations in order, from
+/// whichever of its loops played the game; the elements written are made of what it told.
+/// Debug builds convert every game the general way too and compare.
 fn convert_one(
     game: &mut Game<'_>,
     name: &str,
@@ -304,18 +302,10 @@ fn convert_one(
     collector: &mut Collector,
 ) -> Option<Converted> {
     let report = super::check_pipeline_game(game, opts, collector)?;
-    // The tokens the general path replayed, when it lexed the game whole; a game without
-    // tags was lexed whole already, and one the fast path read needs no tokens.
-    debug_assert_eq!(
-        game.whole.is_some(),
-        game.lexed.movetext.is_some() && !collector.played_fast(),
-        "the general path leaves its lexing"
-    );
-    let lexed: &Lexed = game.whole.as_ref().unwrap_or(game.lexed);
+    // The tags (the movetext is what the replay told the collector).
+    let lexed: &Lexed = game.lexed;
     #[cfg(debug_assertions)]
-    if collector.played_fast() {
-        assert_general_agrees(game.bytes, lexed, opts, keep, args.notation(), collector);
-    }
+    assert_general_agrees(game.bytes, lexed, opts, keep, args.notation(), collector);
     let rejected = convert::is_rejected(&report);
     let mut done = Converted {
         diagnostics: Vec::new(),
@@ -352,11 +342,7 @@ fn convert_one(
     }
     let result = convert::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
-    let elements = if collector.played_fast() {
-        convert::recorded_elements(game.bytes, collector, keep)
-    } else {
-        convert::elements(game.bytes, lexed, collector, keep)
-    };
+    let elements = convert::elements(game.bytes, collector, keep);
     if convert::has_replacement(&elements) {
         let _ = writeln!(
             done.diagnostics,
@@ -501,8 +487,9 @@ fn eco_tags(
     set
 }
 
-/// Debug builds: a game the fast path converted converts alike the general way, from its
-/// tokens: the same moves written the same way, and the same elements.
+/// Debug builds: a game converts alike when replayed the general way, from its tokens: the
+/// same moves written the same way, and the same elements (the replay's two loops tell the
+/// collector the same).
 #[cfg(debug_assertions)]
 fn assert_general_agrees(
     bytes: &[u8],
@@ -534,8 +521,8 @@ fn assert_general_agrees(
     let game = String::from_utf8_lossy(bytes);
     assert_eq!(moves(fast), moves(&general), "fast-path moves of {game:?}");
     assert_eq!(
-        convert::recorded_elements(bytes, fast, keep),
-        convert::elements(bytes, &whole, &general, keep),
+        convert::elements(bytes, fast, keep),
+        convert::elements(bytes, &general, keep),
         "fast-path elements of {game:?}"
     );
 }
@@ -784,7 +771,6 @@ pub fn game_row(
         offset: 0,
         open: None,
         again: false,
-        whole: None,
     };
     let mut collector = Collector::new(args.notation(), false);
     collector.columns = Some(Box::new(args.ply_columns()));

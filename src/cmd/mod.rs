@@ -167,12 +167,10 @@ pub fn check_pipeline_game(
             report
         }
         // Seen open before: the fast path gave up on it then.
-        None if game.again => {
-            check_game_general_with(game.bytes, game.lexed, opts, visitor, &mut game.whole)
-        }
+        None if game.again => check_game_general_with(game.bytes, game.lexed, opts, visitor),
         None => {
             crate::pgn::book::extract_header(game.bytes, game.lexed);
-            check_game_lexed(game.bytes, game.lexed, opts, visitor, &mut game.whole)
+            check_game_lexed(game.bytes, game.lexed, opts, visitor)
         }
     })
 }

@@ -1,5 +1,5 @@
 //! Converting replayed games: collecting every move as the replay plays it (a
-//! [`Visitor`]), turning a game's tokens into movetext elements with the moves rewritten,
+//! [`Visitor`]), turning what the replay told into movetext elements with the moves rewritten,
 //! and writing them as PGN, the Chinese book layout ([`pgn`]), JSON lines, CSV or EPD
 //! ([`records`]).
 //!
@@ -19,15 +19,15 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::diag::{Code, Severity};
 use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
-use crate::pgn::{GameResult, Lexed, TokenKind};
+use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
 /// One replayed move, written in the target notation.
 #[derive(Clone, Debug)]
 pub struct Ply {
-    /// Index of its token in `Lexed::tokens`.
-    pub token: usize,
+    /// Where its token starts in the game's bytes ([`MoveAt::start`]).
+    pub token: u32,
     /// 0 on the main line.
     pub depth: usize,
     pub mv: Move,
@@ -50,8 +50,8 @@ pub struct Ply {
 /// (JSON lines, CSV, EPD).
 #[derive(Clone, Debug)]
 pub struct NullPly {
-    /// Index of its token in `Lexed::tokens`.
-    pub token: usize,
+    /// Where its token starts in the game's bytes ([`MoveAt::start`]).
+    pub token: u32,
     /// 0 on the main line.
     pub depth: usize,
     /// Full-move number of the null move.
@@ -64,13 +64,12 @@ pub struct NullPly {
     pub after: Box<Chess>,
 }
 
-/// A piece of the movetext as the replay's fast path met it: it reads the bytes, without
-/// tokens, so it says what it passes.
+/// A piece of the movetext as the replay told it, in order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Recorded {
     /// Index into [`Collector::plies`].
     Move(usize),
-    /// A brace comment, braces included: bytes `start..end` of the game. (Not a
+    /// A comment, braces (or its `;`) included: bytes `start..end` of the game. (Not a
     /// [`crate::pgn::Span`]: its four fields written one by one and read back at once stalled
     /// every call.)
     Comment {
@@ -78,6 +77,19 @@ enum Recorded {
         end: u32,
     },
     Nag(u16),
+    VariationStart,
+    VariationEnd,
+    /// A null move played from the token at `start`: its index into [`Collector::nulls`]
+    /// when they are kept.
+    Null {
+        start: u32,
+        index: Option<usize>,
+    },
+    /// A move token not played: bytes `start..end`.
+    Unplayed {
+        start: u32,
+        end: u32,
+    },
 }
 
 /// Collects the moves of one game as the replay plays them.
@@ -91,9 +103,6 @@ pub struct Collector {
     pub nulls: Vec<NullPly>,
     pub text: String,
     pending_repair: Option<String>,
-    /// The replay's fast path played the game: its movetext is in `recorded`, and the plies'
-    /// token indices are 0.
-    fast: bool,
     recorded: Vec<Recorded>,
     /// Names the game's opening as it is replayed (`--add-eco`).
     pub eco: Option<crate::eco::EcoObserver<'static>>,
@@ -110,7 +119,6 @@ impl Collector {
             nulls: Vec::new(),
             text: String::new(),
             pending_repair: None,
-            fast: false,
             recorded: Vec::new(),
             eco: None,
             columns: None,
@@ -131,7 +139,6 @@ impl Collector {
         self.nulls.clear();
         self.text.clear();
         self.pending_repair = None;
-        self.fast = false;
         self.recorded.clear();
         if let Some(eco) = &mut self.eco {
             eco.clear();
@@ -139,12 +146,6 @@ impl Collector {
         if let Some(c) = &mut self.columns {
             c.clear();
         }
-    }
-
-    /// Whether the replay's fast path played the game: [`recorded_elements`] then gives its
-    /// movetext, and [`elements`] (which needs the tokens) does not.
-    pub fn played_fast(&self) -> bool {
-        self.fast
     }
 
     /// The written text of a ply.
@@ -174,9 +175,7 @@ impl Visitor for Collector {
             Notation::Uci(_) => Notation::Uci(before.castles().mode()),
             n => n,
         };
-        if self.fast {
-            self.recorded.push(Recorded::Move(self.plies.len()));
-        }
+        self.recorded.push(Recorded::Move(self.plies.len()));
         match (notation, san) {
             // The token was canonical SAN already: copy it.
             (Notation::San, Some(san)) => self.text.push_str(san),
@@ -186,7 +185,7 @@ impl Visitor for Collector {
             c.push_move(before, mv, check, san);
         }
         self.plies.push(Ply {
-            token: at.token,
+            token: at.start,
             depth: at.depth,
             mv,
             check,
@@ -205,9 +204,14 @@ impl Visitor for Collector {
         if let (0, Some(c)) = (at.depth, &mut self.columns) {
             c.push_null(after);
         }
+        let index = self.keep_positions.then_some(self.nulls.len());
+        self.recorded.push(Recorded::Null {
+            start: at.start,
+            index,
+        });
         if self.keep_positions {
             self.nulls.push(NullPly {
-                token: at.token,
+                token: at.start,
                 depth: at.depth,
                 number: before.fullmoves().get(),
                 white: before.turn() == Color::White,
@@ -221,21 +225,27 @@ impl Visitor for Collector {
         self.pending_repair = Some(written.to_string());
     }
 
-    fn begin_movetext(&mut self, tokens: bool) {
-        // From the bytes, the movetext is recorded here; from tokens, they are the record.
-        self.fast = !tokens;
+    fn unplayed(&mut self, at: MoveAt) {
+        self.recorded.push(Recorded::Unplayed {
+            start: at.start,
+            end: at.end,
+        });
     }
 
     fn comment(&mut self, start: u32, end: u32) {
-        if self.fast {
-            self.recorded.push(Recorded::Comment { start, end });
-        }
+        self.recorded.push(Recorded::Comment { start, end });
     }
 
     fn nag(&mut self, nag: u16) {
-        if self.fast {
-            self.recorded.push(Recorded::Nag(nag));
-        }
+        self.recorded.push(Recorded::Nag(nag));
+    }
+
+    fn begin_variation(&mut self) {
+        self.recorded.push(Recorded::VariationStart);
+    }
+
+    fn end_variation(&mut self) {
+        self.recorded.push(Recorded::VariationEnd);
     }
 
     fn restart(&mut self) {
@@ -371,93 +381,65 @@ fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str
     }
 }
 
-/// [`elements`] for a game the replay's fast path played ([`Collector::played_fast`]): from
-/// what it recorded, since there are no tokens. The same elements as [`elements`] gives on the
-/// game's tokens (debug builds of `convert` check that on every game).
-pub fn recorded_elements<'a>(
-    bytes: &'a [u8],
-    collector: &Collector,
-    keep: Keep,
-) -> Vec<Element<'a>> {
+/// The movetext of a replayed game as elements, from what the replay told the collector:
+/// the moves as the collected plies (written anew), move numbers and the result left out
+/// (writers put their own), tokens that were not played kept as written (en passant marks
+/// folded into their moves), and whatever `keep` drops left out.
+pub fn elements<'a>(bytes: &'a [u8], collector: &Collector, keep: Keep) -> Vec<Element<'a>> {
     let text = span_text(bytes);
-    collector
-        .recorded
-        .iter()
-        .filter_map(|piece| match *piece {
-            Recorded::Move(i) => Some(Element::Move(i)),
-            Recorded::Comment { start, end } if !keep.no_comments => Some(Element::Comment(
-                comment_text(text(start, end), '{', Some('}')),
-            )),
-            Recorded::Nag(n) if !keep.no_nags => Some(Element::Nag(n)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The movetext of a replayed game as elements: move tokens replaced by the collected moves,
-/// move numbers and the result left out (writers put their own), trailing signs and en passant
-/// marks folded into their moves, and whatever `keep` drops left out.
-pub fn elements<'a>(
-    bytes: &'a [u8],
-    lexed: &Lexed,
-    collector: &Collector,
-    keep: Keep,
-) -> Vec<Element<'a>> {
-    let mut out = Vec::with_capacity(lexed.tokens.len());
-    let mut next_ply = 0;
-    let mut next_null = 0;
+    // A token some of whose moves were played gives those moves alone.
+    let played = |start: u32| {
+        collector
+            .plies
+            .binary_search_by_key(&start, |p| p.token)
+            .is_ok()
+    };
+    let mut out = Vec::with_capacity(collector.recorded.len());
     let mut skipping = 0usize;
-    let text = span_text(bytes);
-    for (index, token) in lexed.tokens.iter().enumerate() {
-        let first = next_ply;
-        while next_ply < collector.plies.len() && collector.plies[next_ply].token == index {
-            next_ply += 1;
-        }
+    let mut last_null = None;
+    for piece in &collector.recorded {
         if skipping > 0 {
-            match token.kind {
-                TokenKind::VariationStart => skipping += 1,
-                TokenKind::VariationEnd => skipping -= 1,
+            match piece {
+                Recorded::VariationStart => skipping += 1,
+                Recorded::VariationEnd => skipping -= 1,
                 _ => {}
             }
             continue;
         }
-        match token.kind {
-            TokenKind::Move if first < next_ply => out.extend((first..next_ply).map(Element::Move)),
-            TokenKind::Move => {
-                let raw = &bytes[token.span.start as usize..token.span.end as usize];
-                let after_move = index > 0 && lexed.tokens[index - 1].kind == TokenKind::Move;
-                if after_move && notation::trailing_sign(raw).is_some() || is_en_passant_mark(raw) {
+        match *piece {
+            Recorded::Move(i) => out.push(Element::Move(i)),
+            Recorded::Comment { start, end } if !keep.no_comments => {
+                let s = text(start, end);
+                out.push(Element::Comment(if s.starts_with(';') {
+                    comment_text(s, ';', None)
+                } else {
+                    comment_text(s, '{', Some('}'))
+                }));
+            }
+            Recorded::Nag(n) if !keep.no_nags => out.push(Element::Nag(n)),
+            Recorded::VariationStart if keep.no_variations => skipping = 1,
+            Recorded::VariationStart => out.push(Element::VariationStart),
+            Recorded::VariationEnd => out.push(Element::VariationEnd),
+            // Null moves glued in one token are one element.
+            Recorded::Null { start, index } => {
+                if !played(start) && last_null != Some(start) {
+                    out.push(Element::Null(index));
+                }
+                last_null = Some(start);
+            }
+            Recorded::Unplayed { start, end } => {
+                let raw = &bytes[start as usize..end as usize];
+                if played(start) || is_en_passant_mark(raw) {
                     continue;
                 }
                 let mut read = Vec::new();
                 match notation::read_token(raw, &mut read) {
                     Ok(()) if read.iter().all(|m| m.pattern == MovePattern::Null) => {
-                        // Null moves are played in token order.
-                        let nulls = &collector.nulls;
-                        while next_null < nulls.len() && nulls[next_null].token < index {
-                            next_null += 1;
-                        }
-                        let played = nulls.get(next_null).is_some_and(|n| n.token == index);
-                        out.push(Element::Null(played.then_some(next_null)));
+                        out.push(Element::Null(None));
                     }
-                    _ => out.push(Element::Raw(text(token.span.start, token.span.end))),
+                    _ => out.push(Element::Raw(text(start, end))),
                 }
             }
-            TokenKind::Comment if !keep.no_comments => {
-                out.push(Element::Comment(comment_text(
-                    text(token.span.start, token.span.end),
-                    '{',
-                    Some('}'),
-                )));
-            }
-            TokenKind::LineComment if !keep.no_comments => {
-                let s = text(token.span.start, token.span.end);
-                out.push(Element::Comment(comment_text(s, ';', None)));
-            }
-            TokenKind::Nag(n) if !keep.no_nags => out.push(Element::Nag(n)),
-            TokenKind::VariationStart if keep.no_variations => skipping = 1,
-            TokenKind::VariationStart => out.push(Element::VariationStart),
-            TokenKind::VariationEnd => out.push(Element::VariationEnd),
             _ => {}
         }
     }

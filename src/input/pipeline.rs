@@ -51,10 +51,6 @@ pub struct Game<'a> {
     /// The work was given this game before, open, and returned `None`: what it tried then
     /// (and gave up on) need not be tried again.
     pub again: bool,
-    /// The game lexed whole, tokens and all, when the replay's general path lexed it (a
-    /// movetext the fast path does not read): the tokens it replayed, for work that needs
-    /// them afterwards (convert's elements) and would otherwise lex the game again.
-    pub whole: Option<Lexed>,
 }
 
 /// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
@@ -187,7 +183,6 @@ where
                                 offset: place.offset,
                                 open: None,
                                 again: false,
-                                whole: None,
                             };
                             if lex_here {
                                 // The reader only split the stream; lexing is the workers' job.
@@ -348,7 +343,6 @@ where
                     offset: peeked.offset,
                     open: Some(eof),
                     again: false,
-                    whole: None,
                 };
                 let done = work(&mut game);
                 let (len, found) = (game.bytes.len(), game.open.is_none());
@@ -378,7 +372,6 @@ where
             offset: raw.offset,
             open: None,
             again,
-            whole: None,
         };
         if lex_here {
             lex_for(lexing, &mut game);

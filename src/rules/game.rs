@@ -161,23 +161,20 @@ pub fn check_game(
     if book::may_hold_header(lexed) {
         let mut with_header = lexed.clone();
         if book::extract_header(bytes, &mut with_header) {
-            return check_game_lexed(bytes, &with_header, opts, visitor, &mut None);
+            return check_game_lexed(bytes, &with_header, opts, visitor);
         }
     }
-    check_game_lexed(bytes, lexed, opts, visitor, &mut None)
+    check_game_lexed(bytes, lexed, opts, visitor)
 }
 
-/// [`check_game`] on a game whose book header, if any, is read already. When the general
-/// path lexes the game whole, the lexing is left in `whole`: the tokens it replayed, which
-/// [`crate::rules::visit::MoveAt::token`] indexes.
+/// [`check_game`] on a game whose book header, if any, is read already.
 pub(crate) fn check_game_lexed(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-    whole: &mut Option<Lexed>,
 ) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, visitor, true, whole)
+    check_game_tags_with(bytes, lexed, opts, visitor, true)
 }
 
 /// Checks a game lexed whole, replaying its tokens.
@@ -199,9 +196,8 @@ pub(crate) fn check_game_general_with(
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-    whole: &mut Option<Lexed>,
 ) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, visitor, false, whole)
+    check_game_tags_with(bytes, lexed, opts, visitor, false)
 }
 
 /// A game lexed by [`crate::pgn::lex_game_tags`] (or whole), checked by the fast path first
@@ -214,7 +210,6 @@ fn check_game_tags_with(
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
     try_fast: bool,
-    whole: &mut Option<Lexed>,
 ) -> GameReport {
     let Some(movetext) = lexed.movetext else {
         return check_tokens(bytes, lexed, opts, visitor);
@@ -232,12 +227,7 @@ fn check_game_tags_with(
         if plain {
             visitor.restart();
         }
-        check_tokens(
-            bytes,
-            whole.insert(lex_whole(bytes, movetext)),
-            opts,
-            visitor,
-        )
+        check_tokens(bytes, &lex_whole(bytes, movetext), opts, visitor)
     })
 }
 

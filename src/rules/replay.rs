@@ -152,8 +152,8 @@ pub(super) struct Replay<'a> {
     main_moves_told: u32,
     /// The visitor is told the movetext's comments and NAGs ([`Needs::movetext`]).
     record_movetext: bool,
-    /// Index of the token being replayed.
-    token_index: usize,
+    /// The move token being replayed: bytes `start..end` ([`MoveAt`]).
+    token: (u32, u32),
     /// A variation starts right after the token being replayed.
     variation_follows: bool,
     opts: &'a CheckOptions,
@@ -197,7 +197,7 @@ impl<'a> Replay<'a> {
             main_moves_told: 0,
             record_movetext: needs.movetext,
             visitor,
-            token_index: 0,
+            token: (0, 0),
             variation_follows: false,
             opts,
             findings,
@@ -266,18 +266,18 @@ impl Replay<'_> {
     /// Where the token being replayed is, at `depth`.
     fn at(&self, depth: usize) -> MoveAt {
         MoveAt {
-            token: self.token_index,
+            start: self.token.0,
+            end: self.token.1,
             depth,
         }
     }
 
     pub(super) fn run(&mut self, lexed: &Lexed) {
-        self.visitor.begin_movetext(true);
         let mut tokens = lexed.tokens.iter().enumerate().peekable();
-        while let Some((index, token)) = tokens.next() {
-            self.token_index = index;
+        while let Some((_, token)) = tokens.next() {
             match token.kind {
                 TokenKind::Move => {
+                    self.token = (token.span.start, token.span.end);
                     // A sign standing alone after a move (`11.后f5-f7 ×`) belongs to it.
                     let sign = match tokens.peek() {
                         Some((_, next)) if next.kind == TokenKind::Move => {
@@ -304,6 +304,10 @@ impl Replay<'_> {
                     }) == Some(TokenKind::VariationStart);
                     if self.skipped_depth == 0 {
                         self.move_token(token.span, sign);
+                    } else {
+                        // In a variation nested too deep to replay.
+                        let depth = self.lines.len() - 1 + self.skipped_depth;
+                        self.visitor.unplayed(self.at(depth));
                     }
                 }
                 TokenKind::MoveNumber { number, dots } => {
@@ -314,7 +318,10 @@ impl Replay<'_> {
                     }
                 }
                 TokenKind::VariationStart => self.start_variation(token.span),
-                TokenKind::VariationEnd => self.end_variation(),
+                TokenKind::VariationEnd => {
+                    self.end_variation();
+                    self.visitor.end_variation();
+                }
                 TokenKind::Result { result, .. } => {
                     if self.lines.len() == 1 && self.skipped_depth == 0 {
                         self.result_token = Some(result);
@@ -336,7 +343,7 @@ impl Replay<'_> {
                     );
                 }
                 TokenKind::Nag(nag) if self.record_movetext => self.visitor.nag(nag),
-                TokenKind::Comment if self.record_movetext => {
+                TokenKind::Comment | TokenKind::LineComment if self.record_movetext => {
                     self.visitor.comment(token.span.start, token.span.end);
                 }
                 TokenKind::Tag(_)
@@ -377,6 +384,7 @@ impl Replay<'_> {
                 );
             }
             self.skipped_depth += 1;
+            self.visitor.begin_variation();
             return;
         }
         let parent = self.lines.last().expect("the main line is always there");
@@ -424,7 +432,6 @@ impl Replay<'_> {
             let last = self.lines.len() - 1;
             self.close_line_note(last);
             self.lines.pop();
-            self.visitor.end_variation();
         }
     }
 
@@ -663,7 +670,8 @@ impl Replay<'_> {
                     .all(|&b| matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-'));
             let san = canonical.then(|| std::str::from_utf8(text).ok()).flatten();
             let at = MoveAt {
-                token: self.token_index,
+                start: self.token.0,
+                end: self.token.1,
                 depth,
             };
             self.visitor.play(at, before, mv, actual, san);
@@ -756,7 +764,8 @@ impl Replay<'_> {
             let line = &self.lines[depth];
             if let Some(before) = &line.before_last {
                 let at = MoveAt {
-                    token: self.token_index,
+                    start: self.token.0,
+                    end: self.token.1,
                     depth,
                 };
                 self.visitor.null_move(at, before, &line.pos);

@@ -13,8 +13,10 @@
 //!   [`Visitor::repaired`], [`Visitor::comment`], [`Visitor::nag`],
 //!   [`Visitor::begin_variation`], [`Visitor::end_variation`]), then [`Visitor::main_line`],
 //!   [`Visitor::result`] and [`Visitor::end_game`].
-//! - Where a move was written is a [`MoveAt`]: the token index when the game was lexed whole
-//!   ([`Visitor::begin_movetext`] says which), and the variation depth.
+//! - Where a move was written is a [`MoveAt`]: its token's bytes, and the variation depth.
+//!   The events say everything a writer keeps of the movetext (moves, comments, NAGs,
+//!   variations, and the tokens that could not be played), so no visitor needs the tokens,
+//!   and both of the replay's loops tell the same.
 //!
 //! One thing is left of the replay's two movetext loops (tokens, and bytes): when the bytes
 //! loop meets what only the token loop reads, the game is replayed again from its first tag,
@@ -82,10 +84,10 @@ impl Positions {
 /// Where a move was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveAt {
-    /// Index into `Lexed::tokens` of the move's token, when the movetext was lexed into tokens
-    /// ([`Visitor::begin_movetext`] is told `true`); 0 otherwise. A token with glued moves
-    /// gives several moves the same index.
-    pub token: usize,
+    /// The move's token: bytes `start..end` of the game. Moves glued in one token (`Nf3Nf6`)
+    /// share it.
+    pub start: u32,
+    pub end: u32,
     /// 0 on the main line, 1 in a variation of it, and so on.
     pub depth: usize,
 }
@@ -103,10 +105,6 @@ pub trait Visitor {
     /// The tag section is over.
     fn tags_done(&mut self) {}
 
-    /// The movetext starts; `tokens`: it was lexed into tokens, so [`MoveAt::token`] indexes
-    /// them (false when the replay reads it from the bytes).
-    fn begin_movetext(&mut self, _tokens: bool) {}
-
     /// A move matched `mv` in `before`; `check` is what holds after it. `san` is the move's
     /// SAN (check sign included) when the token was written exactly so: a writer can copy it
     /// instead of computing it again.
@@ -116,7 +114,9 @@ pub trait Visitor {
     /// line broke: told once, after the movetext, when [`Needs::main_moves`].
     fn main_line(&mut self, _moves: &[Move]) {}
 
-    /// A move that could not be replayed (or was skipped after one).
+    /// A move token that was not played: it could not be replayed, was skipped after one that
+    /// could not, or lies in a variation nested too deep to replay. Told once a token; a
+    /// token of glued moves whose first moves were played is told too.
     fn unplayed(&mut self, _at: MoveAt) {}
 
     /// A null move (`--`, `Z0`) passed the turn from `before` to `after` (told when
@@ -127,17 +127,19 @@ pub trait Visitor {
     /// [`Visitor::play`] is the replacement. `written` is the move as written.
     fn repaired(&mut self, _at: MoveAt, _written: &str) {}
 
-    /// A brace comment, bytes `start..end` of the game, braces included (told when
-    /// [`Needs::movetext`]).
+    /// A comment, bytes `start..end` of the game: a brace comment with its braces, or a `;`
+    /// comment to the end of its line (told when [`Needs::movetext`]).
     fn comment(&mut self, _start: u32, _end: u32) {}
 
     /// A NAG (`$n`, or a glyph glued to the move before), told when [`Needs::movetext`].
     fn nag(&mut self, _nag: u16) {}
 
-    /// A variation starts, replacing the last move of the line it is in.
+    /// A variation starts (a `(`), replacing the last move of the line it is in; told for a
+    /// variation nested too deep to replay too (its moves are [`Visitor::unplayed`]).
     fn begin_variation(&mut self) {}
 
-    /// The variation last begun ends.
+    /// The variation last begun ends (a `)`). A variation the game leaves open is not
+    /// closed by an event.
     fn end_variation(&mut self) {}
 
     /// The main line's result token, if it has one.

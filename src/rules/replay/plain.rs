@@ -116,9 +116,6 @@ impl Replay<'_> {
             col: 0,
         };
         let mut i = at.offset;
-        if self.record_movetext {
-            self.visitor.begin_movetext(false);
-        }
         loop {
             // Most tokens are one space apart.
             if i + 1 < n && bytes[i] == b' ' && bytes[i + 1] > b' ' {
@@ -264,6 +261,8 @@ impl Replay<'_> {
     /// makes no call per ply but to the matcher and shakmaty.
     #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
+        // The move is its token: the fast path reads one move a token.
+        self.token = (span.start, span.end);
         if self.wants_positions() {
             self.play_main_keeping(m, span)
         } else {
