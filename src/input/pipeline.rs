@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::ops::Range;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -397,7 +398,16 @@ fn work_jobs<J, O>(
         let Ok(Ok((seq, job))) = next else {
             break;
         };
-        if out.send((seq, handle(job))).is_err() {
+        let Ok(done) = std::panic::catch_unwind(AssertUnwindSafe(|| handle(job))) else {
+            // A bug in pgnkit (its message is out already). The other threads would wait
+            // for this one's result for ever: the run ends here, as failed.
+            eprintln!(
+                "pgnkit: internal error: a worker thread panicked on a game of this input; \
+                 please report it with the input"
+            );
+            std::process::exit(2);
+        };
+        if out.send((seq, done)).is_err() {
             break;
         }
     }
