@@ -274,7 +274,6 @@ impl Visitor for OpeningMoves {
             positions: Positions::First(u32::try_from(self.wanted).unwrap_or(u32::MAX)),
             movetext: false,
             tags: false,
-            main_line_only: true,
             main_moves: false,
         }
     }

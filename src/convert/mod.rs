@@ -160,7 +160,6 @@ impl Visitor for Collector {
             positions: Positions::All,
             movetext: true,
             tags: false,
-            main_line_only: false,
             main_moves: false,
         }
     }

@@ -60,7 +60,6 @@ impl Visitor for DigestObserver {
             positions: Positions::First(self.fuzzy_ply.unwrap_or(1).max(1)),
             movetext: false,
             tags: false,
-            main_line_only: true,
             main_moves: true,
         }
     }

@@ -54,7 +54,6 @@ impl Visitor for EcoObserver<'_> {
             positions: Positions::All,
             movetext: false,
             tags: false,
-            main_line_only: true,
             main_moves: false,
         }
     }

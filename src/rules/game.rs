@@ -135,8 +135,8 @@ impl GameReport {
 ///
 /// `lexed` is the game lexed whole ([`crate::pgn::lex_game`]) or lexed to its tags
 /// ([`crate::pgn::lex_game_tags`]); a movetext of plain SAN is then replayed straight from
-/// the bytes, without tokens, when the visitor [needs](crate::rules::visit::Needs) no token
-/// indices. The report is the same either way. A Chinese book header (header lines instead
+/// the bytes, without tokens. The report, and what the visitor is told, are the same either
+/// way. A Chinese book header (header lines instead
 /// of tags) is read as the game's tags.
 ///
 /// ```
@@ -201,9 +201,8 @@ pub(crate) fn check_game_general_with(
 }
 
 /// A game lexed by [`crate::pgn::lex_game_tags`] (or whole), checked by the fast path first
-/// when `try_fast`. The fast path is taken only for a visitor of the main line
-/// ([`Needs::main_line_only`]) or of the movetext ([`Needs::movetext`]); when it gives up,
-/// the visitor is told to [restart](Visitor::restart) before the general replay.
+/// when `try_fast`. When the fast path gives up, the visitor is told to
+/// [restart](Visitor::restart) before the general replay.
 fn check_game_tags_with(
     bytes: &[u8],
     lexed: &Lexed,
@@ -214,7 +213,7 @@ fn check_game_tags_with(
     let Some(movetext) = lexed.movetext else {
         return check_tokens(bytes, lexed, opts, visitor);
     };
-    let plain = try_fast && fast_path_fits(lexed, opts, visitor);
+    let plain = try_fast && fast_path_fits(lexed, opts);
     let fast = plain
         .then(|| check(bytes, lexed, opts, visitor, Movetext::Plain(movetext)))
         .flatten()
@@ -247,7 +246,7 @@ pub(crate) fn check_game_open_with(
     visitor: &mut dyn Visitor,
 ) -> Option<(GameReport, usize)> {
     let movetext = lexed.movetext?;
-    if !fast_path_fits(lexed, opts, visitor) {
+    if !fast_path_fits(lexed, opts) {
         return None;
     }
     let Some((report, len)) = check(rest, lexed, opts, visitor, Movetext::Open(movetext, eof))
@@ -260,13 +259,10 @@ pub(crate) fn check_game_open_with(
     Some((report, len))
 }
 
-/// Whether the fast path may replay this game: the visitor follows the main line only (or
-/// takes the movetext from the fast path, [`Needs::movetext`]), the moves are in
-/// English SAN, and whatever comes before the movetext is tags.
-fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions, visitor: &dyn Visitor) -> bool {
-    let needs = visitor.needs();
-    (needs.main_line_only || needs.movetext)
-        && opts.lang.is_none_or(|l| l == notation::Lang::En)
+/// Whether the fast path may replay this game: the moves are in English SAN, and whatever
+/// comes before the movetext is tags. (Any visitor: both loops tell the same events.)
+fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
+    opts.lang.is_none_or(|l| l == notation::Lang::En)
         && lexed
             .tokens
             .iter()

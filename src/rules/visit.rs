@@ -5,9 +5,9 @@
 //!
 //! - A consumer (a writer, statistics, a filter) implements [`Visitor`] and says once, in
 //!   [`Visitor::needs`], what it needs: positions before moves, the movetext's comments and
-//!   NAGs, tags, or the main line only. The replay does no work for what is not needed: a
-//!   position copy a ply is the largest cost of a replay, and a visitor of the main line only
-//!   lets the replay read a plain movetext straight from its bytes, with no tokens stored.
+//!   NAGs, tags, or every main-line move. The replay does no work for what is not needed: a
+//!   position copy a ply is the largest cost of a replay. A plain movetext is read straight
+//!   from its bytes, with no tokens stored, whatever the visitor.
 //! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::tags_done`], then the
 //!   movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
 //!   [`Visitor::repaired`], [`Visitor::comment`], [`Visitor::nag`],
@@ -37,9 +37,6 @@ pub struct Needs {
     pub movetext: bool,
     /// The tags ([`Visitor::tag`]).
     pub tags: bool,
-    /// Only main-line events matter, and no token index ([`MoveAt::token`]) is used: the
-    /// replay may then read a plain movetext from its bytes, without tokens.
-    pub main_line_only: bool,
     /// Every main-line move, told once after the movetext by [`Visitor::main_line`] (whether
     /// [`Visitor::play`] was told of it or not): the moves past [`Needs::positions`] cost no
     /// copy of their position and no call, and the replay keeps to its bytes loop.
@@ -52,7 +49,6 @@ impl Needs {
         positions: Positions::None,
         movetext: false,
         tags: false,
-        main_line_only: true,
         main_moves: false,
     };
 }

@@ -84,7 +84,6 @@ impl Visitor for Watch<'_> {
             },
             movetext: false,
             tags: false,
-            main_line_only: true,
             main_moves: false,
         }
     }

@@ -279,7 +279,6 @@ impl Visitor for Observer<'_> {
             positions: Positions::All,
             movetext: false,
             tags: false,
-            main_line_only: false,
             main_moves: false,
         }
     }
@@ -389,7 +388,6 @@ impl Visitor for MainLine {
             positions: Positions::All,
             movetext: false,
             tags: false,
-            main_line_only: true,
             main_moves: false,
         }
     }
