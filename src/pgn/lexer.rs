@@ -171,6 +171,49 @@ pub(crate) fn lex_game_tags_open(
     }
 }
 
+/// Where [`lex_rest`] starts: the first byte of a token inside a movetext that has begun
+/// (no variation open, no result read), and what the lexer knows there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resume {
+    /// The token's offset.
+    pub at: usize,
+    /// Its line, and where that line starts.
+    pub line: u32,
+    pub line_start: usize,
+    /// The column of the game's first byte (when the game starts in the middle of a line).
+    pub first_col: u32,
+    /// A token started on the line before this one.
+    pub token_on_line: bool,
+    /// Where the token before this one ended.
+    pub last_end: usize,
+}
+
+/// Lexes the rest of a game from inside its movetext, as [`lex_game_at`] goes on there: the
+/// same tokens and problems from `resume.at` on, and the same end. For the replay's bytes
+/// loop, which reads the common tokens itself and hands the rest of a game to the lexer.
+pub(crate) fn lex_rest(data: &[u8], eof: bool, resume: &Resume, out: &mut Lexed) -> LexEnd {
+    let mut lx = Lexer::new(data, eof, (resume.line, resume.first_col), true, out);
+    lx.i = resume.at;
+    lx.line_start = resume.line_start;
+    lx.col_pos = resume.line_start;
+    if resume.line_start > 0 {
+        lx.col_at = 1;
+    }
+    lx.token_on_line = resume.token_on_line;
+    let mut at = Between {
+        movetext: true,
+        last_end: resume.last_end,
+        // No book header inside a movetext.
+        header_end: usize::MAX,
+        ..Between::default()
+    };
+    loop {
+        if let Some(end) = lx.step(&mut at) {
+            return end;
+        }
+    }
+}
+
 /// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
 /// are found (no tokens): the cheap pass that splits a stream into games for parallel work.
 pub(crate) fn lex_game_mode(

@@ -383,7 +383,12 @@ fn check_movetext(
     let known = KnownTags::of(lexed);
     let mut report = new_report(&known);
     let mut counts = FindingCounts::default();
-    lex_findings(lexed, &mut Capped::new(&mut report.findings, &mut counts));
+    lex_findings(
+        &lexed.problems,
+        &mut Capped::new(&mut report.findings, &mut counts),
+    );
+    // Where the lexer's problems of a movetext the bytes loop handed on go (after these).
+    let lex_end = report.findings.len();
     if lexed
         .problems
         .iter()
@@ -427,7 +432,14 @@ fn check_movetext(
         Movetext::Plain(at) => replay.run_plain(at, None).ok()?,
         Movetext::Open(at, eof) => replay.run_plain(at, Some(eof)).ok()?,
     };
-    let replayed = replay.finish();
+    let mut replayed = replay.finish();
+    if !replayed.rest_problems.is_empty() {
+        // They come after the tag section's, as lexing the game whole gives them.
+        let mut found = Vec::new();
+        let problems = std::mem::take(&mut replayed.rest_problems);
+        lex_findings(&problems, &mut Capped::new(&mut found, &mut counts));
+        report.findings.splice(lex_end..lex_end, found);
+    }
     if replayed.chinese_moves > 0 {
         report
             .findings
@@ -595,15 +607,40 @@ mod tests {
     }
 
     #[test]
-    fn anything_else_goes_the_general_way() {
+    fn the_lexer_reads_on_where_the_fast_path_does_not_with_the_same_report() {
         let games = [
-            "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
-            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *",
             "[Event \"a\"]\n\n1. e4 e5 2. nf3 *",
             "[Event \"a\"]\n\n1. e4 e5!!! *",
             "[Event \"a\"]\n\n1. e4 e5",
             "[Event \"a\"]\n\n1. e4 ½-½",
             "[Event \"a\"]\n\n1. e4 ; line comment\n*",
+            // Lexer problems of the rest come before the tag findings, as lexing whole gives.
+            "[Event \"a\"]\n\n1. e4 {open\n[Date \"x\"]",
+            "[Event \"a\"]\n\n1. e4 e5 $300 2. Nf3 ) 2... Nc6 (2... d6 3. d4 *",
+            // A variation that follows no move of the fast path's.
+            "[Event \"a\"]\n\n{c} ; x\n(1. d4) 1. e4 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3 ; c\n2... Nc6 (2... d6 3. d4) 3. Bb5 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3 -- 3. Bc4 *",
+        ];
+        for pgn in games {
+            let (fast, general) = both(pgn);
+            let fast = fast.unwrap_or_else(|| panic!("the fast path gave up on {pgn:?}"));
+            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_fast_path_did_not_keep_goes_the_general_way() {
+        let games = [
+            // The position before e4, where the variation starts.
+            "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
+            "[Event \"a\"]\n\n1. e4 {c} $1 ; x\n(1. d4) e5 *",
+            // An illegal move, played by the fast path already.
+            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *",
+            // Periods that belong to the move number before them.
+            "[Event \"a\"]\n\n1. e4 1. ... e5 *",
+            // The tag section goes on after a comment.
+            "[Event \"a\"]\n\n{c}\n[Site \"b\"]\n\n1. e4 *",
         ];
         for pgn in games {
             assert!(both(pgn).0.is_none(), "{pgn:?}");

@@ -15,7 +15,7 @@ use shakmaty::{
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
 use crate::pgn::lexer::count_chars;
-use crate::pgn::{GameResult, Lexed, Span, TokenKind};
+use crate::pgn::{GameResult, LexProblem, Lexed, Span, TokenKind};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Movetext, Termination};
@@ -131,6 +131,8 @@ pub(super) struct Replayed {
     pub main_broken: bool,
     /// Moves read in Chinese (or other non-SAN) notation.
     pub chinese_moves: u32,
+    /// The lexer's problems of a movetext the fast path handed on to it part-way.
+    pub rest_problems: Vec<LexProblem>,
 }
 
 /// The replay of one game's movetext: its lines of play, the main line's state, and where
@@ -169,6 +171,8 @@ pub(super) struct Replay<'a> {
     chinese_game: bool,
     /// Moves read in that notation.
     chinese_moves: u32,
+    /// The lexer's problems of the part of the movetext the fast path handed on to it.
+    rest_problems: Vec<LexProblem>,
 }
 
 impl<'a> Replay<'a> {
@@ -215,6 +219,7 @@ impl<'a> Replay<'a> {
                             .any(|&b| b >= 0x80)
                 }),
             chinese_moves: 0,
+            rest_problems: Vec::new(),
         };
         replay.main.restart_hash(&start);
         replay.main.history.push((replay.main.hash, false));
@@ -242,6 +247,7 @@ impl<'a> Replay<'a> {
             result_token,
             main_broken,
             chinese_moves,
+            rest_problems,
             ..
         } = self;
         let main_pos = lines.swap_remove(0).pos;
@@ -258,6 +264,7 @@ impl<'a> Replay<'a> {
             result_token,
             main_broken,
             chinese_moves,
+            rest_problems,
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use crate::diag::{quote, Capped, Code, Finding};
-use crate::pgn::{GameResult, KnownTag, KnownTags, LexProblemKind, Lexed};
+use crate::pgn::{GameResult, KnownTag, KnownTags, LexProblem, LexProblemKind, Lexed};
 
 pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
     let roster_incomplete = KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none());
@@ -132,8 +132,8 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
     }
 }
 
-pub(super) fn lex_findings(lexed: &Lexed, out: &mut Capped) {
-    for p in &lexed.problems {
+pub(super) fn lex_findings(problems: &[LexProblem], out: &mut Capped) {
+    for p in problems {
         let span = Some(p.span);
         let f = match p.kind {
             LexProblemKind::UnterminatedTag => Finding::new(Code::UnterminatedTag, span, "the tag pair is not closed on its line")

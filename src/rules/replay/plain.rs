@@ -4,10 +4,12 @@
 
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
-    count_chars, count_lines, last_line_start, move_number, nag_glyph, DELIMITER,
+    count_chars, count_lines, is_space, last_line_start, move_number, nag_glyph, DELIMITER,
 };
 use crate::pgn::split::{self, Comment};
-use crate::pgn::{GameResult, MovetextStart, Span};
+use crate::pgn::{
+    lex_rest, GameResult, LexEnd, Lexed, MovetextStart, Resume, Span, Token, TokenKind,
+};
 
 use super::{MovetextFacts, Replay};
 
@@ -52,6 +54,26 @@ static SYMBOL_END: [bool; 256] = {
     table
 };
 
+/// Whether `bytes` hold only comments and spaces (the fast path read them).
+fn only_comments(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    loop {
+        while bytes.get(i).is_some_and(|&b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return true;
+        }
+        if bytes[i] != b'{' {
+            return false;
+        }
+        match split::comment(&bytes[i + 1..]) {
+            Comment::Closed { close, .. } => i += close + 2,
+            _ => return false,
+        }
+    }
+}
+
 /// A move number of one to eight digits with its dots and a space, tab or line break after
 /// them, at `bytes[i]`: its number, its dots as [`move_number`] counts them, and where it
 /// ends. `None` for anything else.
@@ -81,8 +103,10 @@ fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
     Some((number, if dots >= 2 { 3 } else { 1 }, j))
 }
 
-/// The fast path met something it leaves to the general path (a variation, a comment it
-/// does not read, a token it does not know): the game is checked again the general way.
+/// The fast path met something it leaves to the general path, and cannot hand on to the
+/// lexer (a move that cannot be played, the end of a reader's bytes before the game's, a
+/// variation after a move played without its position kept): the game is checked again
+/// the general way.
 #[derive(Debug)]
 pub(in crate::rules) struct GaveUp;
 
@@ -116,6 +140,12 @@ impl Replay<'_> {
             col: 0,
         };
         let mut i = at.offset;
+        // Hands the game on to the lexer from the token at `from`, or gives it up.
+        macro_rules! hand_on {
+            ($from:expr) => {
+                return self.hand_on(at, open, $from, facts)
+            };
+        }
         loop {
             // Most tokens are one space apart.
             if i + 1 < n && bytes[i] == b' ' && bytes[i + 1] > b' ' {
@@ -126,13 +156,13 @@ impl Replay<'_> {
                 }
             }
             // No result token: the lexer reports that.
-            let &b = bytes.get(i).ok_or(GaveUp)?;
+            let Some(&b) = bytes.get(i) else { hand_on!(i) };
             match b {
                 b'{' => {
                     // A comment left open, or one the lexer may end at a tag line inside it,
-                    // is for the general path.
+                    // is for the lexer.
                     let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
-                        return Err(GaveUp);
+                        hand_on!(i)
                     };
                     if self.record_movetext {
                         self.visitor.comment(i as u32, (i + close + 2) as u32);
@@ -148,7 +178,7 @@ impl Replay<'_> {
                         .iter()
                         .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
                     if j == i + 1 || value > 255 {
-                        return Err(GaveUp);
+                        hand_on!(i)
                     }
                     if self.record_movetext {
                         self.visitor.nag(value as u16);
@@ -178,11 +208,16 @@ impl Replay<'_> {
                     while end < n && !SYMBOL_END[usize::from(bytes[end])] {
                         end += 1;
                     }
-                    if end < n && bytes[end] >= 0x80 {
-                        return Err(GaveUp);
+                    if end < n && bytes[end] >= 0x80 || end - i > crate::pgn::lexer::MAX_SYMBOL {
+                        hand_on!(i)
                     }
-                    if end - i > crate::pgn::lexer::MAX_SYMBOL {
-                        return Err(GaveUp);
+                    // What to go back to if the lexer is to read the symbol after all.
+                    let (token, number_before) = (i, self.lines[0].pending_number);
+                    macro_rules! hand_on_symbol {
+                        () => {{
+                            self.lines[0].pending_number = number_before;
+                            hand_on!(token)
+                        }};
                     }
                     let mut start = i;
                     i = end;
@@ -203,9 +238,11 @@ impl Replay<'_> {
                                         b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
                                     ))
                             {
-                                return Err(GaveUp);
+                                hand_on_symbol!()
                             }
-                            let m = notation::ascii::plain_san(mv).ok_or(GaveUp)?;
+                            let Some(m) = notation::ascii::plain_san(mv) else {
+                                hand_on_symbol!()
+                            };
                             self.variation_follows = false;
                             if !self.play_main(&m, span(start, mv_end)) {
                                 return Err(GaveUp);
@@ -229,13 +266,13 @@ impl Replay<'_> {
                             b"0-1" => GameResult::BlackWins,
                             b"1/2-1/2" => GameResult::Draw,
                             b"*" => GameResult::Unknown,
-                            _ => return Err(GaveUp),
+                            _ => hand_on_symbol!(),
                         };
                         match open {
                             // The result ends the game: nothing may follow it.
                             None => {
                                 if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-                                    return Err(GaveUp);
+                                    hand_on_symbol!()
                                 }
                             }
                             Some(eof) => {
@@ -251,9 +288,117 @@ impl Replay<'_> {
                         return Ok(facts);
                     }
                 }
-                _ => return Err(GaveUp),
+                _ => hand_on!(i),
             }
         }
+    }
+
+    /// The rest of the game from the token at `from` on, lexed by the lexer as it would have
+    /// gone on there and replayed by the token loop: the same report and the same events as
+    /// the general path, without starting again. Gives up where the token loop would need
+    /// what the fast path did not keep: the position before a move a variation follows, the
+    /// move a lone sign belongs to, a move number's periods, notation findings of a game that
+    /// turns out to be in Chinese notation, or the tag section going on after a comment.
+    #[cold]
+    #[inline(never)]
+    fn hand_on(
+        &mut self,
+        at: MovetextStart,
+        open: Option<bool>,
+        from: usize,
+        mut facts: MovetextFacts,
+    ) -> Result<MovetextFacts, GaveUp> {
+        let bytes = self.bytes;
+        // Between the last move the fast path played and `from` there are only comments,
+        // NAGs and move numbers: what the token loop looks past for a variation, and the
+        // tokens before `from` are known well enough without having kept them.
+        let played = facts.has_move;
+        // Periods may belong to a move number before them (`1. ... e5`).
+        if bytes.get(from) == Some(&b'.') {
+            return Err(GaveUp);
+        }
+        // After comments alone, a `[` may go on with the tag section.
+        if memchr::memchr(b'[', &bytes[from..]).is_some() && only_comments(&bytes[at.offset..from])
+        {
+            return Err(GaveUp);
+        }
+        // Where the lexer would be: the line of `from` and whether a token started on it,
+        // and the end of the token before (tokens are apart by spaces, or touch).
+        let gap = &bytes[at.line_start..from];
+        let (line, line_start) = match last_line_start(gap) {
+            0 => (at.line, at.line_start),
+            start => (at.line + count_lines(gap), at.line_start + start),
+        };
+        let before = &bytes[line_start..from];
+        let token_on_line =
+            (line_start == 0 && at.first_col > 1) || !before.iter().all(|&b| is_space(b));
+        let last_end = from
+            - bytes[at.offset.min(from)..from]
+                .iter()
+                .rev()
+                .take_while(|&&b| is_space(b) || b == b'\n' || b == b'\r')
+                .count();
+        let resume = Resume {
+            at: from,
+            line,
+            line_start,
+            first_col: at.first_col,
+            token_on_line,
+            last_end,
+        };
+        let mut rest = Lexed::default();
+        let end = match lex_rest(bytes, open.is_none_or(|eof| eof), &resume, &mut rest) {
+            LexEnd::Complete(len) => len,
+            LexEnd::NeedMore => return Err(GaveUp),
+        };
+        let moves = || rest.tokens.iter().filter(|t| t.kind == TokenKind::Move);
+        let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
+        if moves().any(|t| !text(t).is_ascii()) {
+            if played {
+                return Err(GaveUp);
+            }
+            self.chinese_game = true;
+        }
+        let mut kinds = rest.tokens.iter().skip_while(|t| {
+            matches!(
+                t.kind,
+                TokenKind::Comment
+                    | TokenKind::LineComment
+                    | TokenKind::Escape
+                    | TokenKind::Nag(_)
+                    | TokenKind::MoveNumber { .. }
+            )
+        });
+        if played
+            && kinds
+                .next()
+                .is_some_and(|t| t.kind == TokenKind::VariationStart)
+        {
+            return Err(GaveUp);
+        }
+        // A sign standing alone may belong to the move before it.
+        if let Some(first) = rest
+            .tokens
+            .first()
+            .filter(|t| played && t.kind == TokenKind::Move)
+        {
+            if super::may_be_sign(text(first)) && notation::trailing_sign(text(first)).is_some() {
+                return Err(GaveUp);
+            }
+        }
+        self.run(&rest);
+        facts.has_move |= moves().next().is_some();
+        facts.result_span = rest
+            .tokens
+            .iter()
+            .rev()
+            .find(|t| matches!(t.kind, TokenKind::Result { .. }))
+            .map(|t| t.span);
+        if open.is_some() {
+            facts.end = end;
+        }
+        self.rest_problems = rest.problems;
+        Ok(facts)
     }
 
     /// Plays a main-line move of the fast path: without anything only other moves need, unless
