@@ -18,9 +18,11 @@
 //!   variations, and the tokens that could not be played), so no visitor needs the tokens,
 //!   and both of the replay's loops tell the same.
 //!
-//! One thing is left of the replay's two movetext loops (tokens, and bytes): when the bytes
-//! loop meets what only the token loop reads, the game is replayed again from its first tag,
-//! and the visitor is told to [forget](Visitor::restart) what it saw.
+//! One thing is left of the replay's two movetext loops (tokens, and bytes): the bytes loop
+//! hands what it does not read on to the lexer and the token loop, but where that loop would
+//! need what the bytes loop did not keep (an illegal move played, the position before a move
+//! a variation follows, the end of a reader's bytes), the game is replayed again from its
+//! first tag, and the visitor is told to [forget](Visitor::restart) what it saw.
 
 use shakmaty::{Chess, Move};
 

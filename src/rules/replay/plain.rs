@@ -1,6 +1,6 @@
 //! The replay's fast path: the main line of a plain SAN movetext read straight from its
-//! bytes, without tokens, and the places (line, column) of the spans it reports, found
-//! afterwards.
+//! bytes, without tokens, the rest of a game that is not plain handed on to the lexer, and
+//! the places (line, column) of the spans it reports, found afterwards.
 
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
@@ -113,9 +113,10 @@ pub(in crate::rules) struct GaveUp;
 impl Replay<'_> {
     /// The fast path of the replay: the main line of a movetext of strict SAN moves, move
     /// numbers, brace comments and NAGs ending in a standard result, read straight from the
-    /// bytes with the places the lexer would give (line, and column in characters). Anything
-    /// else, and any move that cannot be played, gives up (`Err`): the game is then replayed
-    /// the general way from the start. What it accepts, the lexer reads without a problem.
+    /// bytes with the places the lexer would give (line, and column in characters). From the
+    /// first token it does not read on, the lexer lexes the rest and the token loop replays
+    /// it ([`Self::hand_on`]). A move that cannot be played, and the few cases `hand_on`
+    /// names, give up (`Err`): the game is then replayed the general way from the start.
     ///
     /// With `open` (`Some(eof)`) the bytes run on past the game: it ends with its result
     /// token, which must not touch the end of the bytes unless `eof` (more bytes could make
