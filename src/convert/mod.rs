@@ -27,7 +27,7 @@ use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 #[derive(Clone, Debug)]
 pub struct Ply {
     /// Where its token starts in the game's bytes ([`MoveAt::start`]).
-    pub token: u32,
+    pub start: u32,
     /// 0 on the main line.
     pub depth: usize,
     pub mv: Move,
@@ -51,7 +51,7 @@ pub struct Ply {
 #[derive(Clone, Debug)]
 pub struct NullPly {
     /// Where its token starts in the game's bytes ([`MoveAt::start`]).
-    pub token: u32,
+    pub start: u32,
     /// 0 on the main line.
     pub depth: usize,
     /// Full-move number of the null move.
@@ -184,7 +184,7 @@ impl Visitor for Collector {
             c.push_move(before, mv, check, san);
         }
         self.plies.push(Ply {
-            token: at.start,
+            start: at.start,
             depth: at.depth,
             mv,
             check,
@@ -210,7 +210,7 @@ impl Visitor for Collector {
         });
         if self.keep_positions {
             self.nulls.push(NullPly {
-                token: at.start,
+                start: at.start,
                 depth: at.depth,
                 number: before.fullmoves().get(),
                 white: before.turn() == Color::White,
@@ -386,11 +386,12 @@ fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str
 /// folded into their moves), and whatever `keep` drops left out.
 pub fn elements<'a>(bytes: &'a [u8], collector: &Collector, keep: Keep) -> Vec<Element<'a>> {
     let text = span_text(bytes);
-    // A token some of whose moves were played gives those moves alone.
+    // A token some of whose moves were played gives those moves alone (the plies come in the
+    // order of their tokens).
     let played = |start: u32| {
         collector
             .plies
-            .binary_search_by_key(&start, |p| p.token)
+            .binary_search_by_key(&start, |p| p.start)
             .is_ok()
     };
     let mut out = Vec::with_capacity(collector.recorded.len());

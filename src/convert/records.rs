@@ -573,7 +573,7 @@ pub fn write_epd(
     let mut ply_no = 0;
     for ply in collector.plies.iter().filter(|p| p.depth == 0) {
         let Some(before) = &ply.before else { continue };
-        while let Some(null) = nulls.next_if(|n| n.token < ply.token) {
+        while let Some(null) = nulls.next_if(|n| n.start < ply.start) {
             line(&null.before, Some(null_move), ply_no)?;
             ply_no += 1;
         }

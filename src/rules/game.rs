@@ -589,6 +589,15 @@ mod tests {
         )
     }
 
+    /// Each game is read by the fast path (not given up), with the general path's report.
+    fn assert_fast_reports(games: &[&str]) {
+        for pgn in games {
+            let (fast, general) = both(pgn);
+            let fast = fast.unwrap_or_else(|| panic!("the fast path gave up on {pgn:?}"));
+            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
+        }
+    }
+
     #[test]
     fn plain_movetext_takes_the_fast_path_with_the_same_report() {
         let games = [
@@ -599,11 +608,7 @@ mod tests {
             "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4#! 0-1",
             "[Event \"a\"]\n\n1. e4!? e5?! 2. Nf3!! Nc6?? 3. Bb5! a6? *",
         ];
-        for pgn in games {
-            let (fast, general) = both(pgn);
-            let fast = fast.unwrap_or_else(|| panic!("fast path gave up on {pgn:?}"));
-            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
-        }
+        assert_fast_reports(&games);
     }
 
     #[test]
@@ -622,11 +627,7 @@ mod tests {
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 ; c\n2... Nc6 (2... d6 3. d4) 3. Bb5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 -- 3. Bc4 *",
         ];
-        for pgn in games {
-            let (fast, general) = both(pgn);
-            let fast = fast.unwrap_or_else(|| panic!("the fast path gave up on {pgn:?}"));
-            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
-        }
+        assert_fast_reports(&games);
     }
 
     #[test]

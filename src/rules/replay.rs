@@ -299,16 +299,11 @@ impl Replay<'_> {
                     if sign.is_some() {
                         tokens.next();
                     }
-                    self.variation_follows = tokens.clone().map(|(_, t)| t.kind).find(|k| {
-                        !matches!(
-                            k,
-                            TokenKind::Comment
-                                | TokenKind::LineComment
-                                | TokenKind::Escape
-                                | TokenKind::Nag(_)
-                                | TokenKind::MoveNumber { .. }
-                        )
-                    }) == Some(TokenKind::VariationStart);
+                    self.variation_follows = tokens
+                        .clone()
+                        .map(|(_, t)| t.kind)
+                        .find(|&k| !looked_past(k))
+                        == Some(TokenKind::VariationStart);
                     if self.skipped_depth == 0 {
                         self.move_token(token.span, sign);
                     } else {
@@ -897,6 +892,19 @@ impl Replay<'_> {
             self.main.first_after_end = Some((span, label));
         }
     }
+}
+
+/// A token between a move and a variation that still replaces that move: what the look for
+/// a variation after a move passes over.
+fn looked_past(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Comment
+            | TokenKind::LineComment
+            | TokenKind::Escape
+            | TokenKind::Nag(_)
+            | TokenKind::MoveNumber { .. }
+    )
 }
 
 /// A cheap screen before [`notation::trailing_sign`]: moves start with a file or piece letter.

@@ -360,21 +360,8 @@ impl Replay<'_> {
             }
             self.chinese_game = true;
         }
-        let mut kinds = rest.tokens.iter().skip_while(|t| {
-            matches!(
-                t.kind,
-                TokenKind::Comment
-                    | TokenKind::LineComment
-                    | TokenKind::Escape
-                    | TokenKind::Nag(_)
-                    | TokenKind::MoveNumber { .. }
-            )
-        });
-        if played
-            && kinds
-                .next()
-                .is_some_and(|t| t.kind == TokenKind::VariationStart)
-        {
+        let mut kinds = rest.tokens.iter().map(|t| t.kind);
+        if played && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart) {
             return Err(GaveUp);
         }
         // A sign standing alone may belong to the move before it.
@@ -388,13 +375,9 @@ impl Replay<'_> {
             }
         }
         self.run(&rest);
-        facts.has_move |= moves().next().is_some();
-        facts.result_span = rest
-            .tokens
-            .iter()
-            .rev()
-            .find(|t| matches!(t.kind, TokenKind::Result { .. }))
-            .map(|t| t.span);
+        let of_rest = MovetextFacts::of_tokens(bytes, &rest);
+        facts.has_move |= of_rest.has_move;
+        facts.result_span = of_rest.result_span;
         if open.is_some() {
             facts.end = end;
         }
