@@ -160,8 +160,9 @@ pub fn check_pipeline_game(
     visitor: &mut dyn Visitor,
 ) -> Option<GameReport> {
     Some(match game.open {
-        Some(eof) => {
-            let (report, len) = check_game_open_with(game.bytes, eof, game.lexed, opts, visitor)?;
+        Some(_) => {
+            let first = (game.line, game.col);
+            let (report, len) = check_game_open_with(game.bytes, first, game.lexed, opts, visitor)?;
             game.bytes = &game.bytes[..len];
             game.open = None;
             report

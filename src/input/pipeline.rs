@@ -22,7 +22,9 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed};
+use crate::pgn::{
+    lex_game_at, lex_game_tags, lex_game_tags_open, surely_ended_by, GameReader, Lexed,
+};
 
 mod pieces;
 
@@ -334,15 +336,21 @@ where
                 break;
             };
             let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
-            if lex_game_tags_open(peeked.bytes, eof, line, col, tags) {
+            // The game is given open only up to where it surely ends (and within what the
+            // reader may take): its end is then found in those bytes, whatever they hold.
+            let open = lex_game_tags_open(peeked.bytes, eof, line, col, tags)
+                .then(|| tags.movetext.map_or(0, |m| m.offset))
+                .and_then(|from| surely_ended_by(peeked.bytes, from, eof))
+                .filter(|&end| end <= peeked.max_len);
+            if let Some(end) = open {
                 let mut game = Game {
-                    bytes: peeked.bytes,
+                    bytes: &peeked.bytes[..end],
                     lexed: tags,
                     number: peeked.number,
                     line,
                     col,
                     offset: peeked.offset,
-                    open: Some(eof),
+                    open: Some(true),
                     again: false,
                 };
                 let done = work(&mut game);

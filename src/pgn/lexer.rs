@@ -15,8 +15,8 @@ use std::collections::HashSet;
 use memchr::{memchr, memchr2, memchr2_iter, memchr3};
 
 pub(crate) use bytes::{
-    count_chars, count_lines, ends_symbol, is_bare_cr, is_space, last_line_start, move_number,
-    nag_glyph, wide_space, DELIMITER,
+    all_spaces, count_chars, count_lines, ends_symbol, is_bare_cr, is_space, last_line_start,
+    move_number, nag_glyph, wide_space, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
 use tags::simple_tag_section;
@@ -45,6 +45,9 @@ struct Lexer<'a> {
     record: bool,
     // Stop where the movetext of a game with tags begins.
     tags_only: bool,
+    // With `tags_only`: comments after the tags, which begin the movetext unless the tag
+    // section goes on after them.
+    lead: Option<Lead>,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
     // Where the last move number ends (`None` before the first): periods standing apart
@@ -55,6 +58,15 @@ struct Lexer<'a> {
     // The names of the first `.0` tags, once `is_repeated_tag` has been asked about many.
     tag_name_set: Option<(usize, HashSet<Box<[u8]>>)>,
     out: &'a mut Lexed,
+}
+
+/// Comments between the tags and the movetext's first token, which the movetext starts with
+/// (see [`Lexer::tags_end`]): where they begin, and the tokens and problems before them.
+#[derive(Clone, Copy, Debug)]
+struct Lead {
+    movetext: MovetextStart,
+    tokens: usize,
+    problems: usize,
 }
 
 /// What the lexer's loop carries from one token to the next.
@@ -171,6 +183,26 @@ pub(crate) fn lex_game_tags_open(
     }
 }
 
+/// Where a game in `data` whose movetext has begun at `from` surely ends, at the latest: at
+/// the line break before the first line after `from` that starts like a tag pair (where the
+/// lexer ends a game, and a comment left open in it), or at the end of `data` when `eof`.
+/// `None` when neither is in `data`. The game lexes the same on `data[..end]` with `eof`
+/// set as on `data`: for a reader that finds where a game ends by reading it.
+pub(crate) fn surely_ended_by(data: &[u8], from: usize, eof: bool) -> Option<usize> {
+    for p in memchr2_iter(b'\n', b'\r', &data[from.min(data.len())..]) {
+        let p = from + p;
+        if looks_like_tag(&data[p + 1..]) {
+            // Before the whole line break (`\r\n` too), as a comment left open ends.
+            return Some(if p > 0 && data[p] == b'\n' && data[p - 1] == b'\r' {
+                p - 1
+            } else {
+                p
+            });
+        }
+    }
+    eof.then_some(data.len())
+}
+
 /// Where [`lex_rest`] starts: the first byte of a token inside a movetext that has begun
 /// (no variation open, no result read), and what the lexer knows there.
 #[derive(Clone, Copy, Debug)]
@@ -189,10 +221,11 @@ pub(crate) struct Resume {
 }
 
 /// Lexes the rest of a game from inside its movetext, as [`lex_game_at`] goes on there: the
-/// same tokens and problems from `resume.at` on, and the same end. For the replay's bytes
+/// same tokens and problems from `resume.at` on, and the same end, which the end of `data`
+/// is at the latest. For the replay's bytes
 /// loop, which reads the common tokens itself and hands the rest of a game to the lexer.
-pub(crate) fn lex_rest(data: &[u8], eof: bool, resume: &Resume, out: &mut Lexed) -> LexEnd {
-    let mut lx = Lexer::new(data, eof, (resume.line, resume.first_col), true, out);
+pub(crate) fn lex_rest(data: &[u8], resume: &Resume, out: &mut Lexed) -> usize {
+    let mut lx = Lexer::new(data, true, (resume.line, resume.first_col), true, out);
     lx.i = resume.at;
     lx.line_start = resume.line_start;
     lx.col_pos = resume.line_start;
@@ -208,8 +241,11 @@ pub(crate) fn lex_rest(data: &[u8], eof: bool, resume: &Resume, out: &mut Lexed)
         ..Between::default()
     };
     loop {
-        if let Some(end) = lx.step(&mut at) {
-            return end;
+        match lx.step(&mut at) {
+            Some(LexEnd::Complete(end)) => return end,
+            // The end of `data` ends the game: the lexer never asks for more.
+            Some(LexEnd::NeedMore) => return data.len(),
+            None => {}
         }
     }
 }
@@ -279,6 +315,7 @@ impl<'a> Lexer<'a> {
             line_search: None,
             record,
             tags_only: false,
+            lead: None,
             tag_name_set: None,
             out,
         }
@@ -328,17 +365,10 @@ impl Lexer<'_> {
         }
         let start = self.i;
         let b = self.data[start];
-        if self.tags_only && b != b'[' && !self.out.tags.is_empty() {
-            self.out.content = true;
-            self.out.movetext = Some(MovetextStart {
-                offset: start,
-                line: self.line,
-                line_start: self.line_start,
-                // Filled in by `lex_game_tags`.
-                first_line: 0,
-                first_col: self.first_col,
-            });
-            return Some(LexEnd::Complete(self.data.len()));
+        if self.tags_only && !self.out.tags.is_empty() {
+            if let Some(end) = self.tags_end(b, at) {
+                return Some(end);
+            }
         }
         let at_line_start = !self.token_on_line;
         self.token_on_line = true;
@@ -513,6 +543,56 @@ impl Lexer<'_> {
             }
         }
         at.last_end = self.i;
+        None
+    }
+
+    /// With [`Lexer::tags_only`], whether the tag section ends at the byte `b` that starts a
+    /// token: `Some` (the movetext starts, and lexing stops) at a token of the movetext. Its
+    /// comments may come first, and are then where it starts; but a `[` after them goes on
+    /// with the tag section, and a `)` before any token of the movetext leaves the tag
+    /// section open too: such a game is lexed whole (`tags_only` off), as the replay's
+    /// bytes loop, which reads on from the movetext's start, would read it otherwise.
+    fn tags_end(&mut self, b: u8, at: &Between) -> Option<LexEnd> {
+        let here = MovetextStart {
+            offset: self.i,
+            line: self.line,
+            line_start: self.line_start,
+            // Filled in by `lex_game_tags`.
+            first_line: 0,
+            first_col: self.first_col,
+        };
+        match b {
+            b'{' | b';' => {}
+            b'%' if !self.token_on_line => {}
+            b'[' | b')' => {
+                if self.lead.is_some() || b == b')' {
+                    self.tags_only = false;
+                    self.lead = None;
+                }
+                return None;
+            }
+            _ => {
+                let start = match self.lead.take() {
+                    Some(lead) => {
+                        self.out.tokens.truncate(lead.tokens);
+                        self.out.problems.truncate(lead.problems);
+                        lead.movetext
+                    }
+                    None => here,
+                };
+                self.out.content = true;
+                self.out.movetext = Some(start);
+                return Some(LexEnd::Complete(self.data.len()));
+            }
+        }
+        debug_assert_eq!(at.depth, 0, "no variation opens in the tag section");
+        if self.lead.is_none() {
+            self.lead = Some(Lead {
+                movetext: here,
+                tokens: self.out.tokens.len(),
+                problems: self.out.problems.len(),
+            });
+        }
         None
     }
 

@@ -58,6 +58,9 @@ pub struct Peeked<'a> {
     pub col: u32,
     /// The game's number in the stream (1-based), once taken.
     pub number: u64,
+    /// The longest game [`GameReader::take_peeked`] takes here (the size limit, and the end
+    /// of a piece of the stream).
+    pub max_len: usize,
 }
 
 /// Splits a byte stream into games.
@@ -566,6 +569,7 @@ impl<R: Read> GameReader<R> {
             line: self.line,
             col: self.col,
             number: self.games + 1,
+            max_len: self.max_game.min(self.limit - self.start),
         }))
     }
 

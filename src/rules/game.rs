@@ -10,8 +10,8 @@ use crate::diag::{Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation;
 use crate::pgn::book;
 use crate::pgn::{
-    lex_game_at, GameResult, KnownTag, KnownTags, LexProblemKind, Lexed, MovetextStart, Span,
-    TokenKind,
+    lex_game_at, GameResult, KnownTag, KnownTags, LexEnd, LexProblemKind, Lexed, MovetextStart,
+    Span, TokenKind,
 };
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
@@ -230,32 +230,37 @@ fn check_game_tags_with(
     })
 }
 
-/// The fast path of [`check_game_lexed`] on a game whose end is not known yet: `rest`
-/// holds the game from its first byte and runs on past it (to the end of a reader's buffer;
-/// `eof` when nothing follows), and `lexed` has its tags, from
+/// [`check_game_lexed`] on a game whose end is not known yet: `bytes` hold the game from its
+/// first byte (at line and column `first`) and run on past it, up to where it surely ends (the lexer ends the game there,
+/// if not before; [`crate::pgn::surely_ended_by`]), and `lexed` has its tags, from
 /// [`crate::pgn::lex_game_tags_open`]. A plain movetext ends with its result token, so the
 /// replay finds where the game ends: returns the report and the game's length, the same
 /// report [`check_game_lexed`] gives on exactly those bytes. `None` when the fast path
-/// gives up: the caller then finds the game's end the usual way and checks it so; an
-/// visitor has then seen moves and is told to [restart](Visitor::restart).
+/// gives up: the visitor has then seen moves and is told to [restart](Visitor::restart).
 pub(crate) fn check_game_open_with(
-    rest: &[u8],
-    eof: bool,
+    bytes: &[u8],
+    first: (u32, u32),
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
 ) -> Option<(GameReport, usize)> {
-    let movetext = lexed.movetext?;
-    if !fast_path_fits(lexed, opts) {
-        return None;
-    }
-    let Some((report, len)) = check(rest, lexed, opts, visitor, Movetext::Open(movetext, eof))
-    else {
+    let Some(movetext) = lexed.movetext.filter(|_| fast_path_fits(lexed, opts)) else {
+        // Lexed whole, the game ends where the lexer ends it.
+        let mut whole = Lexed::default();
+        let (line, col) = first;
+        let len = match lex_game_at(bytes, true, line, col, &mut whole) {
+            LexEnd::Complete(len) => len,
+            // Not with the end of the bytes taken as the end of the input.
+            LexEnd::NeedMore => bytes.len(),
+        };
+        return Some((check_tokens(&bytes[..len], &whole, opts, visitor), len));
+    };
+    let Some((report, len)) = check(bytes, lexed, opts, visitor, Movetext::Open(movetext)) else {
         visitor.restart();
         return None;
     };
     #[cfg(debug_assertions)]
-    assert_general_agrees(&report, &rest[..len], movetext, opts);
+    assert_general_agrees(&report, &bytes[..len], movetext, opts);
     Some((report, len))
 }
 
@@ -332,9 +337,9 @@ pub(super) enum Movetext {
     Tokens,
     /// The bytes from this place on, read by the fast path.
     Plain(MovetextStart),
-    /// Like `Plain`, but the bytes run on past the game (to the end of a reader's buffer):
-    /// the game ends with its result token. `eof`: nothing follows the bytes.
-    Open(MovetextStart, bool),
+    /// Like `Plain`, but the bytes run on past the game (up to where it surely ends): the
+    /// game ends with its result token.
+    Open(MovetextStart),
 }
 
 impl Movetext {
@@ -342,7 +347,7 @@ impl Movetext {
     pub(super) fn plain(self) -> Option<MovetextStart> {
         match self {
             Movetext::Tokens => None,
-            Movetext::Plain(at) | Movetext::Open(at, _) => Some(at),
+            Movetext::Plain(at) | Movetext::Open(at) => Some(at),
         }
     }
 }
@@ -396,10 +401,8 @@ fn check_movetext(
     {
         report.legal = false;
         counts.note_left_out(&mut report.findings);
-        return match movetext {
-            Movetext::Open(..) => None,
-            _ => Some((report, bytes.len())),
-        };
+        // (Only the reader reports it, on a game it found whole.)
+        return Some((report, bytes.len()));
     }
     tag_findings(
         lexed,
@@ -429,8 +432,8 @@ fn check_movetext(
             replay.run(lexed);
             MovetextFacts::of_tokens(bytes, lexed)
         }
-        Movetext::Plain(at) => replay.run_plain(at, None).ok()?,
-        Movetext::Open(at, eof) => replay.run_plain(at, Some(eof)).ok()?,
+        Movetext::Plain(at) => replay.run_plain(at, false).ok()?,
+        Movetext::Open(at) => replay.run_plain(at, true).ok()?,
     };
     let mut replayed = replay.finish();
     if !replayed.rest_problems.is_empty() {
@@ -626,6 +629,8 @@ mod tests {
             "[Event \"a\"]\n\n{c} ; x\n(1. d4) 1. e4 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 ; c\n2... Nc6 (2... d6 3. d4) 3. Bb5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 -- 3. Bc4 *",
+            // A wide space is a space: the escape line still starts its line.
+            "[Event \"a\"]\n\n\u{3000}%x e4\n1. e4 *",
         ];
         assert_fast_reports(&games);
     }
@@ -640,8 +645,6 @@ mod tests {
             "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *",
             // Periods that belong to the move number before them.
             "[Event \"a\"]\n\n1. e4 1. ... e5 *",
-            // The tag section goes on after a comment.
-            "[Event \"a\"]\n\n{c}\n[Site \"b\"]\n\n1. e4 *",
         ];
         for pgn in games {
             assert!(both(pgn).0.is_none(), "{pgn:?}");

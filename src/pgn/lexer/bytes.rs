@@ -107,6 +107,19 @@ pub(crate) fn wide_space(s: &[u8]) -> usize {
     }
 }
 
+/// Whether `s` holds only what the lexer reads as spaces, wide ones ([`wide_space`]) too.
+pub(crate) fn all_spaces(s: &[u8]) -> bool {
+    let mut i = 0;
+    while i < s.len() {
+        match wide_space(&s[i..]) {
+            0 if is_space(s[i]) => i += 1,
+            0 => return false,
+            n => i += n,
+        }
+    }
+    true
+}
+
 /// The NAG a suffix glyph stands for (`!` is `$1`, `?!` is `$6`).
 #[inline]
 pub(crate) fn nag_glyph(s: &[u8]) -> Option<u16> {

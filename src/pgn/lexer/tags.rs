@@ -122,7 +122,8 @@ pub(super) fn simple_tag_section(
             // A `\r` alone (or at the end of the bytes) is for the general lexer.
             Some(b'\r') if is_bare_cr(data, i) => return false,
             Some(b' ' | b'\t' | b'\r') => {}
-            Some(b'[' | 0x0b | 0x0c | 0x80..) | None => return false,
+            // Comments, or a `)`, may leave the tag section open: for the general lexer.
+            Some(b'[' | b'{' | b';' | b'%' | b')' | 0x0b | 0x0c | 0x80..) | None => return false,
             Some(_) => break,
         }
         i += 1;
@@ -599,6 +600,66 @@ pub(crate) fn escape_invalid(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::pgn::{lex_game_tags, Lexed, TokenKind};
+
+    /// Where `lex_game_tags` says the movetext starts, as the text from there on; `None`
+    /// when it lexed the game whole.
+    fn movetext_of(pgn: &str) -> Option<&str> {
+        let mut lexed = Lexed::default();
+        lex_game_tags(pgn.as_bytes(), 1, 1, &mut lexed);
+        let kinds_ok = lexed
+            .tokens
+            .iter()
+            .all(|t| matches!(t.kind, TokenKind::Tag(_)));
+        lexed.movetext.map(|m| {
+            assert!(kinds_ok, "only tags before the movetext of {pgn:?}");
+            &pgn[m.offset..]
+        })
+    }
+
+    #[test]
+    fn a_game_surely_ends_by_the_next_tag_line() {
+        use crate::pgn::surely_ended_by;
+        let game = b"[Event \"a\"]\n\n1. e4 {x\n[%clk 1]\n[Event\"b\"]} e5\r\n[Event \"c\"]\n";
+        let from = 13;
+        let end = surely_ended_by(game, from, false).expect("a tag line follows");
+        assert_eq!(&game[end..end + 3], b"\r\n[");
+        // The game lexes the same on the bytes up to there, taken as the whole input.
+        let (mut cut, mut full) = (Lexed::default(), Lexed::default());
+        assert_eq!(
+            crate::pgn::lex_game(&game[..end], true, 1, &mut cut),
+            crate::pgn::lex_game(game, false, 1, &mut full)
+        );
+        assert_eq!(cut.tokens, full.tokens);
+        assert_eq!(cut.problems, full.problems);
+        assert_eq!(surely_ended_by(&game[..end], from, false), None);
+        assert_eq!(surely_ended_by(&game[..end], from, true), Some(end));
+    }
+
+    #[test]
+    fn comments_after_the_tags_begin_the_movetext_unless_tags_follow() {
+        let tags = "[Event \"a\"]\n\n";
+        for (movetext, starts) in [
+            ("1. e4 *", true),
+            ("{c} 1. e4 *", true),
+            ("{c}\n; d\n%e\n{f} (1. d4) 1. e4 *", true),
+            // The tag section goes on after the comment, or a `)` leaves it open.
+            ("{c}\n[Site \"b\"]\n\n1. e4 *", false),
+            ("{c} ; d\n[Site \"b\"]\n\n1. e4 *", false),
+            (") 1. e4 *", false),
+            // A comment left open, and no movetext after all.
+            ("{open\n1. e4 *", false),
+            ("{c}", false),
+        ] {
+            let pgn = format!("{tags}{movetext}");
+            assert_eq!(
+                movetext_of(&pgn),
+                starts.then_some(movetext),
+                "{movetext:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_common_tag_line_reads_as_the_spaced_one() {
         use super::{common_tag_line, spaced_tag_line};

@@ -4,12 +4,11 @@
 
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
-    count_chars, count_lines, is_space, last_line_start, move_number, nag_glyph, DELIMITER,
+    all_spaces, count_chars, count_lines, is_space, last_line_start, move_number, nag_glyph,
+    DELIMITER,
 };
 use crate::pgn::split::{self, Comment};
-use crate::pgn::{
-    lex_rest, GameResult, LexEnd, Lexed, MovetextStart, Resume, Span, Token, TokenKind,
-};
+use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
 
 use super::{MovetextFacts, Replay};
 
@@ -53,26 +52,6 @@ static SYMBOL_END: [bool; 256] = {
     }
     table
 };
-
-/// Whether `bytes` hold only comments and spaces (the fast path read them).
-fn only_comments(bytes: &[u8]) -> bool {
-    let mut i = 0;
-    loop {
-        while bytes.get(i).is_some_and(|&b| b.is_ascii_whitespace()) {
-            i += 1;
-        }
-        if i >= bytes.len() {
-            return true;
-        }
-        if bytes[i] != b'{' {
-            return false;
-        }
-        match split::comment(&bytes[i + 1..]) {
-            Comment::Closed { close, .. } => i += close + 2,
-            _ => return false,
-        }
-    }
-}
 
 /// A move number of one to eight digits with its dots and a space, tab or line break after
 /// them, at `bytes[i]`: its number, its dots as [`move_number`] counts them, and where it
@@ -118,13 +97,12 @@ impl Replay<'_> {
     /// it ([`Self::hand_on`]). A move that cannot be played, and the few cases `hand_on`
     /// names, give up (`Err`): the game is then replayed the general way from the start.
     ///
-    /// With `open` (`Some(eof)`) the bytes run on past the game: it ends with its result
-    /// token, which must not touch the end of the bytes unless `eof` (more bytes could make
-    /// it another symbol).
+    /// With `open` the bytes run on past the game, up to where it surely ends: it ends
+    /// with its result token.
     pub(in crate::rules) fn run_plain(
         &mut self,
         at: MovetextStart,
-        open: Option<bool>,
+        open: bool,
     ) -> Result<MovetextFacts, GaveUp> {
         let bytes = self.bytes;
         let n = bytes.len();
@@ -269,19 +247,11 @@ impl Replay<'_> {
                             b"*" => GameResult::Unknown,
                             _ => hand_on_symbol!(),
                         };
-                        match open {
+                        if open {
+                            facts.end = end;
+                        } else if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
                             // The result ends the game: nothing may follow it.
-                            None => {
-                                if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-                                    hand_on_symbol!()
-                                }
-                            }
-                            Some(eof) => {
-                                if end == n && !eof {
-                                    return Err(GaveUp);
-                                }
-                                facts.end = end;
-                            }
+                            hand_on_symbol!()
                         }
                         self.result_token = Some(result);
                         facts.result_span = Some(span(start, end));
@@ -299,13 +269,13 @@ impl Replay<'_> {
     /// the general path, without starting again. Gives up where the token loop would need
     /// what the fast path did not keep: the position before a move a variation follows, the
     /// move a lone sign belongs to, a move number's periods, notation findings of a game that
-    /// turns out to be in Chinese notation, or the tag section going on after a comment.
+    /// turns out to be in Chinese notation.
     #[cold]
     #[inline(never)]
     fn hand_on(
         &mut self,
         at: MovetextStart,
-        open: Option<bool>,
+        open: bool,
         from: usize,
         mut facts: MovetextFacts,
     ) -> Result<MovetextFacts, GaveUp> {
@@ -318,11 +288,6 @@ impl Replay<'_> {
         if bytes.get(from) == Some(&b'.') {
             return Err(GaveUp);
         }
-        // After comments alone, a `[` may go on with the tag section.
-        if memchr::memchr(b'[', &bytes[from..]).is_some() && only_comments(&bytes[at.offset..from])
-        {
-            return Err(GaveUp);
-        }
         // Where the lexer would be: the line of `from` and whether a token started on it,
         // and the end of the token before (tokens are apart by spaces, or touch).
         let gap = &bytes[at.line_start..from];
@@ -331,8 +296,7 @@ impl Replay<'_> {
             start => (at.line + count_lines(gap), at.line_start + start),
         };
         let before = &bytes[line_start..from];
-        let token_on_line =
-            (line_start == 0 && at.first_col > 1) || !before.iter().all(|&b| is_space(b));
+        let token_on_line = (line_start == 0 && at.first_col > 1) || !all_spaces(before);
         let last_end = from
             - bytes[at.offset.min(from)..from]
                 .iter()
@@ -348,10 +312,7 @@ impl Replay<'_> {
             last_end,
         };
         let mut rest = Lexed::default();
-        let end = match lex_rest(bytes, open.is_none_or(|eof| eof), &resume, &mut rest) {
-            LexEnd::Complete(len) => len,
-            LexEnd::NeedMore => return Err(GaveUp),
-        };
+        let end = lex_rest(bytes, &resume, &mut rest);
         let moves = || rest.tokens.iter().filter(|t| t.kind == TokenKind::Move);
         let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
         if moves().any(|t| !text(t).is_ascii()) {
@@ -378,7 +339,7 @@ impl Replay<'_> {
         let of_rest = MovetextFacts::of_tokens(bytes, &rest);
         facts.has_move |= of_rest.has_move;
         facts.result_span = of_rest.result_span;
-        if open.is_some() {
+        if open {
             facts.end = end;
         }
         self.rest_problems = rest.problems;
