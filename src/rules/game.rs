@@ -629,6 +629,15 @@ mod tests {
             "[Event \"a\"]\n\n{c} ; x\n(1. d4) 1. e4 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 ; c\n2... Nc6 (2... d6 3. d4) 3. Bb5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 -- 3. Bc4 *",
+            // An illegal move, and a move before a sign standing alone.
+            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 Nc6 (2... Nf6 3. d3) 3. d4 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Ke3!? {c} 3. d4 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Qxf7 + 3... Kxf7 *",
+            "[Event \"a\"]\n\n1. e4 d5 2. e5 f5 3. exf6\u{3000}e.p. *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Qh5 Nc6\n3.Qxf7\n# *",
+            // Periods that belong to the move number before them.
+            "[Event \"a\"]\n\n1. e4 1. ... e5 2 . .. Nf3 *",
+            "[Event \"a\"]\n\n1. e4 1. {c} ... e5 *",
             // A wide space is a space: the escape line still starts its line.
             "[Event \"a\"]\n\n\u{3000}%x e4\n1. e4 *",
         ];
@@ -641,10 +650,6 @@ mod tests {
             // The position before e4, where the variation starts.
             "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
             "[Event \"a\"]\n\n1. e4 {c} $1 ; x\n(1. d4) e5 *",
-            // An illegal move, played by the fast path already.
-            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *",
-            // Periods that belong to the move number before them.
-            "[Event \"a\"]\n\n1. e4 1. ... e5 *",
         ];
         for pgn in games {
             assert!(both(pgn).0.is_none(), "{pgn:?}");

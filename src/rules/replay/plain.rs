@@ -4,8 +4,8 @@
 
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
-    all_spaces, count_chars, count_lines, is_space, last_line_start, move_number, nag_glyph,
-    DELIMITER,
+    all_spaces, count_chars, count_lines, ends_symbol, is_space, last_line_start, move_number,
+    nag_glyph, wide_space, DELIMITER, MAX_SYMBOL,
 };
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
@@ -80,6 +80,51 @@ fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
         Some((number, if dots >= 2 { 3 } else { 1 }, j - i))
     );
     Some((number, if dots >= 2 { 3 } else { 1 }, j))
+}
+
+/// Whether the token after a move that ends at `end` may be a sign standing alone, which
+/// belongs to that move (`Qh5 +`, `exd6 e.p.`): the move is then left to the token loop,
+/// which reads them together. Most moves are followed by a space and a move number, a move or
+/// a comment, which this tells at once.
+#[inline(always)]
+fn sign_may_follow(bytes: &[u8], end: usize) -> bool {
+    let at = if bytes.get(end) == Some(&b' ') {
+        end + 1
+    } else {
+        end
+    };
+    match bytes.get(at) {
+        Some(b'#' | b'+' | b'=' | b'x' | b' ' | b'\n' | b'\r' | b'\t' | 0x0b | 0x0c | 0x80..) => {
+            next_is_sign(bytes, end)
+        }
+        Some(b'e') => matches!(bytes.get(at + 1), Some(b'p' | b'.')) && next_is_sign(bytes, end),
+        _ => false,
+    }
+}
+
+/// [`sign_may_follow`], the slow way: the next token (after spaces, wide ones too) read as the
+/// token loop reads a sign after a move. Non-ASCII bytes may start a sign too.
+#[cold]
+#[inline(never)]
+fn next_is_sign(bytes: &[u8], end: usize) -> bool {
+    let mut i = end;
+    while i < bytes.len() {
+        match wide_space(&bytes[i..]) {
+            0 if matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) => i += 1,
+            0 => break,
+            n => i += n,
+        }
+    }
+    // A longer symbol is no move for the lexer.
+    let window = &bytes[i..bytes.len().min(i + MAX_SYMBOL + 1)];
+    let len = (0..window.len())
+        .find(|&j| window[j] < 0x80 && ends_symbol(window[j]) || wide_space(&window[j..]) > 0)
+        .unwrap_or(window.len());
+    let token = &window[..len];
+    len > 0
+        && len <= MAX_SYMBOL
+        && super::may_be_sign(token)
+        && notation::trailing_sign(token).is_some()
 }
 
 /// The fast path met something it leaves to the general path, and cannot hand on to the
@@ -175,19 +220,25 @@ impl Replay<'_> {
                 b'a'..=b'h' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O'
                     if let Some((m, len)) = notation::ascii::san_at(&bytes[i..]) =>
                 {
-                    self.variation_follows = false;
-                    if !self.play_main(&m, span(i, i + len)) {
-                        return Err(GaveUp);
+                    let end = i + len;
+                    if sign_may_follow(bytes, end) {
+                        hand_on!(i)
                     }
+                    self.variation_follows = false;
                     facts.has_move = true;
-                    i += len;
+                    if !self.play_main(&m, span(i, end)) {
+                        // The line is broken: the token loop reads the rest.
+                        self.visitor.unplayed(self.at(0));
+                        hand_on!(end)
+                    }
+                    i = end;
                 }
                 b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
                     let mut end = i;
                     while end < n && !SYMBOL_END[usize::from(bytes[end])] {
                         end += 1;
                     }
-                    if end < n && bytes[end] >= 0x80 || end - i > crate::pgn::lexer::MAX_SYMBOL {
+                    if end < n && bytes[end] >= 0x80 || end - i > MAX_SYMBOL {
                         hand_on!(i)
                     }
                     // What to go back to if the lexer is to read the symbol after all.
@@ -222,16 +273,24 @@ impl Replay<'_> {
                             let Some(m) = notation::ascii::plain_san(mv) else {
                                 hand_on_symbol!()
                             };
+                            if sign_may_follow(bytes, end) {
+                                hand_on_symbol!()
+                            }
                             self.variation_follows = false;
-                            if !self.play_main(&m, span(start, mv_end)) {
-                                return Err(GaveUp);
+                            facts.has_move = true;
+                            let played = self.play_main(&m, span(start, mv_end));
+                            if !played {
+                                self.visitor.unplayed(self.at(0));
                             }
                             if self.record_movetext {
                                 if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
                                     self.visitor.nag(nag);
                                 }
                             }
-                            facts.has_move = true;
+                            if !played {
+                                // The line is broken: the token loop reads the rest.
+                                hand_on!(end)
+                            }
                             break;
                         }
                         if let Some((number, dots, len)) = move_number(s) {
@@ -284,9 +343,19 @@ impl Replay<'_> {
         // NAGs and move numbers: what the token loop looks past for a variation, and the
         // tokens before `from` are known well enough without having kept them.
         let played = facts.has_move;
-        // Periods may belong to a move number before them (`1. ... e5`).
+        let mut from = from;
+        // Periods after a move number with only spaces between are the number's (`1. ...
+        // e5`): the lexer reads them from the number on.
         if bytes.get(from) == Some(&b'.') {
-            return Err(GaveUp);
+            if let Some((_, _, number)) = self.lines[0].pending_number {
+                if bytes[number.end as usize..from]
+                    .iter()
+                    .all(|&b| is_space(b))
+                {
+                    self.lines[0].pending_number = None;
+                    from = number.start as usize;
+                }
+            }
         }
         // Where the lexer would be: the line of `from` and whether a token started on it,
         // and the end of the token before (tokens are apart by spaces, or touch).
@@ -322,18 +391,12 @@ impl Replay<'_> {
             self.chinese_game = true;
         }
         let mut kinds = rest.tokens.iter().map(|t| t.kind);
-        if played && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart) {
-            return Err(GaveUp);
-        }
-        // A sign standing alone may belong to the move before it.
-        if let Some(first) = rest
-            .tokens
-            .first()
-            .filter(|t| played && t.kind == TokenKind::Move)
+        // After an illegal move the line keeps the position a variation starts from.
+        if self.lines[0].before_last.is_none()
+            && played
+            && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart)
         {
-            if super::may_be_sign(text(first)) && notation::trailing_sign(text(first)).is_some() {
-                return Err(GaveUp);
-            }
+            return Err(GaveUp);
         }
         self.run(&rest);
         let of_rest = MovetextFacts::of_tokens(bytes, &rest);
