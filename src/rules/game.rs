@@ -576,28 +576,115 @@ fn place_report_spans(report: &mut GameReport, bytes: &[u8], at: MovetextStart) 
 mod tests {
     use super::*;
     use crate::pgn::lex_game_tags;
-    use crate::rules::visit::NoVisitor;
 
-    /// The fast path's report, or `None` when it gives up; and the general path's report.
-    fn both(pgn: &str) -> (Option<GameReport>, GameReport) {
-        let bytes = pgn.as_bytes();
-        let mut tags = Lexed::default();
-        lex_game_tags(bytes, 1, 1, &mut tags);
-        let at = tags.movetext.expect("the game has tags and movetext");
-        let opts = CheckOptions::default();
-        let fast = check(bytes, &tags, &opts, &mut NoVisitor, Movetext::Plain(at)).map(|r| r.0);
-        (
-            fast,
-            check_tokens(bytes, &lex_whole(bytes, at), &opts, &mut NoVisitor),
-        )
+    /// Every event a visitor with these needs is told, written out.
+    struct Recorder {
+        needs: Needs,
+        events: Vec<String>,
     }
 
-    /// Each game is read by the fast path (not given up), with the general path's report.
+    impl Visitor for Recorder {
+        fn needs(&self) -> Needs {
+            self.needs
+        }
+        fn tag(&mut self, tag: crate::pgn::Tag<'_>) {
+            self.events.push(format!("tag {}", tag.name));
+        }
+        fn play(
+            &mut self,
+            at: crate::rules::visit::MoveAt,
+            before: &Chess,
+            mv: shakmaty::Move,
+            check: notation::CheckClaim,
+            san: Option<&str>,
+        ) {
+            let fen = fen(before);
+            self.events
+                .push(format!("play {at:?} {fen} {mv:?} {check:?} {san:?}"));
+        }
+        fn main_line(&mut self, moves: &[shakmaty::Move]) {
+            self.events.push(format!("main line {moves:?}"));
+        }
+        fn unplayed(&mut self, at: crate::rules::visit::MoveAt) {
+            self.events.push(format!("unplayed {at:?}"));
+        }
+        fn null_move(&mut self, at: crate::rules::visit::MoveAt, _: &Chess, after: &Chess) {
+            self.events.push(format!("null {at:?} {}", fen(after)));
+        }
+        fn repaired(&mut self, at: crate::rules::visit::MoveAt, written: &str) {
+            self.events.push(format!("repaired {at:?} {written}"));
+        }
+        fn comment(&mut self, start: u32, end: u32) {
+            self.events.push(format!("comment {start}..{end}"));
+        }
+        fn nag(&mut self, nag: u16) {
+            self.events.push(format!("nag {nag}"));
+        }
+        fn begin_variation(&mut self) {
+            self.events.push("(".into());
+        }
+        fn end_variation(&mut self) {
+            self.events.push(")".into());
+        }
+        fn result(&mut self, result: Option<GameResult>) {
+            self.events.push(format!("result {result:?}"));
+        }
+        fn end_game(&mut self) {
+            self.events.push("end".into());
+        }
+    }
+
+    /// Each game is read by the fast path (not given up), with the general path's report and
+    /// the same events told to visitors of several needs.
     fn assert_fast_reports(games: &[&str]) {
+        use crate::rules::visit::Positions;
+        let needs = [
+            Needs::NOTHING,
+            Needs {
+                positions: Positions::All,
+                movetext: true,
+                tags: true,
+                main_moves: false,
+            },
+            Needs {
+                positions: Positions::First(2),
+                movetext: false,
+                tags: false,
+                main_moves: true,
+            },
+            Needs {
+                positions: Positions::None,
+                movetext: true,
+                tags: false,
+                main_moves: false,
+            },
+        ];
+        let opts = CheckOptions::default();
         for pgn in games {
-            let (fast, general) = both(pgn);
-            let fast = fast.unwrap_or_else(|| panic!("the fast path gave up on {pgn:?}"));
-            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
+            let bytes = pgn.as_bytes();
+            let mut tags = Lexed::default();
+            lex_game_tags(bytes, 1, 1, &mut tags);
+            let at = tags.movetext.expect("the game has tags and movetext");
+            for needs in needs {
+                let mut fast_events = Recorder {
+                    needs,
+                    events: Vec::new(),
+                };
+                let fast = check(bytes, &tags, &opts, &mut fast_events, Movetext::Plain(at))
+                    .map(|r| r.0)
+                    .unwrap_or_else(|| panic!("the fast path gave up on {pgn:?}"));
+                let mut general_events = Recorder {
+                    needs,
+                    events: Vec::new(),
+                };
+                let general =
+                    check_tokens(bytes, &lex_whole(bytes, at), &opts, &mut general_events);
+                assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
+                assert_eq!(
+                    fast_events.events, general_events.events,
+                    "{pgn:?} {needs:?}"
+                );
+            }
         }
     }
 
@@ -638,21 +725,15 @@ mod tests {
             // Periods that belong to the move number before them.
             "[Event \"a\"]\n\n1. e4 1. ... e5 2 . .. Nf3 *",
             "[Event \"a\"]\n\n1. e4 1. {c} ... e5 *",
+            // Variations after moves whose position the bytes loop did not keep.
+            "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3 {c} $1 ; x\n2... (2. Nc3 Nf6) Nc6 *",
+            // SAN moves, one with findings (Nbd2 names more than needed), then Chinese ones.
+            "[Event \"a\"]\n\n1. d4 d5 2. Nbd2 马c6 3. e3 *",
+            "[Event \"a\"]\n\n1. d4 d5 2. Nbd2 Nc6 3. 马f3 (3. e3) 象f5 *",
             // A wide space is a space: the escape line still starts its line.
             "[Event \"a\"]\n\n\u{3000}%x e4\n1. e4 *",
         ];
         assert_fast_reports(&games);
-    }
-
-    #[test]
-    fn what_the_fast_path_did_not_keep_goes_the_general_way() {
-        let games = [
-            // The position before e4, where the variation starts.
-            "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
-            "[Event \"a\"]\n\n1. e4 {c} $1 ; x\n(1. d4) e5 *",
-        ];
-        for pgn in games {
-            assert!(both(pgn).0.is_none(), "{pgn:?}");
-        }
     }
 }

@@ -145,8 +145,9 @@ pub(super) struct Replay<'a> {
     /// around them. Which moves come with their position is [`Self::wants_positions`].
     keep_positions: bool,
     /// The visitor wants every main-line move, without a position past those it asked for
-    /// ([`Needs::main_moves`]): they are gathered in `main_line` and told at the end.
+    /// ([`Needs::main_moves`]): they are told at the end.
     tell_moves: bool,
+    /// The main-line moves played so far.
     main_line: Vec<Move>,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
@@ -171,6 +172,12 @@ pub(super) struct Replay<'a> {
     chinese_game: bool,
     /// Moves read in that notation.
     chinese_moves: u32,
+    /// Moves that had findings about how SAN is written (before the game turned out to be
+    /// Chinese: [`Self::turns_chinese`]).
+    san_noted: u32,
+    /// The start position, from which the bytes loop's moves rebuild a position it did not
+    /// keep ([`Self::keep_before_last`]).
+    start: Chess,
     /// The lexer's problems of the part of the movetext the fast path handed on to it.
     rest_problems: Vec<LexProblem>,
 }
@@ -192,12 +199,18 @@ impl<'a> Replay<'a> {
     ) -> Self {
         let buffers = ReplayBuffers::take();
         let tell_moves = needs.main_moves;
+        // The movetext's events come with every move's (see `Needs::movetext`).
+        let positions = if needs.movetext {
+            Positions::All
+        } else {
+            needs.positions
+        };
         let mut replay = Replay {
             bytes,
-            keep_positions: needs.positions != Positions::None || tell_moves,
+            keep_positions: positions != Positions::None || tell_moves,
             tell_moves,
             main_line: buffers.main_line,
-            position_plies: needs.positions.plies(),
+            position_plies: positions.plies(),
             main_moves_told: 0,
             record_movetext: needs.movetext,
             visitor,
@@ -219,6 +232,8 @@ impl<'a> Replay<'a> {
                             .any(|&b| b >= 0x80)
                 }),
             chinese_moves: 0,
+            san_noted: 0,
+            start: start.clone(),
             rest_problems: Vec::new(),
         };
         replay.main.restart_hash(&start);
@@ -643,34 +658,13 @@ impl Replay<'_> {
         let checkers = line.pos.checkers();
         line.checkers = Some(checkers);
         let gives_check = checkers.any();
-        let actual = if gives_check {
-            if !matcher::king_can_step(&line.pos) && line.pos.legal_moves().is_empty() {
-                CheckClaim::Mate
-            } else {
-                CheckClaim::Check
-            }
-        } else {
-            CheckClaim::None
-        };
+        let actual = check_claim(&line.pos, checkers);
         if m.check != actual {
             self.check_sign(m, actual, &token_text(), span, label);
         }
         if let Some(before) = self.lines[depth].before_last.as_ref().filter(|_| ANY) {
-            // Strict SAN as written (no lenient form, the right signs) is the canonical SAN.
             let text = &self.bytes[span.start as usize..span.end as usize];
-            let full_origin = match m.pattern {
-                MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
-                _ => false,
-            };
-            let canonical = m.notes.0 == 0
-                && mnotes == matcher::MatchNotes::default()
-                && m.check == actual
-                && !full_origin
-                && text.first() != Some(&b'P')
-                && text
-                    .iter()
-                    .all(|&b| matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-'));
-            let san = canonical.then(|| std::str::from_utf8(text).ok()).flatten();
+            let san = written_san(text, m, &mnotes, actual);
             let at = MoveAt {
                 start: self.token.0,
                 end: self.token.1,
@@ -679,7 +673,7 @@ impl Replay<'_> {
             self.visitor.play(at, before, mv, actual, san);
             self.main_moves_told += u32::from(depth == 0);
         }
-        if depth == 0 && self.tell_moves {
+        if depth == 0 {
             self.main_line.push(mv);
         }
         if is_main {
@@ -892,6 +886,41 @@ impl Replay<'_> {
             self.main.first_after_end = Some((span, label));
         }
     }
+}
+
+/// What a move's check sign should be, in the position after it (`checkers` giving check).
+#[inline(always)]
+fn check_claim(pos: &Chess, checkers: Bitboard) -> CheckClaim {
+    if !checkers.any() {
+        CheckClaim::None
+    } else if !matcher::king_can_step(pos) && pos.legal_moves().is_empty() {
+        CheckClaim::Mate
+    } else {
+        CheckClaim::Check
+    }
+}
+
+/// The move's SAN as `text` writes it, when that is the canonical SAN: strict SAN as written
+/// (no lenient form, the right signs). A writer can then copy it.
+fn written_san<'t>(
+    text: &'t [u8],
+    m: &ReadMove,
+    mnotes: &matcher::MatchNotes,
+    actual: CheckClaim,
+) -> Option<&'t str> {
+    let full_origin = match m.pattern {
+        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
+        _ => false,
+    };
+    let canonical = m.notes.0 == 0
+        && *mnotes == matcher::MatchNotes::default()
+        && m.check == actual
+        && !full_origin
+        && text.first() != Some(&b'P')
+        && text.iter().all(|&b| {
+            matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-')
+        });
+    canonical.then(|| std::str::from_utf8(text).ok()).flatten()
 }
 
 /// A token between a move and a variation that still replaces that move: what the look for

@@ -35,7 +35,8 @@ pub struct Needs {
     /// Which moves [`Visitor::play`] is told of with the position before them.
     pub positions: Positions,
     /// The movetext's comments and NAGs ([`Visitor::comment`], [`Visitor::nag`]), in order
-    /// with the moves.
+    /// with the moves: every move is then told with its position, as with
+    /// [`Positions::All`].
     pub movetext: bool,
     /// The tags ([`Visitor::tag`]).
     pub tags: bool,

@@ -163,6 +163,7 @@ impl Replay<'_> {
             }
             return;
         }
+        self.san_noted += 1;
         if n.has(Notes::CASTLING_SPELLING) {
             push(
                 Code::CastlingSpelling,
@@ -214,6 +215,34 @@ impl Replay<'_> {
                 format!("'{token}' read as {canonical}"),
             );
         }
+    }
+
+    /// The game turns out to have moves in Chinese (or other non-SAN) notation after the
+    /// bytes loop read some in SAN: their findings become what they are in such a game (one
+    /// count for the game, and wrong capture signs), as if that had been known from the
+    /// start.
+    #[cold]
+    pub(super) fn turns_chinese(&mut self) {
+        self.chinese_game = true;
+        if self.san_noted == 0 {
+            return;
+        }
+        const SAN_ONLY: [Code; 8] = [
+            Code::CastlingSpelling,
+            Code::LowercasePiece,
+            Code::PromotionWithoutEquals,
+            Code::UciNotation,
+            Code::LongAlgebraic,
+            Code::MissingCaptureSign,
+            Code::OverDisambiguated,
+            Code::OtherNotation,
+        ];
+        let broken = self.lines[0].broken.and_then(|b| b.finding);
+        let moved = self.findings.take_back(&SAN_ONLY, broken);
+        if let Some(b) = self.lines[0].broken.as_mut() {
+            b.finding = moved;
+        }
+        self.chinese_moves += std::mem::take(&mut self.san_noted);
     }
 
     pub(super) fn check_sign(

@@ -2,6 +2,8 @@
 //! bytes, without tokens, the rest of a game that is not plain handed on to the lexer, and
 //! the places (line, column) of the spans it reports, found afterwards.
 
+use shakmaty::Position;
+
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
     all_spaces, count_chars, count_lines, ends_symbol, is_space, last_line_start, move_number,
@@ -9,6 +11,7 @@ use crate::pgn::lexer::{
 };
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
+use crate::rules::matcher;
 
 use super::{MovetextFacts, Replay};
 
@@ -339,10 +342,6 @@ impl Replay<'_> {
         mut facts: MovetextFacts,
     ) -> Result<MovetextFacts, GaveUp> {
         let bytes = self.bytes;
-        // Between the last move the fast path played and `from` there are only comments,
-        // NAGs and move numbers: what the token loop looks past for a variation, and the
-        // tokens before `from` are known well enough without having kept them.
-        let played = facts.has_move;
         let mut from = from;
         // Periods after a move number with only spaces between are the number's (`1. ...
         // e5`): the lexer reads them from the number on.
@@ -385,18 +384,14 @@ impl Replay<'_> {
         let moves = || rest.tokens.iter().filter(|t| t.kind == TokenKind::Move);
         let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
         if moves().any(|t| !text(t).is_ascii()) {
-            if played {
-                return Err(GaveUp);
-            }
-            self.chinese_game = true;
+            self.turns_chinese();
         }
         let mut kinds = rest.tokens.iter().map(|t| t.kind);
         // After an illegal move the line keeps the position a variation starts from.
         if self.lines[0].before_last.is_none()
-            && played
             && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart)
         {
-            return Err(GaveUp);
+            self.keep_before_last();
         }
         self.run(&rest);
         let of_rest = MovetextFacts::of_tokens(bytes, &rest);
@@ -407,6 +402,38 @@ impl Replay<'_> {
         }
         self.rest_problems = rest.problems;
         Ok(facts)
+    }
+
+    /// The position before the bytes loop's last move, which a variation after that move
+    /// starts from, rebuilt from the start position and the moves: the bytes loop keeps no
+    /// position nobody asked for. The visitor is told of the move then, as the token loop
+    /// tells it of a move a variation follows.
+    #[cold]
+    #[inline(never)]
+    fn keep_before_last(&mut self) {
+        let Some((&last, earlier)) = self.main_line.split_last() else {
+            return;
+        };
+        let mut before = self.start.clone();
+        for &mv in earlier {
+            before.play_unchecked(mv);
+        }
+        let (start, end) = (self.token.0 as usize, self.token.1 as usize);
+        let text = &self.bytes[start..end];
+        let pos = &self.lines[0].pos;
+        let actual = super::check_claim(pos, pos.checkers());
+        // The move as written and as matched: a repaired move did not match, and has no notes.
+        let m = notation::ascii::plain_san(text);
+        let mnotes = m
+            .as_ref()
+            .and_then(|m| matcher::find_move_noting(&before, m, before.checkers()).ok())
+            .filter(|&(mv, _)| mv == last)
+            .map(|(_, notes)| notes)
+            .unwrap_or_default();
+        let san = m.and_then(|m| super::written_san(text, &m, &mnotes, actual));
+        self.visitor.play(self.at(0), &before, last, actual, san);
+        self.main_moves_told += 1;
+        self.lines[0].before_last = Some(before);
     }
 
     /// Plays a main-line move of the fast path: without anything only other moves need, unless
