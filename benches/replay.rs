@@ -141,7 +141,7 @@ fn replay_all<O: Visitor>(
     let mut plies = 0;
     let work = |game: &mut Game<'_>| {
         let mut observer = observer();
-        check_pipeline_game(game, opts, &mut observer).map(|report| u64::from(report.plies))
+        u64::from(check_pipeline_game(game, opts, &mut observer).plies)
     };
     let sink = |n: u64| -> io::Result<()> {
         plies += n;

@@ -142,7 +142,7 @@ pub(crate) fn validate_words(
         let mut inputs = Inputs::new(options)?;
         let opts = CheckOptions::default();
         let work = |name: &str, game: &mut Game<'_>| {
-            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoVisitor)?;
+            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoVisitor);
             let ctx = report::GameContext {
                 file: name,
                 number: game.number,
@@ -170,7 +170,7 @@ pub(crate) fn validate_words(
                     String::new()
                 }
             };
-            Some(Checked {
+            Checked {
                 csv: w.into_inner().unwrap_or_default(),
                 line: game.line,
                 number: game.number,
@@ -180,7 +180,7 @@ pub(crate) fn validate_words(
                 errors,
                 warnings,
                 notes,
-            })
+            }
         };
         let mut csv_out = csv::Writer::from_writer(Vec::new());
         csv_out.write_record(report::CSV_HEADER)?;

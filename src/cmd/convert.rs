@@ -286,12 +286,10 @@ impl crate::input::Found for Converted {
 const PLIES_RESERVED: usize = 256;
 
 /// Converts one game (runs on a worker thread), lexed to its tags. Writing into vectors cannot
-/// fail. `None` only for a game whose end the fast path was to find and could not (the
-/// pipeline gives it again).
+/// fail.
 ///
 /// The replay tells the collector the moves, comments, NAGs and variations in order, from
 /// whichever of its loops played the game; the elements written are made of what it told.
-/// Debug builds convert every game the general way too and compare.
 fn convert_one(
     game: &mut Game<'_>,
     name: &str,
@@ -300,12 +298,10 @@ fn convert_one(
     render: &RenderOptions,
     args: &Args,
     collector: &mut Collector,
-) -> Option<Converted> {
-    let report = super::check_pipeline_game(game, opts, collector)?;
+) -> Converted {
+    let report = super::check_pipeline_game(game, opts, collector);
     // The tags (the movetext is what the replay told the collector).
     let lexed: &Lexed = game.lexed;
-    #[cfg(debug_assertions)]
-    assert_general_agrees(game.bytes, lexed, opts, keep, args.notation(), collector);
     let rejected = convert::is_rejected(&report);
     let mut done = Converted {
         diagnostics: Vec::new(),
@@ -338,7 +334,7 @@ fn convert_one(
         // For --rejects, or to keep it in a rewrite in place (rejected games are few: the
         // copy costs nothing that counts).
         done.reject = Some(game.bytes.to_vec());
-        return Some(done);
+        return done;
     }
     let result = convert::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
@@ -443,7 +439,7 @@ fn convert_one(
         )
         .map_err(Into::into),
     };
-    Some(done)
+    done
 }
 
 /// The movetext of a game as read: its bytes after the tags (all of them when it has none).
@@ -485,46 +481,6 @@ fn eco_tags(
         set.push(("Opening", opening.name.as_str()));
     }
     set
-}
-
-/// Debug builds: a game converts alike when replayed the general way, from its tokens: the
-/// same moves written the same way, and the same elements (the replay's two loops tell the
-/// collector the same).
-#[cfg(debug_assertions)]
-fn assert_general_agrees(
-    bytes: &[u8],
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    keep: Keep,
-    notation: crate::notation::write::Notation,
-    fast: &Collector,
-) {
-    let Some(movetext) = lexed.movetext else {
-        return;
-    };
-    let whole = crate::rules::game::lex_whole(bytes, movetext);
-    let mut general = Collector::new(notation, fast.keep_positions);
-    crate::rules::game::check_tokens(bytes, &whole, opts, &mut general);
-    let moves = |c: &Collector| -> Vec<_> {
-        c.plies
-            .iter()
-            .map(|p| {
-                let before = p
-                    .before
-                    .as_ref()
-                    .map(|b| shakmaty::Position::board(&**b).to_string());
-                let text = c.written(p).to_owned();
-                (text, p.mv, p.check, p.number, p.white, before)
-            })
-            .collect()
-    };
-    let game = String::from_utf8_lossy(bytes);
-    assert_eq!(moves(fast), moves(&general), "fast-path moves of {game:?}");
-    assert_eq!(
-        convert::elements(bytes, fast, keep),
-        convert::elements(bytes, &general, keep),
-        "fast-path elements of {game:?}"
-    );
 }
 
 /// Refuses an option that would change nothing with the others given: ignored, it would let
@@ -769,14 +725,13 @@ pub fn game_row(
         line: 1,
         col: 1,
         offset: 0,
-        open: None,
-        again: false,
+        open: false,
     };
     let mut collector = Collector::new(args.notation(), false);
     collector.columns = Some(Box::new(args.ply_columns()));
     collector.reserve(PLIES_RESERVED);
     let render = RenderOptions::default();
-    convert_one(&mut game, name, &opts, keep, &render, args, &mut collector)?.row
+    convert_one(&mut game, name, &opts, keep, &render, args, &mut collector).row
 }
 
 fn format_name(format: FormatArg) -> &'static str {
@@ -896,19 +851,19 @@ fn convert_all(
 /// For `pgnkit select --to/--format`: one selected game (whole, not [open](Game::open))
 /// written the way `args` say, through the same writer as `convert`. Returns the diagnostics
 /// for standard error and the written game, `None` when the game is rejected (it does not
-/// replay). `None` as a whole only as [`convert_one`] gives it.
+/// replay).
 pub(crate) fn convert_selected(
     game: &mut Game<'_>,
     name: &str,
     args: &Args,
-) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+) -> (Vec<u8>, Option<Vec<u8>>) {
     // Select's `args` are convert's defaults but --to and --format: no --repair, no
     // --add-eco, no Parquet (select refuses it).
     let mut collector = args.collector(None);
     let render = RenderOptions::default();
     let (opts, keep) = (args.check_options(), args.keep());
-    let done = convert_one(game, name, &opts, keep, &render, args, &mut collector)?;
-    Some((done.diagnostics, (!done.rejected).then_some(done.body)))
+    let done = convert_one(game, name, &opts, keep, &render, args, &mut collector);
+    (done.diagnostics, (!done.rejected).then_some(done.body))
 }
 
 /// The CSV header `--format csv` starts with, for `pgnkit select`.

@@ -727,9 +727,9 @@ fn digest(
     fuzzy: Option<u32>,
     keep: Keep,
     spill: &Spill,
-) -> Option<Digested> {
+) -> Digested {
     let mut observer = DigestObserver::new(fuzzy);
-    let report = super::check_pipeline_game(game, opts, &mut observer)?;
+    let report = super::check_pipeline_game(game, opts, &mut observer);
     let [white, black, event, round, date, result] = tags_of(game.lexed);
     let result = Recorded::of_tag(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
@@ -751,7 +751,7 @@ fn digest(
         who: Identity::of_tags(white, black, event, round, date),
         unique: game.bytes.is_empty(),
     };
-    Some(Digested {
+    Digested {
         digest,
         start: observer.start,
         moves: observer.moves,
@@ -761,7 +761,7 @@ fn digest(
         },
         number: game.number,
         errors: report.count(Severity::Error) as u64,
-    })
+    }
 }
 
 /// The values of the tags dedup reads, in one pass over the tags (the first of each name,

@@ -21,9 +21,7 @@ use crate::cli::Outcome;
 use crate::input::open::Source;
 use crate::input::pipeline::Game;
 use crate::input::InputOptions;
-use crate::rules::game::{
-    check_game_general_with, check_game_lexed, check_game_open_with, CheckOptions, GameReport,
-};
+use crate::rules::game::{check_game_lexed, check_game_open, CheckOptions, GameReport};
 use crate::rules::visit::Visitor;
 
 /// The largest `--max-game-size`, in MiB: spans within a game are `u32` byte offsets, and
@@ -150,30 +148,22 @@ pub fn found_so_far() -> Outcome {
 }
 
 /// Checks a game of the pipeline (lexed to its tags), telling `visitor` its moves. A game
-/// whose end is not known yet ([`Game::open`]) is replayed by the fast path, which finds the
-/// end: `game.bytes` is then cut to the game. `None` when it cannot (the pipeline gives the
-/// game again, found the usual way, and it then goes straight to the general path).
-/// Public for `benches/replay.rs`, which times this path.
+/// whose end is not known yet ([`Game::open`]) is cut to the game where the replay finds
+/// that it ends. Public for `benches/replay.rs`, which times this path.
 pub fn check_pipeline_game(
     game: &mut Game<'_>,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-) -> Option<GameReport> {
-    Some(match game.open {
-        Some(_) => {
-            let first = (game.line, game.col);
-            let (report, len) = check_game_open_with(game.bytes, first, game.lexed, opts, visitor)?;
-            game.bytes = &game.bytes[..len];
-            game.open = None;
-            report
-        }
-        // Seen open before: the fast path gave up on it then.
-        None if game.again => check_game_general_with(game.bytes, game.lexed, opts, visitor),
-        None => {
-            crate::pgn::book::extract_header(game.bytes, game.lexed);
-            check_game_lexed(game.bytes, game.lexed, opts, visitor)
-        }
-    })
+) -> GameReport {
+    if game.open {
+        let first = (game.line, game.col);
+        let (report, len) = check_game_open(game.bytes, first, game.lexed, opts, visitor);
+        game.bytes = &game.bytes[..len];
+        game.open = false;
+        return report;
+    }
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
+    check_game_lexed(game.bytes, game.lexed, opts, visitor)
 }
 
 /// Refuses an output file that is also one of the inputs (the same file, by whatever path):

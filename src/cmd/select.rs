@@ -221,8 +221,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
 /// Tests one game (on a worker thread) and makes what is written of it. The tags are looked
 /// at first; the game is replayed only when the expression still depends on the replay.
-/// `None` only for a game whose end is not known ([`Game::open`]) and that is not replayed
-/// (or that the fast path cannot read whole): the pipeline gives it again, whole.
 fn select_one(
     game: &mut Game<'_>,
     name: &str,
@@ -231,8 +229,8 @@ fn select_one(
     args: &Args,
     convert: Option<&super::convert::Args>,
     eco_table: Option<&'static crate::eco::Table>,
-) -> Option<Picked> {
-    if game.open.is_none() && !game.again {
+) -> Picked {
+    if !game.open {
         // A tagless game in the book layout has its header read as tags, as the replay does.
         crate::pgn::book::extract_header(game.bytes, game.lexed);
     }
@@ -241,15 +239,17 @@ fn select_one(
         replay: None,
     });
     let (matched, errors) = match by_tags {
-        // Decided by the tags: only the game's end is needed, which the pipeline finds.
-        Some(_) if game.open.is_some() => return None,
-        Some(matched) => (matched, 0),
+        // Decided by the tags: only the game's end is needed.
+        Some(matched) => {
+            game.close();
+            (matched, 0)
+        }
         None => {
             let mut watch = Watch::new(selection.targets());
             if let Some(table) = eco_table {
                 watch = watch.classifying(table);
             }
-            let report = super::check_pipeline_game(game, opts, &mut watch)?;
+            let report = super::check_pipeline_game(game, opts, &mut watch);
             if let Some(last) = &report.final_position {
                 watch.see(last);
             }
@@ -275,7 +275,7 @@ fn select_one(
         errors,
     };
     if !picked.selected || args.count {
-        return Some(picked);
+        return picked;
     }
     if game.bytes.is_empty() {
         // An oversized game: the reader kept none of its bytes.
@@ -286,11 +286,11 @@ fn select_one(
             game.line, game.number
         );
         picked.unwritten = true;
-        return Some(picked);
+        return picked;
     }
     match convert {
         Some(convert) => {
-            let (diagnostics, body) = super::convert::convert_selected(game, name, convert)?;
+            let (diagnostics, body) = super::convert::convert_selected(game, name, convert);
             picked.diagnostics = diagnostics;
             picked.unwritten = body.is_none();
             picked.text = body.unwrap_or_default();
@@ -308,5 +308,5 @@ fn select_one(
                 });
         }
     }
-    Some(picked)
+    picked
 }

@@ -174,23 +174,23 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     let opts = CheckOptions::default();
     let folder = args.output.display().to_string();
-    let work = |_: &str, game: &mut Game<'_>| -> Option<Piece> {
+    let work = |_: &str, game: &mut Game<'_>| -> Piece {
         let value = tag.and_then(|t| game.lexed.tag(t)).map(str::to_owned);
         if let Some(table) = table.filter(|_| by.classifies(value.as_deref())) {
             // The game is replayed only for its opening: most games of a database have the
             // tag.
             let mut eco = EcoObserver::new(table);
-            super::check_pipeline_game(game, &opts, &mut eco)?;
-            return Some(Piece {
+            super::check_pipeline_game(game, &opts, &mut eco);
+            return Piece {
                 value: eco.result().map(|o| o.eco.clone()),
                 bytes: game.bytes.to_vec(),
-            });
+            };
         }
-        // A game whose end is not known yet is given again, found.
-        game.open.is_none().then(|| Piece {
+        game.close();
+        Piece {
             value,
             bytes: game.bytes.to_vec(),
-        })
+        }
     };
     let sink = |_: &str, piece: Piece| -> Result<(), WriteError> {
         let name = grouper.file_for(piece.value.as_deref());

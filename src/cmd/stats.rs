@@ -294,12 +294,6 @@ impl Visitor for OpeningMoves {
             self.stopped = true;
         }
     }
-
-    fn restart(&mut self) {
-        self.moves.clear();
-        self.count = 0;
-        self.stopped = false;
-    }
 }
 
 /// What one game contributes to the reports, worked out on a worker thread.
@@ -379,8 +373,6 @@ impl<'a> StatsTags<'a> {
 }
 
 /// Replays one game and collects its facts (runs on a worker thread).
-/// The facts of one game. `None` only for a game whose end is not known ([`Game::open`])
-/// and that the fast path cannot read whole.
 fn game_facts(
     game: &mut Game<'_>,
     name: &str,
@@ -388,7 +380,7 @@ fn game_facts(
     plies: usize,
     rows: bool,
     eco_table: Option<&'static crate::eco::Table>,
-) -> Option<GameFacts> {
+) -> GameFacts {
     let mut opening = OpeningMoves {
         wanted: plies,
         moves: String::new(),
@@ -401,8 +393,8 @@ fn game_facts(
         .filter(|_| untagged)
         .map(crate::eco::EcoObserver::new);
     let report = match eco.as_mut() {
-        Some(eco) => super::check_pipeline_game(game, opts, eco)?,
-        None => super::check_pipeline_game(game, opts, &mut opening)?,
+        Some(eco) => super::check_pipeline_game(game, opts, eco),
+        None => super::check_pipeline_game(game, opts, &mut opening),
     };
     let tags = StatsTags::of(game.lexed);
     fn tag(t: Option<&str>) -> &str {
@@ -433,7 +425,7 @@ fn game_facts(
             .unwrap_or("?")
             .to_owned()
     };
-    Some(GameFacts {
+    GameFacts {
         opening: opening_key,
         score: Score::from_pgn(result),
         date,
@@ -482,7 +474,7 @@ fn game_facts(
             warnings: report.count(Severity::Warning) as u32,
             first_error: only_in_rows(first_error.unwrap_or("")),
         },
-    })
+    }
 }
 
 /// Runs `pgnkit stats` (or `pgnkit stats merge`).

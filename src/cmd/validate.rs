@@ -267,8 +267,7 @@ impl Found for GameOutput {
     }
 }
 
-/// Checks one game and renders its diagnostics (runs on a worker thread). `None` only for a
-/// game whose end is not known ([`Game::open`]) and that the fast path cannot read whole.
+/// Checks one game and renders its diagnostics (runs on a worker thread).
 fn check_one(
     game: &mut Game<'_>,
     file: &str,
@@ -277,14 +276,14 @@ fn check_one(
     render: &RenderOptions,
     args: &Args,
     eco_table: Option<&'static Table>,
-) -> Option<GameOutput> {
+) -> GameOutput {
     // Only a game with an ECO tag is classified (`?` says nothing, so nothing to check).
     let mut eco = eco_table
         .filter(|_| crate::eco::known_tag(game.lexed.tag("ECO")).is_some())
         .map(EcoObserver::new);
     let mut report = match eco.as_mut() {
-        Some(eco) => super::check_pipeline_game(game, opts, eco)?,
-        None => super::check_pipeline_game(game, opts, &mut NoVisitor)?,
+        Some(eco) => super::check_pipeline_game(game, opts, eco),
+        None => super::check_pipeline_game(game, opts, &mut NoVisitor),
     };
     if let Some(note) = eco.as_ref().and_then(|eco| eco_note(game.lexed, eco)) {
         report.findings.push(note);
@@ -298,7 +297,7 @@ fn check_one(
     };
     let records = args.game_records && format == Format::Json;
     if report.findings.is_empty() && !records {
-        return Some(out);
+        return out;
     }
     let ctx = GameContext {
         file,
@@ -335,7 +334,7 @@ fn check_one(
     if out.errors > 0 && args.rejects.is_some() {
         out.reject = Some(game.bytes.to_vec());
     }
-    Some(out)
+    out
 }
 
 /// N012 for an `ECO` tag that is not the code of the deepest named position the moves reach

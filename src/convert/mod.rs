@@ -246,10 +246,6 @@ impl Visitor for Collector {
     fn end_variation(&mut self) {
         self.recorded.push(Recorded::VariationEnd);
     }
-
-    fn restart(&mut self) {
-        self.clear();
-    }
 }
 
 /// True when a finding keeps a game from being written: the moves could not all be replayed,

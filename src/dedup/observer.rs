@@ -86,11 +86,4 @@ impl Visitor for DigestObserver {
     fn main_line(&mut self, moves: &[Move]) {
         self.moves.extend(moves.iter().map(move_code));
     }
-
-    fn restart(&mut self) {
-        self.start = 0;
-        self.moves.clear();
-        self.position = None;
-        self.played = 0;
-    }
 }

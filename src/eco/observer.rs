@@ -71,8 +71,4 @@ impl Visitor for EcoObserver<'_> {
             self.classifier.after_move(after);
         }
     }
-
-    fn restart(&mut self) {
-        self.clear();
-    }
 }

@@ -342,7 +342,7 @@ impl Inputs {
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
-        W: Fn(&str, &mut Game<'_>) -> Option<T> + Sync,
+        W: Fn(&str, &mut Game<'_>) -> T + Sync,
         S: FnMut(&str, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
@@ -369,7 +369,7 @@ impl Inputs {
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
-        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> Option<T> + Sync,
+        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> T + Sync,
         S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
@@ -427,7 +427,7 @@ impl Inputs {
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
-        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> Option<T> + Sync,
+        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> T + Sync,
         S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
@@ -607,7 +607,7 @@ impl Inputs {
     ) -> Result<(), WriteError>
     where
         T: Send + Found,
-        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> Option<T> + Sync,
+        W: Fn(&ReadFrom<'_>, &mut Game<'_>) -> T + Sync,
         S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
@@ -653,9 +653,7 @@ impl Inputs {
         let reader = GameReader::with_limit(text, self.opts.max_game);
         let per_row = |game: &mut Game<'_>| {
             // Found whole, then lexed again from the row's first line.
-            if game.open.is_some() {
-                return None;
-            }
+            game.close();
             let place = rows.locate(game.line);
             let row = place.map_or(0, |p| p.row);
             if !game.bytes.is_empty() {
@@ -699,7 +697,7 @@ impl Inputs {
     where
         R: Read + Send,
         T: Send + Found,
-        W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+        W: Fn(&mut Game<'_>) -> T + Sync,
         S: FnMut(&ReadFrom<'_>, T) -> Result<(), WriteError>,
     {
         let name = from.name;

@@ -22,9 +22,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{
-    lex_game_at, lex_game_tags, lex_game_tags_open, surely_ended_by, GameReader, Lexed,
-};
+use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed};
 
 mod pieces;
 
@@ -45,15 +43,32 @@ pub struct Game<'a> {
     pub col: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
-    /// `Some(eof)` when the game's end is not known yet: `bytes` run on past it (to the end
-    /// of the reader's buffer; `eof` when nothing follows). Only with [`Lexing::Tags`] and
-    /// one job. Work that can find the end itself (a replay's fast path stops at the result)
-    /// shortens `bytes` to the game and sets this to `None`; otherwise it returns `None` and
-    /// is given the game again, found the usual way.
-    pub open: Option<bool>,
-    /// The work was given this game before, open, and returned `None`: what it tried then
-    /// (and gave up on) need not be tried again.
-    pub again: bool,
+    /// The game's end is not known yet: `bytes` run on past it, up to where it surely ends
+    /// (see [`crate::pgn::lexer::surely_ended_by`]), and `lexed` holds its tags. Only with
+    /// [`Lexing::Tags`] and one job, which then need not split the stream before the work.
+    /// The work cuts `bytes` to the game: the replay finds where the game ends
+    /// ([`crate::cmd::check_pipeline_game`]), and [`Game::close`] finds it without one.
+    pub open: bool,
+}
+
+impl Game<'_> {
+    /// Cuts an open game's bytes to the game, where the lexer ends it, for work that does not
+    /// replay it. Its lexing (the tags) is the same on the game's bytes.
+    pub fn close(&mut self) {
+        if !self.open {
+            return;
+        }
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Lexed> = Default::default();
+        }
+        let end = SCRATCH.with_borrow_mut(|scratch| {
+            crate::pgn::lexer::lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
+        });
+        if let crate::pgn::LexEnd::Complete(len) = end {
+            self.bytes = &self.bytes[..len];
+        }
+        self.open = false;
+    }
 }
 
 /// Set (by the Ctrl-C handler) to stop reading: games already read are finished and
@@ -81,7 +96,7 @@ where
     W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    run_with(reader, jobs, Lexing::Full, |game| Some(work(game)), sink)
+    run_with(reader, jobs, Lexing::Full, work, sink)
 }
 
 /// How [`run_with`] shares the work out.
@@ -120,9 +135,8 @@ pub enum Lexing {
     Tags,
 }
 
-/// Like [`run`], lexing each game as `lexing` says. `work` returns `None` only for a game
-/// whose end it was asked to find ([`Game::open`]) and could not: the game is then given
-/// again, whole ([`Game::again`]). Any other game must give `Some` (debug builds assert it).
+/// Like [`run`], lexing each game as `lexing` says (with [`Lexing::Tags`] and one job, a
+/// game may come [open](Game::open)).
 ///
 /// # Errors
 ///
@@ -137,7 +151,7 @@ pub fn run_with<R, T, W, S>(
 where
     R: Read + Send,
     T: Send,
-    W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+    W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
     if strategy(jobs, &[]) == Strategy::Inline {
@@ -172,7 +186,7 @@ where
                     let results: Vec<T> = batch
                         .games
                         .iter_mut()
-                        .filter_map(|place| {
+                        .map(|place| {
                             // Only an oversized game's report travels from the reader.
                             let mut oversized = place.oversized.take().map(|l| *l);
                             let oversized_game = oversized.is_some();
@@ -184,8 +198,7 @@ where
                                 line: place.line,
                                 col: place.col,
                                 offset: place.offset,
-                                open: None,
-                                again: false,
+                                open: false,
                             };
                             if lex_here {
                                 // The reader only split the stream; lexing is the workers' job.
@@ -193,9 +206,7 @@ where
                             } else if !oversized_game {
                                 game.lexed.clear();
                             }
-                            let done = work(&mut game);
-                            debug_assert!(done.is_some(), "no result for a whole game");
-                            done
+                            work(&mut game)
                         })
                         .collect();
                     // A buffer that grew for a huge game is not kept.
@@ -298,7 +309,7 @@ fn run_inline<R, T, W, S>(
 ) -> io::Result<()>
 where
     R: Read,
-    W: Fn(&mut Game<'_>) -> Option<T>,
+    W: Fn(&mut Game<'_>) -> T,
     S: FnMut(T) -> io::Result<()>,
 {
     run_inline_until(reader, lexing, work, sink, scratch, |_| false)
@@ -315,7 +326,7 @@ fn run_inline_until<R, T, W, S, P>(
 ) -> io::Result<()>
 where
     R: Read,
-    W: Fn(&mut Game<'_>) -> Option<T>,
+    W: Fn(&mut Game<'_>) -> T,
     S: FnMut(T) -> io::Result<()>,
     P: FnMut(&mut GameReader<R>) -> bool,
 {
@@ -327,20 +338,19 @@ where
         if interrupted() || stop(reader) {
             break;
         }
-        let mut again = false;
         if split {
-            // First the work finds where the game ends, where it can (the replay's fast
-            // path ends a plain game at its result): the stream is then read once, with
-            // no split pass before the replay. Otherwise the game is read the usual way.
+            // First the work finds where the game ends (the replay ends a game at its
+            // result): the stream is then read once, with no split pass before the work.
             let Some(peeked) = reader.peek_next()? else {
                 break;
             };
             let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
             // The game is given open only up to where it surely ends (and within what the
             // reader may take): its end is then found in those bytes, whatever they hold.
+            // Otherwise (no tags, no tag line after it yet) it is read the usual way.
             let open = lex_game_tags_open(peeked.bytes, eof, line, col, tags)
                 .then(|| tags.movetext.map_or(0, |m| m.offset))
-                .and_then(|from| surely_ended_by(peeked.bytes, from, eof))
+                .and_then(|from| peeked.ends_by.filter(|&end| end > from))
                 .filter(|&end| end <= peeked.max_len);
             if let Some(end) = open {
                 let mut game = Game {
@@ -350,20 +360,15 @@ where
                     line,
                     col,
                     offset: peeked.offset,
-                    open: Some(true),
-                    again: false,
+                    open: true,
                 };
                 let done = work(&mut game);
-                let (len, found) = (game.bytes.len(), game.open.is_none());
-                match done {
-                    Some(done) if found => {
-                        if reader.take_peeked(len) {
-                            sink(done)?;
-                            continue;
-                        }
-                    }
-                    _ => again = true,
-                }
+                game.close();
+                let len = game.bytes.len();
+                let taken = reader.take_peeked(len);
+                debug_assert!(taken, "an open game ends within what the reader may take");
+                sink(done)?;
+                continue;
             }
         }
         let Some(raw) = reader.next_game(lexed)? else {
@@ -379,17 +384,12 @@ where
             line: raw.line,
             col: raw.col,
             offset: raw.offset,
-            open: None,
-            again,
+            open: false,
         };
         if lex_here {
             lex_for(lexing, &mut game);
         }
-        let done = work(&mut game);
-        debug_assert!(done.is_some(), "no result for a whole game");
-        if let Some(done) = done {
-            sink(done)?;
-        }
+        sink(work(&mut game))?;
     }
     Ok(())
 }
@@ -477,7 +477,7 @@ mod tests {
         reader: GameReader<R>,
         jobs: usize,
         lexing: Lexing,
-        work: impl Fn(&mut Game<'_>) -> Option<T> + Sync,
+        work: impl Fn(&mut Game<'_>) -> T + Sync,
     ) -> Vec<T> {
         let mut got = Vec::new();
         run_with(reader, jobs, lexing, work, |x| {
@@ -490,7 +490,7 @@ mod tests {
 
     fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
         collect(GameReader::new(input), jobs, Lexing::Full, |g| {
-            Some((g.number, g.lexed.tokens.len()))
+            (g.number, g.lexed.tokens.len())
         })
     }
 
@@ -514,47 +514,38 @@ mod tests {
     fn seen(input: &[u8], read_size: usize, jobs: usize, lexing: Lexing) -> Vec<Seen> {
         // Reads of `read_size` bytes make the reader refill (and retire its buffers) often.
         let reader = GameReader::with_limit(Chunked(input, read_size), 1024);
-        // Open games declined, and games given again after that.
-        let (declined, again) = (
-            std::sync::atomic::AtomicUsize::new(0),
-            std::sync::atomic::AtomicUsize::new(0),
-        );
+        // Games given open.
+        let opened = std::sync::atomic::AtomicUsize::new(0);
         let seen = collect(reader, jobs, lexing, |g| {
-            again.fetch_add(usize::from(g.again), Ordering::Relaxed);
-            if let Some(eof) = g.open {
-                // A game whose end is not known yet: found here as the lexer finds it, but
-                // every third one is declined, to be given again found the usual way.
-                let mut lexed = Lexed::default();
-                let end = crate::pgn::lexer::lex_game_mode(
-                    g.bytes, eof, g.line, g.col, false, &mut lexed,
-                );
-                match end {
-                    crate::pgn::LexEnd::Complete(len) if g.number % 3 != 0 => {
+            if g.open {
+                // A game whose end is not known yet: every third is left for the pipeline to
+                // close, the others are closed here as the replay closes them, at the end
+                // the lexer finds on bytes cut where the game surely ends.
+                opened.fetch_add(1, Ordering::Relaxed);
+                if g.number % 3 != 0 {
+                    let mut lexed = Lexed::default();
+                    let end = crate::pgn::lexer::lex_game_mode(
+                        g.bytes, true, g.line, g.col, false, &mut lexed,
+                    );
+                    if let crate::pgn::LexEnd::Complete(len) = end {
                         g.bytes = &g.bytes[..len];
                     }
-                    _ => {
-                        declined.fetch_add(1, Ordering::Relaxed);
-                        return None;
-                    }
+                    g.open = false;
                 }
-                g.open = None;
             }
-            let bytes = g.bytes.to_vec();
-            Some((
+            // What the work sees of the game's lexing is its tags, the same either way.
+            let problems = g.lexed.problems.len();
+            g.close();
+            (
                 g.number,
                 g.line,
                 g.col,
                 g.offset,
-                bytes,
-                g.lexed.problems.len(),
-            ))
+                g.bytes.to_vec(),
+                problems,
+            )
         });
-        let (declined, again) = (declined.into_inner(), again.into_inner());
-        assert_eq!(
-            again, declined,
-            "each declined game is given again, marked so"
-        );
-        assert!(jobs > 1 || lexing == Lexing::Full || declined > 0);
+        assert!(jobs > 1 || lexing == Lexing::Full || opened.into_inner() > 0);
         seen
     }
 

@@ -11,6 +11,6 @@ pub use lexer::{
     lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
     Lexed, MovetextStart, Span, Tag, Token, TokenKind,
 };
-pub(crate) use lexer::{lex_game_at, lex_game_tags_open, lex_rest, surely_ended_by, Resume};
+pub(crate) use lexer::{lex_game_at, lex_game_tags_open, lex_rest, Resume};
 pub use reader::{GameReader, Origin, Peeked, RawGame};
 pub use split::{split_game, Split};

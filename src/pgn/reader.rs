@@ -11,8 +11,8 @@ use memchr::memchr2_iter;
 
 use super::cut::column_after;
 use super::lexer::{
-    count_chars, count_lines, is_bare_cr, lex_game_mode, looks_like_tag, wide_space, LexEnd,
-    LexProblem, LexProblemKind, Lexed, Span,
+    count_chars, count_lines, is_bare_cr, lex_game_mode, looks_like_tag, surely_ended_by,
+    wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
 };
 use super::split::{split_game, Split};
 
@@ -61,6 +61,10 @@ pub struct Peeked<'a> {
     /// The longest game [`GameReader::take_peeked`] takes here (the size limit, and the end
     /// of a piece of the stream).
     pub max_len: usize,
+    /// A point of `bytes` by which a game whose movetext has begun before it surely ends:
+    /// the line break before the last line of the buffer that starts like a tag pair, or the
+    /// end of `bytes` when nothing follows them ([`crate::pgn::lexer::surely_ended_by`]).
+    pub ends_by: Option<usize>,
 }
 
 /// Splits a byte stream into games.
@@ -122,6 +126,9 @@ pub struct GameReader<R> {
     /// A `\r` was read: lines must be counted with their `\r` breaks too (old Mac files),
     /// which a stream without any need not pay for.
     cr_seen: bool,
+    /// Where the last line of `buf[..end]` that starts like a tag pair begins (its line
+    /// break), once asked ([`GameReader::peek_next`]); found again after each refill.
+    last_tag_line: Option<Option<usize>>,
 }
 
 /// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
@@ -173,6 +180,7 @@ impl<R: Read> GameReader<R> {
             read_size: None,
             limit: usize::MAX,
             cr_seen: false,
+            last_tag_line: None,
         }
     }
 
@@ -317,6 +325,7 @@ impl<R: Read> GameReader<R> {
         if self.eof || self.exhausted {
             return Ok(false);
         }
+        self.last_tag_line = None;
         if self.piece_only {
             // The piece is all there is: nothing to compact or read.
             if self.open_end {
@@ -562,7 +571,18 @@ impl<R: Read> GameReader<R> {
         if (self.start == self.end && !self.fill()?) || self.at_limit() {
             return Ok(None);
         }
+        let (start, end) = (self.start, self.end);
+        // Within the limit of a piece: a game that ends past it is not taken there.
+        let searched = end.min(self.limit);
+        let last_tag_line = *self
+            .last_tag_line
+            .get_or_insert_with(|| surely_ended_by(&self.buf[..searched], 0, false));
         Ok(Some(Peeked {
+            ends_by: if self.eof {
+                Some(end - start)
+            } else {
+                last_tag_line.filter(|&p| p > start).map(|p| p - start)
+            },
             bytes: &self.buf[self.start..self.end],
             eof: self.eof,
             offset: self.offset,

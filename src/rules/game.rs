@@ -167,14 +167,22 @@ pub fn check_game(
     check_game_lexed(bytes, lexed, opts, visitor)
 }
 
-/// [`check_game`] on a game whose book header, if any, is read already.
+/// [`check_game`] on a game whose book header, if any, is read already. A game lexed to its
+/// tags ([`crate::pgn::lex_game_tags`]) is replayed from its movetext's bytes, one lexed
+/// whole from its tokens.
 pub(crate) fn check_game_lexed(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
 ) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, visitor, true)
+    match lexed.movetext {
+        Some(at) if fast_path_fits(lexed, opts) => {
+            check(bytes, lexed, opts, visitor, Movetext::Plain(at)).0
+        }
+        Some(at) => check_tokens(bytes, &lex_whole(bytes, at).0, opts, visitor),
+        None => check_tokens(bytes, lexed, opts, visitor),
+    }
 }
 
 /// Checks a game lexed whole, replaying its tokens.
@@ -184,116 +192,42 @@ pub(crate) fn check_tokens(
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
 ) -> GameReport {
-    // With tokens the check always finishes: only the fast path gives up.
-    check(bytes, lexed, opts, visitor, Movetext::Tokens)
-        .map_or_else(|| new_report(&KnownTags::of(lexed)), |(report, _)| report)
-}
-
-/// [`check_game_lexed`] without trying the fast path: for a game it has already given up
-/// on, through [`check_game_open_with`]. The report is the same.
-pub(crate) fn check_game_general_with(
-    bytes: &[u8],
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> GameReport {
-    check_game_tags_with(bytes, lexed, opts, visitor, false)
-}
-
-/// A game lexed by [`crate::pgn::lex_game_tags`] (or whole), checked by the fast path first
-/// when `try_fast`. When the fast path gives up, the visitor is told to
-/// [restart](Visitor::restart) before the general replay.
-fn check_game_tags_with(
-    bytes: &[u8],
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-    try_fast: bool,
-) -> GameReport {
-    let Some(movetext) = lexed.movetext else {
-        return check_tokens(bytes, lexed, opts, visitor);
-    };
-    let plain = try_fast && fast_path_fits(lexed, opts);
-    let fast = plain
-        .then(|| check(bytes, lexed, opts, visitor, Movetext::Plain(movetext)))
-        .flatten()
-        .map(|(report, _)| report);
-    #[cfg(debug_assertions)]
-    if let Some(fast) = &fast {
-        assert_general_agrees(fast, bytes, movetext, opts);
-    }
-    fast.unwrap_or_else(|| {
-        if plain {
-            visitor.restart();
-        }
-        check_tokens(bytes, &lex_whole(bytes, movetext), opts, visitor)
-    })
+    check(bytes, lexed, opts, visitor, Movetext::Tokens).0
 }
 
 /// [`check_game_lexed`] on a game whose end is not known yet: `bytes` hold the game from its
-/// first byte (at line and column `first`) and run on past it, up to where it surely ends (the lexer ends the game there,
-/// if not before; [`crate::pgn::surely_ended_by`]), and `lexed` has its tags, from
-/// [`crate::pgn::lex_game_tags_open`]. A plain movetext ends with its result token, so the
-/// replay finds where the game ends: returns the report and the game's length, the same
-/// report [`check_game_lexed`] gives on exactly those bytes. `None` when the fast path
-/// gives up: the visitor has then seen moves and is told to [restart](Visitor::restart).
-pub(crate) fn check_game_open_with(
+/// first byte (at line and column `first`) and run on past it, up to where it surely ends
+/// (the lexer ends the game there, if not before: [`crate::pgn::lexer::surely_ended_by`]), and
+/// `lexed` has its tags, from [`crate::pgn::lex_game_tags_open`]. The replay finds where the
+/// game ends (at its result, or where the lexer ends it): returns the report and the game's
+/// length, the same report [`check_game_lexed`] gives on exactly those bytes.
+pub(crate) fn check_game_open(
     bytes: &[u8],
     first: (u32, u32),
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-) -> Option<(GameReport, usize)> {
-    let Some(movetext) = lexed.movetext.filter(|_| fast_path_fits(lexed, opts)) else {
-        // Lexed whole, the game ends where the lexer ends it.
-        let mut whole = Lexed::default();
-        let (line, col) = first;
-        let len = match lex_game_at(bytes, true, line, col, &mut whole) {
-            LexEnd::Complete(len) => len,
-            // Not with the end of the bytes taken as the end of the input.
-            LexEnd::NeedMore => bytes.len(),
-        };
-        return Some((check_tokens(&bytes[..len], &whole, opts, visitor), len));
-    };
-    let Some((report, len)) = check(bytes, lexed, opts, visitor, Movetext::Open(movetext)) else {
-        visitor.restart();
-        return None;
-    };
-    #[cfg(debug_assertions)]
-    assert_general_agrees(&report, &bytes[..len], movetext, opts);
-    Some((report, len))
+) -> (GameReport, usize) {
+    match lexed.movetext {
+        Some(at) if fast_path_fits(lexed, opts) => {
+            check(bytes, lexed, opts, visitor, Movetext::Open(at))
+        }
+        _ => {
+            // Lexed whole, the game ends where the lexer ends it.
+            let (whole, len) = lex_whole_from(bytes, first);
+            (check_tokens(&bytes[..len], &whole, opts, visitor), len)
+        }
+    }
 }
 
-/// Whether the fast path may replay this game: the moves are in English SAN, and whatever
-/// comes before the movetext is tags. (Any visitor: both loops tell the same events.)
+/// Whether the bytes loop may replay this game: the moves are in English SAN, and whatever
+/// comes before the movetext is tags.
 fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
     opts.lang.is_none_or(|l| l == notation::Lang::En)
         && lexed
             .tokens
             .iter()
             .all(|t| matches!(t.kind, TokenKind::Tag(_)))
-}
-
-/// Debug builds: the fast path's report on `bytes` is the general path's.
-#[cfg(debug_assertions)]
-fn assert_general_agrees(
-    fast: &GameReport,
-    bytes: &[u8],
-    movetext: MovetextStart,
-    opts: &CheckOptions,
-) {
-    let general = check_tokens(
-        bytes,
-        &lex_whole(bytes, movetext),
-        opts,
-        &mut crate::rules::visit::NoVisitor,
-    );
-    assert_eq!(
-        format!("{fast:?}"),
-        format!("{general:?}"),
-        "the replay's fast path differs from the general one on {:?}",
-        String::from_utf8_lossy(bytes)
-    );
 }
 
 /// A report with nothing found yet.
@@ -316,18 +250,21 @@ fn new_report(known: &KnownTags) -> GameReport {
 }
 
 /// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
-/// lexed whole, tokens and all: what the general path replays when the fast path does not,
-/// token for token.
-pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
+/// lexed whole, tokens and all (for the token loop), and where it ends in `bytes` (which may
+/// run on past it, up to where it surely ends).
+pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> (Lexed, usize) {
+    lex_whole_from(bytes, (movetext.first_line, movetext.first_col))
+}
+
+/// [`lex_whole`] for a game whose first byte is at line and column `first`.
+fn lex_whole_from(bytes: &[u8], first: (u32, u32)) -> (Lexed, usize) {
     let mut lexed = Lexed::default();
-    lex_game_at(
-        bytes,
-        true,
-        movetext.first_line,
-        movetext.first_col,
-        &mut lexed,
-    );
-    lexed
+    let end = match lex_game_at(bytes, true, first.0, first.1, &mut lexed) {
+        LexEnd::Complete(end) => end,
+        // Not with the end of the bytes taken as the end of the input.
+        LexEnd::NeedMore => bytes.len(),
+    };
+    (lexed, end)
 }
 
 /// Where the movetext comes from.
@@ -335,7 +272,7 @@ pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> Lexed {
 pub(super) enum Movetext {
     /// The lexed tokens.
     Tokens,
-    /// The bytes from this place on, read by the fast path.
+    /// The bytes from this place on, read by the bytes loop.
     Plain(MovetextStart),
     /// Like `Plain`, but the bytes run on past the game (up to where it surely ends): the
     /// game ends with its result token.
@@ -343,7 +280,7 @@ pub(super) enum Movetext {
 }
 
 impl Movetext {
-    /// Where the fast path starts, if it reads this movetext.
+    /// Where the bytes loop starts, if it reads this movetext.
     pub(super) fn plain(self) -> Option<MovetextStart> {
         match self {
             Movetext::Tokens => None,
@@ -353,15 +290,14 @@ impl Movetext {
 }
 
 /// The check of one game, and where the game ends in `bytes` (their length unless the
-/// movetext is [`Movetext::Open`]). `None` when the fast path met something it leaves to the
-/// general one (only with [`Movetext::Plain`] or [`Movetext::Open`]).
+/// movetext is [`Movetext::Open`]).
 fn check(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
     movetext: Movetext,
-) -> Option<(GameReport, usize)> {
+) -> (GameReport, usize) {
     let needs = visitor.needs();
     if needs.tags {
         for tag in lexed.tags() {
@@ -369,10 +305,10 @@ fn check(
         }
     }
     visitor.tags_done();
-    let checked = check_movetext(bytes, lexed, opts, visitor, needs, movetext)?;
+    let checked = check_movetext(bytes, lexed, opts, visitor, needs, movetext);
     visitor.result(checked.0.result_token);
     visitor.end_game();
-    Some(checked)
+    checked
 }
 
 /// [`check`] after the tag events.
@@ -383,7 +319,7 @@ fn check_movetext(
     visitor: &mut dyn Visitor,
     needs: Needs,
     movetext: Movetext,
-) -> Option<(GameReport, usize)> {
+) -> (GameReport, usize) {
     // Every tag the checks read, found in one pass.
     let known = KnownTags::of(lexed);
     let mut report = new_report(&known);
@@ -402,7 +338,7 @@ fn check_movetext(
         report.legal = false;
         counts.note_left_out(&mut report.findings);
         // (Only the reader reports it, on a game it found whole.)
-        return Some((report, bytes.len()));
+        return (report, bytes.len());
     }
     tag_findings(
         lexed,
@@ -410,17 +346,26 @@ fn check_movetext(
         &mut Capped::new(&mut report.findings, &mut counts),
     );
 
-    let start = match start_position(&known, &mut report) {
-        Some(pos) => pos,
-        None if movetext.plain().is_some() => return None,
-        None => {
-            // Without a start position no move can be replayed; a game without moves has
-            // nothing illegal in it.
-            report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
-            unreplayed_result(lexed, &mut report);
-            counts.note_left_out(&mut report.findings);
-            return Some((report, bytes.len()));
-        }
+    let Some(start) = start_position(&known, &mut report) else {
+        // Without a start position no move can be replayed; a game without moves has
+        // nothing illegal in it. The movetext's tokens say which, and how it ends.
+        let whole;
+        let (lexed, end) = match movetext.plain() {
+            None => (lexed, bytes.len()),
+            Some(at) => {
+                let end;
+                (whole, end) = lex_whole(bytes, at);
+                let found = whole.problems.get(lexed.problems.len()..).unwrap_or(&[]);
+                let mut rest = Vec::new();
+                lex_findings(found, &mut Capped::new(&mut rest, &mut counts));
+                report.findings.splice(lex_end..lex_end, rest);
+                (&whole, end)
+            }
+        };
+        report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
+        unreplayed_result(lexed, &mut report);
+        counts.note_left_out(&mut report.findings);
+        return (report, end);
     };
     let ended = start_ended(&known, &start, opts);
     let findings = Capped::new(&mut report.findings, &mut counts);
@@ -432,8 +377,8 @@ fn check_movetext(
             replay.run(lexed);
             MovetextFacts::of_tokens(bytes, lexed)
         }
-        Movetext::Plain(at) => replay.run_plain(at, false).ok()?,
-        Movetext::Open(at) => replay.run_plain(at, true).ok()?,
+        Movetext::Plain(at) => replay.run_plain(at, false),
+        Movetext::Open(at) => replay.run_plain(at, true),
     };
     let mut replayed = replay.finish();
     if !replayed.rest_problems.is_empty() {
@@ -470,7 +415,7 @@ fn check_movetext(
         place_report_spans(&mut report, &bytes[..facts.end], at);
     }
     counts.note_left_out(&mut report.findings);
-    Some((report, facts.end))
+    (report, facts.end)
 }
 
 /// The one finding for all the moves read in Chinese (or other non-SAN) notation.
@@ -559,7 +504,7 @@ fn moves_after_end_finding(replayed: &Replayed) -> Option<Finding> {
     Some(f)
 }
 
-/// Gives the spans the fast path left unplaced in the report their lines and columns.
+/// Gives the spans the bytes loop left unplaced in the report their lines and columns.
 fn place_report_spans(report: &mut GameReport, bytes: &[u8], at: MovetextStart) {
     let mut spans: Vec<&mut Span> = report
         .findings
@@ -634,9 +579,14 @@ mod tests {
         }
     }
 
-    /// Each game is read by the fast path (not given up), with the general path's report and
-    /// the same events told to visitors of several needs.
+    /// Each game, read from its bytes, gets the report the token loop gives it and tells
+    /// visitors of several needs the same events.
     fn assert_fast_reports(games: &[&str]) {
+        assert_fast_reports_with(games, &CheckOptions::default());
+    }
+
+    /// [`assert_fast_reports`] with these options.
+    fn assert_fast_reports_with(games: &[&str], opts: &CheckOptions) {
         use crate::rules::visit::Positions;
         let needs = [
             Needs::NOTHING,
@@ -659,7 +609,6 @@ mod tests {
                 main_moves: false,
             },
         ];
-        let opts = CheckOptions::default();
         for pgn in games {
             let bytes = pgn.as_bytes();
             let mut tags = Lexed::default();
@@ -670,15 +619,13 @@ mod tests {
                     needs,
                     events: Vec::new(),
                 };
-                let fast = check(bytes, &tags, &opts, &mut fast_events, Movetext::Plain(at))
-                    .map(|r| r.0)
-                    .unwrap_or_else(|| panic!("the fast path gave up on {pgn:?}"));
+                let (fast, _) = check(bytes, &tags, opts, &mut fast_events, Movetext::Plain(at));
                 let mut general_events = Recorder {
                     needs,
                     events: Vec::new(),
                 };
                 let general =
-                    check_tokens(bytes, &lex_whole(bytes, at), &opts, &mut general_events);
+                    check_tokens(bytes, &lex_whole(bytes, at).0, opts, &mut general_events);
                 assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
                 assert_eq!(
                     fast_events.events, general_events.events,
@@ -712,7 +659,7 @@ mod tests {
             // Lexer problems of the rest come before the tag findings, as lexing whole gives.
             "[Event \"a\"]\n\n1. e4 {open\n[Date \"x\"]",
             "[Event \"a\"]\n\n1. e4 e5 $300 2. Nf3 ) 2... Nc6 (2... d6 3. d4 *",
-            // A variation that follows no move of the fast path's.
+            // A variation that follows no move of the bytes loop's.
             "[Event \"a\"]\n\n{c} ; x\n(1. d4) 1. e4 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 ; c\n2... Nc6 (2... d6 3. d4) 3. Bb5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 -- 3. Bc4 *",
@@ -735,5 +682,18 @@ mod tests {
             "[Event \"a\"]\n\n\u{3000}%x e4\n1. e4 *",
         ];
         assert_fast_reports(&games);
+    }
+
+    #[test]
+    fn a_variation_after_a_repaired_move_starts_before_it() {
+        let games = [
+            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 (2. Nf3 Nc6) 2... Nc6 *",
+            "[Event \"a\"]\n\n1. e4 e5 2. Ke3 Nc6 {c} (2... Nf6) 3. Kd3 *",
+        ];
+        let opts = CheckOptions {
+            repair: true,
+            ..CheckOptions::default()
+        };
+        assert_fast_reports_with(&games, &opts);
     }
 }

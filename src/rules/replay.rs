@@ -1,6 +1,6 @@
 //! Replaying a game's movetext through shakmaty: every line of play (variations too) move by
 //! move, what the visitor is told, and where a line breaks. The main line's own bookkeeping
-//! is in [`main_line`], the fast path over plain bytes in [`plain`], and the findings about
+//! is in [`main_line`], the bytes loop over a movetext's bytes in [`plain`], and the findings about
 //! how moves are written in [`findings`].
 
 mod findings;
@@ -73,8 +73,7 @@ impl ReplayBuffers {
         SPARE_BUFFERS.with_borrow_mut(std::mem::take)
     }
 
-    /// Gives the buffers back for the next replay. A game whose replay gave up (the fast path
-    /// hands it on) simply does not give them back.
+    /// Gives the buffers back for the next replay.
     fn give_back(mut self) {
         // What one huge game grew is not kept for all the games after it.
         const KEEP: usize = 1 << 12;
@@ -131,7 +130,7 @@ pub(super) struct Replayed {
     pub main_broken: bool,
     /// Moves read in Chinese (or other non-SAN) notation.
     pub chinese_moves: u32,
-    /// The lexer's problems of a movetext the fast path handed on to it part-way.
+    /// The lexer's problems of a movetext the bytes loop handed on to it part-way.
     pub rest_problems: Vec<LexProblem>,
 }
 
@@ -145,9 +144,8 @@ pub(super) struct Replay<'a> {
     /// around them. Which moves come with their position is [`Self::wants_positions`].
     keep_positions: bool,
     /// The visitor wants every main-line move, without a position past those it asked for
-    /// ([`Needs::main_moves`]): they are told at the end.
+    /// ([`Needs::main_moves`]): they are gathered in `main_line` and told at the end.
     tell_moves: bool,
-    /// The main-line moves played so far.
     main_line: Vec<Move>,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
@@ -175,10 +173,10 @@ pub(super) struct Replay<'a> {
     /// Moves that had findings about how SAN is written (before the game turned out to be
     /// Chinese: [`Self::turns_chinese`]).
     san_noted: u32,
-    /// The start position, from which the bytes loop's moves rebuild a position it did not
-    /// keep ([`Self::keep_before_last`]).
+    /// The start position, from which the bytes loop's moves make a position again that it
+    /// did not keep ([`Self::keep_before_last`]).
     start: Chess,
-    /// The lexer's problems of the part of the movetext the fast path handed on to it.
+    /// The lexer's problems of the part of the movetext the bytes loop handed on to it.
     rest_problems: Vec<LexProblem>,
 }
 
@@ -377,7 +375,7 @@ impl Replay<'_> {
     }
 
     /// The visitor still wants the position before the next main-line move
-    /// ([`Positions::First`], [`Positions::All`]). Past those, the fast path's inline play
+    /// ([`Positions::First`], [`Positions::All`]). Past those, the bytes loop's inline play
     /// serves it: it gathers the moves of a visitor that wants every move
     /// ([`Visitor::main_line`]), and tells nothing to one that does not.
     #[inline(always)]
@@ -557,19 +555,19 @@ impl Replay<'_> {
 
     /// Plays one read move on line `depth`. Returns false when the line breaks.
     ///
-    /// `ANY` is false for the fast path ([`Replay::run_plain`]): the main line, a move of
+    /// `ANY` is false for the bytes loop ([`Replay::run_plain`]): the main line, a move of
     /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
     /// moves need.
     fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         self.play_inline::<ANY>(depth, m, span)
     }
 
-    /// [`Self::play`], inline: in the fast path's loop only.
+    /// [`Self::play`], inline: in the bytes loop only.
     #[inline(always)]
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
             ANY || (depth == 0 && !self.wants_positions() && !self.variation_follows),
-            "the fast path plays main-line moves only"
+            "the bytes loop plays main-line moves only"
         );
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
@@ -583,7 +581,7 @@ impl Replay<'_> {
             return self.play_null(depth, span, label);
         }
         let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
-        // The two ways to the move each go on to `played` (inline for the fast path): merged
+        // The two ways to the move each go on to `played` (inline for the bytes loop): merged
         // into one value first, the move was read back from memory in other widths than it
         // was written, a stall on every ply.
         match matcher::find_move_fast(&line.pos, m, checkers) {
@@ -592,7 +590,7 @@ impl Replay<'_> {
         }
     }
 
-    /// [`Self::play`] for a move the inline fast path did not find.
+    /// [`Self::play`] for a move the bytes loop's inline play did not find.
     #[inline(never)]
     fn play_slow<const ANY: bool>(
         &mut self,
@@ -673,7 +671,7 @@ impl Replay<'_> {
             self.visitor.play(at, before, mv, actual, san);
             self.main_moves_told += u32::from(depth == 0);
         }
-        if depth == 0 {
+        if depth == 0 && self.tell_moves {
             self.main_line.push(mv);
         }
         if is_main {
@@ -688,7 +686,7 @@ impl Replay<'_> {
         true
     }
 
-    /// The move `m` stands for, when the inline fast path has not found it: the full matcher,
+    /// The move `m` stands for, when the bytes loop's inline play has not found it: the full matcher,
     /// then a repair if asked for. `None` when the line breaks here (reported). Apart from
     /// [`Self::play_slow`], which is compiled for each `ANY`, so that this is compiled once.
     #[inline(never)]

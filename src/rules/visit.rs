@@ -15,14 +15,10 @@
 //!   [`Visitor::result`] and [`Visitor::end_game`].
 //! - Where a move was written is a [`MoveAt`]: its token's bytes, and the variation depth.
 //!   The events say everything a writer keeps of the movetext (moves, comments, NAGs,
-//!   variations, and the tokens that could not be played), so no visitor needs the tokens,
-//!   and both of the replay's loops tell the same.
-//!
-//! One thing is left of the replay's two movetext loops (tokens, and bytes): the bytes loop
-//! hands what it does not read on to the lexer and the token loop, but where that loop would
-//! need what the bytes loop did not keep (an illegal move played, the position before a move
-//! a variation follows, the end of a reader's bytes), the game is replayed again from its
-//! first tag, and the visitor is told to [forget](Visitor::restart) what it saw.
+//!   variations, and the tokens that could not be played), so no visitor needs the tokens.
+//! - A game is replayed once: its common tokens straight from the bytes, the rest (from the
+//!   first token the bytes loop does not read) from the lexer's tokens, and the events are
+//!   the same whichever reads a token.
 
 use shakmaty::{Chess, Move};
 
@@ -146,10 +142,6 @@ pub trait Visitor {
 
     /// The game is over: no event follows.
     fn end_game(&mut self) {}
-
-    /// The replay starts again from the first event ([`Visitor::tag`]): forget what was seen
-    /// of the game.
-    fn restart(&mut self) {}
 }
 
 /// A visitor that needs nothing: the replay only checks.

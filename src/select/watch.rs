@@ -103,11 +103,4 @@ impl Visitor for Watch<'_> {
             eco.null_move(at, before, after);
         }
     }
-
-    fn restart(&mut self) {
-        self.reached.fill(false);
-        if let Some(eco) = &mut self.eco {
-            eco.restart();
-        }
-    }
 }

@@ -37,7 +37,7 @@ pub fn run_with_pieces<R, T, W, S>(
 where
     R: Read + Send,
     T: Send,
-    W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+    W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
     run_pieces(reader, jobs.max(1), lexing, piece.max(1), work, sink)
@@ -97,7 +97,7 @@ fn read_piece<T, W>(
     scratch: &mut Scratch,
 ) -> PieceDone<T>
 where
-    W: Fn(&mut Game<'_>) -> Option<T>,
+    W: Fn(&mut Game<'_>) -> T,
 {
     let bytes = std::mem::take(&mut piece.bytes);
     let open_end = piece.end != PieceEnd::Eof;
@@ -148,7 +148,7 @@ pub(super) fn run_pieces<R, T, W, S>(
 where
     R: Read + Send,
     T: Send,
-    W: Fn(&mut Game<'_>) -> Option<T> + Sync,
+    W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
     let max_game = reader.max_game();
@@ -471,7 +471,7 @@ impl<T> Delivery<'_, T> {
         max_game: usize,
     ) -> io::Result<()>
     where
-        W: Fn(&mut Game<'_>) -> Option<T>,
+        W: Fn(&mut Game<'_>) -> T,
         S: FnMut(T) -> io::Result<()>,
     {
         let mut games = 0;

@@ -619,7 +619,7 @@ mod tests {
 
     #[test]
     fn a_game_surely_ends_by_the_next_tag_line() {
-        use crate::pgn::surely_ended_by;
+        use crate::pgn::lexer::surely_ended_by;
         let game = b"[Event \"a\"]\n\n1. e4 {x\n[%clk 1]\n[Event\"b\"]} e5\r\n[Event \"c\"]\n";
         let from = 13;
         let end = surely_ended_by(game, from, false).expect("a tag line follows");

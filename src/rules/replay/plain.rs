@@ -1,8 +1,8 @@
-//! The replay's fast path: the main line of a plain SAN movetext read straight from its
-//! bytes, without tokens, the rest of a game that is not plain handed on to the lexer, and
-//! the places (line, column) of the spans it reports, found afterwards.
+//! The replay's bytes loop: the common tokens of a movetext read straight from its bytes,
+//! without tokens stored, the rest of the game handed on to the lexer and the token loop,
+//! and the places (line, column) of the spans it reports, found afterwards.
 
-use shakmaty::Position;
+use shakmaty::{Chess, Move, Position};
 
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
@@ -15,7 +15,7 @@ use crate::rules::matcher;
 
 use super::{MovetextFacts, Replay};
 
-/// Lines and columns of the fast path's spans, found after the replay. The fast path gives
+/// Lines and columns of the bytes loop's spans, found after the replay. The bytes loop gives
 /// its spans line 0 (no real line is 0) and no column: only a span that ends up in a report
 /// needs them, and a clean game has none. [`place_spans`] then counts lines and characters
 /// as the lexer does, in one pass over the movetext.
@@ -44,8 +44,8 @@ pub(in crate::rules) fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut
     }
 }
 
-/// Bytes that end a symbol for the fast path: the lexer's delimiters, and any non-ASCII byte
-/// (which the fast path leaves to the lexer).
+/// Bytes that end a symbol for the bytes loop: the lexer's delimiters, and any non-ASCII byte
+/// (which the bytes loop leaves to the lexer).
 static SYMBOL_END: [bool; 256] = {
     let mut table = [true; 256];
     let mut b = 0;
@@ -91,17 +91,40 @@ fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
 /// a comment, which this tells at once.
 #[inline(always)]
 fn sign_may_follow(bytes: &[u8], end: usize) -> bool {
-    let at = if bytes.get(end) == Some(&b' ') {
-        end + 1
-    } else {
-        end
+    match bytes.get(end..end + 2) {
+        Some(&[b' ', next]) if NO_SIGN_STARTS[usize::from(next)] => false,
+        _ => sign_may_follow_slow(bytes, end),
+    }
+}
+
+/// Bytes that start no sign standing alone (see [`may_be_sign`](super::may_be_sign)): of
+/// ASCII, all but `#`, `+`, `=`, `x`, `e` (`ep`, `e.p.`), `(` and spaces.
+static NO_SIGN_STARTS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x21;
+    while b < 0x7f {
+        table[b] = !matches!(b as u8, b'#' | b'+' | b'=' | b'x' | b'e' | b'(');
+        b += 1;
+    }
+    table
+};
+
+/// [`sign_may_follow`] past the common case (a space, then a byte that starts no sign).
+#[inline(never)]
+fn sign_may_follow_slow(bytes: &[u8], end: usize) -> bool {
+    // A delimiter other than a space ends the move with a token that is no move.
+    let at = match bytes.get(end) {
+        Some(b' ' | b'\n') => end + 1,
+        Some(b'\r') if bytes.get(end + 1) == Some(&b'\n') => end + 2,
+        Some(b'\t' | b'\r' | 0x0b | 0x0c) => return next_is_sign(bytes, end),
+        _ => return false,
     };
     match bytes.get(at) {
-        Some(b'#' | b'+' | b'=' | b'x' | b' ' | b'\n' | b'\r' | b'\t' | 0x0b | 0x0c | 0x80..) => {
-            next_is_sign(bytes, end)
-        }
+        Some(&c) if NO_SIGN_STARTS[usize::from(c)] => false,
         Some(b'e') => matches!(bytes.get(at + 1), Some(b'p' | b'.')) && next_is_sign(bytes, end),
-        _ => false,
+        Some(b'(') => false,
+        Some(_) => next_is_sign(bytes, end),
+        None => false,
     }
 }
 
@@ -130,28 +153,16 @@ fn next_is_sign(bytes: &[u8], end: usize) -> bool {
         && notation::trailing_sign(token).is_some()
 }
 
-/// The fast path met something it leaves to the general path, and cannot hand on to the
-/// lexer (a move that cannot be played, the end of a reader's bytes before the game's, a
-/// variation after a move played without its position kept): the game is checked again
-/// the general way.
-#[derive(Debug)]
-pub(in crate::rules) struct GaveUp;
-
 impl Replay<'_> {
-    /// The fast path of the replay: the main line of a movetext of strict SAN moves, move
-    /// numbers, brace comments and NAGs ending in a standard result, read straight from the
-    /// bytes with the places the lexer would give (line, and column in characters). From the
-    /// first token it does not read on, the lexer lexes the rest and the token loop replays
-    /// it ([`Self::hand_on`]). A move that cannot be played, and the few cases `hand_on`
-    /// names, give up (`Err`): the game is then replayed the general way from the start.
+    /// The replay's bytes loop: the common tokens of a movetext (strict SAN moves on the main
+    /// line, move numbers, brace comments, NAGs, a standard result) read straight from the
+    /// bytes, with the places the lexer would give (line, and column in characters). From
+    /// the first token it does not read, the lexer lexes the rest and the token loop replays
+    /// it ([`Self::hand_on`]): rare tokens are the slower branch of the same replay.
     ///
     /// With `open` the bytes run on past the game, up to where it surely ends: it ends
     /// with its result token.
-    pub(in crate::rules) fn run_plain(
-        &mut self,
-        at: MovetextStart,
-        open: bool,
-    ) -> Result<MovetextFacts, GaveUp> {
+    pub(in crate::rules) fn run_plain(&mut self, at: MovetextStart, open: bool) -> MovetextFacts {
         let bytes = self.bytes;
         let n = bytes.len();
         let mut facts = MovetextFacts {
@@ -318,7 +329,7 @@ impl Replay<'_> {
                         self.result_token = Some(result);
                         facts.result_span = Some(span(start, end));
                         self.close_line_note(0);
-                        return Ok(facts);
+                        return facts;
                     }
                 }
                 _ => hand_on!(i),
@@ -328,10 +339,10 @@ impl Replay<'_> {
 
     /// The rest of the game from the token at `from` on, lexed by the lexer as it would have
     /// gone on there and replayed by the token loop: the same report and the same events as
-    /// the general path, without starting again. Gives up where the token loop would need
-    /// what the fast path did not keep: the position before a move a variation follows, the
-    /// move a lone sign belongs to, a move number's periods, notation findings of a game that
-    /// turns out to be in Chinese notation.
+    /// the token loop gives on the whole game. What the token loop needs and the bytes loop
+    /// did not keep is made here: the position before a move a variation follows, a move
+    /// number the periods at `from` belong to, the findings of a game that turns out to be
+    /// in Chinese notation. (A move a sign may follow was left to the token loop.)
     #[cold]
     #[inline(never)]
     fn hand_on(
@@ -340,7 +351,7 @@ impl Replay<'_> {
         open: bool,
         from: usize,
         mut facts: MovetextFacts,
-    ) -> Result<MovetextFacts, GaveUp> {
+    ) -> MovetextFacts {
         let bytes = self.bytes;
         let mut from = from;
         // Periods after a move number with only spaces between are the number's (`1. ...
@@ -388,10 +399,11 @@ impl Replay<'_> {
         }
         let mut kinds = rest.tokens.iter().map(|t| t.kind);
         // After an illegal move the line keeps the position a variation starts from.
-        if self.lines[0].before_last.is_none()
+        if facts.has_move
+            && self.lines[0].before_last.is_none()
             && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart)
         {
-            self.keep_before_last();
+            self.keep_before_last(at);
         }
         self.run(&rest);
         let of_rest = MovetextFacts::of_tokens(bytes, &rest);
@@ -401,47 +413,76 @@ impl Replay<'_> {
             facts.end = end;
         }
         self.rest_problems = rest.problems;
-        Ok(facts)
+        facts
     }
 
     /// The position before the bytes loop's last move, which a variation after that move
-    /// starts from, rebuilt from the start position and the moves: the bytes loop keeps no
-    /// position nobody asked for. The visitor is told of the move then, as the token loop
-    /// tells it of a move a variation follows.
+    /// starts from, made again: the bytes loop keeps no position nobody asked for, nor a list
+    /// of its moves (a cost on every ply). The visitor is told of the move then, as the token
+    /// loop tells it of a move a variation follows.
     #[cold]
     #[inline(never)]
-    fn keep_before_last(&mut self) {
-        let Some((&last, earlier)) = self.main_line.split_last() else {
+    fn keep_before_last(&mut self, at: MovetextStart) {
+        let Some((before, last, mnotes)) = self.replay_to_last(at) else {
             return;
         };
-        let mut before = self.start.clone();
-        for &mv in earlier {
-            before.play_unchecked(mv);
-        }
         let (start, end) = (self.token.0 as usize, self.token.1 as usize);
         let text = &self.bytes[start..end];
         let pos = &self.lines[0].pos;
         let actual = super::check_claim(pos, pos.checkers());
-        // The move as written and as matched: a repaired move did not match, and has no notes.
-        let m = notation::ascii::plain_san(text);
-        let mnotes = m
-            .as_ref()
-            .and_then(|m| matcher::find_move_noting(&before, m, before.checkers()).ok())
-            .filter(|&(mv, _)| mv == last)
-            .map(|(_, notes)| notes)
-            .unwrap_or_default();
-        let san = m.and_then(|m| super::written_san(text, &m, &mnotes, actual));
+        let san = notation::ascii::plain_san(text)
+            .and_then(|m| super::written_san(text, &m, &mnotes, actual));
         self.visitor.play(self.at(0), &before, last, actual, san);
         self.main_moves_told += 1;
         self.lines[0].before_last = Some(before);
     }
 
-    /// Plays a main-line move of the fast path: without anything only other moves need, unless
-    /// the visitor wants the position before it. Inline in the fast path's loop, which then
+    /// The bytes loop's moves played again from the start position, up to its last one: the
+    /// position before that move, the move, and what matching it noted (nothing for a
+    /// repaired move). The moves are strict SAN the bytes loop played, each its own token.
+    fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, matcher::MatchNotes)> {
+        let bytes = self.bytes.get(..self.token.1 as usize)?;
+        if bytes.len() <= at.offset {
+            return None;
+        }
+        let resume = Resume {
+            at: at.offset,
+            line: at.line,
+            line_start: at.line_start,
+            first_col: at.first_col,
+            token_on_line: false,
+            last_end: at.offset,
+        };
+        let mut lexed = Lexed::default();
+        lex_rest(bytes, &resume, &mut lexed);
+        let mut pos = self.start.clone();
+        let mut moves = lexed.tokens.iter().filter(|t| t.kind == TokenKind::Move);
+        let last = moves.next_back()?;
+        let play = |pos: &Chess, token: &Token| {
+            let text = &bytes[token.span.start as usize..token.span.end as usize];
+            let m = notation::ascii::plain_san(text)?;
+            match matcher::find_move_noting(pos, &m, pos.checkers()) {
+                Ok(found) => Some(found),
+                Err(_) => match matcher::suggest(pos, &m, &String::from_utf8_lossy(text))[..] {
+                    [only] if self.opts.repair => Some((only, matcher::MatchNotes::default())),
+                    _ => None,
+                },
+            }
+        };
+        for token in moves {
+            let (mv, _) = play(&pos, token)?;
+            pos.play_unchecked(mv);
+        }
+        let (mv, notes) = play(&pos, last)?;
+        Some((pos, mv, notes))
+    }
+
+    /// Plays a main-line move of the bytes loop: without anything only other moves need, unless
+    /// the visitor wants the position before it. Inline in the bytes loop, which then
     /// makes no call per ply but to the matcher and shakmaty.
     #[inline(always)]
     fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
-        // The move is its token: the fast path reads one move a token.
+        // The move is its token: the bytes loop reads one move a token.
         self.token = (span.start, span.end);
         if self.wants_positions() {
             self.play_main_keeping(m, span)
@@ -450,7 +491,7 @@ impl Replay<'_> {
         }
     }
 
-    /// [`Self::play_main`] for a visitor that wants positions: out of the fast path's line.
+    /// [`Self::play_main`] for a visitor that wants positions: out of the bytes loop's line.
     #[inline(never)]
     fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
         self.play::<true>(0, m, span)
