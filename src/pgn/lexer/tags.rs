@@ -122,8 +122,10 @@ pub(super) fn simple_tag_section(
             // A `\r` alone (or at the end of the bytes) is for the general lexer.
             Some(b'\r') if is_bare_cr(data, i) => return false,
             Some(b' ' | b'\t' | b'\r') => {}
-            // Comments, or a `)`, may leave the tag section open: for the general lexer.
-            Some(b'[' | b'{' | b';' | b'%' | b')' | 0x0b | 0x0c | 0x80..) | None => return false,
+            Some(b'{') if !comments_then_movetext(&data[i..]) => return false,
+            // A `;` or `%` comment, or a `)`, may leave the tag section open: for the
+            // general lexer.
+            Some(b'[' | b';' | b'%' | b')' | 0x0b | 0x0c | 0x80..) | None => return false,
             Some(_) => break,
         }
         i += 1;
@@ -137,6 +139,26 @@ pub(super) fn simple_tag_section(
         first_col: 1,
     });
     true
+}
+
+/// Whether `data` holds brace comments (closed, as the lexer closes them) and spaces, then a
+/// token that begins a movetext: the comments then begin it (see `Lexer::tags_end`). False
+/// when the tag section may go on after them, and for anything else the general lexer is to
+/// decide.
+fn comments_then_movetext(data: &[u8]) -> bool {
+    let mut i = 0;
+    loop {
+        match data.get(i) {
+            Some(b' ' | b'\t' | b'\n') => i += 1,
+            Some(b'\r') if data.get(i + 1) == Some(&b'\n') => i += 2,
+            Some(b'{') => match crate::pgn::split::comment(&data[i + 1..]) {
+                crate::pgn::split::Comment::Closed { close, .. } => i += close + 2,
+                _ => return false,
+            },
+            Some(b'[' | b';' | b'%' | b')' | b'\r' | 0x0b | 0x0c | 0x80..) | None => return false,
+            Some(_) => return true,
+        }
+    }
 }
 
 impl Lexer<'_> {
