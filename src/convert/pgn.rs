@@ -118,6 +118,7 @@ impl Lines<'_> {
 
     /// Starts a held word (the one held before is flushed): what is pushed to `out` next is
     /// its text, after the prefix; `ascii` when it is known to be ASCII.
+    #[inline]
     fn begin(&mut self, ascii: bool) {
         if self.held != NOT_HELD {
             self.flush();
@@ -164,6 +165,7 @@ impl Lines<'_> {
         }
     }
 
+    #[inline]
     fn flush(&mut self) {
         let start = self.held;
         if start == NOT_HELD {
