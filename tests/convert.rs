@@ -255,6 +255,18 @@ fn pgn_format_is_export_layout() {
 }
 
 #[test]
+fn tags_after_a_comment_between_tags_are_kept() {
+    // A comment on a line between tag pairs does not end the tag section: every command
+    // reads the tags after it (convert once wrote `Black "?"` here), one job or two.
+    let game =
+        b"[Event \"e\"]\n[White \"a\"]\n{note}\n[Black \"b\"]\n; x\n[Result \"*\"]\n\n1. e4 *\n";
+    for jobs in ["1", "2"] {
+        let out = convert(&["-j", jobs, "-"], Some(game));
+        assert!(out.contains("[Black \"b\"]\n[Result \"*\"]"), "{out}");
+    }
+}
+
+#[test]
 fn book_format_reads_back() {
     let book = convert(
         &["--format", "book", "--to", "zh-long", PRIMER, "--repair"],
