@@ -672,6 +672,8 @@ mod tests {
             // Periods that belong to the move number before them.
             "[Event \"a\"]\n\n1. e4 1. ... e5 2 . .. Nf3 *",
             "[Event \"a\"]\n\n1. e4 1. {c} ... e5 *",
+            // Spaces the bytes loop leaves to the lexer between the number and its periods.
+            "[Event \"a\"]\n\n1\r\r\x0c\r. e4 -- 2. d4 *",
             // Variations after moves whose position the bytes loop did not keep.
             "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 {c} $1 ; x\n2... (2. Nc3 Nf6) Nc6 *",

@@ -356,9 +356,10 @@ impl Replay<'_> {
         let mut from = from;
         // Periods after a move number with only spaces between are the number's (`1. ...
         // e5`): the lexer reads them from the number on.
-        if bytes.get(from) == Some(&b'.') {
+        let token = from + bytes[from..].iter().take_while(|&&b| is_space(b)).count();
+        if bytes.get(token) == Some(&b'.') {
             if let Some((_, _, number)) = self.lines[0].pending_number {
-                if bytes[number.end as usize..from]
+                if bytes[number.end as usize..token]
                     .iter()
                     .all(|&b| is_space(b))
                 {
