@@ -8,7 +8,7 @@ use crate::notation::CheckClaim;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
 /// Classifies the game the replay plays: main-line moves only, and no position copied once
-/// no named position can follow (so the fast path keeps its speed past the opening).
+/// no named position can follow (so the replay's bytes loop keeps its speed past the opening).
 #[derive(Clone, Debug)]
 pub struct EcoObserver<'t> {
     classifier: Classifier<'t>,

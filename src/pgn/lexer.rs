@@ -130,9 +130,9 @@ pub(crate) fn lex_game_at(
 
 /// Lexes the tags of a complete game (`data` is the whole game, as the reader found it) and
 /// stops where its movetext begins, recording that place in [`Lexed::movetext`]. A game
-/// without tags, or without movetext, is lexed whole. The movetext is for a reader that
-/// needs no tokens (the replay's fast path); one that needs them lexes the game again with
-/// [`lex_game_at`].
+/// without tags or without movetext, or whose tag section may go on after comments, is lexed
+/// whole. The movetext is for a reader that needs no tokens (the replay's bytes loop); one
+/// that needs them lexes the game again with [`lex_game_at`].
 pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) {
     let mut lx = Lexer::new(data, true, (first_line, first_col), true, out);
     lx.tags_only = true;
