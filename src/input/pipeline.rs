@@ -44,7 +44,7 @@ pub struct Game<'a> {
     /// Byte offset of the game in the stream.
     pub offset: u64,
     /// The game's end is not known yet: `bytes` run on past it, up to where it surely ends
-    /// (see [`crate::pgn::lexer::surely_ended_by`]), and `lexed` holds its tags. Only with
+    /// (see [`crate::pgn::lexer::last_tag_line`]), and `lexed` holds its tags. Only with
     /// [`Lexing::Tags`] and one job, which then need not split the stream before the work.
     /// The work cuts `bytes` to the game: the replay finds where the game ends
     /// ([`crate::cmd::check_pipeline_game`]), and [`Game::close`] finds it without one.

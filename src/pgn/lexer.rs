@@ -16,7 +16,7 @@ use memchr::{memchr, memchr2, memchr2_iter, memchr3, memrchr2_iter};
 
 pub(crate) use bytes::{
     all_spaces, count_chars, count_lines, ends_symbol, is_bare_cr, is_space, last_line_start,
-    move_number, nag_glyph, wide_space, DELIMITER,
+    move_number, nag_glyph, skip_spaces, wide_space, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
 use tags::simple_tag_section;
@@ -183,30 +183,22 @@ pub(crate) fn lex_game_tags_open(
     }
 }
 
-/// A point of `data` by which a game whose movetext has begun at `from` surely ends: the
-/// line break before the last line after `from` that starts like a tag pair (the lexer ends a
-/// game at the first such line after its movetext has begun, and a comment left open there
-/// too), or the end of `data` when `eof`. `None` when neither is in `data`. The game lexes the
-/// same on `data[..end]` taken as the whole input as on `data`: for a reader that finds where
-/// a game ends by reading it. Searched from the end: a reader's buffer ends within a game or
-/// two of its last tag line.
-pub(crate) fn surely_ended_by(data: &[u8], from: usize, eof: bool) -> Option<usize> {
-    if eof {
-        return Some(data.len());
-    }
-    let from = from.min(data.len());
-    for p in memrchr2_iter(b'\n', b'\r', &data[from..]) {
-        let p = from + p;
-        if looks_like_tag(&data[p + 1..]) {
-            // Before the whole line break (`\r\n` too), as a comment left open ends.
-            return Some(if p > from && data[p] == b'\n' && data[p - 1] == b'\r' {
+/// Where the last line of `data` that starts like a tag pair begins: at its line break (before
+/// the whole `\r\n`, as a comment left open ends). A game whose movetext has begun before it
+/// surely ends by it: the lexer ends a game, and a comment left open in it, at the first such
+/// line after its movetext has begun. So the game lexes the same on `data[..end]` taken as the
+/// whole input as on `data`: for a reader that finds where a game ends by reading it. Searched
+/// from the end, where a reader's buffer has it within a game or two.
+pub(crate) fn last_tag_line(data: &[u8]) -> Option<usize> {
+    memrchr2_iter(b'\n', b'\r', data)
+        .find(|&p| looks_like_tag(&data[p + 1..]))
+        .map(|p| {
+            if p > 0 && data[p] == b'\n' && data[p - 1] == b'\r' {
                 p - 1
             } else {
                 p
-            });
-        }
-    }
-    None
+            }
+        })
 }
 
 /// Where [`lex_rest`] starts: the first byte of a token inside a movetext that has begun

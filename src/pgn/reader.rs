@@ -11,8 +11,8 @@ use memchr::memchr2_iter;
 
 use super::cut::column_after;
 use super::lexer::{
-    count_chars, count_lines, is_bare_cr, lex_game_mode, looks_like_tag, surely_ended_by,
-    wide_space, LexEnd, LexProblem, LexProblemKind, Lexed, Span,
+    count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, looks_like_tag, wide_space,
+    LexEnd, LexProblem, LexProblemKind, Lexed, Span,
 };
 use super::split::{split_game, Split};
 
@@ -63,7 +63,7 @@ pub struct Peeked<'a> {
     pub max_len: usize,
     /// A point of `bytes` by which a game whose movetext has begun before it surely ends:
     /// the line break before the last line of the buffer that starts like a tag pair, or the
-    /// end of `bytes` when nothing follows them ([`crate::pgn::lexer::surely_ended_by`]).
+    /// end of `bytes` when nothing follows them ([`crate::pgn::lexer::last_tag_line`]).
     pub ends_by: Option<usize>,
 }
 
@@ -576,7 +576,7 @@ impl<R: Read> GameReader<R> {
         let searched = end.min(self.limit);
         let last_tag_line = *self
             .last_tag_line
-            .get_or_insert_with(|| surely_ended_by(&self.buf[..searched], 0, false));
+            .get_or_insert_with(|| last_tag_line(&self.buf[..searched]));
         Ok(Some(Peeked {
             ends_by: if self.eof {
                 Some(end - start)

@@ -197,7 +197,7 @@ pub(crate) fn check_tokens(
 
 /// [`check_game_lexed`] on a game whose end is not known yet: `bytes` hold the game from its
 /// first byte (at line and column `first`) and run on past it, up to where it surely ends
-/// (the lexer ends the game there, if not before: [`crate::pgn::lexer::surely_ended_by`]), and
+/// (the lexer ends the game there, if not before: [`crate::pgn::lexer::last_tag_line`]), and
 /// `lexed` has its tags, from [`crate::pgn::lex_game_tags_open`]. The replay finds where the
 /// game ends (at its result, or where the lexer ends it): returns the report and the game's
 /// length, the same report [`check_game_lexed`] gives on exactly those bytes.

@@ -107,17 +107,21 @@ pub(crate) fn wide_space(s: &[u8]) -> usize {
     }
 }
 
-/// Whether `s` holds only what the lexer reads as spaces, wide ones ([`wide_space`]) too.
-pub(crate) fn all_spaces(s: &[u8]) -> bool {
-    let mut i = 0;
+/// Where what the lexer reads as spaces (wide ones too: [`wide_space`]) ends in `s`, from `i`.
+pub(crate) fn skip_spaces(s: &[u8], mut i: usize) -> usize {
     while i < s.len() {
         match wide_space(&s[i..]) {
             0 if is_space(s[i]) => i += 1,
-            0 => return false,
+            0 => break,
             n => i += n,
         }
     }
-    true
+    i
+}
+
+/// Whether `s` holds only what the lexer reads as spaces.
+pub(crate) fn all_spaces(s: &[u8]) -> bool {
+    skip_spaces(s, 0) >= s.len()
 }
 
 /// The NAG a suffix glyph stands for (`!` is `$1`, `?!` is `$6`).

@@ -640,11 +640,10 @@ mod tests {
     }
 
     #[test]
-    fn a_game_surely_ends_by_the_next_tag_line() {
-        use crate::pgn::lexer::surely_ended_by;
+    fn a_game_surely_ends_by_the_last_tag_line() {
+        use crate::pgn::lexer::last_tag_line;
         let game = b"[Event \"a\"]\n\n1. e4 {x\n[%clk 1]\n[Event\"b\"]} e5\r\n[Event \"c\"]\n";
-        let from = 13;
-        let end = surely_ended_by(game, from, false).expect("a tag line follows");
+        let end = last_tag_line(game).expect("a tag line follows");
         assert_eq!(&game[end..end + 3], b"\r\n[");
         // The game lexes the same on the bytes up to there, taken as the whole input.
         let (mut cut, mut full) = (Lexed::default(), Lexed::default());
@@ -654,8 +653,8 @@ mod tests {
         );
         assert_eq!(cut.tokens, full.tokens);
         assert_eq!(cut.problems, full.problems);
-        assert_eq!(surely_ended_by(&game[..end], from, false), None);
-        assert_eq!(surely_ended_by(&game[..end], from, true), Some(end));
+        // No other line starts like a tag pair: `[%clk` and `[Event"b"]` do not.
+        assert_eq!(last_tag_line(&game[..end]), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use shakmaty::{Chess, Move, Position};
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
     all_spaces, count_chars, count_lines, ends_symbol, is_space, last_line_start, move_number,
-    nag_glyph, wide_space, DELIMITER, MAX_SYMBOL,
+    nag_glyph, skip_spaces, wide_space, DELIMITER, MAX_SYMBOL,
 };
 use crate::pgn::split::{self, Comment};
 use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
@@ -98,12 +98,13 @@ fn sign_may_follow(bytes: &[u8], end: usize) -> bool {
 }
 
 /// Bytes that start no sign standing alone (see [`may_be_sign`](super::may_be_sign)): of
-/// ASCII, all but `#`, `+`, `=`, `x`, `e` (`ep`, `e.p.`), `(` and spaces.
+/// ASCII, all but `#`, `+`, `=`, `x`, `e` (`ep`, `e.p.`) and spaces. (A `(` is always a
+/// variation's start for the lexer, never a move token.)
 static NO_SIGN_STARTS: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0x21;
     while b < 0x7f {
-        table[b] = !matches!(b as u8, b'#' | b'+' | b'=' | b'x' | b'e' | b'(');
+        table[b] = !matches!(b as u8, b'#' | b'+' | b'=' | b'x' | b'e');
         b += 1;
     }
     table
@@ -122,7 +123,6 @@ fn sign_may_follow_slow(bytes: &[u8], end: usize) -> bool {
     match bytes.get(at) {
         Some(&c) if NO_SIGN_STARTS[usize::from(c)] => false,
         Some(b'e') => matches!(bytes.get(at + 1), Some(b'p' | b'.')) && next_is_sign(bytes, end),
-        Some(b'(') => false,
         Some(_) => next_is_sign(bytes, end),
         None => false,
     }
@@ -133,14 +133,7 @@ fn sign_may_follow_slow(bytes: &[u8], end: usize) -> bool {
 #[cold]
 #[inline(never)]
 fn next_is_sign(bytes: &[u8], end: usize) -> bool {
-    let mut i = end;
-    while i < bytes.len() {
-        match wide_space(&bytes[i..]) {
-            0 if matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) => i += 1,
-            0 => break,
-            n => i += n,
-        }
-    }
+    let i = skip_spaces(bytes, end);
     // A longer symbol is no move for the lexer.
     let window = &bytes[i..bytes.len().min(i + MAX_SYMBOL + 1)];
     let len = (0..window.len())
