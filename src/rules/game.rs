@@ -10,8 +10,8 @@ use crate::diag::{Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation;
 use crate::pgn::book;
 use crate::pgn::{
-    lex_game_at, GameResult, KnownTag, KnownTags, LexEnd, LexProblemKind, Lexed, MovetextStart,
-    Span, TokenKind,
+    lex_game_at, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed,
+    MovetextStart, Span, TokenKind,
 };
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
@@ -355,10 +355,8 @@ fn check_movetext(
             Some(at) => {
                 let end;
                 (whole, end) = lex_whole(bytes, at);
-                let found = whole.problems.get(lexed.problems.len()..).unwrap_or(&[]);
-                let mut rest = Vec::new();
-                lex_findings(found, &mut Capped::new(&mut rest, &mut counts));
-                report.findings.splice(lex_end..lex_end, rest);
+                let rest = whole.problems.get(lexed.problems.len()..).unwrap_or(&[]);
+                insert_lex_findings(&mut report, lex_end, rest, &mut counts);
                 (&whole, end)
             }
         };
@@ -382,11 +380,8 @@ fn check_movetext(
     };
     let mut replayed = replay.finish();
     if !replayed.rest_problems.is_empty() {
-        // They come after the tag section's, as lexing the game whole gives them.
-        let mut found = Vec::new();
         let problems = std::mem::take(&mut replayed.rest_problems);
-        lex_findings(&problems, &mut Capped::new(&mut found, &mut counts));
-        report.findings.splice(lex_end..lex_end, found);
+        insert_lex_findings(&mut report, lex_end, &problems, &mut counts);
     }
     if replayed.chinese_moves > 0 {
         report
@@ -416,6 +411,19 @@ fn check_movetext(
     }
     counts.note_left_out(&mut report.findings);
     (report, facts.end)
+}
+
+/// The findings of the lexer's problems in a movetext lexed after the tag section, at
+/// `lex_end`: after the tag section's, as lexing the game whole gives them.
+fn insert_lex_findings(
+    report: &mut GameReport,
+    lex_end: usize,
+    problems: &[LexProblem],
+    counts: &mut FindingCounts,
+) {
+    let mut found = Vec::new();
+    lex_findings(problems, &mut Capped::new(&mut found, counts));
+    report.findings.splice(lex_end..lex_end, found);
 }
 
 /// The one finding for all the moves read in Chinese (or other non-SAN) notation.
