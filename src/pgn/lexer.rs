@@ -19,7 +19,6 @@ pub(crate) use bytes::{
     move_number, nag_glyph, skip_spaces, wide_space, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
-use tags::simple_tag_section;
 pub(crate) use tags::{looks_like_tag, simple_tag_line};
 pub use token::{
     GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, MovetextStart,
@@ -154,23 +153,6 @@ pub(crate) fn lex_game_tags_open(
     first_col: u32,
     out: &mut Lexed,
 ) -> bool {
-    if simple_tag_section(data, first_line, first_col, out) {
-        #[cfg(debug_assertions)]
-        {
-            let mut general = Lexed::default();
-            let mut lx = Lexer::new(data, eof, (first_line, first_col), true, &mut general);
-            lx.tags_only = true;
-            lx.run();
-            if let Some(m) = general.movetext.as_mut() {
-                m.first_line = first_line;
-            }
-            debug_assert!(
-                general.same_as(out),
-                "the simple tag section differs from the lexer's:\n{general:?}\n{out:?}"
-            );
-        }
-        return true;
-    }
     let mut lx = Lexer::new(data, eof, (first_line, first_col), true, out);
     lx.tags_only = true;
     lx.run();
@@ -409,6 +391,8 @@ impl Lexer<'_> {
                 }
                 match self.forum_wrapper(start) {
                     Some(true) => {}
+                    // The common tag lines are read a section at a time.
+                    Some(false) if self.record && self.tag_lines() => at.newlines_since_tag = 0,
                     Some(false) => match self.tag() {
                         Some(()) => at.newlines_since_tag = 0,
                         None => return Some(LexEnd::NeedMore),

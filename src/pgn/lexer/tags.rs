@@ -1,15 +1,12 @@
 //! Tag pairs in the lexer: the lexer's reading of a tag (escapes, repeated names, a tag
-//! pasted into the movetext, a forum's `[pgn]` wrapper), and the common tag line and tag
-//! section read in one pass without the general lexer.
+//! pasted into the movetext, a forum's `[pgn]` wrapper), with the common tag lines read a
+//! section at a time.
 
 use std::collections::HashSet;
 
 use memchr::{memchr, memchr2, memchr3};
 
-use super::{
-    is_bare_cr, is_space, LexProblem, LexProblemKind, Lexed, Lexer, MovetextStart, Span, Token,
-    TokenKind,
-};
+use super::{is_bare_cr, is_space, LexProblem, LexProblemKind, Lexer, Span, Token, TokenKind};
 
 /// Longest line a tag pair is looked for in: a line without a break within this many bytes
 /// of a `[` (a file of games on one line) is read as if it broke there, so that a tag never
@@ -29,139 +26,100 @@ pub(super) struct LineSearch {
 /// one is read as the `[` and what follows.
 const PASTED_TAG_MAX: usize = 1024;
 
-/// The common tag section, read without the general lexer: from the start of a line, lines
-/// that each hold one [`SimpleTag`], all valid UTF-8, then the movetext after nothing but
-/// spaces and line breaks. Fills `out` as [`lex_game_tags_open`] would and returns true;
-/// false for anything else (`out` is then of no use, and the general lexer decides).
-pub(super) fn simple_tag_section(
-    data: &[u8],
-    first_line: u32,
-    first_col: u32,
-    out: &mut Lexed,
-) -> bool {
-    if first_col > 1 || data.first() != Some(&b'[') {
-        return false;
-    }
-    out.clear();
-    // Where each tag's parts are, found first, so that one UTF-8 check covers them all.
-    let mut parts = std::mem::take(&mut out.tag_parts);
-    parts.clear();
-    let mut end = 0;
-    while data.get(end) == Some(&b'[') {
-        // The line must end with its line break: a tag cut by the end of the bytes is for
-        // the general lexer.
-        let rest = &data[end..];
-        let mut take = |t: SimpleTag| {
-            if rest.get(t.line_end) != Some(&b'\n') {
-                return false;
+impl Lexer<'_> {
+    /// Reads the tag at `self.i` and the tags on the lines after it while each line is
+    /// exactly one [`SimpleTag`] ending in its line break: the common tag section, read
+    /// with one pass over each line and one UTF-8 check for them all. Stops before the
+    /// first other line, and leaves the line break after the last tag to the lexer, so
+    /// the tokens and the lexer's state are those of reading the tags one at a time.
+    /// False, with nothing read, when the first line is not such a line.
+    pub(super) fn tag_lines(&mut self) -> bool {
+        #[cfg(test)]
+        if tests::ONE_TAG_AT_A_TIME.with(std::cell::Cell::get) {
+            return false;
+        }
+        let first = self.i;
+        let data = self.data;
+        // Where each tag's parts are, found first, so that one UTF-8 check covers them all.
+        let mut parts = std::mem::take(&mut self.out.tag_parts);
+        parts.clear();
+        let mut end = first;
+        while data.get(end) == Some(&b'[') {
+            let rest = &data[end..];
+            // Each way of reading the line goes on by itself: merged into one value first,
+            // the common line's tag was written to memory and read back in other widths.
+            let tag = match common_tag_line(rest) {
+                Some(t) => t,
+                None => match spaced_tag_line(rest) {
+                    Some(t) => t,
+                    None => break,
+                },
+            };
+            // A line cut by the end of the bytes is for the one-tag reading.
+            if rest.get(tag.line_end) != Some(&b'\n') {
+                break;
             }
             let at = |x: usize| (end + x) as u32;
             parts.push([
                 at(0),
-                at(t.name.start),
-                at(t.name.end),
-                at(t.value),
-                at(t.quote),
-                at(t.end),
+                at(tag.name.start),
+                at(tag.name.end),
+                at(tag.value),
+                at(tag.quote),
+                at(tag.end),
             ]);
-            end += t.line_end + 1;
-            true
-        };
-        // Each way of reading the line goes on to `take` by itself: merged into one value
-        // first, the common line's tag was written to memory and read back in other widths
-        // (a quarter of this function's samples in perf; it fell from 5.1% to 4.3% of a TWIC
-        // validate's).
-        let taken = match common_tag_line(rest) {
-            Some(t) => {
-                debug_assert_eq!(Some(&t), spaced_tag_line(rest).as_ref());
-                take(t)
+            end += tag.line_end + 1;
+        }
+        // Only the lines before an invalid UTF-8 byte: the one-tag reading reports it.
+        let text = match std::str::from_utf8(&data[first..end]) {
+            Ok(text) => text,
+            Err(e) => {
+                let valid = first + e.valid_up_to();
+                let whole = parts.partition_point(|p| p[5] as usize <= valid);
+                parts.truncate(whole);
+                std::str::from_utf8(&data[first..valid]).unwrap_or_default()
             }
-            None => spaced_tag_line(rest).is_some_and(take),
         };
-        if !taken {
-            out.tag_parts = parts;
+        if parts.is_empty() {
+            self.out.tag_parts = parts;
             return false;
         }
-    }
-    let Ok(text) = std::str::from_utf8(&data[..end]) else {
-        out.tag_parts = parts;
-        return false;
-    };
-    // The whole section goes into the tag text at once; each tag is where its parts are.
-    let (base, _) = out.push_tag_text(text);
-    let mut line = first_line;
-    for &[start, name_start, name_end, value_start, value_end, tag_end] in &parts {
-        let span = Span {
-            start,
-            end: tag_end,
-            line,
-            col: 1,
-        };
-        let index = out.push_stored(
-            (base + name_start, base + name_end),
-            (base + value_start, base + value_end),
-            span,
-            false,
-        );
-        out.tokens.push(Token {
-            kind: TokenKind::Tag(index),
-            span,
-        });
-        line += 1;
-    }
-    out.tag_parts = parts;
-    // Blank lines, then the movetext.
-    let mut line_start = end;
-    let mut i = end;
-    loop {
-        match data.get(i) {
-            Some(b'\n') => {
-                line += 1;
-                line_start = i + 1;
-            }
-            // A `\r` alone (or at the end of the bytes) is for the general lexer.
-            Some(b'\r') if is_bare_cr(data, i) => return false,
-            Some(b' ' | b'\t' | b'\r') => {}
-            Some(b'{') if !comments_then_movetext(&data[i..]) => return false,
-            // A `;` or `%` comment, or a `)`, may leave the tag section open: for the
-            // general lexer.
-            Some(b'[' | b';' | b'%' | b')' | 0x0b | 0x0c | 0x80..) | None => return false,
-            Some(_) => break,
+        let (base, _) = self.out.push_tag_text(text);
+        let local = |x: u32| base + (x - first as u32);
+        for (n, &[start, name_start, name_end, value_start, value_end, tag_end]) in
+            parts.iter().enumerate()
+        {
+            let span = if n == 0 {
+                self.span(start as usize, tag_end as usize)
+            } else {
+                // The line break before this line, which the tag before left; the tag is
+                // the line's first byte.
+                self.newline(start as usize - 1);
+                Span {
+                    start,
+                    end: tag_end,
+                    line: self.line,
+                    col: 1,
+                }
+            };
+            let index = self.out.push_stored(
+                (local(name_start), local(name_end)),
+                (local(value_start), local(value_end)),
+                span,
+                false,
+            );
+            self.out.tokens.push(Token {
+                kind: TokenKind::Tag(index),
+                span,
+            });
         }
-        i += 1;
+        self.i = parts.last().map_or(first, |p| p[5] as usize);
+        self.out.tag_parts = parts;
+        self.out.content = true;
+        self.token_on_line = true;
+        true
     }
-    out.content = true;
-    out.movetext = Some(MovetextStart {
-        offset: i,
-        line,
-        line_start,
-        first_line,
-        first_col: 1,
-    });
-    true
-}
 
-/// Whether `data` holds brace comments (closed, as the lexer closes them) and spaces, then a
-/// token that begins a movetext: the comments then begin it (see `Lexer::tags_end`). False
-/// when the tag section may go on after them, and for anything else the general lexer is to
-/// decide.
-fn comments_then_movetext(data: &[u8]) -> bool {
-    let mut i = 0;
-    loop {
-        match data.get(i) {
-            Some(b' ' | b'\t' | b'\n') => i += 1,
-            Some(b'\r') if data.get(i + 1) == Some(&b'\n') => i += 2,
-            Some(b'{') => match crate::pgn::split::comment(&data[i + 1..]) {
-                crate::pgn::split::Comment::Closed { close, .. } => i += close + 2,
-                _ => return false,
-            },
-            Some(b'[' | b';' | b'%' | b')' | b'\r' | 0x0b | 0x0c | 0x80..) | None => return false,
-            Some(_) => return true,
-        }
-    }
-}
-
-impl Lexer<'_> {
     /// Reads a forum's `[pgn]` or `[/pgn]` (any case) at `start`, if one stands there, as an
     /// escape: the game inside is read as if the wrapper were not there, with a warning at
     /// `[pgn]`. `Some(false)` when none stands there, `None` when the bytes end too soon to
@@ -622,7 +580,89 @@ pub(crate) fn escape_invalid(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use crate::pgn::{lex_game_tags, Lexed, TokenKind};
+
+    thread_local! {
+        /// Set by a test: the lexer reads every tag by itself, as [`Lexer::tag_lines`] must
+        /// read the same.
+        pub(super) static ONE_TAG_AT_A_TIME: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// What a lexing found, for comparing two: tokens, tags, problems and where it ended.
+    fn found(lexed: &Lexed) -> String {
+        let tags: Vec<_> = lexed.tags().collect();
+        format!(
+            "{:?} {tags:?} {:?} {} {} {} {:?}",
+            lexed.tokens,
+            lexed.problems,
+            lexed.end_line,
+            lexed.content,
+            lexed.has_result,
+            lexed.movetext
+        )
+    }
+
+    #[test]
+    fn tag_lines_read_as_one_tag_at_a_time() {
+        use crate::pgn::{lex_game_at, lexer::lex_game_mode};
+        // Tag lines the section reading takes and lines it leaves to the one-tag reading.
+        let lines: [&[u8]; 14] = [
+            b"[Event \"x\"]\n",
+            b"[Site \"\xC3\xA9\"]\r\n",
+            b"[Round  \"1\" ] \n",
+            b"[White \"a\\\"b\"]\n",
+            b"[Black \"\xFF\"]\n",
+            b"[Event \"y\"]\xE3\x80\x80\n",
+            b"[Date \"?\"]\r",
+            b"\n",
+            b"{c}\n",
+            b"[pgn]\n",
+            b"  [Result \"*\"]\n",
+            b"[Event \"z\"][Site \"w\"]\n",
+            b"[Annotator \"q",
+            b"[ECO \"B90\"]\n",
+        ];
+        let endings: [&[u8]; 3] = [b"", b"\n1. e4 e5 *\n", b"[Event \"next\"]\n"];
+        // Every sequence of up to three lines, with each ending: a few thousand inputs.
+        let mut inputs = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> = inputs
+                .iter()
+                .flat_map(|s: &Vec<u8>| lines.iter().map(move |l| [s.as_slice(), l].concat()))
+                .collect();
+            inputs.extend(longer);
+        }
+        inputs.sort();
+        inputs.dedup();
+        for input in &inputs {
+            for ending in endings {
+                let data = [input.as_slice(), ending].concat();
+                for (eof, col) in [(true, 1), (false, 1), (true, 5)] {
+                    let lex = |one: bool| {
+                        ONE_TAG_AT_A_TIME.with(|c| c.set(one));
+                        let (mut whole, mut tags) = (Lexed::default(), Lexed::default());
+                        let end = lex_game_mode(&data, eof, 3, col, true, &mut whole);
+                        lex_game_tags(&data, 3, col, &mut tags);
+                        ONE_TAG_AT_A_TIME.with(|c| c.set(false));
+                        (end, found(&whole), found(&tags))
+                    };
+                    assert_eq!(
+                        lex(false),
+                        lex(true),
+                        "{:?} eof {eof} column {col}",
+                        String::from_utf8_lossy(&data)
+                    );
+                }
+            }
+        }
+        // The common section is read at once, with its lines and columns.
+        let mut lexed = Lexed::default();
+        lex_game_at(b"[A \"1\"]\r\n[B \"2\"]\n\n*", true, 7, 1, &mut lexed);
+        let spans: Vec<_> = lexed.tags().map(|t| (t.span.line, t.span.col)).collect();
+        assert_eq!(spans, [(7, 1), (8, 1)]);
+    }
 
     /// Where `lex_game_tags` says the movetext starts, as the text from there on; `None`
     /// when it lexed the game whole.

@@ -349,7 +349,7 @@ pub struct Lexed {
     tag_text: String,
     /// Scratch buffer for unescaping tag values.
     pub(super) scratch: Vec<u8>,
-    /// Scratch list of where the parts of simple tags are (`simple_tag_section`).
+    /// Scratch list of where the parts of the common tag lines are (`Lexer::tag_lines`).
     pub(super) tag_parts: Vec<[u32; 6]>,
 }
 
@@ -364,18 +364,6 @@ impl Lexed {
         self.tag_text.clear();
         self.problems.clear();
         self.end_line = 0;
-    }
-
-    /// Whether two lexings found the same (buffers kept for reuse aside).
-    #[cfg(debug_assertions)]
-    pub(super) fn same_as(&self, other: &Lexed) -> bool {
-        self.tokens == other.tokens
-            && self.tags().eq(other.tags())
-            && self.problems == other.problems
-            && self.end_line == other.end_line
-            && self.content == other.content
-            && self.has_result == other.has_result
-            && self.movetext == other.movetext
     }
 
     /// The value of the first tag with this name.
