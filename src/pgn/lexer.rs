@@ -15,11 +15,11 @@ use std::collections::HashSet;
 use memchr::{memchr, memchr2, memchr2_iter, memchr3, memrchr2_iter};
 
 pub(crate) use bytes::{
-    all_spaces, count_chars, count_lines, ends_symbol, is_bare_cr, is_space, last_line_start,
-    move_number, nag_glyph, skip_spaces, wide_space, DELIMITER,
+    all_spaces, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
+    last_line_start, move_number, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
-pub(crate) use tags::{looks_like_tag, simple_tag_line};
+pub(crate) use tags::looks_like_tag;
 pub use token::{
     GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, MovetextStart,
     Span, Tag, Token, TokenKind,

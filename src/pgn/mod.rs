@@ -5,7 +5,6 @@ pub mod cut;
 pub mod date;
 pub mod lexer;
 pub mod reader;
-pub mod split;
 
 pub use lexer::{
     lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
@@ -13,4 +12,3 @@ pub use lexer::{
 };
 pub(crate) use lexer::{lex_game_at, lex_game_tags_open, lex_rest, Resume};
 pub use reader::{GameReader, Origin, Peeked, RawGame};
-pub use split::{split_game, Split};

@@ -14,7 +14,6 @@ use super::lexer::{
     count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, looks_like_tag, wide_space,
     LexEnd, LexProblem, LexProblemKind, Lexed, Span,
 };
-use super::split::{split_game, Split};
 
 /// Bytes read from the source at a time.
 const CHUNK: usize = 1 << 20;
@@ -457,22 +456,8 @@ impl<R: Read> GameReader<R> {
         }
         loop {
             let data = &self.buf[self.start..self.end];
-            let end = if self.split_only {
-                match split_game(data, self.eof, self.line) {
-                    Split::Complete { len, end_line } => {
-                        lexed.clear();
-                        lexed.content = true;
-                        lexed.end_line = end_line;
-                        LexEnd::Complete(len)
-                    }
-                    Split::NeedMore => LexEnd::NeedMore,
-                    Split::Unsure => {
-                        lex_game_mode(data, self.eof, self.line, self.col, false, lexed)
-                    }
-                }
-            } else {
-                lex_game_mode(data, self.eof, self.line, self.col, true, lexed)
-            };
+            // Splitting only needs where the game ends: no tokens.
+            let end = lex_game_mode(data, self.eof, self.line, self.col, !self.split_only, lexed);
             match end {
                 LexEnd::Complete(len) => {
                     let len = len.max(1).min(data.len());

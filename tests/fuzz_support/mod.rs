@@ -14,9 +14,7 @@ use pgnkit::input::decode::decoded;
 use pgnkit::input::pipeline::{self, Lexing};
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
-use pgnkit::pgn::{
-    book, lex_game, lex_game_tags, split_game, GameReader, LexEnd, Lexed, Span, Split, TokenKind,
-};
+use pgnkit::pgn::{book, lex_game, lex_game_tags, GameReader, LexEnd, Lexed, Span, TokenKind};
 use pgnkit::rules::game::{check_game, CheckOptions, GameReport};
 use pgnkit::rules::matcher::find_move;
 use pgnkit::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
@@ -525,14 +523,9 @@ pub static LAZY_CLEAN: AtomicUsize = AtomicUsize::new(0);
 /// something when this is not zero.
 pub static FAST_CONVERTED: AtomicUsize = AtomicUsize::new(0);
 
-/// Games whose end the fast split found (and the lexer confirmed), over all inputs checked:
-/// the property above is only worth something when this is not zero.
-pub static FAST_SPLITS: AtomicUsize = AtomicUsize::new(0);
-
 /// The parallel pipeline's reader only splits; the workers lex each game again. Both must see
-/// the same games, or `--jobs 2` would differ from `--jobs 1`. `games` are the games of
-/// `input` read fully.
-pub fn check_split(input: &[u8], games: &[Game]) {
+/// the same games, or `--jobs 2` would differ from `--jobs 1`.
+pub fn check_split(input: &[u8]) {
     let full = game_places(input, 4096, false);
     for chunk in [4096, 5] {
         assert_eq!(
@@ -540,27 +533,6 @@ pub fn check_split(input: &[u8], games: &[Game]) {
             game_places(input, chunk, true),
             "split-only reading ({chunk} bytes at a time) finds other games than full lexing"
         );
-    }
-    // The reader thread's fast path, asked directly at every game's start: it either defers
-    // to the lexer or finds the same end.
-    for game in games {
-        let rest = &input[game.offset as usize..];
-        match split_game(rest, true, game.line) {
-            Split::Complete { len, end_line } => {
-                assert_eq!(
-                    (len.max(1).min(rest.len()), end_line),
-                    (game.bytes.len(), game.lexed.end_line),
-                    "the fast split of game {} differs from the lexer's",
-                    game.number
-                );
-                FAST_SPLITS.fetch_add(1, Ordering::Relaxed);
-            }
-            Split::NeedMore => panic!(
-                "the fast split of game {} asks for more at the end",
-                game.number
-            ),
-            Split::Unsure => {}
-        }
     }
 }
 
@@ -678,7 +650,7 @@ pub fn check_input(input: &[u8], salt: usize) {
             );
         }
     }
-    check_split(input, &games);
+    check_split(input);
     check_pipeline(input);
     check_coverage(input, &games);
     for game in &games {

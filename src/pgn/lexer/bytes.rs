@@ -2,7 +2,7 @@
 //! breaks, the bytes that end a symbol, glyphs, move numbers, and counts of lines and
 //! characters.
 
-use memchr::{memchr_iter, memrchr};
+use memchr::{memchr2_iter, memchr3, memchr_iter, memrchr};
 
 /// ASCII white space, as PGN has it.
 #[inline]
@@ -210,6 +210,51 @@ pub(crate) fn count_chars(s: &[u8]) -> u32 {
         return s.len() as u32;
     }
     s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
+}
+
+/// A brace comment as the replay's bytes loop reads it: from the
+/// body after its `{`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Comment {
+    /// Closed by the `}` at `close`; `breaks` when a line break is inside.
+    Closed { close: usize, breaks: bool },
+    /// No `}` in the bytes given.
+    Open,
+    /// A line inside it starts with `[` (after a `\n` or a `\r`): the lexer may end the
+    /// comment there, at a tag line.
+    TagLine,
+}
+
+/// Reads the brace comment whose body (after the `{`) starts `body`.
+#[inline]
+pub(crate) fn comment(body: &[u8]) -> Comment {
+    // Most comments close before any line break: one search.
+    let from = match memchr3(b'}', b'\n', b'\r', body) {
+        Some(p) if body[p] == b'}' => {
+            return Comment::Closed {
+                close: p,
+                breaks: false,
+            }
+        }
+        Some(p) => p,
+        None => return Comment::Open,
+    };
+    // A comment over several lines (as engines write them): its end, and any line in it that
+    // starts with `[`, in one more pass. `body[from]` is a line break, so a `[` found is
+    // after it.
+    for q in memchr2_iter(b'}', b'[', &body[from..]) {
+        let q = from + q;
+        if body[q] == b'}' {
+            return Comment::Closed {
+                close: q,
+                breaks: true,
+            };
+        }
+        if matches!(body[q - 1], b'\n' | b'\r') {
+            return Comment::TagLine;
+        }
+    }
+    Comment::Open
 }
 
 #[cfg(test)]

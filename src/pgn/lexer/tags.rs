@@ -469,22 +469,6 @@ pub(crate) struct SimpleTag {
     pub line_end: usize,
 }
 
-/// The [`SimpleTag`] at the start of `line`, which may run on past its line break.
-#[inline]
-pub(crate) fn simple_tag_line(line: &[u8]) -> Option<SimpleTag> {
-    match common_tag_line(line) {
-        Some(tag) => {
-            debug_assert_eq!(
-                Some(&tag),
-                spaced_tag_line(line).as_ref(),
-                "the common tag line reads as the spaced one"
-            );
-            Some(tag)
-        }
-        None => spaced_tag_line(line),
-    }
-}
-
 /// Bytes that end a simple tag value: its closing quote, or what sends the tag elsewhere.
 static VALUE_END: [bool; 256] = {
     let mut table = [false; 256];
@@ -525,7 +509,7 @@ fn common_tag_line(line: &[u8]) -> Option<SimpleTag> {
     })
 }
 
-/// [`simple_tag_line`] for any spacing the lexer allows around the name, the value and
+/// [`common_tag_line`] for any spacing the lexer allows around the name, the value and
 /// the closing bracket.
 fn spaced_tag_line(line: &[u8]) -> Option<SimpleTag> {
     let (name, value) = tag_head(line)?;

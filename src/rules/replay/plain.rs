@@ -9,7 +9,7 @@ use crate::pgn::lexer::{
     all_spaces, count_chars, count_lines, ends_symbol, is_space, last_line_start, move_number,
     nag_glyph, skip_spaces, wide_space, DELIMITER, MAX_SYMBOL,
 };
-use crate::pgn::split::{self, Comment};
+use crate::pgn::lexer::{comment, Comment};
 use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
 use crate::rules::matcher;
 
@@ -192,7 +192,7 @@ impl Replay<'_> {
                 b'{' => {
                     // A comment left open, or one the lexer may end at a tag line inside it,
                     // is for the lexer.
-                    let Comment::Closed { close, .. } = split::comment(&bytes[i + 1..]) else {
+                    let Comment::Closed { close, .. } = comment(&bytes[i + 1..]) else {
                         hand_on!(i)
                     };
                     if self.record_movetext {
