@@ -133,12 +133,7 @@ pub(crate) fn lex_game_at(
 /// whole. The movetext is for a reader that needs no tokens (the replay's bytes loop); one
 /// that needs them lexes the game again with [`lex_game_at`].
 pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) {
-    let mut lx = Lexer::new(data, true, (first_line, first_col), true, out);
-    lx.tags_only = true;
-    lx.run();
-    if let Some(m) = out.movetext.as_mut() {
-        m.first_line = first_line;
-    }
+    lex_game_tags_open(data, true, first_line, first_col, out);
 }
 
 /// [`lex_game_tags`] on bytes that hold a game from its first byte and may run on past it (a
@@ -539,7 +534,7 @@ impl Lexer<'_> {
             offset: self.i,
             line: self.line,
             line_start: self.line_start,
-            // Filled in by `lex_game_tags`.
+            // Filled in by `lex_game_tags_open`.
             first_line: 0,
             first_col: self.first_col,
         };

@@ -46,8 +46,6 @@ impl Lexer<'_> {
         let mut end = first;
         while data.get(end) == Some(&b'[') {
             let rest = &data[end..];
-            // Each way of reading the line goes on by itself: merged into one value first,
-            // the common line's tag was written to memory and read back in other widths.
             let tag = match common_tag_line(rest) {
                 Some(t) => t,
                 None => match spaced_tag_line(rest) {
