@@ -313,8 +313,12 @@ pub fn move_code(mv: &shakmaty::Move) -> u16 {
 
 /// A 128-bit hash of a start position and the moves played from it, one move at a time: the
 /// value after `p` moves is the hash of the game's first `p` plies, which is how prefixes
-/// are found. Not cryptographic: a multiply-xorshift chain, two random 128-bit values
-/// colliding with odds of about 2^-128 each.
+/// are found. Not cryptographic: a multiply-xorshift chain. Each step is a bijection of the
+/// state for a given move, so two lines of the same length and start that part at some ply
+/// stay apart until a later pair of moves differs by exactly the difference of the states
+/// (odds of about 2^-111 a ply), and lines of different lengths collide as random 128-bit
+/// values do. One multiply and one fold a ply: the chain runs over every move of every game,
+/// and each step waits for the one before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveHash(u128);
 
@@ -324,19 +328,18 @@ impl MoveHash {
 
     /// The hash of no moves from the position whose Zobrist hash is `start`.
     pub fn new(start: u128) -> MoveHash {
-        MoveHash(Self::mix(start ^ Self::K))
+        MoveHash(Self::step(Self::step(start ^ Self::K)))
     }
 
-    fn mix(mut x: u128) -> u128 {
-        x = x.wrapping_mul(Self::K);
-        x ^= x >> 67;
-        x = x.wrapping_mul(Self::K);
-        x ^ (x >> 61)
+    /// The multiply carries low bits up; the fold carries the high half down.
+    fn step(x: u128) -> u128 {
+        let y = x.wrapping_mul(Self::K);
+        y ^ (y >> 64)
     }
 
     /// One more move.
     pub fn push(&mut self, code: u16) {
-        self.0 = Self::mix(self.0 ^ (u128::from(code) + 1));
+        self.0 = Self::step(self.0 ^ (u128::from(code) + 1));
     }
 
     pub fn value(self) -> [u64; 2] {
@@ -420,7 +423,19 @@ impl TextHasher {
     }
 
     fn bytes(&mut self, b: &[u8]) {
-        let mut pairs = b.chunks_exact(16);
+        // Two chains, each of every other 16 bytes, joined at the end: each step waits for
+        // the multiply before it, so two chains side by side take the time of one.
+        let mut quads = b.chunks_exact(32);
+        if quads.len() > 0 {
+            let mut other = TextHasher(self.0 ^ 0x5851_f42d_4c95_7f2d);
+            for c in &mut quads {
+                let w = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().unwrap_or_default());
+                self.words(w(0), w(8));
+                other.words(w(16), w(24));
+            }
+            self.words(other.0, 0x2d35_8dcc_aa6c_78a5);
+        }
+        let mut pairs = quads.remainder().chunks_exact(16);
         for c in &mut pairs {
             let (x, y) = c.split_at(8);
             self.words(

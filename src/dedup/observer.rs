@@ -18,6 +18,8 @@ pub struct DigestObserver {
     /// The start position's Zobrist hash, once the first move is seen.
     pub start: u128,
     pub moves: Vec<u16>,
+    /// The hash of the start and the moves, once [`Visitor::main_line`] told them.
+    moves_hash: Option<MoveHash>,
     /// The position after `fuzzy_ply` plies, once reached.
     pub position: Option<u64>,
     /// Main-line moves told by [`Visitor::play`] so far.
@@ -37,11 +39,9 @@ impl DigestObserver {
 
     /// The hash of the start and the moves seen.
     pub fn hash(&self) -> [u64; 2] {
-        let mut h = MoveHash::new(self.start);
-        for &m in &self.moves {
-            h.push(m);
-        }
-        h.value()
+        self.moves_hash
+            .unwrap_or_else(|| MoveHash::new(self.start))
+            .value()
     }
 }
 
@@ -83,7 +83,15 @@ impl Visitor for DigestObserver {
         }
     }
 
+    /// Codes and hashes the moves in one pass: the hash's steps each wait for the one before,
+    /// and the codes are worked out in their shadow.
     fn main_line(&mut self, moves: &[Move]) {
-        self.moves.extend(moves.iter().map(move_code));
+        let mut h = MoveHash::new(self.start);
+        self.moves.extend(moves.iter().map(|m| {
+            let code = move_code(m);
+            h.push(code);
+            code
+        }));
+        self.moves_hash = Some(h);
     }
 }
