@@ -353,8 +353,10 @@ pub struct Finder<'s> {
 /// A chain of longer games longer than this is not followed: the game is kept.
 const MAX_STEPS: u8 = 8;
 
-/// Entries of the table of games probed last in [`prefixes`].
-const PROBED_SLOTS: usize = 1024;
+/// Entries of the table of games probed last in [`prefixes`], at most: enough that the copies
+/// of a file's games merged with others' (tens of thousands of games apart) still meet; a
+/// few MiB, beside the budget's gigabyte.
+const PROBED_SLOTS: usize = 1 << 16;
 
 impl<'s> Finder<'s> {
     /// Bytes a game costs in memory while the games fit in the budget: its records in the
@@ -494,8 +496,13 @@ fn prefixes(
     // A game of the same moves, players and identity as one probed before gives the same
     // probes, behind the earlier game's in their order (the same plies, a later index): the
     // earlier is chosen wherever the later could be. So each such game is probed once, when
-    // it is in this table of the games probed last. A file of merged feeds holds many.
-    let mut probed = vec![None; PROBED_SLOTS];
+    // it is in this table of the games probed last. A file of merged feeds holds many. No
+    // larger than the games need (a power of two, for the mask).
+    let slots = usize::try_from(lines_count)
+        .unwrap_or(usize::MAX)
+        .clamp(16, PROBED_SLOTS)
+        .next_power_of_two();
+    let mut probed = vec![None; slots];
     while let Some(g) = it.next()? {
         if !moves.read(&mut head)? {
             return Err(io::ErrorKind::UnexpectedEof.into());
@@ -512,7 +519,7 @@ fn prefixes(
         if g.d.unique || n < 2 || !again.maybe(players_key(g.d.who.players)) {
             continue;
         }
-        let slot = &mut probed[(g.d.moves[1] as usize) % PROBED_SLOTS];
+        let slot = &mut probed[(g.d.moves[1] as usize) & (slots - 1)];
         if *slot == Some((g.d.moves, g.d.who)) {
             continue;
         }
