@@ -15,7 +15,7 @@ use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 pub struct DigestObserver {
     /// The ply whose position is hashed (`--fuzzy-ply`), if any.
     fuzzy_ply: Option<u32>,
-    /// The start position's Zobrist hash, once the first move is seen.
+    /// The start position's Zobrist hash ([`Visitor::start`]).
     pub start: u128,
     pub moves: Vec<u16>,
     /// The hash of the start and the moves, once [`Visitor::main_line`] told them.
@@ -53,29 +53,42 @@ fn position_hash(pos: &Chess) -> u64 {
 impl Visitor for DigestObserver {
     fn needs(&self) -> Needs {
         Needs {
-            // The start position's hash is taken from the first move's position, and the
+            // The start position comes on its own ([`Visitor::start`]), and the
             // `--fuzzy-ply` position from the position before the move that reaches it; the
             // moves come all together at the end ([`Visitor::main_line`]): copying a
             // position a ply would cost more than the rest of dedup.
-            positions: Positions::First(self.fuzzy_ply.unwrap_or(1).max(1)),
+            positions: self.fuzzy_ply.map_or(Positions::None, Positions::First),
             movetext: false,
             tags: false,
             main_moves: true,
         }
     }
 
-    /// The first main-line moves come here with their positions ([`Needs::positions`]), in
-    /// order: the first gives the start, the `--fuzzy-ply`th the position. Main-line moves
-    /// that a variation follows come here too, later; they are in [`Visitor::main_line`].
+    /// Most games start from the standard position, whose hash is worked out once.
+    fn start(&mut self, start: &Chess) {
+        static STANDARD: std::sync::LazyLock<u128> = std::sync::LazyLock::new(|| {
+            let z: Zobrist128 = Chess::default().zobrist_hash(EnPassantMode::Legal);
+            z.0
+        });
+        // Positions are equal as the hash sees them: the same board, side to move,
+        // castling rights and en passant square where a capture is legal.
+        self.start = if *start == Chess::default() {
+            *STANDARD
+        } else {
+            let z: Zobrist128 = start.zobrist_hash(EnPassantMode::Legal);
+            z.0
+        };
+    }
+
+    /// With `--fuzzy-ply`, the first main-line moves come here with their positions
+    /// ([`Needs::positions`]), in order: the `--fuzzy-ply`th gives the position. Main-line
+    /// moves that a variation follows come here too, later; they are in
+    /// [`Visitor::main_line`].
     fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
         if at.depth != 0 {
             return;
         }
         self.played += 1;
-        if self.played == 1 {
-            let z: Zobrist128 = before.zobrist_hash(EnPassantMode::Legal);
-            self.start = z.0;
-        }
         if self.fuzzy_ply == Some(self.played) {
             let mut after = before.clone();
             after.play_unchecked(mv);

@@ -366,6 +366,7 @@ fn check_movetext(
         return (report, end);
     };
     let ended = start_ended(&known, &start, opts);
+    visitor.start(&start);
     let findings = Capped::new(&mut report.findings, &mut counts);
     let mut replay = Replay::new(
         bytes, lexed, opts, visitor, needs, movetext, findings, start, ended,

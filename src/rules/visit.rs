@@ -8,8 +8,8 @@
 //!   NAGs, tags, or every main-line move. The replay does no work for what is not needed: a
 //!   position copy a ply is the largest cost of a replay. A plain movetext is read straight
 //!   from its bytes, with no tokens stored, whatever the visitor.
-//! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::tags_done`], then the
-//!   movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
+//! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::tags_done`],
+//!   [`Visitor::start`], then the movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
 //!   [`Visitor::repaired`], [`Visitor::comment`], [`Visitor::nag`],
 //!   [`Visitor::begin_variation`], [`Visitor::end_variation`]), then [`Visitor::main_line`],
 //!   [`Visitor::result`] and [`Visitor::end_game`].
@@ -99,6 +99,10 @@ pub trait Visitor {
 
     /// The tag section is over.
     fn tags_done(&mut self) {}
+
+    /// The position the movetext starts from (the standard one, or the `FEN` tag's): told
+    /// once, after the tags, unless the game has no position to start from.
+    fn start(&mut self, _start: &Chess) {}
 
     /// A move matched `mv` in `before`; `check` is what holds after it. `san` is the move's
     /// SAN (check sign included) when the token was written exactly so: a writer can copy it
