@@ -768,9 +768,10 @@ fn digest(
 /// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Result.
 fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
     let mut out = [None; 6];
-    for tag in lexed.tags() {
-        // Matched as bytes (by length first): every tag of every game passes here.
-        let i = match tag.name.as_bytes() {
+    for (at, name) in lexed.tag_names().enumerate() {
+        // Matched as bytes (by length first): every tag of every game passes here, and only
+        // the six are made into text.
+        let i = match name {
             b"White" => 0,
             b"Black" => 1,
             b"Event" => 2,
@@ -779,7 +780,9 @@ fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
             b"Result" => 5,
             _ => continue,
         };
-        out[i] = out[i].or(Some(tag.value));
+        if out[i].is_none() {
+            out[i] = Some(lexed.tag_at(at).value);
+        }
     }
     out
 }

@@ -386,6 +386,16 @@ impl Lexed {
             .map(|t| &text[t.name.0 as usize..t.name.1 as usize])
     }
 
+    /// The game's `i`th tag pair (from 0, in order), as [`Lexed::tags`] gives it: for a
+    /// caller that found it among [`Lexed::tag_names`].
+    ///
+    /// # Panics
+    ///
+    /// When the game has no `i`th tag pair.
+    pub fn tag_at(&self, i: usize) -> Tag<'_> {
+        self.view(&self.tags[i])
+    }
+
     /// How many tag pairs the game has.
     pub fn tag_count(&self) -> usize {
         self.tags.len()
