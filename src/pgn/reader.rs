@@ -581,6 +581,11 @@ impl<R: Read> GameReader<R> {
     /// Takes the next game as the first `len` bytes of what [`GameReader::peek_next`] showed,
     /// where the caller found it ends. False (and nothing taken) when `len` is not a game's
     /// length here: none of the bytes, more than are buffered, or over the size limit.
+    ///
+    /// The caller is the replay's open mode, which must end a game where the lexer would:
+    /// the pipeline tests hold one job (games ended here) to two (games split by the lexer)
+    /// game by game, on stitched inputs read in pieces of every size, and CI does the same
+    /// on real files.
     pub fn take_peeked(&mut self, len: usize) -> bool {
         if len == 0
             || len > self.end - self.start
@@ -597,18 +602,6 @@ impl<R: Read> GameReader<R> {
             } else {
                 memchr::memchr_iter(b'\n', bytes).count() as u32
             };
-        #[cfg(debug_assertions)]
-        {
-            let data = &self.buf[self.start..self.end];
-            let mut lexed = Lexed::default();
-            let lexer = lex_game_mode(data, self.eof, self.line, self.col, false, &mut lexed);
-            assert_eq!(
-                (lexer, lexed.end_line.max(self.line)),
-                (LexEnd::Complete(len), end_line),
-                "a game taken whole ends where the lexer ends it: {:?}",
-                String::from_utf8_lossy(bytes)
-            );
-        }
         self.consume(len, end_line);
         self.games += 1;
         self.lent = true;
