@@ -29,7 +29,13 @@ import resource
 import subprocess
 import time
 
-import pgnkit
+# NumPy (imported by pyarrow and by rust_pgn_reader) starts OpenBLAS's threads: `perf` saw
+# them take a tenth of the processor time of a process that only imported pgnkit and ran
+# read_games, and `--cpu` counts them against whichever contender is running. None of the
+# contenders uses BLAS, so one thread of it is enough.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pgnkit  # noqa: E402 (after the thread setting, which must come before NumPy loads)
 
 
 def split_games(text: str) -> list[str]:
