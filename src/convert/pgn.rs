@@ -287,11 +287,13 @@ pub fn write_movetext(
     // A Black move needs its number at the start of a line of play and after a comment,
     // a variation or a note.
     let mut need_number = true;
+    // A move and its number are one word: its width is its length in an ASCII notation.
+    let ascii_moves = collector.notation.is_ascii();
     for el in elements {
         match el {
             Element::Move(i) => {
                 let ply = &collector.plies[*i];
-                lines.begin(false);
+                lines.begin(ascii_moves);
                 if ply.white || need_number {
                     number_prefix(ply, lines.out);
                 }
