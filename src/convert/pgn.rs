@@ -63,22 +63,7 @@ fn tag(name: &str, value: &str, out: &mut String) {
     out.push('[');
     out.push_str(name);
     out.push_str(" \"");
-    // The value goes in stretches between the bytes to escape (all ASCII, so every cut is
-    // at a character's boundary): most values have none, and pushing a value a `char` at a
-    // time was most of the cost of writing a game's tags.
-    let mut from = 0;
-    for (i, b) in value.bytes().enumerate() {
-        let escaped = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' | b'\r' => " ",
-            _ => continue,
-        };
-        out.push_str(&value[from..i]);
-        out.push_str(escaped);
-        from = i + 1;
-    }
-    out.push_str(&value[from..]);
+    crate::pgn::quote_tag_value(value, |piece| out.push_str(piece));
     out.push_str("\"]\n");
 }
 

@@ -487,7 +487,9 @@ impl RowText {
                 buf.extend_from_slice(b" \"");
                 let written = match (value, column) {
                     (Value::Constant(text), _) => {
-                        escape(buf, text);
+                        crate::pgn::quote_tag_value(text, |piece| {
+                            buf.extend_from_slice(piece.as_bytes())
+                        });
                         true
                     }
                     (Value::Column { kind, .. }, Some(column)) => {
@@ -666,7 +668,7 @@ fn write_cell(
     match kind {
         Kind::Text => {
             if let Some(text) = text_at(column, row)? {
-                escape(buf, text);
+                crate::pgn::quote_tag_value(text, |piece| buf.extend_from_slice(piece.as_bytes()));
             }
         }
         Kind::Int { signed_diff } => {
@@ -753,18 +755,6 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// A tag value as PGN quotes it: `"` and `\` escaped; a line break (which no tag holds) read
-/// as a space, so that a row stays on its lines.
-fn escape(buf: &mut Vec<u8>, text: &str) {
-    for &b in text.as_bytes() {
-        match b {
-            b'"' | b'\\' => buf.extend_from_slice(&[b'\\', b]),
-            b'\r' | b'\n' => buf.push(b' '),
-            _ => buf.push(b),
-        }
-    }
 }
 
 /// A movetext on one line: a line break (lichess writes none) is read as a space, so that

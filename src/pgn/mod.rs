@@ -12,3 +12,23 @@ pub use lexer::{
 };
 pub(crate) use lexer::{lex_game_at, lex_game_tags_open, lex_rest, Resume};
 pub use reader::{GameReader, Origin, Peeked, RawGame};
+
+/// A tag value as PGN quotes it, handed to `out` in pieces: `"` and `\` escaped, a line
+/// break (which a tag cannot hold) as a space, and the stretches between them as they are
+/// (the bytes escaped are ASCII, so every cut falls on a character's boundary). Most values
+/// need no escape and go in one piece.
+pub(crate) fn quote_tag_value(value: &str, mut out: impl FnMut(&str)) {
+    let mut from = 0;
+    for (i, b) in value.bytes().enumerate() {
+        let escaped = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' | b'\r' => " ",
+            _ => continue,
+        };
+        out(&value[from..i]);
+        out(escaped);
+        from = i + 1;
+    }
+    out(&value[from..]);
+}

@@ -6,10 +6,9 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::notation::{self, ReadMove};
 use crate::pgn::lexer::{
-    all_spaces, count_chars, count_lines, ends_symbol, is_space, last_line_start, move_number,
-    nag_glyph, skip_spaces, wide_space, DELIMITER, MAX_SYMBOL,
+    all_spaces, comment, count_chars, count_lines, ends_symbol, is_space, last_line_start,
+    move_number, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER, MAX_SYMBOL,
 };
-use crate::pgn::lexer::{comment, Comment};
 use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
 use crate::rules::matcher;
 
