@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use pgnkit::input::decode::decoded;
-//! use pgnkit::pgn::{GameReader, Lexed};
+//! use pgnkit::pgn::{GameReader, Lexed, Movetext};
 //! use pgnkit::report::{write_text, GameContext, RenderOptions};
 //! use pgnkit::rules::game::{check_game, CheckOptions};
 //! use pgnkit::rules::visit::NoVisitor;
@@ -33,7 +33,9 @@
 //! let mut lexed = Lexed::default();
 //! let mut out = Vec::new();
 //! while let Some(game) = reader.next_game(&mut lexed)? {
-//!     let report = check_game(game.bytes, &lexed, &CheckOptions::default(), &mut NoVisitor);
+//!     // The reader lexes each game whole.
+//!     let opts = CheckOptions::default();
+//!     let report = check_game(game.bytes, &lexed, Movetext::Tokens, &opts, &mut NoVisitor);
 //!     assert_eq!((report.legal, report.plies), (false, 2));
 //!     let ctx = GameContext {
 //!         file: "games.pgn",

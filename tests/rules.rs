@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use pgnkit::pgn::{book, GameReader, Lexed};
+use pgnkit::pgn::{book, GameReader, Lexed, Movetext};
 use pgnkit::rules::game::{check_game, CheckOptions};
 use pgnkit::rules::visit::NoVisitor;
 
@@ -23,7 +23,13 @@ fn rule_cases() {
             .expect("every case has an Expect tag")
             .to_string();
         let name = lexed.tag("Event").unwrap_or("?").to_string();
-        let report = check_game(game.bytes, &lexed, &CheckOptions::default(), &mut NoVisitor);
+        let report = check_game(
+            game.bytes,
+            &lexed,
+            Movetext::Tokens,
+            &CheckOptions::default(),
+            &mut NoVisitor,
+        );
         for item in expect.split(';') {
             let (key, want) = item.split_once('=').expect("key=value");
             let (key, want) = (key.trim(), want.trim());

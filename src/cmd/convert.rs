@@ -19,7 +19,7 @@ use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Inputs, WriteError};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
-use crate::pgn::Lexed;
+use crate::pgn::{Lexed, Movetext};
 use crate::report::staged::StagedFiles;
 use crate::report::{self, GameContext, RenderOptions};
 use crate::rules::game::CheckOptions;
@@ -404,7 +404,9 @@ fn convert_one(
             if rejected {
                 // Not converted: as read, so that nothing of it is lost.
                 movetext.push_str(&String::from_utf8_lossy(movetext_as_read(
-                    game.bytes, game.lexed,
+                    game.bytes,
+                    game.lexed,
+                    game.movetext,
                 )));
             } else {
                 pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
@@ -443,8 +445,8 @@ fn convert_one(
 }
 
 /// The movetext of a game as read: its bytes after the tags (all of them when it has none).
-fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed) -> &'a [u8] {
-    let start = match lexed.movetext {
+fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &'a [u8] {
+    let start = match movetext.start() {
         Some(m) => m.offset,
         None => lexed
             .tokens
@@ -717,7 +719,7 @@ pub fn game_row(
         no_nags: args.no_nags,
         no_variations: args.no_variations,
     };
-    crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
+    let movetext = crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
     let mut game = Game {
         bytes,
         lexed,
@@ -725,7 +727,7 @@ pub fn game_row(
         line: 1,
         col: 1,
         offset: 0,
-        open: false,
+        movetext,
     };
     let mut collector = Collector::new(args.notation(), false);
     collector.columns = Some(Box::new(args.ply_columns()));

@@ -21,7 +21,7 @@ use crate::cli::Outcome;
 use crate::input::open::Source;
 use crate::input::pipeline::Game;
 use crate::input::InputOptions;
-use crate::rules::game::{check_game_lexed, check_game_open, CheckOptions, GameReport};
+use crate::rules::game::{check_lexed, CheckOptions, GameReport};
 use crate::rules::visit::Visitor;
 
 /// The largest `--max-game-size`, in MiB: spans within a game are `u32` byte offsets, and
@@ -147,23 +147,20 @@ pub fn found_so_far() -> Outcome {
     }
 }
 
-/// Checks a game of the pipeline (lexed to its tags), telling `visitor` its moves. A game
-/// whose end is not known yet ([`Game::open`]) is cut to the game where the replay finds
+/// Checks a game of the pipeline, telling `visitor` its moves: [`crate::rules::game::check_game`]
+/// on the game as the pipeline lexed it. A tagless game's book header becomes its tags in
+/// `game.lexed`, for the work after the check. A game whose end is not known yet
+/// ([`Movetext::Open`](crate::pgn::Movetext::Open)) is cut to the game where the replay finds
 /// that it ends. Public for `benches/replay.rs`, which times this path.
 pub fn check_pipeline_game(
     game: &mut Game<'_>,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
 ) -> GameReport {
-    if game.open {
-        let first = (game.line, game.col);
-        let (report, len) = check_game_open(game.bytes, first, game.lexed, opts, visitor);
-        game.bytes = &game.bytes[..len];
-        game.open = false;
-        return report;
-    }
     crate::pgn::book::extract_header(game.bytes, game.lexed);
-    check_game_lexed(game.bytes, game.lexed, opts, visitor)
+    let (report, len) = check_lexed(game.bytes, game.lexed, game.movetext, opts, visitor);
+    game.cut(len);
+    report
 }
 
 /// Refuses an output file that is also one of the inputs (the same file, by whatever path):

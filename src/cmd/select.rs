@@ -230,10 +230,8 @@ fn select_one(
     convert: Option<&super::convert::Args>,
     eco_table: Option<&'static crate::eco::Table>,
 ) -> Picked {
-    if !game.open {
-        // A tagless game in the book layout has its header read as tags, as the replay does.
-        crate::pgn::book::extract_header(game.bytes, game.lexed);
-    }
+    // A tagless game in the book layout has its header read as tags, as the replay does.
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
     let by_tags = selection.matches(&Facts {
         lexed: game.lexed,
         replay: None,

@@ -2,7 +2,7 @@
 //! input order, so the output of `--jobs N` is byte-identical to `--jobs 1`.
 //!
 //! - One job: games are read in order on the caller's thread. With [`Lexing::Tags`], the
-//!   work is first asked to find where the next game ends itself ([`Game::open`]), which
+//!   work is first asked to find where the next game ends itself ([`Movetext::Open`]), which
 //!   saves a split pass; the results are the same.
 //! - More jobs, when the stream has lines that likely end games ([`crate::pgn::cut`]): one
 //!   thread cuts the stream into pieces without reading its games, workers read each
@@ -22,7 +22,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed};
+use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Movetext};
 
 mod pieces;
 
@@ -43,19 +43,21 @@ pub struct Game<'a> {
     pub col: u32,
     /// Byte offset of the game in the stream.
     pub offset: u64,
-    /// The game's end is not known yet: `bytes` run on past it, up to where it surely ends
-    /// (see [`crate::pgn::lexer::last_tag_line`]), and `lexed` holds its tags. Only with
-    /// [`Lexing::Tags`] and one job, which then need not split the stream before the work.
-    /// The work cuts `bytes` to the game: the replay finds where the game ends
-    /// ([`crate::cmd::check_pipeline_game`]), and [`Game::close`] finds it without one.
-    pub open: bool,
+    /// Where its movetext is: in `lexed`'s tokens, or in `bytes` after the tags `lexed`
+    /// holds ([`Lexing::Tags`]). [`Movetext::Open`] when the game's end is not known yet:
+    /// `bytes` then run on past it, up to where it surely ends (see
+    /// [`crate::pgn::lexer::last_tag_line`]). Only with [`Lexing::Tags`] and one job, which
+    /// then need not split the stream before the work. The work cuts `bytes` to the game: the
+    /// replay finds where the game ends ([`crate::cmd::check_pipeline_game`]), and
+    /// [`Game::close`] finds it without one.
+    pub movetext: Movetext,
 }
 
 impl Game<'_> {
     /// Cuts an open game's bytes to the game, where the lexer ends it, for work that does not
     /// replay it. Its lexing (the tags) is the same on the game's bytes.
     pub fn close(&mut self) {
-        if !self.open {
+        if !self.is_open() {
             return;
         }
         thread_local! {
@@ -65,9 +67,22 @@ impl Game<'_> {
             crate::pgn::lexer::lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
         });
         if let crate::pgn::LexEnd::Complete(len) = end {
-            self.bytes = &self.bytes[..len];
+            self.cut(len);
         }
-        self.open = false;
+    }
+
+    /// Cuts the game's bytes to their first `len`, where it was found to end: an open game's
+    /// end is then known.
+    pub fn cut(&mut self, len: usize) {
+        self.bytes = &self.bytes[..len];
+        if let Movetext::Open(at) = self.movetext {
+            self.movetext = Movetext::Bytes(at);
+        }
+    }
+
+    /// Whether the game's end is not known yet ([`Movetext::Open`]).
+    pub fn is_open(&self) -> bool {
+        matches!(self.movetext, Movetext::Open(_))
     }
 }
 
@@ -136,7 +151,7 @@ pub enum Lexing {
 }
 
 /// Like [`run`], lexing each game as `lexing` says (with [`Lexing::Tags`] and one job, a
-/// game may come [open](Game::open)).
+/// game may come [open](Movetext::Open)).
 ///
 /// # Errors
 ///
@@ -198,7 +213,7 @@ where
                                 line: place.line,
                                 col: place.col,
                                 offset: place.offset,
-                                open: false,
+                                movetext: Movetext::Tokens,
                             };
                             if lex_here {
                                 // The reader only split the stream; lexing is the workers' job.
@@ -281,15 +296,15 @@ where
     })
 }
 
-/// Lexes `game` as `lexing` says.
 /// Lexes a game as `lexing` says, from its first line and column.
 pub(crate) fn lex_for(lexing: Lexing, game: &mut Game<'_>) {
-    match lexing {
+    game.movetext = match lexing {
         Lexing::Full => {
             lex_game_at(game.bytes, true, game.line, game.col, game.lexed);
+            Movetext::Tokens
         }
         Lexing::Tags => lex_game_tags(game.bytes, game.line, game.col, game.lexed),
-    }
+    };
 }
 
 /// Token buffers lent to each game in turn: no allocations per game once they have grown.
@@ -348,11 +363,13 @@ where
             // The game is given open only up to where it surely ends (and within what the
             // reader may take): its end is then found in those bytes, whatever they hold.
             // Otherwise (no tags, no tag line after it yet) it is read the usual way.
-            let open = lex_game_tags_open(peeked.bytes, eof, line, col, tags)
-                .then(|| tags.movetext.map_or(0, |m| m.offset))
-                .and_then(|from| peeked.ends_by.filter(|&end| end > from))
-                .filter(|&end| end <= peeked.max_len);
-            if let Some(end) = open {
+            let open = lex_game_tags_open(peeked.bytes, eof, line, col, tags).and_then(|at| {
+                peeked
+                    .ends_by
+                    .filter(|&end| end > at.offset && end <= peeked.max_len)
+                    .map(|end| (at, end))
+            });
+            if let Some((at, end)) = open {
                 let mut game = Game {
                     bytes: &peeked.bytes[..end],
                     lexed: tags,
@@ -360,7 +377,7 @@ where
                     line,
                     col,
                     offset: peeked.offset,
-                    open: true,
+                    movetext: Movetext::Open(at),
                 };
                 let done = work(&mut game);
                 game.close();
@@ -384,7 +401,7 @@ where
             line: raw.line,
             col: raw.col,
             offset: raw.offset,
-            open: false,
+            movetext: Movetext::Tokens,
         };
         if lex_here {
             lex_for(lexing, &mut game);
@@ -517,7 +534,7 @@ mod tests {
         // Games given open.
         let opened = std::sync::atomic::AtomicUsize::new(0);
         let seen = collect(reader, jobs, lexing, |g| {
-            if g.open {
+            if g.is_open() {
                 // A game whose end is not known yet: every third is left for the pipeline to
                 // close, the others are closed here as the replay closes them, at the end
                 // the lexer finds on bytes cut where the game surely ends.
@@ -528,9 +545,8 @@ mod tests {
                         g.bytes, true, g.line, g.col, false, &mut lexed,
                     );
                     if let crate::pgn::LexEnd::Complete(len) = end {
-                        g.bytes = &g.bytes[..len];
+                        g.cut(len);
                     }
-                    g.open = false;
                 }
             }
             // What the work sees of the game's lexing is its tags, the same either way.

@@ -21,8 +21,8 @@ pub(crate) use bytes::{
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
 pub(crate) use tags::looks_like_tag;
 pub use token::{
-    GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, MovetextStart,
-    Span, Tag, Token, TokenKind,
+    GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, Movetext,
+    MovetextStart, Span, Tag, Token, TokenKind,
 };
 
 /// Longest token the lexer keeps as a move; longer runs are reported as unknown.
@@ -47,6 +47,8 @@ struct Lexer<'a> {
     // With `tags_only`: comments after the tags, which begin the movetext unless the tag
     // section goes on after them.
     lead: Option<Lead>,
+    // With `tags_only`: where the movetext begins, once lexing stopped there.
+    movetext: Option<MovetextStart>,
     // Whether a token has started on the current line (a `[` or `%` only counts at line start).
     token_on_line: bool,
     // Where the last move number ends (`None` before the first): periods standing apart
@@ -128,36 +130,49 @@ pub(crate) fn lex_game_at(
 }
 
 /// Lexes the tags of a complete game (`data` is the whole game, as the reader found it) and
-/// stops where its movetext begins, recording that place in [`Lexed::movetext`]. A game
+/// stops where its movetext begins: [`Movetext::Bytes`], with `out` holding the tags. A game
 /// without tags or without movetext, or whose tag section may go on after comments, is lexed
-/// whole. The movetext is for a reader that needs no tokens (the replay's bytes loop); one
-/// that needs them lexes the game again with [`lex_game_at`].
-pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) {
-    lex_game_tags_open(data, true, first_line, first_col, out);
+/// whole: [`Movetext::Tokens`]. The movetext's bytes are for a reader that needs no tokens
+/// (the replay's bytes loop); one that needs them lexes the game again with [`lex_game`].
+///
+/// ```
+/// use pgnkit::pgn::{lex_game_tags, Lexed, Movetext};
+///
+/// let pgn = b"[White \"Tal\"]\n\n1. e4 e5 1-0\n";
+/// let mut lexed = Lexed::default();
+/// let Movetext::Bytes(at) = lex_game_tags(pgn, 1, 1, &mut lexed) else {
+///     panic!("the game has tags and movetext");
+/// };
+/// assert_eq!((at.offset, at.line), (15, 3));
+/// assert_eq!(lexed.tag("White"), Some("Tal"));
+/// // A game without tags is lexed whole.
+/// assert_eq!(lex_game_tags(b"1. e4 *", 1, 1, &mut lexed), Movetext::Tokens);
+/// assert_eq!(lexed.tokens.len(), 3);
+/// ```
+pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) -> Movetext {
+    match lex_game_tags_open(data, true, first_line, first_col, out) {
+        Some(at) => Movetext::Bytes(at),
+        None => Movetext::Tokens,
+    }
 }
 
 /// [`lex_game_tags`] on bytes that hold a game from its first byte and may run on past it (a
 /// reader's buffer, where the game's end is not known yet; `eof` when nothing follows).
-/// Returns true when the game has tags and its movetext starts within the bytes: `out` then
-/// holds what [`lex_game_tags`] gives on the game's exact bytes. False otherwise (no tags, no
-/// movetext, or the bytes end first); `out` is then of no use.
+/// Returns where the movetext starts when the game has tags and its movetext starts within
+/// the bytes: `out` then holds what [`lex_game_tags`] gives on the game's exact bytes. `None`
+/// otherwise (no tags, no movetext, or the bytes end first): `out` then holds the game lexed
+/// whole if `data` is exactly the game and `eof`, and is of no use else.
 pub(crate) fn lex_game_tags_open(
     data: &[u8],
     eof: bool,
     first_line: u32,
     first_col: u32,
     out: &mut Lexed,
-) -> bool {
+) -> Option<MovetextStart> {
     let mut lx = Lexer::new(data, eof, (first_line, first_col), true, out);
     lx.tags_only = true;
     lx.run();
-    match out.movetext.as_mut() {
-        Some(m) => {
-            m.first_line = first_line;
-            true
-        }
-        None => false,
-    }
+    lx.movetext.map(|m| MovetextStart { first_line, ..m })
 }
 
 /// Where the last line of `data` that starts like a tag pair begins: at its line break (before
@@ -291,6 +306,7 @@ impl<'a> Lexer<'a> {
             record,
             tags_only: false,
             lead: None,
+            movetext: None,
             tag_name_set: None,
             out,
         }
@@ -558,7 +574,7 @@ impl Lexer<'_> {
                     None => here,
                 };
                 self.out.content = true;
-                self.out.movetext = Some(start);
+                self.movetext = Some(start);
                 return Some(LexEnd::Complete(self.data.len()));
             }
         }

@@ -8,7 +8,7 @@ pub mod reader;
 
 pub use lexer::{
     lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
-    Lexed, MovetextStart, Span, Tag, Token, TokenKind,
+    Lexed, Movetext, MovetextStart, Span, Tag, Token, TokenKind,
 };
 pub(crate) use lexer::{lex_game_at, lex_game_tags_open, lex_rest, Resume};
 pub use reader::{GameReader, Origin, Peeked, RawGame};

@@ -11,7 +11,7 @@ use crate::notation;
 use crate::pgn::book;
 use crate::pgn::{
     lex_game_at, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed,
-    MovetextStart, Span, TokenKind,
+    Movetext, MovetextStart, Span, TokenKind,
 };
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
@@ -133,91 +133,84 @@ impl GameReport {
 
 /// Checks one game and tells `visitor` what it replays: the one entry point of the replay.
 ///
-/// `lexed` is the game lexed whole ([`crate::pgn::lex_game`]) or lexed to its tags
-/// ([`crate::pgn::lex_game_tags`]); a movetext of plain SAN is then replayed straight from
-/// the bytes, without tokens. The report, and what the visitor is told, are the same either
-/// way. A Chinese book header (header lines instead
-/// of tags) is read as the game's tags.
+/// `lexed` is the game lexed whole ([`crate::pgn::lex_game`]: `movetext` is then
+/// [`Movetext::Tokens`]) or lexed to its tags ([`crate::pgn::lex_game_tags`], which says
+/// where the movetext is); a movetext of plain SAN is then replayed straight from the bytes,
+/// without tokens. The report, and what the visitor is told, are the same either way. A
+/// Chinese book header (header lines instead of tags) is read as the game's tags.
 ///
 /// ```
-/// use pgnkit::pgn::{lex_game, Lexed};
+/// use pgnkit::pgn::{lex_game, lex_game_tags, Lexed, Movetext};
 /// use pgnkit::rules::game::{check_game, CheckOptions, Termination};
 /// use pgnkit::rules::visit::NoVisitor;
 ///
 /// let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+/// let opts = CheckOptions::default();
 /// let mut lexed = Lexed::default();
 /// lex_game(pgn, true, 1, &mut lexed);
-/// let report = check_game(pgn, &lexed, &CheckOptions::default(), &mut NoVisitor);
+/// let report = check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut NoVisitor);
 /// assert!(report.legal);
 /// assert_eq!(report.plies, 7);
 /// assert_eq!(report.termination, Termination::Checkmate);
+/// // Lexed to its tags only, the game gets the same report.
+/// let movetext = lex_game_tags(pgn, 1, 1, &mut lexed);
+/// assert!(matches!(movetext, Movetext::Bytes(_)));
+/// let fast = check_game(pgn, &lexed, movetext, &opts, &mut NoVisitor);
+/// assert_eq!(format!("{fast:?}"), format!("{report:?}"));
 /// ```
 pub fn check_game(
     bytes: &[u8],
     lexed: &Lexed,
+    movetext: Movetext,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
 ) -> GameReport {
     if book::may_hold_header(lexed) {
         let mut with_header = lexed.clone();
         if book::extract_header(bytes, &mut with_header) {
-            return check_game_lexed(bytes, &with_header, opts, visitor);
+            return check_lexed(bytes, &with_header, movetext, opts, visitor).0;
         }
     }
-    check_game_lexed(bytes, lexed, opts, visitor)
+    check_lexed(bytes, lexed, movetext, opts, visitor).0
 }
 
-/// [`check_game`] on a game whose book header, if any, is read already. A game lexed to its
-/// tags ([`crate::pgn::lex_game_tags`]) is replayed from its movetext's bytes, one lexed
-/// whole from its tokens.
-pub(crate) fn check_game_lexed(
+/// [`check_game`] on a game whose book header, if any, is read already, and where the game
+/// ends in `bytes`: their length, unless the movetext is [`Movetext::Open`], whose game ends
+/// at its result or where the lexer ends it (the bytes run on, up to where it surely ends:
+/// [`crate::pgn::lexer::last_tag_line`]). The report is the one the game gets on exactly
+/// those bytes.
+pub(crate) fn check_lexed(
     bytes: &[u8],
     lexed: &Lexed,
+    movetext: Movetext,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-) -> GameReport {
-    match lexed.movetext {
-        Some(at) if fast_path_fits(lexed, opts) => {
-            check(bytes, lexed, opts, visitor, Movetext::Plain(at)).0
+) -> (GameReport, usize) {
+    match movetext {
+        Movetext::Tokens => (check_tokens(bytes, lexed, opts, visitor), bytes.len()),
+        Movetext::Bytes(_) | Movetext::Open(_) if fast_path_fits(lexed, opts) => {
+            check(bytes, lexed, opts, visitor, movetext)
         }
-        Some(at) => check_tokens(bytes, &lex_whole(bytes, at).0, opts, visitor),
-        None => check_tokens(bytes, lexed, opts, visitor),
+        Movetext::Bytes(at) => {
+            let whole = lex_whole(bytes, at).0;
+            (check_tokens(bytes, &whole, opts, visitor), bytes.len())
+        }
+        Movetext::Open(at) => {
+            // Lexed whole, the game ends where the lexer ends it.
+            let (whole, len) = lex_whole(bytes, at);
+            (check_tokens(&bytes[..len], &whole, opts, visitor), len)
+        }
     }
 }
 
 /// Checks a game lexed whole, replaying its tokens.
-pub(crate) fn check_tokens(
+fn check_tokens(
     bytes: &[u8],
     lexed: &Lexed,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
 ) -> GameReport {
     check(bytes, lexed, opts, visitor, Movetext::Tokens).0
-}
-
-/// [`check_game_lexed`] on a game whose end is not known yet: `bytes` hold the game from its
-/// first byte (at line and column `first`) and run on past it, up to where it surely ends
-/// (the lexer ends the game there, if not before: [`crate::pgn::lexer::last_tag_line`]), and
-/// `lexed` has its tags, from [`crate::pgn::lex_game_tags_open`]. The replay finds where the
-/// game ends (at its result, or where the lexer ends it): returns the report and the game's
-/// length, the same report [`check_game_lexed`] gives on exactly those bytes.
-pub(crate) fn check_game_open(
-    bytes: &[u8],
-    first: (u32, u32),
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> (GameReport, usize) {
-    match lexed.movetext {
-        Some(at) if fast_path_fits(lexed, opts) => {
-            check(bytes, lexed, opts, visitor, Movetext::Open(at))
-        }
-        _ => {
-            // Lexed whole, the game ends where the lexer ends it.
-            let (whole, len) = lex_whole_from(bytes, first);
-            (check_tokens(&bytes[..len], &whole, opts, visitor), len)
-        }
-    }
 }
 
 /// Whether the bytes loop may replay this game: the moves are in English SAN, and whatever
@@ -253,40 +246,19 @@ fn new_report(known: &KnownTags) -> GameReport {
 /// lexed whole, tokens and all (for the token loop), and where it ends in `bytes` (which may
 /// run on past it, up to where it surely ends).
 pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> (Lexed, usize) {
-    lex_whole_from(bytes, (movetext.first_line, movetext.first_col))
-}
-
-/// [`lex_whole`] for a game whose first byte is at line and column `first`.
-fn lex_whole_from(bytes: &[u8], first: (u32, u32)) -> (Lexed, usize) {
     let mut lexed = Lexed::default();
-    let end = match lex_game_at(bytes, true, first.0, first.1, &mut lexed) {
+    let end = match lex_game_at(
+        bytes,
+        true,
+        movetext.first_line,
+        movetext.first_col,
+        &mut lexed,
+    ) {
         LexEnd::Complete(end) => end,
         // Not with the end of the bytes taken as the end of the input.
         LexEnd::NeedMore => bytes.len(),
     };
     (lexed, end)
-}
-
-/// Where the movetext comes from.
-#[derive(Clone, Copy)]
-pub(super) enum Movetext {
-    /// The lexed tokens.
-    Tokens,
-    /// The bytes from this place on, read by the bytes loop.
-    Plain(MovetextStart),
-    /// Like `Plain`, but the bytes run on past the game (up to where it surely ends): the
-    /// game ends with its result token.
-    Open(MovetextStart),
-}
-
-impl Movetext {
-    /// Where the bytes loop starts, if it reads this movetext.
-    pub(super) fn plain(self) -> Option<MovetextStart> {
-        match self {
-            Movetext::Tokens => None,
-            Movetext::Plain(at) | Movetext::Open(at) => Some(at),
-        }
-    }
 }
 
 /// The check of one game, and where the game ends in `bytes` (their length unless the
@@ -350,7 +322,7 @@ fn check_movetext(
         // Without a start position no move can be replayed; a game without moves has
         // nothing illegal in it. The movetext's tokens say which, and how it ends.
         let whole;
-        let (lexed, end) = match movetext.plain() {
+        let (lexed, end) = match movetext.start() {
             None => (lexed, bytes.len()),
             Some(at) => {
                 let end;
@@ -376,7 +348,7 @@ fn check_movetext(
             replay.run(lexed);
             MovetextFacts::of_tokens(bytes, lexed)
         }
-        Movetext::Plain(at) => replay.run_plain(at, false),
+        Movetext::Bytes(at) => replay.run_plain(at, false),
         Movetext::Open(at) => replay.run_plain(at, true),
     };
     let mut replayed = replay.finish();
@@ -407,7 +379,7 @@ fn check_movetext(
         opts,
         &mut report,
     );
-    if let Some(at) = movetext.plain() {
+    if let Some(at) = movetext.start() {
         place_report_spans(&mut report, &bytes[..facts.end], at);
     }
     counts.note_left_out(&mut report.findings);
@@ -621,14 +593,15 @@ mod tests {
         for pgn in games {
             let bytes = pgn.as_bytes();
             let mut tags = Lexed::default();
-            lex_game_tags(bytes, 1, 1, &mut tags);
-            let at = tags.movetext.expect("the game has tags and movetext");
+            let Movetext::Bytes(at) = lex_game_tags(bytes, 1, 1, &mut tags) else {
+                panic!("{pgn:?} has tags and movetext");
+            };
             for needs in needs {
                 let mut fast_events = Recorder {
                     needs,
                     events: Vec::new(),
                 };
-                let (fast, _) = check(bytes, &tags, opts, &mut fast_events, Movetext::Plain(at));
+                let (fast, _) = check(bytes, &tags, opts, &mut fast_events, Movetext::Bytes(at));
                 let mut general_events = Recorder {
                     needs,
                     events: Vec::new(),

@@ -15,10 +15,11 @@ use shakmaty::{
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
 use crate::pgn::lexer::count_chars;
+use crate::pgn::Movetext;
 use crate::pgn::{GameResult, LexProblem, Lexed, Span, TokenKind};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
-use crate::rules::game::{CheckOptions, Movetext, Termination};
+use crate::rules::game::{CheckOptions, Termination};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 

@@ -174,7 +174,7 @@ pub(super) fn lex_findings(problems: &[LexProblem], out: &mut Capped) {
 #[cfg(test)]
 mod tests {
     use crate::diag::Code;
-    use crate::pgn::{lex_game, Lexed};
+    use crate::pgn::{lex_game, Lexed, Movetext};
     use crate::rules::game::{check_game, CheckOptions};
     use crate::rules::visit::NoVisitor;
 
@@ -190,6 +190,7 @@ mod tests {
         let report = check_game(
             pgn.as_bytes(),
             &lexed,
+            Movetext::Tokens,
             &CheckOptions::default(),
             &mut NoVisitor,
         );

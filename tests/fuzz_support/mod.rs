@@ -14,7 +14,9 @@ use pgnkit::input::decode::decoded;
 use pgnkit::input::pipeline::{self, Lexing};
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
-use pgnkit::pgn::{book, lex_game, lex_game_tags, GameReader, LexEnd, Lexed, Span, TokenKind};
+use pgnkit::pgn::{
+    book, lex_game, lex_game_tags, GameReader, LexEnd, Lexed, Movetext, Span, TokenKind,
+};
 use pgnkit::rules::game::{check_game, CheckOptions, GameReport};
 use pgnkit::rules::matcher::find_move;
 use pgnkit::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
@@ -407,7 +409,7 @@ pub fn check_replay(game: &Game, salt: usize) {
     // The replay's fast path (tags lexed, movetext read from the bytes) gives the report the
     // general path gives.
     let mut tags = Lexed::default();
-    lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
+    let movetext = lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
     for opts in [
         CheckOptions::default(),
         CheckOptions {
@@ -415,31 +417,37 @@ pub fn check_replay(game: &Game, salt: usize) {
             ..CheckOptions::default()
         },
     ] {
-        let lazy = check_game(&game.bytes, &tags, &opts, &mut NoVisitor);
-        let general = check_game(&game.bytes, &game.lexed, &opts, &mut NoVisitor);
+        let lazy = check_game(&game.bytes, &tags, movetext, &opts, &mut NoVisitor);
+        let general = check_game(
+            &game.bytes,
+            &game.lexed,
+            Movetext::Tokens,
+            &opts,
+            &mut NoVisitor,
+        );
         assert_eq!(
             format!("{lazy:?}"),
             format!("{general:?}"),
             "the fast path's report differs from the general one"
         );
-        if tags.movetext.is_some() && general.legal && general.plies > 0 {
+        if matches!(movetext, Movetext::Bytes(_)) && general.legal && general.plies > 0 {
             LAZY_CLEAN.fetch_add(1, Ordering::Relaxed);
         }
         // An observer of the main line sees the same moves either way, once each, even when
         // the fast path gives the game up part-way.
         let (mut fast, mut slow) = (MainLine::default(), MainLine::default());
-        let lazy = check_game(&game.bytes, &tags, &opts, &mut fast);
-        let general = check_game(&game.bytes, &game.lexed, &opts, &mut slow);
+        let lazy = check_game(&game.bytes, &tags, movetext, &opts, &mut fast);
+        let general = check_game(&game.bytes, &game.lexed, Movetext::Tokens, &opts, &mut slow);
         assert_eq!(format!("{lazy:?}"), format!("{general:?}"));
         assert_eq!(fast.moves, slow.moves, "main-line moves seen");
         assert_eq!(fast.unplayed, slow.unplayed);
         // `convert`'s collector, told the movetext by the fast path when it takes the game,
         // makes the same elements and writes the same moves as when told by the token loop.
         let mut fast = Collector::new(Notation::San, false);
-        check_game(&game.bytes, &tags, &opts, &mut fast);
-        if tags.movetext.is_some() {
+        check_game(&game.bytes, &tags, movetext, &opts, &mut fast);
+        if matches!(movetext, Movetext::Bytes(_)) {
             let mut slow = Collector::new(Notation::San, false);
-            check_game(&game.bytes, &game.lexed, &opts, &mut slow);
+            check_game(&game.bytes, &game.lexed, Movetext::Tokens, &opts, &mut slow);
             let written = |c: &Collector| -> Vec<String> {
                 c.plies.iter().map(|p| c.written(p).to_owned()).collect()
             };
@@ -491,7 +499,13 @@ pub fn check_replay(game: &Game, salt: usize) {
             main_moves: 0,
             seen: Vec::new(),
         };
-        let report = check_game(&game.bytes, &game.lexed, &opts, &mut observer);
+        let report = check_game(
+            &game.bytes,
+            &game.lexed,
+            Movetext::Tokens,
+            &opts,
+            &mut observer,
+        );
         // Null moves count as plies but are no moves of the position.
         assert!(
             observer.main_moves + null_moves >= report.plies,
@@ -508,6 +522,7 @@ pub fn check_replay(game: &Game, salt: usize) {
         check_game(
             &game.bytes,
             &lexed,
+            Movetext::Tokens,
             &CheckOptions::default(),
             &mut NoVisitor,
         );
@@ -567,7 +582,7 @@ pub fn pipeline_reports_in(
         Ok(())
     };
     let work = |g: &mut pgnkit::input::pipeline::Game<'_>| {
-        let was_open = g.open;
+        let was_open = g.is_open();
         let report = pgnkit::cmd::check_pipeline_game(g, &opts, &mut NoVisitor);
         if was_open {
             OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
@@ -683,9 +698,15 @@ pub fn check_input_fast(input: &[u8]) {
     for game in &games {
         check_lexed(game);
         let mut tags = Lexed::default();
-        lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
-        let lazy = check_game(&game.bytes, &tags, &opts, &mut NoVisitor);
-        let general = check_game(&game.bytes, &game.lexed, &opts, &mut NoVisitor);
+        let movetext = lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
+        let lazy = check_game(&game.bytes, &tags, movetext, &opts, &mut NoVisitor);
+        let general = check_game(
+            &game.bytes,
+            &game.lexed,
+            Movetext::Tokens,
+            &opts,
+            &mut NoVisitor,
+        );
         assert_eq!(
             format!("{lazy:?}"),
             format!("{general:?}"),
@@ -746,12 +767,12 @@ fn convert_round_trip(input: &[u8], pick: usize) {
         book::extract_header(&game.bytes, &mut lexed);
         let (notation, lang) = notations[(pick + k) % notations.len()];
         let mut collector = Collector::new(notation, true);
-        let report = check_game(&game.bytes, &lexed, &opts, &mut collector);
+        let report = check_game(&game.bytes, &lexed, Movetext::Tokens, &opts, &mut collector);
         if is_rejected(&report) || report.variant != "standard" {
             continue;
         }
         let mut main = MainLine::default();
-        check_game(&game.bytes, &lexed, &opts, &mut main);
+        check_game(&game.bytes, &lexed, Movetext::Tokens, &opts, &mut main);
         let expected = game_outcome(&report, &main);
         let result = final_result(&lexed, &report, false);
         let elements = elements(&game.bytes, &collector, Keep::default());
@@ -782,7 +803,13 @@ fn convert_round_trip(input: &[u8], pick: usize) {
                 ..CheckOptions::default()
             };
             let mut back_main = MainLine::default();
-            let back_report = check_game(&back[0].bytes, &back_lexed, &back_opts, &mut back_main);
+            let back_report = check_game(
+                &back[0].bytes,
+                &back_lexed,
+                Movetext::Tokens,
+                &back_opts,
+                &mut back_main,
+            );
             assert_eq!(
                 game_outcome(&back_report, &back_main),
                 expected,

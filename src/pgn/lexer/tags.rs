@@ -564,7 +564,7 @@ pub(crate) fn escape_invalid(bytes: &[u8]) -> String {
 mod tests {
     use std::cell::Cell;
 
-    use crate::pgn::{lex_game_tags, Lexed, TokenKind};
+    use crate::pgn::{lex_game_tags, Lexed, Movetext, TokenKind};
 
     thread_local! {
         /// Set by a test: the lexer reads every tag by itself, as [`Lexer::tag_lines`] must
@@ -572,17 +572,13 @@ mod tests {
         pub(super) static ONE_TAG_AT_A_TIME: Cell<bool> = const { Cell::new(false) };
     }
 
-    /// What a lexing found, for comparing two: tokens, tags, problems and where it ended.
-    fn found(lexed: &Lexed) -> String {
+    /// What a lexing found, for comparing two: tokens, tags, problems and where it ended
+    /// (and where the movetext is, after [`lex_game_tags`]).
+    fn found(lexed: &Lexed, movetext: Option<Movetext>) -> String {
         let tags: Vec<_> = lexed.tags().collect();
         format!(
-            "{:?} {tags:?} {:?} {} {} {} {:?}",
-            lexed.tokens,
-            lexed.problems,
-            lexed.end_line,
-            lexed.content,
-            lexed.has_result,
-            lexed.movetext
+            "{:?} {tags:?} {:?} {} {} {} {movetext:?}",
+            lexed.tokens, lexed.problems, lexed.end_line, lexed.content, lexed.has_result,
         )
     }
 
@@ -626,9 +622,9 @@ mod tests {
                         ONE_TAG_AT_A_TIME.with(|c| c.set(one));
                         let (mut whole, mut tags) = (Lexed::default(), Lexed::default());
                         let end = lex_game_mode(&data, eof, 3, col, true, &mut whole);
-                        lex_game_tags(&data, 3, col, &mut tags);
+                        let movetext = lex_game_tags(&data, 3, col, &mut tags);
                         ONE_TAG_AT_A_TIME.with(|c| c.set(false));
-                        (end, found(&whole), found(&tags))
+                        (end, found(&whole, None), found(&tags, Some(movetext)))
                     };
                     assert_eq!(
                         lex(false),
@@ -650,12 +646,12 @@ mod tests {
     /// when it lexed the game whole.
     fn movetext_of(pgn: &str) -> Option<&str> {
         let mut lexed = Lexed::default();
-        lex_game_tags(pgn.as_bytes(), 1, 1, &mut lexed);
+        let movetext = lex_game_tags(pgn.as_bytes(), 1, 1, &mut lexed);
         let kinds_ok = lexed
             .tokens
             .iter()
             .all(|t| matches!(t.kind, TokenKind::Tag(_)));
-        lexed.movetext.map(|m| {
+        movetext.start().map(|m| {
             assert!(kinds_ok, "only tags before the movetext of {pgn:?}");
             &pgn[m.offset..]
         })

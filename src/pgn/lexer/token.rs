@@ -329,7 +329,8 @@ pub struct LexProblem {
 /// The tokens, tags and problems of one game. Reused between games to save allocations.
 #[derive(Clone, Debug, Default)]
 pub struct Lexed {
-    /// The tokens, in order (the movetext's too unless [`Lexed::movetext`] is set).
+    /// The tokens, in order: the whole game's, or only those before its movetext when it was
+    /// lexed to its tags ([`Movetext::Bytes`]).
     pub tokens: Vec<Token>,
     /// The problems found, in order.
     pub problems: Vec<LexProblem>,
@@ -339,9 +340,6 @@ pub struct Lexed {
     pub content: bool,
     /// The game has a result token.
     pub has_result: bool,
-    /// Set by [`lex_game_tags`] when it stopped where the movetext begins: the movetext is
-    /// then not in `tokens`.
-    pub movetext: Option<MovetextStart>,
     /// The tags, in order, as places in `tag_text` (see [`Lexed::tags`]).
     pub(super) tags: Vec<StoredTag>,
     /// The tags' names and values, unescaped: one buffer for all of a game's tags, reused
@@ -358,7 +356,6 @@ impl Lexed {
     pub fn clear(&mut self) {
         self.content = false;
         self.has_result = false;
-        self.movetext = None;
         self.tokens.clear();
         self.tags.clear();
         self.tag_text.clear();
@@ -439,6 +436,30 @@ impl Lexed {
             value: text(t.value),
             span: t.span,
             invalid_utf8: t.invalid_utf8,
+        }
+    }
+}
+
+/// Where a game's movetext is once the game is lexed: in its tokens, or in its bytes from a
+/// place on, for a reader that needs no tokens (the replay's bytes loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Movetext {
+    /// The game was lexed whole: the movetext, if any, is in [`Lexed::tokens`].
+    Tokens,
+    /// The game was lexed to its tags ([`lex_game_tags`]): the movetext is the game's bytes
+    /// from this place to their end.
+    Bytes(MovetextStart),
+    /// Like `Bytes`, on bytes that run on past the game, up to where it surely ends (a
+    /// reader's buffer): the game ends where its movetext is found to end.
+    Open(MovetextStart),
+}
+
+impl Movetext {
+    /// Where the movetext starts in the bytes, when it is read from them.
+    pub fn start(self) -> Option<MovetextStart> {
+        match self {
+            Movetext::Tokens => None,
+            Movetext::Bytes(at) | Movetext::Open(at) => Some(at),
         }
     }
 }
