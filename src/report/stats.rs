@@ -21,10 +21,14 @@ pub struct CsvOptions {
     pub raw: bool,
 }
 
-/// A cell: text taken from the input (which may need neutralising) or a value pgnkit made.
+/// A cell: text taken from the input (which may need neutralising) or a value pgnkit made,
+/// written as it is. A game's row borrows its values and writes its numbers from the stack:
+/// `games.csv` has a row a game, and a string made for each cell was a cost a game.
 enum Cell<'a> {
     Input(&'a str),
     Own(String),
+    Ours(&'a str),
+    Int(u64),
 }
 
 pub use super::cell::neutralise;
@@ -39,6 +43,8 @@ fn write_cells<W: Write>(
             Cell::Input(text) if !opts.raw => out.write_field(neutralise(text).as_bytes())?,
             Cell::Input(text) => out.write_field(text.as_bytes())?,
             Cell::Own(text) => out.write_field(text.as_bytes())?,
+            Cell::Ours(text) => out.write_field(text.as_bytes())?,
+            Cell::Int(n) => out.write_field(itoa::Buffer::new().format(*n).as_bytes())?,
         }
     }
     out.write_record(None::<&[u8]>)
@@ -161,9 +167,9 @@ pub fn write_game<W: Write>(
     opts: CsvOptions,
 ) -> csv::Result<()> {
     let cells = [
-        Cell::Own(row.file.clone()),
-        int(row.game),
-        int(row.line),
+        Cell::Ours(&row.file),
+        Cell::Int(row.game),
+        Cell::Int(row.line.into()),
         Cell::Input(&row.event),
         Cell::Input(&row.site),
         Cell::Input(&row.date),
@@ -176,15 +182,16 @@ pub fn write_game<W: Write>(
         Cell::Input(&row.eco),
         Cell::Input(&row.time_control),
         Cell::Input(&row.termination),
-        int(row.plies),
-        Cell::Own(row.result_by_rule.clone()),
-        Cell::Own(row.termination_by_rule.clone()),
-        opt(row.termination_ply),
-        Cell::Own(row.final_fen.clone()),
-        Cell::Own(if row.legal { "yes" } else { "no" }.into()),
-        int(row.errors),
-        int(row.warnings),
-        Cell::Own(row.first_error.clone()),
+        Cell::Int(row.plies.into()),
+        Cell::Ours(&row.result_by_rule),
+        Cell::Ours(&row.termination_by_rule),
+        row.termination_ply
+            .map_or(Cell::Ours(""), |p| Cell::Int(p.into())),
+        Cell::Ours(&row.final_fen),
+        Cell::Ours(if row.legal { "yes" } else { "no" }),
+        Cell::Int(row.errors.into()),
+        Cell::Int(row.warnings.into()),
+        Cell::Ours(&row.first_error),
     ];
     write_cells(out, &cells, opts)
 }
