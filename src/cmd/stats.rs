@@ -1,6 +1,7 @@
 //! `pgnkit stats`: CSV reports (games, standings, players, openings, terminations, summary)
 //! from replayed games, and `pgnkit stats merge` to combine partial results.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
@@ -26,7 +27,7 @@ use crate::stats::chrono::DEFAULT_RUN_LEN;
 use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
-use crate::stats::tally::{termination_by_rule, GameSummary, Tally, TerminationKey};
+use crate::stats::tally::{result_text, termination_by_rule, GameSummary, Tally, TerminationKey};
 use crate::stats::tiebreak::log::{is_unplayed, TiebreakGame, TiebreakLog};
 use crate::stats::tiebreak::team::{TeamTieBreak, TeamTieBreakList};
 use crate::stats::tiebreak::TieBreakList;
@@ -430,9 +431,9 @@ fn game_facts(
         score: Score::from_pgn(result),
         date,
         termination: TerminationKey {
-            termination: termination.into(),
-            result_by_rule: result_by_rule.map(str::to_owned),
-            result: result.into(),
+            termination: Cow::Borrowed(termination),
+            result_by_rule: result_by_rule.map(Cow::Borrowed),
+            result: result_text(result),
             tag: tag(tags.termination).into(),
         },
         white_team: tags.white_team.map(str::to_owned),
@@ -454,15 +455,19 @@ fn game_facts(
             round: tag(tags.round).into(),
             white: tag(tags.white).into(),
             black: tag(tags.black).into(),
-            result: only_in_rows(result),
+            result: if rows {
+                result_text(result)
+            } else {
+                Cow::Borrowed("")
+            },
             white_elo: only_in_rows(tag(tags.white_elo)),
             black_elo: only_in_rows(tag(tags.black_elo)),
             eco: only_in_rows(tag(tags.eco)),
             time_control: only_in_rows(tag(tags.time_control)),
             termination: only_in_rows(tag(tags.termination)),
             plies: report.plies,
-            result_by_rule: only_in_rows(result_by_rule.unwrap_or("")),
-            termination_by_rule: only_in_rows(termination),
+            result_by_rule: Cow::Borrowed(result_by_rule.unwrap_or("")),
+            termination_by_rule: Cow::Borrowed(termination),
             termination_ply,
             final_fen: if rows {
                 report.final_fen().unwrap_or_default()
@@ -472,7 +477,7 @@ fn game_facts(
             legal: report.legal,
             errors: errors as u32,
             warnings: report.count(Severity::Warning) as u32,
-            first_error: only_in_rows(first_error.unwrap_or("")),
+            first_error: Cow::Borrowed(first_error.unwrap_or("")),
         },
     }
 }

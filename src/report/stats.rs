@@ -1,6 +1,7 @@
 //! The CSV reports of `pgnkit stats`: one record per game, and the tables built from the
 //! accumulated statistics. Writers take any `io::Write`; nothing here opens files.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
@@ -102,21 +103,22 @@ pub struct GameRow {
     pub round: String,
     pub white: String,
     pub black: String,
-    pub result: String,
+    /// See [`crate::stats::tally::result_text`].
+    pub result: Cow<'static, str>,
     pub white_elo: String,
     pub black_elo: String,
     pub eco: String,
     pub time_control: String,
     pub termination: String,
     pub plies: u32,
-    pub result_by_rule: String,
-    pub termination_by_rule: String,
+    pub result_by_rule: Cow<'static, str>,
+    pub termination_by_rule: Cow<'static, str>,
     pub termination_ply: Option<u32>,
     pub final_fen: String,
     pub legal: bool,
     pub errors: u32,
     pub warnings: u32,
-    pub first_error: String,
+    pub first_error: Cow<'static, str>,
 }
 
 /// The columns of `games.csv`.
@@ -481,8 +483,8 @@ pub fn write_terminations<W: Write>(
         write_cells(
             out,
             &[
-                Cell::Own(key.termination.clone()),
-                Cell::Own(key.result_by_rule.clone().unwrap_or_default()),
+                Cell::Ours(&key.termination),
+                Cell::Ours(key.result_by_rule.as_deref().unwrap_or("")),
                 Cell::Input(&key.result),
                 Cell::Input(&key.tag),
                 Cell::Own(if key.mismatch() { "yes" } else { "no" }.into()),

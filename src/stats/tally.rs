@@ -1,6 +1,7 @@
 //! Counts that simply add up over games: per player by colour, per opening, per termination,
 //! and the run summary. Bounded by players, openings and termination kinds, not by games.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
@@ -111,18 +112,32 @@ impl OpeningTally {
     }
 }
 
-/// A termination by rule met with a result tag.
+/// A termination by rule met with a result tag. The texts pgnkit names (and a standard
+/// result) are borrowed: a key is made for every game, and most are already in the tally.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TerminationKey {
     /// What the rules say ended the game (see [`termination_by_rule`]).
-    pub termination: String,
+    pub termination: Cow<'static, str>,
     /// The result the rules allow, when they decide it.
-    pub result_by_rule: Option<String>,
-    /// The `Result` tag as written (empty when missing).
-    pub result: String,
+    pub result_by_rule: Option<Cow<'static, str>>,
+    /// The `Result` tag as written (empty when missing; see [`result_text`]).
+    pub result: Cow<'static, str>,
     /// The `Termination` tag as written (empty when missing): how the organiser says the game
     /// ended (`Normal`, `Time forfeit`, `adjudication`...), which the rules cannot see.
     pub tag: String,
+}
+
+/// A result tag's value as text to keep: the standard results (and none) borrowed, anything
+/// else copied.
+pub fn result_text(value: &str) -> Cow<'static, str> {
+    match value {
+        "1-0" => Cow::Borrowed("1-0"),
+        "0-1" => Cow::Borrowed("0-1"),
+        "1/2-1/2" => Cow::Borrowed("1/2-1/2"),
+        "*" => Cow::Borrowed("*"),
+        "" => Cow::Borrowed(""),
+        other => Cow::Owned(other.to_owned()),
+    }
 }
 
 impl TerminationKey {
