@@ -407,6 +407,7 @@ fn game_facts(
     };
     // What only games.csv and partial files show (the tallies and standings read the rest)
     // is kept only when rows are written: a string, or a FEN, a game is a cost otherwise.
+    // (Texts pgnkit names, and the standard results, are borrowed: kept either way.)
     let only_in_rows = |s: &str| if rows { s.to_owned() } else { String::new() };
     let (termination, termination_ply) = termination_by_rule(&report);
     let errors = report.count(Severity::Error);
@@ -455,11 +456,7 @@ fn game_facts(
             round: tag(tags.round).into(),
             white: tag(tags.white).into(),
             black: tag(tags.black).into(),
-            result: if rows {
-                result_text(result)
-            } else {
-                Cow::Borrowed("")
-            },
+            result: result_text(result),
             white_elo: only_in_rows(tag(tags.white_elo)),
             black_elo: only_in_rows(tag(tags.black_elo)),
             eco: only_in_rows(tag(tags.eco)),

@@ -27,9 +27,13 @@ pub struct CsvOptions {
 /// `games.csv` has a row a game, and a string made for each cell was a cost a game.
 enum Cell<'a> {
     Input(&'a str),
-    Own(String),
-    Ours(&'a str),
+    Own(Cow<'a, str>),
     Int(u64),
+}
+
+/// A cell of text pgnkit made, borrowed or owned.
+fn own<'a>(text: impl Into<Cow<'a, str>>) -> Cell<'a> {
+    Cell::Own(text.into())
 }
 
 pub use super::cell::neutralise;
@@ -44,7 +48,6 @@ fn write_cells<W: Write>(
             Cell::Input(text) if !opts.raw => out.write_field(neutralise(text).as_bytes())?,
             Cell::Input(text) => out.write_field(text.as_bytes())?,
             Cell::Own(text) => out.write_field(text.as_bytes())?,
-            Cell::Ours(text) => out.write_field(text.as_bytes())?,
             Cell::Int(n) => out.write_field(itoa::Buffer::new().format(*n).as_bytes())?,
         }
     }
@@ -65,16 +68,16 @@ pub fn number(x: f64, decimals: usize) -> String {
 }
 
 fn int(n: impl ToString) -> Cell<'static> {
-    Cell::Own(n.to_string())
+    own(n.to_string())
 }
 
 fn opt<T: ToString>(v: Option<T>) -> Cell<'static> {
-    Cell::Own(v.map(|v| v.to_string()).unwrap_or_default())
+    own(v.map(|v| v.to_string()).unwrap_or_default())
 }
 
 /// `part / whole` as a percentage with one decimal, empty when `whole` is 0.
 fn percent(part: u64, whole: u64) -> Cell<'static> {
-    Cell::Own(if whole == 0 {
+    own(if whole == 0 {
         String::new()
     } else {
         number(100.0 * part as f64 / whole as f64, 1)
@@ -83,7 +86,7 @@ fn percent(part: u64, whole: u64) -> Cell<'static> {
 
 /// `part / whole` as a fraction with four decimals, empty when `whole` is 0.
 fn share(part: u64, whole: u64) -> Cell<'static> {
-    Cell::Own(if whole == 0 {
+    own(if whole == 0 {
         String::new()
     } else {
         number(part as f64 / whole as f64, 4)
@@ -169,7 +172,7 @@ pub fn write_game<W: Write>(
     opts: CsvOptions,
 ) -> csv::Result<()> {
     let cells = [
-        Cell::Ours(&row.file),
+        own(&row.file),
         Cell::Int(row.game),
         Cell::Int(row.line.into()),
         Cell::Input(&row.event),
@@ -185,15 +188,14 @@ pub fn write_game<W: Write>(
         Cell::Input(&row.time_control),
         Cell::Input(&row.termination),
         Cell::Int(row.plies.into()),
-        Cell::Ours(&row.result_by_rule),
-        Cell::Ours(&row.termination_by_rule),
-        row.termination_ply
-            .map_or(Cell::Ours(""), |p| Cell::Int(p.into())),
-        Cell::Ours(&row.final_fen),
-        Cell::Ours(if row.legal { "yes" } else { "no" }),
+        own(&*row.result_by_rule),
+        own(&*row.termination_by_rule),
+        row.termination_ply.map_or(own(""), |p| Cell::Int(p.into())),
+        own(&row.final_fen),
+        own(if row.legal { "yes" } else { "no" }),
         Cell::Int(row.errors.into()),
         Cell::Int(row.warnings.into()),
-        Cell::Ours(&row.first_error),
+        own(&*row.first_error),
     ];
     write_cells(out, &cells, opts)
 }
@@ -267,20 +269,20 @@ pub fn write_standings<W: Write>(
                 &[
                     Cell::Input(key.event),
                     Cell::Input(key.site),
-                    Cell::Own(year.clone()),
-                    Cell::Own("players".into()),
-                    Cell::Own(kind_name(standings.kind).into()),
-                    Cell::Own(tiebreak_name(standings.kind).into()),
+                    own(year.clone()),
+                    own("players"),
+                    own(kind_name(standings.kind)),
+                    own(tiebreak_name(standings.kind)),
                     opt(row.place),
                     Cell::Input(&player),
                     int(row.games),
                     int(row.wins),
                     int(row.draws),
                     int(row.losses),
-                    Cell::Own(number(row.points(), 1)),
-                    Cell::Own(number(row.sonneborn_berger(), 2)),
-                    Cell::Own(number(row.buchholz(), 1)),
-                    Cell::Own(row.performance.map(|p| number(p, 1)).unwrap_or_default()),
+                    own(number(row.points(), 1)),
+                    own(number(row.sonneborn_berger(), 2)),
+                    own(number(row.buchholz(), 1)),
+                    own(row.performance.map(|p| number(p, 1)).unwrap_or_default()),
                 ],
                 opts.csv,
             )
@@ -292,20 +294,20 @@ pub fn write_standings<W: Write>(
                 &[
                     Cell::Input(key.event),
                     Cell::Input(key.site),
-                    Cell::Own(year.clone()),
-                    Cell::Own("teams".into()),
-                    Cell::Own(kind_name(standings.kind).into()),
-                    Cell::Own("game points".into()),
+                    own(year.clone()),
+                    own("teams"),
+                    own(kind_name(standings.kind)),
+                    own("game points"),
                     opt(team.place),
                     Cell::Input(&team.team),
                     int(team.games),
-                    Cell::Own(String::new()),
-                    Cell::Own(String::new()),
-                    Cell::Own(String::new()),
-                    Cell::Own(number(team.points(), 1)),
-                    Cell::Own(String::new()),
-                    Cell::Own(String::new()),
-                    Cell::Own(String::new()),
+                    own(""),
+                    own(""),
+                    own(""),
+                    own(number(team.points(), 1)),
+                    own(""),
+                    own(""),
+                    own(""),
                 ],
                 opts.csv,
             )
@@ -373,17 +375,15 @@ pub fn write_players<W: Write>(
                 int(player.as_black.wins),
                 int(player.as_black.draws),
                 int(player.as_black.losses),
-                Cell::Own(number(player.half_points() as f64 / 2.0, 1)),
+                own(number(player.half_points() as f64 / 2.0, 1)),
                 percent(player.half_points(), 2 * player.games()),
-                Cell::Own(elo_row.map(|r| number(r.start, 1)).unwrap_or_default()),
-                Cell::Own(elo_row.map(|r| number(r.rating, 1)).unwrap_or_default()),
-                Cell::Own(elo_row.map(|r| r.games.to_string()).unwrap_or_default()),
-                Cell::Own(club_row.map(|r| number(r.total, 2)).unwrap_or_default()),
-                Cell::Own(
-                    club_row
-                        .map(|r| Level::of(r.total).to_string())
-                        .unwrap_or_default(),
-                ),
+                own(elo_row.map(|r| number(r.start, 1)).unwrap_or_default()),
+                own(elo_row.map(|r| number(r.rating, 1)).unwrap_or_default()),
+                own(elo_row.map(|r| r.games.to_string()).unwrap_or_default()),
+                own(club_row.map(|r| number(r.total, 2)).unwrap_or_default()),
+                own(club_row
+                    .map(|r| Level::of(r.total).to_string())
+                    .unwrap_or_default()),
                 opt(player.first_date),
                 opt(player.last_date),
             ],
@@ -428,7 +428,7 @@ pub fn write_openings<W: Write>(
                 int(o.black_wins),
                 int(o.games - o.finished()),
                 percent(2 * o.white_wins + o.draws, 2 * o.finished()),
-                Cell::Own(if o.games == 0 {
+                own(if o.games == 0 {
                     String::new()
                 } else {
                     number(o.plies as f64 / o.games as f64, 1)
@@ -483,11 +483,11 @@ pub fn write_terminations<W: Write>(
         write_cells(
             out,
             &[
-                Cell::Ours(&key.termination),
-                Cell::Ours(key.result_by_rule.as_deref().unwrap_or("")),
+                own(&*key.termination),
+                own(key.result_by_rule.as_deref().unwrap_or("")),
                 Cell::Input(&key.result),
                 Cell::Input(&key.tag),
-                Cell::Own(if key.mismatch() { "yes" } else { "no" }.into()),
+                own(if key.mismatch() { "yes" } else { "no" }),
                 int(n),
                 share(n, tally.games),
             ],
@@ -526,7 +526,7 @@ pub fn write_summary<W: Write>(
         ("black_win_share", share(tally.black_wins, finished)),
         (
             "average_plies",
-            Cell::Own(if tally.games == 0 {
+            own(if tally.games == 0 {
                 String::new()
             } else {
                 number(tally.plies as f64 / tally.games as f64, 1)
@@ -548,7 +548,7 @@ pub fn write_summary<W: Write>(
         ("last_date", opt(tally.last_date)),
     ];
     for (metric, value) in rows {
-        write_cells(out, &[Cell::Own(metric.into()), value], opts.csv)?;
+        write_cells(out, &[own(metric), value], opts.csv)?;
     }
     Ok(())
 }

@@ -403,6 +403,31 @@ impl Visitor for MainLine {
     }
 }
 
+/// Checks the game as lexed to its tags (`tags`, its movetext where `movetext` says) and as
+/// lexed whole: the replay's fast path must give the report the general path gives, which
+/// is returned.
+fn assert_fast_report(
+    game: &Game,
+    tags: &Lexed,
+    movetext: Movetext,
+    opts: &CheckOptions,
+) -> GameReport {
+    let lazy = check_game(&game.bytes, tags, movetext, opts, &mut NoVisitor);
+    let general = check_game(
+        &game.bytes,
+        &game.lexed,
+        Movetext::Tokens,
+        opts,
+        &mut NoVisitor,
+    );
+    assert_eq!(
+        format!("{lazy:?}"),
+        format!("{general:?}"),
+        "the fast path's report differs from the general one"
+    );
+    general
+}
+
 /// Replays every game (book header too) under a few option sets and checks the observer's
 /// view; reads every move token on its own.
 pub fn check_replay(game: &Game, salt: usize) {
@@ -417,19 +442,7 @@ pub fn check_replay(game: &Game, salt: usize) {
             ..CheckOptions::default()
         },
     ] {
-        let lazy = check_game(&game.bytes, &tags, movetext, &opts, &mut NoVisitor);
-        let general = check_game(
-            &game.bytes,
-            &game.lexed,
-            Movetext::Tokens,
-            &opts,
-            &mut NoVisitor,
-        );
-        assert_eq!(
-            format!("{lazy:?}"),
-            format!("{general:?}"),
-            "the fast path's report differs from the general one"
-        );
+        let general = assert_fast_report(game, &tags, movetext, &opts);
         if matches!(movetext, Movetext::Bytes(_)) && general.legal && general.plies > 0 {
             LAZY_CLEAN.fetch_add(1, Ordering::Relaxed);
         }
@@ -699,19 +712,7 @@ pub fn check_input_fast(input: &[u8]) {
         check_lexed(game);
         let mut tags = Lexed::default();
         let movetext = lex_game_tags(&game.bytes, game.line, game.col, &mut tags);
-        let lazy = check_game(&game.bytes, &tags, movetext, &opts, &mut NoVisitor);
-        let general = check_game(
-            &game.bytes,
-            &game.lexed,
-            Movetext::Tokens,
-            &opts,
-            &mut NoVisitor,
-        );
-        assert_eq!(
-            format!("{lazy:?}"),
-            format!("{general:?}"),
-            "the fast path's report differs from the general one"
-        );
+        assert_fast_report(game, &tags, movetext, &opts);
     }
 }
 
