@@ -12,9 +12,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Date32Builder, Float64Builder, Int32Builder, ListBuilder, MapBuilder, StringBuilder,
-    UInt16Builder, UInt32Builder, UInt64Builder,
+    ArrayBuilder, Date32Builder, Float64Builder, Int32Builder, ListBuilder, MapBuilder,
+    PrimitiveBuilder, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder,
 };
+use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
@@ -755,6 +756,48 @@ macro_rules! table_rows {
     };
 }
 
+/// A column builder finished into its array, leaving in its place a builder with room for as
+/// much. The batches of a run are about the same size, and a builder grown again from nothing
+/// copied its bytes over at each doubling and touched fresh memory each time: page faults and
+/// copies were a tenth of Parquet output's time.
+trait Refill {
+    fn refill(&mut self) -> ArrayRef;
+}
+
+impl Refill for StringBuilder {
+    fn refill(&mut self) -> ArrayRef {
+        let next = StringBuilder::with_capacity(self.len(), self.values_slice().len());
+        Arc::new(std::mem::replace(self, next).finish())
+    }
+}
+
+impl<T: ArrowPrimitiveType> Refill for PrimitiveBuilder<T> {
+    fn refill(&mut self) -> ArrayRef {
+        let next = PrimitiveBuilder::with_capacity(self.len());
+        Arc::new(std::mem::replace(self, next).finish())
+    }
+}
+
+impl Refill for ListBuilder<UInt16Builder> {
+    fn refill(&mut self) -> ArrayRef {
+        let values = UInt16Builder::with_capacity(self.values_ref().len());
+        let next = ListBuilder::with_capacity(values, self.len());
+        Arc::new(std::mem::replace(self, next).finish())
+    }
+}
+
+impl Refill for MapBuilder<StringBuilder, StringBuilder> {
+    fn refill(&mut self) -> ArrayRef {
+        let rows = self.len();
+        let keys = self.keys();
+        let keys = StringBuilder::with_capacity(keys.len(), keys.values_slice().len());
+        let values = self.values();
+        let values = StringBuilder::with_capacity(values.len(), values.values_slice().len());
+        let next = MapBuilder::with_capacity(None, keys, values, rows);
+        Arc::new(std::mem::replace(self, next).finish())
+    }
+}
+
 /// The games table being built, a row at a time.
 pub struct GamesBuilder {
     schema: SchemaRef,
@@ -872,32 +915,19 @@ impl GamesBuilder {
     ///
     /// When the columns disagree with the schema (a bug).
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        let mut columns: Vec<ArrayRef> =
-            vec![Arc::new(self.file.finish()), Arc::new(self.game.finish())];
-        columns.extend(
-            self.text
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        columns.extend(
-            self.ints
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        columns.extend(
-            self.dates
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
+        let mut columns: Vec<ArrayRef> = vec![self.file.refill(), self.game.refill()];
+        columns.extend(self.text.iter_mut().map(Refill::refill));
+        columns.extend(self.ints.iter_mut().map(Refill::refill));
+        columns.extend(self.dates.iter_mut().map(Refill::refill));
         columns.extend([
-            Arc::new(self.tags.finish()) as ArrayRef,
-            Arc::new(self.plies.finish()),
-            Arc::new(self.by_rule.finish()),
-            Arc::new(self.termination.finish()),
-            Arc::new(self.final_fen.finish()),
-            Arc::new(self.errors.finish()),
-            Arc::new(self.warnings.finish()),
-            Arc::new(self.movetext.finish()),
+            self.tags.refill(),
+            self.plies.refill(),
+            self.by_rule.refill(),
+            self.termination.refill(),
+            self.final_fen.refill(),
+            self.errors.refill(),
+            self.warnings.refill(),
+            self.movetext.refill(),
         ]);
         self.batch(columns)
     }
@@ -997,21 +1027,21 @@ impl MovesBuilder {
     /// When the columns disagree with the schema (a bug).
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
         let mut columns: Vec<ArrayRef> = vec![
-            Arc::new(self.file.finish()),
-            Arc::new(self.game.finish()),
-            Arc::new(self.ply.finish()),
-            Arc::new(self.san.finish()),
-            Arc::new(self.uci.finish()),
+            self.file.refill(),
+            self.game.refill(),
+            self.ply.refill(),
+            self.san.refill(),
+            self.uci.refill(),
         ];
         if self.with_fen {
-            columns.push(Arc::new(self.fen.finish()));
+            columns.push(self.fen.refill());
         }
         columns.extend([
-            Arc::new(self.clock.finish()) as ArrayRef,
-            Arc::new(self.eval.finish()),
-            Arc::new(self.mate.finish()),
-            Arc::new(self.comment.finish()),
-            Arc::new(self.nags.finish()),
+            self.clock.refill(),
+            self.eval.refill(),
+            self.mate.refill(),
+            self.comment.refill(),
+            self.nags.refill(),
         ]);
         self.batch(columns)
     }
