@@ -23,7 +23,7 @@ use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
 };
 
-use super::records::{parse_any_eval, parse_clock, Eval};
+use super::records::{read_notes, Eval};
 use super::{Collector, Element};
 use crate::notation::write::{self, Notation};
 use crate::notation::CheckClaim;
@@ -683,12 +683,7 @@ impl GameRow {
                     }
                     let mover_white = white(i);
                     let note = &mut self.notes[i];
-                    if note.clock.is_none() {
-                        note.clock = parse_clock(text);
-                    }
-                    if note.eval.is_none() {
-                        note.eval = parse_any_eval(text, mover_white);
-                    }
+                    read_notes(text, mover_white, &mut note.clock, &mut note.eval);
                     let start = match note.comment.take() {
                         Some(r) => {
                             self.notes_text.push(' ');

@@ -28,9 +28,15 @@ pub enum Eval {
 }
 
 /// Seconds from the first `[%clk h:mm:ss(.f)]` in `comment`.
-pub fn parse_clock(comment: &str) -> Option<f64> {
-    let arg = command_arg(comment, "%clk")?;
-    if let Some(secs) = whole_clock(&arg) {
+#[cfg(test)]
+fn parse_clock(comment: &str) -> Option<f64> {
+    let [arg, _] = command_args(comment, [true, false]);
+    clock_value(&arg?)
+}
+
+/// Seconds of a `[%clk …]` command's argument (`h:mm:ss(.f)`).
+fn clock_value(arg: &str) -> Option<f64> {
+    if let Some(secs) = whole_clock(arg) {
         return Some(secs);
     }
     let mut secs = 0.0;
@@ -74,8 +80,14 @@ fn whole_clock(arg: &str) -> Option<f64> {
 
 /// The evaluation from the first `[%eval x]` in `comment` (`0.17`, `-1.5`, `#3`, `#-2`, with
 /// an optional `,depth`).
-pub fn parse_eval(comment: &str) -> Option<Eval> {
-    let arg = command_arg(comment, "%eval")?;
+#[cfg(test)]
+fn parse_eval(comment: &str) -> Option<Eval> {
+    let [_, arg] = command_args(comment, [false, true]);
+    eval_value(&arg?)
+}
+
+/// The evaluation of a `[%eval …]` command's argument (`0.17`, `#-3`, `0.3,22`).
+fn eval_value(arg: &str) -> Option<Eval> {
     let value = arg.split(',').next()?.trim();
     if let Some(m) = value.strip_prefix('#') {
         return m.parse().ok().map(Eval::Mate);
@@ -122,15 +134,47 @@ fn decimal(text: &str) -> Option<f64> {
     Some(if negative { -v } else { v })
 }
 
-/// The engine evaluation in a comment after a move (by White when `white_moved`): a
-/// `[%eval …]` command, else what engine matches write without one — cutechess-cli's
-/// `{+0.35/20 1.2s}` (the mover's score / depth, then the time) or TCEC's `wv=0.88` (White's
-/// view) among its `key=value` pairs. Mates there count plies from before the move (`+M5`);
-/// they are given as `[%eval #n]` gives them: moves after it, `#0` when the move mates.
-pub fn parse_any_eval(comment: &str, white_moved: bool) -> Option<Eval> {
-    parse_eval(comment)
-        .or_else(|| cutechess_eval(comment, white_moved))
-        .or_else(|| tcec_eval(comment))
+/// The evaluation [`read_notes`] reads in `comment`.
+#[cfg(test)]
+fn parse_any_eval(comment: &str, white_moved: bool) -> Option<Eval> {
+    let mut eval = None;
+    read_notes(comment, white_moved, &mut None, &mut eval);
+    eval
+}
+
+/// Reads a move's clock and engine evaluation from one of its comments (after a move by White
+/// when `white_moved`), each only while it is `None`: the first comment that gives one is the
+/// one kept.
+///
+/// - The clock is the first `[%clk h:mm:ss(.f)]`.
+/// - The evaluation is the first `[%eval …]` command, else what engine matches write without
+///   one: cutechess-cli's `{+0.35/20 1.2s}` (the mover's score / depth, then the time) or
+///   TCEC's `wv=0.88` (White's view) among its `key=value` pairs. Mates there count plies from
+///   before the move (`+M5`); they are given as `[%eval #n]` gives them: moves after it, `#0`
+///   when the move mates.
+///
+/// One pass over the comment's commands gives both: a comment a ply is read, and looking for
+/// each on its own (and for the engine matches' forms in every comment) cost more than the
+/// rest of the ply's row.
+pub fn read_notes(
+    comment: &str,
+    white_moved: bool,
+    clock: &mut Option<f64>,
+    eval: &mut Option<Eval>,
+) {
+    if clock.is_some() && eval.is_some() {
+        return;
+    }
+    let [clk, ev] = command_args(comment, [clock.is_none(), eval.is_none()]);
+    if let Some(arg) = clk {
+        *clock = clock_value(&arg);
+    }
+    if eval.is_none() {
+        *eval = ev
+            .and_then(|arg| eval_value(&arg))
+            .or_else(|| cutechess_eval(comment, white_moved))
+            .or_else(|| tcec_eval(comment));
+    }
 }
 
 /// A score as engine matches write it: pawns (`+0.35`, `-1.20`, with a decimal point) or a
@@ -171,6 +215,13 @@ impl Eval {
 
 /// cutechess-cli's `score/depth` opening the comment; the score is the mover's.
 fn cutechess_eval(comment: &str, white_moved: bool) -> Option<Eval> {
+    // What a score can start with; the comments of most games (`[%clk …]`, words) cannot.
+    if !matches!(
+        comment.trim_ascii_start().as_bytes().first(),
+        Some(b'+' | b'-' | b'0'..=b'9' | b'M')
+    ) {
+        return None;
+    }
     let head = comment.split_ascii_whitespace().next()?;
     let head = head.strip_suffix(',').unwrap_or(head);
     let (score, depth) = head.split_once('/')?;
@@ -186,49 +237,80 @@ fn tcec_eval(comment: &str) -> Option<Eval> {
     // The first pair that starts with `wv=` (at the start, or after a comma or whitespace),
     // found with memmem: splitting a TCEC comment of a dozen pairs char by char cost more
     // than the rest of its ply's row.
+    // Found by its `=`: a substring searcher is built for each call, which cost more than the
+    // search in a comment without one.
     let separator = |c: char| c == ',' || c.is_whitespace();
+    let bytes = comment.as_bytes();
     let mut from = 0;
-    while let Some(at) = memchr::memmem::find(&comment.as_bytes()[from..], b"wv=") {
+    while let Some(eq) = find_byte(&bytes[from..], b'=') {
+        let eq = from + eq;
+        from = eq + 1;
+        if eq < 2 || &bytes[eq - 2..eq] != b"wv" {
+            continue;
+        }
         // `wv=` is ASCII: these offsets are char boundaries.
-        let at = from + at;
+        let at = eq - 2;
         if comment[..at].chars().next_back().is_none_or(separator) {
             let value = &comment[at + 3..];
             return engine_score(&value[..value.find(separator).unwrap_or(value.len())]);
         }
-        from = at + 1;
     }
     None
 }
 
-/// The argument of the first `[name …]` command in `comment`. A writer that wraps long
+/// The arguments of the first `[%clk …]` and the first `[%eval …]` command in `comment`, each
+/// looked for only when asked (`want`), in one pass over its `[`s. A writer that wraps long
 /// comments may break the line inside the command (`[%clk\n0:03:00]`), so any whitespace
-/// separates the name from the argument and whitespace inside the argument is dropped.
-fn command_arg<'a>(comment: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>> {
+/// separates the name from the argument and whitespace inside the argument is dropped. A
+/// command left open (no `]`) gives no argument.
+fn command_args(comment: &str, want: [bool; 2]) -> [Option<std::borrow::Cow<'_, str>>; 2] {
+    const NAMES: [&str; 2] = ["%clk", "%eval"];
+    let mut args = [None, None];
+    let mut open = want;
     let mut rest = comment;
-    loop {
-        // memchr on the bytes, not `str::find(char)`: the char searcher's set-up cost more
-        // than the search in a comment of a few words, and a comment a ply is read. (`[` and
-        // `]` are ASCII, so the offsets are char boundaries.)
-        let at = memchr::memchr(b'[', rest.as_bytes())?;
+    while open != [false, false] {
+        // (`[` and `]` are ASCII, so the offsets are char boundaries.)
+        let Some(at) = find_byte(rest.as_bytes(), b'[') else {
+            break;
+        };
         let after = &rest[at + 1..];
-        if let Some(arg) = after.strip_prefix(name) {
-            if arg.starts_with(|c: char| c.is_whitespace()) {
-                let end = memchr::memchr(b']', arg.as_bytes())?;
+        for k in 0..2 {
+            let Some(arg) = after.strip_prefix(NAMES[k]).filter(|_| open[k]) else {
+                continue;
+            };
+            if !arg.starts_with(char::is_whitespace) {
+                continue;
+            }
+            open[k] = false;
+            args[k] = find_byte(arg.as_bytes(), b']').map(|end| {
                 let arg = arg[..end].trim_start();
-                // Nearly every argument (`0:03:00`, `0.17`) is printable ASCII: no whitespace
-                // to trim or drop, and no walk through it char by char.
+                // Nearly every argument (`0:03:00`, `0.17`) is printable ASCII: no
+                // whitespace to trim or drop, and no walk through it char by char.
                 if arg.bytes().all(|b| b.is_ascii_graphic()) {
-                    return Some(arg.into());
+                    return arg.into();
                 }
                 let arg = arg.trim();
-                return Some(if arg.contains(char::is_whitespace) {
+                if arg.contains(char::is_whitespace) {
                     arg.split_whitespace().collect::<String>().into()
                 } else {
                     arg.into()
-                });
-            }
+                }
+            });
         }
         rest = after;
+    }
+    args
+}
+
+/// The first `b` in `hay`. Most comments are a few words or one command (`[%clk 0:03:00]`), a
+/// comment a ply: a byte loop finds a byte there in fewer steps than memchr, whose vector
+/// search pays its set-up back only on longer texts (and `str::find(char)`'s char searcher
+/// costs more than either).
+fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
+    if hay.len() < 64 {
+        hay.iter().position(|&c| c == b)
+    } else {
+        memchr::memchr(b, hay)
     }
 }
 
@@ -391,12 +473,7 @@ pub fn game_record(
                 let text = text.trim().to_string();
                 match stack[depth].last_mut() {
                     Some(m) => {
-                        if m.clock.is_none() {
-                            m.clock = parse_clock(&text);
-                        }
-                        if m.eval.is_none() {
-                            m.eval = parse_any_eval(&text, m.side == "w");
-                        }
+                        read_notes(&text, m.side == "w", &mut m.clock, &mut m.eval);
                         m.comments.push(text);
                     }
                     None if depth == 0 => game_comments.push(text),
@@ -671,6 +748,47 @@ mod tests {
         // A name that only begins the same is another command.
         assert_eq!(parse_clock("[%clkx 0:00:01] [%clk 0:00:02]"), Some(2.0));
         assert_eq!(parse_clock("[%clk"), None);
+    }
+
+    #[test]
+    fn a_comment_gives_only_what_its_move_still_lacks() {
+        let read = |text: &str, clock: Option<f64>, eval: Option<Eval>| {
+            let (mut c, mut e) = (clock, eval);
+            read_notes(text, true, &mut c, &mut e);
+            (c, e)
+        };
+        let both = "[%eval 0.17] [%clk 0:03:00]";
+        assert_eq!(
+            read(both, None, None),
+            (Some(180.0), Some(Eval::Pawns(0.17)))
+        );
+        // An earlier comment's clock or evaluation is kept.
+        assert_eq!(
+            read(both, Some(5.0), None),
+            (Some(5.0), Some(Eval::Pawns(0.17)))
+        );
+        assert_eq!(
+            read(both, None, Some(Eval::Mate(2))),
+            (Some(180.0), Some(Eval::Mate(2)))
+        );
+        // A clock left open gives none, and the evaluation after it is still read.
+        assert_eq!(
+            read("[%clk 0:03 [%eval -1]", None, None),
+            (None, Some(Eval::Pawns(-1.0)))
+        );
+        // The first of each name counts, even when it does not read.
+        assert_eq!(read("[%clk x] [%clk 0:00:09]", None, None), (None, None));
+        // An unreadable `[%eval]` leaves the engine matches' forms to look for.
+        assert_eq!(
+            read("d=9, wv=0.5, [%eval nan]", None, None),
+            (None, Some(Eval::Pawns(0.5)))
+        );
+        // Past 64 bytes the search is memchr's: the same answers.
+        let long = format!("{} [%clk 0:00:07] wv=1.25", "word ".repeat(20));
+        assert_eq!(
+            read(&long, None, None),
+            (Some(7.0), Some(Eval::Pawns(1.25)))
+        );
     }
 
     #[test]
