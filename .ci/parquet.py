@@ -96,8 +96,8 @@ def check_types(path: Path, expected: dict[str, str]) -> list[str]:
 
 def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tuple[int, int,
                                                                                      list[str]]:
-    run = subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "-o", str(out),
-                          str(path)], capture_output=True)
+    run = subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "--fen", "-o",
+                          str(out), str(path)], capture_output=True)
     if run.returncode not in (0, 1):
         return 0, 0, [f"{name}: pgnkit exited {run.returncode}: {run.stderr[-300:]!r}"]
     # A game pgnkit rejects (its diagnostics name it) is no row; whether it should be rejected

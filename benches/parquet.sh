@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions (callgrind) of `convert --format parquet -j 1`, with and without the fen column,
+# Instructions (callgrind) of `convert --format parquet -j 1`, without and with the fen column,
 # over `validate -j 1`'s, on the first MiB of the lichess and TWIC inputs and the first 2 MiB of
 # the TCEC one (cut at a game boundary): the figure of docs/performance.md's Parquet section,
 # which does not drift with the machine's load. Two binaries (an older build, then a newer)
@@ -31,14 +31,14 @@ bench_inputs "$inputs"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-echo "| binary | input | validate, M | parquet, M | over validate | --no-fen, M | over validate |"
+echo "| binary | input | validate, M | parquet, M | over validate | --fen, M | over validate |"
 echo "|---|---|---:|---:|---:|---:|---:|"
 for spec in lichess100:1 twic100:1 tcec150:2; do
   file=$(head_of "$inputs/${spec%%:*}.pgn" "${spec##*:}")
   for bin in "${bins[@]}"; do
     v=$(count "$bin" validate -q -j 1 "$file")
     p=$(count "$bin" convert -q -j 1 --format parquet -o "$scratch/p" "$file")
-    n=$(count "$bin" convert -q -j 1 --format parquet --no-fen -o "$scratch/n" "$file")
+    n=$(count "$bin" convert -q -j 1 --format parquet --fen -o "$scratch/n" "$file")
     awk -v b="$bin" -v f="$(basename "$file")" -v v="$v" -v p="$p" -v n="$n" \
       'BEGIN { printf "| %s | %s | %.1f | %.1f | %.2f | %.1f | %.2f |\n", b, f, v/1e6, p/1e6, p/v, n/1e6, n/v }'
   done

@@ -1101,7 +1101,7 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
     let input = "testdata/convert/parquet-games.pgn";
     let dir = tempdir("parquet");
     let out = dir.join("out");
-    let o = to_parquet(&out, &[], input);
+    let o = to_parquet(&out, &["--fen"], input);
     // The illegal game is rejected, and reported.
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("M001"), "{}", stderr(&o));
@@ -1215,11 +1215,17 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
 }
 
 #[test]
-fn parquet_without_fen_leaves_the_column_out() {
-    let out = parquet_folder("parquet-nofen", &["--no-fen"], ANNOTATED);
+fn parquet_has_the_fen_column_only_when_asked() {
+    let out = parquet_folder("parquet-nofen", &[], ANNOTATED);
     let (_, schema) = read_parquet(&out.join("moves.parquet"));
     assert!(!schema.iter().any(|s| s.starts_with("fen:")), "{schema:?}");
     assert!(schema.iter().any(|s| s.starts_with("san:")), "{schema:?}");
+    let out = parquet_folder("parquet-fen", &["--fen"], ANNOTATED);
+    let (_, schema) = read_parquet(&out.join("moves.parquet"));
+    assert!(
+        schema.iter().any(|s| s.starts_with("fen: Utf8")),
+        "{schema:?}"
+    );
 }
 
 /// The text columns whose values are nearly all different are written without a dictionary
@@ -1228,7 +1234,7 @@ fn parquet_without_fen_leaves_the_column_out() {
 #[test]
 fn parquet_unique_text_columns_have_no_dictionary_and_no_statistics() {
     use parquet::file::reader::{FileReader, SerializedFileReader};
-    let out = parquet_folder("parquet-unique", &[], ANNOTATED);
+    let out = parquet_folder("parquet-unique", &["--fen"], ANNOTATED);
     for (table, unique, kept) in [
         ("games.parquet", &["movetext", "final_fen"][..], "Event"),
         ("moves.parquet", &["fen", "comment"][..], "san"),
@@ -1276,7 +1282,7 @@ fn parquet_needs_a_folder() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("give -o DIR"), "{}", stderr(&o));
     let o = pgnkit(
-        &["convert", "--no-fen", "testdata/convert/annotated.pgn"],
+        &["convert", "--fen", "testdata/convert/annotated.pgn"],
         None,
     );
     assert_eq!(o.status.code(), Some(2));

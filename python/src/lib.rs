@@ -178,7 +178,7 @@ fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) ->
     // A bad game is a row, with its diagnostics; and the positions are written only when the
     // moves table has them.
     args.every_row = true;
-    args.no_fen = !(table == Table::Moves && fen);
+    args.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
     args.games_only = table == Table::Games;
     // A bad option (`--encoding`) is a ValueError; an input that cannot be listed, an OSError.

@@ -150,7 +150,7 @@ pub fn parse_movetext(
     let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
     let mut args = cli.args;
     args.every_row = true;
-    args.no_fen = !positions;
+    args.fen = positions;
     let movetext = Texts::import("movetext", &movetext)?;
     let fens = fens.map(|f| Texts::import("fen", &f)).transpose()?;
     if let Some(f) = &fens {

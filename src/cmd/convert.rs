@@ -90,10 +90,10 @@ pub struct Args {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// With --format parquet: leave the position after each move (`fen`) out of moves.parquet,
-    /// which it makes several times smaller.
+    /// With --format parquet: add the position after each move (`fen`) to moves.parquet, which
+    /// makes it about three times as large and the conversion slower.
     #[arg(long)]
-    pub no_fen: bool,
+    pub fen: bool,
 
     /// With --format csv: start the output with a UTF-8 byte order mark, so Excel shows
     /// non-ASCII names.
@@ -229,7 +229,7 @@ impl Args {
         if self.games_only {
             PlyColumns::count_only()
         } else {
-            PlyColumns::new(!self.no_fen)
+            PlyColumns::new(self.fen)
         }
     }
 
@@ -525,10 +525,11 @@ fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
             format_name(args.format)
         );
     }
-    if args.no_fen && args.format != FormatArg::Parquet {
+    if args.fen && args.format != FormatArg::Parquet {
         anyhow::bail!(
-            "--no-fen applies to --format parquet only (it leaves the fen column out of \
-             moves.parquet); drop it, or add --format parquet"
+            "--fen applies to --format parquet only (it adds the fen column to moves.parquet; \
+             the other formats give each move's position already); drop it, or add --format \
+             parquet"
         );
     }
     let (format, rows) = match args.format {
@@ -669,7 +670,7 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
     let out_name = dir.display().to_string();
     let failed =
         |e: parquet::errors::ParquetError| WriteError::new(out_name.as_str(), io::Error::other(e));
-    let mut pq = ParquetOut::new(games, moves, !args.no_fen).map_err(failed)?;
+    let mut pq = ParquetOut::new(games, moves, args.fen).map_err(failed)?;
     let mut push = |row: &GameRow| pq.push(row).map_err(failed);
     let outcome = run_rows(args, &mut inputs, &mut push)?;
     // The commit below flushes the files to disk.
