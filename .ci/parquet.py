@@ -6,7 +6,7 @@ docs/convert.md run.
 For every PGN file of ../shared/corpus (python-chess/, chess-library/, lichess/, twic/, eco/;
 the TCEC archive with `--tcec`) this runs
 
-    pgnkit convert --format parquet -o TMP/N FILE
+    pgnkit convert --format parquet --fen -o TMP/N FILE
 
 and reads TMP/N/games.parquet and TMP/N/moves.parquet with DuckDB. python-chess reads the same
 file; games are paired by their number in the file. For every game python-chess reads as
