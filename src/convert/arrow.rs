@@ -753,8 +753,9 @@ macro_rules! table_rows {
 
 /// A column builder finished into its array, leaving in its place a builder with room for as
 /// much. The batches of a run are about the same size, and a builder grown again from nothing
-/// copied its bytes over at each doubling and touched fresh memory each time: page faults and
-/// copies were a tenth of Parquet output's time.
+/// copied its bytes over at each doubling and touched fresh memory each time (the kernel's
+/// page faults and the copies showed in profiles of Parquet output). The cost is memory: the
+/// next batch's room is held while the last one is written.
 trait Refill {
     fn refill(&mut self) -> ArrayRef;
 }
