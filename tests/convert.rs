@@ -1220,6 +1220,10 @@ fn parquet_has_the_fen_column_only_when_asked() {
     let (_, schema) = read_parquet(&out.join("moves.parquet"));
     assert!(!schema.iter().any(|s| s.starts_with("fen:")), "{schema:?}");
     assert!(schema.iter().any(|s| s.starts_with("san:")), "{schema:?}");
+    // The option that asked for the default before `--fen` is still taken.
+    let out = parquet_folder("parquet-no-fen", &["--no-fen"], ANNOTATED);
+    let (_, schema) = read_parquet(&out.join("moves.parquet"));
+    assert!(!schema.iter().any(|s| s.starts_with("fen:")), "{schema:?}");
     let out = parquet_folder("parquet-fen", &["--fen"], ANNOTATED);
     let (_, schema) = read_parquet(&out.join("moves.parquet"));
     assert!(

@@ -95,6 +95,11 @@ pub struct Args {
     #[arg(long)]
     pub fen: bool,
 
+    /// What --format parquet does without --fen, which the option asked for before --fen
+    /// existed: still taken, so that scripts written then keep working.
+    #[arg(long, hide = true, conflicts_with = "fen")]
+    pub no_fen: bool,
+
     /// With --format csv: start the output with a UTF-8 byte order mark, so Excel shows
     /// non-ASCII names.
     #[arg(long)]
@@ -525,11 +530,12 @@ fn refuse_options_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
             format_name(args.format)
         );
     }
-    if args.fen && args.format != FormatArg::Parquet {
+    if (args.fen || args.no_fen) && args.format != FormatArg::Parquet {
         anyhow::bail!(
-            "--fen applies to --format parquet only (it adds the fen column to moves.parquet; \
-             the other formats give each move's position already); drop it, or add --format \
-             parquet"
+            "{} applies to --format parquet only (--fen adds the fen column to \
+             moves.parquet; the other formats give each move's position already); drop it, or \
+             add --format parquet",
+            if args.fen { "--fen" } else { "--no-fen" }
         );
     }
     let (format, rows) = match args.format {
