@@ -67,59 +67,51 @@ fn tag(name: &str, value: &str, out: &mut String) {
     out.push_str("\"]\n");
 }
 
-/// Fills lines with words up to [`LINE_WIDTH`] columns. A word is held until the next one
-/// comes, so that `)` can join the word before it and `(` the word after it.
+/// Fills lines with words up to [`LINE_WIDTH`] columns.
 ///
-/// The held word is already in `out`, after the space that would join it to the line: only
-/// when it is flushed is that space turned into a line break if the word does not fit. Words
-/// are written once, where they stay (moves and comment words are most of a game's bytes).
+/// The words of a line are written one after the other, a space between two, and the line is
+/// broken when it ends (at a `;` comment, which ends its line, and at the end of the
+/// movetext): a space becomes a line break before each word that does not fit. So a word is
+/// written once, where it stays, a `)` joins the word before it and a `(` the word after it
+/// as they are written, and the breaks are found a line at a time, by looking back from its
+/// last column, rather than decided word by word (moves, numbers and clock comments are short
+/// words, several to a line).
 struct Lines<'a> {
     out: &'a mut String,
-    col: usize,
-    /// Where the held word starts in `out`; [`NOT_HELD`] when none is.
-    held: usize,
-    /// A space stands before the held word (it was not at a line's start).
-    spaced: bool,
-    /// The held word is ASCII: its width is its length.
-    ascii: bool,
+    /// Where the line being filled starts in `out`.
+    line: usize,
+    /// A word was written last on this line: a `)` joins it.
+    held: bool,
     prefix: String,
 }
-
-/// [`Lines::held`] when no word is held. A sentinel, not an `Option`: every word written
-/// goes through [`Lines::begin`] and [`Lines::flush`], and an `Option` there costs a
-/// discriminant to store and test per word, which shows in `convert`'s instruction counts.
-const NOT_HELD: usize = usize::MAX;
 
 impl Lines<'_> {
     fn new(out: &mut String) -> Lines<'_> {
         Lines {
+            line: out.len(),
             out,
-            col: 0,
-            held: NOT_HELD,
-            spaced: false,
-            ascii: false,
+            held: false,
             prefix: String::new(),
         }
     }
 
     fn word(&mut self, w: &str) {
-        self.begin(false);
+        if w.is_empty() && self.prefix.is_empty() {
+            // Nothing is written, but a `)` after it is a word of its own.
+            self.held = false;
+            return;
+        }
+        self.begin();
         self.out.push_str(w);
     }
 
-    /// Starts a held word (the one held before is flushed): what is pushed to `out` next is
-    /// its text, after the prefix; `ascii` when it is known to be ASCII.
+    /// Starts a word: what is pushed to `out` next is its text, after the prefix.
     #[inline]
-    fn begin(&mut self, ascii: bool) {
-        if self.held != NOT_HELD {
-            self.flush();
-        }
-        self.spaced = self.col > 0;
-        if self.spaced {
+    fn begin(&mut self) {
+        if self.out.len() > self.line {
             self.out.push(' ');
         }
-        self.held = self.out.len();
-        self.ascii = ascii;
+        self.held = true;
         if !self.prefix.is_empty() {
             self.out.push_str(&self.prefix);
             self.prefix.clear();
@@ -130,8 +122,8 @@ impl Lines<'_> {
     /// comment text that holds a `}` (possible only from a `;` comment in the input), which a
     /// brace comment could not.
     fn line_comment(&mut self, text: &str) {
-        self.flush();
-        if self.col > 0 {
+        self.wrap();
+        if self.out.len() > self.line {
             self.out.push(' ');
         }
         self.out.push_str(&self.prefix);
@@ -139,7 +131,8 @@ impl Lines<'_> {
         self.out.push(';');
         self.out.push_str(text.trim_end());
         self.out.push('\n');
-        self.col = 0;
+        self.line = self.out.len();
+        self.held = false;
     }
 
     fn open(&mut self) {
@@ -149,47 +142,84 @@ impl Lines<'_> {
     fn close(&mut self) {
         if !self.prefix.is_empty() {
             self.prefix.push(')');
-        } else if self.held != NOT_HELD {
+        } else if self.held {
             self.out.push(')');
         } else {
             self.word(")");
         }
     }
 
-    #[inline]
-    fn flush(&mut self) {
-        let start = self.held;
-        if start == NOT_HELD {
-            return;
+    /// Breaks the line being filled into lines that fit; the last of them is filled on.
+    fn wrap(&mut self) {
+        let mut line = self.line;
+        while let Some(at) = line_break(&self.out[line..]) {
+            let at = line + at;
+            self.out.replace_range(at..=at, "\n");
+            line = at + 1;
         }
-        self.held = NOT_HELD;
-        if self.out.len() == start {
-            // An empty word: nothing, not even the space before it.
-            self.out.truncate(start - usize::from(self.spaced));
-            return;
+        self.line = line;
+    }
+}
+
+/// Where the first line break of a line of words goes: the index of the space before the
+/// first word that ends past [`LINE_WIDTH`] columns or, when that word cannot start a line,
+/// before the first word after it that can (the line is over-long by then, so none fits).
+/// `None` when the whole line fits, or no word left can start a line.
+fn line_break(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    // A character is never wider than its bytes are long.
+    if bytes.len() <= LINE_WIDTH {
+        return None;
+    }
+    // In ASCII, a column a byte: the last space within the first LINE_WIDTH + 1 bytes ends
+    // the words that fit (one at index LINE_WIDTH ends a full line), and the word after it
+    // does not fit. With no such space, the first word alone is over-long.
+    let last = memchr::memrchr(b' ', &bytes[..=LINE_WIDTH]);
+    let after = last.map_or(0, |s| s + 1);
+    let end = memchr::memchr(b' ', &bytes[after..]).map_or(bytes.len(), |i| after + i);
+    let over = if bytes[..end].is_ascii() {
+        match last {
+            Some(s) => s,
+            None if end < bytes.len() => end,
+            None => return None,
         }
-        let held = &self.out[start..];
-        let width = if self.ascii {
-            held.len()
+    } else {
+        first_over(line)?
+    };
+    let mut at = over;
+    loop {
+        let next = &bytes[at + 1..];
+        // A word that could read, at the start of a line, as a tag pair (the start of the next
+        // game: `[Name`) or as a `%` escape line stays on this line, however long. `[%clk` is
+        // neither.
+        let breaks_meaning = next.first() == Some(&b'%')
+            || (next.first() == Some(&b'[') && next.get(1).is_some_and(u8::is_ascii_alphabetic));
+        if !breaks_meaning {
+            return Some(at);
+        }
+        at += 1 + memchr::memchr(b' ', next)?;
+    }
+}
+
+/// The space before the first word of `line` that ends past [`LINE_WIDTH`] columns, measured
+/// a word at a time (a CJK character takes two columns).
+fn first_over(line: &str) -> Option<usize> {
+    let mut col = 0;
+    let mut start = 0;
+    loop {
+        let end = memchr::memchr(b' ', &line.as_bytes()[start..]).map_or(line.len(), |i| start + i);
+        let width = display_width(&line[start..end]);
+        if start == 0 {
+            col = width;
+        } else if col + 1 + width > LINE_WIDTH {
+            return Some(start - 1);
         } else {
-            display_width(held)
-        };
-        if self.spaced {
-            // A comment's word that could read, at the start of a line, as a tag pair (the
-            // start of the next game: `[Name`) or as a `%` escape line stays on this line,
-            // however long. `[%clk` is neither.
-            let held = held.as_bytes();
-            let breaks_meaning = held.first() == Some(&b'%')
-                || (held.first() == Some(&b'[')
-                    && held.get(1).is_some_and(u8::is_ascii_alphabetic));
-            if self.col + 1 + width > LINE_WIDTH && !breaks_meaning {
-                self.out.replace_range(start - 1..start, "\n");
-                self.col = 0;
-            } else {
-                self.col += 1;
-            }
+            col += 1 + width;
         }
-        self.col += width;
+        if end == line.len() {
+            return None;
+        }
+        start = end + 1;
     }
 }
 
@@ -204,62 +234,64 @@ pub enum Layout {
     Book,
 }
 
+/// A brace comment: its words parted by one space, the braces glued to the first and last.
+/// An ASCII comment is split at ASCII whitespace (the cheaper split; the same words), and one
+/// whose words are parted by one space already, as a clock comment a ply is, is copied whole.
+fn brace_comment(text: &str, lines: &mut Lines<'_>) {
+    if text.is_ascii() {
+        let words = text.trim_ascii();
+        if words.is_empty() {
+            lines.word("{}");
+            return;
+        }
+        lines.begin();
+        lines.out.push('{');
+        if single_spaced(words.as_bytes()) {
+            lines.out.push_str(words);
+        } else {
+            join(words.split_ascii_whitespace(), lines.out);
+        }
+    } else {
+        let mut words = text.split_whitespace().peekable();
+        if words.peek().is_none() {
+            lines.word("{}");
+            return;
+        }
+        lines.begin();
+        lines.out.push('{');
+        join(words, lines.out);
+    }
+    lines.out.push('}');
+}
+
+/// Words parted by one space each and no other whitespace (and none at the ends).
+fn single_spaced(text: &[u8]) -> bool {
+    let mut space = false;
+    for &b in text {
+        if b.is_ascii_whitespace() {
+            if b != b' ' || space {
+                return false;
+            }
+            space = true;
+        } else {
+            space = false;
+        }
+    }
+    true
+}
+
+fn join<'t>(words: impl Iterator<Item = &'t str>, out: &mut String) {
+    for (i, w) in words.enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+}
+
 /// Appends the movetext: moves with numbers (`1.e4 e5`, `1...e5` after a comment, a variation
 /// or at the start of a line of play), comments, NAGs, variations, repair notes, and the
 /// result, in lines of at most [`LINE_WIDTH`] columns.
-/// A brace comment's words, the braces glued to the first and last.
-fn comment_words<'t>(words: impl Iterator<Item = &'t str>, lines: &mut Lines<'_>) {
-    let mut words = words.peekable();
-    if words.peek().is_none() {
-        lines.word("{}");
-    }
-    let mut first = true;
-    while let Some(w) = words.next() {
-        lines.begin(false);
-        if first {
-            lines.out.push('{');
-            first = false;
-        }
-        lines.out.push_str(w);
-        if words.peek().is_none() {
-            lines.out.push('}');
-        }
-    }
-}
-
-/// [`comment_words`] of an ASCII comment, split as `split_ascii_whitespace` splits it, each
-/// word written straight to `out`: a loop over the bytes, where the split's iterator and a
-/// word's copies cost several times more (a clock comment a ply makes this a game's most
-/// frequent element).
-fn ascii_comment_words(text: &str, lines: &mut Lines<'_>) {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut any = false;
-    loop {
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if i == bytes.len() {
-            break;
-        }
-        let start = i;
-        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        lines.begin(true);
-        if !any {
-            lines.out.push('{');
-            any = true;
-        }
-        lines.out.push_str(&text[start..i]);
-    }
-    if any {
-        lines.out.push('}');
-    } else {
-        lines.word("{}");
-    }
-}
-
 pub fn write_movetext(
     elements: &[Element],
     collector: &Collector,
@@ -272,13 +304,11 @@ pub fn write_movetext(
     // A Black move needs its number at the start of a line of play and after a comment,
     // a variation or a note.
     let mut need_number = true;
-    // A move and its number are one word: its width is its length in an ASCII notation.
-    let ascii_moves = collector.notation.is_ascii();
     for el in elements {
         match el {
             Element::Move(i) => {
                 let ply = &collector.plies[*i];
-                lines.begin(ascii_moves);
+                lines.begin();
                 if ply.white || need_number {
                     number_prefix(ply, lines.out);
                 }
@@ -307,12 +337,7 @@ pub fn write_movetext(
                 lines.line_comment(text)
             }
             Element::Comment(text) => {
-                // The same words either way; the ASCII split is the cheaper one.
-                if text.is_ascii() {
-                    ascii_comment_words(text, &mut lines);
-                } else {
-                    comment_words(text.split_whitespace(), &mut lines);
-                }
+                brace_comment(text, &mut lines);
                 need_number = true;
             }
             Element::Nag(n) => {
@@ -340,7 +365,7 @@ pub fn write_movetext(
         }
     }
     lines.word(result.as_str());
-    lines.flush();
+    lines.wrap();
     lines.out.push('\n');
 }
 
@@ -554,6 +579,9 @@ mod tests {
             "[%clk",
             "Nbd7!?",
             "一二三四五六七八九十一二三四五",
+            // Longer than a line in bytes but not in columns, and longer than a line.
+            "éééééééééééééééééééééééééééééééééééééééééééééééééééé",
+            "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234",
         ];
         let comments = [
             "[%clk 0:03:00]",
@@ -572,7 +600,7 @@ mod tests {
             seed ^= seed << 17;
             usize::try_from(seed % n as u64).unwrap_or(0)
         };
-        for _ in 0..200 {
+        for _ in 0..2000 {
             let mut out = String::new();
             let mut reference = Reference {
                 out: String::new(),
@@ -590,11 +618,7 @@ mod tests {
                     }
                     4 | 5 => {
                         let c = comments[next(comments.len())];
-                        if c.is_ascii() {
-                            ascii_comment_words(c, &mut lines);
-                        } else {
-                            comment_words(c.split_whitespace(), &mut lines);
-                        }
+                        brace_comment(c, &mut lines);
                         reference.comment(c);
                     }
                     6 => {
@@ -611,7 +635,7 @@ mod tests {
                     }
                 }
             }
-            lines.flush();
+            lines.wrap();
             reference.flush();
             assert_eq!(out, reference.out);
         }
