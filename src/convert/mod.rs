@@ -448,26 +448,9 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
         || token == "吃過路兵".as_bytes()
 }
 
-/// The move number prefix of a ply: `7.` for White, `7...` for Black.
+/// The move number prefix of a ply: `7.` for White, `7...` for Black. Once per move written,
+/// so without `fmt`.
 pub fn number_prefix(ply: &Ply, out: &mut String) {
-    push_number(ply.number, out);
+    out.push_str(itoa::Buffer::new().format(ply.number));
     out.push_str(if ply.white { "." } else { "..." });
-}
-
-/// Appends a number's decimal digits: once per move written, so without `fmt`.
-pub fn push_number(n: u32, out: &mut String) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
 }
