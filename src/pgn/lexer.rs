@@ -130,9 +130,11 @@ pub(crate) fn lex_game_at(
 }
 
 /// Lexes the tags of a complete game (`data` is the whole game, as the reader found it) and
-/// stops where its movetext begins: [`Movetext::Bytes`], with `out` holding the tags. A game
-/// without tags or without movetext, or whose tag section may go on after comments, is lexed
-/// whole: [`Movetext::Tokens`]. The movetext's bytes are for a reader that needs no tokens
+/// stops where its movetext begins: [`Movetext::Bytes`], with `out` holding the tags (none, for
+/// a game that is movetext alone: the lichess Parquet `movetext` column) and a tagless game's
+/// book header lines. A game without movetext, a tagless game whose first move is not ASCII,
+/// and a game whose tag section may go on after comments are lexed whole:
+/// [`Movetext::Tokens`]. The movetext's bytes are for a reader that needs no tokens
 /// (the replay's bytes loop); one that needs them lexes the game again with [`lex_game`].
 ///
 /// ```
@@ -145,9 +147,15 @@ pub(crate) fn lex_game_at(
 /// };
 /// assert_eq!((at.offset, at.line), (15, 3));
 /// assert_eq!(lexed.tag("White"), Some("Tal"));
-/// // A game without tags is lexed whole.
-/// assert_eq!(lex_game_tags(b"1. e4 *", 1, 1, &mut lexed), Movetext::Tokens);
-/// assert_eq!(lexed.tokens.len(), 3);
+/// // Movetext alone starts at its first token, after leading comments.
+/// let Movetext::Bytes(at) = lex_game_tags(b"{Blitz} 1. e4 *", 1, 1, &mut lexed) else {
+///     panic!("the game is movetext");
+/// };
+/// assert_eq!((at.offset, lexed.tag_count(), lexed.tokens.len()), (0, 0, 0));
+/// // One whose first move is not ASCII is lexed whole.
+/// let zh = "马f3 马c6 2.e4 *".as_bytes();
+/// assert_eq!(lex_game_tags(zh, 1, 1, &mut lexed), Movetext::Tokens);
+/// assert_eq!(lexed.tokens.len(), 5);
 /// ```
 pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) -> Movetext {
     match lex_game_tags_open(data, true, first_line, first_col, out) {
@@ -356,7 +364,11 @@ impl Lexer<'_> {
         }
         let start = self.i;
         let b = self.data[start];
-        if self.tags_only && !self.out.tags.is_empty() {
+        // A game without tags (movetext alone, as in the lichess Parquet files) starts its
+        // movetext at its first token but its book header lines (below, at a byte that is not
+        // ASCII) and its leading comments: after any other token it is lexed whole.
+        let tagless_start = b < 0x80 && (at.last_end == at.header_end || self.lead.is_some());
+        if self.tags_only && (!self.out.tags.is_empty() || tagless_start) {
             if let Some(end) = self.tags_end(b, at) {
                 return Some(end);
             }
