@@ -367,8 +367,10 @@ impl Lexer<'_> {
         // A game without tags (movetext alone, as in the lichess Parquet files) starts its
         // movetext at its first token but its book header lines (below, at a byte that is not
         // ASCII) and its leading comments: after any other token it is lexed whole.
-        let tagless_start = b < 0x80 && (at.last_end == at.header_end || self.lead.is_some());
-        if self.tags_only && (!self.out.tags.is_empty() || tagless_start) {
+        if self.tags_only
+            && (!self.out.tags.is_empty()
+                || (b < 0x80 && (at.last_end == at.header_end || self.lead.is_some())))
+        {
             if let Some(end) = self.tags_end(b, at) {
                 return Some(end);
             }
