@@ -7,7 +7,7 @@ PGN files, in one run, at the same thread count, and prints the throughputs and 
 pgnkit reads the file itself (`read_games(path)`: lexing, replay, checks, the Arrow table).
 rust_pgn_reader_python_binding is handed the games as a list of strings, split beforehand and
 not timed (its `parse_games_from_strings`; it reads no files), which flatters it. Then both are
-handed the same games as a pyarrow array of strings, the lichess Parquet case:
+handed the same games' movetext alone as a pyarrow array of strings, the lichess Parquet case:
 `pgnkit.parse_movetext(array)` beside rust_pgn_reader_python_binding's `parse_games(array)`. python-chess
 (`chess.pgn.read_game`, replaying every move) is timed on the first --chess-games games and
 extrapolated per game. `--validate BIN` also times the CLI's `validate` on each file, the floor
@@ -41,6 +41,11 @@ import pgnkit  # noqa: E402 (after the thread setting, which must come before Nu
 def split_games(text: str) -> list[str]:
     parts = re.split(r"\n\s*\n(?=\[)", text)
     return [p for p in parts if p.strip()]
+
+
+def movetext_of(game: str) -> str:
+    """A game's movetext: what follows its tag lines."""
+    return re.sub(r"\A(\s*\[[^\n]*\n)*\s*", "", game)
 
 
 # `--cpu`: processor time of the whole process (every thread) instead of wall-clock time, for a
@@ -111,7 +116,8 @@ def main() -> int:
             kwargs = {"num_threads": args.threads} if "num_threads" in params else {}
             if not kwargs:
                 os.environ["RAYON_NUM_THREADS"] = str(args.threads)
-            array = pa.chunked_array([pa.array(games)])
+            # The games' movetext alone, as the lichess Parquet files' `movetext` column holds it.
+            array = pa.chunked_array([pa.array([movetext_of(g) for g in games])])
             contenders["rust_pgn_reader strings"] = lambda: parse(games, **kwargs)
             contenders["pgnkit.parse_movetext"] = lambda: pgnkit.parse_movetext(array, threads=args.threads)
             contenders["rust_pgn_reader parse_games"] = lambda: rpr.parse_games(array, **kwargs)
