@@ -131,6 +131,9 @@ impl Collector {
         self.text.reserve(plies * 6);
         // A move, and often a comment or a NAG after it.
         self.recorded.reserve(plies * 2);
+        if let Some(c) = self.columns.as_deref_mut() {
+            c.reserve(plies);
+        }
     }
 
     /// Empties the collector for the next game, keeping its allocations.
