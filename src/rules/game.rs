@@ -594,7 +594,7 @@ mod tests {
             let bytes = pgn.as_bytes();
             let mut tags = Lexed::default();
             let Movetext::Bytes(at) = lex_game_tags(bytes, 1, 1, &mut tags) else {
-                panic!("{pgn:?} has tags and movetext");
+                panic!("{pgn:?} has movetext that starts in ASCII");
             };
             for needs in needs {
                 let mut fast_events = Recorder {
@@ -626,6 +626,21 @@ mod tests {
             "[Result \"1-0\"]\n\n1.e4 {a\ncomment} e5 $1 3. Qh5 Nc6 4. Bc4 Nf6 5. Qxf7 0-1",
             "[Event \"a\"]\n\n1. f3 e5 2. g4 Qh4#! 0-1",
             "[Event \"a\"]\n\n1. e4!? e5?! 2. Nf3!! Nc6?? 3. Bb5! a6? *",
+        ];
+        assert_fast_reports(&games);
+    }
+
+    #[test]
+    fn movetext_without_tags_takes_the_fast_path_with_the_same_report() {
+        // The lichess Parquet `movetext` column's values, and tagless games of a file: leading
+        // comments and escape lines, an illegal move, no result. (A book layout's header lines
+        // are tags to `check_game`, not movetext: the book tests of `convert` cover them.)
+        let games = [
+            "1. e4 { [%clk 0:03:00] } 1... e5 { [%clk 0:02:59] } 2. Nf3 1-0",
+            "{Blitz} ; a line comment\n1. e4 e5 2. Ke3 *",
+            "% an escape line\n1. d4 d5 2. c4 dxc4",
+            "  \n1. f3 e5 2. g4 Qh4# 1/2-1/2",
+            "1. e4 (1. d4 d5) 1... e5 $2 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0",
         ];
         assert_fast_reports(&games);
     }
