@@ -238,28 +238,24 @@ pub enum Layout {
 /// An ASCII comment is split at ASCII whitespace (the cheaper split; the same words), and one
 /// whose words are parted by one space already, as a clock comment a ply is, is copied whole.
 fn brace_comment(text: &str, lines: &mut Lines<'_>) {
-    if text.is_ascii() {
-        let words = text.trim_ascii();
-        if words.is_empty() {
-            lines.word("{}");
-            return;
-        }
-        lines.begin();
-        lines.out.push('{');
-        if single_spaced(words.as_bytes()) {
-            lines.out.push_str(words);
-        } else {
-            join(words.split_ascii_whitespace(), lines.out);
-        }
+    let ascii = text.is_ascii();
+    let words = if ascii {
+        text.trim_ascii()
     } else {
-        let mut words = text.split_whitespace().peekable();
-        if words.peek().is_none() {
-            lines.word("{}");
-            return;
-        }
-        lines.begin();
-        lines.out.push('{');
-        join(words, lines.out);
+        text.trim()
+    };
+    if words.is_empty() {
+        lines.word("{}");
+        return;
+    }
+    lines.begin();
+    lines.out.push('{');
+    if !ascii {
+        join(words.split_whitespace(), lines.out);
+    } else if single_spaced(words.as_bytes()) {
+        lines.out.push_str(words);
+    } else {
+        join(words.split_ascii_whitespace(), lines.out);
     }
     lines.out.push('}');
 }
