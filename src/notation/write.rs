@@ -76,13 +76,6 @@ pub enum Notation {
     Letters { lang: Lang, long: bool },
 }
 
-impl Notation {
-    /// Every move it writes is ASCII, one column a byte.
-    pub fn is_ascii(self) -> bool {
-        matches!(self, Notation::San | Notation::Lan | Notation::Uci(_))
-    }
-}
-
 /// Appends `m` (legal in `pos`) in `notation`, followed by the sign for `check`.
 ///
 /// ```
@@ -392,8 +385,10 @@ mod tests {
                     "{notation:?}: {text} ({m:?}) in {}",
                     Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
                 );
-                // The line filler counts a byte a column for these.
-                assert!(!notation.is_ascii() || text.is_ascii(), "{context}");
+                // The international notations are written in ASCII.
+                let international =
+                    matches!(notation, Notation::San | Notation::Lan | Notation::Uci(_));
+                assert!(!international || text.is_ascii(), "{context}");
                 read_token_with(text.as_bytes(), lang, &mut out)
                     .unwrap_or_else(|e| panic!("{context}: {e}"));
                 assert_eq!(out.len(), 1, "{context}: {out:?}");
