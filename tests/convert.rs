@@ -1203,6 +1203,20 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
     assert_eq!(games[1]["tags"]["Date"], "2024.??.??");
     assert_eq!(games[1]["FEN"], "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
     assert_eq!(games[2]["errors"], 1);
+    // The movetext column is `--format pgn`'s movetext on one line, as lichess's is: the
+    // first game's takes two lines there.
+    let pgn = stdout(&pgnkit(&["convert", "-q", input], None));
+    let written: Vec<String> = pgn
+        .split("\n\n")
+        .skip(1)
+        .step_by(2)
+        .map(|m| m.trim_end().replace('\n', " "))
+        .collect();
+    assert!(pgn.contains("3.Qh5\nNf6"), "{pgn}");
+    assert_eq!(written.len(), 3, "{pgn}");
+    for (game, movetext) in games.iter().zip(&written) {
+        assert_eq!(game["movetext"].as_str(), Some(movetext.as_str()));
+    }
     assert!(games[0]["movetext"].as_str().unwrap().contains("Qxf7#"));
     // The null move is a row, as UCI's 0000.
     assert!(games[1]["movetext"].as_str().unwrap().contains("--"));

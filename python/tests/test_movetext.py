@@ -27,7 +27,7 @@ def test_a_row_a_game_and_a_row_a_ply():
     assert [r["result"] for r in g] == ["0-1", "*"]
     assert g[0]["termination"] == "checkmate" and g[0]["result_by_rule"] == "0-1"
     assert g[0]["final_fen"] == "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
-    assert g[0]["movetext"] == "1.f3 e5 2.g4 Qh4# 0-1\n"
+    assert g[0]["movetext"] == "1.f3 e5 2.g4 Qh4# 0-1"
     assert (g[0]["errors"], g[0]["diagnostics"]) == (0, [])
     assert moves.column_names == ["index", "ply", "san", "uci", "clock", "eval", "eval_mate",
                                   "comment", "nags"]
@@ -49,7 +49,7 @@ def test_the_same_game_gives_what_read_games_gives():
 
 def test_the_notation_and_the_positions_are_chosen():
     games, moves = pgnkit.parse_movetext(pa.array([MATE]), to="uci", positions=True)
-    assert games["movetext"][0].as_py() == "1.f2f3 e7e5 2.g2g4 d8h4 0-1\n"
+    assert games["movetext"][0].as_py() == "1.f2f3 e7e5 2.g2g4 d8h4 0-1"
     assert moves["fen"][0].as_py() == "rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1"
 
 

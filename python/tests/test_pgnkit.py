@@ -30,7 +30,7 @@ def test_games_table_has_a_row_per_game():
     assert t.schema.field("Date").type == pa.date32()
     assert str(t.column("Date")[0]) == "2024-03-01"
     assert t.column("Date")[3].as_py() is None
-    assert t.column("movetext")[1].as_py() == "1.f3 e5 2.g4 Qh4# 0-1\n"
+    assert t.column("movetext")[1].as_py() == "1.f3 e5 2.g4 Qh4# 0-1"
     assert t.column("termination").to_pylist()[:2] == ["checkmate", "checkmate"]
     # Tags without a column of their own are in the map.
     assert dict(t.column("tags")[0].as_py()) == {}
@@ -39,7 +39,7 @@ def test_games_table_has_a_row_per_game():
 
 def test_the_notation_of_the_movetext_is_chosen():
     t = pgnkit.read_games(GAMES, to="uci")
-    assert t.column("movetext")[1].as_py() == "1.f2f3 e7e5 2.g2g4 d8h4 0-1\n"
+    assert t.column("movetext")[1].as_py() == "1.f2f3 e7e5 2.g2g4 d8h4 0-1"
 
 
 def test_moves_table_has_a_row_per_main_line_ply():

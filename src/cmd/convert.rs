@@ -414,7 +414,7 @@ fn convert_one(
                     game.movetext,
                 )));
             } else {
-                pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut movetext);
+                pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
             }
             let mut row = Box::new(GameRow::new(
                 name,

@@ -83,15 +83,18 @@ struct Lines<'a> {
     /// A word was written last on this line: a `)` joins it.
     held: bool,
     prefix: String,
+    /// Lines are broken at [`LINE_WIDTH`] columns; otherwise only a `;` comment ends one.
+    wrapped: bool,
 }
 
 impl Lines<'_> {
-    fn new(out: &mut String) -> Lines<'_> {
+    fn new(out: &mut String, wrapped: bool) -> Lines<'_> {
         Lines {
             line: out.len(),
             out,
             held: false,
             prefix: String::new(),
+            wrapped,
         }
     }
 
@@ -151,6 +154,9 @@ impl Lines<'_> {
 
     /// Breaks the line being filled into lines that fit; the last of them is filled on.
     fn wrap(&mut self) {
+        if !self.wrapped {
+            return;
+        }
         let mut line = self.line;
         while let Some(at) = line_break(&self.out[line..]) {
             let at = line + at;
@@ -228,8 +234,13 @@ pub use crate::report::display_width;
 /// How the movetext looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
-    /// PGN export: NAGs as `$n`.
+    /// PGN export: NAGs as `$n`, lines of at most [`LINE_WIDTH`] columns.
     Pgn,
+    /// PGN export's words on one line and no line break after the result, as a table's
+    /// column holds a movetext (lichess's Parquet `movetext`): a line break inside a value
+    /// would fall between any two words and split what a query looks for. Only a `;`
+    /// comment, which runs to the end of its line, is followed by one.
+    Line,
     /// Chinese book layout: the common NAGs as `!`, `?`, `!!`, `??`, `!?`, `?!`.
     Book,
 }
@@ -287,7 +298,8 @@ fn join<'t>(words: impl Iterator<Item = &'t str>, out: &mut String) {
 
 /// Appends the movetext: moves with numbers (`1.e4 e5`, `1...e5` after a comment, a variation
 /// or at the start of a line of play), comments, NAGs, variations, repair notes, and the
-/// result, in lines of at most [`LINE_WIDTH`] columns.
+/// result, in lines of at most [`LINE_WIDTH`] columns and a line break after the result, or
+/// on one line ([`Layout::Line`]).
 pub fn write_movetext(
     elements: &[Element],
     collector: &Collector,
@@ -295,7 +307,7 @@ pub fn write_movetext(
     layout: Layout,
     out: &mut String,
 ) {
-    let mut lines = Lines::new(out);
+    let mut lines = Lines::new(out, layout != Layout::Line);
     let mut word = String::new();
     // A Black move needs its number at the start of a line of play and after a comment,
     // a variation or a note.
@@ -361,8 +373,10 @@ pub fn write_movetext(
         }
     }
     lines.word(result.as_str());
-    lines.wrap();
-    lines.out.push('\n');
+    if lines.wrapped {
+        lines.wrap();
+        lines.out.push('\n');
+    }
 }
 
 /// The suffix glyph of the six common NAGs.
@@ -477,12 +491,14 @@ mod tests {
     use crate::pgn::Span;
 
     /// The line filler as it was before words went straight to the output (a held `String`,
-    /// each comment word copied twice): what [`Lines`] must write, byte for byte.
+    /// each comment word copied twice): what [`Lines`] must write, byte for byte. `width` is
+    /// [`LINE_WIDTH`], or `usize::MAX` for lines that are not broken.
     struct Reference {
         out: String,
         col: usize,
         held: String,
         prefix: String,
+        width: usize,
     }
 
     impl Reference {
@@ -542,7 +558,7 @@ mod tests {
                 let breaks_meaning = held.first() == Some(&b'%')
                     || (held.first() == Some(&b'[')
                         && held.get(1).is_some_and(u8::is_ascii_alphabetic));
-                if self.col + 1 + width > LINE_WIDTH && !breaks_meaning {
+                if self.col + 1 + width > self.width && !breaks_meaning {
                     self.out.push('\n');
                     self.col = 0;
                 } else {
@@ -560,7 +576,8 @@ mod tests {
     fn lines_write_what_the_held_word_filler_wrote() {
         // Words, comments (ASCII with every kind of whitespace, and not), variations opened and
         // closed at a line's edge, empty words and `;` comments, in a long pseudo-random
-        // sequence: every line break decision of the reference is met.
+        // sequence: every line break decision of the reference is met, and unbroken lines
+        // end only after a `;` comment.
         let words = [
             "1.e4",
             "e5",
@@ -596,15 +613,18 @@ mod tests {
             seed ^= seed << 17;
             usize::try_from(seed % n as u64).unwrap_or(0)
         };
-        for _ in 0..2000 {
+        for i in 0..4000 {
+            // Every other sequence on one line (`Layout::Line`).
+            let wrapped = i % 2 == 0;
             let mut out = String::new();
             let mut reference = Reference {
                 out: String::new(),
                 col: 0,
                 held: String::new(),
                 prefix: String::new(),
+                width: if wrapped { LINE_WIDTH } else { usize::MAX },
             };
-            let mut lines = Lines::new(&mut out);
+            let mut lines = Lines::new(&mut out, wrapped);
             for _ in 0..60 {
                 match next(10) {
                     0..=3 => {
@@ -634,6 +654,10 @@ mod tests {
             lines.wrap();
             reference.flush();
             assert_eq!(out, reference.out);
+            if !wrapped {
+                let mut ended = out.split_inclusive('\n').filter(|l| l.ends_with('\n'));
+                assert!(ended.all(|l| l.ends_with("; a }\n")), "{out}");
+            }
         }
     }
 

@@ -753,8 +753,8 @@ fn game_outcome(report: &GameReport, main: &MainLine) -> (Vec<Move>, Option<Stri
     )
 }
 
-/// Each game `convert` accepts, written in one notation (chosen by `pick`) as PGN and in the
-/// book layout, reads back as one game with the same main-line moves, final position and
+/// Each game `convert` accepts, written in one notation (chosen by `pick`) as PGN, as PGN with
+/// its movetext on one line (the Parquet column's) and in the book layout, reads back as one game with the same main-line moves, final position and
 /// termination; EPD gives that final position.
 pub fn check_convert_round_trip(input: &[u8], pick: usize) {
     convert_round_trip(input, pick);
@@ -777,10 +777,10 @@ fn convert_round_trip(input: &[u8], pick: usize) {
         let expected = game_outcome(&report, &main);
         let result = final_result(&lexed, &report, false);
         let elements = elements(&game.bytes, &collector, Keep::default());
-        for layout in [Layout::Pgn, Layout::Book] {
+        for layout in [Layout::Pgn, Layout::Line, Layout::Book] {
             let mut text = String::new();
             match layout {
-                Layout::Pgn => {
+                Layout::Pgn | Layout::Line => {
                     write_tags(&lexed, result, false, &mut text);
                     text.push('\n');
                 }
