@@ -165,6 +165,18 @@ pub fn read_notes(
     if clock.is_some() && eval.is_some() {
         return;
     }
+    // A clock alone (`[%clk 0:04:58]`), as lichess gives every ply: the whole comment is read
+    // at once. Nothing else in it can be a clock or an evaluation (no second `[`, no `=`, a
+    // `[` first), so the passes below would find the same.
+    if clock.is_none() {
+        let alone = comment
+            .strip_prefix("[%clk ")
+            .and_then(|c| c.strip_suffix(']'));
+        if let Some(secs) = alone.and_then(whole_clock) {
+            *clock = Some(secs);
+            return;
+        }
+    }
     let [clk, ev] = command_args(comment, [clock.is_none(), eval.is_none()]);
     if let Some(arg) = clk {
         *clock = clock_value(&arg);
@@ -737,6 +749,40 @@ mod tests {
             parse_clock("[%clk 1234567890:00]"),
             Some(1234567890.0 * 60.0)
         );
+    }
+
+    #[test]
+    fn a_clock_alone_reads_as_the_passes_over_its_commands_read_it() {
+        // A space before the comment takes it past the shortcut for a clock alone.
+        let read = |text: &str, clock: Option<f64>, eval: Option<Eval>| {
+            let (mut c, mut e) = (clock, eval);
+            read_notes(text, true, &mut c, &mut e);
+            (c, e)
+        };
+        for text in [
+            "[%clk 0:04:58]",
+            "[%clk 12]",
+            "[%clk 0:]",
+            "[%clk :]",
+            "[%clk 0:00:09.5]",
+            "[%clk 0:01:02][%eval 0.5]",
+            "[%clk 0:01:02] [%eval #-3]",
+            "[%clk 0:01:0x]",
+            "[%clk 1::2]",
+            "[%clk 0:01:02]]",
+            "[%clk 0:01:02] wv=1.5",
+            "[%clk ]",
+            "[%clk 1234567890:00]",
+        ] {
+            for (clock, eval) in [(None, None), (Some(1.0), None), (None, Some(Eval::Mate(2)))] {
+                assert_eq!(
+                    read(text, clock, eval),
+                    read(&format!(" {text}"), clock, eval),
+                    "{text}"
+                );
+            }
+        }
+        assert_eq!(read("[%clk 0:04:58]", None, None), (Some(298.0), None));
     }
 
     #[test]
