@@ -246,45 +246,70 @@ pub enum Layout {
 }
 
 /// A brace comment: its words parted by one space, the braces glued to the first and last.
-/// An ASCII comment is split at ASCII whitespace (the cheaper split; the same words), and one
-/// whose words are parted by one space already, as a clock comment a ply is, is copied whole.
+/// An ASCII comment is split at ASCII whitespace (the cheaper split; the same words unless it
+/// holds a vertical tab, see [`Spacing::VerticalTab`]), and one whose words are parted by one
+/// space already, as a clock comment a ply is, is copied whole.
 fn brace_comment(text: &str, lines: &mut Lines<'_>) {
     let ascii = text.is_ascii();
-    let words = if ascii {
+    let mut words = if ascii {
         text.trim_ascii()
     } else {
         text.trim()
     };
+    let spacing = if ascii {
+        spacing(words.as_bytes())
+    } else {
+        Spacing::Other
+    };
+    if spacing == Spacing::VerticalTab {
+        // Whitespace to `str::trim`, not to `trim_ascii`.
+        words = text.trim();
+    }
     if words.is_empty() {
         lines.word("{}");
         return;
     }
     lines.begin();
     lines.out.push('{');
-    if !ascii {
-        join(words.split_whitespace(), lines.out);
-    } else if single_spaced(words.as_bytes()) {
-        lines.out.push_str(words);
-    } else {
-        join(words.split_ascii_whitespace(), lines.out);
+    match spacing {
+        Spacing::Single => lines.out.push_str(words),
+        Spacing::Ascii => join(words.split_ascii_whitespace(), lines.out),
+        Spacing::VerticalTab | Spacing::Other => join(words.split_whitespace(), lines.out),
     }
     lines.out.push('}');
 }
 
-/// Words parted by one space each and no other whitespace (and none at the ends).
-fn single_spaced(text: &[u8]) -> bool {
-    let mut space = false;
+/// How the words of an ASCII comment are parted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Spacing {
+    /// By one space each and no other whitespace (and none at the ends).
+    Single,
+    /// By ASCII whitespace as `u8::is_ascii_whitespace` counts it.
+    Ascii,
+    /// The text holds a vertical tab: whitespace to `char::is_whitespace` (and the split of
+    /// a comment past ASCII), not to `u8::is_ascii_whitespace`.
+    VerticalTab,
+    /// Not ASCII.
+    Other,
+}
+
+fn spacing(text: &[u8]) -> Spacing {
+    let (mut single, mut space) = (true, false);
     for &b in text {
         if b.is_ascii_whitespace() {
-            if b != b' ' || space {
-                return false;
-            }
+            single &= b == b' ' && !space;
             space = true;
+        } else if b == 0x0b {
+            return Spacing::VerticalTab;
         } else {
             space = false;
         }
     }
-    true
+    if single {
+        Spacing::Single
+    } else {
+        Spacing::Ascii
+    }
 }
 
 fn join<'t>(words: impl Iterator<Item = &'t str>, out: &mut String) {
@@ -605,6 +630,8 @@ mod tests {
             "a very long comment that runs past the line's edge by itself alone, with no break in it, none at all",
             "gagné  après\u{3000}la partie",
             "%escape [Name word",
+            "a\x0Bb \x0B",
+            "\x0B",
         ];
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = |n: usize| {
