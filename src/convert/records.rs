@@ -751,14 +751,17 @@ mod tests {
         );
     }
 
+    /// What `read_notes` gives for `text` after a move by White that has `clock` and `eval`
+    /// already.
+    fn read(text: &str, clock: Option<f64>, eval: Option<Eval>) -> (Option<f64>, Option<Eval>) {
+        let (mut c, mut e) = (clock, eval);
+        read_notes(text, true, &mut c, &mut e);
+        (c, e)
+    }
+
     #[test]
     fn a_clock_alone_reads_as_the_passes_over_its_commands_read_it() {
         // A space before the comment takes it past the shortcut for a clock alone.
-        let read = |text: &str, clock: Option<f64>, eval: Option<Eval>| {
-            let (mut c, mut e) = (clock, eval);
-            read_notes(text, true, &mut c, &mut e);
-            (c, e)
-        };
         for text in [
             "[%clk 0:04:58]",
             "[%clk 12]",
@@ -798,11 +801,6 @@ mod tests {
 
     #[test]
     fn a_comment_gives_only_what_its_move_still_lacks() {
-        let read = |text: &str, clock: Option<f64>, eval: Option<Eval>| {
-            let (mut c, mut e) = (clock, eval);
-            read_notes(text, true, &mut c, &mut e);
-            (c, e)
-        };
         let both = "[%eval 0.17] [%clk 0:03:00]";
         assert_eq!(
             read(both, None, None),
