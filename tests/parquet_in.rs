@@ -373,3 +373,64 @@ fn a_dictionary_text_column_reads_as_text() {
     assert!(dictionary.len() >= 2);
     assert_eq!(dictionary[..], plain[..dictionary.len()]);
 }
+
+/// A Parquet file in the lichess schema (an `Event` and a `movetext` column) of these rows.
+fn write_lichess_parquet(path: &Path, rows: &[(&str, &str)]) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+
+    let events: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0)));
+    let movetext: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1)));
+    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn a_movetext_of_several_lines_reads_as_in_pgn_and_its_rows_are_placed() {
+    // A `;` comment ends at its line's end (`convert --format parquet` writes one so when the
+    // comment holds a `}`); a movetext broken at 80 columns; a one-line movetext after them,
+    // whose row takes as many lines as theirs in the row text.
+    let rows = [
+        ("a", "1. e4 ; a } comment\ne5 2. Nf3 Nc6 *"),
+        ("b", "1. d4 d5\r\n2. Ke3 *"),
+        ("c", "1. e4 e5 2. Ke3 *"),
+    ];
+    let dir = common::scratch("parquet-lines");
+    let parquet = dir.join("lines.parquet");
+    write_lichess_parquet(&parquet, &rows);
+    let pgn = dir.join("lines.pgn");
+    let text: String = rows
+        .iter()
+        .map(|(event, movetext)| format!("[Event \"{event}\"]\n{movetext}\n\n"))
+        .collect();
+    std::fs::write(&pgn, text).unwrap();
+    let (parquet, pgn) = (parquet.to_str().unwrap(), pgn.to_str().unwrap());
+    // The same verdicts: the comment's line end is kept, so e5 is a move.
+    let (from_parquet, code) = validate_json(parquet, "1");
+    let (from_pgn, pgn_code) = validate_json(pgn, "1");
+    assert_eq!(
+        without_places(&from_parquet, true),
+        without_places(&from_pgn, true)
+    );
+    assert_eq!(code, pgn_code);
+    let converted = |path: &str| stdout(&pgnkit(&["convert", "-q", path], None));
+    let games = converted(parquet);
+    assert!(
+        games.contains("1.e4 ; a } comment\ne5 2.Nf3 Nc6 *"),
+        "{games}"
+    );
+    assert_eq!(games, converted(pgn));
+    // The places: row, line in the row (1 the tags, 2 the movetext's first line), column.
+    let text = stdout(&pgnkit(&["validate", "-q", parquet], None));
+    for place in [
+        format!("--> {parquet}:row 1:3:4"),
+        format!("--> {parquet}:row 2:2:13"),
+    ] {
+        assert!(text.contains(&place), "{place} in {text}");
+    }
+}

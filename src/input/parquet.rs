@@ -25,6 +25,7 @@ use parquet::arrow::arrow_reader::{
 };
 
 use crate::diag::Code;
+use crate::pgn::lexer::count_lines;
 
 /// The first (and last) four bytes of every Parquet file.
 pub const MAGIC: &[u8; 4] = b"PAR1";
@@ -32,8 +33,15 @@ pub const MAGIC: &[u8; 4] = b"PAR1";
 /// The movetext column of the lichess schema.
 pub const DEFAULT_MOVETEXT: &str = "movetext";
 
-/// Lines of text each row becomes: tags, movetext, a blank line.
-const LINES_PER_ROW: u32 = 3;
+/// Lines of text a row with a one-line movetext becomes: tags, movetext, a blank line. A
+/// movetext of more lines (a `;` comment ends its line; other writers break lines at 80
+/// columns) makes every row of its batch take as many, the others padded with blank lines, so
+/// that a line of the text still tells its row (see [`Segment`]).
+const ROW_LINES: u32 = 3;
+
+/// Line breaks a movetext keeps at most. One of more lines is read on one line, its breaks as
+/// spaces: the padding it would call for in every row of its batch is bounded so.
+const MAX_MOVETEXT_BREAKS: u32 = 1023;
 
 /// Rows decoded at a time.
 const BATCH_ROWS: usize = 1024;
@@ -202,11 +210,15 @@ struct Plan {
     movetext: String,
 }
 
-/// Where a row group starts: its first row and the line of text that row's tags are on.
+/// Where a run of rows of the same number of lines starts: its first row, the line of text
+/// that row's tags are on, and the lines each row takes. A run starts with each row group
+/// and with each batch whose rows take other lines than the batch before: one a row group
+/// for movetexts of one line (lichess's), whatever the number of rows.
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     first_line: u32,
     first_row: u64,
+    row_lines: u32,
 }
 
 #[derive(Debug, Default)]
@@ -238,8 +250,8 @@ impl Rows {
         let segment = shared.segments[i];
         let within = line - segment.first_line;
         Some(RowPlace {
-            row: segment.first_row + u64::from(within / LINES_PER_ROW),
-            line: within % LINES_PER_ROW + 1,
+            row: segment.first_row + u64::from(within / segment.row_lines),
+            line: within % segment.row_lines + 1,
         })
     }
 
@@ -278,6 +290,10 @@ pub struct RowText {
     pos: usize,
     /// Lines of text given so far.
     lines: u32,
+    /// The row the next batch starts with.
+    next_row: u64,
+    /// Lines a row takes in the run of rows written last; 0 when a row group starts.
+    row_lines: u32,
     rows: Rows,
 }
 
@@ -334,6 +350,8 @@ impl RowText {
                 buf: Vec::new(),
                 pos: 0,
                 lines: 0,
+                next_row: 0,
+                row_lines: 0,
                 rows: Rows::default(),
             },
             warnings,
@@ -383,10 +401,9 @@ impl RowText {
                 match opened {
                     Ok(reader) => {
                         self.batches = Some(reader);
-                        self.rows.push_segment(Segment {
-                            first_line: self.lines + 1,
-                            first_row,
-                        });
+                        // The group's first batch starts a run of rows.
+                        self.next_row = first_row;
+                        self.row_lines = 0;
                     }
                     Err(e) => {
                         self.group_unreadable(first_row, n, &e);
@@ -474,8 +491,27 @@ impl RowText {
                 Ok((tag.as_str(), column, value))
             })
             .collect::<Result<_, String>>()?;
-        let buf = &mut self.buf;
+        // The lines each row takes: those of the batch's longest movetext.
+        let mut texts = Vec::with_capacity(batch.num_rows());
         for row in 0..batch.num_rows() {
+            let text = text_at(movetext.as_ref(), row)?;
+            texts.push((text, text.map_or(0, movetext_breaks)));
+        }
+        let breaks = texts.iter().map(|t| t.1).max().unwrap_or(0);
+        let row_lines = ROW_LINES + breaks;
+        if row_lines != self.row_lines {
+            self.rows.push_segment(Segment {
+                first_line: self.lines + 1,
+                first_row: self.next_row,
+                row_lines,
+            });
+            self.row_lines = row_lines;
+        }
+        self.next_row += batch.num_rows() as u64;
+        // The lines of a batch that fails are not given (the caller drops its text).
+        let lines_before = self.lines;
+        let buf = &mut self.buf;
+        for (row, &(text, own)) in texts.iter().enumerate() {
             let mut first = true;
             for &(tag, column, value) in &tags {
                 let start = buf.len();
@@ -493,7 +529,13 @@ impl RowText {
                         true
                     }
                     (Value::Column { kind, .. }, Some(column)) => {
-                        write_cell(buf, column, row, *kind)?
+                        match write_cell(buf, column, row, *kind) {
+                            Ok(written) => written,
+                            Err(e) => {
+                                self.lines = lines_before;
+                                return Err(e);
+                            }
+                        }
                     }
                     (Value::Column { .. }, None) => false,
                 };
@@ -506,11 +548,12 @@ impl RowText {
                 }
             }
             buf.push(b'\n');
-            if let Some(text) = text_at(movetext.as_ref(), row)? {
-                escape_movetext(buf, text);
+            if let Some(text) = text {
+                write_movetext(buf, text, own);
             }
-            buf.extend_from_slice(b"\n\n");
-            self.lines = self.lines.saturating_add(LINES_PER_ROW);
+            // Its line's end, a blank line, and the lines that make it as long as the others.
+            buf.resize(buf.len() + 2 + (breaks - own) as usize, b'\n');
+            self.lines = self.lines.saturating_add(row_lines);
         }
         Ok(())
     }
@@ -757,11 +800,24 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// A movetext on one line: a line break (lichess writes none) is read as a space, so that
-/// a column in the row's text is a column in its movetext.
-fn escape_movetext(buf: &mut Vec<u8>, text: &str) {
+/// The line breaks of a movetext the row's text keeps (none for one over
+/// [`MAX_MOVETEXT_BREAKS`], which is read on one line).
+fn movetext_breaks(text: &str) -> u32 {
+    match count_lines(text.as_bytes()) {
+        n if n > MAX_MOVETEXT_BREAKS => 0,
+        n => n,
+    }
+}
+
+/// Writes a movetext as it is, its line breaks kept (`breaks`, from [`movetext_breaks`]): a
+/// `;` comment ends at its line's end, a `%` line is an escape, as in a PGN file. One whose
+/// breaks are not kept is written on one line, its breaks as spaces.
+fn write_movetext(buf: &mut Vec<u8>, text: &str, breaks: u32) {
     let start = buf.len();
     buf.extend_from_slice(text.as_bytes());
+    if breaks > 0 || memchr::memchr2(b'\r', b'\n', text.as_bytes()).is_none() {
+        return;
+    }
     for b in &mut buf[start..] {
         if matches!(*b, b'\r' | b'\n') {
             *b = b' ';
@@ -809,16 +865,27 @@ mod tests {
         rows.push_segment(Segment {
             first_line: 1,
             first_row: 0,
+            row_lines: 3,
         });
         // Row group 1 (rows 2..) was unreadable; row group 2 starts at row 5.
         rows.push_segment(Segment {
             first_line: 7,
             first_row: 5,
+            row_lines: 3,
+        });
+        // From row 7 on a batch of rows of five lines (a movetext of three).
+        rows.push_segment(Segment {
+            first_line: 13,
+            first_row: 7,
+            row_lines: 5,
         });
         assert_eq!(rows.locate(1), Some(RowPlace { row: 0, line: 1 }));
         assert_eq!(rows.locate(5), Some(RowPlace { row: 1, line: 2 }));
         assert_eq!(rows.locate(8), Some(RowPlace { row: 5, line: 2 }));
         assert_eq!(rows.locate(10), Some(RowPlace { row: 6, line: 1 }));
+        assert_eq!(rows.locate(13), Some(RowPlace { row: 7, line: 1 }));
+        assert_eq!(rows.locate(16), Some(RowPlace { row: 7, line: 4 }));
+        assert_eq!(rows.locate(19), Some(RowPlace { row: 8, line: 2 }));
         assert_eq!(rows.locate(0), None);
     }
 }
