@@ -15,7 +15,9 @@ with a diagnostic on standard error: those are counted, and conformance.py compa
 plies (`games.plies`, and as many rows in moves.parquet), the same final position
 (`games.final_fen`; the en passant field may follow either convention) and the same UCI moves
 (`moves.uci` ordered by `ply`; a null move is `0000`). It also checks with pyarrow that the
-files' column types are those docs/convert.md gives. Disagreements listed in
+files' column types are those docs/convert.md gives, and that pgnkit reads games.parquet back
+(its `movetext` column, as in the lichess schema) as the same games, row by row: the same
+plies and final position. Disagreements listed in
 .ci/conformance-known.tsv are reported but do not fail the run (the same list as
 conformance.py: pgnkit rejects those games, or reads them differently, for a documented
 reason).
@@ -27,6 +29,7 @@ no corpus, pyarrow or duckdb missing).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -94,6 +97,26 @@ def check_types(path: Path, expected: dict[str, str]) -> list[str]:
     return problems
 
 
+def check_read_back(pgnkit: str, name: str, games: Path, con) -> list[str]:
+    """games.parquet read back by pgnkit (its `movetext` column in the lichess schema's place)
+    gives each row's game again: the same plies and final position, row by row."""
+    rows = con.execute(
+        "SELECT game, plies, final_fen FROM read_parquet(?, file_row_number = true) "
+        "ORDER BY file_row_number", [str(games)]).fetchall()
+    run = subprocess.run([pgnkit, "validate", "-q", "--format", "json", "--game-records",
+                          str(games)], capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        return [f"{name}: reading games.parquet back, pgnkit exited {run.returncode}: "
+                f"{run.stderr[-300:]!r}"]
+    back = [r for r in map(json.loads, run.stdout.splitlines()) if r.get("type") == "game"]
+    if len(back) != len(rows):
+        return [f"{name}: games.parquet read back as {len(back)} games, not {len(rows)}"]
+    return [f"{name} game {number}: read back from games.parquet with {r['plies']} plies and "
+            f"{r['final_fen']}, not {plies} and {fen}"
+            for (number, plies, fen), r in zip(rows, back)
+            if (r["plies"], r["final_fen"]) != (plies, fen)]
+
+
 def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tuple[int, int,
                                                                                      list[str]]:
     run = subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "--fen", "-o",
@@ -111,7 +134,8 @@ def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tu
         "SELECT game, list(uci ORDER BY ply) FROM read_parquet(?) GROUP BY game",
         [str(out / "moves.parquet")]).fetchall())
     problems = check_types(out / "games.parquet", GAMES_TYPES) + \
-        check_types(out / "moves.parquet", MOVES_TYPES)
+        check_types(out / "moves.parquet", MOVES_TYPES) + \
+        check_read_back(pgnkit, name, out / "games.parquet", con)
     compared = known_hits = 0
     for number, theirs in enumerate(python_chess_games(path), start=1):
         if theirs is None:
