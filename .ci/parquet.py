@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Parquet conformance: `pgnkit convert --format parquet` read back by DuckDB and pyarrow,
-checked game by game against python-chess on the shared corpus, and the DuckDB example of
-docs/convert.md run.
+checked game by game against python-chess on the shared corpus, and the DuckDB examples of
+docs/convert.md run (the movetext pattern must find the games the moves table finds).
 
 For every PGN file of ../shared/corpus (python-chess/, chess-library/, lichess/, twic/, eco/;
 the TCEC archive with `--tcec`) this runs
@@ -165,21 +165,38 @@ def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tu
 
 
 def docs_query(con_dir: Path) -> list[str]:
-    """Runs the DuckDB query of docs/convert.md's Parquet section on a converted folder."""
+    """Runs the DuckDB queries of docs/convert.md's Parquet section on a converted folder."""
     text = (REPO / "docs" / "convert.md").read_text(encoding="utf-8")
-    m = re.search(r"```sql\n(.*?)```", text, re.S)
-    if not m:
+    queries = re.findall(r"```sql\n(.*?)```", text, re.S)
+    if not queries:
         return ["docs/convert.md: no ```sql example in the Parquet section"]
-    sql = m.group(1)
+    problems = []
     cwd = os.getcwd()
     os.chdir(con_dir)
     try:
-        rows = duckdb.connect().execute(sql).fetchall()
-    except duckdb.Error as e:
-        return [f"docs/convert.md: the DuckDB example fails: {e}"]
+        con = duckdb.connect()
+        for sql in queries:
+            try:
+                rows = con.execute(sql).fetchall()
+            except duckdb.Error as e:
+                problems.append(f"docs/convert.md: a DuckDB example fails: {e}")
+                continue
+            # A count of none would show a pattern that finds nothing.
+            if not rows or rows[0][-1] in (0, None):
+                problems.append(f"docs/convert.md: a DuckDB example gives nothing: {rows}")
+            elif "regexp_matches(movetext" in sql:
+                # The pattern over the one-line movetext finds the games the moves table
+                # does (a line break inside the run would hide some).
+                table = con.execute(
+                    "SELECT count(DISTINCT a.game) FROM 'moves.parquet' a JOIN 'moves.parquet' b "
+                    "ON a.file = b.file AND a.game = b.game AND b.ply = a.ply + 1 "
+                    "WHERE a.san = 'Nf3' AND a.ply % 2 = 1 AND b.san = 'Nc6'").fetchone()[0]
+                if rows[0][0] != table:
+                    problems.append(f"docs/convert.md: the movetext pattern finds {rows[0][0]} "
+                                    f"games, the moves table {table}")
     finally:
         os.chdir(cwd)
-    return [] if rows else ["docs/convert.md: the DuckDB example gives no row"]
+    return problems
 
 
 def main() -> int:
