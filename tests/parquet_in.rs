@@ -434,3 +434,30 @@ fn a_movetext_of_several_lines_reads_as_in_pgn_and_its_rows_are_placed() {
         assert!(text.contains(&place), "{place} in {text}");
     }
 }
+
+#[test]
+fn a_line_of_a_movetext_that_starts_with_a_bracket_stays_in_its_row() {
+    // In PGN text such a line starts the next game's tags (and ends the comment it falls
+    // in); a row is one game, so its line break is read as a space.
+    let rows = [
+        ("a", "1. d4 {a\n[Event \"x\"] b} d5 *"),
+        ("b", "1. e4\r\n  \r\n[%clk 0:01:00] e5 2. Ke3 *"),
+    ];
+    let dir = common::scratch("parquet-bracket");
+    let parquet = dir.join("bracket.parquet");
+    write_lichess_parquet(&parquet, &rows);
+    let parquet = parquet.to_str().unwrap();
+    let (out, _) = validate_json(parquet, "1");
+    let games: Vec<serde_json::Value> = common::json_lines(&out)
+        .into_iter()
+        .filter(|r| r["type"] == "game")
+        .collect();
+    assert_eq!(games.len(), 2, "{out}");
+    assert_eq!(games[0]["plies"], 2, "{out}");
+    assert_eq!(games[0]["errors"], 0, "{out}");
+    // The illegal move is on the row's line 2: the breaks before `[` are not lines.
+    let text = stdout(&pgnkit(&["validate", "-q", parquet], None));
+    let place = format!("--> {parquet}:row 1:2:");
+    assert!(text.contains(&place), "{place} in {text}");
+    assert!(text.contains("Ke3"), "{text}");
+}

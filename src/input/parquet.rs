@@ -25,7 +25,7 @@ use parquet::arrow::arrow_reader::{
 };
 
 use crate::diag::Code;
-use crate::pgn::lexer::count_lines;
+use crate::pgn::lexer::skip_spaces;
 
 /// The first (and last) four bytes of every Parquet file.
 pub const MAGIC: &[u8; 4] = b"PAR1";
@@ -495,9 +495,9 @@ impl RowText {
         let mut texts = Vec::with_capacity(batch.num_rows());
         for row in 0..batch.num_rows() {
             let text = text_at(movetext.as_ref(), row)?;
-            texts.push((text, text.map_or(0, movetext_breaks)));
+            texts.push((text, text.map_or(Some(0), movetext_breaks)));
         }
-        let breaks = texts.iter().map(|t| t.1).max().unwrap_or(0);
+        let breaks = texts.iter().filter_map(|t| t.1).max().unwrap_or(0);
         let row_lines = ROW_LINES + breaks;
         if row_lines != self.row_lines {
             self.rows.push_segment(Segment {
@@ -552,7 +552,7 @@ impl RowText {
                 write_movetext(buf, text, own);
             }
             // Its line's end, a blank line, and the lines that make it as long as the others.
-            buf.resize(buf.len() + 2 + (breaks - own) as usize, b'\n');
+            buf.resize(buf.len() + 2 + (breaks - own.unwrap_or(0)) as usize, b'\n');
             self.lines = self.lines.saturating_add(row_lines);
         }
         Ok(())
@@ -800,27 +800,44 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// The line breaks of a movetext the row's text keeps (none for one over
-/// [`MAX_MOVETEXT_BREAKS`], which is read on one line).
-fn movetext_breaks(text: &str) -> u32 {
-    match count_lines(text.as_bytes()) {
-        n if n > MAX_MOVETEXT_BREAKS => 0,
-        n => n,
-    }
+/// The line breaks of a movetext, each as its bytes' range (`\r\n` is one break) and whether
+/// the row's text keeps it: every one but those before a line whose first token is a `[`
+/// (after spaces or blank lines). In PGN text such a line starts the next game's tags, and
+/// ends a brace comment it falls in; a row is one game, whatever its movetext holds.
+fn line_breaks(text: &[u8]) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+    memchr::memchr2_iter(b'\n', b'\r', text).filter_map(move |i| {
+        if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
+            // Its `\n` is the break.
+            return None;
+        }
+        let start = if i > 0 && text[i] == b'\n' && text[i - 1] == b'\r' {
+            i - 1
+        } else {
+            i
+        };
+        let next = skip_spaces(text, i + 1);
+        Some((start, i + 1, text.get(next) != Some(&b'[')))
+    })
 }
 
-/// Writes a movetext as it is, its line breaks kept (`breaks`, from [`movetext_breaks`]): a
-/// `;` comment ends at its line's end, a `%` line is an escape, as in a PGN file. One whose
-/// breaks are not kept is written on one line, its breaks as spaces.
-fn write_movetext(buf: &mut Vec<u8>, text: &str, breaks: u32) {
+/// The line breaks the row's text keeps of a movetext ([`line_breaks`]); `None` for one of
+/// more than [`MAX_MOVETEXT_BREAKS`], which is read on one line.
+fn movetext_breaks(text: &str) -> Option<u32> {
+    let kept = line_breaks(text.as_bytes()).filter(|b| b.2).count();
+    u32::try_from(kept)
+        .ok()
+        .filter(|&n| n <= MAX_MOVETEXT_BREAKS)
+}
+
+/// Writes a movetext as it is, with the line breaks the row's text keeps (`breaks`, from
+/// [`movetext_breaks`]): a `;` comment ends at its line's end, a `%` line is an escape, as in
+/// a PGN file. The others are written as spaces: all of them when `breaks` is `None`.
+fn write_movetext(buf: &mut Vec<u8>, text: &str, breaks: Option<u32>) {
     let start = buf.len();
     buf.extend_from_slice(text.as_bytes());
-    if breaks > 0 || memchr::memchr2(b'\r', b'\n', text.as_bytes()).is_none() {
-        return;
-    }
-    for b in &mut buf[start..] {
-        if matches!(*b, b'\r' | b'\n') {
-            *b = b' ';
+    for (from, to, kept) in line_breaks(text.as_bytes()) {
+        if !kept || breaks.is_none() {
+            buf[start + from..start + to].fill(b' ');
         }
     }
 }
