@@ -695,7 +695,7 @@ impl GameRow {
                 }
                 Element::Comment(text) => {
                     let Some(i) = current else { continue };
-                    let text = trim(text);
+                    let text = super::trim(text);
                     if self.notes.is_empty() {
                         self.notes.resize(plies, PlyNote::default());
                     }
@@ -730,21 +730,6 @@ impl GameRow {
                 Element::Move(_) | Element::Raw(_) => {}
             }
         }
-    }
-}
-
-/// `text` without whitespace at its ends, as `str::trim` gives it: ASCII whitespace first,
-/// byte by byte, and the rest only when what is left at an end may be whitespace still: a
-/// character past ASCII, or a vertical tab, which `trim_ascii` keeps. (`str::trim` decodes a
-/// character at each end, which cost more than the rest of a clock's note.)
-fn trim(text: &str) -> &str {
-    let t = text.trim_ascii();
-    let may_be_space = |b: &u8| *b >= 0x80 || *b == 0x0b;
-    let bytes = t.as_bytes();
-    if bytes.first().is_some_and(may_be_space) || bytes.last().is_some_and(may_be_space) {
-        t.trim()
-    } else {
-        t
     }
 }
 
@@ -1079,33 +1064,6 @@ impl MovesBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn trim_is_str_trim() {
-        let ends = [
-            "",
-            " ",
-            "\t",
-            "\n\r",
-            "\x0b",
-            "\x0c",
-            "\u{3000}",
-            "\u{a0}",
-            " \u{2003} ",
-            "\x0b ",
-            "é",
-            "a",
-            "}",
-        ];
-        for a in ends {
-            for z in ends {
-                for middle in ["", "x", " ", "[%clk 0:01:00]", "\u{3000}y"] {
-                    let text = format!("{a}{middle}{z}");
-                    assert_eq!(trim(&text), text.trim(), "{text:?}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn complete_dates_count_days_from_1970() {

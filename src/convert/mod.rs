@@ -451,9 +451,56 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
         || token == "吃過路兵".as_bytes()
 }
 
+/// `text` without whitespace at its ends, as `str::trim` gives it: ASCII whitespace first,
+/// byte by byte, and the rest only when what is left at an end may be whitespace still: a
+/// character past ASCII, or a vertical tab, which `trim_ascii` keeps. (`str::trim` decodes a
+/// character at each end, which cost more than the rest of a clock's note or comment.)
+pub(crate) fn trim(text: &str) -> &str {
+    let t = text.trim_ascii();
+    let may_be_space = |b: &u8| *b >= 0x80 || *b == 0x0b;
+    let bytes = t.as_bytes();
+    if bytes.first().is_some_and(may_be_space) || bytes.last().is_some_and(may_be_space) {
+        t.trim()
+    } else {
+        t
+    }
+}
+
 /// The move number prefix of a ply: `7.` for White, `7...` for Black. Once per move written,
 /// so without `fmt`.
 pub fn number_prefix(ply: &Ply, out: &mut String) {
     out.push_str(itoa::Buffer::new().format(ply.number));
     out.push_str(if ply.white { "." } else { "..." });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trim_is_str_trim() {
+        let ends = [
+            "",
+            " ",
+            "\t",
+            "\n\r",
+            "\x0b",
+            "\x0c",
+            "\u{3000}",
+            "\u{a0}",
+            " \u{2003} ",
+            "\x0b ",
+            "é",
+            "a",
+            "}",
+        ];
+        for a in ends {
+            for z in ends {
+                for middle in ["", "x", " ", "[%clk 0:01:00]", "\u{3000}y"] {
+                    let text = format!("{a}{middle}{z}");
+                    assert_eq!(trim(&text), text.trim(), "{text:?}");
+                }
+            }
+        }
+    }
 }

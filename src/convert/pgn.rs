@@ -246,61 +246,45 @@ pub enum Layout {
 }
 
 /// A brace comment: its words parted by one space, the braces glued to the first and last.
-/// An ASCII comment is split at ASCII whitespace (the cheaper split; the same words unless it
-/// holds a vertical tab, see [`Spacing::VerticalTab`]), and one whose words are parted by one
-/// space already, as a clock comment a ply is, is copied whole.
+/// One whose words are parted by one space already, as a clock comment a ply is, is copied
+/// whole; another ASCII one is split at ASCII whitespace (the cheaper split; the same words).
 fn brace_comment(text: &str, lines: &mut Lines<'_>) {
-    let ascii = text.is_ascii();
-    let mut words = if ascii {
-        text.trim_ascii()
-    } else {
-        text.trim()
-    };
-    let spacing = if ascii {
-        spacing(words.as_bytes())
-    } else {
-        Spacing::Other
-    };
-    if spacing == Spacing::VerticalTab {
-        // Whitespace to `str::trim`, not to `trim_ascii`.
-        words = text.trim();
-    }
+    let words = super::trim(text);
     if words.is_empty() {
         lines.word("{}");
         return;
     }
     lines.begin();
     lines.out.push('{');
-    match spacing {
+    match spacing(words.as_bytes()) {
         Spacing::Single => lines.out.push_str(words),
         Spacing::Ascii => join(words.split_ascii_whitespace(), lines.out),
-        Spacing::VerticalTab | Spacing::Other => join(words.split_whitespace(), lines.out),
+        Spacing::Other => join(words.split_whitespace(), lines.out),
     }
     lines.out.push('}');
 }
 
-/// How the words of an ASCII comment are parted.
+/// How the words of a comment (trimmed) are parted.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Spacing {
-    /// By one space each and no other whitespace (and none at the ends).
+    /// By one space each, and it is ASCII.
     Single,
-    /// By ASCII whitespace as `u8::is_ascii_whitespace` counts it.
+    /// By ASCII whitespace, and it is ASCII.
     Ascii,
-    /// The text holds a vertical tab: whitespace to `char::is_whitespace` (and the split of
-    /// a comment past ASCII), not to `u8::is_ascii_whitespace`.
-    VerticalTab,
-    /// Not ASCII.
+    /// It holds a character past ASCII, or a vertical tab (whitespace to
+    /// `char::is_whitespace`, not to `u8::is_ascii_whitespace`): the general split.
     Other,
 }
 
-fn spacing(text: &[u8]) -> Spacing {
+/// [`Spacing`] of trimmed comment text, in one pass over its bytes.
+fn spacing(words: &[u8]) -> Spacing {
     let (mut single, mut space) = (true, false);
-    for &b in text {
+    for &b in words {
         if b.is_ascii_whitespace() {
             single &= b == b' ' && !space;
             space = true;
-        } else if b == 0x0b {
-            return Spacing::VerticalTab;
+        } else if b == 0x0b || b >= 0x80 {
+            return Spacing::Other;
         } else {
             space = false;
         }

@@ -549,7 +549,7 @@ impl RowText {
             }
             buf.push(b'\n');
             if let Some(text) = text {
-                write_movetext(buf, text, own);
+                push_movetext(buf, text, own);
             }
             // Its line's end, a blank line, and the lines that make it as long as the others.
             buf.resize(buf.len() + 2 + (breaks - own.unwrap_or(0)) as usize, b'\n');
@@ -832,7 +832,7 @@ fn movetext_breaks(text: &str) -> Option<u32> {
 /// Writes a movetext as it is, with the line breaks the row's text keeps (`breaks`, from
 /// [`movetext_breaks`]): a `;` comment ends at its line's end, a `%` line is an escape, as in
 /// a PGN file. The others are written as spaces: all of them when `breaks` is `None`.
-fn write_movetext(buf: &mut Vec<u8>, text: &str, breaks: Option<u32>) {
+fn push_movetext(buf: &mut Vec<u8>, text: &str, breaks: Option<u32>) {
     let start = buf.len();
     buf.extend_from_slice(text.as_bytes());
     for (from, to, kept) in line_breaks(text.as_bytes()) {
