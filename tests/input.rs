@@ -418,3 +418,26 @@ fn every_command_ends_its_summary_with_the_same_lines_about_inputs() {
     );
     let _ = std::fs::remove_dir_all(&stats_dir);
 }
+
+#[test]
+fn a_fifo_in_a_walked_directory_is_skipped_and_named() {
+    // A FIFO named `*.pgn` in a folder blocked the walk forever: it was opened and read, and
+    // nobody writes to it. `timeout` ends the run should it block again.
+    let dir = std::env::temp_dir().join(format!("pgnkit-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("testdata/validate/clean.pgn", dir.join("a.pgn")).unwrap();
+    let Some(o) = bash(&format!(
+        "mkfifo {d}/b.pgn && timeout 20 \"$PGNKIT\" validate -j 1 {d}",
+        d = dir.display()
+    )) else {
+        return;
+    };
+    let err = stderr(&o);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("b.pgn skipped: not a regular file"),
+        "the FIFO is named: {err}"
+    );
+}

@@ -286,6 +286,12 @@ impl Inputs {
                 path.display()
             ))?;
         }
+        for path in &expanded.special {
+            say(format_args!(
+                "pgnkit: {} skipped: not a regular file (a FIFO, socket or device); name it on the command line to read it",
+                path.display()
+            ))?;
+        }
         // The bar's length is known when every input is a regular file (by its size on
         // disk, compressed or not: it counts bytes read from the disk). Nothing is opened for
         // it: a pipe or FIFO is read once, by the run.

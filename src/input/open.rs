@@ -97,6 +97,10 @@ pub struct Expanded {
     pub errors: Vec<(PathBuf, io::Error)>,
     /// Files a directory walk passed over (their names end otherwise).
     pub skipped: usize,
+    /// Entries a directory walk found under a game file's name that are no regular file (a
+    /// FIFO, a socket, a device, a link to one): reading a FIFO nobody writes to would block the
+    /// run forever, so a walk never opens them. Named on the command line, they are read.
+    pub special: Vec<PathBuf>,
 }
 
 /// Expands the command-line paths: `-` is stdin, a directory gives its files whose names end
@@ -135,7 +139,18 @@ fn walk(dir: &Path, extensions: &[String], found: &mut Vec<PathBuf>, expanded: &
             let path = entry.path();
             match entry.file_type() {
                 Ok(t) if t.is_dir() => stack.push(path),
-                Ok(_) if is_game_file(&path, extensions) => found.push(path),
+                Ok(t) if is_game_file(&path, extensions) => {
+                    // A link is followed to what it names; a broken one is left to the run,
+                    // which reports it as an input that cannot be opened.
+                    let regular = t.is_file()
+                        || (t.is_symlink()
+                            && std::fs::metadata(&path).map_or(true, |m| m.is_file()));
+                    if regular {
+                        found.push(path);
+                    } else {
+                        expanded.special.push(path);
+                    }
+                }
                 _ => expanded.skipped += 1,
             }
         }
