@@ -246,8 +246,10 @@ pub enum Layout {
 }
 
 /// A brace comment: its words parted by one space, the braces glued to the first and last.
-/// One whose words are parted by one space already, as a clock comment a ply is, is copied
-/// whole; another ASCII one is split at ASCII whitespace (the cheaper split; the same words).
+/// Words are parted by ASCII whitespace only, where a line may break: a no-break space, an em
+/// space or an ideographic space (U+3000, Chinese text's indent) is a character of the text and
+/// is kept as written. One whose words are parted by one space already, as a clock comment a
+/// ply is, is copied whole.
 fn brace_comment(text: &str, lines: &mut Lines<'_>) {
     let words = super::trim(text);
     if words.is_empty() {
@@ -259,7 +261,7 @@ fn brace_comment(text: &str, lines: &mut Lines<'_>) {
     match spacing(words.as_bytes()) {
         Spacing::Single => lines.out.push_str(words),
         Spacing::Ascii => join(words.split_ascii_whitespace(), lines.out),
-        Spacing::Other => join(words.split_whitespace(), lines.out),
+        Spacing::Other => join(comment_words(words), lines.out),
     }
     lines.out.push('}');
 }
@@ -269,11 +271,18 @@ fn brace_comment(text: &str, lines: &mut Lines<'_>) {
 enum Spacing {
     /// By one space each, and it is ASCII.
     Single,
-    /// By ASCII whitespace, and it is ASCII.
+    /// By ASCII whitespace other than a vertical tab.
     Ascii,
-    /// It holds a character past ASCII, or a vertical tab (whitespace to
-    /// `char::is_whitespace`, not to `u8::is_ascii_whitespace`): the general split.
+    /// It holds a vertical tab, which parts words (as it does to `char::is_whitespace`) but
+    /// not to `u8::is_ascii_whitespace`: [`comment_words`].
     Other,
+}
+
+/// The words of a brace comment: the runs between ASCII whitespace and vertical tabs. Other
+/// Unicode spaces belong to the words (see [`brace_comment`]).
+fn comment_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_ascii_whitespace() || c == '\x0b')
+        .filter(|w| !w.is_empty())
 }
 
 /// [`Spacing`] of trimmed comment text, in one pass over its bytes.
@@ -283,7 +292,7 @@ fn spacing(words: &[u8]) -> Spacing {
         if b.is_ascii_whitespace() {
             single &= b == b' ' && !space;
             space = true;
-        } else if b == 0x0b || b >= 0x80 {
+        } else if b == 0x0b {
             return Spacing::Other;
         } else {
             space = false;
@@ -540,7 +549,8 @@ mod tests {
         }
 
         fn comment(&mut self, text: &str) {
-            let words: Vec<&str> = text.split_whitespace().collect();
+            // Trimmed as jsonl's comment is (`str::trim`); inside, Unicode spaces are text.
+            let words: Vec<&str> = comment_words(crate::convert::trim(text)).collect();
             if words.is_empty() {
                 self.word("{}");
             }
@@ -613,6 +623,7 @@ mod tests {
             "a\x0Cb  c",
             "a very long comment that runs past the line's edge by itself alone, with no break in it, none at all",
             "gagné  après\u{3000}la partie",
+            "\u{a0}a\u{a0}b\u{2003} c",
             "%escape [Name word",
             "a\x0Bb \x0B",
             "\x0B",
@@ -669,6 +680,20 @@ mod tests {
                 let mut ended = out.split_inclusive('\n').filter(|l| l.ends_with('\n'));
                 assert!(ended.all(|l| l.ends_with("; a }\n")), "{out}");
             }
+        }
+    }
+
+    #[test]
+    fn a_comment_keeps_its_unicode_spaces() {
+        // A no-break, em or ideographic space is text, not a place to break a line: it was
+        // turned into an ASCII space (while `--format jsonl` kept it).
+        for space in ["\u{a0}", "\u{2003}", "\u{3000}"] {
+            let text = format!(" a{space}b \t c{space}d\x0be ");
+            let mut out = String::new();
+            let mut lines = Lines::new(&mut out, true);
+            brace_comment(&text, &mut lines);
+            lines.wrap();
+            assert_eq!(out, format!("{{a{space}b c{space}d e}}"), "{space:?}");
         }
     }
 
