@@ -32,15 +32,16 @@ __all__ = ["read_games", "iter_games", "read_moves", "iter_moves", "validate", "
            "Parsed", "__version__"]
 __version__ = _pgnkit.__version__
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 _NOTATIONS = ("san", "lan", "uci", "fan", "zh", "zh-long")
 
 
 def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> list[str]:
-    if isinstance(paths, (str, os.PathLike)):
+    # bytes are one path, not a sequence of them (iterating b"/x" gives numbers).
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    out = [os.fspath(p) for p in paths]
+    out = [os.fsdecode(p) for p in paths]
     for p in out:
         # Said here, with the name: the input loop would only report it on standard error.
         if p != "-" and not os.path.exists(p):

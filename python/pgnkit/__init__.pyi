@@ -7,7 +7,8 @@ import pyarrow as pa
 
 __version__: str
 
-_Paths = Union[str, os.PathLike[str], Iterable[Union[str, os.PathLike[str]]]]
+_Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
+_Paths = Union[_Path, Iterable[_Path]]
 _Notation = Literal["san", "lan", "uci", "fan", "zh", "zh-long"]
 
 @overload

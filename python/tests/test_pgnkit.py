@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
 from pathlib import Path
@@ -107,6 +108,14 @@ def test_compressed_inputs_and_folders_are_read(tmp_path):
     t = pgnkit.read_games(tmp_path)
     assert t.num_rows == 8
     assert sorted(set(Path(p).name for p in t.column("file").to_pylist())) == ["a.pgn.gz", "b.pgn"]
+
+
+def test_a_path_is_str_bytes_or_path_like():
+    # bytes were iterated as a list of paths: "expected str, bytes or os.PathLike object, not int".
+    want = pgnkit.read_games(str(GAMES))
+    for path in (os.fsencode(GAMES), GAMES, [os.fsencode(GAMES)]):
+        assert pgnkit.read_games(path).equals(want), repr(path)
+    assert pgnkit.validate(os.fsencode(GAMES)).equals(pgnkit.validate(str(GAMES)))
 
 
 def test_validate_gives_the_diagnostics_as_a_table():
