@@ -477,6 +477,10 @@ def run_convert(spark, args, splits) -> int:
 def _empty_schema(table: str) -> pa.Schema:
     from pgnkit import _pgnkit
     with tempfile.NamedTemporaryFile(suffix=".pgn") as f:
+        # One empty game, not an empty file: a run that reads no game says so on standard
+        # error whatever --quiet says, and the job then printed "no game read" once a table.
+        f.write(b'[Result "*"]\n\n*\n')
+        f.flush()
         words = ["--format", "parquet", "--quiet", "--", f.name]
         reader = pa.RecordBatchReader.from_stream(_pgnkit.convert_stream(words, table, False))
         # Read to its end while the file is there: the stream's thread opens it.

@@ -149,6 +149,13 @@ def test_the_job_survives_a_task_failing_once(tmp_path):
     same_reports(tmp_path / "spark", tmp_path / "cli")
 
 
+def test_the_convert_job_finds_its_schemas_without_a_word_on_stderr(capfd):
+    # An empty file read for each table's schema printed "no game read in 1 input" twice.
+    for table in ("games", "moves"):
+        assert "file" in job._empty_schema(table).names
+    assert capfd.readouterr().err == ""
+
+
 def free_port() -> int:
     import socket
     with socket.socket() as s:
