@@ -511,7 +511,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut sinks = GameSinks {
         csv: open_games_csv(output, &mut staged)?,
         partial: match &args.partial {
-            Some(path) => Some(BufWriter::new(staged.create(path)?)),
+            Some(path) => Some(BufWriter::new(staged.open(Some(path))?)),
             None => None,
         },
         csv_opts,
@@ -600,7 +600,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         if sinks.csv.is_some() || sinks.partial.is_some() {
             sinks.write(row).map_err(|e| {
-                WriteError::new("games.csv or the partial file", io::Error::other(e))
+                // A closed pipe (`--report games | head`) stays one: it ends the run quietly.
+                let kind = super::io_kind(&e).unwrap_or(io::ErrorKind::Other);
+                WriteError::new(
+                    "games.csv or the partial file",
+                    io::Error::new(kind, format!("{e:#}")),
+                )
             })?;
         }
         Ok(())
@@ -667,7 +672,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 /// not be read (the reports would lack its games). Says so and gives the outcome.
 fn unfinished(failed_inputs: usize) -> Result<Option<Outcome>, WriteError> {
     if interrupted() {
-        say(format_args!("pgnkit: interrupted: no report was written (the reports already there, if any, are kept)"))?;
+        // The interrupt's message says what was not written.
     } else if failed_inputs > 0 {
         say(format_args!("pgnkit: no report was written: an input could not be read (the reports already there, if any, are kept)"))?;
     } else {
@@ -680,13 +685,11 @@ fn interrupted() -> bool {
     crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Puts every report in place at once, unless Ctrl-C came while they were written.
+/// Puts every report in place at once, unless a signal came while they were written (see
+/// [`StagedFiles::commit`]).
 fn finish(staged: StagedFiles) -> anyhow::Result<()> {
-    if interrupted() {
-        drop(staged);
-        bail!("interrupted: no report was written (the reports already there, if any, are kept)");
-    }
-    staged.commit().context("no report was written")
+    staged.commit().context("no report was written")?;
+    Ok(())
 }
 
 fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
@@ -706,16 +709,15 @@ fn open_report(
     name: ReportName,
     staged: &mut StagedFiles,
 ) -> anyhow::Result<Box<dyn Write>> {
-    let mut w: Box<dyn Write> = if let Some(dir) = &output.out {
+    let file = if let Some(dir) = &output.out {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
-        let path = dir.join(name.file_name());
-        Box::new(BufWriter::with_capacity(1 << 16, staged.create(&path)?))
-    } else if let Some(path) = &output.output {
-        Box::new(BufWriter::with_capacity(1 << 16, staged.create(path)?))
+        staged.create(&dir.join(name.file_name()))?
     } else {
-        Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))
+        // `-o FILE`, or standard output (also as `-o -`).
+        staged.open(output.output.as_deref())?
     };
+    let mut w: Box<dyn Write> = Box::new(BufWriter::with_capacity(1 << 16, file));
     csvout::start(&mut w, output.excel)?;
     Ok(w)
 }
