@@ -83,8 +83,8 @@ pub struct Args {
     #[arg(long)]
     pub fix_results: bool,
 
-    /// Write to this file instead of standard output (a regular file atomically: a temporary
-    /// file renamed at the end; a device or pipe directly). It may be one of the inputs (a
+    /// Write to this file instead of standard output (`-`): a regular file atomically (a
+    /// temporary file renamed at the end), a device or pipe directly. It may be one of the inputs (a
     /// rewrite in place): games that are not converted are then kept in it as they were
     /// (with --format pgn), or go to --rejects.
     #[arg(long, short, value_name = "FILE")]
@@ -110,7 +110,8 @@ pub struct Args {
     #[arg(long)]
     pub raw_csv: bool,
 
-    /// Write every game that is not converted, byte for byte as read, to this file.
+    /// Write every game that is not converted, byte for byte as read, to this file (`-`:
+    /// standard output, with -o FILE).
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
 

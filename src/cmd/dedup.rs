@@ -37,7 +37,7 @@ pub struct Args {
     #[command(flatten)]
     pub input: super::InputArgs,
 
-    /// Write the unique games to this file.
+    /// Write the unique games to this file (`-`: standard output).
     #[arg(long, short, value_name = "FILE")]
     pub output: PathBuf,
 

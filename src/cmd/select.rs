@@ -41,7 +41,8 @@ pub struct Args {
     #[arg(long)]
     pub count: bool,
 
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (`-`); replaced only when the run
+    /// succeeds.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

@@ -128,7 +128,7 @@ pub struct OutputArgs {
     #[arg(long, value_enum, value_name = "NAME")]
     pub report: Option<ReportName>,
 
-    /// With --report: the file to write instead of standard output.
+    /// With --report: the file to write instead of standard output (`-`).
     #[arg(short = 'o', long = "output", value_name = "FILE", requires = "report")]
     pub output: Option<PathBuf>,
 

@@ -73,7 +73,8 @@ pub struct Args {
     #[arg(long)]
     pub game_records: bool,
 
-    /// Write every game that has an error, byte for byte as read, to this file.
+    /// Write every game that has an error, byte for byte as read, to this file (replaced only
+    /// when the run succeeds).
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
 
