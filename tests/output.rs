@@ -46,6 +46,32 @@ fn run_in(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output {
         .expect("pgnkit runs")
 }
 
+/// `pgnkit ARGS` started in `dir`, its standard input, output and error as given.
+fn start(dir: &Path, args: &[&str], stdin: Stdio, stdout: Stdio) -> std::process::Child {
+    Command::new(PGN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pgnkit runs")
+}
+
+/// Runs `pgnkit ARGS` in `dir` with standard output closed (`>&-`).
+#[cfg(target_os = "linux")]
+fn with_stdout_closed(dir: &Path, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" >&-")
+        .arg(PGN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 /// The names in `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -167,15 +193,7 @@ fn a_closed_standard_output_is_a_failure() {
         &["stats", "--report", "games", "in.pgn"],
         &["validate", "in.pgn"],
     ] {
-        let o = Command::new("sh")
-            .arg("-c")
-            .arg("exec \"$0\" \"$@\" >&-")
-            .arg(PGN)
-            .args(args)
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let o = with_stdout_closed(&dir, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(
             stderr(&o).contains("standard output is closed"),
@@ -184,14 +202,7 @@ fn a_closed_standard_output_is_a_failure() {
         );
     }
     // With -o, standard output is not needed.
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg("exec \"$0\" \"$@\" >&-")
-        .arg(PGN)
-        .args(["convert", "-q", "in.pgn", "-o", "out.pgn"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let o = with_stdout_closed(&dir, &["convert", "-q", "in.pgn", "-o", "out.pgn"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
 
@@ -201,14 +212,8 @@ fn a_closed_standard_output_is_a_failure() {
 fn a_report_to_a_closed_pipe_ends_quietly() {
     let dir = scratch("output-pipe");
     fs::write(dir.join("in.pgn"), many_games(3000)).unwrap();
-    let mut child = Command::new(PGN)
-        .args(["stats", "-q", "--report", "games", "in.pgn"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = ["stats", "-q", "--report", "games", "in.pgn"];
+    let mut child = start(&dir, &args, Stdio::null(), Stdio::piped());
     let mut out = child.stdout.take().unwrap();
     let mut head = [0u8; 200];
     std::io::Read::read_exact(&mut out, &mut head).unwrap();
@@ -280,14 +285,7 @@ fn a_failed_run_keeps_the_earlier_outputs() {
 #[cfg(unix)]
 fn interrupt(dir: &Path, args: &[&str], signal: &str, kept: &[&Path]) {
     let games = many_games(400);
-    let mut child = Command::new(PGN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = start(dir, args, Stdio::piped(), Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(games.as_bytes()).unwrap();
     stdin.flush().unwrap();
