@@ -18,6 +18,7 @@ use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Inputs, WriteError};
 use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
+use crate::report::interrupt::interrupted;
 use crate::report::spill::TempFileStore;
 use crate::report::staged::StagedFiles;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
@@ -679,10 +680,6 @@ fn unfinished(failed_inputs: usize) -> Result<Option<Outcome>, WriteError> {
         return Ok(None);
     }
     Ok(Some(Outcome::Failed))
-}
-
-fn interrupted() -> bool {
-    crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Puts every report in place at once, unless a signal came while they were written (see
