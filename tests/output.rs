@@ -421,3 +421,40 @@ fn a_missing_output_folder_is_named() {
     assert!(err.contains("there is no folder nowhere"), "{err}");
     assert!(!err.contains(".tmp"), "{err}");
 }
+
+/// A signal while the run waits for an input that sends nothing more: it still ends, soon,
+/// with status 130 and its temporary file removed.
+#[cfg(unix)]
+#[test]
+fn a_run_waiting_for_its_input_ends_on_a_signal() {
+    let dir = scratch("output-blocked");
+    let mut child = start(
+        &dir,
+        &["convert", "-", "-o", "out.pgn"],
+        Stdio::piped(),
+        Stdio::null(),
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(many_games(50).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed().as_secs() > 20 {
+            let _ = child.kill();
+            panic!("still running 20 s after SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(130));
+    assert!(names(&dir).is_empty(), "{:?}", names(&dir));
+}
