@@ -294,8 +294,9 @@ pub(crate) fn refuse_two_on_stdout(outputs: &[(&str, bool)]) -> anyhow::Result<(
         .collect();
     if on.len() > 1 {
         bail!(
-            "{} would all write to standard output, mixed: give one of them a file",
-            on.join(" and ")
+            "{} would {} write to standard output, mixed: give one of them a file",
+            on.join(" and "),
+            if on.len() == 2 { "both" } else { "all" }
         );
     }
     Ok(())

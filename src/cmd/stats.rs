@@ -20,7 +20,7 @@ use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
 use crate::report::interrupt::interrupted;
 use crate::report::spill::TempFileStore;
-use crate::report::staged::StagedFiles;
+use crate::report::staged::{self, StagedFiles};
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::CheckOptions;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
@@ -503,6 +503,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         ],
         inputs.sources(),
     )?;
+    super::refuse_two_on_stdout(&[
+        (
+            "--report",
+            output.report.is_some() && output.output.as_deref().is_none_or(staged::is_stdout),
+        ),
+        (
+            "--partial",
+            args.partial.as_deref().is_some_and(staged::is_stdout),
+        ),
+    ])?;
     let started = Instant::now();
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
