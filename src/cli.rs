@@ -8,7 +8,8 @@ use crate::cmd;
 /// Validate, convert and analyse chess game records (PGN).
 ///
 /// Exit status: 0 = the input is clean; 1 = problems were found in the input;
-/// 2 = pgnkit itself failed (unreadable file, bad arguments).
+/// 2 = pgnkit itself failed (unreadable file, bad arguments, an output that cannot be
+/// written); 130 = interrupted (Ctrl-C, SIGTERM): no output file was replaced.
 #[derive(Debug, Parser)]
 #[command(name = "pgnkit", version, about, long_about = None, max_term_width = 100)]
 pub struct Cli {
@@ -49,6 +50,8 @@ pub enum Outcome {
     Problems = 1,
     /// pgnkit itself failed: unreadable file, bad arguments, broken output.
     Failed = 2,
+    /// A signal (Ctrl-C, SIGTERM) stopped the run: no output file was put in place.
+    Interrupted = 130,
 }
 
 /// Runs the chosen subcommand.
@@ -57,14 +60,18 @@ pub enum Outcome {
 ///
 /// A fatal error that stopped the run (an output that cannot be written).
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
-    // Ctrl-C stops reading; the games read so far are finished and summed up. A second
-    // Ctrl-C ends the process at once.
-    let _ = ctrlc::set_handler(|| {
-        use std::sync::atomic::Ordering;
-        if crate::input::pipeline::INTERRUPTED.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
-        }
-    });
+    // A signal stops the reading; the games read so far are summed up, no output file is
+    // put in place, and one message says what was written.
+    crate::report::interrupt::catch_signals();
+    let result = dispatch(cli);
+    let error = result.as_ref().err().map(|e| format!("{e:#}"));
+    if crate::report::interrupt::end_of_run(error) {
+        return Ok(Outcome::Interrupted);
+    }
+    result
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Stats(args) => cmd::stats::run(args),

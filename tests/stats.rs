@@ -1064,7 +1064,7 @@ fn an_unreadable_input_replaces_no_report() {
     assert_old_reports_kept(&dir);
 }
 
-/// Ctrl-C while `stats` waits for a slow input: it says so, exits 2 and writes no report
+/// Ctrl-C while `stats` waits for a slow input: it says so, exits 130 and writes no report
 /// over the earlier ones (no partial result either).
 #[cfg(unix)]
 #[test]
@@ -1111,7 +1111,7 @@ fn an_interrupted_run_writes_no_report() {
     let _ = stdin.write_all(games.as_bytes());
     drop(stdin);
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("interrupted: "), "{}", stderr(&o));
     assert_eq!(
         read(&part),

@@ -20,7 +20,7 @@ use crate::input::{say, Inputs, WriteError};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::pgn::{Lexed, Movetext};
-use crate::report::staged::StagedFiles;
+use crate::report::staged::{self, StagedFiles};
 use crate::report::{self, GameContext, RenderOptions};
 use crate::rules::game::CheckOptions;
 
@@ -83,8 +83,8 @@ pub struct Args {
     #[arg(long)]
     pub fix_results: bool,
 
-    /// Write to this file instead of standard output (a regular file atomically: a temporary
-    /// file renamed at the end; a device or pipe directly). It may be one of the inputs (a
+    /// Write to this file instead of standard output (`-`): a regular file atomically (a
+    /// temporary file renamed at the end), a device or pipe directly. It may be one of the inputs (a
     /// rewrite in place): games that are not converted are then kept in it as they were
     /// (with --format pgn), or go to --rejects.
     #[arg(long, short, value_name = "FILE")]
@@ -110,7 +110,8 @@ pub struct Args {
     #[arg(long)]
     pub raw_csv: bool,
 
-    /// Write every game that is not converted, byte for byte as read, to this file.
+    /// Write every game that is not converted, byte for byte as read, to this file (`-`:
+    /// standard output, with -o FILE).
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
 
@@ -600,18 +601,28 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
+    super::refuse_two_on_stdout(&[
+        ("-o", args.output.as_deref().is_none_or(staged::is_stdout)),
+        (
+            "--rejects",
+            args.rejects.as_deref().is_some_and(staged::is_stdout),
+        ),
+    ])?;
     // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
     let mut staged = StagedFiles::new();
-    let out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(staged.create(path)?),
-        None => Box::new(io::stdout().lock()),
-    };
-    let out_name = args
-        .output
-        .as_deref()
-        .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+    let out_name = staged::display_name(args.output.as_deref());
+    // Its errors name the file (or standard output).
+    let out = staged.open(args.output.as_deref())?;
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    let totals = convert_all(&args, &mut inputs, keep_rejected, &out_name, &mut out, None)?;
+    let totals = convert_all(
+        &args,
+        &mut inputs,
+        &mut staged,
+        keep_rejected,
+        &out_name,
+        &mut out,
+        None,
+    )?;
     if inputs.totals.broken_pipe {
         return Ok(super::found_so_far());
     }
@@ -625,9 +636,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(inputs.outcome_with(totals.rejected > 0))
 }
 
-/// Puts the output files in place, unless the run was interrupted or an input could not be
-/// read, or `left` names an output rewritten in place from an input that was not read whole:
-/// each is said on standard error, and what was there stays.
+/// Puts the output files in place as [`super::commit`] does, unless `left` names an output
+/// rewritten in place from an input that was not read whole: that is said on standard error,
+/// and what was there stays.
 ///
 /// # Errors
 ///
@@ -637,18 +648,15 @@ fn commit_outputs(
     inputs: &Inputs,
     left: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    inputs.say_if_interrupted("no output file was written")?;
     if let Some(path) = left {
         say(format_args!(
             "pgnkit: {} left as it was: an input could not be read whole, and rewriting it in \
              place would lose what was not read",
             path.display()
         ))?;
+        return Ok(());
     }
-    let read = &inputs.totals;
-    if read.failed == 0 && !read.interrupted && left.is_none() {
-        staged.commit()?;
-    }
+    super::commit(staged, inputs)?;
     Ok(())
 }
 
@@ -661,6 +669,12 @@ fn run_parquet(args: &Args) -> anyhow::Result<Outcome> {
              a folder for them: give -o DIR"
         );
     };
+    if staged::is_stdout(dir) {
+        bail!(
+            "--format parquet writes a folder of two files, which standard output cannot \
+             hold: give -o DIR"
+        );
+    }
     let mut inputs = Inputs::new(args.input.resolve()?)?;
     if dir.is_file() {
         bail!(
@@ -700,7 +714,17 @@ pub fn run_rows(
     inputs: &mut Inputs,
     each: &mut RowSink<'_>,
 ) -> anyhow::Result<Outcome> {
-    let totals = convert_all(args, inputs, false, "", &mut io::sink(), Some(each))?;
+    let mut staged = StagedFiles::new();
+    let totals = convert_all(
+        args,
+        inputs,
+        &mut staged,
+        false,
+        "",
+        &mut io::sink(),
+        Some(each),
+    )?;
+    super::commit(staged, inputs)?;
     Ok(inputs.outcome_with(totals.rejected > 0))
 }
 
@@ -757,18 +781,15 @@ fn format_name(format: FormatArg) -> &'static str {
 fn convert_all(
     args: &Args,
     inputs: &mut Inputs,
+    staged: &mut StagedFiles,
     keep_rejected: bool,
     out_name: &str,
     out: &mut impl Write,
     mut rows: Option<&mut RowSink<'_>>,
 ) -> anyhow::Result<Totals> {
     let (opts, keep) = (args.check_options(), args.keep());
-    let mut rejects = super::rejects_file(args.rejects.as_deref())?;
-    let rejects_name = || {
-        args.rejects
-            .as_deref()
-            .map_or_else(String::new, |p| p.display().to_string())
-    };
+    let mut rejects = super::rejects_file(staged, args.rejects.as_deref())?;
+    let rejects_name = || staged::display_name(args.rejects.as_deref());
     let written = |e| WriteError::new(out_name, e);
     if args.format == FormatArg::Csv {
         if args.excel {

@@ -20,7 +20,7 @@ use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, Inputs, ReadFrom, Verbatim, WriteError};
 use crate::report::cell::neutralise;
-use crate::report::staged::StagedFiles;
+use crate::report::staged::{self, StagedFiles, TempDir};
 use crate::rules::game::CheckOptions;
 
 /// Remove duplicate games: exact copies, the same moves with other tags, comments or layout,
@@ -37,7 +37,7 @@ pub struct Args {
     #[command(flatten)]
     pub input: super::InputArgs,
 
-    /// Write the unique games to this file.
+    /// Write the unique games to this file (`-`: standard output).
     #[arg(long, short, value_name = "FILE")]
     pub output: PathBuf,
 
@@ -166,7 +166,9 @@ impl Found for Digested {
 /// more. One job writes them in input order; more jobs in the order they finish, which the
 /// places the sink records ([`Spill::place`], in input order) undo.
 struct Spill {
-    dir: PathBuf,
+    /// Removed by a signal that ends the process too, and by a later run once this process
+    /// is gone (when it was killed outright).
+    dir: TempDir,
     games: Mutex<Games>,
     /// Written by the sink alone (the lock is never waited for).
     places: Mutex<Option<BufWriter<File>>>,
@@ -211,12 +213,9 @@ impl Spill {
 
     /// A fresh folder in `parent`.
     fn create(parent: &Path) -> io::Result<Spill> {
-        let dir = parent.join(format!(".pgnkit-dedup-{}.tmp", std::process::id()));
-        // One left by a killed run of the same process id is stale.
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir(&dir)?;
+        let dir = TempDir::create(parent, "dedup", None)?;
         let open = |name: &str| -> io::Result<BufWriter<File>> {
-            let file = File::create(dir.join(name))?;
+            let file = File::create(dir.path().join(name))?;
             Ok(BufWriter::with_capacity(1 << 16, file))
         };
         let (bytes, places) = (open(Self::BYTES)?, open(Self::PLACES)?);
@@ -231,7 +230,7 @@ impl Spill {
     }
 
     fn dir(&self) -> &Path {
-        &self.dir
+        self.dir.path()
     }
 
     /// Writes a game's bytes (on the worker that read it); where they went.
@@ -286,9 +285,9 @@ impl Spill {
         inputs: &[Verbatim],
         out: &mut File,
     ) -> io::Result<usize> {
-        let games = File::open(self.dir.join(Self::BYTES))?;
+        let games = File::open(self.dir().join(Self::BYTES))?;
         let mut places =
-            BufReader::with_capacity(1 << 16, File::open(self.dir.join(Self::PLACES))?);
+            BufReader::with_capacity(1 << 16, File::open(self.dir().join(Self::PLACES))?);
         let mut copier = Copier::new(games, inputs, out);
         let mut head = [0u8; 16];
         let mut index = 0usize;
@@ -536,7 +535,7 @@ impl Drop for Spill {
     fn drop(&mut self) {
         self.games.get_mut().unwrap_or_else(|e| e.into_inner()).file = None;
         *self.places.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
-        let _ = std::fs::remove_dir_all(&self.dir);
+        // The folder goes with `self.dir`, the files closed first.
     }
 }
 
@@ -555,6 +554,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         ],
         inputs.sources(),
     )?;
+    super::refuse_two_on_stdout(&[
+        ("--output", staged::is_stdout(&args.output)),
+        (
+            "--report",
+            args.report.as_deref().is_some_and(staged::is_stdout),
+        ),
+    ])?;
     let keep = match args.keep {
         KeepArg::First => Keep::First,
         KeepArg::Best => Keep::Best,
@@ -634,8 +640,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
     // The writing: the kept games, from the spill file and the inputs.
     let mut staged = StagedFiles::new();
-    let out_name = args.output.display().to_string();
-    let mut out = staged.create(&args.output)?;
+    let out_name = staged::display_name(Some(&args.output));
+    // Its errors name the file (or standard output).
+    let mut out = staged.open(Some(&args.output))?;
     let mut by_kind = [0u64; 5];
     let written = write_kept(&spill, &verbatim, &decision, &mut by_kind, &mut out)
         .with_context(|| format!("cannot write the kept games to {out_name}"))?;
@@ -645,13 +652,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     out.flush()
         .map_err(|e| WriteError::new(out_name.as_str(), e))?;
     if let Some(path) = &args.report {
-        let file = staged.create(path)?;
+        let file = staged.open(Some(path))?;
         write_report(file, path, &decision, &store, &names)?;
     }
     drop(decision);
     let spilled = store.spilled();
     drop(spill);
-    staged.commit()?;
+    super::commit(staged, &inputs)?;
 
     let read = &inputs.totals;
     if !args.input.quiet {
@@ -710,6 +717,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 fn temp_dir(args: &Args) -> PathBuf {
     if let Some(dir) = &args.temp_dir {
         return dir.clone();
+    }
+    if staged::is_stdout(&args.output) {
+        return std::env::temp_dir();
     }
     let regular = std::fs::metadata(&args.output).map_or(true, |m| m.is_file());
     match args.output.parent() {
@@ -832,9 +842,9 @@ fn write_report(
     store: &Store,
     names: &[String],
 ) -> anyhow::Result<()> {
-    let what = || path.display().to_string();
+    let what = || staged::display_name(Some(path));
     let mut w = csv::Writer::from_writer(BufWriter::new(file));
-    let failed = |e: csv::Error| WriteError::new(what(), io::Error::other(e));
+    let failed = |e: csv::Error| WriteError::new(what(), super::csv_io(e));
     w.write_record([
         "file",
         "game",

@@ -20,7 +20,8 @@ use anyhow::{bail, Context};
 use crate::cli::Outcome;
 use crate::input::open::Source;
 use crate::input::pipeline::Game;
-use crate::input::InputOptions;
+use crate::input::{InputOptions, Inputs};
+use crate::report::staged::StagedFiles;
 use crate::rules::game::{check_lexed, CheckOptions, GameReport};
 use crate::rules::visit::Visitor;
 
@@ -147,6 +148,40 @@ pub fn found_so_far() -> Outcome {
     }
 }
 
+/// The kind of the first I/O error in `e`'s chain, if one is: seen through the CSV writer's
+/// errors too, which keep theirs as a kind rather than a source.
+pub fn io_kind(e: &anyhow::Error) -> Option<std::io::ErrorKind> {
+    e.chain().find_map(cause_kind)
+}
+
+/// Whether `e` is a closed pipe (`pgnkit validate big.pgn | head`): no failure of pgnkit's,
+/// the run ends quietly with the status of what was found before it.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|cause| cause_kind(cause) == Some(std::io::ErrorKind::BrokenPipe))
+}
+
+/// A CSV writer's error as an I/O error of the same kind (a closed pipe stays one).
+pub(crate) fn csv_io(e: csv::Error) -> std::io::Error {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => std::io::Error::new(io.kind(), e.to_string()),
+        _ => std::io::Error::other(e),
+    }
+}
+
+fn cause_kind(cause: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+        return Some(io.kind());
+    }
+    if let Some(w) = cause.downcast_ref::<crate::input::WriteError>() {
+        return Some(w.source.kind());
+    }
+    match cause.downcast_ref::<csv::Error>().map(csv::Error::kind) {
+        Some(csv::ErrorKind::Io(io)) => Some(io.kind()),
+        _ => None,
+    }
+}
+
 /// Checks a game of the pipeline, telling `visitor` its moves: [`crate::rules::game::check_game`]
 /// on the game as the pipeline lexed it. A tagless game's book header becomes its tags in
 /// `game.lexed`, for the work after the check. A game whose end is not known yet
@@ -163,10 +198,11 @@ pub fn check_pipeline_game(
     report
 }
 
-/// Refuses an output file that is also one of the inputs (the same file, by whatever path):
-/// opening it for writing would empty it before its games are read, and `--rejects` would
-/// read back what it writes. `outputs` pairs each output's option with its path. An output
-/// that does not exist yet, or is not a regular file (`/dev/null`, a pipe), is no input.
+/// Refuses an output file that is also one of the inputs (the same file, by whatever path,
+/// standard input read from it included): the games would be read from the file while it is
+/// rewritten, and `--rejects` would read back what it writes. `outputs` pairs each output's
+/// option with its path. An output that does not exist yet, or is not a regular file
+/// (`/dev/null`, a pipe, `-`), is no input.
 ///
 /// # Errors
 ///
@@ -177,39 +213,39 @@ pub(crate) fn refuse_inputs_as_outputs(
 ) -> anyhow::Result<()> {
     for &(option, path) in outputs {
         let Some(path) = path else { continue };
-        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-            continue;
-        }
-        let Some(output) = file_id(path) else {
-            continue;
-        };
-        for source in sources {
-            if let Source::File(input) = source {
-                if file_id(input).is_some_and(|id| id == output) {
-                    bail!(
-                        "{option} {} is also an input ({}): writing it would destroy its games \
-                         before they are read; write to another file",
-                        path.display(),
-                        input.display()
-                    );
-                }
-            }
+        if let Some(input) = input_named(path, sources) {
+            bail!(
+                "{option} {} is also an input ({input}): writing it would destroy its games \
+                 before they are read; write to another file",
+                path.display(),
+            );
         }
     }
     Ok(())
 }
 
-/// Whether `path` names one of the inputs (the same file, by whatever path).
+/// Whether `path` names one of the inputs (the same file, by whatever path, or the file
+/// standard input reads).
 pub(crate) fn is_an_input(path: &Path, sources: &[Source]) -> bool {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return false;
+    input_named(path, sources).is_some()
+}
+
+/// The name of the input that `path` names, if one does.
+fn input_named(path: &Path, sources: &[Source]) -> Option<String> {
+    if crate::report::staged::is_stdout(path) || !std::fs::metadata(path).is_ok_and(|m| m.is_file())
+    {
+        return None;
     }
-    let Some(output) = file_id(path) else {
-        return false;
-    };
-    sources.iter().any(|source| match source {
-        Source::File(input) => file_id(input).is_some_and(|id| id == output),
-        Source::Stdin => false,
+    let output = file_id(path)?;
+    sources.iter().find_map(|source| {
+        let input = match source {
+            Source::File(input) => file_id(input),
+            Source::Stdin => stdin_id(),
+        };
+        (input == Some(output)).then(|| match source {
+            Source::File(input) => input.display().to_string(),
+            Source::Stdin => "standard input reads it".to_owned(),
+        })
     })
 }
 
@@ -221,24 +257,89 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
+/// The device and inode of the file standard input reads (`- < FILE`), when it is one.
+#[cfg(unix)]
+fn stdin_id() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then(|| (meta.dev(), meta.ino()))
+}
+
 /// What identifies a file whatever path names it: its canonical path.
 #[cfg(not(unix))]
 fn file_id(path: &Path) -> Option<std::path::PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
-/// Opens the `--rejects` file, when one was asked for.
+/// Unknown without Unix's file identities.
+#[cfg(not(unix))]
+fn stdin_id() -> Option<std::path::PathBuf> {
+    None
+}
+
+/// Refuses two outputs on standard output (`-o -` beside a command's own output there, or
+/// `--rejects -` beside `-o -`): their lines would be mixed. `outputs` pairs each option with
+/// whether it writes to standard output.
+///
+/// # Errors
+///
+/// When more than one does; the message names them.
+pub(crate) fn refuse_two_on_stdout(outputs: &[(&str, bool)]) -> anyhow::Result<()> {
+    let on: Vec<&str> = outputs
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(o, _)| *o)
+        .collect();
+    if on.len() > 1 {
+        bail!(
+            "{} would {} write to standard output, mixed: give one of them a file",
+            on.join(" and "),
+            if on.len() == 2 { "both" } else { "all" }
+        );
+    }
+    Ok(())
+}
+
+/// Opens the `--rejects` file, when one was asked for, staged in `staged` (`-` is standard
+/// output).
 ///
 /// # Errors
 ///
 /// When the file cannot be created; the message names it.
-pub(crate) fn rejects_file(path: Option<&Path>) -> anyhow::Result<Option<BufWriter<File>>> {
+pub(crate) fn rejects_file(
+    staged: &mut StagedFiles,
+    path: Option<&Path>,
+) -> anyhow::Result<Option<BufWriter<File>>> {
     path.map(|path| {
-        File::create(path)
+        staged
+            .open(Some(path))
             .map(BufWriter::new)
-            .with_context(|| format!("cannot create {}", path.display()))
+            .context("--rejects")
     })
     .transpose()
+}
+
+/// Puts the run's staged outputs in place when every input was read and no signal stopped
+/// the run; otherwise says, for an input that could not be read, that they were not written
+/// (the files there before are kept). An interrupted run says so at its end. Whether the
+/// outputs were put in place.
+///
+/// # Errors
+///
+/// When a file cannot be put in place, or standard error cannot be written.
+pub(crate) fn commit(staged: StagedFiles, inputs: &Inputs) -> anyhow::Result<bool> {
+    if inputs.totals.failed > 0 && !crate::report::interrupt::interrupted() {
+        drop(staged);
+        if let Some(note) = crate::report::staged::not_written() {
+            crate::input::say(format_args!(
+                "pgnkit: an input could not be read, so the outputs would lack its games; {note}"
+            ))?;
+        }
+        return Ok(false);
+    }
+    Ok(staged.commit()?)
 }
 
 /// The opening table of `--eco-table FILE`, or the built-in one. A table read from a file

@@ -1,7 +1,6 @@
 //! `pgnkit select`: writes the games that match an expression (`--where`), byte for byte as
 //! read, or through convert's writer with `--to`/`--format`.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -13,6 +12,7 @@ use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, Inputs, WriteError};
+use crate::report::staged::{self, StagedFiles};
 use crate::rules::game::CheckOptions;
 use crate::select::watch::Watch;
 use crate::select::{Facts, Replayed, Selection};
@@ -41,7 +41,8 @@ pub struct Args {
     #[arg(long)]
     pub count: bool,
 
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (`-`); replaced only when the run
+    /// succeeds.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -149,17 +150,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // The inputs are listed before the output is created: a new one is never read.
     let mut inputs = Inputs::new(args.input.resolve()?)?;
     super::refuse_inputs_as_outputs(&[("-o", args.output.as_deref())], inputs.sources())?;
-    let out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        ),
-        None => Box::new(io::stdout().lock()),
-    };
-    let out_name = args
-        .output
-        .as_deref()
-        .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+    // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
+    let mut staged = StagedFiles::new();
+    let out_name = staged::display_name(args.output.as_deref());
     let written = |e| WriteError::new(out_name.as_str(), e);
+    // Its errors name the file (or standard output).
+    let out = staged.open(args.output.as_deref())?;
     let mut out = BufWriter::with_capacity(1 << 16, out);
     if convert.as_ref().is_some_and(|c| c.format == FormatArg::Csv) {
         out.write_all(&super::convert::csv_header())
@@ -204,7 +200,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         writeln!(out, "{selected}").map_err(written)?;
     }
     out.flush().map_err(written)?;
-    inputs.say_if_interrupted("the summary covers the games read so far")?;
+    drop(out);
+    super::commit(staged, &inputs)?;
     inputs.summary(
         args.input.quiet,
         format_args!(

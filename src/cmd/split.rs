@@ -14,6 +14,7 @@ use crate::dedup::split::{By, Grouper};
 use crate::eco::EcoObserver;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Found, Inputs, WriteError};
+use crate::report::staged::{StagedFiles, TempDir};
 use crate::rules::game::CheckOptions;
 
 /// Split games into files: by a number of games, by event, by ECO code or letter or by a
@@ -62,14 +63,18 @@ impl Found for Piece {
 const OPEN_FILES: usize = 64;
 
 /// The files being written, in a hidden folder inside the output folder (so renaming them into
-/// place never crosses file systems). Removed, with what is in it, when dropped.
+/// place never crosses file systems). Removed, with what is in it, when dropped; so is the
+/// output folder when this run made it and put nothing in it.
 struct Staging {
-    dir: PathBuf,
+    /// `None` once dropped.
+    dir: Option<TempDir>,
     open: HashMap<String, (BufWriter<File>, u64)>,
     /// Every file created, in the order of their first game.
     created: Vec<String>,
     seen: HashSet<String>,
     tick: u64,
+    /// The output folder, when this run created it.
+    made: Option<PathBuf>,
 }
 
 impl Staging {
@@ -81,19 +86,26 @@ impl Staging {
                 output.display()
             );
         }
+        let made = (!output.exists()).then(|| output.to_path_buf());
         fs::create_dir_all(output)
             .with_context(|| format!("cannot create {}", output.display()))?;
-        let dir = output.join(format!(".pgnkit-split-{}.tmp", std::process::id()));
-        // One left by a killed run of the same process id is stale.
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let dir = TempDir::create(output, "split", Some(output))
+            .with_context(|| format!("cannot create a temporary folder in {}", output.display()))?;
         Ok(Staging {
-            dir,
+            dir: Some(dir),
             open: HashMap::new(),
             created: Vec::new(),
             seen: HashSet::new(),
             tick: 0,
+            made,
         })
+    }
+
+    fn dir(&self) -> io::Result<&Path> {
+        self.dir
+            .as_ref()
+            .map(TempDir::path)
+            .ok_or_else(|| io::Error::other("the temporary folder is gone"))
     }
 
     fn write(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
@@ -113,7 +125,7 @@ impl Staging {
                     }
                 }
             }
-            let path = self.dir.join(name);
+            let path = self.dir()?.join(name);
             let file = File::options().create(true).append(true).open(&path)?;
             if self.seen.insert(name.to_owned()) {
                 self.created.push(name.to_owned());
@@ -131,23 +143,40 @@ impl Staging {
         w.write_all(b"\n\n")
     }
 
-    /// Flushes every file and renames each into `output`.
-    fn commit(mut self, output: &Path) -> io::Result<usize> {
+    /// Flushes every file and puts them all in `output` at once, as every command puts its
+    /// outputs in place ([`super::commit`]): none if one cannot take its place. The number of
+    /// files, `None` when they were not put in place.
+    fn commit(mut self, output: &Path, inputs: &Inputs) -> anyhow::Result<Option<usize>> {
+        let folder = output.display().to_string();
         for (_, (mut w, _)) in self.open.drain() {
-            w.flush()?;
-            w.get_ref().sync_all()?;
+            w.flush()
+                .and_then(|()| w.get_ref().sync_all())
+                .map_err(|e| WriteError::new(folder.as_str(), e))?;
         }
+        let mut staged = StagedFiles::new();
+        let dir = self.dir()?.to_path_buf();
         for name in &self.created {
-            fs::rename(self.dir.join(name), output.join(name))?;
+            staged.adopt(dir.join(name), output.join(name));
         }
-        Ok(self.created.len())
+        if !super::commit(staged, inputs)? {
+            return Ok(None);
+        }
+        self.made = None;
+        if let Some(dir) = &self.dir {
+            dir.written();
+        }
+        Ok(Some(self.created.len()))
     }
 }
 
 impl Drop for Staging {
     fn drop(&mut self) {
         self.open.clear();
-        let _ = fs::remove_dir_all(&self.dir);
+        drop(self.dir.take());
+        if let Some(made) = &self.made {
+            // Only when empty: nothing of anyone else's is removed.
+            let _ = fs::remove_dir(made);
+        }
     }
 }
 
@@ -206,9 +235,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if inputs.totals.broken_pipe || inputs.totals.interrupted {
         return Ok(Outcome::Failed);
     }
-    let files = staging
-        .commit(&args.output)
-        .map_err(|e| WriteError::new(folder.as_str(), e))?;
+    let Some(files) = staging.commit(&args.output, &inputs)? else {
+        return Ok(inputs.outcome());
+    };
     let read = &inputs.totals;
     if !args.input.quiet {
         say(format_args!(

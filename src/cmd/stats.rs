@@ -18,8 +18,9 @@ use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Inputs, WriteError};
 use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
+use crate::report::interrupt::interrupted;
 use crate::report::spill::TempFileStore;
-use crate::report::staged::StagedFiles;
+use crate::report::staged::{self, StagedFiles};
 use crate::report::stats::{self as csvout, CsvOptions, GameRow, TableOptions};
 use crate::rules::game::CheckOptions;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
@@ -128,7 +129,7 @@ pub struct OutputArgs {
     #[arg(long, value_enum, value_name = "NAME")]
     pub report: Option<ReportName>,
 
-    /// With --report: the file to write instead of standard output.
+    /// With --report: the file to write instead of standard output (`-`).
     #[arg(short = 'o', long = "output", value_name = "FILE", requires = "report")]
     pub output: Option<PathBuf>,
 
@@ -502,6 +503,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         ],
         inputs.sources(),
     )?;
+    super::refuse_two_on_stdout(&[
+        (
+            "--report",
+            output.report.is_some() && output.output.as_deref().is_none_or(staged::is_stdout),
+        ),
+        (
+            "--partial",
+            args.partial.as_deref().is_some_and(staged::is_stdout),
+        ),
+    ])?;
     let started = Instant::now();
     let csv_opts = CsvOptions {
         raw: output.raw_csv,
@@ -511,7 +522,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut sinks = GameSinks {
         csv: open_games_csv(output, &mut staged)?,
         partial: match &args.partial {
-            Some(path) => Some(BufWriter::new(staged.create(path)?)),
+            Some(path) => Some(BufWriter::new(staged.open(Some(path))?)),
             None => None,
         },
         csv_opts,
@@ -600,7 +611,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         if sinks.csv.is_some() || sinks.partial.is_some() {
             sinks.write(row).map_err(|e| {
-                WriteError::new("games.csv or the partial file", io::Error::other(e))
+                // A closed pipe (`--report games | head`) stays one: it ends the run quietly.
+                let kind = super::io_kind(&e).unwrap_or(io::ErrorKind::Other);
+                WriteError::new(
+                    "games.csv or the partial file",
+                    io::Error::new(kind, format!("{e:#}")),
+                )
             })?;
         }
         Ok(())
@@ -667,7 +683,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 /// not be read (the reports would lack its games). Says so and gives the outcome.
 fn unfinished(failed_inputs: usize) -> Result<Option<Outcome>, WriteError> {
     if interrupted() {
-        say(format_args!("pgnkit: interrupted: no report was written (the reports already there, if any, are kept)"))?;
+        // The interrupt's message says what was not written.
     } else if failed_inputs > 0 {
         say(format_args!("pgnkit: no report was written: an input could not be read (the reports already there, if any, are kept)"))?;
     } else {
@@ -676,17 +692,11 @@ fn unfinished(failed_inputs: usize) -> Result<Option<Outcome>, WriteError> {
     Ok(Some(Outcome::Failed))
 }
 
-fn interrupted() -> bool {
-    crate::input::pipeline::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Puts every report in place at once, unless Ctrl-C came while they were written.
+/// Puts every report in place at once, unless a signal came while they were written (see
+/// [`StagedFiles::commit`]).
 fn finish(staged: StagedFiles) -> anyhow::Result<()> {
-    if interrupted() {
-        drop(staged);
-        bail!("interrupted: no report was written (the reports already there, if any, are kept)");
-    }
-    staged.commit().context("no report was written")
+    staged.commit().context("no report was written")?;
+    Ok(())
 }
 
 fn outcome(failed_inputs: usize, tally: &Tally) -> Outcome {
@@ -706,16 +716,15 @@ fn open_report(
     name: ReportName,
     staged: &mut StagedFiles,
 ) -> anyhow::Result<Box<dyn Write>> {
-    let mut w: Box<dyn Write> = if let Some(dir) = &output.out {
+    let file = if let Some(dir) = &output.out {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
-        let path = dir.join(name.file_name());
-        Box::new(BufWriter::with_capacity(1 << 16, staged.create(&path)?))
-    } else if let Some(path) = &output.output {
-        Box::new(BufWriter::with_capacity(1 << 16, staged.create(path)?))
+        staged.create(&dir.join(name.file_name()))?
     } else {
-        Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))
+        // `-o FILE`, or standard output (also as `-o -`).
+        staged.open(output.output.as_deref())?
     };
+    let mut w: Box<dyn Write> = Box::new(BufWriter::with_capacity(1 << 16, file));
     csvout::start(&mut w, output.excel)?;
     Ok(w)
 }

@@ -13,6 +13,7 @@ use crate::eco::{EcoObserver, Table};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, InputProblem, Inputs, WriteError};
 use crate::pgn::Lexed;
+use crate::report::staged::{self, StagedFiles};
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::game::CheckOptions;
@@ -72,7 +73,8 @@ pub struct Args {
     #[arg(long)]
     pub game_records: bool,
 
-    /// Write every game that has an error, byte for byte as read, to this file.
+    /// Write every game that has an error, byte for byte as read, to this file (replaced only
+    /// when the run succeeds).
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
 
@@ -177,7 +179,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             && std::env::var_os("NO_COLOR").is_none(),
     };
     let written = |e| WriteError::new("standard output", e);
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    // The diagnostics, and `--rejects` with the run's other outputs (see `StagedFiles`).
+    let mut staged = StagedFiles::new();
+    let mut out = BufWriter::with_capacity(1 << 16, staged.open(None)?);
     if format == Format::Csv {
         let mut w = csv::Writer::from_writer(&mut out);
         w.write_record(report::CSV_HEADER)
@@ -189,12 +193,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Written by the games and by the problems of inputs as a whole, in turn.
     let out = std::cell::RefCell::new(out);
     super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
-    let mut rejects = super::rejects_file(args.rejects.as_deref())?;
-    let rejects_name = || {
-        args.rejects
-            .as_deref()
-            .map_or_else(String::new, |p| p.display().to_string())
-    };
+    super::refuse_two_on_stdout(&[
+        ("the diagnostics", true),
+        (
+            "--rejects",
+            args.rejects.as_deref().is_some_and(staged::is_stdout),
+        ),
+    ])?;
+    let mut rejects = super::rejects_file(&mut staged, args.rejects.as_deref())?;
+    let rejects_name = || staged::display_name(args.rejects.as_deref());
 
     // ECO tags are checked only when notes are reported: no other run pays for it.
     let eco_table = args
@@ -233,9 +240,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(mut w) = rejects {
         w.flush().map_err(|e| WriteError::new(rejects_name(), e))?;
     }
+    super::commit(staged, &inputs)?;
     // Problems of inputs as a whole (a cut, bytes that do not decode, not PGN) are errors.
     totals.errors += inputs.totals.problems;
-    inputs.say_if_interrupted("the summary covers the games read so far")?;
     inputs.summary(
         args.input.quiet,
         format_args!(

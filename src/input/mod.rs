@@ -742,19 +742,6 @@ impl Inputs {
         crate::cmd::found(crate::cli::Outcome::Problems);
     }
 
-    /// Says, when Ctrl-C stopped the run, that it did and what that means for the command's
-    /// output (`meaning`).
-    ///
-    /// # Errors
-    ///
-    /// When standard error cannot be written.
-    pub fn say_if_interrupted(&self, meaning: &str) -> Result<(), WriteError> {
-        if !self.totals.interrupted {
-            return Ok(());
-        }
-        say(format_args!("pgnkit: interrupted; {meaning}"))
-    }
-
     /// How a command ends its run on standard error: unless `quiet`, its summary line
     /// (`pgnkit: 2 files, 40 games: WHAT in 0.12 s (35.1 MB/s)`, where `what` is the
     /// command's own count) and the [tail](Self::summary_tail) every command shares; then,

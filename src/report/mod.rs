@@ -10,6 +10,7 @@ use crate::pgn::Span;
 use crate::rules::game::GameReport;
 
 pub mod cell;
+pub mod interrupt;
 pub mod spill;
 pub mod staged;
 pub mod stats;
