@@ -989,16 +989,48 @@ fn duplicates_among_many_tags_are_found() {
 
 /// Spans within a game are `u32` byte offsets: a `--max-game-size` of 4 GiB or more would let
 /// them wrap, so it is refused as a bad argument (exit 2) with the range; 4095 MiB is taken.
+/// 0 was taken and made each tag line a game of its own, too large.
 #[test]
 fn max_game_size_is_bounded_so_offsets_cannot_wrap() {
     let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
-    let o = pgnkit(&["validate", "--max-game-size", "4096", "-"], Some(&game));
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("0..=4095"), "{}", stderr(&o));
-    let o = pgnkit(&["validate", "--max-game-size", "4095", "-"], Some(&game));
+    for bad in ["4096", "0"] {
+        let o = pgnkit(&["validate", "--max-game-size", bad, "-"], Some(&game));
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("1..=4095"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    }
     let ok = pgnkit(&["validate", "-"], Some(&game));
-    assert_eq!(o.status.code(), ok.status.code(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), stdout(&ok));
+    for good in ["4095", "1"] {
+        let o = pgnkit(&["validate", "--max-game-size", good, "-"], Some(&game));
+        assert_eq!(o.status.code(), ok.status.code(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&ok));
+    }
+}
+
+/// `--jobs` takes 1 to 1024 threads in every command: 0 was taken, 100,000 aborted the
+/// process setting up their stacks, and 4294967296 aborted on a 1.2 TB allocation. Outside
+/// the range it is a bad argument (exit 2) that names the range, before any input is read.
+#[test]
+fn jobs_outside_their_range_are_refused() {
+    let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    for command in [
+        &["validate"][..],
+        &["convert", "--format", "csv"],
+        &["stats"],
+    ] {
+        for bad in ["0", "1025", "100000", "4294967296", "-1"] {
+            let jobs = format!("--jobs={bad}");
+            let args = [command, &[&jobs, "-"]].concat();
+            let o = pgnkit(&args, Some(&game));
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--jobs"), "{args:?}: {}", stderr(&o));
+            assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+        }
+    }
+    let one = pgnkit(&["validate", "-j", "1", "-"], Some(&game));
+    let most = pgnkit(&["validate", "-j", "1024", "-"], Some(&game));
+    assert_eq!(most.status.code(), one.status.code(), "{}", stderr(&most));
+    assert_eq!(stdout(&most), stdout(&one));
 }
 
 /// Every way the pipeline shares out the work gives what one job gives: pieces cut after
