@@ -9,6 +9,17 @@ square. The inputs are made here:
   tags       one game of many distinct tags, blank lines between them
   long-line  one game whose movetext is one line of unreadable tokens
 
+Then it runs the inputs that once took quadratic time or unbounded memory at N and 4N MB
+(N = MAX_MB / 4) and prints the time and the peak memory (RSS) of each, with their ratios:
+at most about 4.5 when both grow linearly (the memory often stays flat).
+
+  big-tags     a game whose tag section (distinct tags) is larger than --max-game-size 1,
+               between two small games: skipped once, in one pass (validate -j 1 and -j 2)
+  big-comment  a game whose comment is larger than --max-game-size 1 (validate -j 1, -j 2)
+  variations   one game of sibling variations `(1. d4)` under the size limit, converted to
+               each format (convert --format jsonl, csv, pgn; select --format jsonl): its
+               memory is bounded by 8 times --max-game-size (P022 past it)
+
 Usage: benches/linear.py [PGNKIT] [MAX_MB]   (default target/release/pgnkit, 16)
 """
 import os
@@ -41,7 +52,44 @@ def make(kind, size):
         return ''.join(out) + '1. e4 *\n'
     if kind == 'long-line':
         return '[Event "e"]\n\n' + 'Zz9 ' * (size // 4) + '*\n'
+    small = '[Event "s"]\n[White "C"]\n[Black "D"]\n\n1. d4 d5 1-0\n\n'
+    players = '[Event "big"]\n[White "A"]\n[Black "B"]\n'
+    if kind == 'big-tags':
+        out, n, total = [small, players], 0, 0
+        while total < size:
+            tag = f'[T{n} "v"]\n'
+            out.append(tag)
+            total += len(tag)
+            n += 1
+        return ''.join(out) + '\n1. e4 *\n\n' + small
+    if kind == 'big-comment':
+        return small + players + '\n1. e4 {' + 'x' * 99 + '\n' * (size // 100) + '} e5 1-0\n\n' + small
+    if kind == 'variations':
+        return players + '\n1. e4 ' + '(1. d4) ' * (size // 8) + 'e5 1-0\n'
     raise ValueError(kind)
+
+
+def run(args):
+    """Runs a command; returns its wall seconds and its peak memory (RSS) in MB."""
+    start = time.perf_counter()
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(child.pid, 0)
+    took = time.perf_counter() - start
+    return took, usage.ru_maxrss / 1024
+
+
+# The inputs measured at N and 4N: (input, label, arguments after the binary).
+AT_N_AND_4N = [
+    ('big-tags', 'validate -j 1', ['validate', '-q', '-j', '1', '--max-game-size', '1']),
+    ('big-tags', 'validate -j 2', ['validate', '-q', '-j', '2', '--max-game-size', '1']),
+    ('big-comment', 'validate -j 1', ['validate', '-q', '-j', '1', '--max-game-size', '1']),
+    ('big-comment', 'validate -j 2', ['validate', '-q', '-j', '2', '--max-game-size', '1']),
+    ('variations', 'convert jsonl', ['convert', '-q', '-j', '1', '--format', 'jsonl']),
+    ('variations', 'convert csv', ['convert', '-q', '-j', '1', '--format', 'csv']),
+    ('variations', 'convert pgn', ['convert', '-q', '-j', '1', '--format', 'pgn']),
+    ('variations', 'select jsonl', ['select', '-q', '-j', '1', '--where', 'White = "A"',
+                                    '--format', 'jsonl']),
+]
 
 
 def main():
@@ -63,6 +111,26 @@ def main():
                 ratio = f'{took / before:.2f}' if before else '-'
                 print(f'{kind:<10} {mb:>4} {took:>9.3f} {ratio:>6}', flush=True)
                 before = took
+        n = max(max_mb // 4, 1)
+        print()
+        print(f'{"input":<12} {"command":<14} {"MB":>4} {"seconds":>8} {"ratio":>6} '
+              f'{"peak MB":>8} {"ratio":>6}')
+        made = None
+        for kind, label, args in AT_N_AND_4N:
+            before = None
+            for mb in (n, 4 * n):
+                if made != (kind, mb):
+                    with open(path, 'w') as f:
+                        f.write(make(kind, mb << 20))
+                    made = (kind, mb)
+                took, peak = run([binary, *args, path])
+                if before:
+                    ratios = f'{took / before[0]:>6.2f}', f'{peak / before[1]:>6.2f}'
+                else:
+                    ratios = f'{"-":>6}', f'{"-":>6}'
+                print(f'{kind:<12} {label:<14} {mb:>4} {took:>8.3f} {ratios[0]} {peak:>8.1f} '
+                      f'{ratios[1]}', flush=True)
+                before = (took, peak)
 
 
 if __name__ == '__main__':

@@ -81,6 +81,7 @@ codes! {
     GluedMoves = "P019", Warning, "moves glued together";
     DashedEvaluation = "P020", Warning, "'+--' or '--+' read as an evaluation";
     ForumWrapper = "P021", Warning, "game wrapped in [pgn] ... [/pgn]";
+    TooLargeToConvert = "P022", Error, "game too large to convert";
     // Inputs as a whole (game 0 in reports).
     InputBreaksOff = "P025", Error, "compressed input breaks off";
     NotPgn = "P026", Error, "input is not PGN";

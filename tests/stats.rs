@@ -1364,3 +1364,38 @@ fn dates_off_the_standard_are_read_as_far_as_they_can_be() {
         assert_eq!(first[player], date, "{player}");
     }
 }
+
+/// `--initial-elo` takes a number from 0 to 4000 and `--opening-plies` 0 to 1000: `nan` or
+/// `inf` once made every rating in players.csv `NaN`. Outside the range is a bad argument
+/// (exit 2) that names it, and no report is written.
+#[test]
+fn numeric_options_outside_their_range_are_refused() {
+    let input = "testdata/validate/two-games.pgn";
+    let bad = [
+        ["--initial-elo=nan", "0..=4000"],
+        ["--initial-elo=inf", "0..=4000"],
+        ["--initial-elo=-1", "0..=4000"],
+        ["--initial-elo=4000.5", "0..=4000"],
+        ["--initial-elo=x", "not a number"],
+        ["--opening-plies=1001", "0..=1000"],
+    ];
+    for [option, says] in bad {
+        let out = scratch("numeric-range");
+        let o = pgnkit(&["stats", "-q", option, "--out", out.to_str().unwrap(), input]);
+        assert_eq!(o.status.code(), Some(2), "{option}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{option}: {}", stderr(&o));
+        assert!(!out.join("players.csv").exists(), "{option}");
+    }
+    for option in [
+        "--initial-elo=0",
+        "--initial-elo=4000",
+        "--opening-plies=1000",
+    ] {
+        let out = scratch("numeric-range");
+        // The file's second game has an illegal move: exit 1, problems found.
+        let o = pgnkit(&["stats", "-q", option, "--out", out.to_str().unwrap(), input]);
+        assert_eq!(o.status.code(), Some(1), "{option}: {}", stderr(&o));
+        let players = String::from_utf8(read(&out.join("players.csv"))).unwrap();
+        assert!(!players.contains("NaN"), "{option}: {players}");
+    }
+}

@@ -989,16 +989,48 @@ fn duplicates_among_many_tags_are_found() {
 
 /// Spans within a game are `u32` byte offsets: a `--max-game-size` of 4 GiB or more would let
 /// them wrap, so it is refused as a bad argument (exit 2) with the range; 4095 MiB is taken.
+/// 0 was taken and made each tag line a game of its own, too large.
 #[test]
 fn max_game_size_is_bounded_so_offsets_cannot_wrap() {
     let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
-    let o = pgnkit(&["validate", "--max-game-size", "4096", "-"], Some(&game));
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("0..=4095"), "{}", stderr(&o));
-    let o = pgnkit(&["validate", "--max-game-size", "4095", "-"], Some(&game));
+    for bad in ["4096", "0"] {
+        let o = pgnkit(&["validate", "--max-game-size", bad, "-"], Some(&game));
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("1..=4095"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    }
     let ok = pgnkit(&["validate", "-"], Some(&game));
-    assert_eq!(o.status.code(), ok.status.code(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), stdout(&ok));
+    for good in ["4095", "1"] {
+        let o = pgnkit(&["validate", "--max-game-size", good, "-"], Some(&game));
+        assert_eq!(o.status.code(), ok.status.code(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&ok));
+    }
+}
+
+/// `--jobs` takes 1 to 1024 threads in every command: 0 was taken, 100,000 aborted the
+/// process setting up their stacks, and 4294967296 aborted on a 1.2 TB allocation. Outside
+/// the range it is a bad argument (exit 2) that names the range, before any input is read.
+#[test]
+fn jobs_outside_their_range_are_refused() {
+    let game = std::fs::read("testdata/validate/two-games.pgn").unwrap();
+    for command in [
+        &["validate"][..],
+        &["convert", "--format", "csv"],
+        &["stats"],
+    ] {
+        for bad in ["0", "1025", "100000", "4294967296", "-1"] {
+            let jobs = format!("--jobs={bad}");
+            let args = [command, &[&jobs, "-"]].concat();
+            let o = pgnkit(&args, Some(&game));
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--jobs"), "{args:?}: {}", stderr(&o));
+            assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+        }
+    }
+    let one = pgnkit(&["validate", "-j", "1", "-"], Some(&game));
+    let most = pgnkit(&["validate", "-j", "1024", "-"], Some(&game));
+    assert_eq!(most.status.code(), one.status.code(), "{}", stderr(&most));
+    assert_eq!(stdout(&most), stdout(&one));
 }
 
 /// Every way the pipeline shares out the work gives what one job gives: pieces cut after
@@ -1087,4 +1119,77 @@ fn each_date_off_the_standard_is_reported_with_what_is_wrong() {
     ];
     let want: Vec<(u64, String)> = want.iter().map(|&(g, m)| (g, m.to_owned())).collect();
     assert_eq!(dates, want);
+}
+
+/// A game over `--max-game-size` is one game: reported once (P012) at its first line with
+/// its players, and the games after it are read whole, with `-j 1` and `-j 2` alike. A 36 MB
+/// comment once made 5 games (a P012 for each of its tag lines, players `? – ?`), and 2
+/// million tag lines made each tag line an oversized game of its own, in quadratic time.
+#[test]
+fn an_oversized_game_is_skipped_once_with_its_players() {
+    let two = std::fs::read_to_string("testdata/validate/two-games.pgn").unwrap();
+    let players = "[Event \"big\"]\n[White \"Alice\"]\n[Black \"Bob\"]\n\n";
+    let comment = format!("{players}1. e4 {{{}}} e5 1-0\n\n", "x\n".repeat(600 << 10));
+    let mut tags = String::from("[White \"Alice\"]\n[Black \"Bob\"]\n");
+    for i in 0..80_000 {
+        tags.push_str(&format!("[Tag{i} \"v\"]\n"));
+    }
+    tags.push_str("\n1. e4 *\n\n");
+    let one_line =
+        format!("{players}1. e4 {}1-0 ", "Nf3 Nf6 Ng1 Ng8 ".repeat(70_000)).replace('\n', " ");
+    for big in [comment, tags, one_line] {
+        assert!(big.len() > 1 << 20);
+        let input = format!("{two}\n{big}{two}");
+        let first_line = two.lines().count() + 2;
+        let mut outputs = Vec::new();
+        for jobs in ["1", "2"] {
+            let args = [
+                "validate",
+                "--max-game-size",
+                "1",
+                "-j",
+                jobs,
+                "--format",
+                "json",
+                "-",
+            ];
+            let o = pgnkit(&args, Some(input.as_bytes()));
+            assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+            assert!(stderr(&o).contains(", 5 games:"), "{}", stderr(&o));
+            let out = stdout(&o);
+            let too_large: Vec<&str> = out.lines().filter(|l| l.contains("P012")).collect();
+            assert_eq!(too_large.len(), 1, "{out}");
+            let line = format!("\"line\":{first_line},");
+            assert!(too_large[0].contains(&line), "{}", too_large[0]);
+            assert!(too_large[0].contains("\"game\":3,"), "{}", too_large[0]);
+            assert!(
+                too_large[0].contains("\"white\":\"Alice\",\"black\":\"Bob\""),
+                "{out}"
+            );
+            outputs.push(out);
+        }
+        assert_eq!(outputs[0], outputs[1], "-j 2 differs from -j 1");
+        // The games around it are those of the file read alone, found again.
+        let alone = stdout(&pgnkit(
+            &["validate", "--format", "json", "-"],
+            Some(two.as_bytes()),
+        ));
+        let codes = |out: &str, skip: u64| -> Vec<(u64, String)> {
+            common::json_lines(out)
+                .iter()
+                .filter(|v| v["type"] == "diagnostic" && v["code"] != "P012")
+                .map(|v| {
+                    let game = v["game"].as_u64().unwrap();
+                    (
+                        if game > 3 { game - skip } else { game },
+                        v["code"].to_string(),
+                    )
+                })
+                .collect()
+        };
+        let around = codes(&outputs[0], 3);
+        let alone = codes(&alone, 0);
+        assert!(!alone.is_empty());
+        assert_eq!(around, [alone.clone(), alone].concat(), "{}", outputs[0]);
+    }
 }

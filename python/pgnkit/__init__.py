@@ -55,8 +55,10 @@ def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> list[str]:
 def _input_words(threads: Optional[int], encoding: Optional[str], ext: Optional[Iterable[str]]) -> list[str]:
     words = ["--quiet"]
     if threads is not None:
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads={threads!r}: give a whole number of threads, 1 or more, or None for all cores")
+        # The range `--jobs` takes (1 to 1024), said here with the keyword's name.
+        if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= _pgnkit.MAX_THREADS:
+            raise ValueError(f"threads={threads!r}: give a whole number of threads from 1 to "
+                             f"{_pgnkit.MAX_THREADS}, or None for all cores")
         words += ["--jobs", str(threads)]
     if encoding is not None:
         words += ["--encoding", encoding]

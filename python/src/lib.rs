@@ -272,5 +272,8 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(movetext::parse_movetext, m)?)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // `threads` is checked in Python against the bound `--jobs` has, so that the error names
+    // the keyword.
+    m.add("MAX_THREADS", pgnkit::input::MAX_JOBS)?;
     Ok(())
 }

@@ -139,8 +139,9 @@ def test_what_is_not_an_array_of_strings_is_a_type_error():
         pgnkit.parse_movetext([MATE])
     with pytest.raises(ValueError, match="notations"):
         pgnkit.parse_movetext(pa.array([MATE]), to="morse")
-    with pytest.raises(ValueError, match="threads"):
-        pgnkit.parse_movetext(pa.array([MATE]), threads=0)
+    for threads in (0, -1, 1025, 100_000, 2**32):
+        with pytest.raises(ValueError, match=f"threads={threads}: .* from 1 to 1024"):
+            pgnkit.parse_movetext(pa.array([MATE]), threads=threads)
 
 
 def test_an_empty_array_gives_empty_tables():

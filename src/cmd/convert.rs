@@ -14,7 +14,7 @@ use crate::convert::arrow::{GameRow, PlyColumns, RowFinding};
 use crate::convert::parquet::ParquetOut;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
-use crate::diag::{Code, Severity};
+use crate::diag::{Code, Finding, Severity};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{say, Inputs, WriteError};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
@@ -254,7 +254,15 @@ impl Args {
         }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
+        collector.set_budget(self.game_budget());
         collector
+    }
+
+    /// Bytes a game's moves and elements may take while it is converted: a few times
+    /// `--max-game-size`, so that the memory a game takes is bounded by the limit on its size
+    /// in every output format.
+    fn game_budget(&self) -> usize {
+        self.input.max_game_size.saturating_mul(BUDGET_PER_MIB)
     }
 }
 
@@ -291,6 +299,10 @@ impl crate::input::Found for Converted {
 /// Plies reserved for a game's moves before its replay.
 const PLIES_RESERVED: usize = 256;
 
+/// Bytes of a game's moves and elements allowed for each MiB of `--max-game-size` (see
+/// [`Args::game_budget`]): 8 times the limit.
+const BUDGET_PER_MIB: usize = 8 << 20;
+
 /// Converts one game (runs on a worker thread), lexed to its tags. Writing into vectors cannot
 /// fail.
 ///
@@ -305,7 +317,10 @@ fn convert_one(
     args: &Args,
     collector: &mut Collector,
 ) -> Converted {
-    let report = super::check_pipeline_game(game, opts, collector);
+    let mut report = super::check_pipeline_game(game, opts, collector);
+    if collector.over_budget() {
+        report.findings.push(too_large_to_convert(args));
+    }
     // The tags (the movetext is what the replay told the collector).
     let lexed: &Lexed = game.lexed;
     let rejected = convert::is_rejected(&report);
@@ -894,6 +909,26 @@ pub(crate) fn convert_selected(
     let (opts, keep) = (args.check_options(), args.keep());
     let done = convert_one(game, name, &opts, keep, &render, args, &mut collector);
     (done.diagnostics, (!done.rejected).then_some(done.body))
+}
+
+/// The report of a game whose moves, variations and comments would take more memory than a
+/// game may ([`Args::game_budget`]).
+fn too_large_to_convert(args: &Args) -> Finding {
+    let mut f = Finding::new(
+        Code::TooLargeToConvert,
+        None,
+        format!(
+            "converting the game's moves, variations and comments would take more than {} MiB \
+             (8 times --max-game-size): it is not converted",
+            args.game_budget() >> 20
+        ),
+    );
+    f.help = Some(
+        "raise --max-game-size if the game is genuine, or split its variations into games \
+         of their own"
+            .into(),
+    );
+    f
 }
 
 /// The CSV header `--format csv` starts with, for `pgnkit select`.

@@ -29,6 +29,9 @@ use crate::rules::visit::Visitor;
 /// 4095 MiB leaves the reader room past the limit before an offset could reach 4 GiB.
 pub const MAX_GAME_MIB: u64 = 4095;
 
+/// The most worker threads `--jobs` takes ([`crate::input::MAX_JOBS`]).
+pub const MAX_JOBS: u64 = crate::input::MAX_JOBS as u64;
+
 /// The input options every command shares (`#[command(flatten)]`): what to read and how.
 #[derive(Debug, clap::Args)]
 pub struct InputArgs {
@@ -47,18 +50,25 @@ pub struct InputArgs {
     #[arg(long, value_name = "NAME")]
     pub encoding: Option<String>,
 
-    /// Skip (and report) games larger than this many MiB (at most 4095).
-    // A game's byte offsets are `u32`: the bound keeps every offset in a game from wrapping.
+    /// Skip (and report) games larger than this many MiB (1 to 4095).
+    // A game's byte offsets are `u32`: the upper bound keeps every offset in a game from
+    // wrapping. 0 would make every game too large (and each tag line a game of its own).
     #[arg(
         long,
         value_name = "MIB",
         default_value_t = 32,
-        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_GAME_MIB)
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_GAME_MIB)
     )]
     pub max_game_size: usize,
 
-    /// Worker threads (default: the number of cores). The output is the same for any number.
-    #[arg(long, short = 'j', value_name = "N")]
+    /// Worker threads, 1 to 1024 (default: the number of cores). The output is the same for
+    /// any number.
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_JOBS)
+    )]
     pub jobs: Option<usize>,
 
     /// Do not print the closing summary or the progress bar.

@@ -126,8 +126,10 @@ fn convert_args(args: &Args) -> anyhow::Result<Option<super::convert::Args>> {
     let to = name(args.to.and_then(|t| t.to_possible_value())).unwrap_or_else(|| "san".into());
     let format =
         name(args.format.and_then(|f| f.to_possible_value())).unwrap_or_else(|| "pgn".into());
-    let parsed = As::try_parse_from(["select", "--to", &to, "--format", &format, "-"])
+    let mut parsed = As::try_parse_from(["select", "--to", &to, "--format", &format, "-"])
         .context("convert's options")?;
+    // A game's memory while it is converted is bounded by select's own size limit.
+    parsed.args.input.max_game_size = args.input.max_game_size;
     Ok(Some(parsed.args))
 }
 

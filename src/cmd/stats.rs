@@ -55,8 +55,14 @@ pub struct Args {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Group openings by their first N plies in SAN instead of the ECO tag.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Group openings by their first N plies in SAN instead of the ECO tag (0 to 1000; 0: by
+    /// the ECO tag).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_OPENING_PLIES)
+    )]
     pub opening_plies: usize,
 
     /// Group a game without an ECO tag in openings.csv by the code of the deepest named
@@ -137,9 +143,9 @@ pub struct OutputArgs {
     #[arg(long, value_enum)]
     pub tiebreak: Option<TiebreakArg>,
 
-    /// Elo of players no game tags with `WhiteElo`/`BlackElo` (default 1500).
+    /// Elo of players no game tags with `WhiteElo`/`BlackElo`, 0 to 4000 (default 1500).
     // No clap default: given when players.csv is not written, it is refused.
-    #[arg(long, value_name = "ELO")]
+    #[arg(long, value_name = "ELO", value_parser = parse_initial_elo)]
     pub initial_elo: Option<f64>,
 
     /// Start every file with a UTF-8 byte order mark, so Excel shows non-ASCII names.
@@ -1131,4 +1137,26 @@ fn read_part(
         }
     }
     bail!("incomplete partial result: no totals line (was the run interrupted?)")
+}
+
+/// The longest opening `--opening-plies` groups by: far past any opening, and a bound that
+/// keeps the option a number of plies.
+const MAX_OPENING_PLIES: u64 = 1000;
+
+/// The highest `--initial-elo`: above any rating ever published.
+const MAX_INITIAL_ELO: f64 = 4000.0;
+
+/// Reads `--initial-elo`: a number from 0 to 4000 (`nan` or `inf` once made every rating
+/// `NaN`).
+fn parse_initial_elo(s: &str) -> Result<f64, String> {
+    let elo: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number: give an Elo from 0 to 4000, as 1500"))?;
+    if !(0.0..=MAX_INITIAL_ELO).contains(&elo) {
+        return Err(format!(
+            "{s} is not in 0..=4000: give an Elo from 0 to 4000, as 1500"
+        ));
+    }
+    Ok(elo)
 }

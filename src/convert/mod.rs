@@ -108,7 +108,26 @@ pub struct Collector {
     pub eco: Option<crate::eco::EcoObserver<'static>>,
     /// SAN, UCI and FEN of the main-line plies, for the Arrow tables: only when asked for.
     pub columns: Option<Box<arrow::PlyColumns>>,
+    /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
+    /// (see [`Collector::set_budget`]).
+    budget: usize,
+    /// Bytes the game's moves and elements take so far, estimated.
+    spent: usize,
+    /// The game took more than the budget: what the replay told after that was not kept.
+    over_budget: bool,
 }
+
+/// Bytes counted for each element kept (comment, NAG, variation start or end): its place in
+/// the collector, its element, and its share of the output written.
+const ELEMENT_COST: usize = 64;
+
+/// Bytes counted for each move kept: its ply, its text, and its share of the output.
+const PLY_COST: usize = 256;
+
+/// Bytes counted on top for each move of the JSON, CSV and EPD records: the position before
+/// it, its record with every notation and the FEN after it, and its JSON text (measured: a
+/// game of sibling variations peaked at about 2.6 KB a move before the budget).
+const RECORD_COST: usize = 2048;
 
 impl Collector {
     pub fn new(notation: Notation, keep_positions: bool) -> Collector {
@@ -122,7 +141,37 @@ impl Collector {
             recorded: Vec::new(),
             eco: None,
             columns: None,
+            budget: usize::MAX,
+            spent: 0,
+            over_budget: false,
         }
+    }
+
+    /// Keeps a game's moves and elements within about `bytes` (a game of a million
+    /// variations once took gigabytes, and aborted the process when they could not be had):
+    /// past it, nothing more of the game is kept and [`Collector::over_budget`] says so, for
+    /// the caller to report the game instead of converting it.
+    pub fn set_budget(&mut self, bytes: usize) {
+        self.budget = bytes;
+    }
+
+    /// The game took more than the budget ([`Collector::set_budget`]): what was kept of it
+    /// is not the whole game.
+    pub fn over_budget(&self) -> bool {
+        self.over_budget
+    }
+
+    /// Counts `cost` bytes more for the game: false (and nothing more is kept of it) once
+    /// they pass the budget.
+    fn afford(&mut self, cost: usize) -> bool {
+        self.spent = self.spent.saturating_add(cost);
+        self.over_budget |= self.spent > self.budget;
+        !self.over_budget
+    }
+
+    /// Bytes counted for a move, or a null move, in this collector.
+    fn ply_cost(&self) -> usize {
+        PLY_COST + if self.keep_positions { RECORD_COST } else { 0 }
     }
 
     /// Makes room for a game of `plies` moves: growing a ply at a time costs more.
@@ -143,11 +192,20 @@ impl Collector {
         self.text.clear();
         self.pending_repair = None;
         self.recorded.clear();
+        self.spent = 0;
+        self.over_budget = false;
         if let Some(eco) = &mut self.eco {
             eco.clear();
         }
         if let Some(c) = &mut self.columns {
             c.clear();
+        }
+    }
+
+    /// Keeps an element other than a move, within the budget.
+    fn element(&mut self, element: Recorded) {
+        if self.afford(ELEMENT_COST) {
+            self.recorded.push(element);
         }
     }
 
@@ -170,6 +228,9 @@ impl Visitor for Collector {
     fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
         if let Some(eco) = &mut self.eco {
             eco.play(at, before, mv, check, None);
+        }
+        if !self.afford(self.ply_cost()) {
+            return;
         }
         let start = self.text.len();
         let notation = match self.notation {
@@ -203,6 +264,9 @@ impl Visitor for Collector {
         if let Some(eco) = &mut self.eco {
             eco.null_move(at, before, after);
         }
+        if !self.afford(self.ply_cost()) {
+            return;
+        }
         if let (0, Some(c)) = (at.depth, &mut self.columns) {
             c.push_null(after);
         }
@@ -228,26 +292,26 @@ impl Visitor for Collector {
     }
 
     fn unplayed(&mut self, at: MoveAt) {
-        self.recorded.push(Recorded::Unplayed {
+        self.element(Recorded::Unplayed {
             start: at.start,
             end: at.end,
         });
     }
 
     fn comment(&mut self, start: u32, end: u32) {
-        self.recorded.push(Recorded::Comment { start, end });
+        self.element(Recorded::Comment { start, end });
     }
 
     fn nag(&mut self, nag: u16) {
-        self.recorded.push(Recorded::Nag(nag));
+        self.element(Recorded::Nag(nag));
     }
 
     fn begin_variation(&mut self) {
-        self.recorded.push(Recorded::VariationStart);
+        self.element(Recorded::VariationStart);
     }
 
     fn end_variation(&mut self) {
-        self.recorded.push(Recorded::VariationEnd);
+        self.element(Recorded::VariationEnd);
     }
 }
 

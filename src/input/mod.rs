@@ -25,9 +25,17 @@ use progress::Progress;
 use crate::diag::{Code, Finding};
 use crate::pgn::GameReader;
 
-/// Worker threads for `--jobs`: the number given, or the number of cores.
+/// The most worker threads a run takes (`--jobs`, Python's `threads`): far more threads than
+/// cores only cost memory, and 100,000 once failed to set up their stacks and aborted.
+pub const MAX_JOBS: usize = 1024;
+
+/// Worker threads for `--jobs`: the number given, or the number of cores, within
+/// 1..=[`MAX_JOBS`] (the command line refuses a number outside it; a library caller gets the
+/// nearest one).
 pub fn jobs(given: Option<usize>) -> usize {
-    given.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    given
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, MAX_JOBS)
 }
 
 /// The encoding named by `--encoding`, if any.

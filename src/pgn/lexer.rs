@@ -7,6 +7,7 @@
 //! the notation layer's business, so nothing is dropped here.
 
 mod bytes;
+mod skip;
 mod tags;
 mod token;
 
@@ -19,6 +20,7 @@ pub(crate) use bytes::{
     last_line_start, move_number, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
+pub(crate) use skip::{Skip, Skipped};
 pub(crate) use tags::looks_like_tag;
 pub use token::{
     GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, Movetext,

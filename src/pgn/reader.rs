@@ -2,17 +2,15 @@
 //!
 //! The reader keeps one buffer. It lexes from the start of the next game; when the buffer ends
 //! before the game does, it reads more and lexes that game again. A game larger than the limit
-//! is reported ([`LexProblemKind::GameTooLarge`]) and skipped to the next tag line, so memory
-//! stays bounded whatever the input.
+//! is reported ([`LexProblemKind::GameTooLarge`]) and skipped in one pass to where it ends, so
+//! memory stays bounded and time linear whatever the input.
 
 use std::io::{self, Read};
 
-use memchr::memchr2_iter;
-
 use super::cut::column_after;
 use super::lexer::{
-    count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, looks_like_tag, wide_space,
-    LexEnd, LexProblem, LexProblemKind, Lexed, Span,
+    count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, wide_space, LexEnd,
+    LexProblem, LexProblemKind, Lexed, Skip, Skipped, Span,
 };
 
 /// Bytes read from the source at a time.
@@ -496,8 +494,14 @@ impl<R: Read> GameReader<R> {
                         // Where the stream's reader would have given up on it depends on its
                         // reads: only it can tell.
                         self.oversized |= self.open_end;
-                        // The limit holds however the bytes arrived.
+                        // The limit holds however the bytes arrived. The players are read
+                        // again: splitting only keeps no tag values.
                         too_large(lexed, first_line);
+                        Skip::new(first_line, first_col).scan(
+                            &self.buf[start..start + len],
+                            true,
+                            lexed,
+                        );
                         lexed.end_line = end_line;
                         return Ok(Some(RawGame {
                             bytes: &[],
@@ -608,43 +612,32 @@ impl<R: Read> GameReader<R> {
         true
     }
 
-    /// Skips a game larger than the limit up to the next line that looks like a tag pair.
+    /// Skips a game larger than the limit, to where the lexer would end it ([`Skip`]): one
+    /// pass over its bytes, keeping only a few at a time, so a game of any size costs linear
+    /// time and bounded memory, and the next game is read whole.
     fn skip_oversized(&mut self, lexed: &mut Lexed) -> io::Result<RawGame<'_>> {
         let first_line = self.line;
         let first_col = self.col;
         let offset = self.offset;
+        // The tags lexed so far may be cut: the skip reads the players again.
         too_large(lexed, first_line);
-        // Never stop at the very first byte: that is where this game starts.
-        let mut from = 1;
+        let mut skip = Skip::new(first_line, first_col);
         loop {
             let data = &self.buf[self.start..self.end];
-            let mut found = None;
-            for p in memchr2_iter(b'\n', b'\r', &data[from.min(data.len())..]) {
-                let at = from + p + 1;
-                if at + 64 > data.len() && !self.eof {
-                    break;
-                }
-                if looks_like_tag(&data[at..]) {
-                    found = Some(at);
-                    break;
-                }
-            }
-            let mut keep = match found {
-                Some(at) => at,
-                None if self.eof => data.len(),
-                // Keep a small tail in case a tag line straddles the refill.
-                None => data.len().saturating_sub(64).max(from.min(data.len())),
+            let (mut keep, done) = match skip.scan(data, self.eof, lexed) {
+                Skipped::End(n) => (n, true),
+                Skipped::Upto(n) => (n, false),
             };
-            // Never between the `\r` and the `\n` of a line break, which would count twice.
-            if keep > from && keep < data.len() && data[keep - 1] == b'\r' {
+            // Never between the `\r` and the `\n` of a line break, which would count twice
+            // (the skip reads the `\r` again as the space it is).
+            if !done && keep > 0 && data[keep - 1] == b'\r' {
                 keep -= 1;
             }
             let line = self.line + count_lines(&data[..keep]);
             self.consume(keep, line);
-            if found.is_some() || self.eof {
+            if done {
                 break;
             }
-            from = 0;
             self.fill()?;
         }
         lexed.end_line = self.line;
@@ -844,6 +837,89 @@ mod tests {
             lines.push(g.line);
         }
         assert_eq!(lines, [1, 5]);
+    }
+
+    /// Each game of `input` read with a limit of 1024 bytes, in reads of `size`: its line,
+    /// its players, its problems and its bytes.
+    fn games_read(
+        input: &[u8],
+        size: usize,
+        split: bool,
+    ) -> Vec<(u32, String, Vec<LexProblemKind>, Vec<u8>)> {
+        let mut r = GameReader::with_limit(Chunked(input, size), 1024);
+        r.set_read_size(size);
+        r.set_split_only(split);
+        let mut lexed = Lexed::default();
+        let mut out = Vec::new();
+        while let Some(g) = r.next_game(&mut lexed).unwrap() {
+            let players = format!(
+                "{} - {}",
+                lexed.tag("White").unwrap_or("?"),
+                lexed.tag("Black").unwrap_or("?")
+            );
+            let problems = lexed.problems.iter().map(|p| p.kind).collect();
+            out.push((g.line, players, problems, g.bytes.to_vec()));
+        }
+        out
+    }
+
+    /// A game over the limit is one game, reported once at its first line with its players,
+    /// and the next game is read whole, however the bytes arrive: an oversized comment, tag
+    /// section or line once made a game of each line (or each tag) after the first.
+    #[test]
+    fn an_oversized_game_is_one_game_whatever_makes_it_large() {
+        let next = b"[Event \"next\"]\n[White \"C\"]\n\n1. d4 d5 1-0";
+        let players = b"[Event \"big\"]\n[White \"Alice\"]\n[Black \"Bob\"]\n\n";
+        let big = |body: &[u8]| [&players[..], body, b"\n\n", next, b"\n"].concat();
+        let comment = big(&[&b"1. e4 {"[..], &b"x\n[x".repeat(700), b"} e5 1-0"].concat());
+        let open_comment = big(&[&b"1. e4 {"[..], &b"x ".repeat(2000), b"\n1. e4 *"].concat());
+        let variations = big(&[&b"1. e4 "[..], &b"(1. d4 1-0) ".repeat(300), b"e5 0-1"].concat());
+        let mut tags = b"[White \"Alice\"]\n".to_vec();
+        for i in 0..300 {
+            tags.extend_from_slice(format!("[T{i} \"v\"]\n").as_bytes());
+        }
+        let tags = [&tags[..], b"\n1. e4 *\n\n", next, b"\n"].concat();
+        let on_one_line = |text: &[u8]| -> Vec<u8> {
+            text.iter()
+                .map(|&b| if b == b'\n' { b' ' } else { b })
+                .collect()
+        };
+        let one_line = on_one_line(
+            &[
+                &b"[White \"Alice\"] [Black \"Bob\"] 1. e4 "[..],
+                &b"Nf3 Nf6 Ng1 Ng8 ".repeat(200),
+                b"1/2-1/2 ",
+                next,
+            ]
+            .concat(),
+        );
+        let next_one_line = on_one_line(next);
+        let cases = [
+            (&comment, "Alice - Bob", &next[..]),
+            (&open_comment, "Alice - Bob", next),
+            (&variations, "Alice - Bob", next),
+            (&tags, "Alice - ?", next),
+            (&one_line, "Alice - Bob", &next_one_line),
+        ];
+        for (input, players, next) in cases {
+            assert!(input.len() > 2048);
+            let at = input.len() - next.len() - usize::from(input.ends_with(b"\n"));
+            assert_eq!(&input[at..at + next.len()], next);
+            let next_line = 1 + input[..at].iter().filter(|&&b| b == b'\n').count() as u32;
+            for split in [false, true] {
+                for size in [1, 7, 64, 1000, 1 << 20] {
+                    let got = games_read(input, size, split);
+                    let what =
+                        format!("{players}, line {next_line}, split {split}, reads of {size}");
+                    assert_eq!(got.len(), 2, "{what}: {got:?}");
+                    assert_eq!(got[0].0, 1, "{what}");
+                    assert_eq!(got[0].1, players, "{what}");
+                    assert_eq!(got[0].2, [LexProblemKind::GameTooLarge], "{what}");
+                    assert_eq!(got[1].0, next_line, "{what}");
+                    assert_eq!(got[1].3, next, "{what}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub(super) struct LineSearch {
 
 /// Longest tag pair read as one token in the movetext (where it is out of place); a longer
 /// one is read as the `[` and what follows.
-const PASTED_TAG_MAX: usize = 1024;
+pub(super) const PASTED_TAG_MAX: usize = 1024;
 
 impl Lexer<'_> {
     /// Reads the tag at `self.i` and the tags on the lines after it while each line is
