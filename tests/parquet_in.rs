@@ -461,3 +461,47 @@ fn a_line_of_a_movetext_that_starts_with_a_bracket_stays_in_its_row() {
     assert!(text.contains(&place), "{place} in {text}");
     assert!(text.contains("Ke3"), "{text}");
 }
+
+/// The `tags` of each game of `convert --format jsonl`.
+fn jsonl_tags(path: &str) -> Vec<serde_json::Value> {
+    let o = pgnkit(&["convert", "-q", "--format", "jsonl", path], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    common::json_lines(&stdout(&o))
+        .into_iter()
+        .map(|g| g["tags"].clone())
+        .collect()
+}
+
+#[test]
+fn what_convert_writes_as_parquet_reads_back_with_every_tag() {
+    // lichess's Termination, tags with no column (Annotator, SetUp), a partial date, Elo and
+    // rating differences written otherwise than a number column gives them back (`?`,
+    // `+2105`, `0`), a value with a quote and a backslash.
+    let input = at("round-trip.pgn");
+    let dir = scratch("round-trip");
+    let out = dir.join("pq");
+    let o = pgnkit(
+        &[
+            "convert",
+            "-q",
+            "--format",
+            "parquet",
+            "-o",
+            out.to_str().unwrap(),
+            &input,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let copy = out.join("games.parquet");
+    let copy = copy.to_str().unwrap();
+    let (original, read_back) = (jsonl_tags(&input), jsonl_tags(copy));
+    assert_eq!(original.len(), 3);
+    assert_eq!(original[1]["Termination"], "Time forfeit");
+    assert_eq!(read_back, original);
+    // And so the statistics (terminations by the Termination tag among them).
+    let pgn = stats_reports(&input, &dir.join("stats-pgn"));
+    let parquet = stats_reports(copy, &dir.join("stats-parquet"));
+    assert!(pgn.iter().any(|(name, _)| name == "terminations.csv"));
+    assert_eq!(parquet, pgn);
+}

@@ -33,6 +33,10 @@ pub const MAGIC: &[u8; 4] = b"PAR1";
 /// The movetext column of the lichess schema.
 pub const DEFAULT_MOVETEXT: &str = "movetext";
 
+/// The column of tags by name (a map of text to text), as `convert --format parquet` writes
+/// every tag that has no column of its own.
+pub const TAGS_MAP: &str = "tags";
+
 /// Lines of text a row with a one-line movetext becomes: tags, movetext, a blank line. A
 /// movetext of more lines (a `;` comment ends its line; other writers break lines at 80
 /// columns) makes every row of its batch take as many, the others padded with blank lines, so
@@ -207,6 +211,8 @@ enum Value {
 #[derive(Clone, Debug)]
 struct Plan {
     tags: Vec<(String, Value)>,
+    /// The [`TAGS_MAP`] column, when the file has one of text to text: its tags follow.
+    map: Option<String>,
     movetext: String,
 }
 
@@ -491,6 +497,15 @@ impl RowText {
                 Ok((tag.as_str(), column, value))
             })
             .collect::<Result<_, String>>()?;
+        let map = match &self.plan.map {
+            Some(name) => Some(
+                batch
+                    .column_by_name(name)
+                    .and_then(|c| c.as_map_opt())
+                    .ok_or_else(|| format!("no map column '{name}' in this row group"))?,
+            ),
+            None => None,
+        };
         // The lines each row takes: those of the batch's longest movetext.
         let mut texts = Vec::with_capacity(batch.num_rows());
         for row in 0..batch.num_rows() {
@@ -545,6 +560,12 @@ impl RowText {
                 } else {
                     // A null: the tag is absent, as in lichess's export.
                     buf.truncate(start);
+                }
+            }
+            if let Some(map) = map {
+                if let Err(e) = write_map_tags(buf, map, row, first) {
+                    self.lines = lines_before;
+                    return Err(e);
                 }
             }
             buf.push(b'\n');
@@ -621,6 +642,21 @@ fn plan(schema: &arrow_schema::Schema, columns: &Columns) -> Result<(Plan, Vec<P
             tags.push((name.clone(), name.clone()));
         }
     }
+    // pgnkit's own map of the other tags: without it a converted file would lose them.
+    let map = field(TAGS_MAP)
+        .filter(|f| match f.data_type() {
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(kv) => {
+                    kv.len() == 2
+                        && kv
+                            .iter()
+                            .all(|c| Kind::of(c.data_type(), "") == Some(Kind::Text))
+                }
+                _ => false,
+            },
+            _ => false,
+        })
+        .map(|f| f.name().clone());
     let mut planned: Vec<(String, Value)> = Vec::new();
     for (tag, column) in tags {
         let Some(f) = field(&column) else { continue };
@@ -660,10 +696,55 @@ fn plan(schema: &arrow_schema::Schema, columns: &Columns) -> Result<(Plan, Vec<P
     Ok((
         Plan {
             tags: planned,
+            map,
             movetext: movetext.to_string(),
         },
         warnings,
     ))
+}
+
+/// Writes a row's entries of the tags map as tags, after those of the columns (`first`: none
+/// was written). A name that is no tag name is written as it is, so that the row gets the
+/// diagnostic of a malformed tag rather than losing it unseen; only its line breaks become
+/// spaces, since a row's tags are one line.
+fn write_map_tags(
+    buf: &mut Vec<u8>,
+    map: &arrow_array::MapArray,
+    row: usize,
+    mut first: bool,
+) -> Result<(), String> {
+    if map.is_null(row) {
+        return Ok(());
+    }
+    let offsets = map.value_offsets();
+    let (Ok(from), Ok(to)) = (
+        usize::try_from(offsets[row]),
+        usize::try_from(offsets[row + 1]),
+    ) else {
+        return Err("a tags map with negative offsets".into());
+    };
+    let (keys, values) = (map.keys().as_ref(), map.values().as_ref());
+    for entry in from..to {
+        let (Some(name), Some(value)) = (text_at(keys, entry)?, text_at(values, entry)?) else {
+            continue;
+        };
+        if !first {
+            buf.push(b' ');
+        }
+        first = false;
+        buf.push(b'[');
+        let start = buf.len();
+        buf.extend_from_slice(name.as_bytes());
+        for b in &mut buf[start..] {
+            if matches!(*b, b'\n' | b'\r') {
+                *b = b' ';
+            }
+        }
+        buf.extend_from_slice(b" \"");
+        crate::pgn::quote_tag_value(value, |piece| buf.extend_from_slice(piece.as_bytes()));
+        buf.extend_from_slice(b"\"]");
+    }
+    Ok(())
 }
 
 /// The text of a text column's row, `None` for a null.
