@@ -505,3 +505,159 @@ fn what_convert_writes_as_parquet_reads_back_with_every_tag() {
     assert!(pgn.iter().any(|(name, _)| name == "terminations.csv"));
     assert_eq!(parquet, pgn);
 }
+
+#[test]
+fn a_movetext_cell_holds_one_game_and_what_else_it_holds_is_the_rows_error() {
+    // A second game after the first's result (its tags, then its moves), moves after a
+    // result, and tags at the cell's start: without the check, row 0 gave two games, the
+    // second with the smuggled Result tag, and 0 errors.
+    let rows = [
+        (
+            "a",
+            "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n[Event \"x\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1",
+        ),
+        ("b", "1. d4 d5 1/2-1/2 2. c4 *"),
+        ("c", "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1"),
+        ("d", "1. d4 d5 *"),
+    ];
+    let dir = common::scratch("parquet-cells");
+    let parquet = dir.join("cells.parquet");
+    write_lichess_parquet(&parquet, &rows);
+    let parquet = parquet.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let (out, code) = validate_json(parquet, jobs);
+        let records = common::json_lines(&out);
+        let games: Vec<&serde_json::Value> =
+            records.iter().filter(|r| r["type"] == "game").collect();
+        assert_eq!(games.len(), rows.len(), "one game a row: {out}");
+        let p036: Vec<(String, u64, u64)> = records
+            .iter()
+            .filter(|r| r["code"] == "P036")
+            .map(|r| {
+                let file = r["file"].as_str().unwrap();
+                let row = file.rsplit_once(":row ").unwrap().1.to_string();
+                (
+                    row,
+                    r["line"].as_u64().unwrap(),
+                    r["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // Row 0: at its result (line 2, column 41); row 1: at `1/2-1/2`; row 2: its tag.
+        assert_eq!(
+            p036,
+            [
+                ("0".to_string(), 2, 41),
+                ("1".to_string(), 2, 10),
+                ("2".to_string(), 2, 1)
+            ],
+            "{out}"
+        );
+        assert_eq!(games[3]["errors"], 0, "{out}");
+        assert_eq!(code, Some(1));
+    }
+    // Such a row is not converted: its game is refused, with the error.
+    let o = pgnkit(&["convert", "-q", "--format", "jsonl", parquet], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let converted = common::json_lines(&stdout(&o));
+    assert_eq!(converted.len(), 1, "{}", stdout(&o));
+    assert_eq!(converted[0]["tags"]["Event"], "d");
+    assert!(stderr(&o).contains("P036"), "{}", stderr(&o));
+}
+
+/// A Parquet file of these movetexts (and an `Event` column), zstd, a page a row.
+fn write_paged_parquet(path: &Path, movetexts: &[String]) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::WriterProperties;
+
+    let events: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..movetexts.len()).map(|i| format!("e{i}")),
+    ));
+    let movetext: ArrayRef = Arc::new(StringArray::from_iter_values(movetexts));
+    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(1)
+        .set_write_batch_size(1)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn a_movetext_page_larger_than_a_game_may_be_is_refused_from_its_header() {
+    // Row 1's cell is 3 MiB of a comment that compresses to a few KiB: a small bomb. With
+    // --max-game-size 1 its page is refused from the size its header declares, before it is
+    // decompressed; the rows around it are read.
+    let bomb = format!("1. e4 {{{}}} e5 *", "a".repeat(3 << 20));
+    let movetexts = [
+        "1. e4 e5 *".to_string(),
+        bomb,
+        "1. d4 d5 *".to_string(),
+        "1. c4 c5 *".to_string(),
+    ];
+    let dir = common::scratch("parquet-bomb");
+    let parquet = dir.join("bomb.parquet");
+    write_paged_parquet(&parquet, &movetexts);
+    assert!(std::fs::metadata(&parquet).unwrap().len() < 64 << 10);
+    let parquet = parquet.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let o = pgnkit(
+            &[
+                "validate",
+                "-q",
+                "-j",
+                jobs,
+                "--max-game-size",
+                "1",
+                "--format",
+                "json",
+                "--game-records",
+                parquet,
+            ],
+            None,
+        );
+        let out = stdout(&o);
+        let records = common::json_lines(&out);
+        let rows: Vec<&str> = records
+            .iter()
+            .filter(|r| r["type"] == "game")
+            .map(|r| r["file"].as_str().unwrap().rsplit_once(":row ").unwrap().1)
+            .collect();
+        assert_eq!(rows, ["0", "2", "3"], "{out}");
+        let p012: Vec<&serde_json::Value> =
+            records.iter().filter(|r| r["code"] == "P012").collect();
+        assert_eq!(p012.len(), 1, "{out}");
+        let message = p012[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("rows 1 to 1 of row group 0"),
+            "{message}"
+        );
+        assert!(message.contains("not decompressed"), "{message}");
+        assert_eq!(o.status.code(), Some(1));
+    }
+    // With a limit the page fits, the row is read (and is a game like the others).
+    let o = pgnkit(
+        &[
+            "validate",
+            "-q",
+            "--format",
+            "json",
+            "--game-records",
+            parquet,
+        ],
+        None,
+    );
+    let games = common::json_lines(&stdout(&o))
+        .into_iter()
+        .filter(|r| r["type"] == "game")
+        .count();
+    assert_eq!(games, 4);
+}

@@ -21,11 +21,14 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
 
 use crate::diag::Code;
-use crate::pgn::lexer::skip_spaces;
+use crate::pgn::lexer::{lex_game_mode, skip_spaces, LexEnd, LexProblem, LexProblemKind, Span};
+use crate::pgn::Lexed;
+
+mod pages;
 
 /// The first (and last) four bytes of every Parquet file.
 pub const MAGIC: &[u8; 4] = b"PAR1";
@@ -49,6 +52,11 @@ const MAX_MOVETEXT_BREAKS: u32 = 1023;
 
 /// Rows decoded at a time.
 const BATCH_ROWS: usize = 1024;
+
+/// What a movetext page holds besides its cells' text: their lengths (4 bytes each) and
+/// levels. A page of one cell of the size limit says it decompresses to less than the limit
+/// and this.
+const PAGE_SLACK: u64 = 64 << 10;
 
 /// The order lichess's PGN export writes its tags in; other tags follow in column order.
 const LICHESS_ORDER: &[&str] = &[
@@ -231,6 +239,18 @@ struct Segment {
 struct Shared {
     segments: Vec<Segment>,
     problems: Vec<Problem>,
+    /// Rows whose movetext cell held more than their game, until their game takes them
+    /// ([`Rows::cell_problems`]): as many as the rows read ahead of the work at most.
+    cells: std::collections::BTreeMap<u64, Cell>,
+}
+
+/// What a movetext cell held besides its game ([`Rows::cell_problems`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Cell {
+    /// Tag pairs before its moves.
+    tags: bool,
+    /// Text after the result that ends its game, which the row's text leaves out.
+    goes_on: bool,
 }
 
 /// Tells a place in the text back as a row, shared with the workers while the rows are read.
@@ -261,6 +281,58 @@ impl Rows {
         })
     }
 
+    /// The problems of a row's movetext cell that held more than its game (P036), placed in
+    /// the row's game as it was read: `bytes` from `line` and `col` (the row's text, its
+    /// tags on line 1). Taken once: the row's game asks for them.
+    pub fn cell_problems(&self, row: u64, bytes: &[u8], line: u32, col: u32) -> Vec<LexProblem> {
+        let cell = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|mut s| s.cells.remove(&row))
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        let span = |start: usize, end: usize| {
+            let before = &bytes[..start];
+            let lines = memchr::memchr_iter(b'\n', before).count();
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let chars = crate::pgn::lexer::count_chars(&bytes[line_start..start]);
+            Span {
+                start: u32::try_from(start).unwrap_or(u32::MAX),
+                end: u32::try_from(end).unwrap_or(u32::MAX),
+                line: line.saturating_add(u32::try_from(lines).unwrap_or(u32::MAX)),
+                col: if line_start == 0 { col } else { 1 }.saturating_add(chars),
+            }
+        };
+        if cell.tags {
+            // The cell's first tag: the first `[` of the movetext's line (line 2).
+            let movetext = if line == 1 {
+                memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1)
+            } else {
+                0
+            };
+            let at = memchr::memchr(b'[', &bytes[movetext..]).map_or(movetext, |i| movetext + i);
+            let end = memchr::memchr(b']', &bytes[at..]).map_or(at, |i| at + i + 1);
+            found.push(LexProblem {
+                kind: LexProblemKind::TagsInCell,
+                span: span(at, end),
+            });
+        }
+        if cell.goes_on {
+            // The game's last token, its result, after which the cell went on.
+            let end = bytes.len();
+            let start = bytes
+                .iter()
+                .rposition(|b| b.is_ascii_whitespace())
+                .map_or(0, |i| i + 1);
+            found.push(LexProblem {
+                kind: LexProblemKind::CellGoesOn,
+                span: span(start, end),
+            });
+        }
+        found
+    }
+
     /// Problems met while the rows were read (row groups that could not be read).
     pub fn take_problems(&self) -> Vec<Problem> {
         self.0
@@ -272,6 +344,12 @@ impl Rows {
     fn push_segment(&self, segment: Segment) {
         if let Ok(mut s) = self.0.lock() {
             s.segments.push(segment);
+        }
+    }
+
+    fn push_cell(&self, row: u64, cell: Cell) {
+        if let Ok(mut s) = self.0.lock() {
+            s.cells.insert(row, cell);
         }
     }
 
@@ -301,6 +379,15 @@ pub struct RowText {
     /// Lines a row takes in the run of rows written last; 0 when a row group starts.
     row_lines: u32,
     rows: Rows,
+    /// Scratch for [`RowText::cell_game`].
+    cell: (Vec<u8>, Lexed),
+    /// The largest game, in bytes (`--max-game-size`): no movetext page larger is decoded.
+    max_game: u64,
+    /// The movetext's leaf column in the Parquet schema.
+    movetext_leaf: Option<usize>,
+    /// The rows of the open row group the batches give, as (first, count), in order: all of
+    /// them but those of the movetext pages refused for their size.
+    kept: std::collections::VecDeque<(u64, u64)>,
 }
 
 impl RowText {
@@ -333,6 +420,13 @@ impl RowText {
                        groups, is at its end): download or copy it again",
         })?;
         let (plan, warnings) = plan(meta.schema(), columns)?;
+        let movetext_leaf = meta
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .columns()
+            .iter()
+            .position(|c| c.path().parts() == [plan.movetext.as_str()]);
         let mut first = 0;
         let group_rows = meta
             .metadata()
@@ -359,6 +453,10 @@ impl RowText {
                 next_row: 0,
                 row_lines: 0,
                 rows: Rows::default(),
+                cell: Default::default(),
+                max_game: crate::pgn::reader::DEFAULT_MAX_GAME as u64,
+                movetext_leaf,
+                kept: Default::default(),
             },
             warnings,
         ))
@@ -379,6 +477,14 @@ impl RowText {
         self
     }
 
+    /// Refuses movetext pages that say they decompress to more than `bytes` and this
+    /// (the size limit of a game): their rows are reported (P012), not decoded.
+    #[must_use]
+    pub fn with_max_game(mut self, bytes: usize) -> RowText {
+        self.max_game = bytes as u64;
+        self
+    }
+
     /// Tells lines of the text back as rows.
     pub fn rows(&self) -> Rows {
         self.rows.clone()
@@ -393,14 +499,36 @@ impl RowText {
                 let Some(&(first_row, n)) = self.group_rows.get(self.group) else {
                     return false;
                 };
+                // Before a page is decompressed: one too large is not.
+                let kept = match self.page_plan(first_row, n) {
+                    Ok(kept) => kept,
+                    Err(e) => {
+                        self.group_unreadable(first_row, n, &e);
+                        self.group += 1;
+                        continue;
+                    }
+                };
+                let all = kept.len() == 1 && kept[0] == (first_row, n);
+                let selection = (!all).then(|| selection(first_row, n, &kept));
+                if kept.is_empty() {
+                    self.group += 1;
+                    continue;
+                }
+                self.kept = kept.into();
                 let (file, meta, group) = (&self.file, &self.meta, self.group);
                 let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     file.try_clone().map_err(|e| e.to_string()).and_then(|f| {
-                        ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
-                            .with_row_groups(vec![group])
-                            .with_batch_size(BATCH_ROWS)
-                            .build()
-                            .map_err(|e| e.to_string())
+                        let mut builder =
+                            ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
+                                .with_row_groups(vec![group])
+                                .with_batch_size(BATCH_ROWS);
+                        if let Some(selection) = selection {
+                            // Skipped by whole pages, never decoded and filtered.
+                            builder = builder
+                                .with_row_selection(selection)
+                                .with_row_selection_policy(RowSelectionPolicy::Selectors);
+                        }
+                        builder.build().map_err(|e| e.to_string())
                     })
                 }))
                 .unwrap_or_else(|_| Err("the Parquet decoder failed on this row group".into()));
@@ -461,6 +589,82 @@ impl RowText {
         }
     }
 
+    /// The rows of the open row group (`first_row`, `n` rows) to decode, as (first, count):
+    /// all but those of the movetext pages that say they decompress to more than a game may
+    /// be, which are reported (P012) from their headers alone.
+    ///
+    /// # Errors
+    ///
+    /// When the movetext column chunk's page headers cannot be read, or do not hold the row
+    /// group's rows: the row group is damaged, and decoding it would trust those sizes.
+    fn page_plan(&self, first_row: u64, n: u64) -> Result<Vec<(u64, u64)>, String> {
+        let Some(leaf) = self.movetext_leaf else {
+            return Ok(vec![(first_row, n)]);
+        };
+        let chunk = self.meta.metadata().row_group(self.group).column(leaf);
+        let start = match chunk.dictionary_page_offset() {
+            Some(d) if d > 0 => d.min(chunk.data_page_offset()),
+            _ => chunk.data_page_offset(),
+        };
+        let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(chunk.compressed_size()))
+        else {
+            return Err("the movetext column chunk has a negative offset or size".into());
+        };
+        let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len))
+            .map_err(|e| format!("the movetext pages: {e}"))?;
+        let limit = self.max_game.saturating_add(PAGE_SLACK);
+        let too_large = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0) > limit;
+        let last = (first_row + n).saturating_sub(1);
+        if let Some(d) = pages.iter().find(|p| p.dictionary && too_large(p)) {
+            // Its values are the cells of every data page of the chunk.
+            self.too_large(first_row, last, d.uncompressed, "dictionary page");
+            return Ok(Vec::new());
+        }
+        let mut kept: Vec<(u64, u64)> = Vec::new();
+        let mut row = first_row;
+        for page in pages.iter().filter(|p| !p.dictionary) {
+            let rows = u64::try_from(page.values)
+                .ok()
+                .filter(|&r| row + r <= first_row + n)
+                .ok_or("the movetext pages hold more rows than the row group")?;
+            if too_large(page) {
+                self.too_large(row, row + rows.saturating_sub(1), page.uncompressed, "page");
+            } else {
+                match kept.last_mut() {
+                    Some((from, count)) if *from + *count == row => *count += rows,
+                    _ => kept.push((row, rows)),
+                }
+            }
+            row += rows;
+        }
+        if row != first_row + n {
+            return Err(format!(
+                "the movetext pages hold {} rows of the row group's {n}",
+                row - first_row
+            ));
+        }
+        Ok(kept)
+    }
+
+    /// Reports the rows `first..=last` of a movetext page (or dictionary page) that says it
+    /// decompresses to `size` bytes, more than a game may be: not one byte of it was
+    /// decompressed.
+    fn too_large(&self, first: u64, last: u64, size: i64, what: &str) {
+        let mib = |b: u64| b as f64 / f64::from(1u32 << 20);
+        self.rows.push_problem(Problem {
+            code: Code::GameTooLarge,
+            message: format!(
+                "rows {first} to {last} of row group {}: their movetext {what} says it \
+                 decompresses to {:.1} MiB, more than the size limit of a game ({:.1} MiB), \
+                 so it was not decompressed and its rows were skipped",
+                self.group,
+                mib(u64::try_from(size).unwrap_or(0)),
+                mib(self.max_game)
+            ),
+            help: "raise --max-game-size if the games are genuine",
+        });
+    }
+
     fn group_unreadable(&self, first_row: u64, n: u64, error: &str) {
         self.rows.push_problem(Problem {
             code: Code::ParquetRowGroupUnreadable,
@@ -475,8 +679,30 @@ impl RowText {
         });
     }
 
+    /// The numbers of the next `k` rows the open row group's batches give (see
+    /// [`RowText::kept`]).
+    fn take_rows(&mut self, k: usize) -> Vec<u64> {
+        let mut numbers = Vec::with_capacity(k);
+        while numbers.len() < k {
+            match self.kept.front_mut() {
+                Some((_, 0)) => {
+                    self.kept.pop_front();
+                }
+                Some((first, count)) => {
+                    numbers.push(*first);
+                    *first += 1;
+                    *count -= 1;
+                }
+                // More rows than the row group said: numbered on.
+                None => numbers.push(numbers.last().map_or(self.next_row, |r| r + 1)),
+            }
+        }
+        numbers
+    }
+
     /// Writes the text of a batch's rows.
     fn write_batch(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        let numbers = self.take_rows(batch.num_rows());
         let movetext = batch
             .column_by_name(&self.plan.movetext)
             .ok_or_else(|| format!("no column '{}' in this row group", self.plan.movetext))?;
@@ -508,21 +734,33 @@ impl RowText {
         };
         // The lines each row takes: those of the batch's longest movetext.
         let mut texts = Vec::with_capacity(batch.num_rows());
-        for row in 0..batch.num_rows() {
-            let text = text_at(movetext.as_ref(), row)?;
+        for (row, &number) in numbers.iter().enumerate() {
+            let text = text_at(movetext.as_ref(), row)?.map(|text| {
+                let (game, cell) = cell_game(&mut self.cell, text);
+                if cell != Cell::default() {
+                    self.rows.push_cell(number, cell);
+                }
+                game
+            });
             texts.push((text, text.map_or(Some(0), movetext_breaks)));
         }
         let breaks = texts.iter().filter_map(|t| t.1).max().unwrap_or(0);
         let row_lines = ROW_LINES + breaks;
-        if row_lines != self.row_lines {
-            self.rows.push_segment(Segment {
-                first_line: self.lines + 1,
-                first_row: self.next_row,
-                row_lines,
-            });
-            self.row_lines = row_lines;
+        for (i, &number) in numbers.iter().enumerate() {
+            // A run of rows starts with a batch of other lines a row, and after rows skipped.
+            if (i == 0 && row_lines != self.row_lines) || number != self.next_row {
+                let before = u32::try_from(i)
+                    .unwrap_or(u32::MAX)
+                    .saturating_mul(row_lines);
+                self.rows.push_segment(Segment {
+                    first_line: self.lines.saturating_add(before).saturating_add(1),
+                    first_row: number,
+                    row_lines,
+                });
+            }
+            self.next_row = number + 1;
         }
-        self.next_row += batch.num_rows() as u64;
+        self.row_lines = row_lines;
         // The lines of a batch that fails are not given (the caller drops its text).
         let lines_before = self.lines;
         let buf = &mut self.buf;
@@ -592,6 +830,25 @@ impl Read for RowText {
         self.pos += n;
         Ok(n)
     }
+}
+
+/// The rows of a row group (`first_row`, `n` rows) to decode, `kept`, as a selection of
+/// the group's rows.
+fn selection(first_row: u64, n: u64, kept: &[(u64, u64)]) -> RowSelection {
+    let mut selectors = Vec::with_capacity(kept.len() * 2 + 1);
+    let mut at = first_row;
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    for &(from, rows) in kept {
+        if from > at {
+            selectors.push(RowSelector::skip(count(from - at)));
+        }
+        selectors.push(RowSelector::select(count(rows)));
+        at = from + rows;
+    }
+    if first_row + n > at {
+        selectors.push(RowSelector::skip(count(first_row + n - at)));
+    }
+    selectors.into()
 }
 
 /// Plans the tags of each row from the file's schema.
@@ -745,6 +1002,31 @@ fn write_map_tags(
         buf.extend_from_slice(b"\"]");
     }
     Ok(())
+}
+
+/// The game a movetext cell holds, as the row's text gives it to the PGN reader (its line
+/// breaks as [`push_movetext`] writes them), and what else the cell held: tag pairs before
+/// the moves, which would pass for the row's tags, or text after the result that ends the
+/// game, which the reader would take as another game. A row is one game: the text after it
+/// is left out of the row's text, and both are the row's diagnostics (P036).
+fn cell_game<'t>(scratch: &mut (Vec<u8>, Lexed), text: &'t str) -> (&'t str, Cell) {
+    let (bytes, lexed) = scratch;
+    bytes.clear();
+    let breaks = movetext_breaks(text);
+    // The cheap pass that finds where games end, on the bytes the reader will see.
+    push_movetext(bytes, text, breaks);
+    let LexEnd::Complete(end) = lex_game_mode(bytes, true, 1, 1, false, lexed) else {
+        return (text, Cell::default());
+    };
+    let goes_on = skip_spaces(bytes, end) < bytes.len();
+    let cell = Cell {
+        tags: lexed.tag_count() > 0,
+        goes_on,
+    };
+    match text.get(..end) {
+        Some(game) if goes_on => (game, cell),
+        _ => (text, cell),
+    }
 }
 
 /// The text of a text column's row, `None` for a null.
