@@ -565,8 +565,8 @@ fn a_movetext_cell_holds_one_game_and_what_else_it_holds_is_the_rows_error() {
     assert!(stderr(&o).contains("P036"), "{}", stderr(&o));
 }
 
-/// A Parquet file of these movetexts (and an `Event` column), zstd, a page a row.
-fn write_paged_parquet(path: &Path, movetexts: &[String]) {
+/// A Parquet file of these text columns, zstd, a page a row.
+fn write_paged_parquet(path: &Path, columns: &[(&str, &[String])]) {
     use std::sync::Arc;
 
     use arrow_array::{ArrayRef, RecordBatch, StringArray};
@@ -574,11 +574,11 @@ fn write_paged_parquet(path: &Path, movetexts: &[String]) {
     use parquet::basic::{Compression, ZstdLevel};
     use parquet::file::properties::WriterProperties;
 
-    let events: ArrayRef = Arc::new(StringArray::from_iter_values(
-        (0..movetexts.len()).map(|i| format!("e{i}")),
-    ));
-    let movetext: ArrayRef = Arc::new(StringArray::from_iter_values(movetexts));
-    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
+    let columns = columns.iter().map(|(name, cells)| {
+        let array: ArrayRef = Arc::new(StringArray::from_iter_values(cells.iter()));
+        (*name, array)
+    });
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_dictionary_enabled(false)
@@ -591,6 +591,45 @@ fn write_paged_parquet(path: &Path, movetexts: &[String]) {
     writer.close().unwrap();
 }
 
+/// The rows of the games and the P012 messages of `validate --max-game-size 1`.
+fn rows_and_p012(parquet: &str, jobs: &str) -> (Vec<String>, Vec<String>, Option<i32>) {
+    let o = pgnkit(
+        &[
+            "validate",
+            "-q",
+            "-j",
+            jobs,
+            "--max-game-size",
+            "1",
+            "--format",
+            "json",
+            "--game-records",
+            parquet,
+        ],
+        None,
+    );
+    let records = common::json_lines(&stdout(&o));
+    let rows = records
+        .iter()
+        .filter(|r| r["type"] == "game")
+        .map(|r| {
+            r["file"]
+                .as_str()
+                .unwrap()
+                .rsplit_once(":row ")
+                .unwrap()
+                .1
+                .to_string()
+        })
+        .collect();
+    let p012 = records
+        .iter()
+        .filter(|r| r["code"] == "P012")
+        .map(|r| r["message"].as_str().unwrap().to_string())
+        .collect();
+    (rows, p012, o.status.code())
+}
+
 #[test]
 fn a_movetext_page_larger_than_a_game_may_be_is_refused_from_its_header() {
     // Row 1's cell is 3 MiB of a comment that compresses to a few KiB: a small bomb. With
@@ -599,49 +638,26 @@ fn a_movetext_page_larger_than_a_game_may_be_is_refused_from_its_header() {
     let bomb = format!("1. e4 {{{}}} e5 *", "a".repeat(3 << 20));
     let movetexts = [
         "1. e4 e5 *".to_string(),
-        bomb,
+        bomb.clone(),
         "1. d4 d5 *".to_string(),
         "1. c4 c5 *".to_string(),
     ];
+    let events: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
     let dir = common::scratch("parquet-bomb");
     let parquet = dir.join("bomb.parquet");
-    write_paged_parquet(&parquet, &movetexts);
+    write_paged_parquet(&parquet, &[("Event", &events), ("movetext", &movetexts)]);
     assert!(std::fs::metadata(&parquet).unwrap().len() < 64 << 10);
     let parquet = parquet.to_str().unwrap();
     for jobs in ["1", "2"] {
-        let o = pgnkit(
-            &[
-                "validate",
-                "-q",
-                "-j",
-                jobs,
-                "--max-game-size",
-                "1",
-                "--format",
-                "json",
-                "--game-records",
-                parquet,
-            ],
-            None,
-        );
-        let out = stdout(&o);
-        let records = common::json_lines(&out);
-        let rows: Vec<&str> = records
-            .iter()
-            .filter(|r| r["type"] == "game")
-            .map(|r| r["file"].as_str().unwrap().rsplit_once(":row ").unwrap().1)
-            .collect();
-        assert_eq!(rows, ["0", "2", "3"], "{out}");
-        let p012: Vec<&serde_json::Value> =
-            records.iter().filter(|r| r["code"] == "P012").collect();
-        assert_eq!(p012.len(), 1, "{out}");
-        let message = p012[0]["message"].as_str().unwrap();
+        let (rows, p012, code) = rows_and_p012(parquet, jobs);
+        assert_eq!(rows, ["0", "2", "3"]);
+        assert_eq!(p012.len(), 1, "{p012:?}");
         assert!(
-            message.starts_with("rows 1 to 1 of row group 0"),
-            "{message}"
+            p012[0].starts_with("rows 1 to 1 of row group 0: their movetext page"),
+            "{p012:?}"
         );
-        assert!(message.contains("not decompressed"), "{message}");
-        assert_eq!(o.status.code(), Some(1));
+        assert!(p012[0].contains("not decompressed"), "{p012:?}");
+        assert_eq!(code, Some(1));
     }
     // With a limit the page fits, the row is read (and is a game like the others).
     let o = pgnkit(
@@ -660,4 +676,29 @@ fn a_movetext_page_larger_than_a_game_may_be_is_refused_from_its_header() {
         .filter(|r| r["type"] == "game")
         .count();
     assert_eq!(games, 4);
+
+    // The same bomb in a tag column is refused alike; in a column no tag is read from, it is
+    // not decoded at all.
+    let small: Vec<String> = (0..4).map(|i| format!("1. e4 e{} *", 5 + i % 2)).collect();
+    let mut events = events;
+    events[2] = bomb;
+    let parquet = dir.join("tag-bomb.parquet");
+    write_paged_parquet(&parquet, &[("Event", &events), ("movetext", &small)]);
+    let (rows, p012, _) = rows_and_p012(parquet.to_str().unwrap(), "1");
+    assert_eq!(rows, ["0", "1", "3"]);
+    assert!(
+        p012.len() == 1 && p012[0].starts_with("rows 2 to 2 of row group 0: their Event page"),
+        "{p012:?}"
+    );
+    let parquet = dir.join("unread-bomb.parquet");
+    let notes = events;
+    let events: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
+    write_paged_parquet(
+        &parquet,
+        &[("Event", &events), ("notes", &notes), ("movetext", &small)],
+    );
+    let (rows, p012, code) = rows_and_p012(parquet.to_str().unwrap(), "1");
+    assert_eq!(rows, ["0", "1", "2", "3"]);
+    assert!(p012.is_empty(), "{p012:?}");
+    assert_eq!(code, Some(0));
 }

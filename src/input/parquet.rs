@@ -23,6 +23,7 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
+use parquet::arrow::ProjectionMask;
 
 use crate::diag::Code;
 use crate::pgn::lexer::{lex_game_mode, skip_spaces, LexEnd, LexProblem, LexProblemKind, Span};
@@ -383,8 +384,11 @@ pub struct RowText {
     cell: (Vec<u8>, Lexed),
     /// The largest game, in bytes (`--max-game-size`): no movetext page larger is decoded.
     max_game: u64,
-    /// The movetext's leaf column in the Parquet schema.
-    movetext_leaf: Option<usize>,
+    /// The leaf columns read (the movetext and the tags'), each with whether it is flat (a
+    /// value a row): only those are decoded, and their page headers are read first.
+    leaves: Vec<(usize, bool)>,
+    /// The same columns, for the decoder.
+    projection: ProjectionMask,
     /// The rows of the open row group the batches give, as (first, count), in order: all of
     /// them but those of the movetext pages refused for their size.
     kept: std::collections::VecDeque<(u64, u64)>,
@@ -420,13 +424,30 @@ impl RowText {
                        groups, is at its end): download or copy it again",
         })?;
         let (plan, warnings) = plan(meta.schema(), columns)?;
-        let movetext_leaf = meta
-            .metadata()
-            .file_metadata()
-            .schema_descr()
-            .columns()
+        // Only the columns the rows' text is made of: a column no tag is read from is not
+        // decoded, so no page of it can cost memory.
+        let descr = meta.metadata().file_metadata().schema_descr();
+        let read = |name: &str| {
+            name == plan.movetext
+                || plan.map.as_deref() == Some(name)
+                || plan
+                    .tags
+                    .iter()
+                    .any(|(_, v)| matches!(v, Value::Column { name: c, .. } if c == name))
+        };
+        let roots: Vec<usize> = descr
+            .root_schema()
+            .get_fields()
             .iter()
-            .position(|c| c.path().parts() == [plan.movetext.as_str()]);
+            .enumerate()
+            .filter(|(_, f)| read(f.name()))
+            .map(|(i, _)| i)
+            .collect();
+        let leaves = (0..descr.num_columns())
+            .filter(|&i| roots.contains(&descr.get_column_root_idx(i)))
+            .map(|i| (i, descr.column(i).max_rep_level() == 0))
+            .collect();
+        let projection = ProjectionMask::roots(descr, roots.iter().copied());
         let mut first = 0;
         let group_rows = meta
             .metadata()
@@ -455,7 +476,8 @@ impl RowText {
                 rows: Rows::default(),
                 cell: Default::default(),
                 max_game: crate::pgn::reader::DEFAULT_MAX_GAME as u64,
-                movetext_leaf,
+                leaves,
+                projection,
                 kept: Default::default(),
             },
             warnings,
@@ -516,11 +538,13 @@ impl RowText {
                 }
                 self.kept = kept.into();
                 let (file, meta, group) = (&self.file, &self.meta, self.group);
+                let projection = self.projection.clone();
                 let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     file.try_clone().map_err(|e| e.to_string()).and_then(|f| {
                         let mut builder =
                             ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
                                 .with_row_groups(vec![group])
+                                .with_projection(projection)
                                 .with_batch_size(BATCH_ROWS);
                         if let Some(selection) = selection {
                             // Skipped by whole pages, never decoded and filtered.
@@ -590,71 +614,99 @@ impl RowText {
     }
 
     /// The rows of the open row group (`first_row`, `n` rows) to decode, as (first, count):
-    /// all but those of the movetext pages that say they decompress to more than a game may
-    /// be, which are reported (P012) from their headers alone.
+    /// all but those of the pages, in the columns read, that say they decompress to more than
+    /// a game may be, which are reported (P012) from their headers alone.
     ///
     /// # Errors
     ///
-    /// When the movetext column chunk's page headers cannot be read, or do not hold the row
-    /// group's rows: the row group is damaged, and decoding it would trust those sizes.
+    /// When the page headers of a column read cannot be read, or do not hold the row group's
+    /// rows: the row group is damaged, and decoding it would trust those sizes.
     fn page_plan(&self, first_row: u64, n: u64) -> Result<Vec<(u64, u64)>, String> {
-        let Some(leaf) = self.movetext_leaf else {
-            return Ok(vec![(first_row, n)]);
-        };
-        let chunk = self.meta.metadata().row_group(self.group).column(leaf);
-        let start = match chunk.dictionary_page_offset() {
-            Some(d) if d > 0 => d.min(chunk.data_page_offset()),
-            _ => chunk.data_page_offset(),
-        };
-        let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(chunk.compressed_size()))
-        else {
-            return Err("the movetext column chunk has a negative offset or size".into());
-        };
-        let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len))
-            .map_err(|e| format!("the movetext pages: {e}"))?;
+        let end = first_row + n;
+        let group = self.meta.metadata().row_group(self.group);
         let limit = self.max_game.saturating_add(PAGE_SLACK);
         let too_large = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0) > limit;
-        let last = (first_row + n).saturating_sub(1);
-        if let Some(d) = pages.iter().find(|p| p.dictionary && too_large(p)) {
-            // Its values are the cells of every data page of the chunk.
-            self.too_large(first_row, last, d.uncompressed, "dictionary page");
-            return Ok(Vec::new());
-        }
-        let mut kept: Vec<(u64, u64)> = Vec::new();
-        let mut row = first_row;
-        for page in pages.iter().filter(|p| !p.dictionary) {
-            let rows = u64::try_from(page.values)
-                .ok()
-                .filter(|&r| row + r <= first_row + n)
-                .ok_or("the movetext pages hold more rows than the row group")?;
-            if too_large(page) {
-                self.too_large(row, row + rows.saturating_sub(1), page.uncompressed, "page");
-            } else {
-                match kept.last_mut() {
-                    Some((from, count)) if *from + *count == row => *count += rows,
-                    _ => kept.push((row, rows)),
-                }
+        // Rows [from, to) of pages refused, in any column.
+        let mut refused: Vec<(u64, u64)> = Vec::new();
+        for &(leaf, flat) in &self.leaves {
+            let Some(chunk) = group.columns().get(leaf) else {
+                return Err(format!("no column chunk {leaf} in the row group"));
+            };
+            let name = chunk.column_path().string();
+            let start = match chunk.dictionary_page_offset() {
+                Some(d) if d > 0 => d.min(chunk.data_page_offset()),
+                _ => chunk.data_page_offset(),
+            };
+            let (Ok(start), Ok(len)) =
+                (u64::try_from(start), u64::try_from(chunk.compressed_size()))
+            else {
+                return Err(format!(
+                    "the {name} column chunk has a negative offset or size"
+                ));
+            };
+            let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len))
+                .map_err(|e| format!("the {name} pages: {e}"))?;
+            // A dictionary page's values are the cells of every data page of the chunk; the
+            // pages of a column of lists (the tags map) do not say their rows.
+            if let Some(p) = pages
+                .iter()
+                .find(|p| (p.dictionary || !flat) && too_large(p))
+            {
+                let what = if p.dictionary {
+                    "dictionary page"
+                } else {
+                    "page"
+                };
+                self.too_large(first_row, end - 1, p.uncompressed, &name, what);
+                return Ok(Vec::new());
             }
-            row += rows;
+            if !flat {
+                continue;
+            }
+            let mut row = first_row;
+            for page in pages.iter().filter(|p| !p.dictionary) {
+                let rows = u64::try_from(page.values)
+                    .ok()
+                    .filter(|&r| row + r <= end)
+                    .ok_or_else(|| format!("the {name} pages hold more rows than the row group"))?;
+                if too_large(page) {
+                    let last = row + rows.saturating_sub(1);
+                    self.too_large(row, last, page.uncompressed, &name, "page");
+                    refused.push((row, row + rows));
+                }
+                row += rows;
+            }
+            if row != end {
+                return Err(format!(
+                    "the {name} pages hold {} rows of the row group's {n}",
+                    row - first_row
+                ));
+            }
         }
-        if row != first_row + n {
-            return Err(format!(
-                "the movetext pages hold {} rows of the row group's {n}",
-                row - first_row
-            ));
+        refused.sort_unstable();
+        let mut kept = Vec::new();
+        let mut at = first_row;
+        for (from, to) in refused {
+            if from > at {
+                kept.push((at, from - at));
+            }
+            at = at.max(to);
+        }
+        if end > at {
+            kept.push((at, end - at));
         }
         Ok(kept)
     }
 
-    /// Reports the rows `first..=last` of a movetext page (or dictionary page) that says it
-    /// decompresses to `size` bytes, more than a game may be: not one byte of it was
+    /// Reports the rows `first..=last` of a page (or dictionary page) of `column` that says
+    /// it decompresses to `size` bytes, more than a game may be: not one byte of it was
     /// decompressed.
-    fn too_large(&self, first: u64, last: u64, size: i64, what: &str) {
+    fn too_large(&self, first: u64, last: u64, size: i64, column: &str, what: &str) {
         let mib = |b: u64| b as f64 / f64::from(1u32 << 20);
         self.rows.push_problem(Problem {
             code: Code::GameTooLarge,
             message: format!(
-                "rows {first} to {last} of row group {}: their movetext {what} says it \
+                "rows {first} to {last} of row group {}: their {column} {what} says it \
                  decompresses to {:.1} MiB, more than the size limit of a game ({:.1} MiB), \
                  so it was not decompressed and its rows were skipped",
                 self.group,
