@@ -34,19 +34,23 @@ fn without_places(out: &str, numbers: bool) -> Vec<serde_json::Value> {
 }
 
 fn validate_json(path: &str, jobs: &str) -> (String, Option<i32>) {
-    let o = pgnkit(
-        &[
-            "validate",
-            "-q",
-            "-j",
-            jobs,
-            "--format",
-            "json",
-            "--game-records",
-            path,
-        ],
-        None,
-    );
+    validate_json_with(path, jobs, &[])
+}
+
+/// [`validate_json`] with more options.
+fn validate_json_with(path: &str, jobs: &str, extra: &[&str]) -> (String, Option<i32>) {
+    let mut args = vec![
+        "validate",
+        "-q",
+        "-j",
+        jobs,
+        "--format",
+        "json",
+        "--game-records",
+    ];
+    args.extend_from_slice(extra);
+    args.push(path);
+    let o = pgnkit(&args, None);
     (stdout(&o), o.status.code())
 }
 
@@ -480,19 +484,13 @@ fn what_convert_writes_as_parquet_reads_back_with_every_tag() {
     let input = at("round-trip.pgn");
     let dir = scratch("round-trip");
     let out = dir.join("pq");
-    let o = pgnkit(
+    let out_dir = out.to_str().unwrap();
+    common::pgnkit_ok(
         &[
-            "convert",
-            "-q",
-            "--format",
-            "parquet",
-            "-o",
-            out.to_str().unwrap(),
-            &input,
+            "convert", "-q", "--format", "parquet", "-o", out_dir, &input,
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let copy = out.join("games.parquet");
     let copy = copy.to_str().unwrap();
     let (original, read_back) = (jsonl_tags(&input), jsonl_tags(copy));
@@ -593,22 +591,8 @@ fn write_paged_parquet(path: &Path, columns: &[(&str, &[String])]) {
 
 /// The rows of the games and the P012 messages of `validate --max-game-size 1`.
 fn rows_and_p012(parquet: &str, jobs: &str) -> (Vec<String>, Vec<String>, Option<i32>) {
-    let o = pgnkit(
-        &[
-            "validate",
-            "-q",
-            "-j",
-            jobs,
-            "--max-game-size",
-            "1",
-            "--format",
-            "json",
-            "--game-records",
-            parquet,
-        ],
-        None,
-    );
-    let records = common::json_lines(&stdout(&o));
+    let (out, code) = validate_json_with(parquet, jobs, &["--max-game-size", "1"]);
+    let records = common::json_lines(&out);
     let rows = records
         .iter()
         .filter(|r| r["type"] == "game")
@@ -627,7 +611,7 @@ fn rows_and_p012(parquet: &str, jobs: &str) -> (Vec<String>, Vec<String>, Option
         .filter(|r| r["code"] == "P012")
         .map(|r| r["message"].as_str().unwrap().to_string())
         .collect();
-    (rows, p012, o.status.code())
+    (rows, p012, code)
 }
 
 #[test]
