@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 triple=$(rustc -vV | sed -n 's/^host: //p')
-targets=(lex_replay lex_replay_full convert_round_trip decode stats_merge)
+targets=(lex_replay lex_replay_full convert_round_trip decode stats_merge parquet_rows select_where)
 export CARGO_TARGET_DIR="$PWD/target/fuzz"
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
@@ -39,6 +39,8 @@ for t in "${targets[@]}"; do
     convert_round_trip) seeds=(testdata/convert/*.pgn testdata/convert/*.txt testdata/fuzz/*.pgn) ;;
     decode) seeds=(testdata/input/*.pgn testdata/convert/*.txt) ;;
     stats_merge) seeds=(testdata/stats/*.pgn) ;;
+    parquet_rows) seeds=(testdata/parquet/*.pgn) ;;
+    select_where) seeds=(testdata/select/*.txt) ;;
   esac
   for f in "${seeds[@]}" testdata/fuzz/"$t"/*; do
     [ -f "$f" ] && cp "$f" "$work/seed-$(basename "$f")"

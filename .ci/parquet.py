@@ -59,7 +59,7 @@ GAMES_TYPES = {
     "file": "string", "game": "uint64", "Event": "string", "White": "string",
     "Result": "string", "WhiteElo": "int32", "BlackRatingDiff": "int32", "Date": "date32[day]",
     "UTCDate": "date32[day]", "tags": "map<string, string>", "plies": "uint32",
-    "result_by_rule": "string", "termination": "string", "final_fen": "string",
+    "result_by_rule": "string", "termination_by_rule": "string", "final_fen": "string",
     "errors": "uint32", "warnings": "uint32", "movetext": "string",
 }
 MOVES_TYPES = {

@@ -93,6 +93,7 @@ codes! {
     ParquetColumnType = "P033", Warning, "Parquet column with no tag text";
     ParquetTagColumnMissing = "P034", Warning, "--tag-column names no column of the file";
     RowGroupsNotParquet = "P035", Error, "--row-groups given with an input that is not Parquet";
+    ParquetCellHoldsMore = "P036", Error, "Parquet movetext cell holds more than its game";
     // Tags.
     MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
     MalformedDate = "T002", Warning, "malformed Date tag";

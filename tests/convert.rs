@@ -1125,6 +1125,8 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
         "UTCDate: Date32",
         "plies: UInt32",
         "final_fen: Utf8",
+        "Termination: Utf8",
+        "termination_by_rule: Utf8",
         "errors: UInt32",
         "movetext: Utf8",
     ] {
@@ -1155,7 +1157,7 @@ fn parquet_output_holds_what_jsonl_holds_game_by_game() {
         assert_eq!(g["White"], j["tags"]["White"]);
         assert_eq!(g["Result"], j["tags"]["Result"]);
         assert_eq!(g["final_fen"], j["final_fen"]);
-        assert_eq!(g["termination"], j["termination"]);
+        assert_eq!(g["termination_by_rule"], j["termination"]);
         assert_eq!(g["result_by_rule"], j["result_by_rule"]);
         let jm = j["moves"].as_array().unwrap();
         assert_eq!(g["plies"], jm.len());

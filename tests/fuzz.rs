@@ -693,3 +693,38 @@ fn stats_parts_merged_equal_one_run() {
         fuzz_support::check_stats_merge(&control, input, &dir)
     });
 }
+
+#[test]
+fn a_parquet_row_is_one_game() {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-parquet-rows.parquet");
+    run_property("parquet_rows", 24, |input, k| {
+        // Cells as the target cuts them: the generated games, a game a movetext.
+        let mut cells = Vec::new();
+        for game in input.split(|&b| b == b'\n').collect::<Vec<_>>().chunks(3) {
+            cells.extend_from_slice(b"e\0");
+            cells.extend(game.join(&b'\n').iter().filter(|&&b| b != 0));
+            cells.push(0);
+        }
+        let control = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
+        fuzz_support::check_parquet_rows(&control, &cells, &path);
+        // As the fuzz target reads a kept input: its first 8 bytes are the control.
+        let (control, rest) = input.split_at(input.len().min(8));
+        fuzz_support::check_parquet_rows(control, rest, &path);
+    });
+}
+
+#[test]
+fn select_expressions_parse_and_negate() {
+    run_property("select_where", DEFAULT_CASES, |input, _| {
+        fuzz_support::check_select(input)
+    });
+    for src in [
+        "White = Alpha and WhiteElo > 2000",
+        "not (Event ~ \"Blitz\") or date >= 2024",
+        "((((",
+        "termination = checkmate",
+        "WhiteElo > 2000 and BlackElo > 2000",
+    ] {
+        fuzz_support::check_select(src.as_bytes());
+    }
+}

@@ -34,19 +34,23 @@ fn without_places(out: &str, numbers: bool) -> Vec<serde_json::Value> {
 }
 
 fn validate_json(path: &str, jobs: &str) -> (String, Option<i32>) {
-    let o = pgnkit(
-        &[
-            "validate",
-            "-q",
-            "-j",
-            jobs,
-            "--format",
-            "json",
-            "--game-records",
-            path,
-        ],
-        None,
-    );
+    validate_json_with(path, jobs, &[])
+}
+
+/// [`validate_json`] with more options.
+fn validate_json_with(path: &str, jobs: &str, extra: &[&str]) -> (String, Option<i32>) {
+    let mut args = vec![
+        "validate",
+        "-q",
+        "-j",
+        jobs,
+        "--format",
+        "json",
+        "--game-records",
+    ];
+    args.extend_from_slice(extra);
+    args.push(path);
+    let o = pgnkit(&args, None);
     (stdout(&o), o.status.code())
 }
 
@@ -460,4 +464,225 @@ fn a_line_of_a_movetext_that_starts_with_a_bracket_stays_in_its_row() {
     let place = format!("--> {parquet}:row 1:2:");
     assert!(text.contains(&place), "{place} in {text}");
     assert!(text.contains("Ke3"), "{text}");
+}
+
+/// The `tags` of each game of `convert --format jsonl`.
+fn jsonl_tags(path: &str) -> Vec<serde_json::Value> {
+    let o = pgnkit(&["convert", "-q", "--format", "jsonl", path], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    common::json_lines(&stdout(&o))
+        .into_iter()
+        .map(|g| g["tags"].clone())
+        .collect()
+}
+
+#[test]
+fn what_convert_writes_as_parquet_reads_back_with_every_tag() {
+    // lichess's Termination, tags with no column (Annotator, SetUp), a partial date, Elo and
+    // rating differences written otherwise than a number column gives them back (`?`,
+    // `+2105`, `0`), a value with a quote and a backslash.
+    let input = at("round-trip.pgn");
+    let dir = scratch("round-trip");
+    let out = dir.join("pq");
+    let out_dir = out.to_str().unwrap();
+    common::pgnkit_ok(
+        &[
+            "convert", "-q", "--format", "parquet", "-o", out_dir, &input,
+        ],
+        None,
+    );
+    let copy = out.join("games.parquet");
+    let copy = copy.to_str().unwrap();
+    let (original, read_back) = (jsonl_tags(&input), jsonl_tags(copy));
+    assert_eq!(original.len(), 3);
+    assert_eq!(original[1]["Termination"], "Time forfeit");
+    assert_eq!(read_back, original);
+    // And so the statistics (terminations by the Termination tag among them).
+    let pgn = stats_reports(&input, &dir.join("stats-pgn"));
+    let parquet = stats_reports(copy, &dir.join("stats-parquet"));
+    assert!(pgn.iter().any(|(name, _)| name == "terminations.csv"));
+    assert_eq!(parquet, pgn);
+}
+
+#[test]
+fn a_movetext_cell_holds_one_game_and_what_else_it_holds_is_the_rows_error() {
+    // A second game after the first's result (its tags, then its moves), moves after a
+    // result, and tags at the cell's start: without the check, row 0 gave two games, the
+    // second with the smuggled Result tag, and 0 errors.
+    let rows = [
+        (
+            "a",
+            "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n[Event \"x\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1",
+        ),
+        ("b", "1. d4 d5 1/2-1/2 2. c4 *"),
+        ("c", "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1"),
+        ("d", "1. d4 d5 *"),
+    ];
+    let dir = common::scratch("parquet-cells");
+    let parquet = dir.join("cells.parquet");
+    write_lichess_parquet(&parquet, &rows);
+    let parquet = parquet.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let (out, code) = validate_json(parquet, jobs);
+        let records = common::json_lines(&out);
+        let games: Vec<&serde_json::Value> =
+            records.iter().filter(|r| r["type"] == "game").collect();
+        assert_eq!(games.len(), rows.len(), "one game a row: {out}");
+        let p036: Vec<(String, u64, u64)> = records
+            .iter()
+            .filter(|r| r["code"] == "P036")
+            .map(|r| {
+                let file = r["file"].as_str().unwrap();
+                let row = file.rsplit_once(":row ").unwrap().1.to_string();
+                (
+                    row,
+                    r["line"].as_u64().unwrap(),
+                    r["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // Row 0: at its result (line 2, column 41); row 1: at `1/2-1/2`; row 2: its tag.
+        assert_eq!(
+            p036,
+            [
+                ("0".to_string(), 2, 41),
+                ("1".to_string(), 2, 10),
+                ("2".to_string(), 2, 1)
+            ],
+            "{out}"
+        );
+        assert_eq!(games[3]["errors"], 0, "{out}");
+        assert_eq!(code, Some(1));
+    }
+    // Such a row is not converted: its game is refused, with the error.
+    let o = pgnkit(&["convert", "-q", "--format", "jsonl", parquet], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let converted = common::json_lines(&stdout(&o));
+    assert_eq!(converted.len(), 1, "{}", stdout(&o));
+    assert_eq!(converted[0]["tags"]["Event"], "d");
+    assert!(stderr(&o).contains("P036"), "{}", stderr(&o));
+}
+
+/// A Parquet file of these text columns, zstd, a page a row.
+fn write_paged_parquet(path: &Path, columns: &[(&str, &[String])]) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::WriterProperties;
+
+    let columns = columns.iter().map(|(name, cells)| {
+        let array: ArrayRef = Arc::new(StringArray::from_iter_values(cells.iter()));
+        (*name, array)
+    });
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(1)
+        .set_write_batch_size(1)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// The rows of the games and the P012 messages of `validate --max-game-size 1`.
+fn rows_and_p012(parquet: &str, jobs: &str) -> (Vec<String>, Vec<String>, Option<i32>) {
+    let (out, code) = validate_json_with(parquet, jobs, &["--max-game-size", "1"]);
+    let records = common::json_lines(&out);
+    let rows = records
+        .iter()
+        .filter(|r| r["type"] == "game")
+        .map(|r| {
+            r["file"]
+                .as_str()
+                .unwrap()
+                .rsplit_once(":row ")
+                .unwrap()
+                .1
+                .to_string()
+        })
+        .collect();
+    let p012 = records
+        .iter()
+        .filter(|r| r["code"] == "P012")
+        .map(|r| r["message"].as_str().unwrap().to_string())
+        .collect();
+    (rows, p012, code)
+}
+
+#[test]
+fn a_movetext_page_larger_than_a_game_may_be_is_refused_from_its_header() {
+    // Row 1's cell is 3 MiB of a comment that compresses to a few KiB: a small bomb. With
+    // --max-game-size 1 its page is refused from the size its header declares, before it is
+    // decompressed; the rows around it are read.
+    let bomb = format!("1. e4 {{{}}} e5 *", "a".repeat(3 << 20));
+    let movetexts = [
+        "1. e4 e5 *".to_string(),
+        bomb.clone(),
+        "1. d4 d5 *".to_string(),
+        "1. c4 c5 *".to_string(),
+    ];
+    let events: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
+    let dir = common::scratch("parquet-bomb");
+    let parquet = dir.join("bomb.parquet");
+    write_paged_parquet(&parquet, &[("Event", &events), ("movetext", &movetexts)]);
+    assert!(std::fs::metadata(&parquet).unwrap().len() < 64 << 10);
+    let parquet = parquet.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let (rows, p012, code) = rows_and_p012(parquet, jobs);
+        assert_eq!(rows, ["0", "2", "3"]);
+        assert_eq!(p012.len(), 1, "{p012:?}");
+        assert!(
+            p012[0].starts_with("rows 1 to 1 of row group 0: their movetext page"),
+            "{p012:?}"
+        );
+        assert!(p012[0].contains("not decompressed"), "{p012:?}");
+        assert_eq!(code, Some(1));
+    }
+    // With a limit the page fits, the row is read (and is a game like the others).
+    let o = pgnkit(
+        &[
+            "validate",
+            "-q",
+            "--format",
+            "json",
+            "--game-records",
+            parquet,
+        ],
+        None,
+    );
+    let games = common::json_lines(&stdout(&o))
+        .into_iter()
+        .filter(|r| r["type"] == "game")
+        .count();
+    assert_eq!(games, 4);
+
+    // The same bomb in a tag column is refused alike; in a column no tag is read from, it is
+    // not decoded at all.
+    let small: Vec<String> = (0..4).map(|i| format!("1. e4 e{} *", 5 + i % 2)).collect();
+    let mut events = events;
+    events[2] = bomb;
+    let parquet = dir.join("tag-bomb.parquet");
+    write_paged_parquet(&parquet, &[("Event", &events), ("movetext", &small)]);
+    let (rows, p012, _) = rows_and_p012(parquet.to_str().unwrap(), "1");
+    assert_eq!(rows, ["0", "1", "3"]);
+    assert!(
+        p012.len() == 1 && p012[0].starts_with("rows 2 to 2 of row group 0: their Event page"),
+        "{p012:?}"
+    );
+    let parquet = dir.join("unread-bomb.parquet");
+    let notes = events;
+    let events: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
+    write_paged_parquet(
+        &parquet,
+        &[("Event", &events), ("notes", &notes), ("movetext", &small)],
+    );
+    let (rows, p012, code) = rows_and_p012(parquet.to_str().unwrap(), "1");
+    assert_eq!(rows, ["0", "1", "2", "3"]);
+    assert!(p012.is_empty(), "{p012:?}");
+    assert_eq!(code, Some(0));
 }

@@ -87,7 +87,7 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
 
     Columns: ``file``, ``game``, the common tags (``Event`` … ``FEN`` as text, ``WhiteElo``,
     ``BlackElo``, ``WhiteRatingDiff``, ``BlackRatingDiff`` as int32, ``Date``, ``UTCDate`` as
-    date32), ``tags`` (every other tag, a map), ``plies``, ``result_by_rule``, ``termination``,
+    date32), ``tags`` (every other tag, a map), ``plies``, ``result_by_rule``, ``termination_by_rule``,
     ``final_fen``, ``errors``, ``warnings`` and ``movetext`` in the notation ``to``, on one
     line as lichess's own ``movetext`` column holds it.
 
@@ -206,7 +206,7 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
 
     - ``games``, a row a value, in order: ``index`` (0-based position in ``movetext``),
       ``plies``, ``result`` (the result token; ``*`` when there is none), ``result_by_rule``,
-      ``termination``, ``final_fen``, ``errors``, ``warnings``, ``movetext`` (in the notation
+      ``termination_by_rule``, ``final_fen``, ``errors``, ``warnings``, ``movetext`` (in the notation
       ``to``, on one line; as given when the game does not replay) and ``diagnostics`` (the game's errors
       and warnings: ``line`` and ``column`` in the string, ``move``, ``side``, ``severity``,
       ``code``, ``token``, ``message``, ``help``, ``fen``);

@@ -102,7 +102,7 @@ def parse_movetext(
 ) -> Parsed:
     """Replay and check games given as an Arrow array of movetext strings (no copy, the
     interpreter's lock released): the games table (``index``, ``plies``, ``result``,
-    ``result_by_rule``, ``termination``, ``final_fen``, ``errors``, ``warnings``,
+    ``result_by_rule``, ``termination_by_rule``, ``final_fen``, ``errors``, ``warnings``,
     ``movetext``, ``diagnostics``) and the moves table (``index``, ``ply``, ``san``, ``uci``,
     ``fen`` with ``positions=True``, ``clock``, ``eval``, ``eval_mate``, ``comment``,
     ``nags``). ``fen``: the start position of every game, or an array of one a game."""

@@ -33,7 +33,7 @@ const GAME_COLUMNS: [(&str, &str); 9] = [
     ("plies", "plies"),
     ("Result", "result"),
     ("result_by_rule", "result_by_rule"),
-    ("termination", "termination"),
+    ("termination_by_rule", "termination_by_rule"),
     ("final_fen", "final_fen"),
     ("errors", "errors"),
     ("warnings", "warnings"),

@@ -25,7 +25,7 @@ def test_a_row_a_game_and_a_row_a_ply():
     assert [r["index"] for r in g] == [0, 1]
     assert [r["plies"] for r in g] == [4, 3]
     assert [r["result"] for r in g] == ["0-1", "*"]
-    assert g[0]["termination"] == "checkmate" and g[0]["result_by_rule"] == "0-1"
+    assert g[0]["termination_by_rule"] == "checkmate" and g[0]["result_by_rule"] == "0-1"
     assert g[0]["final_fen"] == "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
     assert g[0]["movetext"] == "1.f3 e5 2.g4 Qh4# 0-1"
     assert (g[0]["errors"], g[0]["diagnostics"]) == (0, [])
@@ -43,7 +43,7 @@ def test_the_same_game_gives_what_read_games_gives():
     g = pgnkit.read_games(GAMES).to_pylist()[0]
     text = GAMES.read_text().split("\n\n")[1]
     [p] = pgnkit.parse_movetext(pa.array([text])).games.to_pylist()
-    for column in ("plies", "final_fen", "termination", "movetext", "errors", "warnings"):
+    for column in ("plies", "final_fen", "termination_by_rule", "movetext", "errors", "warnings"):
         assert p[column] == g[column], column
 
 

@@ -32,7 +32,7 @@ def test_games_table_has_a_row_per_game():
     assert str(t.column("Date")[0]) == "2024-03-01"
     assert t.column("Date")[3].as_py() is None
     assert t.column("movetext")[1].as_py() == "1.f3 e5 2.g4 Qh4# 0-1"
-    assert t.column("termination").to_pylist()[:2] == ["checkmate", "checkmate"]
+    assert t.column("termination_by_rule").to_pylist()[:2] == ["checkmate", "checkmate"]
     # Tags without a column of their own are in the map.
     assert dict(t.column("tags")[0].as_py()) == {}
     assert t.column("Opening")[0].as_py() == "Scholar's mate"

@@ -31,7 +31,7 @@ use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
 
 /// Tags with a column of their own, as text, in this order.
-pub const TEXT_TAGS: [&str; 14] = [
+pub const TEXT_TAGS: [&str; 15] = [
     "Event",
     "Site",
     "Round",
@@ -46,6 +46,7 @@ pub const TEXT_TAGS: [&str; 14] = [
     "TimeControl",
     "Variant",
     "FEN",
+    "Termination",
 ];
 /// Tags with an integer column (`+5` reads as 5).
 pub const INT_TAGS: [&str; 4] = ["WhiteElo", "BlackElo", "WhiteRatingDiff", "BlackRatingDiff"];
@@ -78,6 +79,7 @@ fn tag_column(name: &str) -> Option<TagColumn> {
         "TimeControl" => TagColumn::Text(11),
         "Variant" => TagColumn::Text(12),
         "FEN" => TagColumn::Text(13),
+        "Termination" => TagColumn::Text(14),
         "WhiteElo" => TagColumn::Int(0),
         "BlackElo" => TagColumn::Int(1),
         "WhiteRatingDiff" => TagColumn::Int(2),
@@ -113,7 +115,9 @@ pub fn games_schema() -> SchemaRef {
         Field::new("tags", map_type(), false),
         Field::new("plies", DataType::UInt32, false),
         Field::new("result_by_rule", DataType::Utf8, true),
-        Field::new("termination", DataType::Utf8, false),
+        // Not `termination`: a column name that differs from the `Termination` tag's only in
+        // case is one name to DuckDB and pandas, which would give one for the other.
+        Field::new("termination_by_rule", DataType::Utf8, false),
         Field::new("final_fen", DataType::Utf8, true),
         Field::new("errors", DataType::UInt32, false),
         Field::new("warnings", DataType::UInt32, false),
@@ -199,6 +203,21 @@ pub fn int_tag(text: &str) -> Option<i32> {
         return None;
     }
     t.parse().ok()
+}
+
+/// Whether `text` is `n` as a Parquet reader writes the tag back (`input::parquet`): a rating
+/// difference (`signed`) with its sign, `+0` too, any other number plainly.
+fn int_written_as(n: i32, text: &str, signed: bool) -> bool {
+    use std::io::Write as _;
+    let mut buf = [0u8; 12];
+    let mut out = &mut buf[..];
+    let written = if signed && n >= 0 {
+        write!(out, "+{n}")
+    } else {
+        write!(out, "{n}")
+    };
+    let len = 12 - out.len();
+    written.is_ok() && &buf[..len] == text.as_bytes()
 }
 
 /// SAN, UCI and (when asked) FEN of each main-line ply, as the replay plays it: the texts of a
@@ -886,12 +905,15 @@ impl GamesBuilder {
                     text[i] = Some(value);
                     true
                 }
+                // Only a text the column gives back as it is: `+2105` or ` 2105` as an Elo,
+                // read back, would be `2105`.
                 Some(TagColumn::Int(i)) => {
-                    ints[i] = int_tag(value);
+                    ints[i] = int_tag(value)
+                        .filter(|&n| int_written_as(n, value, INT_TAGS[i].ends_with("RatingDiff")));
                     ints[i].is_some()
                 }
                 Some(TagColumn::Date(i)) => {
-                    dates[i] = date32(value);
+                    dates[i] = date32(value).filter(|_| value.trim().len() == value.len());
                     dates[i].is_some()
                 }
                 None => false,
@@ -1098,6 +1120,19 @@ mod tests {
         assert_eq!(int_tag("-12"), Some(-12));
         assert_eq!(int_tag("?"), None);
         assert_eq!(int_tag(""), None);
+    }
+
+    #[test]
+    fn only_numbers_read_back_as_written_go_to_a_column() {
+        assert!(int_written_as(5, "+5", true));
+        assert!(int_written_as(0, "+0", true));
+        assert!(int_written_as(-3, "-3", true));
+        assert!(int_written_as(2105, "2105", false));
+        assert!(!int_written_as(5, "5", true));
+        assert!(!int_written_as(2105, "+2105", false));
+        assert!(!int_written_as(2105, "02105", false));
+        assert!(!int_written_as(2105, " 2105", false));
+        assert!(!int_written_as(0, "-0", true));
     }
 
     #[test]

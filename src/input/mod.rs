@@ -646,10 +646,13 @@ impl Inputs {
             return report(self, p, on_problem);
         }
         let (text, warnings) = match parquet::RowText::open(path, &self.opts.parquet) {
-            Ok((text, warnings)) => match self.opts.row_groups {
-                Some(groups) => (text.with_row_groups(groups), warnings),
-                None => (text, warnings),
-            },
+            Ok((text, warnings)) => {
+                let text = text.with_max_game(self.opts.max_game);
+                match self.opts.row_groups {
+                    Some(groups) => (text.with_row_groups(groups), warnings),
+                    None => (text, warnings),
+                }
+            }
             Err(p) => {
                 self.totals.files += 1;
                 return report(self, p, on_problem);
@@ -673,6 +676,9 @@ impl Inputs {
             if !game.bytes.is_empty() {
                 game.line = place.map_or(game.line, |p| p.line);
                 pipeline::lex_for(lexing, game);
+                // A row is one game: what its movetext cell held besides is the game's.
+                let cell = rows.cell_problems(row, game.bytes, game.line, game.col);
+                game.lexed.problems.extend(cell);
             }
             let row = format!("{name}:row {row}");
             let from = ReadFrom {

@@ -21,17 +21,25 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
+use parquet::arrow::ProjectionMask;
 
 use crate::diag::Code;
-use crate::pgn::lexer::skip_spaces;
+use crate::pgn::lexer::{lex_game_mode, skip_spaces, LexEnd, LexProblem, LexProblemKind, Span};
+use crate::pgn::Lexed;
+
+mod pages;
 
 /// The first (and last) four bytes of every Parquet file.
 pub const MAGIC: &[u8; 4] = b"PAR1";
 
 /// The movetext column of the lichess schema.
 pub const DEFAULT_MOVETEXT: &str = "movetext";
+
+/// The column of tags by name (a map of text to text), as `convert --format parquet` writes
+/// every tag that has no column of its own.
+pub const TAGS_MAP: &str = "tags";
 
 /// Lines of text a row with a one-line movetext becomes: tags, movetext, a blank line. A
 /// movetext of more lines (a `;` comment ends its line; other writers break lines at 80
@@ -45,6 +53,11 @@ const MAX_MOVETEXT_BREAKS: u32 = 1023;
 
 /// Rows decoded at a time.
 const BATCH_ROWS: usize = 1024;
+
+/// What a movetext page holds besides its cells' text: their lengths (4 bytes each) and
+/// levels. A page of one cell of the size limit says it decompresses to less than the limit
+/// and this.
+const PAGE_SLACK: u64 = 64 << 10;
 
 /// The order lichess's PGN export writes its tags in; other tags follow in column order.
 const LICHESS_ORDER: &[&str] = &[
@@ -207,6 +220,8 @@ enum Value {
 #[derive(Clone, Debug)]
 struct Plan {
     tags: Vec<(String, Value)>,
+    /// The [`TAGS_MAP`] column, when the file has one of text to text: its tags follow.
+    map: Option<String>,
     movetext: String,
 }
 
@@ -225,6 +240,18 @@ struct Segment {
 struct Shared {
     segments: Vec<Segment>,
     problems: Vec<Problem>,
+    /// Rows whose movetext cell held more than their game, until their game takes them
+    /// ([`Rows::cell_problems`]): as many as the rows read ahead of the work at most.
+    cells: std::collections::BTreeMap<u64, Cell>,
+}
+
+/// What a movetext cell held besides its game ([`Rows::cell_problems`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Cell {
+    /// Tag pairs before its moves.
+    tags: bool,
+    /// Text after the result that ends its game, which the row's text leaves out.
+    goes_on: bool,
 }
 
 /// Tells a place in the text back as a row, shared with the workers while the rows are read.
@@ -255,6 +282,58 @@ impl Rows {
         })
     }
 
+    /// The problems of a row's movetext cell that held more than its game (P036), placed in
+    /// the row's game as it was read: `bytes` from `line` and `col` (the row's text, its
+    /// tags on line 1). Taken once: the row's game asks for them.
+    pub fn cell_problems(&self, row: u64, bytes: &[u8], line: u32, col: u32) -> Vec<LexProblem> {
+        let cell = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|mut s| s.cells.remove(&row))
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        let span = |start: usize, end: usize| {
+            let before = &bytes[..start];
+            let lines = memchr::memchr_iter(b'\n', before).count();
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let chars = crate::pgn::lexer::count_chars(&bytes[line_start..start]);
+            Span {
+                start: u32::try_from(start).unwrap_or(u32::MAX),
+                end: u32::try_from(end).unwrap_or(u32::MAX),
+                line: line.saturating_add(u32::try_from(lines).unwrap_or(u32::MAX)),
+                col: if line_start == 0 { col } else { 1 }.saturating_add(chars),
+            }
+        };
+        if cell.tags {
+            // The cell's first tag: the first `[` of the movetext's line (line 2).
+            let movetext = if line == 1 {
+                memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1)
+            } else {
+                0
+            };
+            let at = memchr::memchr(b'[', &bytes[movetext..]).map_or(movetext, |i| movetext + i);
+            let end = memchr::memchr(b']', &bytes[at..]).map_or(at, |i| at + i + 1);
+            found.push(LexProblem {
+                kind: LexProblemKind::TagsInCell,
+                span: span(at, end),
+            });
+        }
+        if cell.goes_on {
+            // The game's last token, its result, after which the cell went on.
+            let end = bytes.len();
+            let start = bytes
+                .iter()
+                .rposition(|b| b.is_ascii_whitespace())
+                .map_or(0, |i| i + 1);
+            found.push(LexProblem {
+                kind: LexProblemKind::CellGoesOn,
+                span: span(start, end),
+            });
+        }
+        found
+    }
+
     /// Problems met while the rows were read (row groups that could not be read).
     pub fn take_problems(&self) -> Vec<Problem> {
         self.0
@@ -266,6 +345,12 @@ impl Rows {
     fn push_segment(&self, segment: Segment) {
         if let Ok(mut s) = self.0.lock() {
             s.segments.push(segment);
+        }
+    }
+
+    fn push_cell(&self, row: u64, cell: Cell) {
+        if let Ok(mut s) = self.0.lock() {
+            s.cells.insert(row, cell);
         }
     }
 
@@ -295,6 +380,18 @@ pub struct RowText {
     /// Lines a row takes in the run of rows written last; 0 when a row group starts.
     row_lines: u32,
     rows: Rows,
+    /// Scratch for [`RowText::cell_game`].
+    cell: (Vec<u8>, Lexed),
+    /// The largest game, in bytes (`--max-game-size`): no movetext page larger is decoded.
+    max_game: u64,
+    /// The leaf columns read (the movetext and the tags'), each with whether it is flat (a
+    /// value a row): only those are decoded, and their page headers are read first.
+    leaves: Vec<(usize, bool)>,
+    /// The same columns, for the decoder.
+    projection: ProjectionMask,
+    /// The rows of the open row group the batches give, as (first, count), in order: all of
+    /// them but those of the movetext pages refused for their size.
+    kept: std::collections::VecDeque<(u64, u64)>,
 }
 
 impl RowText {
@@ -327,6 +424,30 @@ impl RowText {
                        groups, is at its end): download or copy it again",
         })?;
         let (plan, warnings) = plan(meta.schema(), columns)?;
+        // Only the columns the rows' text is made of: a column no tag is read from is not
+        // decoded, so no page of it can cost memory.
+        let descr = meta.metadata().file_metadata().schema_descr();
+        let read = |name: &str| {
+            name == plan.movetext
+                || plan.map.as_deref() == Some(name)
+                || plan
+                    .tags
+                    .iter()
+                    .any(|(_, v)| matches!(v, Value::Column { name: c, .. } if c == name))
+        };
+        let roots: Vec<usize> = descr
+            .root_schema()
+            .get_fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| read(f.name()))
+            .map(|(i, _)| i)
+            .collect();
+        let leaves = (0..descr.num_columns())
+            .filter(|&i| roots.contains(&descr.get_column_root_idx(i)))
+            .map(|i| (i, descr.column(i).max_rep_level() == 0))
+            .collect();
+        let projection = ProjectionMask::roots(descr, roots.iter().copied());
         let mut first = 0;
         let group_rows = meta
             .metadata()
@@ -353,6 +474,11 @@ impl RowText {
                 next_row: 0,
                 row_lines: 0,
                 rows: Rows::default(),
+                cell: Default::default(),
+                max_game: crate::pgn::reader::DEFAULT_MAX_GAME as u64,
+                leaves,
+                projection,
+                kept: Default::default(),
             },
             warnings,
         ))
@@ -373,6 +499,14 @@ impl RowText {
         self
     }
 
+    /// Refuses movetext pages that say they decompress to more than `bytes` and this
+    /// (the size limit of a game): their rows are reported (P012), not decoded.
+    #[must_use]
+    pub fn with_max_game(mut self, bytes: usize) -> RowText {
+        self.max_game = bytes as u64;
+        self
+    }
+
     /// Tells lines of the text back as rows.
     pub fn rows(&self) -> Rows {
         self.rows.clone()
@@ -387,14 +521,38 @@ impl RowText {
                 let Some(&(first_row, n)) = self.group_rows.get(self.group) else {
                     return false;
                 };
+                // Before a page is decompressed: one too large is not.
+                let kept = match self.page_plan(first_row, n) {
+                    Ok(kept) => kept,
+                    Err(e) => {
+                        self.group_unreadable(first_row, n, &e);
+                        self.group += 1;
+                        continue;
+                    }
+                };
+                let all = kept.len() == 1 && kept[0] == (first_row, n);
+                let selection = (!all).then(|| selection(first_row, n, &kept));
+                if kept.is_empty() {
+                    self.group += 1;
+                    continue;
+                }
+                self.kept = kept.into();
                 let (file, meta, group) = (&self.file, &self.meta, self.group);
+                let projection = self.projection.clone();
                 let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     file.try_clone().map_err(|e| e.to_string()).and_then(|f| {
-                        ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
-                            .with_row_groups(vec![group])
-                            .with_batch_size(BATCH_ROWS)
-                            .build()
-                            .map_err(|e| e.to_string())
+                        let mut builder =
+                            ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
+                                .with_row_groups(vec![group])
+                                .with_projection(projection)
+                                .with_batch_size(BATCH_ROWS);
+                        if let Some(selection) = selection {
+                            // Skipped by whole pages, never decoded and filtered.
+                            builder = builder
+                                .with_row_selection(selection)
+                                .with_row_selection_policy(RowSelectionPolicy::Selectors);
+                        }
+                        builder.build().map_err(|e| e.to_string())
                     })
                 }))
                 .unwrap_or_else(|_| Err("the Parquet decoder failed on this row group".into()));
@@ -455,6 +613,110 @@ impl RowText {
         }
     }
 
+    /// The rows of the open row group (`first_row`, `n` rows) to decode, as (first, count):
+    /// all but those of the pages, in the columns read, that say they decompress to more than
+    /// a game may be, which are reported (P012) from their headers alone.
+    ///
+    /// # Errors
+    ///
+    /// When the page headers of a column read cannot be read, or do not hold the row group's
+    /// rows: the row group is damaged, and decoding it would trust those sizes.
+    fn page_plan(&self, first_row: u64, n: u64) -> Result<Vec<(u64, u64)>, String> {
+        let end = first_row + n;
+        let group = self.meta.metadata().row_group(self.group);
+        let limit = self.max_game.saturating_add(PAGE_SLACK);
+        let too_large = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0) > limit;
+        // Rows [from, to) of pages refused, in any column.
+        let mut refused: Vec<(u64, u64)> = Vec::new();
+        for &(leaf, flat) in &self.leaves {
+            let Some(chunk) = group.columns().get(leaf) else {
+                return Err(format!("no column chunk {leaf} in the row group"));
+            };
+            let name = chunk.column_path().string();
+            let start = match chunk.dictionary_page_offset() {
+                Some(d) if d > 0 => d.min(chunk.data_page_offset()),
+                _ => chunk.data_page_offset(),
+            };
+            let (Ok(start), Ok(len)) =
+                (u64::try_from(start), u64::try_from(chunk.compressed_size()))
+            else {
+                return Err(format!(
+                    "the {name} column chunk has a negative offset or size"
+                ));
+            };
+            let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len))
+                .map_err(|e| format!("the {name} pages: {e}"))?;
+            // A dictionary page's values are the cells of every data page of the chunk; the
+            // pages of a column of lists (the tags map) do not say their rows.
+            if let Some(p) = pages
+                .iter()
+                .find(|p| (p.dictionary || !flat) && too_large(p))
+            {
+                let what = if p.dictionary {
+                    "dictionary page"
+                } else {
+                    "page"
+                };
+                self.too_large(first_row, end - 1, p.uncompressed, &name, what);
+                return Ok(Vec::new());
+            }
+            if !flat {
+                continue;
+            }
+            let mut row = first_row;
+            for page in pages.iter().filter(|p| !p.dictionary) {
+                let rows = u64::try_from(page.values)
+                    .ok()
+                    .filter(|&r| row + r <= end)
+                    .ok_or_else(|| format!("the {name} pages hold more rows than the row group"))?;
+                if too_large(page) {
+                    let last = row + rows.saturating_sub(1);
+                    self.too_large(row, last, page.uncompressed, &name, "page");
+                    refused.push((row, row + rows));
+                }
+                row += rows;
+            }
+            if row != end {
+                return Err(format!(
+                    "the {name} pages hold {} rows of the row group's {n}",
+                    row - first_row
+                ));
+            }
+        }
+        refused.sort_unstable();
+        let mut kept = Vec::new();
+        let mut at = first_row;
+        for (from, to) in refused {
+            if from > at {
+                kept.push((at, from - at));
+            }
+            at = at.max(to);
+        }
+        if end > at {
+            kept.push((at, end - at));
+        }
+        Ok(kept)
+    }
+
+    /// Reports the rows `first..=last` of a page (or dictionary page) of `column` that says
+    /// it decompresses to `size` bytes, more than a game may be: not one byte of it was
+    /// decompressed.
+    fn too_large(&self, first: u64, last: u64, size: i64, column: &str, what: &str) {
+        let mib = |b: u64| b as f64 / f64::from(1u32 << 20);
+        self.rows.push_problem(Problem {
+            code: Code::GameTooLarge,
+            message: format!(
+                "rows {first} to {last} of row group {}: their {column} {what} says it \
+                 decompresses to {:.1} MiB, more than the size limit of a game ({:.1} MiB), \
+                 so it was not decompressed and its rows were skipped",
+                self.group,
+                mib(u64::try_from(size).unwrap_or(0)),
+                mib(self.max_game)
+            ),
+            help: "raise --max-game-size if the games are genuine",
+        });
+    }
+
     fn group_unreadable(&self, first_row: u64, n: u64, error: &str) {
         self.rows.push_problem(Problem {
             code: Code::ParquetRowGroupUnreadable,
@@ -469,8 +731,30 @@ impl RowText {
         });
     }
 
+    /// The numbers of the next `k` rows the open row group's batches give (see
+    /// [`RowText::kept`]).
+    fn take_rows(&mut self, k: usize) -> Vec<u64> {
+        let mut numbers = Vec::with_capacity(k);
+        while numbers.len() < k {
+            match self.kept.front_mut() {
+                Some((_, 0)) => {
+                    self.kept.pop_front();
+                }
+                Some((first, count)) => {
+                    numbers.push(*first);
+                    *first += 1;
+                    *count -= 1;
+                }
+                // More rows than the row group said: numbered on.
+                None => numbers.push(numbers.last().map_or(self.next_row, |r| r + 1)),
+            }
+        }
+        numbers
+    }
+
     /// Writes the text of a batch's rows.
     fn write_batch(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        let numbers = self.take_rows(batch.num_rows());
         let movetext = batch
             .column_by_name(&self.plan.movetext)
             .ok_or_else(|| format!("no column '{}' in this row group", self.plan.movetext))?;
@@ -491,23 +775,44 @@ impl RowText {
                 Ok((tag.as_str(), column, value))
             })
             .collect::<Result<_, String>>()?;
+        let map = match &self.plan.map {
+            Some(name) => Some(
+                batch
+                    .column_by_name(name)
+                    .and_then(|c| c.as_map_opt())
+                    .ok_or_else(|| format!("no map column '{name}' in this row group"))?,
+            ),
+            None => None,
+        };
         // The lines each row takes: those of the batch's longest movetext.
         let mut texts = Vec::with_capacity(batch.num_rows());
-        for row in 0..batch.num_rows() {
-            let text = text_at(movetext.as_ref(), row)?;
+        for (row, &number) in numbers.iter().enumerate() {
+            let text = text_at(movetext.as_ref(), row)?.map(|text| {
+                let (game, cell) = cell_game(&mut self.cell, text);
+                if cell != Cell::default() {
+                    self.rows.push_cell(number, cell);
+                }
+                game
+            });
             texts.push((text, text.map_or(Some(0), movetext_breaks)));
         }
         let breaks = texts.iter().filter_map(|t| t.1).max().unwrap_or(0);
         let row_lines = ROW_LINES + breaks;
-        if row_lines != self.row_lines {
-            self.rows.push_segment(Segment {
-                first_line: self.lines + 1,
-                first_row: self.next_row,
-                row_lines,
-            });
-            self.row_lines = row_lines;
+        for (i, &number) in numbers.iter().enumerate() {
+            // A run of rows starts with a batch of other lines a row, and after rows skipped.
+            if (i == 0 && row_lines != self.row_lines) || number != self.next_row {
+                let before = u32::try_from(i)
+                    .unwrap_or(u32::MAX)
+                    .saturating_mul(row_lines);
+                self.rows.push_segment(Segment {
+                    first_line: self.lines.saturating_add(before).saturating_add(1),
+                    first_row: number,
+                    row_lines,
+                });
+            }
+            self.next_row = number + 1;
         }
-        self.next_row += batch.num_rows() as u64;
+        self.row_lines = row_lines;
         // The lines of a batch that fails are not given (the caller drops its text).
         let lines_before = self.lines;
         let buf = &mut self.buf;
@@ -547,6 +852,12 @@ impl RowText {
                     buf.truncate(start);
                 }
             }
+            if let Some(map) = map {
+                if let Err(e) = write_map_tags(buf, map, row, first) {
+                    self.lines = lines_before;
+                    return Err(e);
+                }
+            }
             buf.push(b'\n');
             if let Some(text) = text {
                 push_movetext(buf, text, own);
@@ -571,6 +882,25 @@ impl Read for RowText {
         self.pos += n;
         Ok(n)
     }
+}
+
+/// The rows of a row group (`first_row`, `n` rows) to decode, `kept`, as a selection of
+/// the group's rows.
+fn selection(first_row: u64, n: u64, kept: &[(u64, u64)]) -> RowSelection {
+    let mut selectors = Vec::with_capacity(kept.len() * 2 + 1);
+    let mut at = first_row;
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    for &(from, rows) in kept {
+        if from > at {
+            selectors.push(RowSelector::skip(count(from - at)));
+        }
+        selectors.push(RowSelector::select(count(rows)));
+        at = from + rows;
+    }
+    if first_row + n > at {
+        selectors.push(RowSelector::skip(count(first_row + n - at)));
+    }
+    selectors.into()
 }
 
 /// Plans the tags of each row from the file's schema.
@@ -621,6 +951,21 @@ fn plan(schema: &arrow_schema::Schema, columns: &Columns) -> Result<(Plan, Vec<P
             tags.push((name.clone(), name.clone()));
         }
     }
+    // pgnkit's own map of the other tags: without it a converted file would lose them.
+    let map = field(TAGS_MAP)
+        .filter(|f| match f.data_type() {
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(kv) => {
+                    kv.len() == 2
+                        && kv
+                            .iter()
+                            .all(|c| Kind::of(c.data_type(), "") == Some(Kind::Text))
+                }
+                _ => false,
+            },
+            _ => false,
+        })
+        .map(|f| f.name().clone());
     let mut planned: Vec<(String, Value)> = Vec::new();
     for (tag, column) in tags {
         let Some(f) = field(&column) else { continue };
@@ -660,10 +1005,80 @@ fn plan(schema: &arrow_schema::Schema, columns: &Columns) -> Result<(Plan, Vec<P
     Ok((
         Plan {
             tags: planned,
+            map,
             movetext: movetext.to_string(),
         },
         warnings,
     ))
+}
+
+/// Writes a row's entries of the tags map as tags, after those of the columns (`first`: none
+/// was written). A name that is no tag name is written as it is, so that the row gets the
+/// diagnostic of a malformed tag rather than losing it unseen; only its line breaks become
+/// spaces, since a row's tags are one line.
+fn write_map_tags(
+    buf: &mut Vec<u8>,
+    map: &arrow_array::MapArray,
+    row: usize,
+    mut first: bool,
+) -> Result<(), String> {
+    if map.is_null(row) {
+        return Ok(());
+    }
+    let offsets = map.value_offsets();
+    let (Ok(from), Ok(to)) = (
+        usize::try_from(offsets[row]),
+        usize::try_from(offsets[row + 1]),
+    ) else {
+        return Err("a tags map with negative offsets".into());
+    };
+    let (keys, values) = (map.keys().as_ref(), map.values().as_ref());
+    for entry in from..to {
+        let (Some(name), Some(value)) = (text_at(keys, entry)?, text_at(values, entry)?) else {
+            continue;
+        };
+        if !first {
+            buf.push(b' ');
+        }
+        first = false;
+        buf.push(b'[');
+        let start = buf.len();
+        buf.extend_from_slice(name.as_bytes());
+        for b in &mut buf[start..] {
+            if matches!(*b, b'\n' | b'\r') {
+                *b = b' ';
+            }
+        }
+        buf.extend_from_slice(b" \"");
+        crate::pgn::quote_tag_value(value, |piece| buf.extend_from_slice(piece.as_bytes()));
+        buf.extend_from_slice(b"\"]");
+    }
+    Ok(())
+}
+
+/// The game a movetext cell holds, as the row's text gives it to the PGN reader (its line
+/// breaks as [`push_movetext`] writes them), and what else the cell held: tag pairs before
+/// the moves, which would pass for the row's tags, or text after the result that ends the
+/// game, which the reader would take as another game. A row is one game: the text after it
+/// is left out of the row's text, and both are the row's diagnostics (P036).
+fn cell_game<'t>(scratch: &mut (Vec<u8>, Lexed), text: &'t str) -> (&'t str, Cell) {
+    let (bytes, lexed) = scratch;
+    bytes.clear();
+    let breaks = movetext_breaks(text);
+    // The cheap pass that finds where games end, on the bytes the reader will see.
+    push_movetext(bytes, text, breaks);
+    let LexEnd::Complete(end) = lex_game_mode(bytes, true, 1, 1, false, lexed) else {
+        return (text, Cell::default());
+    };
+    let goes_on = skip_spaces(bytes, end) < bytes.len();
+    let cell = Cell {
+        tags: lexed.tag_count() > 0,
+        goes_on,
+    };
+    match text.get(..end) {
+        Some(game) if goes_on => (game, cell),
+        _ => (text, cell),
+    }
 }
 
 /// The text of a text column's row, `None` for a null.

@@ -164,6 +164,10 @@ pub(super) fn lex_findings(problems: &[LexProblem], out: &mut Capped) {
                 .help("raise --max-game-size if the game is genuine"),
             LexProblemKind::DashedEvaluation => Finding::new(Code::DashedEvaluation, span, "read as the evaluation $18 (White is winning) or $19 (Black is winning); it may also be a check sign and a null move")
                 .help("write $18 or $19, or '+ --' for a check and a null move"),
+            LexProblemKind::CellGoesOn => Finding::new(Code::ParquetCellHoldsMore, span, "the movetext cell goes on after this result: a row is one game, and what follows (another game's tags or moves) was not read")
+                .help("give each game a row of its own"),
+            LexProblemKind::TagsInCell => Finding::new(Code::ParquetCellHoldsMore, span, "the movetext cell holds tag pairs: they are not taken as the row's tags")
+                .help("put the tags in columns of their own (Event, White, ...) and only the moves in the movetext"),
             LexProblemKind::ForumWrapper => Finding::new(Code::ForumWrapper, span, "the game is wrapped in a forum's [pgn] ... [/pgn]; the game inside was read")
                 .help("remove the [pgn] and [/pgn] lines"),
         };

@@ -994,3 +994,119 @@ pub fn check_stats_merge(control: &[u8], input: &[u8], dir: &std::path::Path) {
         );
     }
 }
+
+/// Writes `input` as a Parquet file of games and reads its rows back as pgnkit reads a
+/// Parquet input: no panic, and a row is one game (the games' rows strictly increase, so no
+/// row gives two), whatever the cells hold. `input` is cut at NUL bytes into cells: an
+/// `Event` then a `movetext`, row after row (an empty cell is a null). `control` picks the
+/// codec, the dictionary, the rows a page, and whether one byte of the file's page data is
+/// flipped (damage that must be reported, not panic); a small size limit makes large pages
+/// refused from their headers.
+pub fn check_parquet_rows(control: &[u8], input: &[u8], path: &std::path::Path) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::WriterProperties;
+    use pgnkit::input::parquet::{Columns, RowText};
+
+    let byte = |k: usize| control.get(k).copied().unwrap_or(0);
+    let cells: Vec<Option<String>> = input
+        .split(|&b| b == 0)
+        .map(|c| (!c.is_empty()).then(|| String::from_utf8_lossy(c).into_owned()))
+        .collect();
+    let rows = cells.len().div_ceil(2);
+    let column = |offset: usize| -> ArrayRef {
+        Arc::new(StringArray::from(
+            (0..rows)
+                .map(|r| cells.get(2 * r + offset).cloned().flatten())
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let batch = RecordBatch::try_from_iter([("Event", column(0)), ("movetext", column(1))])
+        .expect("a batch of two text columns");
+    let codec = match byte(0) % 4 {
+        0 => Compression::UNCOMPRESSED,
+        1 => Compression::SNAPPY,
+        2 => Compression::ZSTD(ZstdLevel::default()),
+        _ => Compression::LZ4_RAW,
+    };
+    let props = WriterProperties::builder()
+        .set_compression(codec)
+        .set_dictionary_enabled(byte(0) & 4 != 0)
+        .set_data_page_row_count_limit(1 + usize::from(byte(1) % 4))
+        .set_write_batch_size(1)
+        .set_max_row_group_row_count(Some(1 + usize::from(byte(2) % 8)))
+        .build();
+    let mut file = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut file, batch.schema(), Some(props)).expect("writer");
+    writer.write(&batch).expect("rows written");
+    writer.close().expect("file closed");
+    // Damage in the pages (after the magic bytes, before the footer's last 8 bytes).
+    if byte(3) & 1 == 1 && file.len() > 12 {
+        let at = 4 + usize::from(u16::from_le_bytes([byte(4), byte(5)])) % (file.len() - 12);
+        file[at] ^= byte(6) | 1;
+    }
+    std::fs::write(path, &file).expect("write the Parquet file");
+    let Ok((text, _)) = RowText::open(path, &Columns::default()) else {
+        return;
+    };
+    let text = text.with_max_game(64 + usize::from(byte(7)) * 64);
+    let places = text.rows();
+    let mut reader = GameReader::with_limit(text, 1 << 20);
+    let mut lexed = Lexed::default();
+    let mut last: Option<u64> = None;
+    let mut games = 0;
+    while let Ok(Some(game)) = reader.next_game(&mut lexed) {
+        games += 1;
+        let row = places
+            .locate(game.line)
+            .unwrap_or_else(|| panic!("game at line {} is in no row", game.line))
+            .row;
+        assert!(
+            last.is_none_or(|l| row > l),
+            "row {row} gives a second game (line {}): {:?}",
+            game.line,
+            String::from_utf8_lossy(game.bytes)
+        );
+        last = Some(row);
+    }
+    assert!(games <= rows, "{games} games from {rows} rows");
+}
+
+/// A `select --where` expression: parsing never panics, an error renders with its caret, and
+/// an expression that parses is decided on a game's tags as its negation is, the other way.
+pub fn check_select(input: &[u8]) {
+    use pgnkit::select::{Facts, Selection};
+
+    let src = String::from_utf8_lossy(input);
+    let selection = match Selection::parse(&src) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = e.render(&src);
+            return;
+        }
+    };
+    let pgn = b"[Event \"Rated Blitz\"]\n[White \"Alpha\"]\n[Black \"Beta\"]\n[Result \"1-0\"]\n\
+        [Date \"2024.03.01\"]\n[WhiteElo \"2100\"]\n[BlackElo \"?\"]\n[ECO \"C20\"]\n\n1. e4 e5 1-0\n";
+    let mut lexed = Lexed::default();
+    lex_game(pgn, true, 1, &mut lexed);
+    let facts = Facts {
+        lexed: &lexed,
+        replay: None,
+    };
+    let decided = selection.matches(&facts);
+    let _ = (
+        selection.needs_replay(),
+        selection.classifies(),
+        selection.targets(),
+    );
+    if let Ok(not) = Selection::parse(&format!("not ({src})")) {
+        assert_eq!(
+            not.matches(&facts),
+            decided.map(|v| !v),
+            "not ({src}) is not the negation"
+        );
+    }
+}

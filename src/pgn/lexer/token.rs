@@ -315,6 +315,11 @@ pub enum LexProblemKind {
     DashedEvaluation,
     /// A forum's `[pgn]` before the game (its `[/pgn]` after it is passed over).
     ForumWrapper,
+    /// A Parquet row's movetext cell goes on after the result that ends its game (another
+    /// game's tags or moves): a row is one game, and the rest was not read.
+    CellGoesOn,
+    /// A Parquet row's movetext cell starts with tag pairs, which would pass for the row's.
+    TagsInCell,
 }
 
 /// One lexer problem with its place.
