@@ -561,11 +561,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         });
         if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
             log.add(&TiebreakGame {
-                event: EventKey {
-                    event: &row.event,
-                    site: &row.site,
-                    year: f.date.map(|d| d.year),
-                },
+                // The event as standings.csv keys it: an online tournament is its address.
+                event: EventKey::of(&row.event, &row.site, f.date),
                 white: &row.white,
                 black: &row.black,
                 white_fide_id: f.white_fide_id.as_deref(),
@@ -624,7 +621,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .as_ref()
         .zip(args.tiebreaks.as_ref())
         .map(|(log, list)| (log, list, team_list));
-    write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
+    let casual_games = write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
     let bytes = inputs.totals.bytes;
     if !args.input.quiet {
         let events = acc.event_count().context("cannot count the events")?;
@@ -639,6 +636,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             secs,
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         ))?;
+        note_casual(casual_games)?;
         inputs.summary_tail()?;
     }
     inputs.report_no_game()?;
@@ -748,7 +746,7 @@ fn write_tables(
     staged: &mut StagedFiles,
     tiebreaks: Option<(&TiebreakLog, &TieBreakList, &[TeamTieBreak])>,
     eco: Option<&'static crate::eco::Table>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<u64> {
     let opts = TableOptions {
         kind: match output.tiebreak {
             None => KindChoice::Detect,
@@ -767,6 +765,8 @@ fn write_tables(
         },
         eco,
     };
+    // Games of casual online play left out of standings.csv (not a tournament).
+    let mut casual_games = 0;
     for name in ReportName::ALL {
         if name == ReportName::Games {
             continue;
@@ -775,15 +775,17 @@ fn write_tables(
             continue;
         }
         let mut w = csv::Writer::from_writer(open_report(output, name, staged)?);
-        let written = (|| -> anyhow::Result<()> {
+        let report = (|| -> anyhow::Result<()> {
             match name {
                 ReportName::Games => {}
-                ReportName::Standings => match tiebreaks {
-                    Some((log, list, teams)) => crate::report::tiebreaks::write_standings(
-                        &mut w, acc, log, &list.0, teams, &opts,
-                    )?,
-                    None => csvout::write_standings(&mut w, acc, &opts)?,
-                },
+                ReportName::Standings => {
+                    casual_games = match tiebreaks {
+                        Some((log, list, teams)) => crate::report::tiebreaks::write_standings(
+                            &mut w, acc, log, &list.0, teams, &opts,
+                        )?,
+                        None => csvout::write_standings(&mut w, acc, &opts)?,
+                    };
+                }
                 ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
                 ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
                 ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
@@ -792,7 +794,17 @@ fn write_tables(
             w.flush()?;
             Ok(())
         })();
-        written.with_context(|| format!("cannot write {}", destination(output, name)))?;
+        report.with_context(|| format!("cannot write {}", destination(output, name)))?;
+    }
+    Ok(casual_games)
+}
+
+/// Says on standard error that `standings.csv` left out `casual_games` games, and why.
+fn note_casual(casual_games: u64) -> Result<(), WriteError> {
+    if casual_games > 0 {
+        say(format_args!(
+            "pgnkit: {casual_games} casual online game(s) left out of standings.csv: not a tournament (their Site is a web address, each game's own as lichess writes `Rated Blitz game`, and they have no round number)"
+        ))?;
     }
     Ok(())
 }
@@ -896,6 +908,7 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
             "pgnkit: merged {parts} part(s): {} game(s), {} with errors, {} event(s)",
             merged.games, merged.games_with_errors, merged.events
         ))?;
+        note_casual(merged.casual_games)?;
     }
     Ok(merged.outcome)
 }
@@ -947,6 +960,8 @@ impl Renumber {
 /// What a finished merge counted, for its summary line and exit status.
 #[derive(Debug)]
 pub struct Merged {
+    /// Games of casual online play left out of `standings.csv`.
+    pub casual_games: u64,
     pub games: u64,
     pub games_with_errors: u64,
     pub events: u64,
@@ -1060,7 +1075,7 @@ impl Merger {
         let eco_table = names_openings(output)
             .then(|| super::eco_table(output.eco_table.as_deref()))
             .transpose()?;
-        write_tables(
+        let casual_games = write_tables(
             output,
             &mut self.acc,
             &self.tally,
@@ -1071,6 +1086,7 @@ impl Merger {
         finish(self.staged)?;
         let events = self.acc.event_count().context("cannot count the events")?;
         Ok(Merged {
+            casual_games,
             games: self.tally.games,
             games_with_errors: self.tally.games_with_errors,
             events,

@@ -212,6 +212,8 @@ pub(crate) struct EventBuilder<'a> {
     open: bool,
     event: OwnedEventKey,
     games: u64,
+    /// Whether some game has a round number.
+    numbered: bool,
     unknown_vs_unknown: u64,
     players: HashMap<PlayerId, PlayerEntry>,
     teams: HashMap<NameId, TeamInEvent>,
@@ -249,6 +251,7 @@ impl<'a> EventBuilder<'a> {
             open: false,
             event: OwnedEventKey::default(),
             games: 0,
+            numbered: false,
             unknown_vs_unknown: 0,
             players: HashMap::new(),
             teams: HashMap::new(),
@@ -274,6 +277,7 @@ impl<'a> EventBuilder<'a> {
         self.open = true;
         self.event.set(key);
         self.games = 0;
+        self.numbered = false;
         self.unknown_vs_unknown = 0;
         if self.players.capacity() > KEEP_CAPACITY {
             self.players = HashMap::new();
@@ -308,6 +312,7 @@ impl<'a> EventBuilder<'a> {
     /// When pairs beyond the budget cannot be given to the scratch store.
     pub fn add(&mut self, game: &EventGame) -> io::Result<()> {
         self.games += 1;
+        self.numbered |= game.round > 0;
         let (wh, bh) = (
             game.score.white_half_points(),
             game.score.black_half_points(),
@@ -500,6 +505,7 @@ impl<'a> EventBuilder<'a> {
         Ok(EventTable {
             key: self.event.key(),
             games: self.games,
+            numbered: self.numbered,
             detected,
             rows,
             teams,
@@ -689,6 +695,7 @@ pub struct EventTable<'a> {
     /// The event.
     pub key: EventKey<'a>,
     games: u64,
+    numbered: bool,
     detected: EventKind,
     /// Every player's line, not yet ranked.
     rows: Vec<StandingRow>,
@@ -700,6 +707,17 @@ impl EventTable<'_> {
     /// Finished games counted in the event.
     pub fn games(&self) -> u64 {
         self.games
+    }
+
+    /// Whether the event is casual online play, not a tournament: its `Site` is a web address
+    /// that is not an online tournament's server (lichess's `Rated Blitz game`, whose `Site`
+    /// is each game's own address, so that every game is an event of its own) and none of its
+    /// games has a round number. Online tournaments, which name their address in `Event`,
+    /// and events with rounds (a broadcast) are tournaments.
+    pub fn is_casual(&self) -> bool {
+        self.key.site.contains("://")
+            && super::tournament_server(self.key.event).is_none()
+            && !self.numbered
     }
 
     /// The kind detection finds: round robin when at least two known players played and every
