@@ -1184,6 +1184,50 @@ fn an_online_arena_is_one_table_and_casual_games_none() {
     );
 }
 
+/// A decisive game without moves is a forfeit for `--tiebreaks`, and stderr says how many
+/// were taken so (not the bye's game) and how to count them as played;
+/// `--played-without-moves` counts them as played and says nothing.
+#[test]
+fn moveless_games_taken_as_forfeits_are_told_and_can_count_as_played() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "stats",
+            "testdata/stats/moveless.pgn",
+            "--report",
+            "standings",
+            "--tiebreaks",
+            "WON,WIN",
+        ];
+        args.extend_from_slice(extra);
+        let o = pgnkit_ok(&args);
+        let report = Report::parse(&o.stdout);
+        let at = |name: &str| report.header.iter().position(|h| h == name).unwrap();
+        let won: Vec<String> = report
+            .records
+            .iter()
+            .map(|r| format!("{}:{}", &r[at("player")], &r[at("WON")]))
+            .collect();
+        (won, stderr(&o))
+    };
+    let note = "pgnkit: --tiebreaks counted 3 decisive game(s) without moves as forfeits";
+    let (won, err) = run(&[]);
+    assert_eq!(won, ["C:0", "A:0", "B:0", "E:0", "D:0"]);
+    assert!(err.contains(note), "{err}");
+    assert!(err.contains("give --played-without-moves"), "{err}");
+    let (won, err) = run(&["--played-without-moves"]);
+    assert_eq!(won, ["C:1", "A:1", "B:1", "E:0", "D:0"]);
+    assert!(!err.contains("without moves"), "{err}");
+    // Only with --tiebreaks: without it forfeits change nothing.
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/moveless.pgn",
+        "--report",
+        "standings",
+        "--played-without-moves",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 /// `--tiebreaks` on a PGN Swiss (a bye, a forfeit by `Termination`, a withdrawal, a
 /// half-point bye, one player under two spellings of one `WhiteFideId`) gives the
 /// hand-computed tables of the same event in `testdata/stats/tiebreaks/swiss.*.tsv`.

@@ -28,7 +28,7 @@ use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{result_text, termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::tiebreak::log::{is_unplayed, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::log::{names_a_bye, Play, TiebreakGame, TiebreakLog};
 use crate::stats::tiebreak::team::{TeamTieBreak, TeamTieBreakList};
 use crate::stats::tiebreak::TieBreakList;
 use crate::stats::{
@@ -86,6 +86,12 @@ pub struct Args {
     /// `GP,EMGSB,BH-C1` or `DE,GP,BC,TBR,BBE`; see docs/stats.md).
     #[arg(long, value_name = "LIST", requires = "tiebreaks")]
     pub team_tiebreaks: Option<TeamTieBreakList>,
+
+    /// With --tiebreaks: count a decisive game without moves as played over the board (a
+    /// broadcast without move input, a tags-only export), not as a forfeit; only a
+    /// `Termination` of `forfeit` or `unplayed` then makes a forfeit.
+    #[arg(long, requires = "tiebreaks")]
+    pub played_without_moves: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -308,8 +314,8 @@ struct GameFacts {
     black_team: Option<String>,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
-    /// For tie-breaks: a forfeit or unplayed game, and the FIDE ids.
-    unplayed: bool,
+    /// For tie-breaks: how the game was played (a forfeit?), and the FIDE ids.
+    play: Play,
     white_fide_id: Option<String>,
     black_fide_id: Option<String>,
     /// The `Board` tag, if a number (team tie-breaks).
@@ -441,8 +447,8 @@ fn game_facts(
         black_team: tags.black_team.map(str::to_owned),
         white_elo: elo(tags.white_elo),
         black_elo: elo(tags.black_elo),
-        unplayed: Score::from_pgn(result)
-            .is_some_and(|s| is_unplayed(tags.termination, report.plies, s)),
+        play: Score::from_pgn(result)
+            .map_or(Play::Moves, |s| Play::of(tags.termination, report.plies, s)),
         white_fide_id: tags.white_fide_id.map(str::to_owned),
         black_fide_id: tags.black_fide_id.map(str::to_owned),
         board: tags.board.and_then(|b| b.trim().parse().ok()),
@@ -531,6 +537,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let opts = CheckOptions::default();
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tiebreak_log = args.tiebreaks.as_ref().map(|_| TiebreakLog::new());
+    // Decisive games without moves (not byes) that --tiebreaks saw.
+    let mut moveless = 0u64;
     let mut tally = Tally::new();
     // Read once for the run, before any game: the names of openings.csv need only its codes
     // and names; its positions are indexed only when a game is classified (`--add-eco`).
@@ -560,6 +568,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             illegal: !row.legal,
         });
         if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
+            // A bye's game is a bye whatever its moves; any other without moves is told.
+            if f.play == Play::NoMoves && !names_a_bye(&row.white) && !names_a_bye(&row.black) {
+                moveless += 1;
+            }
             log.add(&TiebreakGame {
                 // The event as standings.csv keys it: an online tournament is its address.
                 event: EventKey::of(&row.event, &row.site, f.date),
@@ -569,7 +581,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 black_fide_id: f.black_fide_id.as_deref(),
                 round: &row.round,
                 score,
-                played: !f.unplayed,
+                played: f.play.played(args.played_without_moves),
                 white_elo: f.white_elo,
                 black_elo: f.black_elo,
                 white_team: f.white_team.as_deref(),
@@ -637,6 +649,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         ))?;
         note_casual(casual_games)?;
+        note_moveless(moveless, args.played_without_moves)?;
         inputs.summary_tail()?;
     }
     inputs.report_no_game()?;
@@ -797,6 +810,17 @@ fn write_tables(
         report.with_context(|| format!("cannot write {}", destination(output, name)))?;
     }
     Ok(casual_games)
+}
+
+/// Says on standard error how many decisive games without moves `--tiebreaks` took as
+/// forfeits, and how to count them as played: a file may lack moves of games that were.
+fn note_moveless(moveless: u64, played: bool) -> Result<(), WriteError> {
+    if moveless > 0 && !played {
+        say(format_args!(
+            "pgnkit: --tiebreaks counted {moveless} decisive game(s) without moves as forfeits (won and lost without play); if they were played and only their moves are missing (a broadcast without move input, a tags-only export), give --played-without-moves"
+        ))?;
+    }
+    Ok(())
 }
 
 /// Says on standard error that `standings.csv` left out `casual_games` games, and why.
