@@ -1123,16 +1123,19 @@ fn an_interrupted_run_writes_no_report() {
 }
 
 /// An online arena (`Event` gives its address, `Site` each game's) is one table, even across
-/// the new year; casual games of the same server stay one event a game.
+/// the new year; casual games of the same server (`Site` each game's address, no round) are
+/// not a tournament: no table, and stderr says how many games were left out. They are still
+/// events of `summary.csv`. The same with `--tiebreaks` and through `stats merge`.
 #[test]
-fn an_online_arena_is_one_table() {
+fn an_online_arena_is_one_table_and_casual_games_none() {
     let dir = scratch("arena");
-    stats_ok(&["testdata/stats/arena.pgn"], &dir, &[]);
+    let o = stats_ok(&["testdata/stats/arena.pgn"], &dir, &[]);
+    let note = "pgnkit: 2 casual online game(s) left out of standings.csv: not a tournament";
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
     let standings = dir.join("standings.csv");
     let arena = "Rated Blitz tournament https://lichess.org/tournament/Ab12Cd34";
     let rows: Vec<String> = records(&standings)[1..]
         .iter()
-        .filter(|r| r[0] == arena)
         .map(|r| format!("{},{},{},{}", r[1], r[2], r[7], r[12]))
         .collect();
     assert_eq!(
@@ -1144,13 +1147,85 @@ fn an_online_arena_is_one_table() {
             "https://lichess.org,,Bob,0",
         ]
     );
-    let casual = column(&standings, "site")
-        .iter()
-        .filter(|s| s.starts_with("https://lichess.org/g"))
-        .count();
-    assert_eq!(casual, 4, "two casual games, two players each");
+    assert!(column(&standings, "event").iter().all(|e| e == arena));
     let summary = records(&dir.join("summary.csv"));
     assert!(summary.contains(&vec!["events".to_owned(), "3".to_owned()]));
+
+    let o = pgnkit_ok(&[
+        "stats",
+        "testdata/stats/arena.pgn",
+        "--report",
+        "standings",
+        "--tiebreaks",
+        "BH",
+    ]);
+    let report = Report::parse(&o.stdout);
+    assert_eq!(report.records.len(), 4, "the arena's players only");
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
+
+    let part = dir.join("arena.part");
+    let merged = scratch("arena_merged");
+    stats_ok(
+        &["testdata/stats/arena.pgn"],
+        &dir,
+        &["-q", "--partial", part.to_str().unwrap()],
+    );
+    let o = pgnkit_ok(&[
+        "stats",
+        "merge",
+        part.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(merged.join("standings.csv")).unwrap(),
+        std::fs::read(&standings).unwrap()
+    );
+}
+
+/// A decisive game without moves is a forfeit for `--tiebreaks`, and stderr says how many
+/// were taken so (not the bye's game) and how to count them as played;
+/// `--played-without-moves` counts them as played and says nothing.
+#[test]
+fn moveless_games_taken_as_forfeits_are_told_and_can_count_as_played() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "stats",
+            "testdata/stats/moveless.pgn",
+            "--report",
+            "standings",
+            "--tiebreaks",
+            "WON,WIN",
+        ];
+        args.extend_from_slice(extra);
+        let o = pgnkit_ok(&args);
+        let report = Report::parse(&o.stdout);
+        let at = |name: &str| report.header.iter().position(|h| h == name).unwrap();
+        let won: Vec<String> = report
+            .records
+            .iter()
+            .map(|r| format!("{}:{}", &r[at("player")], &r[at("WON")]))
+            .collect();
+        (won, stderr(&o))
+    };
+    let note = "pgnkit: --tiebreaks counted 3 decisive game(s) without moves as forfeits";
+    let (won, err) = run(&[]);
+    assert_eq!(won, ["C:0", "A:0", "B:0", "E:0", "D:0"]);
+    assert!(err.contains(note), "{err}");
+    assert!(err.contains("give --played-without-moves"), "{err}");
+    let (won, err) = run(&["--played-without-moves"]);
+    assert_eq!(won, ["C:1", "A:1", "B:1", "E:0", "D:0"]);
+    assert!(!err.contains("without moves"), "{err}");
+    // Only with --tiebreaks: without it forfeits change nothing.
+    let o = pgnkit(&[
+        "stats",
+        "testdata/stats/moveless.pgn",
+        "--report",
+        "standings",
+        "--played-without-moves",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 /// `--tiebreaks` on a PGN Swiss (a bye, a forfeit by `Termination`, a withdrawal, a

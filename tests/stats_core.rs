@@ -406,6 +406,35 @@ fn sites_that_share_players_in_one_event_and_year_are_one_event() {
     assert_eq!(events(&mut runs), tables);
 }
 
+/// A Swiss whose boards of one round carry two spellings of the venue is one table: joining
+/// the sites gives no player two games in one round. Two opens of one name and year where a
+/// player played round 1 of each stay apart.
+#[test]
+fn sites_of_one_round_are_one_event_when_no_player_plays_twice_in_a_round() {
+    let all = games("site_boards.games.tsv");
+    let mut acc = accumulate(&all);
+    assert_eq!(acc.event_count().unwrap(), 3);
+    let tables = events(&mut acc);
+    let keys: Vec<(&str, &str, u64, usize)> = tables
+        .iter()
+        .map(|t| {
+            let players = t.standings[0].rows.len();
+            (t.event.as_str(), t.site.as_str(), t.games, players)
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("Lipetsk Open", "Lipetsk RUS", 12, 8),
+            ("Spring Open", "Basel", 2, 3),
+            ("Spring Open", "Zug", 2, 3),
+        ]
+    );
+    let mut runs = accumulate_in_runs(&all, 1, 1);
+    assert_eq!(runs.event_count().unwrap(), 3);
+    assert_eq!(events(&mut runs), tables);
+}
+
 #[test]
 fn club_points_at_every_bracket_edge() {
     for r in records("club_boundaries.tsv") {

@@ -29,7 +29,7 @@ use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::{result_text, termination_by_rule, GameSummary, Tally, TerminationKey};
-use crate::stats::tiebreak::log::{is_unplayed, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::log::{names_a_bye, Play, TiebreakGame, TiebreakLog};
 use crate::stats::tiebreak::team::{TeamTieBreak, TeamTieBreakList};
 use crate::stats::tiebreak::TieBreakList;
 use crate::stats::{
@@ -93,6 +93,12 @@ pub struct Args {
     /// `GP,EMGSB,BH-C1` or `DE,GP,BC,TBR,BBE`; see docs/stats.md).
     #[arg(long, value_name = "LIST", requires = "tiebreaks")]
     pub team_tiebreaks: Option<TeamTieBreakList>,
+
+    /// With --tiebreaks: count a decisive game without moves as played over the board (a
+    /// broadcast without move input, a tags-only export), not as a forfeit; only a
+    /// `Termination` of `forfeit` or `unplayed` then makes a forfeit.
+    #[arg(long, requires = "tiebreaks")]
+    pub played_without_moves: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -315,8 +321,8 @@ struct GameFacts {
     black_team: Option<String>,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
-    /// For tie-breaks: a forfeit or unplayed game, and the FIDE ids.
-    unplayed: bool,
+    /// For tie-breaks: how the game was played (a forfeit?), and the FIDE ids.
+    play: Play,
     white_fide_id: Option<String>,
     black_fide_id: Option<String>,
     /// The `Board` tag, if a number (team tie-breaks).
@@ -448,8 +454,8 @@ fn game_facts(
         black_team: tags.black_team.map(str::to_owned),
         white_elo: elo(tags.white_elo),
         black_elo: elo(tags.black_elo),
-        unplayed: Score::from_pgn(result)
-            .is_some_and(|s| is_unplayed(tags.termination, report.plies, s)),
+        play: Score::from_pgn(result)
+            .map_or(Play::Moves, |s| Play::of(tags.termination, report.plies, s)),
         white_fide_id: tags.white_fide_id.map(str::to_owned),
         black_fide_id: tags.black_fide_id.map(str::to_owned),
         board: tags.board.and_then(|b| b.trim().parse().ok()),
@@ -548,6 +554,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let opts = CheckOptions::default();
     let mut acc = accumulator(args.rating_run, args.standings_budget);
     let mut tiebreak_log = args.tiebreaks.as_ref().map(|_| TiebreakLog::new());
+    // Decisive games without moves (not byes) that --tiebreaks saw.
+    let mut moveless = 0u64;
     let mut tally = Tally::new();
     // Read once for the run, before any game: the names of openings.csv need only its codes
     // and names; its positions are indexed only when a game is classified (`--add-eco`).
@@ -577,19 +585,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             illegal: !row.legal,
         });
         if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
+            // A bye's game is a bye whatever its moves; any other without moves is told.
+            if f.play == Play::NoMoves && !names_a_bye(&row.white) && !names_a_bye(&row.black) {
+                moveless += 1;
+            }
             log.add(&TiebreakGame {
-                event: EventKey {
-                    event: &row.event,
-                    site: &row.site,
-                    year: f.date.map(|d| d.year),
-                },
+                // The event as standings.csv keys it: an online tournament is its address.
+                event: EventKey::of(&row.event, &row.site, f.date),
                 white: &row.white,
                 black: &row.black,
                 white_fide_id: f.white_fide_id.as_deref(),
                 black_fide_id: f.black_fide_id.as_deref(),
                 round: &row.round,
                 score,
-                played: !f.unplayed,
+                played: f.play.played(args.played_without_moves),
                 white_elo: f.white_elo,
                 black_elo: f.black_elo,
                 white_team: f.white_team.as_deref(),
@@ -646,7 +655,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .as_ref()
         .zip(args.tiebreaks.as_ref())
         .map(|(log, list)| (log, list, team_list));
-    write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
+    let casual_games = write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
     let bytes = inputs.totals.bytes;
     if !args.input.quiet {
         let events = acc.event_count().context("cannot count the events")?;
@@ -661,6 +670,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             secs,
             if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
         ))?;
+        note_casual(casual_games)?;
+        note_moveless(moveless, args.played_without_moves)?;
         inputs.summary_tail()?;
     }
     inputs.report_no_game()?;
@@ -763,7 +774,7 @@ fn write_tables(
     staged: &mut StagedFiles,
     tiebreaks: Option<(&TiebreakLog, &TieBreakList, &[TeamTieBreak])>,
     eco: Option<&'static crate::eco::Table>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<u64> {
     let opts = TableOptions {
         kind: match output.tiebreak {
             None => KindChoice::Detect,
@@ -782,6 +793,8 @@ fn write_tables(
         },
         eco,
     };
+    // Games of casual online play left out of standings.csv (not a tournament).
+    let mut casual_games = 0;
     for name in ReportName::ALL {
         if name == ReportName::Games {
             continue;
@@ -790,15 +803,17 @@ fn write_tables(
             continue;
         }
         let mut w = csv::Writer::from_writer(open_report(output, name, staged)?);
-        let written = (|| -> anyhow::Result<()> {
+        let report = (|| -> anyhow::Result<()> {
             match name {
                 ReportName::Games => {}
-                ReportName::Standings => match tiebreaks {
-                    Some((log, list, teams)) => crate::report::tiebreaks::write_standings(
-                        &mut w, acc, log, &list.0, teams, &opts,
-                    )?,
-                    None => csvout::write_standings(&mut w, acc, &opts)?,
-                },
+                ReportName::Standings => {
+                    casual_games = match tiebreaks {
+                        Some((log, list, teams)) => crate::report::tiebreaks::write_standings(
+                            &mut w, acc, log, &list.0, teams, &opts,
+                        )?,
+                        None => csvout::write_standings(&mut w, acc, &opts)?,
+                    };
+                }
                 ReportName::Players => csvout::write_players(&mut w, acc, tally, &opts)?,
                 ReportName::Openings => csvout::write_openings(&mut w, tally, &opts)?,
                 ReportName::Terminations => csvout::write_terminations(&mut w, tally, &opts)?,
@@ -807,7 +822,28 @@ fn write_tables(
             w.flush()?;
             Ok(())
         })();
-        written.with_context(|| format!("cannot write {}", destination(output, name)))?;
+        report.with_context(|| format!("cannot write {}", destination(output, name)))?;
+    }
+    Ok(casual_games)
+}
+
+/// Says on standard error how many decisive games without moves `--tiebreaks` took as
+/// forfeits, and how to count them as played: a file may lack moves of games that were.
+fn note_moveless(moveless: u64, played: bool) -> Result<(), WriteError> {
+    if moveless > 0 && !played {
+        say(format_args!(
+            "pgnkit: --tiebreaks counted {moveless} decisive game(s) without moves as forfeits (won and lost without play); if they were played and only their moves are missing (a broadcast without move input, a tags-only export), give --played-without-moves"
+        ))?;
+    }
+    Ok(())
+}
+
+/// Says on standard error that `standings.csv` left out `casual_games` games, and why.
+fn note_casual(casual_games: u64) -> Result<(), WriteError> {
+    if casual_games > 0 {
+        say(format_args!(
+            "pgnkit: {casual_games} casual online game(s) left out of standings.csv: not a tournament (their Site is a web address, each game's own as lichess writes `Rated Blitz game`, and they have no round number)"
+        ))?;
     }
     Ok(())
 }
@@ -911,6 +947,7 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
             "pgnkit: merged {parts} part(s): {} game(s), {} with errors, {} event(s)",
             merged.games, merged.games_with_errors, merged.events
         ))?;
+        note_casual(merged.casual_games)?;
     }
     Ok(merged.outcome)
 }
@@ -962,6 +999,8 @@ impl Renumber {
 /// What a finished merge counted, for its summary line and exit status.
 #[derive(Debug)]
 pub struct Merged {
+    /// Games of casual online play left out of `standings.csv`.
+    pub casual_games: u64,
     pub games: u64,
     pub games_with_errors: u64,
     pub events: u64,
@@ -1075,7 +1114,7 @@ impl Merger {
         let eco_table = names_openings(output)
             .then(|| super::eco_table(output.eco_table.as_deref()))
             .transpose()?;
-        write_tables(
+        let casual_games = write_tables(
             output,
             &mut self.acc,
             &self.tally,
@@ -1086,6 +1125,7 @@ impl Merger {
         finish(self.staged)?;
         let events = self.acc.event_count().context("cannot count the events")?;
         Ok(Merged {
+            casual_games,
             games: self.tally.games,
             games_with_errors: self.tally.games_with_errors,
             events,

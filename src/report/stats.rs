@@ -230,7 +230,8 @@ fn tiebreak_name(kind: EventKind) -> &'static str {
 }
 
 /// Writes `standings.csv`: every event's player table, then its team table if it has teams,
-/// one event at a time.
+/// one event at a time; returns the games left out as casual online play (see
+/// [`StatsAccumulator::for_each_event`]).
 ///
 /// # Errors
 ///
@@ -239,7 +240,7 @@ pub fn write_standings<W: Write>(
     out: &mut csv::Writer<W>,
     acc: &mut StatsAccumulator,
     opts: &TableOptions,
-) -> csv::Result<()> {
+) -> csv::Result<u64> {
     out.write_record([
         "event",
         "site",
@@ -314,8 +315,8 @@ pub fn write_standings<W: Write>(
             .map_err(io::Error::from)?;
         }
         Ok(())
-    })?;
-    Ok(())
+    })
+    .map_err(csv::Error::from)
 }
 
 /// Writes `players.csv`: one row a player (by name; the unknown bucket `?` last), with Elo and

@@ -22,7 +22,8 @@ fn cell(text: &str, input: bool, opts: CsvOptions) -> String {
 }
 
 /// Writes `standings.csv` with the player tables ranked by points, then by `list` in order;
-/// with a `team_list`, the team tables by match points, then by it.
+/// with a `team_list`, the team tables by match points, then by it. Returns the games left out
+/// as casual online play (see [`StatsAccumulator::for_each_event`]).
 ///
 /// # Errors
 ///
@@ -34,7 +35,7 @@ pub fn write_standings<W: Write>(
     list: &[TieBreak],
     team_list: &[TeamTieBreak],
     opts: &TableOptions,
-) -> csv::Result<()> {
+) -> csv::Result<u64> {
     let mut header: Vec<String> = [
         "event", "site", "year", "table", "kind", "tiebreak", "place", "player", "games", "wins",
         "draws", "losses", "points",
@@ -109,6 +110,6 @@ pub fn write_standings<W: Write>(
             out.write_record(&record).map_err(io::Error::from)?;
         }
         Ok(())
-    })?;
-    Ok(())
+    })
+    .map_err(csv::Error::from)
 }

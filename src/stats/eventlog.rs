@@ -14,7 +14,8 @@
 //! by the event's players. Memory is bounded by the budget, not by the games or the events.
 //!
 //! Before tables are built, a pass finds the sites of one `Event` and year that are one event
-//! whose `Site` text changed between rounds (they share a player); when there are any, the
+//! whose `Site` text changed between rounds or boards (they share a player, and no player
+//! played one round at two of them); when there are any, the
 //! games are copied once into a second log with those sites made one (see
 //! [`EventLog::tables`]).
 
@@ -540,16 +541,18 @@ impl EventLog {
 
 /// The sites that are one event with another: a tournament whose `Site` text changed between
 /// rounds (a round played in another town, `Lipetsk RUS` for some rounds and `Lipetsk` for
-/// others).
+/// others) or between boards of one round (two spellings of the venue in one Swiss round).
 ///
-/// Sites of one `Event` and one year are one event when a player played at both and their
-/// rounds differ: every game at both has a round number, and no round was played at both (a
-/// group of sites gathers rounds none of which is at two of them). The same name, the same
-/// year, the same people and one round after the other. Two events of one name in one year
-/// stay apart when their players differ (two clubs' championships) or their rounds meet (the
-/// same two players in round 1 at two sites). A site that is an address (`https://…`, each
-/// online game's own) joins nothing, or every casual game of a server's players would be one
-/// table. The group's site is the one of most games (the first in order on a tie).
+/// Sites of one `Event` and one year are one event when a player played at both and joining
+/// them gives no player two games in one round: every game at both has a round number, and
+/// no player played the same round at both (a group of sites gathers games no two of which
+/// put one player in one round). Rounds may be played at both, by different players: boards
+/// 1 to 10 of round 3 in one spelling, the rest in the other. Two events of one name in one
+/// year stay apart when their players differ (two clubs' championships) or a player played
+/// one round at both (two opens with a player in round 1 of each). A site that is an address
+/// (`https://…`, each online game's own) joins nothing, or every casual game of a server's
+/// players would be one table. The group's site is the one of most games (the first in order
+/// on a tie).
 ///
 /// Sites are taken in order and each player joins the sites they played at in that order,
 /// one to the next, so that all of this depends only on the games, not on their order in the
@@ -584,20 +587,46 @@ struct SiteNode {
     site: String,
     year: Option<u16>,
     games: u64,
-    /// Its rounds, sorted, once each; `None` once a game without a round number was seen.
-    rounds: Option<Vec<u16>>,
+    /// Who played in which round: (player, round), sorted and once each up to `seated`, as
+    /// read after that; `None` once a game without a round number was seen.
+    seats: Option<Vec<(u32, u16)>>,
+    seated: usize,
     /// Its known players (ids), sorted and once each up to `sorted`, as read after that.
     players: Vec<u32>,
     sorted: usize,
 }
 
 impl SiteNode {
-    /// Sorts the players and drops repeats.
+    /// Sorts the players and their rounds and drops repeats.
     fn settle(&mut self) {
         self.players.sort_unstable();
         self.players.dedup();
         self.sorted = self.players.len();
+        if let Some(seats) = &mut self.seats {
+            seats.sort_unstable();
+            seats.dedup();
+            self.seated = seats.len();
+        }
     }
+
+    /// What the lists hold.
+    fn listed(&self) -> usize {
+        self.players.len() + self.seats.as_ref().map_or(0, Vec::len)
+    }
+}
+
+/// Whether two sorted lists of (player, round) have no entry in common: no player played a
+/// round in both.
+fn apart(a: &[(u32, u16)], b: &[(u32, u16)]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => return false,
+        }
+    }
+    true
 }
 
 /// Finds [`SiteGroups`] from games given event by event ([`EventKey`] order), one `Event`
@@ -637,7 +666,8 @@ impl SiteGroupFinder {
                 site: key.site.to_owned(),
                 year: key.year,
                 games: 0,
-                rounds: Some(Vec::new()),
+                seats: Some(Vec::new()),
+                seated: 0,
                 players: Vec::new(),
                 sorted: 0,
             });
@@ -651,33 +681,38 @@ impl SiteGroupFinder {
             return;
         }
         if game.round == 0 {
-            node.rounds = None;
-        } else if let Some(rounds) = &mut node.rounds {
-            if let Err(i) = rounds.binary_search(&game.round) {
-                rounds.insert(i, game.round);
+            if let Some(seats) = node.seats.take() {
+                self.listed -= seats.len();
             }
         }
         for player in [game.white, game.black] {
             if player != PlayerId::UNKNOWN.0 {
                 node.players.push(player);
                 self.listed += 1;
+                if let Some(seats) = &mut node.seats {
+                    seats.push((player, game.round));
+                    self.listed += 1;
+                }
             }
         }
-        // Repeats are dropped now and then, so that the lists are bounded by the players.
-        if node.players.len() > 2 * node.sorted + 1024 {
-            let before = node.players.len();
+        // Repeats are dropped now and then, so that the lists are bounded by the players and
+        // their rounds.
+        let seats = node.seats.as_ref().map_or(0, Vec::len);
+        if node.players.len() > 2 * node.sorted + 1024 || seats > 2 * node.seated + 1024 {
+            let before = node.listed();
             node.settle();
-            self.listed -= before - node.players.len();
+            self.listed -= before - node.listed();
         }
         if self.listed > MAX_LISTED_PLAYERS {
             for node in &mut self.sites {
                 node.settle();
             }
-            self.listed = self.sites.iter().map(|n| n.players.len()).sum();
+            self.listed = self.sites.iter().map(SiteNode::listed).sum();
             if self.listed > MAX_LISTED_PLAYERS / 2 {
                 self.overflow = true;
                 for node in &mut self.sites {
                     node.players = Vec::new();
+                    node.seats = None;
                 }
             }
         }
@@ -711,24 +746,24 @@ impl SiteGroupFinder {
                 }
                 i
             }
-            // The rounds of each group, kept at its root.
-            let mut rounds: Vec<Option<Vec<u16>>> =
-                self.sites.iter_mut().map(|s| s.rounds.take()).collect();
+            // Who played which round in each group, kept at its root.
+            let mut seats: Vec<Option<Vec<(u32, u16)>>> =
+                self.sites.iter_mut().map(|s| s.seats.take()).collect();
             for &(a, b) in &self.links {
                 let (a, b) = (root(&mut parent, a), root(&mut parent, b));
                 if a == b {
                     continue;
                 }
-                let apart = match (&rounds[a], &rounds[b]) {
-                    (Some(ra), Some(rb)) => ra.iter().all(|r| rb.binary_search(r).is_err()),
+                let join = match (&seats[a], &seats[b]) {
+                    (Some(sa), Some(sb)) => apart(sa, sb),
                     _ => false,
                 };
-                if apart {
+                if join {
                     let (low, high) = (a.min(b), a.max(b));
-                    let mut gathered = rounds[high].take().unwrap_or_default();
-                    gathered.extend(rounds[low].take().unwrap_or_default());
+                    let mut gathered = seats[high].take().unwrap_or_default();
+                    gathered.extend(seats[low].take().unwrap_or_default());
                     gathered.sort_unstable();
-                    rounds[low] = Some(gathered);
+                    seats[low] = Some(gathered);
                     parent[high] = low;
                 }
             }

@@ -518,17 +518,27 @@ impl StatsAccumulator {
         &self.names
     }
 
-    /// Builds every event's tables, one event at a time, and calls `f` with each, sorted by
-    /// [`EventKey`].
+    /// Builds every tournament's tables, one event at a time, and calls `f` with each, sorted
+    /// by [`EventKey`]; returns the finished games of the events left out as casual online
+    /// play, which is not a tournament ([`EventTable::is_casual`]).
     ///
     /// # Errors
     ///
     /// When the event log cannot be read back from its store, and the first error of `f`.
     pub fn for_each_event(
         &mut self,
-        f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
-    ) -> io::Result<()> {
-        self.events.tables(&self.names, f).map(|_| ())
+        mut f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
+    ) -> io::Result<u64> {
+        let mut casual = 0;
+        self.events.tables(&self.names, |event| {
+            if event.is_casual() {
+                casual += event.games();
+                Ok(())
+            } else {
+                f(event)
+            }
+        })?;
+        Ok(casual)
     }
 
     /// The number of events (a pass over the event log unless one was made since the last

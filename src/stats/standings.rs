@@ -22,6 +22,33 @@ const DP_FROM_50: [i32; 51] = [
     800, // 100 %
 ];
 
+/// FIDE table 8.1(b) (Rating Regulations, B.02): the largest rating difference at which the
+/// higher-rated player's expected score `pd` is 0.50, 0.51, … 0.99, one entry a hundredth
+/// (index 0 is 0.50). From a difference of 736 on, `pd` is 1.00.
+const PD_UP_TO: [u32; 50] = [
+    3, 10, 17, 25, 32, 39, 46, 53, 61, 68, // 0.50 .. 0.59
+    76, 83, 91, 98, 106, 113, 121, 129, 137, 145, // 0.60 .. 0.69
+    153, 162, 170, 179, 188, 197, 206, 215, 225, 235, // 0.70 .. 0.79
+    245, 256, 267, 278, 290, 302, 315, 328, 344, 357, // 0.80 .. 0.89
+    374, 391, 411, 432, 456, 484, 517, 559, 619, 735, // 0.90 .. 0.99
+];
+
+/// The expected score, in hundredths, of a player rated `difference` points above the
+/// opponent (below when negative), from FIDE table 8.1(b): `pd` for the higher-rated player,
+/// `1 − pd` for the lower. The whole table, without the 400-point cap of rating changes.
+pub(crate) fn fide_pd(difference: i64) -> i64 {
+    let above = difference.unsigned_abs();
+    let pd = PD_UP_TO
+        .iter()
+        .position(|&up_to| above <= u64::from(up_to))
+        .map_or(100, |i| 50 + i as i64);
+    if difference >= 0 {
+        pd
+    } else {
+        100 - pd
+    }
+}
+
 /// The FIDE `dp` for a percentage score, 0 ..= 100 (values above 100 are read as 100).
 pub(crate) fn fide_dp(percent: u32) -> i32 {
     let percent = percent.min(100);
@@ -185,6 +212,8 @@ pub(crate) struct EventBuilder<'a> {
     open: bool,
     event: OwnedEventKey,
     games: u64,
+    /// Whether some game has a round number.
+    numbered: bool,
     unknown_vs_unknown: u64,
     players: HashMap<PlayerId, PlayerEntry>,
     teams: HashMap<NameId, TeamInEvent>,
@@ -222,6 +251,7 @@ impl<'a> EventBuilder<'a> {
             open: false,
             event: OwnedEventKey::default(),
             games: 0,
+            numbered: false,
             unknown_vs_unknown: 0,
             players: HashMap::new(),
             teams: HashMap::new(),
@@ -247,6 +277,7 @@ impl<'a> EventBuilder<'a> {
         self.open = true;
         self.event.set(key);
         self.games = 0;
+        self.numbered = false;
         self.unknown_vs_unknown = 0;
         if self.players.capacity() > KEEP_CAPACITY {
             self.players = HashMap::new();
@@ -281,6 +312,7 @@ impl<'a> EventBuilder<'a> {
     /// When pairs beyond the budget cannot be given to the scratch store.
     pub fn add(&mut self, game: &EventGame) -> io::Result<()> {
         self.games += 1;
+        self.numbered |= game.round > 0;
         let (wh, bh) = (
             game.score.white_half_points(),
             game.score.black_half_points(),
@@ -473,6 +505,7 @@ impl<'a> EventBuilder<'a> {
         Ok(EventTable {
             key: self.event.key(),
             games: self.games,
+            numbered: self.numbered,
             detected,
             rows,
             teams,
@@ -662,6 +695,7 @@ pub struct EventTable<'a> {
     /// The event.
     pub key: EventKey<'a>,
     games: u64,
+    numbered: bool,
     detected: EventKind,
     /// Every player's line, not yet ranked.
     rows: Vec<StandingRow>,
@@ -673,6 +707,17 @@ impl EventTable<'_> {
     /// Finished games counted in the event.
     pub fn games(&self) -> u64 {
         self.games
+    }
+
+    /// Whether the event is casual online play, not a tournament: its `Site` is a web address
+    /// that is not an online tournament's server (lichess's `Rated Blitz game`, whose `Site`
+    /// is each game's own address, so that every game is an event of its own) and none of its
+    /// games has a round number. Online tournaments, which name their address in `Event`,
+    /// and events with rounds (a broadcast) are tournaments.
+    pub fn is_casual(&self) -> bool {
+        self.key.site.contains("://")
+            && super::tournament_server(self.key.event).is_none()
+            && !self.numbered
     }
 
     /// The kind detection finds: round robin when at least two known players played and every
@@ -900,6 +945,20 @@ mod tests {
         }
         for p in 0..=100 {
             assert_eq!(fide_dp(p), -fide_dp(100 - p), "p = {p}");
+        }
+    }
+
+    /// Table 8.1(b): 0.50 up to 3 points, each band one hundredth more, 1.00 from 736; the
+    /// lower-rated player expects the rest of the point.
+    #[test]
+    fn pd_table_rises_by_bands_and_is_complementary() {
+        assert_eq!((fide_pd(0), fide_pd(3), fide_pd(4)), (50, 50, 51));
+        assert_eq!((fide_pd(411), fide_pd(412)), (92, 93));
+        assert_eq!((fide_pd(619), fide_pd(620)), (98, 99));
+        assert_eq!((fide_pd(735), fide_pd(736), fide_pd(5000)), (99, 100, 100));
+        for d in 0..900 {
+            assert!(fide_pd(d) <= fide_pd(d + 1), "pd({d}) > pd({})", d + 1);
+            assert_eq!(fide_pd(d) + fide_pd(-d), 100, "d = {d}");
         }
     }
 

@@ -28,8 +28,7 @@ pub struct TiebreakGame<'a> {
     pub round: &'a str,
     /// The result.
     pub score: Score,
-    /// Whether the game was played: false for a decisive result with no moves and for
-    /// `Termination "forfeit"` or `"unplayed"` ([`is_unplayed`]).
+    /// Whether the game was played over the board (see [`Play`]): false for a forfeit.
     pub played: bool,
     /// The `WhiteElo` tag, if positive.
     pub white_elo: Option<u32>,
@@ -43,14 +42,44 @@ pub struct TiebreakGame<'a> {
     pub board: Option<u32>,
 }
 
-/// Whether a game was not played over the board, as C.07 counts unplayed games: a
-/// `Termination` of `forfeit` or `unplayed`, or a decisive result with no move.
-pub fn is_unplayed(termination: Option<&str>, plies: u32, score: Score) -> bool {
-    let said = termination.is_some_and(|t| {
-        let t = t.trim();
-        t.eq_ignore_ascii_case("forfeit") || t.eq_ignore_ascii_case("unplayed")
-    });
-    said || (plies == 0 && score != Score::Draw)
+/// What a finished game's record says of its play, for C.07's unplayed games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Play {
+    /// Moves, or a draw: played over the board.
+    Moves,
+    /// `Termination "forfeit"` or `"unplayed"`: a forfeit.
+    SaidUnplayed,
+    /// A decisive result without a move and without such a `Termination`: a forfeit as an
+    /// arbiter's file writes it, or a game played whose moves the file lacks (a broadcast
+    /// without move input, a tags-only export); the caller decides which.
+    NoMoves,
+}
+
+impl Play {
+    /// How the game with this `Termination` tag, main-line plies and result was played.
+    pub fn of(termination: Option<&str>, plies: u32, score: Score) -> Play {
+        let said = termination.is_some_and(|t| {
+            let t = t.trim();
+            t.eq_ignore_ascii_case("forfeit") || t.eq_ignore_ascii_case("unplayed")
+        });
+        if said {
+            Play::SaidUnplayed
+        } else if plies == 0 && score != Score::Draw {
+            Play::NoMoves
+        } else {
+            Play::Moves
+        }
+    }
+
+    /// Whether the game counts as played over the board; a game without moves does when
+    /// `moveless_played`.
+    pub fn played(self, moveless_played: bool) -> bool {
+        match self {
+            Play::Moves => true,
+            Play::SaidUnplayed => false,
+            Play::NoMoves => moveless_played,
+        }
+    }
 }
 
 /// Whether a `White`/`Black` value stands for a bye rather than a player.
@@ -361,11 +390,15 @@ mod tests {
 
     #[test]
     fn forfeits_are_said_by_termination_or_by_no_moves() {
-        assert!(is_unplayed(Some("forfeit"), 30, Score::WhiteWin));
-        assert!(is_unplayed(Some(" Unplayed "), 0, Score::Draw));
-        assert!(is_unplayed(None, 0, Score::BlackWin));
-        assert!(!is_unplayed(None, 0, Score::Draw));
-        assert!(!is_unplayed(Some("normal"), 1, Score::WhiteWin));
+        let unplayed = |t, plies, score| !Play::of(t, plies, score).played(false);
+        assert!(unplayed(Some("forfeit"), 30, Score::WhiteWin));
+        assert!(unplayed(Some(" Unplayed "), 0, Score::Draw));
+        assert!(unplayed(None, 0, Score::BlackWin));
+        assert!(!unplayed(None, 0, Score::Draw));
+        assert!(!unplayed(Some("normal"), 1, Score::WhiteWin));
+        // Taken as played when asked: only a `Termination` then says a forfeit.
+        assert!(Play::of(None, 0, Score::BlackWin).played(true));
+        assert!(!Play::of(Some("forfeit"), 0, Score::BlackWin).played(true));
         assert!(names_a_bye(" BYE ") && names_a_bye("(bye)") && !names_a_bye("Byers"));
     }
 }

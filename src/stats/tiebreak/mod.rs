@@ -32,7 +32,7 @@ mod value;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::standings::{fide_dp, Place};
+use super::standings::{fide_dp, fide_pd, Place};
 use super::Score;
 
 pub use system::{Cut, System, TieBreak, TieBreakError, TieBreakList};
@@ -553,34 +553,32 @@ impl<'a> Calc<'a> {
         Some(aro + i64::from(fide_dp(percent as u32)))
     }
 
-    /// The lowest whole rating whose expected score against the opponents met over the board
-    /// reaches the points scored against them; a zero score gives the lowest opponent's rating
-    /// − 800 and a full score the highest's + 800.
+    /// Perfect Tournament Performance (C.07 10.3): the lowest whole rating `R` whose expected
+    /// score against the opponents met over the board, each game's from FIDE table 8.1(b)
+    /// ([`fide_pd`], in hundredths), reaches the points scored against them, in exact integer
+    /// arithmetic as the FIDE Tie-Break Server computes it. C.07's rules for the extremes: a
+    /// zero score (which every rating reaches) gives the lowest opponent's rating − 800, a
+    /// full score the highest opponent's + 800 (where the search would stop at + 736, the
+    /// table's first 1.00).
     fn ptp(&self, p: usize, floor: Option<u32>) -> Option<i64> {
         let games = self.rated_games(p, floor);
-        let lowest = games.iter().map(|g| g.1).min()? - 800;
-        let highest = games.iter().map(|g| g.1).max()? + 800;
-        let half: i64 = games.iter().map(|g| g.2).sum();
-        if half == 0 {
-            return Some(lowest);
+        let lowest = games.iter().map(|g| g.1).min()?;
+        let highest = games.iter().map(|g| g.1).max()?;
+        // Half points to hundredths.
+        let score: i64 = games.iter().map(|g| 50 * g.2).sum();
+        if score == 0 {
+            return Some(lowest - 800);
         }
-        if half == 2 * games.len() as i64 {
-            return Some(highest);
+        if score == 100 * games.len() as i64 {
+            return Some(highest + 800);
         }
-        let score = half as f64 / 2.0;
-        let expected = |r: i64| -> f64 {
-            games
-                .iter()
-                .map(|g| 1.0 / (1.0 + 10f64.powf((g.1 - r) as f64 / 400.0)))
-                .sum()
-        };
-        // Expected score grows with the rating: the lowest rating that reaches the score, by
-        // bisection; the tolerance keeps exact balances (1850 against 1700 and 2000 for
-        // one point) from being missed by a rounding error.
-        let (mut lo, mut hi) = (lowest, highest);
+        let expected = |r: i64| -> i64 { games.iter().map(|g| fide_pd(r - g.1)).sum() };
+        // The expected score never falls as `R` rises, and at `highest + 736` it is every
+        // game's full point: the lowest `R` that reaches the score lies in between.
+        let (mut lo, mut hi) = (lowest - 800, highest + 736);
         while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if expected(mid) >= score - 1e-9 {
+            let mid = lo + (hi - lo).div_euclid(2);
+            if expected(mid) >= score {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -998,6 +996,35 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 8, "only {checked} tables checked");
+    }
+
+    /// PTP (C.07 10.3) of one player against opponents of given ratings, as FIDE's Tie-Break
+    /// Server computes it (`testdata/stats/ptp.tsv`).
+    #[test]
+    fn ptp_is_the_lowest_rating_the_fide_table_expects_to_reach_the_score() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stats/ptp.tsv");
+        let rows = lines(&path);
+        assert_eq!(rows[0].1[..3], ["results", "opponents", "ptp"]);
+        for (line, f) in &rows[1..] {
+            let at = format!("testdata/stats/ptp.tsv:{line}");
+            let opponents: Vec<u32> = f[1].split(' ').map(|r| r.parse().expect(&at)).collect();
+            let mut ratings = vec![None];
+            ratings.extend(opponents.iter().map(|&r| Some(r)));
+            let mut event = EventResults::new(ratings);
+            for (i, result) in f[0].split(' ').enumerate() {
+                let score = match result {
+                    "1" => Score::WhiteWin,
+                    "1/2" => Score::Draw,
+                    "0" => Score::BlackWin,
+                    other => panic!("{at}: result {other}"),
+                };
+                event.add_game(i as u64 + 1, 0, i + 1, score, true);
+            }
+            let ranked = event.rank(&["PTP".parse().unwrap()]);
+            let player = ranked.iter().find(|r| r.player == 0).expect(&at);
+            assert_eq!(player.values[0].to_string(), f[2], "{at}: {}", f[3]);
+        }
+        assert!(rows.len() > 10, "{}: too few cases", path.display());
     }
 
     /// Each table of docs/stats.md marked `<!-- checked: FILE -->` is that file's table, which
