@@ -730,7 +730,7 @@ fn digest(
 ) -> Digested {
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer);
-    let [white, black, event, round, date, result] = tags_of(game.lexed);
+    let [white, black, event, round, date, site, result] = tags_of(game.lexed);
     let result = Recorded::of_tag(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
     // over the game's bytes) for `--keep first`.
@@ -748,7 +748,7 @@ fn digest(
         plies: observer.moves.len() as u32,
         completeness,
         result,
-        who: Identity::of_tags(white, black, event, round, date),
+        who: Identity::of_tags(white, black, event, round, date).at_site(site),
         unique: game.bytes.is_empty(),
     };
     Digested {
@@ -765,19 +765,21 @@ fn digest(
 }
 
 /// The values of the tags dedup reads, in one pass over the tags (the first of each name,
-/// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Result.
-fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
-    let mut out = [None; 6];
+/// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Site,
+/// Result.
+fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 7] {
+    let mut out = [None; 7];
     for (at, name) in lexed.tag_names().enumerate() {
         // Matched as bytes (by length first): every tag of every game passes here, and only
-        // the six are made into text.
+        // the seven are made into text.
         let i = match name {
             b"White" => 0,
             b"Black" => 1,
             b"Event" => 2,
             b"Round" => 3,
             b"Date" => 4,
-            b"Result" => 5,
+            b"Site" => 5,
+            b"Result" => 6,
             _ => continue,
         };
         if out[i].is_none() {
