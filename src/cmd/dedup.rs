@@ -63,7 +63,7 @@ pub struct Args {
 
     /// Memory for what is kept of the games (232 bytes a game): past it, it goes to
     /// sorted runs in the temporary folder. A size in bytes with K, M, G or T (powers of
-    /// 1024), as in 512M or 4G.
+    /// 1024), as in 512M or 4G; at least 1M.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     pub memory_budget: u64,
 }
@@ -91,9 +91,10 @@ fn parse_size(text: &str) -> Result<u64, String> {
         _ => return Err(teach()),
     };
     let bytes = n.checked_mul(1 << shift).ok_or_else(teach)?;
-    if bytes < 1024 {
+    if bytes < Store::MIN_BUDGET {
         return Err(format!(
-            "`{text}` is too small a memory budget: give at least 1K (dedup needs a few records a sort), as in 64M"
+            "`{text}` is too small a memory budget: give at least {}M (the merges of the sorted runs on disk need their buffers in it), as in 64M",
+            Store::MIN_BUDGET >> 20
         ));
     }
     Ok(bytes)
@@ -794,7 +795,7 @@ fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 7] {
 fn write_kept(
     spill: &Spill,
     inputs: &[Verbatim],
-    decision: &Decision,
+    decision: &Decision<'_>,
     by_kind: &mut [u64; 5],
     out: &mut File,
 ) -> io::Result<usize> {
@@ -830,7 +831,7 @@ fn write_kept(
 fn write_report(
     file: File,
     path: &Path,
-    decision: &Decision,
+    decision: &Decision<'_>,
     store: &Store,
     names: &[String],
 ) -> anyhow::Result<()> {

@@ -456,7 +456,7 @@ impl<'s> Finder<'s> {
     /// # Errors
     ///
     /// A temporary file that cannot be written or read back.
-    pub fn decide(self, keep: Keep, fuzzy: bool) -> io::Result<Decision> {
+    pub fn decide(self, keep: Keep, fuzzy: bool) -> io::Result<Decision<'s>> {
         let store = self.store;
         let games = self.games.finish()?;
         let lines = self.lines.finish()?;
@@ -477,13 +477,13 @@ impl<'s> Finder<'s> {
 }
 
 /// Which longer game each game is the first moves of (the final one along a chain), by game.
-fn prefixes(
-    store: &Store,
-    games: &Sorted<Game>,
-    lines: &Sorted<Line>,
+fn prefixes<'s>(
+    store: &'s Store,
+    games: &Sorted<'_, Game>,
+    lines: &Sorted<'_, Line>,
     lines_count: u64,
     mut moves: TapeReader,
-) -> io::Result<Sorted<Pair>> {
+) -> io::Result<Sorted<'s, Pair>> {
     // The filter's share of the budget: half for the lines' keys, a quarter each for the
     // players seen once and seen again.
     let share = store.share();
@@ -642,13 +642,13 @@ fn prefixes(
 }
 
 /// Each duplicate's fate, by game, before it is followed to the game kept in the end.
-fn fates(
-    store: &Store,
-    games: &Sorted<Game>,
-    prefixes: Sorted<Pair>,
+fn fates<'s>(
+    store: &'s Store,
+    games: &Sorted<'_, Game>,
+    prefixes: Sorted<'_, Pair>,
     keep: Keep,
     fuzzy: bool,
-) -> io::Result<Sorted<Fate<false>>> {
+) -> io::Result<Sorted<'s, Fate<false>>> {
     let rank = |completeness: u32| match keep {
         Keep::First => 0,
         Keep::Best => u32::MAX - completeness,
@@ -802,7 +802,10 @@ fn copy_kind(of: &Member, m: &Member) -> Kind {
 /// A duplicate of a duplicate (the longer game of a prefix dropped in turn, a kept copy
 /// that reached another's position) names the game kept in the end. Each step goes to a
 /// longer game or to a kept one, so the chains end within three steps; one step a sort.
-fn resolve(store: &Store, fates: Sorted<Fate<false>>) -> io::Result<Sorted<Fate<false>>> {
+fn resolve<'s>(
+    store: &'s Store,
+    fates: Sorted<'s, Fate<false>>,
+) -> io::Result<Sorted<'s, Fate<false>>> {
     let mut done = Sorter::new(store);
     let mut walks = Sorter::new(store);
     let mut it = fates.iter()?;
@@ -836,9 +839,9 @@ fn resolve(store: &Store, fates: Sorted<Fate<false>>) -> io::Result<Sorted<Fate<
 }
 
 /// What became of the games.
-pub struct Decision {
-    fates: Sorted<Fate<false>>,
-    games: Sorted<Game>,
+pub struct Decision<'s> {
+    fates: Sorted<'s, Fate<false>>,
+    games: Sorted<'s, Game>,
 }
 
 /// The duplicates of a [`Decision`], in input order.
@@ -864,7 +867,7 @@ impl Duplicates<'_> {
     }
 }
 
-impl Decision {
+impl Decision<'_> {
     /// The duplicates, in input order.
     ///
     /// # Errors
