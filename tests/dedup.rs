@@ -455,80 +455,43 @@ fn past_the_memory_budget_the_runs_spill_to_disk_with_the_same_answers() {
     no_temporary_left(&dir);
 }
 
+/// A run of dedup on one game from standard input to `out`, within `budget`.
+fn with_budget(out: &Path, budget: &str) -> std::process::Output {
+    let out = out.to_str().unwrap();
+    let args = ["dedup", "-q", "-", "-o", out, "--memory-budget", budget];
+    pgnkit(&args, Some(b"1. e4 *\n"))
+}
+
 /// Issue 40: a budget below the floor made a sorted run of a few records, and merged
 /// hundreds of thousands of them in quadratic time. It is refused, and the message names
 /// the smallest budget; the smallest is taken.
 #[test]
 fn a_memory_budget_below_what_the_merges_need_is_refused_naming_the_least() {
-    let dir = scratch("dedup/small-budget");
-    let out = dir.join("out.pgn");
+    let out = scratch("dedup/small-budget").join("out.pgn");
     for small in ["1K", "64K", "1023K", "1048575"] {
-        let run = pgnkit(
-            &[
-                "dedup",
-                "-",
-                "-o",
-                out.to_str().unwrap(),
-                "--memory-budget",
-                small,
-            ],
-            Some(b"1. e4 *\n"),
-        );
+        let run = with_budget(&out, small);
         assert_eq!(run.status.code(), Some(2), "{small}");
         let err = stderr(&run);
         assert!(err.contains(&format!("at least {FLOOR}")), "{small}: {err}");
         assert!(!out.exists(), "{small}: no output");
     }
     for least in [FLOOR, "1024K", "1048576"] {
-        let run = pgnkit(
-            &[
-                "dedup",
-                "-q",
-                "-",
-                "-o",
-                out.to_str().unwrap(),
-                "--memory-budget",
-                least,
-            ],
-            Some(b"1. e4 *\n"),
-        );
+        let run = with_budget(&out, least);
         assert_eq!(run.status.code(), Some(0), "{least}: {}", stderr(&run));
     }
 }
 
 #[test]
 fn a_memory_budget_that_is_no_size_is_refused_with_an_example() {
-    let dir = scratch("dedup/bad-budget");
-    let out = dir.join("out.pgn");
+    let out = scratch("dedup/bad-budget").join("out.pgn");
     for bad in ["64X", "lots", "10", "99999999999T"] {
-        let run = pgnkit(
-            &[
-                "dedup",
-                "-",
-                "-o",
-                out.to_str().unwrap(),
-                "--memory-budget",
-                bad,
-            ],
-            Some(b"1. e4 *\n"),
-        );
+        let run = with_budget(&out, bad);
         assert_eq!(run.status.code(), Some(2), "{bad}");
         let err = stderr(&run);
         assert!(err.contains("as in"), "{bad}: {err}");
     }
     for good in ["64M", "2g", "1MiB", "4194304"] {
-        let run = pgnkit(
-            &[
-                "dedup",
-                "-q",
-                "-",
-                "-o",
-                out.to_str().unwrap(),
-                "--memory-budget",
-                good,
-            ],
-            Some(b"1. e4 *\n"),
-        );
+        let run = with_budget(&out, good);
         assert_eq!(run.status.code(), Some(0), "{good}: {}", stderr(&run));
     }
 }
