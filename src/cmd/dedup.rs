@@ -63,7 +63,7 @@ pub struct Args {
 
     /// Memory for what is kept of the games (232 bytes a game): past it, it goes to
     /// sorted runs in the temporary folder. A size in bytes with K, M, G or T (powers of
-    /// 1024), as in 512M or 4G.
+    /// 1024), as in 512M or 4G; at least 1M.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     pub memory_budget: u64,
 }
@@ -91,9 +91,10 @@ fn parse_size(text: &str) -> Result<u64, String> {
         _ => return Err(teach()),
     };
     let bytes = n.checked_mul(1 << shift).ok_or_else(teach)?;
-    if bytes < 1024 {
+    if bytes < Store::MIN_BUDGET {
         return Err(format!(
-            "`{text}` is too small a memory budget: give at least 1K (dedup needs a few records a sort), as in 64M"
+            "`{text}` is too small a memory budget: give at least {}M (the merges of the sorted runs on disk need their buffers in it), as in 64M",
+            Store::MIN_BUDGET >> 20
         ));
     }
     Ok(bytes)
@@ -740,7 +741,7 @@ fn digest(
 ) -> Digested {
     let mut observer = DigestObserver::new(fuzzy);
     let report = super::check_pipeline_game(game, opts, &mut observer);
-    let [white, black, event, round, date, result] = tags_of(game.lexed);
+    let [white, black, event, round, date, site, result] = tags_of(game.lexed);
     let result = Recorded::of_tag(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
     // over the game's bytes) for `--keep first`.
@@ -758,7 +759,7 @@ fn digest(
         plies: observer.moves.len() as u32,
         completeness,
         result,
-        who: Identity::of_tags(white, black, event, round, date),
+        who: Identity::of_tags(white, black, event, round, date).at_site(site),
         unique: game.bytes.is_empty(),
     };
     Digested {
@@ -775,19 +776,21 @@ fn digest(
 }
 
 /// The values of the tags dedup reads, in one pass over the tags (the first of each name,
-/// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Result.
-fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
-    let mut out = [None; 6];
+/// as [`crate::pgn::lexer::Lexed::tag`] has it): White, Black, Event, Round, Date, Site,
+/// Result.
+fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 7] {
+    let mut out = [None; 7];
     for (at, name) in lexed.tag_names().enumerate() {
         // Matched as bytes (by length first): every tag of every game passes here, and only
-        // the six are made into text.
+        // the seven are made into text.
         let i = match name {
             b"White" => 0,
             b"Black" => 1,
             b"Event" => 2,
             b"Round" => 3,
             b"Date" => 4,
-            b"Result" => 5,
+            b"Site" => 5,
+            b"Result" => 6,
             _ => continue,
         };
         if out[i].is_none() {
@@ -802,7 +805,7 @@ fn tags_of(lexed: &crate::pgn::lexer::Lexed) -> [Option<&str>; 6] {
 fn write_kept(
     spill: &Spill,
     inputs: &[Verbatim],
-    decision: &Decision,
+    decision: &Decision<'_>,
     by_kind: &mut [u64; 5],
     out: &mut File,
 ) -> io::Result<usize> {
@@ -838,7 +841,7 @@ fn write_kept(
 fn write_report(
     file: File,
     path: &Path,
-    decision: &Decision,
+    decision: &Decision<'_>,
     store: &Store,
     names: &[String],
 ) -> anyhow::Result<()> {

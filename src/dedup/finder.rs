@@ -13,7 +13,9 @@ use std::cmp::{Ordering, Reverse};
 use std::io;
 
 use super::runs::{Field, Get, Merge, Peek, Put, Record, Sorted, Sorter, Store, Tape, TapeReader};
-use super::{line_key, Digest, Duplicate, Identity, Keep, Kind, MoveHash, Recorded, NONE};
+use super::{
+    line_key, Digest, Duplicate, Identity, Keep, Kind, MoveHash, Recorded, NONE, SHORT_PLIES,
+};
 
 /// Orders a record by a key that tells any two apart.
 macro_rules! ord_by {
@@ -102,6 +104,7 @@ record!(impl Field for Identity {
     event: u32,
     round: u32,
     date: u32,
+    site: u32,
 });
 
 record!(impl Field for Digest {
@@ -196,10 +199,11 @@ record! {
 ord_by!(Pair, |r| r.idx);
 
 record! {
-    /// A game in its group: of the same moves (`tag` 0, `key` the moves), or of the same
-    /// text among games without moves (`tag` 1). In a group the games that are no prefix
-    /// come first, the one to keep first of all (`rank`: 0, or the incompleteness for
-    /// `--keep best`).
+    /// A game in its group: of the same moves ([`Member::MOVES`], `key` the moves), of the
+    /// same moves and players among games shorter than [`SHORT_PLIES`] ([`Member::SHORT`],
+    /// `key` their [`line_key`]), or of the same text among games without moves
+    /// ([`Member::NO_MOVES`]). In a group the games that are no prefix come first, the one to
+    /// keep first of all (`rank`: 0, or the incompleteness for `--keep best`).
     #[derive(Clone, Copy, Debug)]
     struct Member {
         tag: u8,
@@ -216,6 +220,16 @@ record! {
     }
 }
 ord_by!(Member, |r| (r.tag, r.key, r.prefix != NONE, r.rank, r.idx));
+
+impl Member {
+    const MOVES: u8 = 0;
+    const NO_MOVES: u8 = 1;
+    const SHORT: u8 = 2;
+}
+
+/// Kept games of one group of short games (the same moves and players) that a game is
+/// compared with, at most.
+const SHORT_KEPT: usize = 8;
 
 record! {
     /// A kept game that reached `position` at the fuzzy ply, the one to keep first.
@@ -442,7 +456,7 @@ impl<'s> Finder<'s> {
     /// # Errors
     ///
     /// A temporary file that cannot be written or read back.
-    pub fn decide(self, keep: Keep, fuzzy: bool) -> io::Result<Decision> {
+    pub fn decide(self, keep: Keep, fuzzy: bool) -> io::Result<Decision<'s>> {
         let store = self.store;
         let games = self.games.finish()?;
         let lines = self.lines.finish()?;
@@ -463,13 +477,13 @@ impl<'s> Finder<'s> {
 }
 
 /// Which longer game each game is the first moves of (the final one along a chain), by game.
-fn prefixes(
-    store: &Store,
-    games: &Sorted<Game>,
-    lines: &Sorted<Line>,
+fn prefixes<'s>(
+    store: &'s Store,
+    games: &Sorted<'_, Game>,
+    lines: &Sorted<'_, Line>,
     lines_count: u64,
     mut moves: TapeReader,
-) -> io::Result<Sorted<Pair>> {
+) -> io::Result<Sorted<'s, Pair>> {
     // The filter's share of the budget: half for the lines' keys, a quarter each for the
     // players seen once and seen again.
     let share = store.share();
@@ -628,13 +642,13 @@ fn prefixes(
 }
 
 /// Each duplicate's fate, by game, before it is followed to the game kept in the end.
-fn fates(
-    store: &Store,
-    games: &Sorted<Game>,
-    prefixes: Sorted<Pair>,
+fn fates<'s>(
+    store: &'s Store,
+    games: &Sorted<'_, Game>,
+    prefixes: Sorted<'_, Pair>,
     keep: Keep,
     fuzzy: bool,
-) -> io::Result<Sorted<Fate<false>>> {
+) -> io::Result<Sorted<'s, Fate<false>>> {
     let rank = |completeness: u32| match keep {
         Keep::First => 0,
         Keep::Best => u32::MAX - completeness,
@@ -650,9 +664,16 @@ fn fates(
         }
         let d = &g.d;
         let moves = g.with_moves();
+        let (tag, key) = if !moves {
+            (Member::NO_MOVES, [d.text, 0])
+        } else if d.plies < SHORT_PLIES {
+            (Member::SHORT, line_key(d.moves, d.who.players))
+        } else {
+            (Member::MOVES, d.moves)
+        };
         members.push(Member {
-            tag: u8::from(!moves),
-            key: if moves { d.moves } else { [d.text, 0] },
+            tag,
+            key,
             prefix: prefix.map_or(NONE, |p| p.to),
             // Games without moves keep the first, whatever `--keep` says.
             rank: if moves { rank(d.completeness) } else { 0 },
@@ -677,11 +698,14 @@ fn fates(
     let mut group: Option<(u8, [u64; 2])> = None;
     let mut kept: Option<Member> = None;
     let mut others: [Option<Member>; 4] = [None; 4];
+    // The kept games of a group of short games: each another game of the same players.
+    let mut short: Vec<Member> = Vec::with_capacity(SHORT_KEPT);
     while let Some(m) = it.next()? {
         if group != Some((m.tag, m.key)) {
             group = Some((m.tag, m.key));
             kept = None;
             others = [None; 4];
+            short.clear();
         }
         if m.prefix != NONE {
             fates.push(Fate {
@@ -700,12 +724,31 @@ fn fates(
             }),
             None => Ok(()),
         };
+        if m.tag == Member::SHORT {
+            // Too few moves to say it is the same game: it is a copy of a kept game of its
+            // players only if it agrees with it. Compared with the first few kept, so that a
+            // pair of players' many short games cost no more than that a game; a game that
+            // agrees with none of those is kept (a copy kept twice, rather than a game lost).
+            let Some(&of) = short.iter().find(|k| k.who.same_game(&m.who)) else {
+                if short.len() < SHORT_KEPT {
+                    short.push(m);
+                }
+                kept_here(&m)?;
+                continue;
+            };
+            fates.push(Fate {
+                idx: m.idx,
+                of: of.idx,
+                kind: copy_kind(&of, &m),
+            })?;
+            continue;
+        }
         let Some(k) = kept else {
             kept = Some(m);
             kept_here(&m)?;
             continue;
         };
-        let of = if m.tag == 1 {
+        let of = if m.tag == Member::NO_MOVES {
             k
         } else if k.result.conflicts(m.result) && !k.who.agrees(&m.who) {
             match others[m.result.code() as usize] {
@@ -719,17 +762,10 @@ fn fates(
         } else {
             k
         };
-        let kind = if of.text == m.text {
-            Kind::Identical
-        } else if of.result.conflicts(m.result) {
-            Kind::ConflictingResult
-        } else {
-            Kind::SameMoves
-        };
         fates.push(Fate {
             idx: m.idx,
             of: of.idx,
-            kind,
+            kind: copy_kind(&of, &m),
         })?;
     }
     drop(it);
@@ -752,10 +788,24 @@ fn fates(
     fates.finish()
 }
 
+/// What game `m` is of game `of`, the kept copy of the same game.
+fn copy_kind(of: &Member, m: &Member) -> Kind {
+    if of.text == m.text {
+        Kind::Identical
+    } else if of.result.conflicts(m.result) {
+        Kind::ConflictingResult
+    } else {
+        Kind::SameMoves
+    }
+}
+
 /// A duplicate of a duplicate (the longer game of a prefix dropped in turn, a kept copy
 /// that reached another's position) names the game kept in the end. Each step goes to a
 /// longer game or to a kept one, so the chains end within three steps; one step a sort.
-fn resolve(store: &Store, fates: Sorted<Fate<false>>) -> io::Result<Sorted<Fate<false>>> {
+fn resolve<'s>(
+    store: &'s Store,
+    fates: Sorted<'s, Fate<false>>,
+) -> io::Result<Sorted<'s, Fate<false>>> {
     let mut done = Sorter::new(store);
     let mut walks = Sorter::new(store);
     let mut it = fates.iter()?;
@@ -789,9 +839,9 @@ fn resolve(store: &Store, fates: Sorted<Fate<false>>) -> io::Result<Sorted<Fate<
 }
 
 /// What became of the games.
-pub struct Decision {
-    fates: Sorted<Fate<false>>,
-    games: Sorted<Game>,
+pub struct Decision<'s> {
+    fates: Sorted<'s, Fate<false>>,
+    games: Sorted<'s, Game>,
 }
 
 /// The duplicates of a [`Decision`], in input order.
@@ -817,7 +867,7 @@ impl Duplicates<'_> {
     }
 }
 
-impl Decision {
+impl Decision<'_> {
     /// The duplicates, in input order.
     ///
     /// # Errors
@@ -914,6 +964,7 @@ mod tests {
             event: 0x1112_1314,
             round: 0x2122_2324,
             date: 20_240_501,
+            site: 0x4142_4344,
         };
         for (position, unique, result, kind) in [
             (

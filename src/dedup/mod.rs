@@ -138,6 +138,10 @@ pub struct Identity {
     pub event: u32,
     pub round: u32,
     pub date: u32,
+    /// The `Site` when it is a web address (0: it is none): on the servers that write one, the
+    /// game's own page, which tells apart two games of the same short moves
+    /// ([`Identity::same_game`]).
+    pub site: u32,
 }
 
 impl Identity {
@@ -157,6 +161,21 @@ impl Identity {
             event: if known(event) { short(event) } else { 0 },
             round: if known(round) { short(round) } else { 0 },
             date: date.and_then(complete_date).unwrap_or(0),
+            site: 0,
+        }
+    }
+
+    /// The identity with the game's `Site` tag (`None`: no such tag). Only a web address
+    /// (`http://` or `https://`) counts, compared as written: a place (`Leiden`, `online`)
+    /// names no one game.
+    pub fn at_site(self, site: Option<&str>) -> Identity {
+        let site = site.map(str::trim).filter(|s| {
+            let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+            lower.starts_with("http://") || lower.starts_with("https://")
+        });
+        Identity {
+            site: site.map_or(0, |s| hash_normalised(s.as_bytes()) as u32 | 1),
+            ..self
         }
     }
 
@@ -169,7 +188,23 @@ impl Identity {
             && both(self.round, other.round)
             && both(self.date, other.date)
     }
+
+    /// One game, for games of the same moves too few to tell them apart
+    /// ([`SHORT_PLIES`]): [`Identity::agrees`], and the same web address where both give one
+    /// (two addresses are two games, as a server gives each game its own).
+    pub fn same_game(&self, other: &Identity) -> bool {
+        self.agrees(other) && (self.site == 0 || other.site == 0 || self.site == other.site)
+    }
 }
+
+/// Games of fewer plies than this are told apart by their moves only with their players:
+/// a miniature (`1. e4 1-0` lost on time, an opening trap) is played again and again by
+/// different players. In the lichess sample of the test corpus (438 games) different games
+/// share their first 10 plies, and none their first 11; in the over-the-board sample (1,110
+/// games), where openings are deeper theory, different games share up to 28 plies, but go
+/// on after: twice the lichess length is taken, and a longer game is told by its moves alone
+/// (`docs/dedup.md`, "Short games").
+pub const SHORT_PLIES: u32 = 20;
 
 /// A tag value that says something: not missing, empty, `?` or `-`.
 fn known(value: Option<&str>) -> bool {
@@ -580,7 +615,8 @@ mod tests {
             g.0.who = Identity::of_tags(Some("A"), Some("B"), Some(event), None, None);
             g
         };
-        let full = [1, 2, 3, 4];
+        // Long enough to be told by its moves: a copy at another event is the same game.
+        let full: Vec<u16> = (1..=SHORT_PLIES as u16).collect();
         let games = [
             at("E1", game(&full, 1, Recorded::Unknown)),
             at("E2", game(&full, 2, Recorded::Unknown)),
@@ -653,9 +689,103 @@ mod tests {
                 None,
                 dup(1, Kind::SameMoves),
                 dup(0, Kind::ConflictingResult),
-                dup(0, Kind::SameMoves),
+                // A game of one ply by other players, with the same result: another game.
+                None,
             ]
         );
+    }
+
+    #[test]
+    fn short_games_are_copies_only_of_the_same_players_and_address() {
+        let at = |site: &str, mut g: (Digest, Vec<u16>)| {
+            g.0.who = g.0.who.at_site(Some(site));
+            g
+        };
+        let short = [1, 2, 3];
+        let long: Vec<u16> = (1..=SHORT_PLIES as u16).collect();
+        let games = [
+            at(
+                "https://x.org/a",
+                by("Ann", "Bob", game(&short, 1, Recorded::WhiteWins)),
+            ),
+            // Other players: another game.
+            at(
+                "https://x.org/b",
+                by("Cy", "Di", game(&short, 2, Recorded::WhiteWins)),
+            ),
+            // The same players (their names written another way) and address.
+            at(
+                "https://x.org/a",
+                by("ann", "BOB", game(&short, 3, Recorded::Unknown)),
+            ),
+            at(
+                "https://x.org/a",
+                by("Ann", "Bob", game(&short, 1, Recorded::WhiteWins)),
+            ),
+            // The same players at another address: another game.
+            at(
+                "HTTPS://x.org/c",
+                by("Ann", "Bob", game(&short, 4, Recorded::WhiteWins)),
+            ),
+            // A place is no address: it agrees with either, and the first is kept.
+            at(
+                "Leiden",
+                by("Ann", "Bob", game(&short, 5, Recorded::BlackWins)),
+            ),
+            // 20 plies: the same moves are the same game, whoever played them.
+            by("Ed", "Flo", game(&long, 6, Recorded::Draw)),
+            at(
+                "https://y.org/z",
+                by("E", "F", game(&long, 7, Recorded::Draw)),
+            ),
+        ];
+        let dup = |of, kind| Some(Duplicate { of, kind });
+        assert_eq!(
+            run(&games, Keep::First),
+            vec![
+                None,
+                None,
+                dup(0, Kind::SameMoves),
+                dup(0, Kind::Identical),
+                None,
+                dup(0, Kind::ConflictingResult),
+                None,
+                dup(6, Kind::SameMoves),
+            ]
+        );
+    }
+
+    #[test]
+    fn many_short_games_of_two_players_cost_a_few_comparisons_and_lose_none() {
+        // Thirty games of one pair and the same moves, each at its own address, then a copy
+        // of the second and of the twentieth: the copy of a game past the first few kept is
+        // kept too, never dropped as another's.
+        let site = |i: usize| format!("https://x.org/{i}");
+        let mut games: Vec<_> = (0..30)
+            .map(|i| by("Ann", "Bob", game(&[1], i as u64, Recorded::WhiteWins)))
+            .collect();
+        for (i, g) in games.iter_mut().enumerate() {
+            g.0.who = g.0.who.at_site(Some(&site(i)));
+        }
+        for i in [1, 19] {
+            let mut copy = by(
+                "Ann",
+                "Bob",
+                game(&[1], 100 + i as u64, Recorded::WhiteWins),
+            );
+            copy.0.who = copy.0.who.at_site(Some(&site(i)));
+            games.push(copy);
+        }
+        let got = run(&games, Keep::First);
+        assert!(got[..30].iter().all(Option::is_none), "{got:?}");
+        assert_eq!(
+            got[30],
+            Some(Duplicate {
+                of: 1,
+                kind: Kind::SameMoves
+            })
+        );
+        assert_eq!(got[31], None);
     }
 
     #[test]

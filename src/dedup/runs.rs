@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -110,18 +110,27 @@ impl<T: Field + Copy + Default> Field for Option<T> {
     }
 }
 
-/// Runs merged at once: each has a read buffer of [`BUFFER`] bytes, so a merge holds a
-/// fixed amount whatever the number of records; more runs are merged in steps.
-const FAN_IN: usize = 16;
-const BUFFER: usize = 1 << 16;
+/// Runs merged at once, at most: each run read has a buffer, so a merge holds a fixed amount
+/// whatever the number of records; more runs are merged in passes.
+const MAX_FAN_IN: usize = 64;
+/// Runs merged at once, at least, however small the budget.
+const MIN_FAN_IN: usize = 4;
+/// The read and write buffers of the runs: at least a page, so that a run is read in few
+/// calls; at most what makes the calls' cost small beside the copying.
+const MIN_BUFFER: usize = 1 << 12;
+const MAX_BUFFER: usize = 1 << 16;
 
 /// Where the runs go, and how the memory budget is shared among the sorts that are alive at
 /// once.
 #[derive(Debug)]
 pub struct Store {
     dir: PathBuf,
-    /// Bytes each sort may hold in memory.
+    /// Bytes each sort may hold in memory: its records, or the buffers of its merge.
     share: usize,
+    /// Bytes of each run's buffer, and the runs merged at once: their buffers and the
+    /// output's fit in the share.
+    buffer: usize,
+    fan_in: usize,
     made: Cell<u64>,
     spilled: Cell<u64>,
 }
@@ -131,12 +140,25 @@ impl Store {
     /// share of the budget.
     pub const SHARES: usize = 8;
 
+    /// The smallest budget that holds what the sorts need past it: each share the buffers
+    /// of a merge of 31 runs (and of its output) of 4 KiB, and a run of a thousand records
+    /// and more. `pgnkit dedup` refuses a smaller one.
+    pub const MIN_BUDGET: u64 = 1 << 20;
+
     /// Runs go to files in `dir` (which must exist once one is written); `budget` bytes of
-    /// memory in all.
+    /// memory in all, at least [`Store::MIN_BUDGET`] for the merges' buffers to fit in it
+    /// (a smaller one, for tests, makes runs of a few records merged [`MIN_FAN_IN`] at a
+    /// time).
     pub fn new(dir: &Path, budget: usize) -> Store {
+        let share = budget / Self::SHARES;
+        let buffer = (share / (MAX_FAN_IN + 1)).clamp(MIN_BUFFER, MAX_BUFFER);
         Store {
             dir: dir.to_path_buf(),
-            share: budget / Self::SHARES,
+            share,
+            buffer,
+            fan_in: (share / buffer)
+                .saturating_sub(1)
+                .clamp(MIN_FAN_IN, MAX_FAN_IN),
             made: Cell::new(0),
             spilled: Cell::new(0),
         }
@@ -165,7 +187,7 @@ pub struct Sorter<'s, R> {
     /// Records held before a run is written.
     cap: usize,
     buf: Vec<R>,
-    runs: Vec<Run>,
+    runs: VecDeque<Run>,
 }
 
 /// A sorted run on disk, removed when dropped.
@@ -185,7 +207,7 @@ impl<'s, R: Record> Sorter<'s, R> {
             store,
             cap,
             buf: Vec::new(),
-            runs: Vec::new(),
+            runs: VecDeque::new(),
         }
     }
 
@@ -203,17 +225,9 @@ impl<'s, R: Record> Sorter<'s, R> {
     fn spill(&mut self) -> io::Result<()> {
         self.buf.sort_unstable();
         let run = Run(self.store.next_path());
-        let mut w = BufWriter::with_capacity(BUFFER, File::create(&run.0)?);
-        let mut bytes = Vec::with_capacity(R::SIZE);
-        for r in &self.buf {
-            bytes.clear();
-            r.put(&mut Put(&mut bytes));
-            debug_assert_eq!(bytes.len(), R::SIZE);
-            w.write_all(&bytes)?;
-        }
-        w.into_inner().map_err(|e| e.into_error())?;
+        write_run(self.store, &run, self.buf.iter().map(|&r| Ok(Some(r))))?;
         self.buf.clear();
-        self.runs.push(run);
+        self.runs.push_back(run);
         self.store.spilled.set(self.store.spilled.get() + 1);
         Ok(())
     }
@@ -223,11 +237,12 @@ impl<'s, R: Record> Sorter<'s, R> {
     /// # Errors
     ///
     /// A run that cannot be written or read back.
-    pub fn finish(mut self) -> io::Result<Sorted<R>> {
+    pub fn finish(mut self) -> io::Result<Sorted<'s, R>> {
         if self.runs.is_empty() {
             self.buf.sort_unstable();
             return Ok(Sorted {
                 mem: std::mem::take(&mut self.buf),
+                store: self.store,
                 runs: Vec::new(),
             });
         }
@@ -236,42 +251,57 @@ impl<'s, R: Record> Sorter<'s, R> {
         }
         self.buf = Vec::new();
         let mut runs = std::mem::take(&mut self.runs);
-        // Too many runs to merge at once: merge them in groups into longer runs.
-        while runs.len() > FAN_IN {
-            let rest = runs.split_off(FAN_IN);
+        // Too many runs to merge at once: the first `fan_in` are merged into one at the back,
+        // and so on until few enough are left. Each record is merged again about once a
+        // `fan_in`-fold of runs, and each step takes and gives runs at the ends of the queue.
+        let fan_in = self.store.fan_in;
+        while runs.len() > fan_in {
             let group = Sorted::<R> {
                 mem: Vec::new(),
-                runs,
+                store: self.store,
+                runs: runs.drain(..fan_in).collect(),
             };
             let run = Run(self.store.next_path());
-            let mut w = BufWriter::with_capacity(BUFFER, File::create(&run.0)?);
             let mut merge = group.iter()?;
-            let mut bytes = Vec::with_capacity(R::SIZE);
-            while let Some(r) = merge.next()? {
-                bytes.clear();
-                r.put(&mut Put(&mut bytes));
-                w.write_all(&bytes)?;
-            }
-            w.into_inner().map_err(|e| e.into_error())?;
-            drop(merge);
-            drop(group);
-            runs = rest;
-            runs.push(run);
+            write_run(self.store, &run, std::iter::from_fn(|| Some(merge.next())))?;
+            runs.push_back(run);
         }
         Ok(Sorted {
             mem: Vec::new(),
-            runs,
+            store: self.store,
+            runs: runs.into(),
         })
     }
 }
 
+/// Writes the records `records` gives, in order, to `run`, until it gives `None`.
+fn write_run<R: Record>(
+    store: &Store,
+    run: &Run,
+    records: impl Iterator<Item = io::Result<Option<R>>>,
+) -> io::Result<()> {
+    let mut w = BufWriter::with_capacity(store.buffer, File::create(&run.0)?);
+    let mut bytes = Vec::with_capacity(R::SIZE);
+    for r in records {
+        let Some(r) = r? else { break };
+        bytes.clear();
+        r.put(&mut Put(&mut bytes));
+        debug_assert_eq!(bytes.len(), R::SIZE);
+        w.write_all(&bytes)?;
+    }
+    w.into_inner().map_err(|e| e.into_error())?;
+    Ok(())
+}
+
 /// Sorted records, to be read in order as many times as needed.
-pub struct Sorted<R> {
+pub struct Sorted<'s, R> {
     mem: Vec<R>,
+    store: &'s Store,
+    /// At most the store's fan-in.
     runs: Vec<Run>,
 }
 
-impl<R: Record> Sorted<R> {
+impl<R: Record> Sorted<'_, R> {
     /// The records in order, from the start.
     ///
     /// # Errors
@@ -280,7 +310,10 @@ impl<R: Record> Sorted<R> {
     pub fn iter(&self) -> io::Result<Merge<'_, R>> {
         let mut readers = Vec::with_capacity(self.runs.len());
         for run in &self.runs {
-            readers.push(BufReader::with_capacity(BUFFER, File::open(&run.0)?));
+            readers.push(BufReader::with_capacity(
+                self.store.buffer,
+                File::open(&run.0)?,
+            ));
         }
         let mut m = Merge {
             mem: &self.mem,
@@ -415,7 +448,7 @@ impl<'s> Tape<'s> {
         self.mem.extend_from_slice(bytes);
         if self.mem.len() > self.store.share {
             let path = self.store.next_path();
-            let mut w = BufWriter::with_capacity(BUFFER, File::create(&path)?);
+            let mut w = BufWriter::with_capacity(self.store.buffer, File::create(&path)?);
             w.write_all(&self.mem)?;
             self.mem = Vec::new();
             self.file = Some((path, w));
@@ -437,7 +470,7 @@ impl<'s> Tape<'s> {
             Some((path, w)) => {
                 let run = Run(path);
                 w.into_inner().map_err(|e| e.into_error())?;
-                let input = BufReader::with_capacity(BUFFER, File::open(&run.0)?);
+                let input = BufReader::with_capacity(self.store.buffer, File::open(&run.0)?);
                 TapeReader {
                     input: Box::new(input),
                     _run: Some(run),
@@ -486,7 +519,7 @@ mod tests {
         }
     }
 
-    fn sorted(budget: usize, dir: &Path) -> (Vec<Pair>, u64) {
+    fn sorted(budget: usize, dir: &Path) -> (Vec<Pair>, (u64, u64)) {
         let store = Store::new(dir, budget);
         let mut s = Sorter::new(&store);
         // A scramble of 0..1000 (7 and 1000 share no factor).
@@ -503,7 +536,8 @@ mod tests {
                 out.push(r);
             }
         }
-        (out, store.spilled())
+        // The runs spilled, and the files made: those and the merged runs.
+        (out, (store.spilled(), store.made.get()))
     }
 
     #[test]
@@ -512,14 +546,31 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let (mem, none) = sorted(1 << 30, &dir);
         let (disk, spilled) = sorted(8 * 64, &dir);
-        assert_eq!(none, 0);
-        // 64-byte shares hold 4 records: 250 runs, merged in steps of 16.
-        assert!(spilled > FAN_IN as u64 * 2, "{spilled}");
+        assert_eq!(none, (0, 0));
+        // 64-byte shares hold 4 records: 250 runs, merged 4 at a time in passes (each
+        // merge of 4 makes one run: 82 more), and the last 4 as they are read.
+        assert_eq!(spilled, (250, 250 + 82));
         assert_eq!(mem, disk);
         assert!(mem.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(mem.len(), 1000);
         let left = std::fs::read_dir(&dir).unwrap().count();
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(left, 0, "the runs are removed once read");
+    }
+
+    #[test]
+    fn the_buffers_of_a_merge_fit_in_a_share_from_the_least_budget_on() {
+        let dir = Path::new("/nonexistent");
+        let least = usize::try_from(Store::MIN_BUDGET).unwrap();
+        for budget in [least, least + 1, 3 << 20, 64 << 20, 1 << 30, 1 << 40] {
+            let s = Store::new(dir, budget);
+            assert!(s.buffer >= MIN_BUFFER, "{budget}");
+            assert!((s.fan_in + 1) * s.buffer <= s.share, "{budget}: {s:?}");
+            assert!((MIN_FAN_IN..=MAX_FAN_IN).contains(&s.fan_in), "{budget}");
+            // A run holds a thousand records of the largest (about a hundred bytes).
+            assert!(s.share / 128 >= 1000, "{budget}");
+        }
+        assert_eq!(Store::new(dir, least).fan_in, 31);
+        assert_eq!(Store::new(dir, 1 << 30).fan_in, MAX_FAN_IN);
     }
 }
