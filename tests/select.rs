@@ -136,6 +136,27 @@ fn selected_games_are_written_byte_for_byte() {
     assert_eq!(stdout(&o), format!("{}\n\n", third.join("\n\n")));
 }
 
+/// Issue 39: `Round` is parts separated by `.`, compared part by part, quoted or not; never a
+/// decimal number (`5.2` is not `5.20`) and never a date.
+#[test]
+fn rounds_compare_part_by_part() {
+    for (expr, want) in [
+        ("Round = \"5.2\"", vec!["5.2", "05.2"]),
+        ("Round = 5.2", vec!["5.2", "05.2"]),
+        ("Round = 5.20", vec!["5.20"]),
+        ("Round > 5.9", vec!["5.20", "5.200", "5.10", "12"]),
+        ("Round < 5.10 and Round >= 5", vec!["5.2", "5.9", "05.2"]),
+        ("Round = \"?\"", vec!["?"]),
+    ] {
+        let o = pgnkit(
+            &["select", "-q", "-w", expr, "testdata/select/rounds.pgn"],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{expr}: {}", stderr(&o));
+        assert_eq!(rounds(&stdout(&o)), want, "{expr}");
+    }
+}
+
 #[test]
 fn invert_selects_the_others_and_count_prints_the_number() {
     let expr = "termination = checkmate or Event ~ \"Rapid\"";

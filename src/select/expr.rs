@@ -7,6 +7,7 @@ use regex::Regex;
 use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::date::PartialDate;
+use super::round::Round;
 
 /// A problem in an expression: what is wrong, and where (a byte offset into it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +112,11 @@ pub enum Literal {
         text: String,
         date: PartialDate,
     },
+    /// A value of the `Round` tag written as a round (`5`, `5.2`), compared part by part.
+    Round {
+        text: String,
+        round: Round,
+    },
     Regex(Regex),
 }
 
@@ -120,7 +126,8 @@ impl Literal {
         match self {
             Literal::Text { text, .. }
             | Literal::Number { text, .. }
-            | Literal::Date { text, .. } => text,
+            | Literal::Date { text, .. }
+            | Literal::Round { text, .. } => text,
             Literal::Regex(re) => re.as_str(),
         }
     }
@@ -691,7 +698,7 @@ impl Parser {
                     "white" => Sides::White,
                     _ => Sides::Black,
                 };
-                let value = literal(&value, op, false).map_err(bad_value)?;
+                let value = literal(&value, op, Values::Text).map_err(bad_value)?;
                 Ok(Test::Name { sides, op, value })
             }
             "eco" | "opening" => {
@@ -700,7 +707,7 @@ impl Parser {
                 } else {
                     Classified::Opening
                 };
-                let value = literal(&value, op, false).map_err(bad_value)?;
+                let value = literal(&value, op, Values::Text).map_err(bad_value)?;
                 Ok(Test::Classified { field, op, value })
             }
             name if name.starts_with(|c: char| c.is_ascii_lowercase()) && !name.contains('-') => {
@@ -720,8 +727,14 @@ impl Parser {
                         at,
                     ));
                 }
-                let date = name.ends_with("Date");
-                let value = literal(&value, op, date).map_err(bad_value)?;
+                let values = if name.ends_with("Date") {
+                    Values::Date
+                } else if name == "Round" {
+                    Values::Round
+                } else {
+                    Values::Text
+                };
+                let value = literal(&value, op, values).map_err(bad_value)?;
                 Ok(Test::Tag {
                     name: name.to_owned(),
                     op,
@@ -747,9 +760,19 @@ fn number_of(tok: &Tok) -> Option<f64> {
     }
 }
 
-/// The literal a tag or name is compared with; `date` for a tag whose name ends in `Date`,
-/// whose values are read as dates.
-fn literal(tok: &Tok, op: Op, date: bool) -> Result<Literal, String> {
+/// How a tag's values are read, by its name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// Text, numbers, or dates when the value is written as one.
+    Text,
+    /// A tag whose name ends in `Date`: always dates.
+    Date,
+    /// `Round`: rounds of parts (`5.2`), never dates or decimal numbers.
+    Round,
+}
+
+/// The literal a tag or name is compared with, read as the tag's `values` are.
+fn literal(tok: &Tok, op: Op, values: Values) -> Result<Literal, String> {
     if let Tok::Regex(pattern) = tok {
         if !matches!(op, Op::Contains | Op::NotContains) {
             return Err(format!(
@@ -766,8 +789,16 @@ fn literal(tok: &Tok, op: Op, date: bool) -> Result<Literal, String> {
     }
     let text = text_of(tok).to_owned();
     let ordered = !matches!(op, Op::Contains | Op::NotContains);
+    if values == Values::Round {
+        // `5.2` is round 5, game 2: not a decimal number and not a date. A value that is no
+        // round (`?`, `-`) compares as text.
+        if let Some(round) = ordered.then(|| Round::parse(&text)).flatten() {
+            return Ok(Literal::Round { text, round });
+        }
+        return Ok(Literal::Text { text, number: None });
+    }
     let date_like = matches!(tok, Tok::Bare(s) if s.contains('.') || s.contains('?'));
-    if ordered && (date || date_like) {
+    if ordered && (values == Values::Date || date_like) {
         return match PartialDate::parse(&text) {
             Some(d) => Ok(Literal::Date { text, date: d }),
             None => Err(format!(

@@ -8,6 +8,7 @@
 
 pub mod date;
 pub mod expr;
+pub mod round;
 pub mod watch;
 
 use std::cmp::Ordering;
@@ -223,6 +224,7 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
             Literal::Date { date, .. } => {
                 date::PartialDate::parse(v).is_some_and(|d| op.holds(d.compare(date)))
             }
+            Literal::Round { round, .. } => round.compare_with(v).is_some_and(|o| op.holds(o)),
             Literal::Number { number, .. } => number_in(v)
                 .and_then(|n| n.partial_cmp(number))
                 .is_some_and(|o| op.holds(o)),
@@ -301,7 +303,26 @@ mod tests {
         let (op, lit) = parsed("ECO >= \"B90\"");
         assert!(compare("C00", op, &lit, false));
         assert!(!compare("B89", op, &lit, false));
-        let (op, lit) = parsed("Round = \"3\"");
-        assert!(compare("3.0", op, &lit, false));
+        let (op, lit) = parsed("WhiteElo = \"2500\"");
+        assert!(compare("2500.0", op, &lit, false));
+    }
+
+    #[test]
+    fn rounds_compare_part_by_part_quoted_or_not() {
+        let parsed = |s: &str| match expr::parse(s).expect(s).expr {
+            Expr::Test(Test::Tag { op, value, .. }) => (op, value),
+            _ => unreachable!(),
+        };
+        for src in ["Round = \"5.2\"", "Round = 5.2"] {
+            let (op, lit) = parsed(src);
+            assert!(compare("5.2", op, &lit, false), "{src}");
+            assert!(!compare("5.20", op, &lit, false), "{src}");
+            assert!(!compare("5.200", op, &lit, false), "{src}");
+        }
+        let (op, lit) = parsed("Round > 5.9");
+        assert!(compare("5.10", op, &lit, false));
+        assert!(!compare("?", op, &lit, false));
+        let (op, lit) = parsed("Round = \"?\"");
+        assert!(compare("?", op, &lit, false));
     }
 }
