@@ -481,7 +481,8 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     })
 }
 
-/// Parentheses nested deeper than this are refused: the parser recurses once a level.
+/// Parentheses and `not` nested deeper than this are refused: the parser recurses once a
+/// level. docs/select.md gives the same number.
 const MAX_DEPTH: usize = 64;
 
 struct Parser {
@@ -530,10 +531,15 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
+        // Only `(` and `not` recurse, so only they count: a test inside 64 parentheses is
+        // 64 deep, as the docs say, not 65.
+        if !matches!(self.peek(), Some(Tok::Not | Tok::Open)) {
+            return self.test().map(Expr::Test);
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(ParseError::new(
-                format!("nested more than {MAX_DEPTH} deep"),
+                format!("nested more than {MAX_DEPTH} deep (each '(' and 'not' is a level)"),
                 self.here(),
             ));
         }
@@ -923,6 +929,29 @@ mod tests {
         assert!(error(&src).message.contains("nested"));
         let src = format!("{}Result = \"1-0\"", "not ".repeat(10_000));
         assert!(error(&src).message.contains("nested"));
+        // Exactly MAX_DEPTH levels, as docs/select.md promises; one more is refused.
+        let nested = |open: &str, n: usize, close: &str| {
+            format!("{}Result = \"1-0\"{}", open.repeat(n), close.repeat(n))
+        };
+        for (open, close) in [("(", ")"), ("not ", ""), ("not (", ")")] {
+            let levels = if open == "not (" {
+                MAX_DEPTH / 2
+            } else {
+                MAX_DEPTH
+            };
+            let src = nested(open, levels, close);
+            assert!(
+                parse(&src).is_ok(),
+                "{levels} x {open}: {:?}",
+                parse(&src).err()
+            );
+            let src = nested(open, levels + 1, close);
+            assert!(
+                error(&src).message.contains("nested"),
+                "{} x {open}",
+                levels + 1
+            );
+        }
         // A long chain is flat: parsed, and evaluated, without a deep stack.
         let src = vec!["Result = \"1-0\""; 100_000].join(" or ");
         assert!(
