@@ -378,3 +378,44 @@ fn help_man_page_and_completions_know_select() {
         );
     }
 }
+
+/// Issue 39: `select --help` and its man page list the fields of `--where`, and `--format`
+/// offers only the formats select writes (parquet, refused, is not offered).
+#[test]
+fn help_lists_the_fields_and_only_the_formats_select_writes() {
+    let help = stdout(&pgnkit(&["select", "--help"], None));
+    let page = stdout(&pgnkit(&["man", "select"], None));
+    for field in [
+        "player",
+        "plies",
+        "termination",
+        "result_by_rule",
+        "position",
+        "material",
+        "eco",
+        "opening",
+    ] {
+        let listed = |text: &str| text.lines().any(|l| l.trim_start().starts_with(field));
+        assert!(listed(&help), "--help lists no {field}:\n{help}");
+        assert!(listed(&page), "the man page lists no {field}:\n{page}");
+    }
+    // Words joined by single spaces, however the help is wrapped.
+    let short = stdout(&pgnkit(&["select", "-h"], None));
+    let short = short.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        short.contains("[possible values: pgn, book, jsonl, csv, epd]"),
+        "{short}"
+    );
+    assert!(!help.contains("parquet:"), "{help}");
+    // Still refused with what to do, not as an unknown value.
+    let o = pgnkit(
+        &["select", "-w", "Round = 1", "--format", "parquet", GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("pgnkit convert --format parquet"),
+        "{}",
+        stderr(&o)
+    );
+}

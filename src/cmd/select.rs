@@ -14,6 +14,7 @@ use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, Inputs, WriteError};
 use crate::rules::game::CheckOptions;
+use crate::select::expr::FIELDS;
 use crate::select::watch::Watch;
 use crate::select::{Facts, Replayed, Selection};
 
@@ -30,7 +31,7 @@ pub struct Args {
     pub input: super::InputArgs,
 
     /// The games to select, as an expression: `Result = "1-0" and player = "Carlsen*"`.
-    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    #[arg(long = "where", short = 'w', value_name = "EXPR", long_help = where_help())]
     pub expr: String,
 
     /// Select the games that do not match.
@@ -49,15 +50,51 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "NOTATION")]
     pub to: Option<ToArg>,
 
-    /// Write the selected games in this format, as `pgnkit convert --format` does (all but
-    /// parquet).
-    #[arg(long, value_enum)]
+    /// Write the selected games in this format, as `pgnkit convert --format` does.
+    #[arg(long, value_name = "FORMAT", value_parser = formats())]
     pub format: Option<FormatArg>,
 
     /// Classify the openings that `eco` and `opening` test with this table instead of the
     /// built-in one (lichess's TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
     #[arg(long, value_name = "FILE")]
     pub eco_table: Option<PathBuf>,
+}
+
+/// The long help of `--where` (`select --help` and the man page): the language in brief and
+/// every field, from the list the parser reads.
+fn where_help() -> String {
+    let mut help = String::from(
+        "The games to select, as an expression: `Result = \"1-0\" and player = \"Carlsen*\"`.\n\n\
+         Tests (FIELD OP VALUE) joined by and, or, not and parentheses. OP is one of = != < <= \
+         > >= ~ (contains; a /regex/ matches) !~ matches. A name that starts with a capital is \
+         a tag (WhiteElo, Result, Date, Round, ECO, Event, any tag); the fields are:\n",
+    );
+    let width = FIELDS.iter().map(|(f, _)| f.len()).max().unwrap_or(0);
+    for (field, what) in FIELDS {
+        help.push_str(&format!("\n  {field:width$}  {what}"));
+    }
+    help
+}
+
+/// `--format`'s values: convert's, with `parquet` hidden, since select refuses it (still
+/// parsed, so that the refusal can say what to do instead).
+fn formats() -> impl clap::builder::TypedValueParser<Value = FormatArg> {
+    let values = FormatArg::value_variants().iter().filter_map(|f| {
+        let value = f.to_possible_value()?;
+        Some(value.hide(*f == FormatArg::Parquet))
+    });
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(values).map(|name: String| {
+        FormatArg::value_variants()
+            .iter()
+            .copied()
+            .find(|f| {
+                f.to_possible_value()
+                    .is_some_and(|v| v.matches(&name, false))
+            })
+            // The parser accepts only the names of the variants.
+            .unwrap_or(FormatArg::Pgn)
+    })
 }
 
 /// What the work made of one game, for the sink in input order.

@@ -178,6 +178,48 @@ pub const ENDINGS: &[(&str, Ending)] = &[
     ("none", Ending::None),
 ];
 
+/// pgnkit's own fields (lowercase; a capitalised name is a tag), each with what it is: the
+/// one list that `select --help`, its man page and the "unknown field" message show.
+pub const FIELDS: &[(&str, &str)] = &[
+    (
+        "player",
+        "the White or the Black tag; * in = and != is any run of characters",
+    ),
+    ("white", "the White tag, with * as for player"),
+    ("black", "the Black tag, with * as for player"),
+    ("plies", "main-line half-moves replayed"),
+    ("moves", "main-line moves: plies halved, rounded up"),
+    (
+        "errors",
+        "the errors `pgnkit validate` reports for the game",
+    ),
+    (
+        "warnings",
+        "the warnings `pgnkit validate` reports for the game",
+    ),
+    (
+        "termination",
+        "how the game ended by rule: checkmate, stalemate, threefold, none...",
+    ),
+    (
+        "result_by_rule",
+        "the result the rules decide: 1-0, 0-1 or 1/2-1/2",
+    ),
+    (
+        "position",
+        "a FEN the main line reaches (or its board and side to move)",
+    ),
+    (
+        "material",
+        "the pieces the main line has at some ply: \"KRPkr\"",
+    ),
+    (
+        "eco",
+        "the ECO code of the opening the moves reach, as classified",
+    ),
+    ("opening", "the name of that classified opening"),
+];
+
 /// A position a game may reach, found by its Zobrist hash (then checked exactly).
 #[derive(Debug)]
 pub enum Target {
@@ -719,9 +761,13 @@ impl Parser {
             name if name.starts_with(|c: char| c.is_ascii_lowercase()) && !name.contains('-') => {
                 Err(ParseError::new(
                     format!(
-                        "unknown field '{name}': fields are plies, moves, errors, warnings, \
-                         termination, result_by_rule, position, material, player, white, \
-                         black, eco, opening; tag names start with a capital (WhiteElo)"
+                        "unknown field '{name}': fields are {}; tag names start with a \
+                         capital (WhiteElo)",
+                        FIELDS
+                            .iter()
+                            .map(|(f, _)| *f)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                     at,
                 ))
@@ -957,6 +1003,26 @@ mod tests {
         assert!(
             matches!(parse(&src).expect("parses").expr, Expr::Or(ref all) if all.len() == 100_000)
         );
+    }
+
+    #[test]
+    fn every_listed_field_is_one_the_parser_knows() {
+        for (field, _) in FIELDS {
+            let value = match *field {
+                "termination" => "checkmate",
+                "result_by_rule" => "1-0",
+                "position" => "\"8/8/8/8/8/8/8/K1k5 w\"",
+                "material" => "Kk",
+                _ => "1",
+            };
+            let src = format!("{field} = {value}");
+            assert!(parse(&src).is_ok(), "{src}: {:?}", parse(&src).err());
+        }
+        // And the message for an unknown one names them all.
+        let message = error("elo > 5").message;
+        for (field, _) in FIELDS {
+            assert!(message.contains(field), "{field}: {message}");
+        }
     }
 
     #[test]
