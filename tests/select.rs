@@ -419,3 +419,46 @@ fn help_lists_the_fields_and_only_the_formats_select_writes() {
         stderr(&o)
     );
 }
+
+/// Issue 39: a tag no game has (a misspelled name fails every test silently) is named at the
+/// end of the run, with the tag most likely meant.
+#[test]
+fn a_tag_no_game_has_is_named_with_the_one_meant() {
+    for jobs in ["1", "3"] {
+        let o = pgnkit(
+            &[
+                "select",
+                "-q",
+                "--count",
+                "-j",
+                jobs,
+                "-w",
+                "Whiteelo >= 2500 or Evnet = \"x\" or Annotator = \"y\"",
+                GAMES,
+            ],
+            None,
+        );
+        assert_eq!(stdout(&o), "0\n");
+        assert_eq!(
+            stderr(&o),
+            "warning: no game has a tag 'Whiteelo'; did you mean 'WhiteElo'?\n\
+             warning: no game has a tag 'Evnet'; did you mean 'Event'?\n\
+             warning: no game has a tag 'Annotator', so every test of it is false\n",
+            "-j {jobs}"
+        );
+    }
+    // Tags some game has: no warning.
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--count",
+            "-w",
+            "WhiteElo >= 2500 or Event = \"x\"",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "3\n");
+    assert_eq!(stderr(&o), "");
+}

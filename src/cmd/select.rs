@@ -15,6 +15,7 @@ use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, Inputs, WriteError};
 use crate::rules::game::CheckOptions;
 use crate::select::expr::FIELDS;
+use crate::select::tags::{Nearest, TagWatch};
 use crate::select::watch::Watch;
 use crate::select::{Facts, Replayed, Selection};
 
@@ -107,6 +108,8 @@ struct Picked {
     /// Selected, but not written (it could not be converted).
     unwritten: bool,
     errors: u64,
+    /// Tag names close to those of the expression no game had so far.
+    nearest: Nearest,
 }
 
 impl Found for Picked {
@@ -205,18 +208,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
     let opts = CheckOptions::default();
     let (mut selected, mut unwritten) = (0u64, 0u64);
-    let work = |name: &str, game: &mut Game<'_>| {
-        select_one(
-            game,
-            name,
-            &selection,
-            &opts,
-            &args,
-            convert.as_ref(),
-            eco_table,
-        )
+    let tag_watch = TagWatch::new(selection.tag_names());
+    let mut nearest = Nearest::default();
+    let shared = Shared {
+        selection: &selection,
+        opts: &opts,
+        args: &args,
+        convert: convert.as_ref(),
+        eco_table,
+        tag_watch: &tag_watch,
     };
+    let work = |name: &str, game: &mut Game<'_>| select_one(game, name, &shared);
     let sink = |_: &str, p: Picked| -> Result<(), WriteError> {
+        nearest.merge(p.nearest);
         if !p.diagnostics.is_empty() {
             io::stderr()
                 .lock()
@@ -241,6 +245,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         writeln!(out, "{selected}").map_err(written)?;
     }
     out.flush().map_err(written)?;
+    if inputs.totals.games > 0 {
+        warn_of_missing_tags(&tag_watch, &nearest)?;
+    }
     inputs.say_if_interrupted("the summary covers the games read so far")?;
     inputs.summary(
         args.input.quiet,
@@ -256,19 +263,51 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(inputs.outcome_with(selected == 0))
 }
 
+/// What every game of the run is selected with, shared by the workers.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    selection: &'a Selection,
+    opts: &'a CheckOptions,
+    args: &'a Args,
+    convert: Option<&'a super::convert::Args>,
+    eco_table: Option<&'static crate::eco::Table>,
+    tag_watch: &'a TagWatch,
+}
+
+/// Says which tags of the expression no game had (a misspelled name fails every test
+/// silently), with the name most likely meant.
+fn warn_of_missing_tags(watch: &TagWatch, nearest: &Nearest) -> Result<(), WriteError> {
+    let mut err = io::stderr().lock();
+    for (name, near) in watch.missing(nearest) {
+        match near {
+            Some(near) => writeln!(
+                err,
+                "warning: no game has a tag '{name}'; did you mean '{near}'?"
+            ),
+            None => writeln!(
+                err,
+                "warning: no game has a tag '{name}', so every test of it is false"
+            ),
+        }
+        .map_err(|e| WriteError::new("to standard error", e))?;
+    }
+    Ok(())
+}
+
 /// Tests one game (on a worker thread) and makes what is written of it. The tags are looked
 /// at first; the game is replayed only when the expression still depends on the replay.
-fn select_one(
-    game: &mut Game<'_>,
-    name: &str,
-    selection: &Selection,
-    opts: &CheckOptions,
-    args: &Args,
-    convert: Option<&super::convert::Args>,
-    eco_table: Option<&'static crate::eco::Table>,
-) -> Picked {
+fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
+    let Shared {
+        selection,
+        opts,
+        args,
+        convert,
+        eco_table,
+        tag_watch,
+    } = *shared;
     // A tagless game in the book layout has its header read as tags, as the replay does.
     crate::pgn::book::extract_header(game.bytes, game.lexed);
+    let nearest = tag_watch.look(game.lexed);
     let by_tags = selection.matches(&Facts {
         lexed: game.lexed,
         replay: None,
@@ -308,6 +347,7 @@ fn select_one(
         diagnostics: Vec::new(),
         unwritten: false,
         errors,
+        nearest,
     };
     if !picked.selected || args.count {
         return picked;

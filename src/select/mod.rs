@@ -9,6 +9,7 @@
 pub mod date;
 pub mod expr;
 pub mod round;
+pub mod tags;
 pub mod watch;
 
 use std::cmp::Ordering;
@@ -71,6 +72,13 @@ impl Selection {
         self.replay
     }
 
+    /// The names of the tags the expression tests, each once, in order.
+    pub fn tag_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        tag_names(&self.expr, &mut names);
+        names
+    }
+
     /// The positions and material balances the replay must watch for.
     pub fn targets(&self) -> &[Target] {
         &self.targets
@@ -87,6 +95,19 @@ fn needs_replay(expr: &Expr) -> bool {
         Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
         Expr::Not(a) => needs_replay(a),
         Expr::Test(t) => !matches!(t, Test::Tag { .. } | Test::Name { .. }),
+    }
+}
+
+fn tag_names(expr: &Expr, names: &mut Vec<String>) {
+    match expr {
+        Expr::And(all) | Expr::Or(all) => all.iter().for_each(|e| tag_names(e, names)),
+        Expr::Not(a) => tag_names(a, names),
+        Expr::Test(Test::Tag { name, .. }) => {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        Expr::Test(_) => {}
     }
 }
 
