@@ -1088,3 +1088,36 @@ fn each_date_off_the_standard_is_reported_with_what_is_wrong() {
     let want: Vec<(u64, String)> = want.iter().map(|&(g, m)| (g, m.to_owned())).collect();
     assert_eq!(dates, want);
 }
+
+/// Issue 40: every text cell of `--format csv` (file, players, token, message, help) is
+/// spreadsheet-safe, as `convert` and `stats` cells are: a cell a spreadsheet would run as a
+/// formula gets a leading `'`.
+#[test]
+fn csv_cells_are_spreadsheet_safe() {
+    // Run where the file is, so that its name starts the `file` cell.
+    let dir = common::scratch("validate/injection");
+    std::fs::copy("testdata/validate/injection.pgn", dir.join("=cmd.pgn")).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(["validate", "--format", "csv", "-q", "=cmd.pgn"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let mut reader = csv::Reader::from_reader(o.stdout.as_slice());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2, "{}", stdout(&o));
+    for row in &rows {
+        for cell in row {
+            assert!(
+                !cell.starts_with(['=', '+', '@', '\t', '\r']),
+                "live formula {cell:?} in {row:?}"
+            );
+        }
+        assert_eq!(&row[0], "'=cmd.pgn");
+    }
+    let at = |r: usize, c: usize| rows[r][c].to_owned();
+    assert_eq!([at(0, 4), at(0, 5), at(0, 10)], ["'=cmd", "'@b", "'=1+1"]);
+    assert_eq!([at(1, 4), at(1, 5)], ["'\t=1+1", "'-2+3"]);
+    // What a spreadsheet only shows is kept.
+    assert_eq!(at(1, 10), "Kf3");
+}
