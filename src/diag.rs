@@ -304,6 +304,19 @@ impl<'a> Capped<'a> {
         index
     }
 
+    /// Adds `note` to the last kept finding of `code` at `span`; nothing when there is none
+    /// (it was left out, or taken back).
+    pub(crate) fn note_on(&mut self, code: Code, span: Span, note: String) {
+        if let Some(f) = self
+            .list
+            .iter_mut()
+            .rev()
+            .find(|f| f.code == code && f.span == Some(span))
+        {
+            f.notes.push(note);
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.list.len()
     }

@@ -136,6 +136,27 @@ fn selected_games_are_written_byte_for_byte() {
     assert_eq!(stdout(&o), format!("{}\n\n", third.join("\n\n")));
 }
 
+/// Issue 39: `Round` is parts separated by `.`, compared part by part, quoted or not; never a
+/// decimal number (`5.2` is not `5.20`) and never a date.
+#[test]
+fn rounds_compare_part_by_part() {
+    for (expr, want) in [
+        ("Round = \"5.2\"", vec!["5.2", "05.2"]),
+        ("Round = 5.2", vec!["5.2", "05.2"]),
+        ("Round = 5.20", vec!["5.20"]),
+        ("Round > 5.9", vec!["5.20", "5.200", "5.10", "12"]),
+        ("Round < 5.10 and Round >= 5", vec!["5.2", "5.9", "05.2"]),
+        ("Round = \"?\"", vec!["?"]),
+    ] {
+        let o = pgnkit(
+            &["select", "-q", "-w", expr, "testdata/select/rounds.pgn"],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{expr}: {}", stderr(&o));
+        assert_eq!(rounds(&stdout(&o)), want, "{expr}");
+    }
+}
+
 #[test]
 fn invert_selects_the_others_and_count_prints_the_number() {
     let expr = "termination = checkmate or Event ~ \"Rapid\"";
@@ -356,4 +377,88 @@ fn help_man_page_and_completions_know_select() {
             "{shell}: no --where"
         );
     }
+}
+
+/// Issue 39: `select --help` and its man page list the fields of `--where`, and `--format`
+/// offers only the formats select writes (parquet, refused, is not offered).
+#[test]
+fn help_lists_the_fields_and_only_the_formats_select_writes() {
+    let help = stdout(&pgnkit(&["select", "--help"], None));
+    let page = stdout(&pgnkit(&["man", "select"], None));
+    for field in [
+        "player",
+        "plies",
+        "termination",
+        "result_by_rule",
+        "position",
+        "material",
+        "eco",
+        "opening",
+    ] {
+        let listed = |text: &str| text.lines().any(|l| l.trim_start().starts_with(field));
+        assert!(listed(&help), "--help lists no {field}:\n{help}");
+        assert!(listed(&page), "the man page lists no {field}:\n{page}");
+    }
+    // Words joined by single spaces, however the help is wrapped.
+    let short = stdout(&pgnkit(&["select", "-h"], None));
+    let short = short.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        short.contains("[possible values: pgn, book, jsonl, csv, epd]"),
+        "{short}"
+    );
+    assert!(!help.contains("parquet:"), "{help}");
+    // Still refused with what to do, not as an unknown value.
+    let o = pgnkit(
+        &["select", "-w", "Round = 1", "--format", "parquet", GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("pgnkit convert --format parquet"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Issue 39: a tag no game has (a misspelled name fails every test silently) is named at the
+/// end of the run, with the tag most likely meant.
+#[test]
+fn a_tag_no_game_has_is_named_with_the_one_meant() {
+    for jobs in ["1", "3"] {
+        let o = pgnkit(
+            &[
+                "select",
+                "-q",
+                "--count",
+                "-j",
+                jobs,
+                "-w",
+                "Whiteelo >= 2500 or Evnet = \"x\" or Annotator = \"y\"",
+                GAMES,
+            ],
+            None,
+        );
+        assert_eq!(stdout(&o), "0\n");
+        assert_eq!(
+            stderr(&o),
+            "warning: no game has a tag 'Whiteelo'; did you mean 'WhiteElo'?\n\
+             warning: no game has a tag 'Evnet'; did you mean 'Event'?\n\
+             warning: no game has a tag 'Annotator', so every test of it is false\n",
+            "-j {jobs}"
+        );
+    }
+    // Tags some game has: no warning.
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--count",
+            "-w",
+            "WhiteElo >= 2500 or Event = \"x\"",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "3\n");
+    assert_eq!(stderr(&o), "");
 }

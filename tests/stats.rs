@@ -162,6 +162,28 @@ fn formulas_from_the_file_are_neutralised() {
     );
 }
 
+/// Issue 40: `games.csv`'s `file` column is text from outside pgnkit too, neutralised as the
+/// tags are (and kept with `--raw-csv`).
+#[test]
+fn file_names_are_neutralised_too() {
+    let dir = scratch("injection_file");
+    std::fs::copy("testdata/stats/injection.pgn", dir.join("=cmd.pgn")).unwrap();
+    for (raw, want) in [(false, "'=cmd.pgn"), (true, "=cmd.pgn")] {
+        let mut args = vec!["stats", "=cmd.pgn", "--out", "out"];
+        if raw {
+            args.push("--raw-csv");
+        }
+        // Run where the file is, so that its name starts the `file` cell.
+        let o = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(column(&dir.join("out/games.csv"), "file"), [want]);
+    }
+}
+
 #[test]
 fn unicode_names_are_kept_and_unknown_names_share_a_bucket() {
     let dir = scratch("unicode");

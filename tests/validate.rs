@@ -1193,3 +1193,114 @@ fn an_oversized_game_is_skipped_once_with_its_players() {
         assert_eq!(around, [alone.clone(), alone].concat(), "{}", outputs[0]);
     }
 }
+
+/// Issue 40: every text cell of `--format csv` (file, players, token, message, help) is
+/// spreadsheet-safe, as `convert` and `stats` cells are: a cell a spreadsheet would run as a
+/// formula gets a leading `'`.
+#[test]
+fn csv_cells_are_spreadsheet_safe() {
+    // Run where the file is, so that its name starts the `file` cell.
+    let dir = common::scratch("validate/injection");
+    std::fs::copy("testdata/validate/injection.pgn", dir.join("=cmd.pgn")).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(["validate", "--format", "csv", "-q", "=cmd.pgn"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let mut reader = csv::Reader::from_reader(o.stdout.as_slice());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2, "{}", stdout(&o));
+    for row in &rows {
+        for cell in row {
+            assert!(
+                !cell.starts_with(['=', '+', '@', '\t', '\r']),
+                "live formula {cell:?} in {row:?}"
+            );
+        }
+        assert_eq!(&row[0], "'=cmd.pgn");
+    }
+    let at = |r: usize, c: usize| rows[r][c].to_owned();
+    assert_eq!([at(0, 4), at(0, 5), at(0, 10)], ["'=cmd", "'@b", "'=1+1"]);
+    assert_eq!([at(1, 4), at(1, 5)], ["'\t=1+1", "'-2+3"]);
+    // What a spreadsheet only shows is kept.
+    assert_eq!(at(1, 10), "Kf3");
+}
+
+/// The diagnostics of `pgnkit validate --format json FILE`: (game, code, column, notes).
+fn findings(file: &str) -> Vec<(u64, String, u64, Vec<String>)> {
+    let o = pgnkit(&["validate", "--format", "json", "-q", file], None);
+    common::json_lines(&stdout(&o))
+        .into_iter()
+        .filter(|d| d["type"] == "diagnostic" && d["code"] != "T001")
+        .map(|d| {
+            let notes = d["notes"].as_array().cloned().unwrap_or_default();
+            (
+                d["game"].as_u64().unwrap(),
+                d["code"].as_str().unwrap().to_owned(),
+                d["column"].as_u64().unwrap(),
+                notes
+                    .iter()
+                    .map(|n| n.as_str().unwrap().to_owned())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 39: move numbers off the same way all through a game, and moves in UCI all through
+/// it, are one finding a game, with the count of the others in a note; not one a move.
+#[test]
+fn a_pattern_through_a_game_is_reported_once_with_its_count() {
+    let numbers = findings("testdata/validate/numbers-off-by-one.pgn");
+    assert_eq!(
+        numbers,
+        [
+            (
+                1,
+                "P015".to_owned(),
+                1,
+                vec![
+                    "4 more move numbers of this game are off the same way (1 too high); this \
+                     finding stands for all of them"
+                        .to_owned()
+                ]
+            ),
+            (
+                2,
+                "P015".to_owned(),
+                10,
+                vec![
+                    "1 more move number of this game is off the same way (1 too high); this \
+                     finding stands for all of them"
+                        .to_owned()
+                ]
+            ),
+        ]
+    );
+    let uci = findings("testdata/validate/uci-moves.pgn");
+    assert_eq!(
+        uci,
+        [(
+            1,
+            "N010".to_owned(),
+            4,
+            vec![
+                "6 more moves of this game are in UCI notation; this finding stands for all of \
+                 them"
+                    .to_owned()
+            ]
+        )]
+    );
+}
+
+/// Issue 39: a `)` that closes no variation is one finding (P006), not also P008 at the same
+/// place.
+#[test]
+fn a_stray_closing_parenthesis_is_reported_once() {
+    let found: Vec<(String, u64)> = findings("testdata/validate/stray-paren.pgn")
+        .into_iter()
+        .map(|(_, code, column, _)| (code, column))
+        .collect();
+    assert_eq!(found, [("P006".to_owned(), 7), ("P006".to_owned(), 28)]);
+}

@@ -14,6 +14,8 @@ use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, Inputs, WriteError};
 use crate::report::staged::{self, StagedFiles};
 use crate::rules::game::CheckOptions;
+use crate::select::expr::FIELDS;
+use crate::select::tags::{Nearest, TagWatch};
 use crate::select::watch::Watch;
 use crate::select::{Facts, Replayed, Selection};
 
@@ -30,7 +32,7 @@ pub struct Args {
     pub input: super::InputArgs,
 
     /// The games to select, as an expression: `Result = "1-0" and player = "Carlsen*"`.
-    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    #[arg(long = "where", short = 'w', value_name = "EXPR", long_help = where_help())]
     pub expr: String,
 
     /// Select the games that do not match.
@@ -50,15 +52,51 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "NOTATION")]
     pub to: Option<ToArg>,
 
-    /// Write the selected games in this format, as `pgnkit convert --format` does (all but
-    /// parquet).
-    #[arg(long, value_enum)]
+    /// Write the selected games in this format, as `pgnkit convert --format` does.
+    #[arg(long, value_name = "FORMAT", value_parser = formats())]
     pub format: Option<FormatArg>,
 
     /// Classify the openings that `eco` and `opening` test with this table instead of the
     /// built-in one (lichess's TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
     #[arg(long, value_name = "FILE")]
     pub eco_table: Option<PathBuf>,
+}
+
+/// The long help of `--where` (`select --help` and the man page): the language in brief and
+/// every field, from the list the parser reads.
+fn where_help() -> String {
+    let mut help = String::from(
+        "The games to select, as an expression: `Result = \"1-0\" and player = \"Carlsen*\"`.\n\n\
+         Tests (FIELD OP VALUE) joined by and, or, not and parentheses. OP is one of = != < <= \
+         > >= ~ (contains; a /regex/ matches) !~ matches. A name that starts with a capital is \
+         a tag (WhiteElo, Result, Date, Round, ECO, Event, any tag); the fields are:\n",
+    );
+    let width = FIELDS.iter().map(|(f, _)| f.len()).max().unwrap_or(0);
+    for (field, what) in FIELDS {
+        help.push_str(&format!("\n  {field:width$}  {what}"));
+    }
+    help
+}
+
+/// `--format`'s values: convert's, with `parquet` hidden, since select refuses it (still
+/// parsed, so that the refusal can say what to do instead).
+fn formats() -> impl clap::builder::TypedValueParser<Value = FormatArg> {
+    let values = FormatArg::value_variants().iter().filter_map(|f| {
+        let value = f.to_possible_value()?;
+        Some(value.hide(*f == FormatArg::Parquet))
+    });
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(values).map(|name: String| {
+        FormatArg::value_variants()
+            .iter()
+            .copied()
+            .find(|f| {
+                f.to_possible_value()
+                    .is_some_and(|v| v.matches(&name, false))
+            })
+            // The parser accepts only the names of the variants.
+            .unwrap_or(FormatArg::Pgn)
+    })
 }
 
 /// What the work made of one game, for the sink in input order.
@@ -71,6 +109,8 @@ struct Picked {
     /// Selected, but not written (it could not be converted).
     unwritten: bool,
     errors: u64,
+    /// Tag names close to those of the expression no game had so far.
+    nearest: Nearest,
 }
 
 impl Found for Picked {
@@ -166,18 +206,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
     let opts = CheckOptions::default();
     let (mut selected, mut unwritten) = (0u64, 0u64);
-    let work = |name: &str, game: &mut Game<'_>| {
-        select_one(
-            game,
-            name,
-            &selection,
-            &opts,
-            &args,
-            convert.as_ref(),
-            eco_table,
-        )
+    let tag_watch = TagWatch::new(selection.tag_names());
+    let mut nearest = Nearest::default();
+    let shared = Shared {
+        selection: &selection,
+        opts: &opts,
+        args: &args,
+        convert: convert.as_ref(),
+        eco_table,
+        tag_watch: &tag_watch,
     };
+    let work = |name: &str, game: &mut Game<'_>| select_one(game, name, &shared);
     let sink = |_: &str, p: Picked| -> Result<(), WriteError> {
+        nearest.merge(p.nearest);
         if !p.diagnostics.is_empty() {
             io::stderr()
                 .lock()
@@ -204,6 +245,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     out.flush().map_err(written)?;
     drop(out);
     super::commit(staged, &inputs)?;
+    if inputs.totals.games > 0 {
+        warn_of_missing_tags(&tag_watch, &nearest)?;
+    }
     inputs.summary(
         args.input.quiet,
         format_args!(
@@ -218,19 +262,51 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(inputs.outcome_with(selected == 0))
 }
 
+/// What every game of the run is selected with, shared by the workers.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    selection: &'a Selection,
+    opts: &'a CheckOptions,
+    args: &'a Args,
+    convert: Option<&'a super::convert::Args>,
+    eco_table: Option<&'static crate::eco::Table>,
+    tag_watch: &'a TagWatch,
+}
+
+/// Says which tags of the expression no game had (a misspelled name fails every test
+/// silently), with the name most likely meant.
+fn warn_of_missing_tags(watch: &TagWatch, nearest: &Nearest) -> Result<(), WriteError> {
+    let mut err = io::stderr().lock();
+    for (name, near) in watch.missing(nearest) {
+        match near {
+            Some(near) => writeln!(
+                err,
+                "warning: no game has a tag '{name}'; did you mean '{near}'?"
+            ),
+            None => writeln!(
+                err,
+                "warning: no game has a tag '{name}', so every test of it is false"
+            ),
+        }
+        .map_err(|e| WriteError::new("to standard error", e))?;
+    }
+    Ok(())
+}
+
 /// Tests one game (on a worker thread) and makes what is written of it. The tags are looked
 /// at first; the game is replayed only when the expression still depends on the replay.
-fn select_one(
-    game: &mut Game<'_>,
-    name: &str,
-    selection: &Selection,
-    opts: &CheckOptions,
-    args: &Args,
-    convert: Option<&super::convert::Args>,
-    eco_table: Option<&'static crate::eco::Table>,
-) -> Picked {
+fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
+    let Shared {
+        selection,
+        opts,
+        args,
+        convert,
+        eco_table,
+        tag_watch,
+    } = *shared;
     // A tagless game in the book layout has its header read as tags, as the replay does.
     crate::pgn::book::extract_header(game.bytes, game.lexed);
+    let nearest = tag_watch.look(game.lexed);
     let by_tags = selection.matches(&Facts {
         lexed: game.lexed,
         replay: None,
@@ -270,6 +346,7 @@ fn select_one(
         diagnostics: Vec::new(),
         unwritten: false,
         errors,
+        nearest,
     };
     if !picked.selected || args.count {
         return picked;

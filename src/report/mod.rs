@@ -376,7 +376,9 @@ pub const CSV_HEADER: [&str; 14] = [
     "token", "message", "help", "fen",
 ];
 
-/// Writes one finding as a CSV record.
+/// Writes one finding as a CSV record. Every text cell (the file name, the players, the token,
+/// and the message and help, which quote the input) is [neutralised](cell::neutralise) for
+/// spreadsheets, as every CSV pgnkit writes is.
 ///
 /// # Errors
 ///
@@ -386,26 +388,28 @@ pub fn write_csv<W: Write>(
     ctx: &GameContext,
     f: &Finding,
 ) -> csv::Result<()> {
+    use cell::neutralise;
     let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
     let mut message = f.message.clone();
     for n in &f.notes {
         message.push_str("; ");
         message.push_str(n);
     }
+    let token = token_text(ctx, f).unwrap_or_default();
     out.write_record([
-        ctx.file,
+        &*neutralise(ctx.file),
         &line.to_string(),
         &column.to_string(),
         &ctx.number.to_string(),
-        ctx.white,
-        ctx.black,
+        &neutralise(ctx.white),
+        &neutralise(ctx.black),
         &f.ply.map(|p| p.number.to_string()).unwrap_or_default(),
         f.ply.map_or("", PlyLabel::side),
         f.severity.as_str(),
         f.code.as_str(),
-        &token_text(ctx, f).unwrap_or_default(),
-        &message,
-        f.help.as_deref().unwrap_or(""),
+        &neutralise(&token),
+        &neutralise(&message),
+        &neutralise(f.help.as_deref().unwrap_or("")),
         f.fen.as_deref().unwrap_or(""),
     ])
 }

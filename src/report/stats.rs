@@ -172,7 +172,8 @@ pub fn write_game<W: Write>(
     opts: CsvOptions,
 ) -> csv::Result<()> {
     let cells = [
-        own(&row.file),
+        // A file name is text from outside pgnkit, as a tag's value is.
+        Cell::Input(&row.file),
         Cell::Int(row.game),
         Cell::Int(row.line.into()),
         Cell::Input(&row.event),

@@ -179,6 +179,8 @@ pub(super) struct Replay<'a> {
     start: Chess,
     /// The lexer's problems of the part of the movetext the bytes loop handed on to it.
     rest_problems: Vec<LexProblem>,
+    /// Findings that repeat the same way all through the game, reported once with a count.
+    repeated: findings::Repeated,
 }
 
 impl<'a> Replay<'a> {
@@ -234,6 +236,7 @@ impl<'a> Replay<'a> {
             san_noted: 0,
             start: start.clone(),
             rest_problems: Vec::new(),
+            repeated: findings::Repeated::default(),
         };
         replay.main.restart_hash(&start);
         replay.main.history.push((replay.main.hash, false));
@@ -249,7 +252,8 @@ impl<'a> Replay<'a> {
     }
 
     /// Ends the replay: its buffers go back for the next game on this thread.
-    pub(super) fn finish(self) -> Replayed {
+    pub(super) fn finish(mut self) -> Replayed {
+        self.count_repeated();
         if self.tell_moves {
             self.visitor.main_line(&self.main_line);
         }
@@ -343,8 +347,10 @@ impl Replay<'_> {
                         self.result_token = Some(result);
                     }
                 }
-                // A `[` the lexer reported already (P002, P017), with the tag it starts.
-                TokenKind::Unknown if self.bytes.get(token.span.start as usize) == Some(&b'[') => {}
+                // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
+                // `)` that closes no variation, reported already as P006 at the same place.
+                TokenKind::Unknown
+                    if matches!(self.bytes.get(token.span.start as usize), Some(b'[' | b')')) => {}
                 TokenKind::Unknown => {
                     let text = quote_bytes(
                         &self.bytes[token.span.start as usize..token.span.end as usize],

@@ -76,6 +76,40 @@ pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Opti
             return None;
         }
     };
+    if let Some(variant) = fen_of_a_variant(&fen) {
+        report.variant = Cow::Borrowed(variant.name);
+        report.findings.push(
+            Finding::new(
+                Code::UnsupportedVariant,
+                Some(tag.span),
+                format!(
+                    "FEN \"{}\" has {}: it is a {} position, not standard chess or Chess960; \
+                     the game is not replayed",
+                    tag.value, variant.what, variant.title
+                ),
+            )
+            .help(format!(
+                "pgnkit checks standard chess and Chess960 only; if the game is standard chess, \
+                 remove {} from the FEN",
+                variant.what
+            )),
+        );
+        return None;
+    }
+    if let Some(why) = counter_out_of_range(tag.value) {
+        report.findings.push(
+            Finding::new(
+                Code::InvalidFen,
+                Some(tag.span),
+                format!("FEN \"{}\" cannot be read: {why}", tag.value),
+            )
+            .help(format!(
+                "a move counter is at most {}; write the counters the game really had",
+                u32::MAX
+            )),
+        );
+        return None;
+    }
     let attempt = fen.clone().into_position::<Chess>(mode);
     match attempt {
         Ok(pos) => Some(pos),
@@ -97,6 +131,61 @@ pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Opti
             None
         }
     }
+}
+
+/// A variant a FEN says its position is of, by fields standard chess has not.
+struct FenVariant {
+    /// As [`GameReport::variant`] names it.
+    name: &'static str,
+    title: &'static str,
+    /// The fields that say so, for the message.
+    what: &'static str,
+}
+
+/// The variant `fen` belongs to when it has fields of one: Crazyhouse's pockets (`[QQqq]`,
+/// `/QQqq`) or promoted-piece marks (`Q~`), three-check's counters (`3+3`, `+2+0`). shakmaty
+/// reads them, and a standard position made from it would silently drop them.
+fn fen_of_a_variant(fen: &Fen) -> Option<FenVariant> {
+    let setup = fen.as_setup();
+    if setup.pockets.is_some() {
+        return Some(FenVariant {
+            name: "crazyhouse",
+            title: "Crazyhouse",
+            what: "Crazyhouse pockets ([QQqq] or /QQqq after the board)",
+        });
+    }
+    if setup.promoted.any() {
+        return Some(FenVariant {
+            name: "crazyhouse",
+            title: "Crazyhouse",
+            what: "Crazyhouse promoted-piece marks (Q~)",
+        });
+    }
+    if setup.remaining_checks.is_some() {
+        return Some(FenVariant {
+            name: "three-check",
+            title: "Three-check",
+            what: "three-check counters (3+3, +2+0)",
+        });
+    }
+    None
+}
+
+/// Why a move counter of `fen` cannot be kept: one past `u32::MAX`, which shakmaty would
+/// clamp to it without a word. The counters are the fields after the en passant square that
+/// are digits alone (a three-check counter has a `+`).
+fn counter_out_of_range(fen: &str) -> Option<String> {
+    let fields = fen.split([' ', '_']).filter(|f| !f.is_empty()).skip(4);
+    let counters = fields.filter(|f| f.bytes().all(|b| b.is_ascii_digit()));
+    for (counter, name) in counters.zip(["the halfmove clock", "the move number"]) {
+        if counter.parse::<u32>().is_err() {
+            return Some(format!(
+                "{name} {counter} is larger than {}, the most pgnkit can count",
+                u32::MAX
+            ));
+        }
+    }
+    None
 }
 
 pub(super) fn invalid_position(

@@ -7,6 +7,7 @@ use regex::Regex;
 use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::date::PartialDate;
+use super::round::Round;
 
 /// A problem in an expression: what is wrong, and where (a byte offset into it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +112,11 @@ pub enum Literal {
         text: String,
         date: PartialDate,
     },
+    /// A value of the `Round` tag written as a round (`5`, `5.2`), compared part by part.
+    Round {
+        text: String,
+        round: Round,
+    },
     Regex(Regex),
 }
 
@@ -120,7 +126,8 @@ impl Literal {
         match self {
             Literal::Text { text, .. }
             | Literal::Number { text, .. }
-            | Literal::Date { text, .. } => text,
+            | Literal::Date { text, .. }
+            | Literal::Round { text, .. } => text,
             Literal::Regex(re) => re.as_str(),
         }
     }
@@ -169,6 +176,48 @@ pub const ENDINGS: &[(&str, Ending)] = &[
     ("threefold", Ending::Threefold),
     ("fifty-moves", Ending::FiftyMoves),
     ("none", Ending::None),
+];
+
+/// pgnkit's own fields (lowercase; a capitalised name is a tag), each with what it is: the
+/// one list that `select --help`, its man page and the "unknown field" message show.
+pub const FIELDS: &[(&str, &str)] = &[
+    (
+        "player",
+        "the White or the Black tag; * in = and != is any run of characters",
+    ),
+    ("white", "the White tag, with * as for player"),
+    ("black", "the Black tag, with * as for player"),
+    ("plies", "main-line half-moves replayed"),
+    ("moves", "main-line moves: plies halved, rounded up"),
+    (
+        "errors",
+        "the errors `pgnkit validate` reports for the game",
+    ),
+    (
+        "warnings",
+        "the warnings `pgnkit validate` reports for the game",
+    ),
+    (
+        "termination",
+        "how the game ended by rule: checkmate, stalemate, threefold, none...",
+    ),
+    (
+        "result_by_rule",
+        "the result the rules decide: 1-0, 0-1 or 1/2-1/2",
+    ),
+    (
+        "position",
+        "a FEN the main line reaches (or its board and side to move)",
+    ),
+    (
+        "material",
+        "the pieces the main line has at some ply: \"KRPkr\"",
+    ),
+    (
+        "eco",
+        "the ECO code of the opening the moves reach, as classified",
+    ),
+    ("opening", "the name of that classified opening"),
 ];
 
 /// A position a game may reach, found by its Zobrist hash (then checked exactly).
@@ -474,7 +523,8 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     })
 }
 
-/// Parentheses nested deeper than this are refused: the parser recurses once a level.
+/// Parentheses and `not` nested deeper than this are refused: the parser recurses once a
+/// level. docs/select.md gives the same number.
 const MAX_DEPTH: usize = 64;
 
 struct Parser {
@@ -523,10 +573,15 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
+        // Only `(` and `not` recurse, so only they count: a test inside 64 parentheses is
+        // 64 deep, as the docs say, not 65.
+        if !matches!(self.peek(), Some(Tok::Not | Tok::Open)) {
+            return self.test().map(Expr::Test);
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(ParseError::new(
-                format!("nested more than {MAX_DEPTH} deep"),
+                format!("nested more than {MAX_DEPTH} deep (each '(' and 'not' is a level)"),
                 self.here(),
             ));
         }
@@ -691,7 +746,7 @@ impl Parser {
                     "white" => Sides::White,
                     _ => Sides::Black,
                 };
-                let value = literal(&value, op, false).map_err(bad_value)?;
+                let value = literal(&value, op, Values::Text).map_err(bad_value)?;
                 Ok(Test::Name { sides, op, value })
             }
             "eco" | "opening" => {
@@ -700,15 +755,19 @@ impl Parser {
                 } else {
                     Classified::Opening
                 };
-                let value = literal(&value, op, false).map_err(bad_value)?;
+                let value = literal(&value, op, Values::Text).map_err(bad_value)?;
                 Ok(Test::Classified { field, op, value })
             }
             name if name.starts_with(|c: char| c.is_ascii_lowercase()) && !name.contains('-') => {
                 Err(ParseError::new(
                     format!(
-                        "unknown field '{name}': fields are plies, moves, errors, warnings, \
-                         termination, result_by_rule, position, material, player, white, \
-                         black, eco, opening; tag names start with a capital (WhiteElo)"
+                        "unknown field '{name}': fields are {}; tag names start with a \
+                         capital (WhiteElo)",
+                        FIELDS
+                            .iter()
+                            .map(|(f, _)| *f)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                     at,
                 ))
@@ -720,8 +779,14 @@ impl Parser {
                         at,
                     ));
                 }
-                let date = name.ends_with("Date");
-                let value = literal(&value, op, date).map_err(bad_value)?;
+                let values = if name.ends_with("Date") {
+                    Values::Date
+                } else if name == "Round" {
+                    Values::Round
+                } else {
+                    Values::Text
+                };
+                let value = literal(&value, op, values).map_err(bad_value)?;
                 Ok(Test::Tag {
                     name: name.to_owned(),
                     op,
@@ -747,9 +812,19 @@ fn number_of(tok: &Tok) -> Option<f64> {
     }
 }
 
-/// The literal a tag or name is compared with; `date` for a tag whose name ends in `Date`,
-/// whose values are read as dates.
-fn literal(tok: &Tok, op: Op, date: bool) -> Result<Literal, String> {
+/// How a tag's values are read, by its name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// Text, numbers, or dates when the value is written as one.
+    Text,
+    /// A tag whose name ends in `Date`: always dates.
+    Date,
+    /// `Round`: rounds of parts (`5.2`), never dates or decimal numbers.
+    Round,
+}
+
+/// The literal a tag or name is compared with, read as the tag's `values` are.
+fn literal(tok: &Tok, op: Op, values: Values) -> Result<Literal, String> {
     if let Tok::Regex(pattern) = tok {
         if !matches!(op, Op::Contains | Op::NotContains) {
             return Err(format!(
@@ -766,8 +841,16 @@ fn literal(tok: &Tok, op: Op, date: bool) -> Result<Literal, String> {
     }
     let text = text_of(tok).to_owned();
     let ordered = !matches!(op, Op::Contains | Op::NotContains);
+    if values == Values::Round {
+        // `5.2` is round 5, game 2: not a decimal number and not a date. A value that is no
+        // round (`?`, `-`) compares as text.
+        if let Some(round) = ordered.then(|| Round::parse(&text)).flatten() {
+            return Ok(Literal::Round { text, round });
+        }
+        return Ok(Literal::Text { text, number: None });
+    }
     let date_like = matches!(tok, Tok::Bare(s) if s.contains('.') || s.contains('?'));
-    if ordered && (date || date_like) {
+    if ordered && (values == Values::Date || date_like) {
         return match PartialDate::parse(&text) {
             Some(d) => Ok(Literal::Date { text, date: d }),
             None => Err(format!(
@@ -892,11 +975,54 @@ mod tests {
         assert!(error(&src).message.contains("nested"));
         let src = format!("{}Result = \"1-0\"", "not ".repeat(10_000));
         assert!(error(&src).message.contains("nested"));
+        // Exactly MAX_DEPTH levels, as docs/select.md promises; one more is refused.
+        let nested = |open: &str, n: usize, close: &str| {
+            format!("{}Result = \"1-0\"{}", open.repeat(n), close.repeat(n))
+        };
+        for (open, close) in [("(", ")"), ("not ", ""), ("not (", ")")] {
+            let levels = if open == "not (" {
+                MAX_DEPTH / 2
+            } else {
+                MAX_DEPTH
+            };
+            let src = nested(open, levels, close);
+            assert!(
+                parse(&src).is_ok(),
+                "{levels} x {open}: {:?}",
+                parse(&src).err()
+            );
+            let src = nested(open, levels + 1, close);
+            assert!(
+                error(&src).message.contains("nested"),
+                "{} x {open}",
+                levels + 1
+            );
+        }
         // A long chain is flat: parsed, and evaluated, without a deep stack.
         let src = vec!["Result = \"1-0\""; 100_000].join(" or ");
         assert!(
             matches!(parse(&src).expect("parses").expr, Expr::Or(ref all) if all.len() == 100_000)
         );
+    }
+
+    #[test]
+    fn every_listed_field_is_one_the_parser_knows() {
+        for (field, _) in FIELDS {
+            let value = match *field {
+                "termination" => "checkmate",
+                "result_by_rule" => "1-0",
+                "position" => "\"8/8/8/8/8/8/8/K1k5 w\"",
+                "material" => "Kk",
+                _ => "1",
+            };
+            let src = format!("{field} = {value}");
+            assert!(parse(&src).is_ok(), "{src}: {:?}", parse(&src).err());
+        }
+        // And the message for an unknown one names them all.
+        let message = error("elo > 5").message;
+        for (field, _) in FIELDS {
+            assert!(message.contains(field), "{field}: {message}");
+        }
     }
 
     #[test]

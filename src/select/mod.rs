@@ -8,6 +8,8 @@
 
 pub mod date;
 pub mod expr;
+pub mod round;
+pub mod tags;
 pub mod watch;
 
 use std::cmp::Ordering;
@@ -70,6 +72,13 @@ impl Selection {
         self.replay
     }
 
+    /// The names of the tags the expression tests, each once, in order.
+    pub fn tag_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        tag_names(&self.expr, &mut names);
+        names
+    }
+
     /// The positions and material balances the replay must watch for.
     pub fn targets(&self) -> &[Target] {
         &self.targets
@@ -86,6 +95,19 @@ fn needs_replay(expr: &Expr) -> bool {
         Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
         Expr::Not(a) => needs_replay(a),
         Expr::Test(t) => !matches!(t, Test::Tag { .. } | Test::Name { .. }),
+    }
+}
+
+fn tag_names(expr: &Expr, names: &mut Vec<String>) {
+    match expr {
+        Expr::And(all) | Expr::Or(all) => all.iter().for_each(|e| tag_names(e, names)),
+        Expr::Not(a) => tag_names(a, names),
+        Expr::Test(Test::Tag { name, .. }) => {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        Expr::Test(_) => {}
     }
 }
 
@@ -223,6 +245,7 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
             Literal::Date { date, .. } => {
                 date::PartialDate::parse(v).is_some_and(|d| op.holds(d.compare(date)))
             }
+            Literal::Round { round, .. } => round.compare_with(v).is_some_and(|o| op.holds(o)),
             Literal::Number { number, .. } => number_in(v)
                 .and_then(|n| n.partial_cmp(number))
                 .is_some_and(|o| op.holds(o)),
@@ -301,7 +324,26 @@ mod tests {
         let (op, lit) = parsed("ECO >= \"B90\"");
         assert!(compare("C00", op, &lit, false));
         assert!(!compare("B89", op, &lit, false));
-        let (op, lit) = parsed("Round = \"3\"");
-        assert!(compare("3.0", op, &lit, false));
+        let (op, lit) = parsed("WhiteElo = \"2500\"");
+        assert!(compare("2500.0", op, &lit, false));
+    }
+
+    #[test]
+    fn rounds_compare_part_by_part_quoted_or_not() {
+        let parsed = |s: &str| match expr::parse(s).expect(s).expr {
+            Expr::Test(Test::Tag { op, value, .. }) => (op, value),
+            _ => unreachable!(),
+        };
+        for src in ["Round = \"5.2\"", "Round = 5.2"] {
+            let (op, lit) = parsed(src);
+            assert!(compare("5.2", op, &lit, false), "{src}");
+            assert!(!compare("5.20", op, &lit, false), "{src}");
+            assert!(!compare("5.200", op, &lit, false), "{src}");
+        }
+        let (op, lit) = parsed("Round > 5.9");
+        assert!(compare("5.10", op, &lit, false));
+        assert!(!compare("?", op, &lit, false));
+        let (op, lit) = parsed("Round = \"?\"");
+        assert!(compare("?", op, &lit, false));
     }
 }

@@ -11,7 +11,63 @@ use crate::rules::matcher::{self, MatchError};
 
 use super::{ply_label, PlyLabel, Replay};
 
+/// Findings that repeat the same way all through a game (every move number one too high,
+/// every move in UCI): the first of a run is reported, and the others only counted, in a note
+/// on it at the game's end ([`Replay::count_repeated`]). One finding a move would bury the
+/// game's other problems under the same line said forty times.
+#[derive(Default)]
+pub(super) struct Repeated {
+    /// The move numbers' pattern (written minus right; `...` written for White), the span of
+    /// its first finding, and how many more fit it.
+    numbers: Option<((i64, bool), Span, u32)>,
+    /// The span of the first UCI move's finding, and how many more moves are in UCI.
+    uci: Option<(Span, u32)>,
+}
+
 impl Replay<'_> {
+    /// Notes on each repeated finding how many more of its kind it stands for. Called once,
+    /// when the game's replay ends.
+    pub(super) fn count_repeated(&mut self) {
+        self.count_repeated_numbers();
+        if let Some((span, more)) = self.repeated.uci.take() {
+            if more > 0 {
+                self.findings.note_on(
+                    Code::UciNotation,
+                    span,
+                    format!(
+                        "{more} more move{} of this game {} in UCI notation; this finding stands \
+                         for all of them",
+                        plural(more),
+                        if more == 1 { "is" } else { "are" }
+                    ),
+                );
+            }
+        }
+    }
+
+    /// [`Self::count_repeated`] for the move numbers alone: also when a new pattern starts.
+    fn count_repeated_numbers(&mut self) {
+        if let Some(((offset, white_dots), span, more)) = self.repeated.numbers.take() {
+            if more > 0 {
+                let how = match offset {
+                    0 if white_dots => "with '...' before White's move".to_owned(),
+                    d if d > 0 => format!("{d} too high"),
+                    d => format!("{} too low", -d),
+                };
+                self.findings.note_on(
+                    Code::MoveNumberMismatch,
+                    span,
+                    format!(
+                        "{more} more move number{} of this game {} off the same way ({how}); \
+                         this finding stands for all of them",
+                        plural(more),
+                        if more == 1 { "is" } else { "are" }
+                    ),
+                );
+            }
+        }
+    }
+
     /// Reports a token of SAN moves glued together (`Nf3Nc6`), read as the moves. (Chinese
     /// records glue moves by custom: they are not reported.)
     #[cold]
@@ -71,6 +127,19 @@ impl Replay<'_> {
         )
         .help(format!("write {expected}"));
         f.ply = Some(label);
+        let pattern = (
+            i64::from(number) - i64::from(label.number),
+            dots == 3 && label.white,
+        );
+        match &mut self.repeated.numbers {
+            Some((seen, _, more)) if *seen == pattern => {
+                *more += 1;
+                return;
+            }
+            Some(_) => self.count_repeated_numbers(),
+            None => {}
+        }
+        self.repeated.numbers = Some((pattern, nspan, 0));
         self.findings.push(f);
     }
 
@@ -183,7 +252,13 @@ impl Replay<'_> {
             );
         }
         if n.has(Notes::UCI) {
-            push(Code::UciNotation, format!("'{token}' is UCI notation"));
+            match &mut self.repeated.uci {
+                Some((_, more)) => *more += 1,
+                None => {
+                    self.repeated.uci = Some((span, 0));
+                    push(Code::UciNotation, format!("'{token}' is UCI notation"));
+                }
+            }
         } else if n.has(Notes::LONG_ALGEBRAIC) {
             push(
                 Code::LongAlgebraic,
@@ -239,6 +314,8 @@ impl Replay<'_> {
         ];
         let broken = self.lines[0].broken.and_then(|b| b.finding);
         let moved = self.findings.take_back(&SAN_ONLY, broken);
+        // The UCI moves taken back are counted as the game's notation now.
+        self.repeated.uci = None;
         if let Some(b) = self.lines[0].broken.as_mut() {
             b.finding = moved;
         }
@@ -291,5 +368,13 @@ fn wrong_capture(token: &str, captures: bool) -> String {
         format!("'{token}' is marked as a quiet move but captures")
     } else {
         format!("'{token}' is marked as a capture but takes nothing")
+    }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }
