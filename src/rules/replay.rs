@@ -223,13 +223,15 @@ impl<'a> Replay<'a> {
             read_buf: buffers.read_buf,
             result_token: None,
             main_broken: false,
-            chinese_game: matches!(movetext, Movetext::Tokens)
-                && lexed.tokens.iter().any(|t| {
-                    t.kind == TokenKind::Move
-                        && bytes[t.span.start as usize..t.span.end as usize]
-                            .iter()
-                            .any(|&b| b >= 0x80)
-                }),
+            // A book game's moves are Chinese long notation by the layout's convention.
+            chinese_game: lexed.book
+                || matches!(movetext, Movetext::Tokens)
+                    && lexed.tokens.iter().any(|t| {
+                        t.kind == TokenKind::Move
+                            && bytes[t.span.start as usize..t.span.end as usize]
+                                .iter()
+                                .any(|&b| b >= 0x80)
+                    }),
             chinese_moves: 0,
             san_noted: 0,
             start: start.clone(),
