@@ -213,6 +213,26 @@ fn warnings_as_errors() {
     assert!(stdout(&o).contains("error[N002]"));
 }
 
+/// Regression (issue 39): with `--lang de`, `Bb5` (a pawn move in German) got the help
+/// `did you mean Bb5?`, the same token; the suggestion is in the letters the game is read in.
+#[test]
+fn a_suggestion_is_written_in_the_letters_read() {
+    let input = b"[Event \"?\"]\n\n1. e4 e5 2. Sf3 Sc6 3. Bb5 a6 *\n";
+    let o = pgnkit(&["validate", "--lang", "de", "-"], Some(input));
+    let text = stdout(&o);
+    assert!(text.contains("'Bb5' is not a legal move"), "{text}");
+    assert!(text.contains("help: did you mean Lb5 (Bb5)?"), "{text}");
+    let o = pgnkit(
+        &["validate", "--lang", "fr", "-"],
+        Some(b"[Event \"?\"]\n\n1. e4 e5 2. Cf3 Cc6 3. Ff2-b5 a6 *\n"),
+    );
+    assert!(
+        stdout(&o).contains("did you mean Ff1-b5 (Bb5)?"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn primer_game_is_read_and_the_misprint_found() {
     let o = pgnkit(&["validate", "testdata/notation/primer-legall.txt"], None);

@@ -803,7 +803,7 @@ impl Replay<'_> {
         let token = token_text();
         let suggestions = matcher::suggest(pos, m, &token);
         if let [only] = suggestions[..] {
-            let shown = shown_move(pos, m, &token, &only);
+            let shown = shown_move(pos, m, &token, &only, self.opts.lang);
             let mut f = Finding::new(
                 Code::RepairedMove,
                 Some(span),
