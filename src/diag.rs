@@ -86,6 +86,8 @@ codes! {
     InputBreaksOff = "P025", Error, "compressed input breaks off";
     NotPgn = "P026", Error, "input is not PGN";
     BytesDoNotDecode = "P027", Error, "bytes that do not decode";
+    MixedEncodings = "P028", Note, "UTF-8 mixed with another encoding";
+    UnsureEncoding = "P029", Warning, "encoding guessed from little text";
     // Parquet inputs as a whole.
     ParquetUnreadable = "P030", Error, "Parquet file cannot be read";
     ParquetNoMovetext = "P031", Error, "Parquet file without a movetext column";

@@ -440,4 +440,81 @@ fn a_fifo_in_a_walked_directory_is_skipped_and_named() {
         err.contains("b.pgn skipped: not a regular file"),
         "the FIFO is named: {err}"
     );
+
+/// The White and Black names of `convert --to san`'s output.
+fn players(o: &std::process::Output) -> Vec<String> {
+    stdout(o)
+        .lines()
+        .filter(|l| l.starts_with("[White ") || l.starts_with("[Black "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Regression (issue 39): one byte that is not UTF-8 in a UTF-8 file turned the whole file
+/// into Windows-1252 mojibake (`Müller` read as `MÃ¼ller`). A merged database mixes UTF-8
+/// and Latin-1 games: each reads in its own encoding, and a note says where.
+#[test]
+fn utf8_and_latin1_games_in_one_file_both_read_right() {
+    let utf8 = ["Müller", "Hübner", "Gonçalves", "Ørnstein", "Sørensen"];
+    let latin = ["Pérez", "Genève", "Ibáñez", "Jäger", "Åkesson"];
+    for (n_utf8, n_latin) in [(1, 1), (1, 3), (3, 1), (5, 5), (2, 0)] {
+        let mut bytes = Vec::new();
+        let mut want = Vec::new();
+        for (i, name) in utf8.iter().take(n_utf8).enumerate() {
+            let game = format!(
+                "[White \"{name}\"]\n[Black \"Smith\"]\n[Result \"1-0\"]\n\n1. e4 e5 {{UTF-8 {i}}} 1-0\n\n"
+            );
+            bytes.extend(game.as_bytes());
+            want.extend([format!("[White \"{name}\"]"), "[Black \"Smith\"]".into()]);
+        }
+        for name in latin.iter().take(n_latin) {
+            let game = format!(
+                "[White \"Smith\"]\n[Black \"{name}\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n\n"
+            );
+            // Latin-1: every character of these names is one byte.
+            bytes.extend(game.chars().map(|c| u8::try_from(u32::from(c)).unwrap()));
+            want.extend(["[White \"Smith\"]".into(), format!("[Black \"{name}\"]")]);
+        }
+        let o = pgnkit(&["convert", "--to", "san", "-"], Some(&bytes));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(players(&o), want, "{n_utf8} UTF-8, {n_latin} Latin-1 games");
+        if n_latin > 0 {
+            assert!(
+                stderr(&o).contains("note[P028]"),
+                "{n_utf8}/{n_latin}: {}",
+                stderr(&o)
+            );
+        } else {
+            assert!(!stderr(&o).contains("P028"), "{}", stderr(&o));
+        }
+    }
+}
+
+/// Regression (issue 39): a small GBK file whose only non-ASCII text is two player names was
+/// read as EUC-JP, silently. It is read as GBK, and a warning says the guess rests on little
+/// text, with the `--encoding` that reads it the other way.
+#[test]
+fn a_small_gbk_file_is_read_as_gbk_and_the_guess_is_flagged() {
+    let o = pgnkit(
+        &["convert", "--to", "san", "testdata/diagnostics/P029.pgn"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(players(&o)[..2], ["[White \"李超\"]", "[Black \"倪华\"]"]);
+    let err = stderr(&o);
+    assert!(err.contains("warning[P029]"), "{err}");
+    assert!(err.contains("--encoding big5"), "{err}");
+    // Forced, the file is read as told, and nothing is said about guessing.
+    let o = pgnkit(
+        &[
+            "convert",
+            "--to",
+            "san",
+            "--encoding",
+            "gbk",
+            "testdata/diagnostics/P029.pgn",
+        ],
+        None,
+    );
+    assert!(!stderr(&o).contains("P029"), "{}", stderr(&o));
 }

@@ -213,6 +213,26 @@ fn warnings_as_errors() {
     assert!(stdout(&o).contains("error[N002]"));
 }
 
+/// Regression (issue 39): with `--lang de`, `Bb5` (a pawn move in German) got the help
+/// `did you mean Bb5?`, the same token; the suggestion is in the letters the game is read in.
+#[test]
+fn a_suggestion_is_written_in_the_letters_read() {
+    let input = b"[Event \"?\"]\n\n1. e4 e5 2. Sf3 Sc6 3. Bb5 a6 *\n";
+    let o = pgnkit(&["validate", "--lang", "de", "-"], Some(input));
+    let text = stdout(&o);
+    assert!(text.contains("'Bb5' is not a legal move"), "{text}");
+    assert!(text.contains("help: did you mean Lb5 (Bb5)?"), "{text}");
+    let o = pgnkit(
+        &["validate", "--lang", "fr", "-"],
+        Some(b"[Event \"?\"]\n\n1. e4 e5 2. Cf3 Cc6 3. Ff2-b5 a6 *\n"),
+    );
+    assert!(
+        stdout(&o).contains("did you mean Ff1-b5 (Bb5)?"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn primer_game_is_read_and_the_misprint_found() {
     let o = pgnkit(&["validate", "testdata/notation/primer-legall.txt"], None);
@@ -573,6 +593,8 @@ fn chinese_moves_with_latin_names_decide_the_encoding() {
     }
 }
 
+/// The stray byte is read as Windows-1252 (issue 39: a merged database mixes UTF-8 and
+/// Latin-1 games), the rest stays UTF-8, and a note says where.
 #[test]
 fn utf8_with_a_stray_byte_stays_utf8() {
     let file = "testdata/input/latin-utf8-badbyte.pgn";
@@ -583,24 +605,33 @@ fn utf8_with_a_stray_byte_stays_utf8() {
         .map(|c| c.valid().as_ptr() as usize + c.valid().len() - bytes.as_ptr() as usize)
         .unwrap();
     let o = pgnkit(
-        &["validate", "--format", "json", "--game-records", file],
+        &[
+            "validate",
+            "--format",
+            "json",
+            "--notes",
+            "--game-records",
+            file,
+        ],
         None,
     );
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("\"white\":\"Müller, Jörg\""),
-        "{}",
-        stdout(&o)
-    );
+    assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
+    assert!(out.contains("\"white\":\"Müller, Jörg\""), "{out}");
     assert!(
         out.contains(&format!(
-            "1 byte sequence is not valid UTF-8 (at byte offset {bad})"
+            "1 byte sequence is not UTF-8 (at byte offset {bad}) and read as windows-1252"
         )),
         "{out}"
     );
-    assert!(out.contains("\"code\":\"P027\""), "{out}");
-    assert!(!stderr(&o).contains("windows-1252"), "{}", stderr(&o));
+    assert!(out.contains("\"code\":\"P028\""), "{out}");
+    assert!(!out.contains("P027"), "{out}");
+    let o = pgnkit(&["convert", "--to", "san", file], None);
+    assert!(
+        stdout(&o).contains("{Najdorf, the ü year after}"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -61,6 +61,16 @@ pub struct Args {
     #[arg(long, value_name = "LANG")]
     pub lang: Option<Lang>,
 
+    /// Piece letters of this language for reading the input only (en, de, fr, ...); instead of
+    /// --lang's language.
+    #[arg(long, value_name = "LANG")]
+    pub input_lang: Option<Lang>,
+
+    /// Piece letters of this language for writing --to san or lan only (en, de, fr, ...);
+    /// instead of --lang's language: `--output-lang de` writes English SAN in German letters.
+    #[arg(long, value_name = "LANG")]
+    pub output_lang: Option<Lang>,
+
     /// Drop comments.
     #[arg(long)]
     pub no_comments: bool,
@@ -193,13 +203,18 @@ fn parse_mate_sign(s: &str) -> Result<MateSign, String> {
 }
 
 impl Args {
+    /// The letters the input is read in: `--input-lang`, else `--lang`.
+    fn input_lang(&self) -> Option<Lang> {
+        self.input_lang.or(self.lang)
+    }
+
     fn notation(&self) -> Notation {
         let style = ZhStyle {
             traditional: self.traditional,
             capture: self.capture_sign.unwrap_or_default(),
             mate: self.mate_sign.unwrap_or_default(),
         };
-        let lang = self.lang.filter(|l| *l != Lang::En);
+        let lang = self.output_lang.or(self.lang).filter(|l| *l != Lang::En);
         match (self.to, lang) {
             (ToArg::San, Some(lang)) => Notation::Letters { lang, long: false },
             (ToArg::Lan, Some(lang)) => Notation::Letters { lang, long: true },
@@ -215,7 +230,7 @@ impl Args {
     /// How the games are replayed.
     fn check_options(&self) -> CheckOptions {
         CheckOptions {
-            lang: self.lang,
+            lang: self.input_lang(),
             repair: self.repair,
             ..CheckOptions::default()
         }
@@ -756,7 +771,7 @@ pub fn game_row(
     lexed: &mut Lexed,
 ) -> Option<Box<GameRow>> {
     let opts = CheckOptions {
-        lang: args.lang,
+        lang: args.input_lang(),
         repair: args.repair,
         ..CheckOptions::default()
     };

@@ -415,7 +415,8 @@ fn glyph(nag: u16) -> Option<&'static str> {
 /// back by [`book::read_header_line`]. When the line would not read back to the same tags (a
 /// name holding a result such as `1-0`, a `{`, a `(` left open, a U+3000 or a side marker; a
 /// date not in PGN's form) or the game starts from a set-up position, which the header cannot
-/// hold, the tags go above the moves as PGN tag pairs instead: pgnkit reads those too.
+/// hold, the tags go above the moves as PGN tag pairs instead (the Seven Tag Roster and the
+/// set-up tags): pgnkit reads those too.
 pub fn write_book_header(lexed: &Lexed, out: &mut String) {
     const SEP: char = book::SEPARATOR;
     let known = |tag: &str| lexed.tag(tag).filter(|v| !v.is_empty() && *v != "?");
@@ -458,8 +459,9 @@ pub fn write_book_header(lexed: &Lexed, out: &mut String) {
         out.push('\n');
         return;
     }
+    // The whole Seven Tag Roster, so that the game reads back without a missing tag (T001).
     for name in [
-        "Event", "Site", "Date", "White", "Black", "SetUp", "FEN", "Variant",
+        "Event", "Site", "Date", "Round", "White", "Black", "Result", "SetUp", "FEN", "Variant",
     ] {
         if let Some(value) = lexed.tag(name) {
             tag(name, value, out);

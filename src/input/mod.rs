@@ -99,6 +99,70 @@ pub fn say(args: fmt::Arguments<'_>) -> Result<(), WriteError> {
         .map_err(|e| WriteError::new("to standard error", e))
 }
 
+/// P029: the encoding was guessed from little text, and `other` reads it too.
+fn unsure_encoding(
+    encoding: &'static encoding_rs::Encoding,
+    other: &'static encoding_rs::Encoding,
+) -> Finding {
+    Finding::new(
+        Code::UnsureEncoding,
+        None,
+        format!(
+            "read as {}, a guess from little non-ASCII text that {} reads too",
+            encoding.name(),
+            other.name()
+        ),
+    )
+    .help(format!(
+        "if names or comments look wrong, give --encoding {}",
+        other.name().to_ascii_lowercase()
+    ))
+}
+
+/// P028: valid UTF-8 and sequences read in the fallback encoding in one input, where the
+/// first of the latter is.
+fn mixed_encodings(malformed: &decode::Malformed, detected: decode::Detected) -> Option<Finding> {
+    let fallback = detected.fallback?;
+    let (seen, utf8) = malformed.fell_back();
+    if seen.count == 0 || utf8 == 0 {
+        return None;
+    }
+    let (line, col) = seen.at.unwrap_or((1, 1));
+    let shown: Vec<String> = seen.offsets.iter().map(u64::to_string).collect();
+    let span = crate::pgn::Span {
+        start: 0,
+        end: 0,
+        line,
+        col,
+    };
+    Some(
+        Finding::new(
+            Code::MixedEncodings,
+            Some(span),
+            format!(
+                "{} byte sequence{} not UTF-8 (at byte offset{} {}{}) and read as {}; {utf8} \
+                 character{} read as UTF-8",
+                seen.count,
+                if seen.count == 1 { " is" } else { "s are" },
+                if shown.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if seen.count as usize > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                },
+                fallback.name(),
+                if utf8 == 1 { " was" } else { "s were" },
+            ),
+        )
+        .help(format!(
+            "nothing was lost; to read the whole input in one encoding give --encoding utf-8 \
+             or --encoding {}",
+            fallback.name().to_ascii_lowercase()
+        )),
+    )
+}
+
 /// How the commands read their inputs: the options they share, resolved.
 #[derive(Clone, Debug)]
 pub struct InputOptions {
@@ -529,6 +593,13 @@ impl Inputs {
                 finding,
             });
         }
+        if let Some(other) = detected.unsure {
+            on_problem(&InputProblem {
+                file: name,
+                line: 1,
+                finding: unsure_encoding(detected.encoding, other),
+            })?;
+        }
         *self
             .totals
             .encodings
@@ -568,6 +639,13 @@ impl Inputs {
             on_problem(&InputProblem {
                 file: name,
                 line: u32::try_from(at.line).unwrap_or(u32::MAX),
+                finding,
+            })?;
+        }
+        if let Some(finding) = mixed_encodings(&malformed, detected) {
+            on_problem(&InputProblem {
+                file: name,
+                line: finding.span.map_or(1, |s| s.line),
                 finding,
             })?;
         }

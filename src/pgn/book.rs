@@ -77,6 +77,7 @@ pub fn extract_header(bytes: &[u8], lexed: &mut Lexed) -> bool {
     if fields.is_empty() {
         return false;
     }
+    lexed.book = true;
     let first_tag = lexed.tag_count();
     let mut cursor = None;
     for f in &fields {

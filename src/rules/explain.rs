@@ -18,8 +18,15 @@ pub(super) fn san(pos: &Chess, mv: &Move) -> String {
 }
 
 /// A legal move as the writer of `token` would have written it, with SAN in parentheses when
-/// that differs: `Bc4xf7+ (Bxf7+)`, `象c4×f7+ (Bxf7+)`.
-pub(super) fn shown_move(pos: &Chess, m: &ReadMove, token: &str, mv: &Move) -> String {
+/// that differs: `Bc4xf7+ (Bxf7+)`, `象c4×f7+ (Bxf7+)`, and with the piece letters of `lang`
+/// (`--lang de`: `Lb5 (Bb5)`), the language the score is read in.
+pub(super) fn shown_move(
+    pos: &Chess,
+    m: &ReadMove,
+    token: &str,
+    mv: &Move,
+    lang: Option<notation::Lang>,
+) -> String {
     let long = match m.pattern {
         MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
         _ => false,
@@ -36,6 +43,15 @@ pub(super) fn shown_move(pos: &Chess, m: &ReadMove, token: &str, mv: &Move) -> S
             notation::write::zh_long(pos, *mv, check, style, &mut out);
         } else {
             notation::write::zh(pos, *mv, check, style, &mut out);
+        }
+        out
+    } else if let Some(lang) = lang.filter(|&l| l != notation::Lang::En) {
+        let mut out = String::new();
+        let check = check_after(pos, mv);
+        if long {
+            notation::write::letters_lan(pos, *mv, check, lang, &mut out);
+        } else {
+            notation::write::letters_san(pos, *mv, check, lang, &mut out);
         }
         out
     } else if long {

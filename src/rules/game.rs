@@ -356,7 +356,8 @@ fn check_movetext(
         let problems = std::mem::take(&mut replayed.rest_problems);
         insert_lex_findings(&mut report, lex_end, &problems, &mut counts);
     }
-    if replayed.chinese_moves > 0 {
+    // In the book layout Chinese notation is the layout's own, not a departure from SAN.
+    if replayed.chinese_moves > 0 && !lexed.book {
         report
             .findings
             .push(other_notation_finding(replayed.chinese_moves));

@@ -225,13 +225,15 @@ impl<'a> Replay<'a> {
             read_buf: buffers.read_buf,
             result_token: None,
             main_broken: false,
-            chinese_game: matches!(movetext, Movetext::Tokens)
-                && lexed.tokens.iter().any(|t| {
-                    t.kind == TokenKind::Move
-                        && bytes[t.span.start as usize..t.span.end as usize]
-                            .iter()
-                            .any(|&b| b >= 0x80)
-                }),
+            // A book game's moves are Chinese long notation by the layout's convention.
+            chinese_game: lexed.book
+                || matches!(movetext, Movetext::Tokens)
+                    && lexed.tokens.iter().any(|t| {
+                        t.kind == TokenKind::Move
+                            && bytes[t.span.start as usize..t.span.end as usize]
+                                .iter()
+                                .any(|&b| b >= 0x80)
+                    }),
             chinese_moves: 0,
             san_noted: 0,
             start: start.clone(),
@@ -807,7 +809,7 @@ impl Replay<'_> {
         let token = token_text();
         let suggestions = matcher::suggest(pos, m, &token);
         if let [only] = suggestions[..] {
-            let shown = shown_move(pos, m, &token, &only);
+            let shown = shown_move(pos, m, &token, &only, self.opts.lang);
             let mut f = Finding::new(
                 Code::RepairedMove,
                 Some(span),

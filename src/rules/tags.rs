@@ -7,13 +7,16 @@ use crate::diag::{quote, Capped, Code, Finding};
 use crate::pgn::{GameResult, KnownTag, KnownTags, LexProblem, LexProblemKind, Lexed};
 
 pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
-    let roster_incomplete = KnownTag::ROSTER.iter().any(|&k| known.get(k).is_none());
-    if let Some(first) = lexed.tags().next().filter(|_| roster_incomplete) {
-        let missing: Vec<&str> = KnownTag::ROSTER
-            .into_iter()
-            .filter(|&k| known.get(k).is_none())
-            .map(KnownTag::name)
-            .collect();
+    // The book layout's header has the players and, when known, the date, place and event;
+    // it has no place for a round, and its result is the result token (whose absence P007
+    // reports). A book game misses only a player.
+    let in_layout = |k: KnownTag| !lexed.book || matches!(k, KnownTag::White | KnownTag::Black);
+    let missing: Vec<&str> = KnownTag::ROSTER
+        .into_iter()
+        .filter(|&k| known.get(k).is_none() && in_layout(k))
+        .map(KnownTag::name)
+        .collect();
+    if let Some(first) = lexed.tags().next().filter(|_| !missing.is_empty()) {
         out.push(
             Finding::new(
                 Code::MissingRosterTag,

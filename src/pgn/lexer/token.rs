@@ -345,6 +345,9 @@ pub struct Lexed {
     pub content: bool,
     /// The game has a result token.
     pub has_result: bool,
+    /// Its tags come from a header in the Chinese book layout (`白方:… 黑方:…`), whose moves
+    /// are Chinese long notation and whose result is the result token alone.
+    pub book: bool,
     /// The tags, in order, as places in `tag_text` (see [`Lexed::tags`]).
     pub(super) tags: Vec<StoredTag>,
     /// The tags' names and values, unescaped: one buffer for all of a game's tags, reused
@@ -361,6 +364,7 @@ impl Lexed {
     pub fn clear(&mut self) {
         self.content = false;
         self.has_result = false;
+        self.book = false;
         self.tokens.clear();
         self.tags.clear();
         self.tag_text.clear();

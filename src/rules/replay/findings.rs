@@ -179,7 +179,7 @@ impl Replay<'_> {
                 if !suggestions.is_empty() {
                     let texts: Vec<String> = suggestions
                         .iter()
-                        .map(|mv| shown_move(pos, m, token, mv))
+                        .map(|mv| shown_move(pos, m, token, mv, self.opts.lang))
                         .collect();
                     f = f.help(format!("did you mean {}?", texts.join(" or ")));
                 }
