@@ -440,6 +440,7 @@ fn a_fifo_in_a_walked_directory_is_skipped_and_named() {
         err.contains("b.pgn skipped: not a regular file"),
         "the FIFO is named: {err}"
     );
+}
 
 /// The White and Black names of `convert --to san`'s output.
 fn players(o: &std::process::Output) -> Vec<String> {
