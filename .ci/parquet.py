@@ -59,7 +59,8 @@ GAMES_TYPES = {
     "file": "string", "game": "uint64", "Event": "string", "White": "string",
     "Result": "string", "WhiteElo": "int32", "BlackRatingDiff": "int32", "Date": "date32[day]",
     "UTCDate": "date32[day]", "tags": "map<string, string>", "plies": "uint32",
-    "result_by_rule": "string", "termination_by_rule": "string", "final_fen": "string",
+    "result_by_rule": "string", "termination_by_rule": "string", "Termination": "string",
+    "final_fen": "string",
     "errors": "uint32", "warnings": "uint32", "movetext": "string",
 }
 MOVES_TYPES = {
@@ -94,6 +95,13 @@ def check_types(path: Path, expected: dict[str, str]) -> list[str]:
         if have != re.sub(r"<.*", "<", kind):
             problems.append(f"{path.name}: column {name} is {got.get(name, 'missing')}, "
                             f"not {kind}")
+    # DuckDB and pandas match names without regard to case: two such would be one to them.
+    folded: dict[str, str] = {}
+    for name in got:
+        if name.lower() in folded:
+            problems.append(f"{path.name}: columns {folded[name.lower()]} and {name} differ "
+                            "only in case")
+        folded[name.lower()] = name
     return problems
 
 

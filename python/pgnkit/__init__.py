@@ -85,11 +85,13 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
                ext: Optional[Iterable[str]] = None):
     """Read games: one row a game, the columns of ``games.parquet``.
 
-    Columns: ``file``, ``game``, the common tags (``Event`` … ``FEN`` as text, ``WhiteElo``,
-    ``BlackElo``, ``WhiteRatingDiff``, ``BlackRatingDiff`` as int32, ``Date``, ``UTCDate`` as
-    date32), ``tags`` (every other tag, a map), ``plies``, ``result_by_rule``, ``termination_by_rule``,
-    ``final_fen``, ``errors``, ``warnings`` and ``movetext`` in the notation ``to``, on one
-    line as lichess's own ``movetext`` column holds it.
+    Columns: ``file``, ``game``, the common tags (``Event`` … ``FEN``, ``Termination`` as
+    text, ``WhiteElo``, ``BlackElo``, ``WhiteRatingDiff``, ``BlackRatingDiff`` as int32,
+    ``Date``, ``UTCDate`` as date32), ``tags`` (every other tag, a map), ``plies``,
+    ``result_by_rule``, ``termination_by_rule`` (how the rules ended the game; not
+    ``termination``, which pandas would take for the ``Termination`` tag), ``final_fen``,
+    ``errors``, ``warnings`` and ``movetext`` in the notation ``to``, on one line as lichess's
+    own ``movetext`` column holds it.
 
     :param paths: a path or a list of paths: PGN files (compressed or not), folders, ``"-"``.
     :param to: notation of the movetext: ``san``, ``lan``, ``uci``, ``fan``, ``zh``, ``zh-long``.
