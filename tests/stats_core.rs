@@ -376,34 +376,49 @@ fn events_are_told_apart_by_site_and_year() {
     );
 }
 
+/// An event table's event, site, games and players.
+type TableKey = (String, String, u64, usize);
+
+/// The tables of the events of a games file, checked to be counted alike without a pass over
+/// the tables first and in runs of one game, and each one's [`TableKey`].
+fn site_tables(name: &str) -> (Vec<EventTables>, Vec<TableKey>) {
+    let all = games(name);
+    let mut acc = accumulate(&all);
+    let tables = events(&mut acc);
+    assert_eq!(acc.event_count().unwrap(), tables.len() as u64, "{name}");
+    let mut runs = accumulate_in_runs(&all, 1, 1);
+    assert_eq!(runs.event_count().unwrap(), tables.len() as u64, "{name}");
+    assert_eq!(events(&mut runs), tables, "{name}: in runs");
+    let keys = tables
+        .iter()
+        .map(|t| {
+            let players = t.standings[0].rows.len();
+            (t.event.clone(), t.site.clone(), t.games, players)
+        })
+        .collect();
+    (tables, keys)
+}
+
+fn owned(keys: &[(&str, &str, u64, usize)]) -> Vec<TableKey> {
+    keys.iter()
+        .map(|&(e, s, g, p)| (e.to_owned(), s.to_owned(), g, p))
+        .collect()
+}
+
 /// A tournament whose `Site` text changed between rounds is one table (under the site of
 /// most games); events of one name and year with different players stay apart.
 #[test]
 fn sites_that_share_players_in_one_event_and_year_are_one_event() {
-    let all = games("site_change.games.tsv");
-    let mut acc = accumulate(&all);
-    assert_eq!(acc.event_count().unwrap(), 3);
-    let tables = events(&mut acc);
-    let keys: Vec<(&str, &str, u64, usize)> = tables
-        .iter()
-        .map(|t| {
-            let players = t.standings[0].rows.len();
-            (t.event.as_str(), t.site.as_str(), t.games, players)
-        })
-        .collect();
+    let (tables, keys) = site_tables("site_change.games.tsv");
     assert_eq!(
         keys,
-        [
+        owned(&[
             ("Club Championship", "Basel", 3, 3),
             ("Club Championship", "Zug", 3, 3),
             ("Tata Steel Masters", "Wijk aan Zee NED", 15, 6),
-        ]
+        ])
     );
     assert_eq!(tables[2].standings[0].detected, EventKind::RoundRobin);
-    // Counted alike without a pass over the tables first, and in runs.
-    let mut runs = accumulate_in_runs(&all, 1, 1);
-    assert_eq!(runs.event_count().unwrap(), 3);
-    assert_eq!(events(&mut runs), tables);
 }
 
 /// A Swiss whose boards of one round carry two spellings of the venue is one table: joining
@@ -411,28 +426,15 @@ fn sites_that_share_players_in_one_event_and_year_are_one_event() {
 /// player played round 1 of each stay apart.
 #[test]
 fn sites_of_one_round_are_one_event_when_no_player_plays_twice_in_a_round() {
-    let all = games("site_boards.games.tsv");
-    let mut acc = accumulate(&all);
-    assert_eq!(acc.event_count().unwrap(), 3);
-    let tables = events(&mut acc);
-    let keys: Vec<(&str, &str, u64, usize)> = tables
-        .iter()
-        .map(|t| {
-            let players = t.standings[0].rows.len();
-            (t.event.as_str(), t.site.as_str(), t.games, players)
-        })
-        .collect();
+    let (_, keys) = site_tables("site_boards.games.tsv");
     assert_eq!(
         keys,
-        [
+        owned(&[
             ("Lipetsk Open", "Lipetsk RUS", 12, 8),
             ("Spring Open", "Basel", 2, 3),
             ("Spring Open", "Zug", 2, 3),
-        ]
+        ])
     );
-    let mut runs = accumulate_in_runs(&all, 1, 1);
-    assert_eq!(runs.event_count().unwrap(), 3);
-    assert_eq!(events(&mut runs), tables);
 }
 
 #[test]
