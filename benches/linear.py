@@ -20,6 +20,9 @@ at most about 4.5 when both grow linearly (the memory often stays flat).
                each format (convert --format jsonl, csv, pgn; select --format jsonl): its
                memory is bounded by 8 times --max-game-size (P022 past it)
 
+Last, for `pgnkit dedup`, small games at N and 4N (DEDUP_GAMES=N, 100000 by default) at the
+least --memory-budget (1M) and at 64M, with the peak memory of each run too.
+
 Usage: benches/linear.py [PGNKIT] [MAX_MB]   (default target/release/pgnkit, 16)
 """
 import os
@@ -69,13 +72,77 @@ def make(kind, size):
     raise ValueError(kind)
 
 
-def run(args):
-    """Runs a command; returns its wall seconds and its peak memory (RSS) in MB."""
+def dedup_games(n, seed=40):
+    """`n` small games for dedup, like an online database's: players who play about ten games
+    each, a game's own address in `Site`, games of 1 to 32 plies (pawn moves of both sides,
+    each side's in its own order, all legal whatever the other side plays) and, among them,
+    copies: the same game again (10%), cut short (5%), with another result (3%)."""
+    import random
+    rnd = random.Random(seed)
+    players = max(2, n // 5)
+    made = []
+    out = []
+    for i in range(n):
+        r = rnd.random()
+        if made and r < 0.18:
+            tags, moves, result = made[rnd.randrange(len(made))]
+            if r < 0.10:
+                pass
+            elif r < 0.15:
+                moves, result = moves[:max(1, len(moves) // 2)], '*'
+            else:
+                result = {'1-0': '0-1', '0-1': '1/2-1/2'}.get(result, '1-0')
+        else:
+            white, black = rnd.randrange(players), rnd.randrange(players)
+            tags = (f'[Event "Rated Blitz game"]\n[Site "https://lichess.org/g{i:08d}"]\n'
+                    f'[Date "2024.06.{1 + i % 28:02d}"]\n[White "p{white}"]\n[Black "p{black}"]\n')
+            sides = []
+            for near, far in (('3', '4'), ('6', '5')):
+                files = list('abcdefgh')
+                rnd.shuffle(files)
+                second = files[:]
+                rnd.shuffle(second)
+                sides.append([f + near for f in files] + [f + far for f in second])
+            plies = rnd.randint(1, 6) if rnd.random() < 0.1 else rnd.randint(10, 32)
+            moves = [sides[p % 2][p // 2] for p in range(plies)]
+            result = rnd.choice(('1-0', '0-1', '1/2-1/2'))
+            made.append((tags, moves, result))
+        text = ' '.join(f'{p // 2 + 1}. {m}' if p % 2 == 0 else m for p, m in enumerate(moves))
+        out.append(f'{tags}[Result "{result}"]\n\n{text} {result}\n\n')
+    return ''.join(out)
+
+
+def run_measured(args):
+    """Runs `args`; its seconds and peak resident memory in MB."""
     start = time.perf_counter()
     child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(child.pid, 0)
+    _, status, usage = os.wait4(child.pid, 0)
     took = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f'{args}: exit status {os.waitstatus_to_exitcode(status)}')
     return took, usage.ru_maxrss / 1024
+
+
+def dedup_doubling(binary, games, budgets=('1M', '64M')):
+    """`pgnkit dedup` at N and 4N games, at the least budget and another: time and peak memory
+    must grow at most about 4.5 times (4 when linear; memory stays flat past the budget)."""
+    print(f'{"dedup budget":<13} {"games":>8} {"seconds":>9} {"ratio":>6} {"peak MB":>8} {"ratio":>6}')
+    with tempfile.TemporaryDirectory() as tmp:
+        for budget in budgets:
+            before = None
+            for n in (games, 4 * games):
+                path = os.path.join(tmp, 'games.pgn')
+                # Made by a child: the peak memory a child reports counts its parent's at
+                # the fork, which the games would make grow with N.
+                subprocess.run([sys.executable, __file__, '--dedup-games', str(n), path],
+                               check=True)
+                took, peak = run_measured([binary, 'dedup', '-q', '-j', '1', path, '-o',
+                                           os.path.join(tmp, 'out.pgn'), '--memory-budget',
+                                           budget])
+                ratios = (f'{took / before[0]:.2f}', f'{peak / before[1]:.2f}') if before else ('-', '-')
+                print(f'{budget:<13} {n:>8} {took:>9.3f} {ratios[0]:>6} {peak:>8.1f} {ratios[1]:>6}',
+                      flush=True)
+                before = (took, peak)
 
 
 # The inputs measured at N and 4N: (input, label, arguments after the binary).
@@ -93,6 +160,10 @@ AT_N_AND_4N = [
 
 
 def main():
+    if sys.argv[1:2] == ['--dedup-games']:
+        with open(sys.argv[3], 'w') as f:
+            f.write(dedup_games(int(sys.argv[2])))
+        return
     binary = sys.argv[1] if len(sys.argv) > 1 else 'target/release/pgnkit'
     max_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 16
     sizes = [mb for mb in (1, 2, 4, 8, 16, 32, 64) if mb <= max_mb]
@@ -123,7 +194,7 @@ def main():
                     with open(path, 'w') as f:
                         f.write(make(kind, mb << 20))
                     made = (kind, mb)
-                took, peak = run([binary, *args, path])
+                took, peak = run_measured([binary, *args, path])
                 if before:
                     ratios = f'{took / before[0]:>6.2f}', f'{peak / before[1]:>6.2f}'
                 else:
@@ -131,6 +202,7 @@ def main():
                 print(f'{kind:<12} {label:<14} {mb:>4} {took:>8.3f} {ratios[0]} {peak:>8.1f} '
                       f'{ratios[1]}', flush=True)
                 before = (took, peak)
+    dedup_doubling(binary, int(os.environ.get('DEDUP_GAMES', '100000')))
 
 
 if __name__ == '__main__':

@@ -163,6 +163,27 @@ record! {
 ord_by!(Probe, |r| (r.key, Reverse(r.plies), r.idx));
 
 record! {
+    /// A game with moves, by its players and length.
+    #[derive(Clone, Copy, Debug)]
+    struct Length {
+        players: u64,
+        plies: u32,
+        idx: u32,
+    }
+}
+ord_by!(Length, |r| (r.players, r.plies, r.idx));
+
+record! {
+    /// Game `idx` is probed at ply `plies`, where a shorter game of its players ends.
+    #[derive(Clone, Copy, Debug)]
+    struct Want {
+        idx: u32,
+        plies: u32,
+    }
+}
+ord_by!(Want, |r| (r.idx, r.plies));
+
+record! {
     /// Game `from` is the first moves of game `to`, who is `who` and recorded `result`.
     #[derive(Clone, Copy, Debug)]
     struct Node {
@@ -347,11 +368,6 @@ impl Bloom {
     }
 }
 
-/// The key of a game's players in the filters of [`prefixes`].
-fn players_key(players: u64) -> [u64; 2] {
-    [players.wrapping_mul(0x9e37_79b9_7f4a_7c15), players]
-}
-
 /// Finds the duplicates among the games given in input order.
 pub struct Finder<'s> {
     store: &'s Store,
@@ -484,27 +500,53 @@ fn prefixes<'s>(
     lines_count: u64,
     mut moves: TapeReader,
 ) -> io::Result<Sorted<'s, Pair>> {
-    // The filter's share of the budget: half for the lines' keys, a quarter each for the
-    // players seen once and seen again.
-    let share = store.share();
-    let mut bloom = Bloom::new(lines_count, share / 2);
-    let (mut once, mut again) = (
-        Bloom::new(lines_count, share / 4),
-        Bloom::new(lines_count, share / 4),
-    );
+    // The plies each game is probed at: those where a game of its players ends. Found by
+    // sorting the games of each players by length: each game takes the lengths of the
+    // shorter ones (at most one a ply it has), whatever the budget.
+    let mut lengths = Sorter::new(store);
+    let mut it = games.iter()?;
+    while let Some(g) = it.next()? {
+        if g.with_moves() {
+            lengths.push(Length {
+                players: g.d.who.players,
+                plies: g.d.plies,
+                idx: g.idx,
+            })?;
+        }
+    }
+    drop(it);
+    let lengths = lengths.finish()?;
+    let mut wants = Sorter::new(store);
+    let mut it = lengths.iter()?;
+    // The lengths of the players' games so far, shortest first, once each.
+    let (mut players, mut shorter) = (None, Vec::new());
+    while let Some(l) = it.next()? {
+        if players != Some(l.players) {
+            players = Some(l.players);
+            shorter.clear();
+        }
+        for &plies in shorter.iter().filter(|&&p| p < l.plies) {
+            wants.push(Want { idx: l.idx, plies })?;
+        }
+        if shorter.last() != Some(&l.plies) {
+            shorter.push(l.plies);
+        }
+    }
+    drop(it);
+    drop(lengths);
+    let wants = wants.finish()?;
+    // Beside them, a filter of the lines' keys, in the share of the budget left to it: most
+    // of those plies start no line of the same moves.
+    let mut bloom = Bloom::new(lines_count, store.share());
     let mut it = lines.iter()?;
     while let Some(l) = it.next()? {
         bloom.insert(l.key);
-        let players = players_key(l.who.players);
-        if once.maybe(players) {
-            again.insert(players);
-        } else {
-            once.insert(players);
-        }
     }
-    drop(once);
-    // The probes: each first moves of each game, that might be a line.
+    drop(it);
+    // The probes: the first moves of each game at those plies, that might be a line.
     let mut probes = Sorter::new(store);
+    let mut want = Peek::new(wants.iter()?)?;
+    let mut at = Vec::new();
     let mut it = games.iter()?;
     let (mut head, mut raw) = ([0u8; 20], Vec::new());
     // A game of the same moves, players and identity as one probed before gives the same
@@ -527,10 +569,14 @@ fn prefixes<'s>(
         if n > 0 && !moves.read(&mut raw)? {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        // A line this game's first moves could be is another game's of the same players:
-        // a game whose players played no other game (most games of most files) has none,
-        // and its moves are not hashed again.
-        if g.d.unique || n < 2 || !again.maybe(players_key(g.d.who.players)) {
+        at.clear();
+        while let Some(w) = want.find(|r| r.idx < g.idx, |r| r.idx == g.idx)? {
+            at.push(w.plies as usize);
+            want.take()?;
+        }
+        // A game whose players played no shorter game (most games of most files) has no
+        // line to be the start of, and its moves are not hashed again.
+        if g.d.unique || at.is_empty() {
             continue;
         }
         let slot = &mut probed[(g.d.moves[1] as usize) & (slots - 1)];
@@ -539,9 +585,16 @@ fn prefixes<'s>(
         }
         *slot = Some((g.d.moves, g.d.who));
         let mut hash = MoveHash::new(start);
-        // The moves before the last: a game of all of them is the game itself.
-        for c in raw[..raw.len() - 2].chunks_exact(2) {
+        let mut at = at.iter().copied().peekable();
+        // Up to the last ply wanted: shorter than the game, as a game of all its moves is
+        // the game itself.
+        for (ply, c) in raw.chunks_exact(2).enumerate() {
+            let Some(&next) = at.peek() else { break };
             hash.push(u16::from_le_bytes([c[0], c[1]]));
+            if ply + 1 < next {
+                continue;
+            }
+            at.next();
             let key = line_key(hash.value(), g.d.who.players);
             if bloom.maybe(key) {
                 probes.push(Probe {
@@ -554,8 +607,10 @@ fn prefixes<'s>(
             }
         }
     }
+    drop(it);
+    drop(want);
+    drop(wants);
     drop(bloom);
-    drop(again);
     let probes = probes.finish()?;
     // Each line meets its probes: the first that agrees with the line's first game is the
     // longest game that holds the line's moves; each game of the line that agrees with it,
