@@ -160,7 +160,7 @@ pub(crate) fn validate_words(
                     pgnkit::diag::Severity::Note => notes += 1,
                 }
                 if f.severity != pgnkit::diag::Severity::Note {
-                    let _ = report::write_csv(&mut w, &ctx, f);
+                    let _ = report::write_csv_cells(&mut w, &ctx, f, true);
                 }
             }
             let owned = |s: &str| {
@@ -200,7 +200,7 @@ pub(crate) fn validate_words(
         let mut problems = Vec::new();
         let on_problem = |p: &InputProblem<'_>| -> Result<(), WriteError> {
             let mut w = csv::Writer::from_writer(Vec::new());
-            let _ = report::write_csv(&mut w, &p.context(), &p.finding);
+            let _ = report::write_csv_cells(&mut w, &p.context(), &p.finding, true);
             problems.extend_from_slice(&w.into_inner().unwrap_or_default());
             Ok(())
         };

@@ -388,7 +388,29 @@ pub fn write_csv<W: Write>(
     ctx: &GameContext,
     f: &Finding,
 ) -> csv::Result<()> {
-    use cell::neutralise;
+    write_csv_cells(out, ctx, f, false)
+}
+
+/// [`write_csv`], with the text cells as they are when `raw`: for CSV that only carries the
+/// diagnostics into a table of data (Python's `validate`, the Spark job's Parquet), which no
+/// spreadsheet reads and which must hold the values as written.
+///
+/// # Errors
+///
+/// Errors of the CSV writer.
+pub fn write_csv_cells<W: Write>(
+    out: &mut csv::Writer<W>,
+    ctx: &GameContext,
+    f: &Finding,
+    raw: bool,
+) -> csv::Result<()> {
+    let neutralise = |text| {
+        if raw {
+            std::borrow::Cow::Borrowed(text)
+        } else {
+            cell::neutralise(text)
+        }
+    };
     let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
     let mut message = f.message.clone();
     for n in &f.notes {
@@ -412,4 +434,42 @@ pub fn write_csv<W: Write>(
         &neutralise(f.help.as_deref().unwrap_or("")),
         f.fen.as_deref().unwrap_or(""),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Code;
+
+    /// The CLI's CSV is spreadsheet-safe; the CSV that carries diagnostics into Python's and
+    /// Spark's tables keeps the values as written.
+    #[test]
+    fn csv_cells_are_neutralised_unless_raw() {
+        let ctx = GameContext {
+            file: "=cmd.pgn",
+            number: 1,
+            line: 1,
+            white: "@b",
+            black: "-2+3",
+            bytes: b"",
+        };
+        let f = Finding::new(Code::UnexpectedToken, None, "=x");
+        let row = |raw: bool| {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            write_csv_cells(&mut w, &ctx, &f, raw).unwrap();
+            String::from_utf8(w.into_inner().unwrap()).unwrap()
+        };
+        assert!(
+            row(false).starts_with("'=cmd.pgn,1,1,1,'@b,'-2+3,"),
+            "{}",
+            row(false)
+        );
+        assert!(row(false).contains(",'=x,"), "{}", row(false));
+        assert!(
+            row(true).starts_with("=cmd.pgn,1,1,1,@b,-2+3,"),
+            "{}",
+            row(true)
+        );
+        assert!(row(true).contains(",=x,"), "{}", row(true));
+    }
 }

@@ -8,5 +8,6 @@ pub mod game;
 pub mod matcher;
 mod replay;
 mod start;
+pub(crate) use start::fen_of_a_variant;
 mod tags;
 pub mod visit;

@@ -134,18 +134,18 @@ pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Opti
 }
 
 /// A variant a FEN says its position is of, by fields standard chess has not.
-struct FenVariant {
+pub(crate) struct FenVariant {
     /// As [`GameReport::variant`] names it.
-    name: &'static str,
-    title: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
     /// The fields that say so, for the message.
-    what: &'static str,
+    pub what: &'static str,
 }
 
 /// The variant `fen` belongs to when it has fields of one: Crazyhouse's pockets (`[QQqq]`,
 /// `/QQqq`) or promoted-piece marks (`Q~`), three-check's counters (`3+3`, `+2+0`). shakmaty
 /// reads them, and a standard position made from it would silently drop them.
-fn fen_of_a_variant(fen: &Fen) -> Option<FenVariant> {
+pub(crate) fn fen_of_a_variant(fen: &Fen) -> Option<FenVariant> {
     let setup = fen.as_setup();
     if setup.pockets.is_some() {
         return Some(FenVariant {

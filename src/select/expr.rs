@@ -895,6 +895,13 @@ fn position_target(fen: &str) -> Result<Target, String> {
         ));
     }
     let parsed = shakmaty::fen::Fen::from_ascii(fen.as_bytes()).map_err(|e| bad(&e))?;
+    // Another variant's fields would be dropped and the position taken for standard chess.
+    if let Some(variant) = crate::rules::fen_of_a_variant(&parsed) {
+        return Err(format!(
+            "not a position of standard chess: the FEN has {}, so it is a {} position: {fen}",
+            variant.what, variant.title
+        ));
+    }
     let position: Chess = parsed
         .into_position(CastlingMode::Standard)
         .map_err(|e| bad(&e))?;
@@ -955,6 +962,16 @@ mod tests {
             ("Date >= 2024.13.01", 8, "date"),
             ("material = \"KX\"", 11, "piece letter"),
             ("position = \"8/8 w\"", 11, "FEN"),
+            (
+                "position = \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[QQqq] w KQkq - 0 1\"",
+                11,
+                "Crazyhouse",
+            ),
+            (
+                "position = \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - +2+0 0 1\"",
+                11,
+                "Three-check",
+            ),
             ("elo > 5", 0, "unknown field"),
             ("Result = \"1-0\" White = \"x\"", 15, "join tests"),
             ("Event = $", 8, "unexpected '$'"),
