@@ -443,12 +443,7 @@ impl Hanzi {
 
     /// The plausible Chinese readings, best first: GBK wins a tie (mainland files are the
     /// many).
-    fn choose(
-        sample: &[u8],
-    ) -> (
-        Option<(&'static Encoding, Hanzi)>,
-        Option<(&'static Encoding, Hanzi)>,
-    ) {
+    fn choose(sample: &[u8]) -> (Option<Chinese>, Option<Chinese>) {
         let gbk = (GBK, Hanzi::of(GBK, sample));
         let big5 = (BIG5, Hanzi::of(BIG5, sample));
         match (gbk.1.plausible(), big5.1.plausible()) {
@@ -460,6 +455,9 @@ impl Hanzi {
         }
     }
 }
+
+/// An encoding that reads a sample as Chinese, and how.
+type Chinese = (&'static Encoding, Hanzi);
 
 /// The hundred most common Chinese surnames, simplified and traditional.
 const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董\

@@ -3,6 +3,7 @@
 
 use shakmaty::{fen::Fen, san::San, Chess, Color, EnPassantMode, Move, Position};
 
+use crate::notation::write::Notation;
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
 use crate::rules::matcher::long_form;
 
@@ -32,32 +33,28 @@ pub(super) fn shown_move(
         _ => false,
     };
     let s = san(pos, mv) + suffix(pos, mv);
-    let shown = if m.notes.has(Notes::CHINESE) {
+    let written = if m.notes.has(Notes::CHINESE) {
         let style = notation::write::ZhStyle {
             traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
             ..Default::default()
         };
-        let mut out = String::new();
-        let check = check_after(pos, mv);
-        if long {
-            notation::write::zh_long(pos, *mv, check, style, &mut out);
+        Some(if long {
+            Notation::ZhLong(style)
         } else {
-            notation::write::zh(pos, *mv, check, style, &mut out);
-        }
-        out
-    } else if let Some(lang) = lang.filter(|&l| l != notation::Lang::En) {
-        let mut out = String::new();
-        let check = check_after(pos, mv);
-        if long {
-            notation::write::letters_lan(pos, *mv, check, lang, &mut out);
-        } else {
-            notation::write::letters_san(pos, *mv, check, lang, &mut out);
-        }
-        out
-    } else if long {
-        long_form(mv) + suffix(pos, mv)
+            Notation::Zh(style)
+        })
     } else {
-        s.clone()
+        lang.filter(|&l| l != notation::Lang::En)
+            .map(|lang| Notation::Letters { lang, long })
+    };
+    let shown = match written {
+        Some(written) => {
+            let mut out = String::new();
+            notation::write::write(pos, *mv, check_after(pos, mv), written, &mut out);
+            out
+        }
+        None if long => long_form(mv) + suffix(pos, mv),
+        None => s.clone(),
     };
     if shown == s {
         s

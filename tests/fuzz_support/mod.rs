@@ -892,15 +892,41 @@ pub fn check_decode(control: &[u8], input: &[u8]) {
         }
         out.extend_from_slice(&buf[..n]);
     }
+    if let Some(fallback) = detected.fallback {
+        // A mixed input: valid UTF-8 as it is, each sequence that is not in the fallback
+        // encoding (U+FFFD where that does not decode either).
+        let mut want = String::new();
+        let mut bad = false;
+        for chunk in input.utf8_chunks() {
+            want.push_str(chunk.valid());
+            if chunk.invalid().is_empty() {
+                continue;
+            }
+            let (text, _) = fallback.decode_without_bom_handling(chunk.invalid());
+            if text.contains('\u{FFFD}') {
+                want.push('\u{FFFD}');
+                bad = true;
+            } else {
+                want.push_str(&text);
+            }
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            want,
+            "the streaming decode (UTF-8, else {}) differs from a one-shot decode",
+            fallback.name()
+        );
+        assert_eq!(malformed.get().0 > 0, bad, "malformed bytes counted");
+        return;
+    }
     let has_bom = Encoding::for_bom(input).is_some();
     if detected.encoding == UTF_8 && !has_bom {
         if std::str::from_utf8(input).is_ok() {
             assert_eq!(out, input, "valid UTF-8 without a BOM is passed through");
             return;
         }
-        // UTF-8 but for a few bytes: decoded (each bad sequence U+FFFD), as below; bytes past
-        // the detection sample may also be passed through as they are, for the reader to
-        // report.
+        // Bytes past the detection sample may be passed through as they are, for the reader
+        // to report.
         if out == input {
             return;
         }
