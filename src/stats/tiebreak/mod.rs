@@ -555,11 +555,11 @@ impl<'a> Calc<'a> {
 
     /// Perfect Tournament Performance (C.07 10.3): the lowest whole rating `R` whose expected
     /// score against the opponents met over the board, each game's from FIDE table 8.1(b)
-    /// ([`fide_pd`], in hundredths), reaches the points scored against them, in exact integer
-    /// arithmetic as the FIDE Tie-Break Server computes it. C.07's rules for the extremes: a
-    /// zero score (which every rating reaches) gives the lowest opponent's rating − 800, a
-    /// full score the highest opponent's + 800 (where the search would stop at + 736, the
-    /// table's first 1.00).
+    /// ([`fide_pd`], in hundredths), reaches the points scored against them. A zero score,
+    /// which every rating reaches, gives the lowest opponent's rating − 800. A full score
+    /// needs no rule of its own: the table gives 1.00 from 736 points above, so it is the
+    /// highest opponent's rating + 736. Exact integer arithmetic, as the FIDE Tie-Break
+    /// Server computes it.
     fn ptp(&self, p: usize, floor: Option<u32>) -> Option<i64> {
         let games = self.rated_games(p, floor);
         let lowest = games.iter().map(|g| g.1).min()?;
@@ -568,9 +568,6 @@ impl<'a> Calc<'a> {
         let score: i64 = games.iter().map(|g| 50 * g.2).sum();
         if score == 0 {
             return Some(lowest - 800);
-        }
-        if score == 100 * games.len() as i64 {
-            return Some(highest + 800);
         }
         let expected = |r: i64| -> i64 { games.iter().map(|g| fide_pd(r - g.1)).sum() };
         // The expected score never falls as `R` rises, and at `highest + 736` it is every
