@@ -1230,6 +1230,10 @@ fn line_breaks(text: &[u8]) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
         } else {
             i
         };
+        // A `\r` that ends the cell would make one break with the row's own `\n` after it.
+        if i + 1 == text.len() && text[i] == b'\r' {
+            return Some((start, i + 1, false));
+        }
         let next = skip_spaces(text, i + 1);
         Some((start, i + 1, text.get(next) != Some(&b'[')))
     })
