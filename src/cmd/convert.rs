@@ -616,7 +616,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let in_place = args
         .output
         .as_deref()
-        .is_some_and(|path| super::is_an_input(path, inputs.sources()));
+        .is_some_and(|path| crate::input::open::is_an_input(path, inputs.sources()));
     // A rewrite in place leaves only what is written: a game not converted must be kept in
     // the output or go to --rejects.
     let keep_rejected = in_place && args.rejects.is_none();

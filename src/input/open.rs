@@ -388,6 +388,61 @@ impl Read for ChannelReader {
     }
 }
 
+/// Whether `path` names one of the inputs (the same file, by whatever path, or the file
+/// standard input reads).
+pub fn is_an_input(path: &Path, sources: &[Source]) -> bool {
+    input_named(path, sources).is_some()
+}
+
+/// The name of the input that `path` names, if one does.
+pub fn input_named(path: &Path, sources: &[Source]) -> Option<String> {
+    if crate::report::staged::is_stdout(path) || !std::fs::metadata(path).is_ok_and(|m| m.is_file())
+    {
+        return None;
+    }
+    let output = file_id(path)?;
+    sources.iter().find_map(|source| {
+        let input = match source {
+            Source::File(input) => file_id(input),
+            Source::Stdin => stdin_id(),
+        };
+        (input == Some(output)).then(|| match source {
+            Source::File(input) => input.display().to_string(),
+            Source::Stdin => "standard input reads it".to_owned(),
+        })
+    })
+}
+
+/// What identifies a file whatever path names it (hard and symbolic links included): its
+/// device and inode.
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The device and inode of the file standard input reads (`- < FILE`), when it is one.
+#[cfg(unix)]
+fn stdin_id() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    meta.is_file().then(|| (meta.dev(), meta.ino()))
+}
+
+/// What identifies a file whatever path names it: its canonical path.
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<std::path::PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// Unknown without Unix's file identities.
+#[cfg(not(unix))]
+fn stdin_id() -> Option<std::path::PathBuf> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
