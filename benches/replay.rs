@@ -1,6 +1,6 @@
 //! Throughput of the path every game of `pgnkit validate`, `convert` and `stats` takes: the
 //! input pipeline on one job, lexing each game to its tags ([`Lexing::Tags`]), then
-//! [`check_pipeline_game`], which replays plain movetext straight from the bytes (finding
+//! [`Game::check`](pgnkit::input::pipeline::Game::check), which replays plain movetext straight from the bytes (finding
 //! where the game ends) and anything else through the general lexer and replay. `validate`
 //! replays with no observer, `stats` with one that wants nothing by default (the same path),
 //! `convert` with a [`Collector`] that writes every move.
@@ -18,7 +18,6 @@ use std::hint::black_box;
 use std::io;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pgnkit::cmd::check_pipeline_game;
 use pgnkit::convert::Collector;
 use pgnkit::input::pipeline::{self, Game, Lexing};
 use pgnkit::notation::write::Notation;
@@ -141,7 +140,7 @@ fn replay_all<O: Visitor>(
     let mut plies = 0;
     let work = |game: &mut Game<'_>| {
         let mut observer = observer();
-        u64::from(check_pipeline_game(game, opts, &mut observer).plies)
+        u64::from(game.check(opts, &mut observer).plies)
     };
     let sink = |n: u64| -> io::Result<()> {
         plies += n;

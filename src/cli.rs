@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 use crate::cmd;
+pub use crate::outcome::Outcome;
 
 /// Validate, convert and analyse chess game records (PGN).
 ///
@@ -39,19 +40,6 @@ pub enum Command {
     // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
-}
-
-/// How a run ended, as the process exit status (ordered from best to worst).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Outcome {
-    /// The input is clean.
-    Clean = 0,
-    /// Problems were found in the input.
-    Problems = 1,
-    /// pgnkit itself failed: unreadable file, bad arguments, broken output.
-    Failed = 2,
-    /// A signal (Ctrl-C, SIGTERM) stopped the run: no output file was put in place.
-    Interrupted = 130,
 }
 
 /// Runs the chosen subcommand.

@@ -13,6 +13,7 @@
 //! | [`notation`] | reading and writing moves: SAN, LAN, UCI, figurines, other letters, Chinese |
 //! | [`rules`] | the replay through shakmaty, endings by rule, adjudication |
 //! | [`diag`] | the diagnostic codes and findings |
+//! | [`outcome`] | how a run ends: what it found, what failed, its exit status |
 //! | [`report`] | diagnostics as text, JSON Lines or CSV; output files |
 //! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
 //! | [`stats`] | standings, tie-breaks, ratings and tallies as plain data |
@@ -63,6 +64,7 @@ pub mod diag;
 pub mod eco;
 pub mod input;
 pub mod notation;
+pub mod outcome;
 pub mod pgn;
 pub mod report;
 pub mod rules;

@@ -22,9 +22,9 @@ fn main() -> ExitCode {
         Err(e) => {
             // A closed pipe (`pgnkit validate big.pgn | head`) is no failure of pgnkit's: the
             // status says what was found before it.
-            let broken_pipe = pgnkit::cmd::is_broken_pipe(&e);
+            let broken_pipe = pgnkit::outcome::is_broken_pipe(&e);
             if broken_pipe {
-                return ExitCode::from(pgnkit::cmd::found_so_far() as u8);
+                return ExitCode::from(pgnkit::outcome::found_so_far() as u8);
             }
             // Standard error may be what failed: nothing more can be said then.
             let mut err = std::io::stderr();
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             if let Some(note) = pgnkit::report::staged::not_written() {
                 let _ = writeln!(err, "pgnkit: {note}");
             }
-            ExitCode::from(pgnkit::cli::Outcome::Failed as u8)
+            ExitCode::from(pgnkit::outcome::Outcome::Failed as u8)
         }
     }
 }

@@ -27,7 +27,8 @@ use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
 
 use crate::diagnostics::DiagnosticsBuilder;
 use pgnkit::convert::parquet::BATCH_GAMES;
-use pgnkit::input::{Inputs, WriteError};
+use pgnkit::input::Inputs;
+use pgnkit::outcome::WriteError;
 
 /// Batches in flight between the converting thread and the reader: memory stays flat.
 const IN_FLIGHT: usize = 2;

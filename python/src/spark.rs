@@ -20,7 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use pgnkit::input::pipeline::{Game, Lexing};
-use pgnkit::input::{Found, InputProblem, Inputs, WriteError};
+use pgnkit::input::{Found, InputProblem, Inputs};
+use pgnkit::outcome::WriteError;
 use pgnkit::report;
 use pgnkit::rules::game::CheckOptions;
 use pgnkit::rules::visit::NoVisitor;
@@ -142,7 +143,7 @@ pub(crate) fn validate_words(
         let mut inputs = Inputs::new(options)?;
         let opts = CheckOptions::default();
         let work = |name: &str, game: &mut Game<'_>| {
-            let report = pgnkit::cmd::check_pipeline_game(game, &opts, &mut NoVisitor);
+            let report = game.check(&opts, &mut NoVisitor);
             let ctx = report::GameContext {
                 file: name,
                 number: game.number,

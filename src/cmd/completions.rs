@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::{Cli, Outcome};
+use crate::cli::Cli;
+use crate::outcome::Outcome;
 
 /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
 ///

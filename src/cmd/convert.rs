@@ -9,16 +9,17 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 
-use crate::cli::Outcome;
 use crate::convert::arrow::{GameRow, PlyColumns, RowFinding};
 use crate::convert::parquet::ParquetOut;
 use crate::convert::pgn::{self as pgn_out, Layout};
 use crate::convert::{self, records, Collector, Keep};
 use crate::diag::{Code, Finding, Severity};
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Inputs, WriteError};
+use crate::input::Inputs;
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
+use crate::outcome::Outcome;
+use crate::outcome::{say, WriteError};
 use crate::pgn::{Lexed, Movetext};
 use crate::report::staged::{self, StagedFiles};
 use crate::report::{self, GameContext, RenderOptions};
@@ -332,7 +333,7 @@ fn convert_one(
     args: &Args,
     collector: &mut Collector,
 ) -> Converted {
-    let mut report = super::check_pipeline_game(game, opts, collector);
+    let mut report = game.check(opts, collector);
     if collector.over_budget() {
         report.findings.push(too_large_to_convert(args));
     }
@@ -654,7 +655,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         None,
     )?;
     if inputs.totals.broken_pipe {
-        return Ok(super::found_so_far());
+        return Ok(crate::outcome::found_so_far());
     }
     out.flush()
         .map_err(|e| WriteError::new(out_name.as_str(), e))?;
@@ -853,7 +854,7 @@ fn convert_all(
             .map_err(|e| WriteError::new("to standard error", e))?;
         if g.rejected {
             totals.rejected += 1;
-            super::found(Outcome::Problems);
+            crate::outcome::found(Outcome::Problems);
             match (rejects.as_mut(), g.reject) {
                 (Some(w), Some(bytes)) => w
                     .write_all(&bytes)

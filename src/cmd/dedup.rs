@@ -11,14 +11,15 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 
-use crate::cli::Outcome;
 use crate::dedup::finder::{Decision, Row};
 use crate::dedup::observer::DigestObserver;
 use crate::dedup::runs::Store;
 use crate::dedup::{completeness, text_hash, Digest, Finder, Identity, Keep, Kind, Recorded};
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, Inputs, ReadFrom, Verbatim, WriteError};
+use crate::input::{Found, Inputs, ReadFrom, Verbatim};
+use crate::outcome::Outcome;
+use crate::outcome::{say, WriteError};
 use crate::report::cell::neutralise;
 use crate::report::staged::{self, StagedFiles, TempDir};
 use crate::rules::game::CheckOptions;
@@ -740,7 +741,7 @@ fn digest(
     spill: &Spill,
 ) -> Digested {
     let mut observer = DigestObserver::new(fuzzy);
-    let report = super::check_pipeline_game(game, opts, &mut observer);
+    let report = game.check(opts, &mut observer);
     let [white, black, event, round, date, site, result] = tags_of(game.lexed);
     let result = Recorded::of_tag(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
@@ -847,7 +848,7 @@ fn write_report(
 ) -> anyhow::Result<()> {
     let what = || staged::display_name(Some(path));
     let mut w = csv::Writer::from_writer(BufWriter::new(file));
-    let failed = |e: csv::Error| WriteError::new(what(), super::csv_io(e));
+    let failed = |e: csv::Error| WriteError::new(what(), crate::outcome::csv_io(e));
     w.write_record([
         "file",
         "game",

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use anyhow::bail;
 use clap::CommandFactory;
 
-use crate::cli::{Cli, Outcome};
+use crate::cli::Cli;
+use crate::outcome::Outcome;
 
 /// Print the manual page (roff) of pgnkit or of one of its commands.
 ///

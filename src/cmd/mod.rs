@@ -13,17 +13,12 @@ pub mod validate;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{bail, Context};
 
-use crate::cli::Outcome;
 use crate::input::open::Source;
-use crate::input::pipeline::Game;
 use crate::input::{InputOptions, Inputs};
 use crate::report::staged::StagedFiles;
-use crate::rules::game::{check_lexed, CheckOptions, GameReport};
-use crate::rules::visit::Visitor;
 
 /// The largest `--max-game-size`, in MiB: spans within a game are `u32` byte offsets, and
 /// 4095 MiB leaves the reader room past the limit before an offset could reach 4 GiB.
@@ -56,7 +51,7 @@ pub struct InputArgs {
     #[arg(
         long,
         value_name = "MIB",
-        default_value_t = 32,
+        default_value_t = crate::input::DEFAULT_MAX_GAME_MIB,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_GAME_MIB)
     )]
     pub max_game_size: usize,
@@ -110,102 +105,28 @@ impl InputArgs {
         }
         let encoding =
             crate::input::forced_encoding(self.encoding.as_deref()).map_err(anyhow::Error::msg)?;
-        let mut extensions: Vec<String> = self
+        let mut opts = InputOptions::new(self.files.clone());
+        let extensions: Vec<String> = self
             .ext
             .iter()
             .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
             .filter(|e| !e.is_empty())
             .collect();
-        if extensions.is_empty() {
-            extensions = crate::input::open::DEFAULT_EXTENSIONS
-                .iter()
-                .map(|e| e.to_string())
-                .collect();
+        if !extensions.is_empty() {
+            opts.extensions = extensions;
         }
-        Ok(InputOptions {
-            files: self.files.clone(),
-            encoding,
-            jobs: crate::input::jobs(self.jobs),
-            max_game: self.max_game_size.saturating_mul(1 << 20),
-            extensions,
-            progress: !self.quiet,
-            parquet: crate::input::parquet::Columns {
-                movetext: self.movetext_column.clone(),
-                tags: self.tag_column.clone(),
-            },
-            range: self.range,
-            row_groups: self.row_groups,
-        })
+        opts.encoding = encoding;
+        opts.jobs = crate::input::jobs(self.jobs);
+        opts.max_game = self.max_game_size.saturating_mul(1 << 20);
+        opts.progress = !self.quiet;
+        opts.parquet = crate::input::parquet::Columns {
+            movetext: self.movetext_column.clone(),
+            tags: self.tag_column.clone(),
+        };
+        opts.range = self.range;
+        opts.row_groups = self.row_groups;
+        Ok(opts)
     }
-}
-
-/// The worst of what was found so far, as an exit status: for a run cut short by a closed
-/// output (`| head`), whose exit status says what was found before (0 only when nothing bad
-/// was).
-static FOUND: AtomicU8 = AtomicU8::new(Outcome::Clean as u8);
-
-/// Notes that the run found `outcome` (problems in the input, or an input that failed).
-pub(crate) fn found(outcome: Outcome) {
-    FOUND.fetch_max(outcome as u8, Ordering::Relaxed);
-}
-
-/// The worst of what the run found so far.
-pub fn found_so_far() -> Outcome {
-    match FOUND.load(Ordering::Relaxed) {
-        0 => Outcome::Clean,
-        1 => Outcome::Problems,
-        _ => Outcome::Failed,
-    }
-}
-
-/// The kind of the first I/O error in `e`'s chain, if one is: seen through the CSV writer's
-/// errors too, which keep theirs as a kind rather than a source.
-pub fn io_kind(e: &anyhow::Error) -> Option<std::io::ErrorKind> {
-    e.chain().find_map(cause_kind)
-}
-
-/// Whether `e` is a closed pipe (`pgnkit validate big.pgn | head`): no failure of pgnkit's,
-/// the run ends quietly with the status of what was found before it.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
-        .any(|cause| cause_kind(cause) == Some(std::io::ErrorKind::BrokenPipe))
-}
-
-/// A CSV writer's error as an I/O error of the same kind (a closed pipe stays one).
-pub(crate) fn csv_io(e: csv::Error) -> std::io::Error {
-    match e.kind() {
-        csv::ErrorKind::Io(io) => std::io::Error::new(io.kind(), e.to_string()),
-        _ => std::io::Error::other(e),
-    }
-}
-
-fn cause_kind(cause: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
-    if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-        return Some(io.kind());
-    }
-    if let Some(w) = cause.downcast_ref::<crate::input::WriteError>() {
-        return Some(w.source.kind());
-    }
-    match cause.downcast_ref::<csv::Error>().map(csv::Error::kind) {
-        Some(csv::ErrorKind::Io(io)) => Some(io.kind()),
-        _ => None,
-    }
-}
-
-/// Checks a game of the pipeline, telling `visitor` its moves: [`crate::rules::game::check_game`]
-/// on the game as the pipeline lexed it. A tagless game's book header becomes its tags in
-/// `game.lexed`, for the work after the check. A game whose end is not known yet
-/// ([`Movetext::Open`](crate::pgn::Movetext::Open)) is cut to the game where the replay finds
-/// that it ends. Public for `benches/replay.rs`, which times this path.
-pub fn check_pipeline_game(
-    game: &mut Game<'_>,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> GameReport {
-    crate::pgn::book::extract_header(game.bytes, game.lexed);
-    let (report, len) = check_lexed(game.bytes, game.lexed, game.movetext, opts, visitor);
-    game.cut(len);
-    report
 }
 
 /// Refuses an output file that is also one of the inputs (the same file, by whatever path,
@@ -288,7 +209,7 @@ pub(crate) fn commit(staged: StagedFiles, inputs: &Inputs) -> anyhow::Result<boo
     if inputs.totals.failed > 0 && !crate::report::interrupt::interrupted() {
         drop(staged);
         if let Some(note) = crate::report::staged::not_written() {
-            crate::input::say(format_args!(
+            crate::outcome::say(format_args!(
                 "pgnkit: an input could not be read, so the outputs would lack its games; {note}"
             ))?;
         }

@@ -8,10 +8,11 @@ use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
 
 use super::convert::{FormatArg, ToArg};
-use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{Found, Inputs, WriteError};
+use crate::input::{Found, Inputs};
+use crate::outcome::Outcome;
+use crate::outcome::WriteError;
 use crate::report::staged::{self, StagedFiles};
 use crate::rules::game::CheckOptions;
 use crate::select::expr::FIELDS;
@@ -237,7 +238,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe {
-        return Ok(super::found_so_far());
+        return Ok(crate::outcome::found_so_far());
     }
     if args.count {
         writeln!(out, "{selected}").map_err(written)?;
@@ -322,7 +323,7 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
             if let Some(table) = eco_table {
                 watch = watch.classifying(table);
             }
-            let report = super::check_pipeline_game(game, opts, &mut watch);
+            let report = game.check(opts, &mut watch);
             if let Some(last) = &report.final_position {
                 watch.see(last);
             }

@@ -9,11 +9,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 
-use crate::cli::Outcome;
 use crate::dedup::split::{By, Grouper};
 use crate::eco::EcoObserver;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Found, Inputs, WriteError};
+use crate::input::{Found, Inputs};
+use crate::outcome::Outcome;
+use crate::outcome::{say, WriteError};
 use crate::report::staged::{StagedFiles, TempDir};
 use crate::rules::game::CheckOptions;
 
@@ -209,7 +210,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             // The game is replayed only for its opening: most games of a database have the
             // tag.
             let mut eco = EcoObserver::new(table);
-            super::check_pipeline_game(game, &opts, &mut eco);
+            game.check(&opts, &mut eco);
             return Piece {
                 value: eco.result().map(|o| o.eco.clone()),
                 bytes: game.bytes.to_vec(),

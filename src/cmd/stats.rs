@@ -12,11 +12,12 @@ use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use shakmaty::{san::San, Chess, Move};
 
-use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{say, Inputs, WriteError};
+use crate::input::Inputs;
 use crate::notation::CheckClaim;
+use crate::outcome::Outcome;
+use crate::outcome::{say, WriteError};
 use crate::pgn::lexer::Lexed;
 use crate::report::interrupt::interrupted;
 use crate::report::spill::TempFileStore;
@@ -407,8 +408,8 @@ fn game_facts(
         .filter(|_| untagged)
         .map(crate::eco::EcoObserver::new);
     let report = match eco.as_mut() {
-        Some(eco) => super::check_pipeline_game(game, opts, eco),
-        None => super::check_pipeline_game(game, opts, &mut opening),
+        Some(eco) => game.check(opts, eco),
+        None => game.check(opts, &mut opening),
     };
     let tags = StatsTags::of(game.lexed);
     fn tag(t: Option<&str>) -> &str {
@@ -571,7 +572,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let order = tally.games;
         let row = &f.row;
         if row.errors > 0 {
-            super::found(Outcome::Problems);
+            crate::outcome::found(Outcome::Problems);
         }
         tally.add(GameSummary {
             white: &row.white,
@@ -627,7 +628,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         if sinks.csv.is_some() || sinks.partial.is_some() {
             sinks.write(row).map_err(|e| {
                 // A closed pipe (`--report games | head`) stays one: it ends the run quietly.
-                let kind = super::io_kind(&e).unwrap_or(io::ErrorKind::Other);
+                let kind = crate::outcome::io_kind(&e).unwrap_or(io::ErrorKind::Other);
                 WriteError::new(
                     "games.csv or the partial file",
                     io::Error::new(kind, format!("{e:#}")),
@@ -639,7 +640,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Tags only: the replay reads plain movetext from the bytes.
     inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
     if inputs.totals.broken_pipe {
-        return Ok(super::found_so_far());
+        return Ok(crate::outcome::found_so_far());
     }
     tally.files = inputs.totals.files as u64;
 

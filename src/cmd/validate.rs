@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use crate::cli::Outcome;
 use crate::diag::Severity;
 use crate::diag::{Code, Finding};
 use crate::eco::{EcoObserver, Table};
 use crate::input::pipeline::{Game, Lexing};
-use crate::input::{Found, InputProblem, Inputs, WriteError};
+use crate::input::{Found, InputProblem, Inputs};
+use crate::outcome::Outcome;
+use crate::outcome::WriteError;
 use crate::pgn::Lexed;
 use crate::report::staged::{self, StagedFiles};
 use crate::report::{self, Format, GameContext, RenderOptions};
@@ -217,7 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         totals.warnings += g.warnings;
         totals.notes += g.notes;
         if g.errors > 0 || (args.warnings_as_errors && g.warnings > 0) {
-            super::found(Outcome::Problems);
+            crate::outcome::found(Outcome::Problems);
         }
         out.borrow_mut().write_all(&g.text).map_err(written)?;
         if let (Some(bytes), Some(w)) = (g.reject, rejects.as_mut()) {
@@ -234,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     inputs.run(Lexing::Tags, work, sink, on_problem)?;
     if inputs.totals.broken_pipe {
-        return Ok(super::found_so_far());
+        return Ok(crate::outcome::found_so_far());
     }
     out.borrow_mut().flush().map_err(written)?;
     if let Some(mut w) = rejects {
@@ -289,8 +290,8 @@ fn check_one(
         .filter(|_| crate::eco::known_tag(game.lexed.tag("ECO")).is_some())
         .map(EcoObserver::new);
     let mut report = match eco.as_mut() {
-        Some(eco) => super::check_pipeline_game(game, opts, eco),
-        None => super::check_pipeline_game(game, opts, &mut NoVisitor),
+        Some(eco) => game.check(opts, eco),
+        None => game.check(opts, &mut NoVisitor),
     };
     if let Some(note) = eco.as_ref().and_then(|eco| eco_note(game.lexed, eco)) {
         report.findings.push(note);

@@ -23,11 +23,15 @@ use pipeline::{Game, Lexing};
 use progress::Progress;
 
 use crate::diag::{Code, Finding};
+use crate::outcome::{say, Outcome, WriteError};
 use crate::pgn::GameReader;
 
 /// The most worker threads a run takes (`--jobs`, Python's `threads`): far more threads than
 /// cores only cost memory, and 100,000 once failed to set up their stacks and aborted.
 pub const MAX_JOBS: usize = 1024;
+
+/// The largest game read by default (`--max-game-size`), in MiB.
+pub const DEFAULT_MAX_GAME_MIB: usize = 32;
 
 /// Worker threads for `--jobs`: the number given, or the number of cores, within
 /// 1..=[`MAX_JOBS`] (the command line refuses a number outside it; a library caller gets the
@@ -52,51 +56,6 @@ pub fn forced_encoding(
             format!("unknown encoding '{name}' (try utf-8, windows-1252, latin1, gbk, gb18030, big5, utf-16le)")
         }),
     }
-}
-
-/// An output that could not be written (standard output or error, a report, the rejects
-/// file): pgnkit itself failed, whatever the input held.
-#[derive(Debug)]
-pub struct WriteError {
-    /// What could not be written, as the message names it.
-    pub what: String,
-    pub source: io::Error,
-}
-
-impl WriteError {
-    pub fn new(what: impl Into<String>, source: io::Error) -> WriteError {
-        WriteError {
-            what: what.into(),
-            source,
-        }
-    }
-
-    /// The reader of the output went away (`pgnkit validate big.pgn | head`).
-    pub fn is_broken_pipe(&self) -> bool {
-        self.source.kind() == io::ErrorKind::BrokenPipe
-    }
-}
-
-impl fmt::Display for WriteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot write {}: {}", self.what, self.source)
-    }
-}
-
-// The message already says the cause: no `source()`, or it would be printed twice.
-impl std::error::Error for WriteError {}
-
-/// Writes one line to standard error. A failed write is an error like any other output's
-/// (`2>/dev/full`, `2>&1 | head -1`), never a panic.
-///
-/// # Errors
-///
-/// When standard error cannot be written.
-pub fn say(args: fmt::Arguments<'_>) -> Result<(), WriteError> {
-    let mut err = io::stderr().lock();
-    err.write_fmt(args)
-        .and_then(|()| err.write_all(b"\n"))
-        .map_err(|e| WriteError::new("to standard error", e))
 }
 
 /// P029: the encoding was guessed from little text, and `other` reads it too.
@@ -182,6 +141,28 @@ pub struct InputOptions {
     pub range: Option<range::ByteRange>,
     /// `--row-groups`: only these row groups of a Parquet file.
     pub row_groups: Option<parquet::RowGroups>,
+}
+
+impl InputOptions {
+    /// The options of a run over `files` (none reads standard input) with every other
+    /// option at its default: the encoding detected per file, one worker per core, games up
+    /// to 32 MiB, `*.pgn` in a directory walk, no progress bar.
+    pub fn new(files: Vec<PathBuf>) -> InputOptions {
+        InputOptions {
+            files,
+            encoding: None,
+            jobs: jobs(None),
+            max_game: DEFAULT_MAX_GAME_MIB << 20,
+            extensions: open::DEFAULT_EXTENSIONS
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
+            progress: false,
+            parquet: parquet::Columns::default(),
+            range: None,
+            row_groups: None,
+        }
+    }
 }
 
 /// A problem of an input as a whole: a finding about no game (game 0 in reports), at the
@@ -564,7 +545,7 @@ impl Inputs {
         let (input, detected, malformed, cut, compression, magic, stamp) = match opened {
             Ok(x) => x,
             Err(e) => {
-                crate::cmd::found(crate::cli::Outcome::Failed);
+                crate::outcome::found(Outcome::Failed);
                 self.totals.failed += 1;
                 return say(format_args!("pgnkit: cannot open {name}: {e}"));
             }
@@ -820,7 +801,7 @@ impl Inputs {
         match read {
             Ok(bytes) => self.totals.bytes += bytes,
             Err(e) => {
-                crate::cmd::found(crate::cli::Outcome::Failed);
+                crate::outcome::found(Outcome::Failed);
                 self.totals.failed += 1;
                 say(format_args!("pgnkit: cannot read {name}: {e}"))?;
             }
@@ -831,7 +812,7 @@ impl Inputs {
     /// One more problem of an input as a whole.
     fn problem(&mut self) {
         self.totals.problems += 1;
-        crate::cmd::found(crate::cli::Outcome::Problems);
+        crate::outcome::found(Outcome::Problems);
     }
 
     /// How a command ends its run on standard error: unless `quiet`, its summary line
@@ -948,15 +929,14 @@ impl Inputs {
     /// How the reading went, as far as the inputs decide the exit status: `Failed` when an
     /// input could not be read, nothing was given to read, or Ctrl-C stopped the run;
     /// `Problems` when an input as a whole had a problem or held no game; else `Clean`.
-    pub fn outcome(&self) -> crate::cli::Outcome {
+    pub fn outcome(&self) -> Outcome {
         self.outcome_with(false)
     }
 
     /// The exit status of a run: [what the inputs decide](Self::outcome), or `Problems` at
     /// least when `problems_in_games` (the command says what counts: errors, rejected games,
     /// nothing selected).
-    pub fn outcome_with(&self, problems_in_games: bool) -> crate::cli::Outcome {
-        use crate::cli::Outcome;
+    pub fn outcome_with(&self, problems_in_games: bool) -> Outcome {
         let totals = &self.totals;
         let nothing_given = totals.files == 0 && totals.games == 0;
         if totals.failed > 0 || totals.interrupted || nothing_given {

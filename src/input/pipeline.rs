@@ -48,7 +48,7 @@ pub struct Game<'a> {
     /// `bytes` then run on past it, up to where it surely ends (see
     /// [`crate::pgn::lexer::last_tag_line`]). Only with [`Lexing::Tags`] and one job, which
     /// then need not split the stream before the work. The work cuts `bytes` to the game: the
-    /// replay finds where the game ends ([`crate::cmd::check_pipeline_game`]), and
+    /// replay finds where the game ends ([`Game::check`]), and
     /// [`Game::close`] finds it without one.
     pub movetext: Movetext,
 }
@@ -69,6 +69,22 @@ impl Game<'_> {
         if let crate::pgn::LexEnd::Complete(len) = end {
             self.cut(len);
         }
+    }
+
+    /// Checks the game, telling `visitor` its moves: [`crate::rules::game::check_game`] on
+    /// the game as the pipeline lexed it. A tagless game's book header becomes its tags in
+    /// `lexed`, for the work after the check. An open game ([`Movetext::Open`]) is cut to
+    /// where the replay finds that it ends.
+    pub fn check(
+        &mut self,
+        opts: &crate::rules::game::CheckOptions,
+        visitor: &mut dyn crate::rules::visit::Visitor,
+    ) -> crate::rules::game::GameReport {
+        crate::pgn::book::extract_header(self.bytes, self.lexed);
+        let (report, len) =
+            crate::rules::game::check_lexed(self.bytes, self.lexed, self.movetext, opts, visitor);
+        self.cut(len);
+        report
     }
 
     /// Cuts the game's bytes to their first `len`, where it was found to end: an open game's

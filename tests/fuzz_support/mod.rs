@@ -596,7 +596,7 @@ pub fn pipeline_reports_in(
     };
     let work = |g: &mut pgnkit::input::pipeline::Game<'_>| {
         let was_open = g.is_open();
-        let report = pgnkit::cmd::check_pipeline_game(g, &opts, &mut NoVisitor);
+        let report = g.check(&opts, &mut NoVisitor);
         if was_open {
             OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
         }
