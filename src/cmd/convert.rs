@@ -631,8 +631,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             );
         }
     }
-    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
-    super::refuse_two_on_stdout(&[
+    crate::report::staged::refuse_inputs_as_outputs(
+        &[("--rejects", args.rejects.as_deref())],
+        inputs.sources(),
+    )?;
+    crate::report::staged::refuse_two_on_stdout(&[
         ("-o", args.output.as_deref().is_none_or(staged::is_stdout)),
         (
             "--rejects",
@@ -687,7 +690,7 @@ fn commit_outputs(
         ))?;
         return Ok(());
     }
-    super::commit(staged, inputs)?;
+    crate::report::staged::commit_after(staged, inputs)?;
     Ok(())
 }
 
@@ -755,7 +758,7 @@ pub fn run_rows(
         &mut io::sink(),
         Some(each),
     )?;
-    super::commit(staged, inputs)?;
+    crate::report::staged::commit_after(staged, inputs)?;
     Ok(inputs.outcome_with(totals.rejected > 0))
 }
 
@@ -819,7 +822,7 @@ fn convert_all(
     mut rows: Option<&mut RowSink<'_>>,
 ) -> anyhow::Result<Totals> {
     let (opts, keep) = (args.check_options(), args.keep());
-    let mut rejects = super::rejects_file(staged, args.rejects.as_deref())?;
+    let mut rejects = crate::report::staged::rejects_file(staged, args.rejects.as_deref())?;
     let rejects_name = || staged::display_name(args.rejects.as_deref());
     let written = |e| WriteError::new(out_name, e);
     if args.format == FormatArg::Csv {
@@ -840,7 +843,7 @@ fn convert_all(
     let render = RenderOptions::default();
     let eco_table = args
         .add_eco
-        .then(|| super::eco_table(args.eco_table.as_deref()))
+        .then(|| crate::eco::table_at(args.eco_table.as_deref()))
         .transpose()?;
     let mut totals = Totals::default();
     let work = |name: &str, game: &mut Game<'_>| {

@@ -549,14 +549,14 @@ impl Drop for Spill {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let options = args.input.resolve()?;
     let mut inputs = Inputs::new(options)?;
-    super::refuse_inputs_as_outputs(
+    crate::report::staged::refuse_inputs_as_outputs(
         &[
             ("--output", Some(args.output.as_path())),
             ("--report", args.report.as_deref()),
         ],
         inputs.sources(),
     )?;
-    super::refuse_two_on_stdout(&[
+    crate::report::staged::refuse_two_on_stdout(&[
         ("--output", staged::is_stdout(&args.output)),
         (
             "--report",
@@ -660,7 +660,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     drop(decision);
     let spilled = store.spilled();
     drop(spill);
-    super::commit(staged, &inputs)?;
+    crate::report::staged::commit_after(staged, &inputs)?;
 
     let read = &inputs.totals;
     if !args.input.quiet {

@@ -10,15 +10,12 @@ pub mod split;
 pub mod stats;
 pub mod validate;
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
-use crate::input::open::Source;
-use crate::input::{InputOptions, Inputs};
-use crate::report::staged::StagedFiles;
+use crate::input::InputOptions;
 
 /// The largest `--max-game-size`, in MiB: spans within a game are `u32` byte offsets, and
 /// 4095 MiB leaves the reader room past the limit before an offset could reach 4 GiB.
@@ -127,121 +124,4 @@ impl InputArgs {
         opts.row_groups = self.row_groups;
         Ok(opts)
     }
-}
-
-/// Refuses an output file that is also one of the inputs (the same file, by whatever path,
-/// standard input read from it included): the games would be read from the file while it is
-/// rewritten, and `--rejects` would read back what it writes. `outputs` pairs each output's
-/// option with its path. An output that does not exist yet, or is not a regular file
-/// (`/dev/null`, a pipe, `-`), is no input.
-///
-/// # Errors
-///
-/// When an output is an input; the message names both.
-pub(crate) fn refuse_inputs_as_outputs(
-    outputs: &[(&str, Option<&Path>)],
-    sources: &[Source],
-) -> anyhow::Result<()> {
-    for &(option, path) in outputs {
-        let Some(path) = path else { continue };
-        if let Some(input) = crate::input::open::input_named(path, sources) {
-            bail!(
-                "{option} {} is also an input ({input}): writing it would destroy its games \
-                 before they are read; write to another file",
-                path.display(),
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Refuses two outputs on standard output (`-o -` beside a command's own output there, or
-/// `--rejects -` beside `-o -`): their lines would be mixed. `outputs` pairs each option with
-/// whether it writes to standard output.
-///
-/// # Errors
-///
-/// When more than one does; the message names them.
-pub(crate) fn refuse_two_on_stdout(outputs: &[(&str, bool)]) -> anyhow::Result<()> {
-    let on: Vec<&str> = outputs
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(o, _)| *o)
-        .collect();
-    if on.len() > 1 {
-        bail!(
-            "{} would {} write to standard output, mixed: give one of them a file",
-            on.join(" and "),
-            if on.len() == 2 { "both" } else { "all" }
-        );
-    }
-    Ok(())
-}
-
-/// Opens the `--rejects` file, when one was asked for, staged in `staged` (`-` is standard
-/// output).
-///
-/// # Errors
-///
-/// When the file cannot be created; the message names it.
-pub(crate) fn rejects_file(
-    staged: &mut StagedFiles,
-    path: Option<&Path>,
-) -> anyhow::Result<Option<BufWriter<File>>> {
-    path.map(|path| {
-        staged
-            .open(Some(path))
-            .map(BufWriter::new)
-            .context("--rejects")
-    })
-    .transpose()
-}
-
-/// Puts the run's staged outputs in place when every input was read and no signal stopped
-/// the run; otherwise says, for an input that could not be read, that they were not written
-/// (the files there before are kept). An interrupted run says so at its end. Whether the
-/// outputs were put in place.
-///
-/// # Errors
-///
-/// When a file cannot be put in place, or standard error cannot be written.
-pub(crate) fn commit(staged: StagedFiles, inputs: &Inputs) -> anyhow::Result<bool> {
-    if inputs.totals.failed > 0 && !crate::report::interrupt::interrupted() {
-        drop(staged);
-        if let Some(note) = crate::report::staged::not_written() {
-            crate::outcome::say(format_args!(
-                "pgnkit: an input could not be read, so the outputs would lack its games; {note}"
-            ))?;
-        }
-        return Ok(false);
-    }
-    Ok(staged.commit()?)
-}
-
-/// The opening table of `--eco-table FILE`, or the built-in one. A table read from a file
-/// lives for the rest of the run, as the built-in one does (leaked: it is read once).
-///
-/// # Errors
-///
-/// When the file cannot be read or a line of it does not replay; the message names the file
-/// and the line.
-pub(crate) fn eco_table(path: Option<&Path>) -> anyhow::Result<&'static crate::eco::Table> {
-    let Some(path) = path else {
-        return Ok(crate::eco::Table::builtin());
-    };
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        anyhow::anyhow!(
-            "--eco-table {}: not UTF-8; convert the table to UTF-8 first",
-            path.display()
-        )
-    })?;
-    let table = crate::eco::Table::parse(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "--eco-table {}:{e}; a table is lichess's TSV (columns eco, name, pgn) or \
-             pgn-extract's eco.pgn",
-            path.display()
-        )
-    })?;
-    Ok(Box::leak(Box::new(table)))
 }

@@ -188,11 +188,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Read once for the run; its positions are indexed at the first game replayed.
     let eco_table = selection
         .classifies()
-        .then(|| super::eco_table(args.eco_table.as_deref()))
+        .then(|| crate::eco::table_at(args.eco_table.as_deref()))
         .transpose()?;
     // The inputs are listed before the output is created: a new one is never read.
     let mut inputs = Inputs::new(args.input.resolve()?)?;
-    super::refuse_inputs_as_outputs(&[("-o", args.output.as_deref())], inputs.sources())?;
+    crate::report::staged::refuse_inputs_as_outputs(
+        &[("-o", args.output.as_deref())],
+        inputs.sources(),
+    )?;
     // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
     let mut staged = StagedFiles::new();
     let out_name = staged::display_name(args.output.as_deref());
@@ -245,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     out.flush().map_err(written)?;
     drop(out);
-    super::commit(staged, &inputs)?;
+    crate::report::staged::commit_after(staged, &inputs)?;
     if inputs.totals.games > 0 {
         warn_of_missing_tags(&tag_watch, &nearest)?;
     }

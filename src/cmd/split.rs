@@ -159,7 +159,7 @@ impl Staging {
         for name in &self.created {
             staged.adopt(dir.join(name), output.join(name));
         }
-        if !super::commit(staged, inputs)? {
+        if !crate::report::staged::commit_after(staged, inputs)? {
             return Ok(None);
         }
         self.made = None;
@@ -198,7 +198,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bail!("--eco-table applies with --by eco or --by eco-letter only");
     }
     let table = if classifies {
-        Some(super::eco_table(args.eco_table.as_deref())?)
+        Some(crate::eco::table_at(args.eco_table.as_deref())?)
     } else {
         None
     };

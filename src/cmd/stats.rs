@@ -509,14 +509,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     // The inputs are listed before any output is created: a new one is never read.
     let mut inputs = Inputs::new(args.input.resolve()?)?;
-    super::refuse_inputs_as_outputs(
+    crate::report::staged::refuse_inputs_as_outputs(
         &[
             ("--partial", args.partial.as_deref()),
             ("-o", output.output.as_deref()),
         ],
         inputs.sources(),
     )?;
-    super::refuse_two_on_stdout(&[
+    crate::report::staged::refuse_two_on_stdout(&[
         (
             "--report",
             output.report.is_some() && output.output.as_deref().is_none_or(staged::is_stdout),
@@ -561,7 +561,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Read once for the run, before any game: the names of openings.csv need only its codes
     // and names; its positions are indexed only when a game is classified (`--add-eco`).
     let eco_table = (names_openings(output) || args.add_eco)
-        .then(|| super::eco_table(output.eco_table.as_deref()))
+        .then(|| crate::eco::table_at(output.eco_table.as_deref()))
         .transpose()?;
     let classify_with = eco_table.filter(|_| args.add_eco);
     let work = |name: &str, game: &mut Game<'_>| {
@@ -1113,7 +1113,7 @@ impl Merger {
         }
         let output = &self.output;
         let eco_table = names_openings(output)
-            .then(|| super::eco_table(output.eco_table.as_deref()))
+            .then(|| crate::eco::table_at(output.eco_table.as_deref()))
             .transpose()?;
         let casual_games = write_tables(
             output,

@@ -193,21 +193,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut inputs = Inputs::new(args.input.resolve()?)?;
     // Written by the games and by the problems of inputs as a whole, in turn.
     let out = std::cell::RefCell::new(out);
-    super::refuse_inputs_as_outputs(&[("--rejects", args.rejects.as_deref())], inputs.sources())?;
-    super::refuse_two_on_stdout(&[
+    crate::report::staged::refuse_inputs_as_outputs(
+        &[("--rejects", args.rejects.as_deref())],
+        inputs.sources(),
+    )?;
+    crate::report::staged::refuse_two_on_stdout(&[
         ("the diagnostics", true),
         (
             "--rejects",
             args.rejects.as_deref().is_some_and(staged::is_stdout),
         ),
     ])?;
-    let mut rejects = super::rejects_file(&mut staged, args.rejects.as_deref())?;
+    let mut rejects = crate::report::staged::rejects_file(&mut staged, args.rejects.as_deref())?;
     let rejects_name = || staged::display_name(args.rejects.as_deref());
 
     // ECO tags are checked only when notes are reported: no other run pays for it.
     let eco_table = args
         .notes
-        .then(|| super::eco_table(args.eco_table.as_deref()))
+        .then(|| crate::eco::table_at(args.eco_table.as_deref()))
         .transpose()?;
     let mut totals = Totals::default();
     let work = |name: &str, game: &mut Game<'_>| {
@@ -241,7 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(mut w) = rejects {
         w.flush().map_err(|e| WriteError::new(rejects_name(), e))?;
     }
-    super::commit(staged, &inputs)?;
+    crate::report::staged::commit_after(staged, &inputs)?;
     // Problems of inputs as a whole (a cut, bytes that do not decode, not PGN) are errors.
     totals.errors += inputs.totals.problems;
     inputs.summary(
