@@ -494,6 +494,35 @@ pub fn classify<'t>(
     classifier.best
 }
 
+/// The opening table of `--eco-table FILE`, or the built-in one. A table read from a file
+/// lives for the rest of the run, as the built-in one does (leaked: it is read once).
+///
+/// # Errors
+///
+/// When the file cannot be read or a line of it does not replay; the message names the file
+/// and the line.
+pub fn table_at(path: Option<&std::path::Path>) -> anyhow::Result<&'static Table> {
+    let Some(path) = path else {
+        return Ok(Table::builtin());
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "--eco-table {}: not UTF-8; convert the table to UTF-8 first",
+            path.display()
+        )
+    })?;
+    let table = Table::parse(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "--eco-table {}:{e}; a table is lichess's TSV (columns eco, name, pgn) or \
+             pgn-extract's eco.pgn",
+            path.display()
+        )
+    })?;
+    Ok(Box::leak(Box::new(table)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,33 +671,4 @@ mod tests {
         assert_eq!((got.opening.name.clone(), got.ply), (deepest, 11));
         assert_eq!(got.after.as_deref(), Some("6.Rg1"));
     }
-}
-
-/// The opening table of `--eco-table FILE`, or the built-in one. A table read from a file
-/// lives for the rest of the run, as the built-in one does (leaked: it is read once).
-///
-/// # Errors
-///
-/// When the file cannot be read or a line of it does not replay; the message names the file
-/// and the line.
-pub fn table_at(path: Option<&std::path::Path>) -> anyhow::Result<&'static Table> {
-    let Some(path) = path else {
-        return Ok(Table::builtin());
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        anyhow::anyhow!(
-            "--eco-table {}: not UTF-8; convert the table to UTF-8 first",
-            path.display()
-        )
-    })?;
-    let table = Table::parse(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "--eco-table {}:{e}; a table is lichess's TSV (columns eco, name, pgn) or \
-             pgn-extract's eco.pgn",
-            path.display()
-        )
-    })?;
-    Ok(Box::leak(Box::new(table)))
 }

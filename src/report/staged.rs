@@ -508,6 +508,95 @@ fn is_a_directory(path: &Path) -> io::Error {
     )
 }
 
+/// Refuses an output file that is also one of the inputs (the same file, by whatever path,
+/// standard input read from it included): the games would be read from the file while it is
+/// rewritten, and `--rejects` would read back what it writes. `outputs` pairs each output's
+/// option with its path. An output that does not exist yet, or is not a regular file
+/// (`/dev/null`, a pipe, `-`), is no input.
+///
+/// # Errors
+///
+/// When an output is an input; the message names both.
+pub fn refuse_inputs_as_outputs(
+    outputs: &[(&str, Option<&Path>)],
+    sources: &[Source],
+) -> anyhow::Result<()> {
+    for &(option, path) in outputs {
+        let Some(path) = path else { continue };
+        if let Some(input) = crate::input::open::input_named(path, sources) {
+            bail!(
+                "{option} {} is also an input ({input}): writing it would destroy its games \
+                 before they are read; write to another file",
+                path.display(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses two outputs on standard output (`-o -` beside a command's own output there, or
+/// `--rejects -` beside `-o -`): their lines would be mixed. `outputs` pairs each option with
+/// whether it writes to standard output.
+///
+/// # Errors
+///
+/// When more than one does; the message names them.
+pub fn refuse_two_on_stdout(outputs: &[(&str, bool)]) -> anyhow::Result<()> {
+    let on: Vec<&str> = outputs
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(o, _)| *o)
+        .collect();
+    if on.len() > 1 {
+        bail!(
+            "{} would {} write to standard output, mixed: give one of them a file",
+            on.join(" and "),
+            if on.len() == 2 { "both" } else { "all" }
+        );
+    }
+    Ok(())
+}
+
+/// Opens the `--rejects` file, when one was asked for, staged in `staged` (`-` is standard
+/// output).
+///
+/// # Errors
+///
+/// When the file cannot be created; the message names it.
+pub fn rejects_file(
+    staged: &mut StagedFiles,
+    path: Option<&Path>,
+) -> anyhow::Result<Option<BufWriter<File>>> {
+    path.map(|path| {
+        staged
+            .open(Some(path))
+            .map(BufWriter::new)
+            .context("--rejects")
+    })
+    .transpose()
+}
+
+/// Puts the run's staged outputs in place when every input was read and no signal stopped
+/// the run; otherwise says, for an input that could not be read, that they were not written
+/// (the files there before are kept). An interrupted run says so at its end. Whether the
+/// outputs were put in place.
+///
+/// # Errors
+///
+/// When a file cannot be put in place, or standard error cannot be written.
+pub fn commit_after(staged: StagedFiles, inputs: &crate::input::Inputs) -> anyhow::Result<bool> {
+    if inputs.totals.failed > 0 && !crate::report::interrupt::interrupted() {
+        drop(staged);
+        if let Some(note) = crate::report::staged::not_written() {
+            crate::outcome::say(format_args!(
+                "pgnkit: an input could not be read, so the outputs would lack its games; {note}"
+            ))?;
+        }
+        return Ok(false);
+    }
+    Ok(staged.commit()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,93 +687,4 @@ mod tests {
         assert_eq!(temporary_pid(".notes-42.tmp"), None);
         assert_eq!(temporary_pid(".out.pgnkit-x.tmp"), None);
     }
-}
-
-/// Refuses an output file that is also one of the inputs (the same file, by whatever path,
-/// standard input read from it included): the games would be read from the file while it is
-/// rewritten, and `--rejects` would read back what it writes. `outputs` pairs each output's
-/// option with its path. An output that does not exist yet, or is not a regular file
-/// (`/dev/null`, a pipe, `-`), is no input.
-///
-/// # Errors
-///
-/// When an output is an input; the message names both.
-pub fn refuse_inputs_as_outputs(
-    outputs: &[(&str, Option<&Path>)],
-    sources: &[Source],
-) -> anyhow::Result<()> {
-    for &(option, path) in outputs {
-        let Some(path) = path else { continue };
-        if let Some(input) = crate::input::open::input_named(path, sources) {
-            bail!(
-                "{option} {} is also an input ({input}): writing it would destroy its games \
-                 before they are read; write to another file",
-                path.display(),
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Refuses two outputs on standard output (`-o -` beside a command's own output there, or
-/// `--rejects -` beside `-o -`): their lines would be mixed. `outputs` pairs each option with
-/// whether it writes to standard output.
-///
-/// # Errors
-///
-/// When more than one does; the message names them.
-pub fn refuse_two_on_stdout(outputs: &[(&str, bool)]) -> anyhow::Result<()> {
-    let on: Vec<&str> = outputs
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(o, _)| *o)
-        .collect();
-    if on.len() > 1 {
-        bail!(
-            "{} would {} write to standard output, mixed: give one of them a file",
-            on.join(" and "),
-            if on.len() == 2 { "both" } else { "all" }
-        );
-    }
-    Ok(())
-}
-
-/// Opens the `--rejects` file, when one was asked for, staged in `staged` (`-` is standard
-/// output).
-///
-/// # Errors
-///
-/// When the file cannot be created; the message names it.
-pub fn rejects_file(
-    staged: &mut StagedFiles,
-    path: Option<&Path>,
-) -> anyhow::Result<Option<BufWriter<File>>> {
-    path.map(|path| {
-        staged
-            .open(Some(path))
-            .map(BufWriter::new)
-            .context("--rejects")
-    })
-    .transpose()
-}
-
-/// Puts the run's staged outputs in place when every input was read and no signal stopped
-/// the run; otherwise says, for an input that could not be read, that they were not written
-/// (the files there before are kept). An interrupted run says so at its end. Whether the
-/// outputs were put in place.
-///
-/// # Errors
-///
-/// When a file cannot be put in place, or standard error cannot be written.
-pub fn commit_after(staged: StagedFiles, inputs: &crate::input::Inputs) -> anyhow::Result<bool> {
-    if inputs.totals.failed > 0 && !crate::report::interrupt::interrupted() {
-        drop(staged);
-        if let Some(note) = crate::report::staged::not_written() {
-            crate::outcome::say(format_args!(
-                "pgnkit: an input could not be read, so the outputs would lack its games; {note}"
-            ))?;
-        }
-        return Ok(false);
-    }
-    Ok(staged.commit()?)
 }
