@@ -409,6 +409,65 @@ fn temporary_files_of_dead_processes_are_removed() {
     assert_eq!(names(&dir), [alive.as_str(), "dd.pgn", "in.pgn"]);
 }
 
+/// A full disk (a 64 KiB tmpfs in a mount namespace of its own) stops every command that
+/// writes files with exit status 2, naming the output, and keeps what the files held before:
+/// no partial file in its place, no temporary file left. Skipped, saying so, where no mount
+/// namespace can be made (no `unshare`, or user namespaces turned off).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_keeps_the_earlier_outputs() {
+    let dir = scratch("output-full-disk");
+    // About 330 KB of games: every output below outgrows 64 KiB.
+    fs::write(dir.join("in.pgn"), many_games(3000)).unwrap();
+    fs::create_dir(dir.join("full")).unwrap();
+    let mountable = Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k none full"])
+        .current_dir(&dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mountable {
+        eprintln!("skipped: no mount namespace here for a small tmpfs");
+        return;
+    }
+    let cases: [(&str, &str); 5] = [
+        (
+            "select --where 'Result = \"1-0\"' -o full/out.pgn in.pgn",
+            "full/out.pgn",
+        ),
+        ("convert --to uci -o full/out.pgn in.pgn", "full/out.pgn"),
+        ("dedup --keep first -o full/out.pgn in.pgn", "full/out.pgn"),
+        (
+            "split --by event -o full/parts in.pgn",
+            "full/parts/event-E0.pgn",
+        ),
+        ("stats --out full/parts in.pgn", "full/parts/games.csv"),
+    ];
+    for (args, kept) in cases {
+        // Inside the namespace: mount, lay the old output down, run, then show the outcome,
+        // for the mount is gone when the shell ends.
+        let script = format!(
+            "mount -t tmpfs -o size=64k none full && mkdir -p full/parts && echo old > {kept} \
+             && {{ \"$0\" {args} 2>err; echo \"status $?\"; cat err; echo \"kept $(cat {kept})\"; \
+             ls -a full full/parts; }}"
+        );
+        let o = Command::new("unshare")
+            .args(["-rm", "sh", "-c", &script, PGN])
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("status 2\n"), "{args}: {out}{}", stderr(&o));
+        assert!(out.contains("No space left on device"), "{args}: {out}");
+        assert!(out.contains("kept old\n"), "{args}: {out}");
+        assert!(
+            out.contains("is kept"),
+            "{args} did not say the old output was kept: {out}"
+        );
+        assert!(!out.contains(".tmp"), "{args} left a temporary file: {out}");
+    }
+}
+
 /// An output in a folder that does not exist: the message names the folder, not a
 /// temporary file.
 #[test]
