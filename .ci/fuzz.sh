@@ -11,6 +11,8 @@
 #
 # FUZZ_SECONDS=N runs each target N seconds (default 30; 0 only builds). FUZZ_TARGETS="a b"
 # runs only those (for the recorded hours: one target per invocation, two at once).
+# FUZZ_NICE (default 19) and FUZZ_TIMEOUT (seconds a unit may take, default 10): on a machine
+# busy with builds a unit at nice 19 gets so little CPU that a half-second unit times out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
@@ -49,7 +51,8 @@ for t in "${targets[@]}"; do
   done
   echo "fuzz $t for ${seconds}s"
   status=0
-  nice -n 19 "$bin/$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  nice -n "${FUZZ_NICE:-19}" "$bin/$t" -max_total_time="$seconds" -max_len=4096 \
+    -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$CARGO_TARGET_DIR/artifacts/$t/" \
     "$work" >"$work.log" 2>&1 || status=$?
   grep -aE '^(stat::number_of_executed_units|stat::average_exec_per_sec|SUMMARY)|panicked' "$work.log" || true
