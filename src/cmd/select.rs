@@ -4,10 +4,11 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
-use clap::{Parser, ValueEnum};
+use anyhow::bail;
+use clap::ValueEnum;
 
 use super::convert::{FormatArg, ToArg};
+use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, Inputs};
@@ -152,26 +153,19 @@ fn refuse_options_that_do_not_apply(args: &Args, selection: &Selection) -> anyho
     Ok(())
 }
 
-/// Convert's arguments for `--to`/`--format`, every other option at its default (parsed, so
-/// options convert gains later keep their defaults here too).
-fn convert_args(args: &Args) -> anyhow::Result<Option<super::convert::Args>> {
-    #[derive(Parser)]
-    struct As {
-        #[command(flatten)]
-        args: super::convert::Args,
-    }
+/// The conversion of `--to`/`--format`, every other option at convert's default.
+fn convert_with(args: &Args) -> anyhow::Result<Option<Convert>> {
     if args.to.is_none() && args.format.is_none() {
         return Ok(None);
     }
-    let name = |v: Option<clap::builder::PossibleValue>| v.map(|v| v.get_name().to_owned());
-    let to = name(args.to.and_then(|t| t.to_possible_value())).unwrap_or_else(|| "san".into());
-    let format =
-        name(args.format.and_then(|f| f.to_possible_value())).unwrap_or_else(|| "pgn".into());
-    let mut parsed = As::try_parse_from(["select", "--to", &to, "--format", &format, "-"])
-        .context("convert's options")?;
-    // A game's memory while it is converted is bounded by select's own size limit.
-    parsed.args.input.max_game_size = args.input.max_game_size;
-    Ok(Some(parsed.args))
+    let options = ConvertOptions {
+        to: args.to.map_or(ToNotation::San, Into::into),
+        format: args.format.map_or(Format::Pgn, Into::into),
+        // A game's memory while it is converted is bounded by select's own size limit.
+        max_game_size: args.input.max_game_size,
+        ..ConvertOptions::default()
+    };
+    Convert::new(options).map(Some)
 }
 
 /// Runs `pgnkit select`.
@@ -184,7 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let selection = Selection::parse(&args.expr)
         .map_err(|e| anyhow::anyhow!("--where: {}", e.render(&args.expr)))?;
     refuse_options_that_do_not_apply(&args, &selection)?;
-    let convert = convert_args(&args)?;
+    let convert = convert_with(&args)?;
     // Read once for the run; its positions are indexed at the first game replayed.
     let eco_table = selection
         .classifies()
@@ -203,9 +197,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Its errors name the file (or standard output).
     let out = staged.open(args.output.as_deref())?;
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    if convert.as_ref().is_some_and(|c| c.format == FormatArg::Csv) {
-        out.write_all(&super::convert::csv_header())
-            .map_err(written)?;
+    if convert
+        .as_ref()
+        .is_some_and(|c| c.options().format == Format::Csv)
+    {
+        out.write_all(&Convert::csv_header()).map_err(written)?;
     }
 
     let opts = CheckOptions::default();
@@ -272,7 +268,7 @@ struct Shared<'a> {
     selection: &'a Selection,
     opts: &'a CheckOptions,
     args: &'a Args,
-    convert: Option<&'a super::convert::Args>,
+    convert: Option<&'a Convert>,
     eco_table: Option<&'static crate::eco::Table>,
     tag_watch: &'a TagWatch,
 }
@@ -368,7 +364,7 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
     }
     match convert {
         Some(convert) => {
-            let (diagnostics, body) = super::convert::convert_selected(game, name, convert);
+            let (diagnostics, body) = convert.game(game, name);
             picked.diagnostics = diagnostics;
             picked.unwritten = body.is_none();
             picked.text = body.unwrap_or_default();
