@@ -22,8 +22,9 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 
-use pgnkit::cmd::convert::{self, Args as ConvertArgs};
+use pgnkit::cmd::convert::Args as ConvertArgs;
 use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
+use pgnkit::convert::Convert;
 
 use crate::diagnostics::DiagnosticsBuilder;
 use pgnkit::convert::parquet::BATCH_GAMES;
@@ -175,15 +176,17 @@ fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) ->
         other => return Err(PyValueError::new_err(format!("no table {other:?}"))),
     };
     let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
-    let mut args = cli.args;
+    let mut options = cli.args.options();
     // A bad game is a row, with its diagnostics; and the positions are written only when the
     // moves table has them.
-    args.every_row = true;
-    args.fen = table == Table::Moves && fen;
+    options.every_row = true;
+    options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
-    args.games_only = table == Table::Games;
+    options.games_only = table == Table::Games;
+    let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     // A bad option (`--encoding`) is a ValueError; an input that cannot be listed, an OSError.
-    let opts = args
+    let opts = cli
+        .args
         .input
         .resolve()
         .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
@@ -219,7 +222,7 @@ fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) ->
                 }
                 Ok(())
             };
-            let outcome = convert::run_rows(&args, &mut inputs, &mut each);
+            let outcome = convert.run_rows(&mut inputs, &mut each);
             if inputs.totals.broken_pipe {
                 return;
             }

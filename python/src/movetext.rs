@@ -17,8 +17,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use pgnkit::cmd::convert;
 use pgnkit::convert::arrow::{GamesBuilder, MovesBuilder};
+use pgnkit::convert::Convert;
 use pgnkit::pgn::Lexed;
 
 use crate::diagnostics::DiagnosticsBuilder;
@@ -124,7 +124,7 @@ fn import(schema: &Bound<'_, PyCapsule>, array: &Bound<'_, PyCapsule>) -> PyResu
 
 /// What every game of a call shares.
 struct Job {
-    args: convert::Args,
+    convert: Convert,
     positions: bool,
     movetext: Texts,
     /// One start position for every game, or one a game.
@@ -148,9 +148,10 @@ pub fn parse_movetext(
     threads: Option<usize>,
 ) -> PyResult<(Stream, Stream)> {
     let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
-    let mut args = cli.args;
-    args.every_row = true;
-    args.fen = positions;
+    let mut options = cli.args.options();
+    options.every_row = true;
+    options.fen = positions;
+    let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let movetext = Texts::import("movetext", &movetext)?;
     let fens = fens.map(|f| Texts::import("fen", &f)).transpose()?;
     if let Some(f) = &fens {
@@ -163,7 +164,7 @@ pub fn parse_movetext(
         }
     }
     let job = Job {
-        args,
+        convert,
         positions,
         movetext,
         fen: fen.map(String::into_bytes),
@@ -262,9 +263,12 @@ fn block(
         }
         // A null is a game without moves.
         text.extend_from_slice(job.movetext.get(i).unwrap_or_default());
-        let row = convert::game_row(text, "", i as u64, &job.args, lexed).ok_or_else(|| {
-            ArrowError::ComputeError(format!("game {i} was not converted (a bug in pgnkit)"))
-        })?;
+        let row = job
+            .convert
+            .game_row(text, "", i as u64, lexed)
+            .ok_or_else(|| {
+                ArrowError::ComputeError(format!("game {i} was not converted (a bug in pgnkit)"))
+            })?;
         games.append(&row)?;
         // A finding on the tags' line is about the start position, which the caller gave.
         diagnostics.append(&row.findings, |line, column| {

@@ -1223,23 +1223,19 @@ mod tests {
 /// the games table the very same row.
 #[cfg(test)]
 mod games_only {
-    use clap::Parser;
-
     use super::GamesBuilder;
-    use crate::cmd::convert::{game_row, Args};
+    use crate::convert::{Convert, ConvertOptions, Format};
     use crate::pgn::Lexed;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
 
     fn rows(games_only: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
         let text = include_str!("../../testdata/parquet/games-only.pgn");
-        let mut args = Cli::parse_from(["convert", "--format", "parquet"]).args;
-        args.every_row = true;
-        args.games_only = games_only;
+        let convert = Convert::new(ConvertOptions {
+            format: Format::Parquet,
+            every_row: true,
+            games_only,
+            ..ConvertOptions::default()
+        })
+        .unwrap();
         let mut games = GamesBuilder::new();
         let mut plies = Vec::new();
         let mut lexed = Lexed::default();
@@ -1249,7 +1245,8 @@ mod games_only {
             } else {
                 format!("[Event{game}")
             };
-            let row = game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &args, &mut lexed)
+            let row = convert
+                .game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &mut lexed)
                 .unwrap_or_else(|| panic!("game {} gave no row", i + 1));
             assert_eq!(row.plies.has_moves(), !games_only);
             plies.push(row.plies.len());

@@ -3,13 +3,20 @@
 //! and writing them as PGN, the Chinese book layout ([`pgn`]), JSON lines, CSV or EPD
 //! ([`records`]).
 //!
-//! Nothing here touches the file system or the command line: writers append to a `String` or
-//! an `io::Write` the caller owns.
+//! The engine, [`Convert`], is made from [`ConvertOptions`] and runs over inputs; it alone
+//! opens output files. The writers append to a `String` or an `io::Write` the caller owns,
+//! and nothing here touches the command line.
 
 pub mod arrow;
+mod engine;
+mod game;
+mod options;
 pub mod parquet;
 pub mod pgn;
 pub mod records;
+
+pub use engine::{Convert, RowSink};
+pub use options::{ConvertOptions, Format, ToNotation};
 
 use std::borrow::Cow;
 use std::ops::Range;

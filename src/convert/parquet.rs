@@ -132,26 +132,23 @@ fn arrow_error(e: arrow_schema::ArrowError) -> ParquetError {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
     use parquet::file::reader::{FileReader, SerializedFileReader};
 
     use super::*;
-    use crate::cmd::convert::{game_row, Args};
+    use crate::convert::{Convert, ConvertOptions, Format};
     use crate::pgn::Lexed;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
 
     /// Row groups of the two files written from `copies` times the games of a test file, with
     /// row groups closed past `bytes`.
     fn row_groups(copies: usize, bytes: usize) -> (usize, usize) {
         let text = include_str!("../../testdata/parquet/games-only.pgn");
-        let mut args = Cli::parse_from(["convert", "--format", "parquet"]).args;
-        // Game 3 has an illegal move: its row too.
-        args.every_row = true;
+        let convert = Convert::new(ConvertOptions {
+            format: Format::Parquet,
+            // Game 3 has an illegal move: its row too.
+            every_row: true,
+            ..ConvertOptions::default()
+        })
+        .unwrap();
         let mut out = ParquetOut::new(Vec::new(), Vec::new(), true).unwrap();
         out.row_group_bytes = bytes;
         let mut lexed = Lexed::default();
@@ -164,7 +161,9 @@ mod tests {
                     format!("[Event{game}")
                 };
                 number += 1;
-                let row = game_row(game.as_bytes(), "t.pgn", number, &args, &mut lexed).unwrap();
+                let row = convert
+                    .game_row(game.as_bytes(), "t.pgn", number, &mut lexed)
+                    .unwrap();
                 out.push(&row).unwrap();
             }
         }

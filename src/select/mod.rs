@@ -5,12 +5,17 @@
 //! Evaluation is three-valued: what the tags decide is decided before any replay, so a game
 //! whose tags already answer is never replayed, and an expression of tags alone replays no
 //! game at all.
+//!
+//! The engine, [`Select`], is made from [`SelectOptions`] and runs over inputs.
 
 pub mod date;
+mod engine;
 pub mod expr;
 pub mod round;
 pub mod tags;
 pub mod watch;
+
+pub use engine::{Select, SelectOptions};
 
 use std::cmp::Ordering;
 

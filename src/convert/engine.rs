@@ -1,0 +1,391 @@
+//! The conversion as a run ([`Convert`]): the options checked once, then every game of the
+//! inputs converted on the workers and written in input order to the output, the rejects file
+//! or a caller's row sink, with the run's totals and summary.
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use anyhow::{bail, Context};
+
+use super::arrow::GameRow;
+use super::game::{convert_one, Converted};
+use super::options::{ConvertOptions, Format, PLIES_RESERVED};
+use super::parquet::ParquetOut;
+use super::{records, Collector};
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{InputOptions, Inputs};
+use crate::outcome::{say, Outcome, WriteError};
+use crate::pgn::Lexed;
+use crate::report::staged::{self, StagedFiles};
+use crate::report::RenderOptions;
+use crate::rules::game::CheckOptions;
+
+/// Takes each converted game's row for the Arrow tables, in input order.
+pub type RowSink<'a> = dyn FnMut(&GameRow) -> Result<(), WriteError> + 'a;
+
+/// A conversion whose options were checked: [`Convert::run`] converts inputs as
+/// `pgnkit convert` does; [`Convert::run_rows`] and [`Convert::game_row`] give Arrow rows
+/// instead (the Python package's tables).
+///
+/// ```
+/// use pgnkit::convert::{Convert, ConvertOptions, Format, ToNotation};
+/// use pgnkit::pgn::Lexed;
+///
+/// let options = ConvertOptions {
+///     to: ToNotation::Uci,
+///     format: Format::Parquet,
+///     ..ConvertOptions::default()
+/// };
+/// let convert = Convert::new(options)?;
+/// let mut lexed = Lexed::default();
+/// let game = b"[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n";
+/// let row = convert.game_row(game, "games.pgn", 1, &mut lexed).expect("it replays");
+/// assert_eq!(row.movetext, "1.e2e4 e7e5 2.g1f3 b8c6 1-0");
+///
+/// // A notation's options with another notation are refused, as the command refuses them.
+/// let chinese_sign = ConvertOptions {
+///     traditional: true,
+///     ..ConvertOptions::default()
+/// };
+/// let refused = Convert::new(chinese_sign).err().expect("refused");
+/// assert!(refused.to_string().starts_with("--traditional applies to Chinese moves only"));
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Convert {
+    options: ConvertOptions,
+}
+
+/// Totals over the run: every game read is written or rejected.
+#[derive(Debug, Default)]
+struct Totals {
+    written: u64,
+    repaired: u64,
+    rejected: u64,
+    /// Rejected games written to the output as they were read (a rewrite in place).
+    kept: u64,
+}
+
+impl Convert {
+    /// The conversion `options` ask for.
+    ///
+    /// # Errors
+    ///
+    /// An option that would change nothing with the others given (`--traditional` with
+    /// `--to san`, `--fix-results` with `--format csv`), named as the command line spells it,
+    /// with what to do.
+    pub fn new(options: ConvertOptions) -> anyhow::Result<Convert> {
+        options.refuse_options_that_do_not_apply()?;
+        Ok(Convert { options })
+    }
+
+    /// The options the conversion was made with.
+    pub fn options(&self) -> &ConvertOptions {
+        &self.options
+    }
+
+    /// Converts the games of `input` as `pgnkit convert` does: to the output (a file replaced
+    /// only when the run succeeds, or standard output; a folder of two files with
+    /// [`Format::Parquet`]), rejected games to the rejects file and their diagnostics to
+    /// standard error, the summary last.
+    ///
+    /// # Errors
+    ///
+    /// When the output or the rejects file cannot be created or written, or a rewrite in place
+    /// would lose games.
+    pub fn run(&self, input: InputOptions) -> anyhow::Result<Outcome> {
+        let args = &self.options;
+        if args.format == Format::Parquet {
+            return self.run_parquet(input);
+        }
+        // The inputs are listed before any output is created: a new one is never read. (An
+        // input given as `-o` is fine: it is replaced only once it has been read.)
+        let mut inputs = Inputs::new(input)?;
+        let in_place = args
+            .output
+            .as_deref()
+            .is_some_and(|path| crate::input::open::is_an_input(path, inputs.sources()));
+        // A rewrite in place leaves only what is written: a game not converted must be kept in
+        // the output or go to --rejects.
+        let keep_rejected = in_place && args.rejects.is_none();
+        if keep_rejected && args.format != Format::Pgn {
+            if let Some(path) = &args.output {
+                bail!(
+                    "refusing to rewrite {} in place as {}: games that cannot be converted would \
+                     be lost; give --rejects FILE for them, or write to another file",
+                    path.display(),
+                    args.format.name()
+                );
+            }
+        }
+        staged::refuse_inputs_as_outputs(
+            &[("--rejects", args.rejects.as_deref())],
+            inputs.sources(),
+        )?;
+        staged::refuse_two_on_stdout(&[
+            ("-o", args.output.as_deref().is_none_or(staged::is_stdout)),
+            (
+                "--rejects",
+                args.rejects.as_deref().is_some_and(staged::is_stdout),
+            ),
+        ])?;
+        // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
+        let mut staged = StagedFiles::new();
+        let out_name = staged::display_name(args.output.as_deref());
+        // Its errors name the file (or standard output).
+        let out = staged.open(args.output.as_deref())?;
+        let mut out = BufWriter::with_capacity(1 << 16, out);
+        let totals = self.convert_all(
+            &mut inputs,
+            &mut staged,
+            keep_rejected,
+            &out_name,
+            &mut out,
+            None,
+        )?;
+        if inputs.totals.broken_pipe {
+            return Ok(crate::outcome::found_so_far());
+        }
+        out.flush()
+            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+        drop(out);
+        // Rewriting in place what could not be read whole (a cut, bytes that do not decode)
+        // would lose the rest.
+        let damaged = in_place && inputs.totals.problems > 0;
+        commit_outputs(staged, &inputs, args.output.as_deref().filter(|_| damaged))?;
+        Ok(inputs.outcome_with(totals.rejected > 0))
+    }
+
+    /// [`Format::Parquet`]: the two files are written beside their final names and renamed
+    /// into place once every input was read, so a failed or interrupted run leaves what was
+    /// there.
+    fn run_parquet(&self, input: InputOptions) -> anyhow::Result<Outcome> {
+        let args = &self.options;
+        let Some(dir) = args.output.as_deref() else {
+            bail!(
+                "--format parquet writes two files (games.parquet and moves.parquet), so it \
+                 needs a folder for them: give -o DIR"
+            );
+        };
+        if staged::is_stdout(dir) {
+            bail!(
+                "--format parquet writes a folder of two files, which standard output cannot \
+                 hold: give -o DIR"
+            );
+        }
+        let mut inputs = Inputs::new(input)?;
+        if dir.is_file() {
+            bail!(
+                "-o {}: --format parquet writes a folder of two files, and this is a file; \
+                 give a folder (it is created if missing)",
+                dir.display()
+            );
+        }
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut staged = StagedFiles::new();
+        let games = staged.create(&dir.join("games.parquet"))?;
+        let moves = staged.create(&dir.join("moves.parquet"))?;
+        let out_name = dir.display().to_string();
+        let failed = |e: parquet::errors::ParquetError| {
+            WriteError::new(out_name.as_str(), io::Error::other(e))
+        };
+        let mut pq = ParquetOut::new(games, moves, args.fen).map_err(failed)?;
+        let mut push = |row: &GameRow| pq.push(row).map_err(failed);
+        let outcome = self.run_rows(&mut inputs, &mut push)?;
+        // The commit below flushes the files to disk.
+        pq.finish().map_err(failed)?;
+        commit_outputs(staged, &inputs, None)?;
+        Ok(outcome)
+    }
+
+    /// Converts the games of `inputs` as [`Format::Parquet`] does and hands each converted
+    /// game's row to `each`, in input order (the Python package builds its Arrow tables so).
+    /// Rejected games go to the rejects file and their diagnostics to standard error, as with
+    /// the command.
+    ///
+    /// # Errors
+    ///
+    /// Errors of `each`, and of the rejects file.
+    pub fn run_rows(&self, inputs: &mut Inputs, each: &mut RowSink<'_>) -> anyhow::Result<Outcome> {
+        let mut staged = StagedFiles::new();
+        let totals =
+            self.convert_all(inputs, &mut staged, false, "", &mut io::sink(), Some(each))?;
+        staged::commit_after(staged, inputs)?;
+        Ok(inputs.outcome_with(totals.rejected > 0))
+    }
+
+    /// Converts one game (its whole text in `bytes`: tags if any, then movetext) as
+    /// [`Format::Parquet`] does and gives its row, numbered `number`: the Python package's
+    /// `parse_movetext`, which has games one by one rather than an input to read. With
+    /// [`ConvertOptions::every_row`] a rejected game gets its row too; otherwise it gives
+    /// `None`. `lexed` is scratch, kept from game to game.
+    pub fn game_row(
+        &self,
+        bytes: &[u8],
+        name: &str,
+        number: u64,
+        lexed: &mut Lexed,
+    ) -> Option<Box<GameRow>> {
+        let args = &self.options;
+        let movetext = crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
+        let mut game = Game {
+            bytes,
+            lexed,
+            number,
+            line: 1,
+            col: 1,
+            offset: 0,
+            movetext,
+        };
+        let mut collector = Collector::new(args.notation(), false);
+        collector.columns = Some(Box::new(args.ply_columns()));
+        collector.reserve(PLIES_RESERVED);
+        let render = RenderOptions::default();
+        let (opts, keep) = (args.check_options(), args.keep());
+        convert_one(&mut game, name, &opts, keep, &render, args, &mut collector).row
+    }
+
+    /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
+    /// --to/--format`, through the same writer as the command. Returns the diagnostics for
+    /// standard error and the written game, `None` when the game is rejected (it does not
+    /// replay).
+    pub fn game(&self, game: &mut Game<'_>, name: &str) -> (Vec<u8>, Option<Vec<u8>>) {
+        let args = &self.options;
+        // Select's options are convert's defaults but --to and --format: no --repair, no
+        // --add-eco, no Parquet (select refuses it).
+        let mut collector = args.collector(None);
+        let render = RenderOptions::default();
+        let (opts, keep) = (args.check_options(), args.keep());
+        let done = convert_one(game, name, &opts, keep, &render, args, &mut collector);
+        (done.diagnostics, (!done.rejected).then_some(done.body))
+    }
+
+    /// The CSV header [`Format::Csv`] starts with.
+    pub fn csv_header() -> Vec<u8> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(records::CSV_HEADER);
+        w.into_inner().unwrap_or_default()
+    }
+
+    fn convert_all(
+        &self,
+        inputs: &mut Inputs,
+        staged: &mut StagedFiles,
+        keep_rejected: bool,
+        out_name: &str,
+        out: &mut impl Write,
+        mut rows: Option<&mut RowSink<'_>>,
+    ) -> anyhow::Result<Totals> {
+        let args = &self.options;
+        let (opts, keep): (CheckOptions, _) = (args.check_options(), args.keep());
+        let mut rejects = staged::rejects_file(staged, args.rejects.as_deref())?;
+        let rejects_name = || staged::display_name(args.rejects.as_deref());
+        let written = |e| WriteError::new(out_name, e);
+        if args.format == Format::Csv {
+            if args.excel {
+                out.write_all(crate::report::stats::BOM)?;
+            }
+            let mut w = csv::Writer::from_writer(&mut *out);
+            let eco_columns: &[&str] = if args.add_eco {
+                &["eco", "opening"]
+            } else {
+                &[]
+            };
+            w.write_record(records::CSV_HEADER.iter().chain(eco_columns))
+                .map_err(|e| written(e.into()))?;
+            w.flush().map_err(written)?;
+        }
+        // Plain text: the diagnostics go to standard error beside the output.
+        let render = RenderOptions::default();
+        let eco_table = args
+            .add_eco
+            .then(|| crate::eco::table_at(args.eco_table.as_deref()))
+            .transpose()?;
+        let mut totals = Totals::default();
+        let work = |name: &str, game: &mut Game<'_>| {
+            let mut collector = args.collector(eco_table);
+            convert_one(game, name, &opts, keep, &render, args, &mut collector)
+        };
+        let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
+            io::stderr()
+                .lock()
+                .write_all(&g.diagnostics)
+                .map_err(|e| WriteError::new("to standard error", e))?;
+            if g.rejected {
+                totals.rejected += 1;
+                crate::outcome::found(Outcome::Problems);
+                match (rejects.as_mut(), g.reject) {
+                    (Some(w), Some(bytes)) => w
+                        .write_all(&bytes)
+                        .and_then(|()| w.write_all(b"\n\n"))
+                        .map_err(|e| WriteError::new(rejects_name(), e))?,
+                    // Rewritten in place: the game stays, as it was.
+                    (None, Some(bytes)) if keep_rejected => {
+                        totals.kept += 1;
+                        out.write_all(&bytes)
+                            .and_then(|()| out.write_all(b"\n\n"))
+                            .map_err(written)?;
+                    }
+                    _ => {}
+                }
+                // `every_row`: the rejected game is a row too.
+                return match (rows.as_deref_mut(), g.row) {
+                    (Some(push), Some(row)) => push(&row),
+                    _ => Ok(()),
+                };
+            }
+            totals.written += 1;
+            totals.repaired += u64::from(g.repaired);
+            if let (Some(push), Some(row)) = (rows.as_deref_mut(), g.row) {
+                return push(&row);
+            }
+            out.write_all(&g.body).map_err(written)
+        };
+        // Tags only: plain movetext is replayed from the bytes (see `convert_one`).
+        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        if inputs.totals.broken_pipe {
+            return Ok(totals);
+        }
+        if let Some(mut w) = rejects {
+            w.flush().map_err(|e| WriteError::new(rejects_name(), e))?;
+        }
+        // Before the summary: it counts the games written.
+        out.flush().map_err(written)?;
+        inputs.summary(
+            args.quiet,
+            format_args!(
+                "{} written ({} repaired), {} rejected{}",
+                totals.written,
+                totals.repaired,
+                totals.rejected,
+                if totals.kept > 0 {
+                    format!(" ({} kept as they were)", totals.kept)
+                } else {
+                    String::new()
+                },
+            ),
+        )?;
+        Ok(totals)
+    }
+}
+
+/// Puts the output files in place as [`staged::commit_after`] does, unless `left` names an
+/// output rewritten in place from an input that was not read whole: that is said on standard
+/// error, and what was there stays.
+///
+/// # Errors
+///
+/// When a file cannot be put in place, or standard error cannot be written.
+fn commit_outputs(staged: StagedFiles, inputs: &Inputs, left: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = left {
+        say(format_args!(
+            "pgnkit: {} left as it was: an input could not be read whole, and rewriting it in \
+             place would lose what was not read",
+            path.display()
+        ))?;
+        return Ok(());
+    }
+    staged::commit_after(staged, inputs)?;
+    Ok(())
+}

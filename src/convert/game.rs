@@ -1,0 +1,258 @@
+//! The per-game step of a conversion: one game replayed, then written in the format asked
+//! for (or its row for the Arrow tables), with the diagnostics to show beside it. It runs on
+//! the pipeline's workers and writes only into vectors.
+
+use std::io::Write;
+
+use super::arrow::{GameRow, RowFinding};
+use super::options::{ConvertOptions, Format};
+use super::pgn::{self as pgn_out, Layout};
+use super::{records, Collector, Keep};
+use crate::diag::{Code, Finding, Severity};
+use crate::input::pipeline::Game;
+use crate::pgn::{Lexed, Movetext};
+use crate::report::{self, GameContext, RenderOptions};
+use crate::rules::game::CheckOptions;
+
+/// One game converted on a worker: what to print and write, in input order.
+pub(super) struct Converted {
+    /// Diagnostics for standard error (rejected games, repairs).
+    pub(super) diagnostics: Vec<u8>,
+    /// The converted game.
+    pub(super) body: Vec<u8>,
+    pub(super) rejected: bool,
+    pub(super) repaired: bool,
+    /// The game's bytes, for `--rejects` or to be kept as they were.
+    pub(super) reject: Option<Vec<u8>>,
+    /// The game as Parquet rows (`--format parquet`).
+    pub(super) row: Option<Box<GameRow>>,
+}
+
+impl crate::input::Found for Converted {
+    fn errors(&self) -> u64 {
+        u64::from(self.rejected)
+    }
+}
+
+/// Converts one game (runs on a worker thread), lexed to its tags. Writing into vectors cannot
+/// fail.
+///
+/// The replay tells the collector the moves, comments, NAGs and variations in order, from
+/// whichever of its loops played the game; the elements written are made of what it told.
+pub(super) fn convert_one(
+    game: &mut Game<'_>,
+    name: &str,
+    opts: &CheckOptions,
+    keep: Keep,
+    render: &RenderOptions,
+    args: &ConvertOptions,
+    collector: &mut Collector,
+) -> Converted {
+    let mut report = game.check(opts, collector);
+    if collector.over_budget() {
+        report.findings.push(too_large_to_convert(args));
+    }
+    // The tags (the movetext is what the replay told the collector).
+    let lexed: &Lexed = game.lexed;
+    let rejected = super::is_rejected(&report);
+    let mut done = Converted {
+        diagnostics: Vec::new(),
+        body: Vec::new(),
+        rejected,
+        repaired: collector.plies.iter().any(|p| p.repaired_from.is_some()),
+        reject: None,
+        row: None,
+    };
+    let ctx = GameContext {
+        file: name,
+        number: game.number,
+        line: game.line,
+        white: lexed.tag("White").unwrap_or("?"),
+        black: lexed.tag("Black").unwrap_or("?"),
+        bytes: game.bytes,
+    };
+    let every_row = args.every_row && args.format == Format::Parquet;
+    for f in &report.findings {
+        let shown = if rejected {
+            f.severity == Severity::Error
+        } else {
+            f.code == Code::RepairedMove
+        };
+        if shown && !every_row {
+            let _ = report::write_text(&mut done.diagnostics, &ctx, f, render);
+        }
+    }
+    if rejected && !every_row {
+        // For --rejects, or to keep it in a rewrite in place (rejected games are few: the
+        // copy costs nothing that counts).
+        done.reject = Some(game.bytes.to_vec());
+        return done;
+    }
+    let result = super::final_result(lexed, &report, args.fix_results);
+    let fixed = args.fix_results && report.result_by_rule.is_some();
+    let elements = super::elements(game.bytes, collector, keep);
+    if super::has_replacement(&elements) {
+        let _ = writeln!(
+            done.diagnostics,
+            "warning: {name}:{}: game {}: movetext bytes that are not UTF-8 were written as \
+             U+FFFD; read the input with its --encoding to keep them",
+            game.line, game.number
+        );
+    }
+    let out = &mut done.body;
+    let eco = eco_tags(lexed, collector, args.eco_overwrite);
+    // The record the JSON, CSV and Parquet writers share.
+    let record = || {
+        let mut record = records::game_record(
+            name,
+            game.number,
+            lexed,
+            &elements,
+            collector,
+            &report,
+            result,
+        );
+        for (tag, value) in &eco {
+            record.tags.insert((*tag).to_owned(), (*value).to_owned());
+        }
+        record
+    };
+    let _ = match args.format {
+        Format::Pgn => {
+            // About as long as the game read: one allocation, then no growing.
+            let mut text = String::with_capacity(game.bytes.len() + 256);
+            pgn_out::write_tags_with(lexed, result, fixed, &eco, &mut text);
+            text.push('\n');
+            pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut text);
+            text.push('\n');
+            *out = text.into_bytes();
+            Ok(())
+        }
+        Format::Book => {
+            let mut text = String::with_capacity(game.bytes.len() + 256);
+            pgn_out::write_book_header(lexed, &mut text);
+            pgn_out::write_movetext(&elements, collector, result, Layout::Book, &mut text);
+            text.push('\n');
+            *out = text.into_bytes();
+            Ok(())
+        }
+        Format::Jsonl | Format::Csv => {
+            let record = record();
+            if args.format == Format::Csv {
+                let mut w = csv::Writer::from_writer(&mut *out);
+                let extra: &[&str] = if args.add_eco {
+                    &["ECO", "Opening"]
+                } else {
+                    &[]
+                };
+                records::write_csv_with(&mut w, &record, args.raw_csv, extra)
+                    .and_then(|()| w.flush().map_err(Into::into))
+            } else {
+                records::write_jsonl(out, &record).map_err(Into::into)
+            }
+        }
+        Format::Parquet => {
+            let mut movetext = String::with_capacity(game.bytes.len());
+            if rejected {
+                // Not converted: as read, so that nothing of it is lost.
+                movetext.push_str(&String::from_utf8_lossy(movetext_as_read(
+                    game.bytes,
+                    game.lexed,
+                    game.movetext,
+                )));
+            } else {
+                pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
+            }
+            let mut row = Box::new(GameRow::new(
+                name,
+                game.number,
+                lexed,
+                &elements,
+                collector,
+                &report,
+                result,
+                &eco,
+                movetext,
+            ));
+            if every_row {
+                let shown = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity != Severity::Note);
+                row.findings = shown.map(|f| RowFinding::new(&ctx, f)).collect();
+            }
+            done.row = Some(row);
+            Ok(())
+        }
+        Format::Epd => records::write_epd(
+            out,
+            name,
+            game.number,
+            collector,
+            report.final_position.as_ref(),
+        )
+        .map_err(Into::into),
+    };
+    done
+}
+
+/// The movetext of a game as read: its bytes after the tags (all of them when it has none).
+fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &'a [u8] {
+    let start = match movetext.start() {
+        Some(m) => m.offset,
+        None => lexed
+            .tokens
+            .iter()
+            .filter(|t| matches!(t.kind, crate::pgn::TokenKind::Tag(_)))
+            .map(|t| t.span.end as usize)
+            .max()
+            .unwrap_or(0),
+    };
+    let text = bytes.get(start..).unwrap_or_default();
+    text.trim_ascii()
+}
+
+/// The tags `--add-eco` sets: the classified `ECO` and `Opening` in place of the game's with
+/// `--eco-overwrite`; otherwise each where the game has none, the name only beside an `ECO`
+/// tag of the same code (a name of another code would contradict it). None for a game the
+/// table does not classify.
+fn eco_tags(
+    lexed: &Lexed,
+    collector: &Collector,
+    overwrite: bool,
+) -> Vec<(&'static str, &'static str)> {
+    let Some(opening) = collector.eco.as_ref().and_then(|e| e.result()) else {
+        return Vec::new();
+    };
+    // A tag of `?` says nothing: it is filled as a missing one is.
+    let eco = crate::eco::known_tag(lexed.tag("ECO"));
+    let mut set = Vec::with_capacity(2);
+    if overwrite || eco.is_none() {
+        set.push(("ECO", opening.eco.as_str()));
+    }
+    let same_code = eco.is_none_or(|e| e == opening.eco);
+    if overwrite || (same_code && crate::eco::known_tag(lexed.tag("Opening")).is_none()) {
+        set.push(("Opening", opening.name.as_str()));
+    }
+    set
+}
+
+/// The report of a game whose moves, variations and comments would take more memory than a
+/// game may ([`ConvertOptions::game_budget`]).
+fn too_large_to_convert(args: &ConvertOptions) -> Finding {
+    let mut f = Finding::new(
+        Code::TooLargeToConvert,
+        None,
+        format!(
+            "converting the game's moves, variations and comments would take more than {} MiB \
+             (8 times --max-game-size): it is not converted",
+            args.game_budget() >> 20
+        ),
+    );
+    f.help = Some(
+        "raise --max-game-size if the game is genuine, or split its variations into games \
+         of their own"
+            .into(),
+    );
+    f
+}

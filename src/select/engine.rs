@@ -1,0 +1,406 @@
+//! The selection as a run ([`Select`]): the expression parsed and the options checked once,
+//! then every game of the inputs tested on the workers (by its tags first, replayed only when
+//! the expression still depends on the replay) and the selected ones written in input order,
+//! as read or through [`Convert`].
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::bail;
+
+use super::tags::{Nearest, TagWatch};
+use super::watch::Watch;
+use super::{Facts, Replayed, Selection};
+use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
+use crate::diag::Severity;
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{Found, InputOptions, Inputs};
+use crate::outcome::{Outcome, WriteError};
+use crate::report::staged::{self, StagedFiles};
+use crate::rules::game::CheckOptions;
+
+/// What a selection does: the options of `pgnkit select` as typed, each named after its flag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelectOptions {
+    /// The games to select, as an expression (`--where`): `Result = "1-0" and player =
+    /// "Carlsen*"`.
+    pub expr: String,
+    /// Select the games that do not match.
+    pub invert: bool,
+    /// Print only the number of games selected.
+    pub count: bool,
+    /// The output file (`None` or `-`: standard output), replaced only when the run succeeds.
+    pub output: Option<PathBuf>,
+    /// Write the selected games in this notation, through [`Convert`].
+    pub to: Option<ToNotation>,
+    /// Write the selected games in this format, through [`Convert`] ([`Format::Parquet`] is
+    /// refused).
+    pub format: Option<Format>,
+    /// The opening table `eco` and `opening` test with, instead of the built-in one.
+    pub eco_table: Option<PathBuf>,
+    /// The largest game read, in MiB (`--max-game-size`): it bounds a game's memory while it
+    /// is converted too.
+    pub max_game_size: usize,
+    /// No closing summary on standard error.
+    pub quiet: bool,
+}
+
+impl SelectOptions {
+    /// Selects the games that match `expr`, written as read to standard output: every other
+    /// option at the command's default.
+    pub fn new(expr: impl Into<String>) -> SelectOptions {
+        SelectOptions {
+            expr: expr.into(),
+            invert: false,
+            count: false,
+            output: None,
+            to: None,
+            format: None,
+            eco_table: None,
+            max_game_size: crate::input::DEFAULT_MAX_GAME_MIB,
+            quiet: false,
+        }
+    }
+}
+
+/// A selection whose expression was parsed and whose options were checked, with the
+/// conversion and the opening table it needs.
+///
+/// ```
+/// use pgnkit::input::InputOptions;
+/// use pgnkit::outcome::Outcome;
+/// use pgnkit::select::{Select, SelectOptions};
+///
+/// let games = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/select/games.pgn");
+/// let out = std::env::temp_dir().join(format!("pgnkit-select-doc-{}.pgn", std::process::id()));
+/// let mut options = SelectOptions::new(r#"Result = "1-0" and player = "Carlsen*""#);
+/// options.output = Some(out.clone());
+/// options.quiet = true;
+/// let outcome = Select::new(options)?.run(InputOptions::new(vec![games.into()]))?;
+/// assert_eq!(outcome, Outcome::Clean);
+/// let written = std::fs::read_to_string(&out)?;
+/// assert!(written.starts_with("[Event \"Candidates 2024\"]"), "{written}");
+/// std::fs::remove_file(&out)?;
+///
+/// // A wrong expression is refused before any input is read, with a caret under it.
+/// let wrong = Select::new(SelectOptions::new("Result = ")).err().expect("refused");
+/// assert!(wrong.to_string().starts_with("--where: "), "{wrong}");
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Select {
+    options: SelectOptions,
+    selection: Selection,
+    /// The conversion of `to`/`format`, when either is given.
+    convert: Option<Convert>,
+    /// The opening table, when the expression tests the classified opening.
+    eco_table: Option<&'static crate::eco::Table>,
+}
+
+/// What the work made of one game, for the sink in input order.
+struct Picked {
+    selected: bool,
+    /// What to write: the game's bytes, or its conversion. Empty for a game not selected.
+    text: Vec<u8>,
+    /// Diagnostics for standard error (a selected game that cannot be converted or written).
+    diagnostics: Vec<u8>,
+    /// Selected, but not written (it could not be converted).
+    unwritten: bool,
+    errors: u64,
+    /// Tag names close to those of the expression no game had so far.
+    nearest: Nearest,
+}
+
+impl Found for Picked {
+    fn errors(&self) -> u64 {
+        self.errors
+    }
+}
+
+impl Select {
+    /// The selection `options` ask for.
+    ///
+    /// # Errors
+    ///
+    /// A wrong expression (shown with a caret under the problem), an option that does not
+    /// apply with the others (named as the command line spells it), or an opening table that
+    /// cannot be read.
+    pub fn new(options: SelectOptions) -> anyhow::Result<Select> {
+        let selection = Selection::parse(&options.expr)
+            .map_err(|e| anyhow::anyhow!("--where: {}", e.render(&options.expr)))?;
+        refuse_options_that_do_not_apply(&options, &selection)?;
+        let convert = convert_with(&options)?;
+        // Read once for the run; its positions are indexed at the first game replayed.
+        let eco_table = selection
+            .classifies()
+            .then(|| crate::eco::table_at(options.eco_table.as_deref()))
+            .transpose()?;
+        Ok(Select {
+            options,
+            selection,
+            convert,
+            eco_table,
+        })
+    }
+
+    /// Selects the games of `input` as `pgnkit select` does: the selected ones to the output
+    /// (or their number with `count`), the summary last. Its outcome is [`Outcome::Problems`]
+    /// when no game was selected.
+    ///
+    /// # Errors
+    ///
+    /// An output that is one of the inputs, or that cannot be created or written.
+    pub fn run(&self, input: InputOptions) -> anyhow::Result<Outcome> {
+        let args = &self.options;
+        // The inputs are listed before the output is created: a new one is never read.
+        let mut inputs = Inputs::new(input)?;
+        crate::report::staged::refuse_inputs_as_outputs(
+            &[("-o", args.output.as_deref())],
+            inputs.sources(),
+        )?;
+        // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
+        let mut staged = StagedFiles::new();
+        let out_name = staged::display_name(args.output.as_deref());
+        let written = |e| WriteError::new(out_name.as_str(), e);
+        // Its errors name the file (or standard output).
+        let out = staged.open(args.output.as_deref())?;
+        let mut out = BufWriter::with_capacity(1 << 16, out);
+        if self
+            .convert
+            .as_ref()
+            .is_some_and(|c| c.options().format == Format::Csv)
+        {
+            out.write_all(&Convert::csv_header()).map_err(written)?;
+        }
+
+        let opts = CheckOptions::default();
+        let (mut selected, mut unwritten) = (0u64, 0u64);
+        let tag_watch = TagWatch::new(self.selection.tag_names());
+        let mut nearest = Nearest::default();
+        let shared = Shared {
+            selection: &self.selection,
+            opts: &opts,
+            args,
+            convert: self.convert.as_ref(),
+            eco_table: self.eco_table,
+            tag_watch: &tag_watch,
+        };
+        let work = |name: &str, game: &mut Game<'_>| select_one(game, name, &shared);
+        let sink = |_: &str, p: Picked| -> Result<(), WriteError> {
+            nearest.merge(p.nearest);
+            if !p.diagnostics.is_empty() {
+                io::stderr()
+                    .lock()
+                    .write_all(&p.diagnostics)
+                    .map_err(|e| WriteError::new("to standard error", e))?;
+            }
+            if !p.selected {
+                return Ok(());
+            }
+            selected += 1;
+            unwritten += u64::from(p.unwritten);
+            if !args.count {
+                out.write_all(&p.text).map_err(written)?;
+            }
+            Ok(())
+        };
+        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        if inputs.totals.broken_pipe {
+            return Ok(crate::outcome::found_so_far());
+        }
+        if args.count {
+            writeln!(out, "{selected}").map_err(written)?;
+        }
+        out.flush().map_err(written)?;
+        drop(out);
+        crate::report::staged::commit_after(staged, &inputs)?;
+        if inputs.totals.games > 0 {
+            warn_of_missing_tags(&tag_watch, &nearest)?;
+        }
+        inputs.summary(
+            args.quiet,
+            format_args!(
+                "{selected} selected{}",
+                if unwritten > 0 {
+                    format!(" ({unwritten} not written: see above)")
+                } else {
+                    String::new()
+                },
+            ),
+        )?;
+        Ok(inputs.outcome_with(selected == 0))
+    }
+}
+
+/// Refuses options that would change nothing with the others given.
+///
+/// # Errors
+///
+/// The first such option, with what to do.
+fn refuse_options_that_do_not_apply(
+    args: &SelectOptions,
+    selection: &Selection,
+) -> anyhow::Result<()> {
+    if args.eco_table.is_some() && !selection.classifies() {
+        bail!(
+            "--eco-table names the openings that `eco` and `opening` test, and this expression \
+             tests neither: drop --eco-table, or test the classified opening (eco = \"B90\")"
+        );
+    }
+    if args.count {
+        for (option, given) in [
+            ("-o", args.output.is_some()),
+            ("--to", args.to.is_some()),
+            ("--format", args.format.is_some()),
+        ] {
+            if given {
+                bail!("--count prints only the number of games and writes none: drop {option}");
+            }
+        }
+    }
+    if args.format == Some(Format::Parquet) {
+        bail!(
+            "select writes no Parquet: select to PGN, then `pgnkit convert --format parquet` \
+             the result"
+        );
+    }
+    Ok(())
+}
+
+/// The conversion of `--to`/`--format`, every other option at convert's default.
+fn convert_with(args: &SelectOptions) -> anyhow::Result<Option<Convert>> {
+    if args.to.is_none() && args.format.is_none() {
+        return Ok(None);
+    }
+    let options = ConvertOptions {
+        to: args.to.unwrap_or_default(),
+        format: args.format.unwrap_or_default(),
+        // A game's memory while it is converted is bounded by select's own size limit.
+        max_game_size: args.max_game_size,
+        ..ConvertOptions::default()
+    };
+    Convert::new(options).map(Some)
+}
+
+/// What every game of the run is selected with, shared by the workers.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    selection: &'a Selection,
+    opts: &'a CheckOptions,
+    args: &'a SelectOptions,
+    convert: Option<&'a Convert>,
+    eco_table: Option<&'static crate::eco::Table>,
+    tag_watch: &'a TagWatch,
+}
+
+/// Says which tags of the expression no game had (a misspelled name fails every test
+/// silently), with the name most likely meant.
+fn warn_of_missing_tags(watch: &TagWatch, nearest: &Nearest) -> Result<(), WriteError> {
+    let mut err = io::stderr().lock();
+    for (name, near) in watch.missing(nearest) {
+        match near {
+            Some(near) => writeln!(
+                err,
+                "warning: no game has a tag '{name}'; did you mean '{near}'?"
+            ),
+            None => writeln!(
+                err,
+                "warning: no game has a tag '{name}', so every test of it is false"
+            ),
+        }
+        .map_err(|e| WriteError::new("to standard error", e))?;
+    }
+    Ok(())
+}
+
+/// Tests one game (on a worker thread) and makes what is written of it. The tags are looked
+/// at first; the game is replayed only when the expression still depends on the replay.
+fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
+    let Shared {
+        selection,
+        opts,
+        args,
+        convert,
+        eco_table,
+        tag_watch,
+    } = *shared;
+    // A tagless game in the book layout has its header read as tags, as the replay does.
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
+    let nearest = tag_watch.look(game.lexed);
+    let by_tags = selection.matches(&Facts {
+        lexed: game.lexed,
+        replay: None,
+    });
+    let (matched, errors) = match by_tags {
+        // Decided by the tags: only the game's end is needed.
+        Some(matched) => {
+            game.close();
+            (matched, 0)
+        }
+        None => {
+            let mut watch = Watch::new(selection.targets());
+            if let Some(table) = eco_table {
+                watch = watch.classifying(table);
+            }
+            let report = game.check(opts, &mut watch);
+            if let Some(last) = &report.final_position {
+                watch.see(last);
+            }
+            let matched = selection.matches(&Facts {
+                lexed: game.lexed,
+                replay: Some(Replayed {
+                    report: &report,
+                    reached: &watch.reached,
+                    opening: watch.opening(),
+                }),
+            });
+            (
+                matched.unwrap_or(false),
+                report.count(Severity::Error) as u64,
+            )
+        }
+    };
+    let mut picked = Picked {
+        selected: matched != args.invert,
+        text: Vec::new(),
+        diagnostics: Vec::new(),
+        unwritten: false,
+        errors,
+        nearest,
+    };
+    if !picked.selected || args.count {
+        return picked;
+    }
+    if game.bytes.is_empty() {
+        // An oversized game: the reader kept none of its bytes.
+        let _ = writeln!(
+            picked.diagnostics,
+            "pgnkit: {name}:{}: game {} is selected but larger than --max-game-size, so it \
+             was not kept and is not written; raise --max-game-size",
+            game.line, game.number
+        );
+        picked.unwritten = true;
+        return picked;
+    }
+    match convert {
+        Some(convert) => {
+            let (diagnostics, body) = convert.game(game, name);
+            picked.diagnostics = diagnostics;
+            picked.unwritten = body.is_none();
+            picked.text = body.unwrap_or_default();
+        }
+        None => {
+            // The game as read, and one blank line after it.
+            picked.text.reserve(game.bytes.len() + 2);
+            picked.text.extend_from_slice(game.bytes);
+            picked
+                .text
+                .extend_from_slice(if game.bytes.ends_with(b"\n") {
+                    b"\n"
+                } else {
+                    b"\n\n"
+                });
+        }
+    }
+    picked
+}
