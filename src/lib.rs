@@ -15,6 +15,8 @@
 //! | [`diag`] | the diagnostic codes and findings |
 //! | [`outcome`] | how a run ends: what it found, what failed, its exit status |
 //! | [`report`] | diagnostics as text, JSON Lines or CSV; output files |
+//! | [`validate`] | the validate engine: every game checked, its diagnostics written |
+//! | [`dedup`] | duplicate games found, the kept ones written; split's grouping |
 //! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
 //! | [`stats`] | standings, tie-breaks, ratings and tallies as plain data |
 //! | [`cli`], [`cmd`] | the command line: arguments and one `run` per subcommand |
@@ -70,3 +72,4 @@ pub mod report;
 pub mod rules;
 pub mod select;
 pub mod stats;
+pub mod validate;

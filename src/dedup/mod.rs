@@ -1,5 +1,6 @@
-//! Duplicate games: a fixed-size digest a game, and the policy that decides which copy of a
-//! game is kept and what the others are (`pgnkit dedup`). Also the grouping of games into
+//! Duplicate games: a fixed-size digest a game, the policy that decides which copy of a
+//! game is kept and what the others are, and the engine that runs it ([`Dedup`], behind
+//! `pgnkit dedup`). Also the grouping of games into
 //! files for `pgnkit split` ([`split`]).
 //!
 //! Two games are the same game when they have the same main-line moves from the same start
@@ -7,11 +8,15 @@
 //! start and moves, a 64-bit hash of its text, its length in plies...); the [`Finder`] sorts
 //! such fixed-size records within a memory budget, on disk past it ([`runs`]), to decide.
 
+mod copier;
+pub mod engine;
 pub mod finder;
 pub mod observer;
 pub mod runs;
+mod spill;
 pub mod split;
 
+pub use engine::{parse_size, Dedup, DedupOptions, MIN_MEMORY_BUDGET};
 pub use finder::Finder;
 
 /// How one game is a duplicate of the copy that is kept.
