@@ -16,7 +16,7 @@
 //! | [`outcome`] | how a run ends: what it found, what failed, its exit status |
 //! | [`report`] | diagnostics as text, JSON Lines or CSV; output files |
 //! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
-//! | [`stats`] | standings, tie-breaks, ratings and tallies as plain data |
+//! | [`stats`] | the `stats` engine ([`stats::Stats`], [`stats::Merger`]); standings, tie-breaks, ratings and tallies as plain data |
 //! | [`cli`], [`cmd`] | the command line: arguments and one `run` per subcommand |
 //!
 //! From bytes to a diagnostic: decode, read games, replay each, report what it found.
