@@ -302,6 +302,11 @@ impl Stats {
         if let Some(stopped) = reports::unfinished(inputs.totals.failed)? {
             return Ok(stopped);
         }
+        if let Some(log) = tiebreak_log.as_mut() {
+            // Standings join the sites of one event: its tie-breaks count all their games.
+            let joined = acc.joined_sites().context("cannot read the event log")?;
+            log.join_sites(&joined);
+        }
         let team_list = options
             .team_tiebreaks
             .as_ref()

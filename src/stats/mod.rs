@@ -561,6 +561,19 @@ impl StatsAccumulator {
         self.events.event_count(self.names.len())
     }
 
+    /// The sites of an event that standings.csv joins into one table, each `(Event, Site,
+    /// year)` with the site its table is named after (see [`EventLog::tables`]); a pass over
+    /// the event log.
+    ///
+    /// # Errors
+    ///
+    /// When the event log cannot be read back from its store.
+    pub fn joined_sites(
+        &mut self,
+    ) -> io::Result<std::collections::HashMap<(String, String, Option<u16>), String>> {
+        self.events.joined_sites(self.names.len())
+    }
+
     /// Games between two known players, which ratings count.
     pub fn rated_games(&self) -> u64 {
         self.ratings.len()
