@@ -18,7 +18,7 @@
 //! | [`validate`] | the validate engine: every game checked, its diagnostics written |
 //! | [`dedup`] | duplicate games found, the kept ones written; split's grouping |
 //! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
-//! | [`stats`] | standings, tie-breaks, ratings and tallies as plain data |
+//! | [`stats`] | the `stats` engine ([`stats::Stats`], [`stats::Merger`]); standings, tie-breaks, ratings and tallies as plain data |
 //! | [`cli`], [`cmd`] | the command line: arguments and one `run` per subcommand |
 //!
 //! From bytes to a diagnostic: decode, read games, replay each, report what it found.

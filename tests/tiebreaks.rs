@@ -72,3 +72,69 @@ fn boards_without_a_board_tag_are_numbered_in_input_order() {
     assert_eq!(got, expected[1..]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `standings.csv` of `stats PGN --report standings` with `--tiebreaks LIST` when given, its
+/// rows without the `site` column (a joined event shows the site of most games).
+fn standings_without_site(pgn: &str, list: Option<&str>) -> Vec<Vec<String>> {
+    let mut args = vec!["stats", pgn, "--report", "standings"];
+    if let Some(list) = list {
+        args.extend(["--tiebreaks", list]);
+    }
+    let o = common::pgnkit_ok(&args, None);
+    let report = common::Report::parse(&o.stdout);
+    report
+        .records
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|&(i, _)| i != 1)
+                .map(|(_, c)| c.to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// Issue 39: a Swiss whose boards carry two spellings of the venue is one event (its sites
+/// are joined), and its tie-breaks count the games of both sites, as with one `Site`: the
+/// tie-break log once filed games by their own site, so the joined table's values (and
+/// players) were those of the site it is named after alone.
+#[test]
+fn tiebreaks_of_sites_joined_into_one_event_count_every_site_s_games() {
+    let one_site = "testdata/stats/tiebreaks/swiss.pgn";
+    let text = std::fs::read_to_string(one_site).unwrap();
+    // Every other game is played at "Testville RUS": no player plays one round at both.
+    let mut n = 0;
+    let two_sites: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l != "[Site \"Testville\"]" {
+                return l.to_owned();
+            }
+            n += 1;
+            if n % 2 == 0 {
+                "[Site \"Testville RUS\"]".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    assert!(n >= 8, "the games of the Swiss");
+    let dir = common::scratch("tiebreaks/joined-sites");
+    let pgn = dir.join("swiss.pgn");
+    std::fs::write(&pgn, two_sites.join("\n") + "\n").unwrap();
+    let pgn = pgn.to_str().unwrap();
+    // The sites are one event: without tie-breaks, one table as with one site.
+    let plain = standings_without_site(one_site, None);
+    assert_eq!(standings_without_site(pgn, None), plain);
+    for list in [
+        "ARO-C1,BH-C1,BH,DE",
+        "DE,BH",
+        "WIN,WON,BPG,BWG,PS,PS-C1,BH-C2,BH-M1,FB,AOB,SB,ARO,TPR,PTP,APRO,APPO",
+    ] {
+        let want = standings_without_site(one_site, Some(list));
+        assert!(want.len() >= 5, "{list}: the players of the Swiss");
+        assert_eq!(standings_without_site(pgn, Some(list)), want, "{list}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

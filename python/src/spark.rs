@@ -411,7 +411,10 @@ impl StatsMerger {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(1);
         let thread = std::thread::spawn(move || -> anyhow::Result<()> {
             // Made on its thread, which alone writes the reports.
-            let mut merger = pgnkit::cmd::stats::Merger::new(cli.output, None, None)?;
+            let mut merger = pgnkit::stats::Merger::new(pgnkit::stats::MergeOptions {
+                reports: cli.output.into(),
+                ..Default::default()
+            })?;
             let mut seen: std::collections::HashMap<String, u64> = Default::default();
             for msg in rx {
                 let part = match msg {
@@ -422,7 +425,7 @@ impl StatsMerger {
                     }
                 };
                 let games_before = seen.get(&part.display).copied();
-                let renumber = pgnkit::cmd::stats::Renumber {
+                let renumber = pgnkit::stats::Renumber {
                     local: part.local,
                     display: part.display.clone(),
                     games_before: games_before.unwrap_or(0),

@@ -483,6 +483,19 @@ impl EventLog {
         Ok(count)
     }
 
+    /// The sites that are one event with another ([`SiteGroups`]): each `(Event, Site, year)`
+    /// that joins another, and the site of its group (a pass over the games).
+    ///
+    /// # Errors
+    ///
+    /// Errors of the store.
+    pub(crate) fn joined_sites(
+        &mut self,
+        names: usize,
+    ) -> io::Result<HashMap<(String, String, Option<u16>), String>> {
+        Ok(self.site_groups(names)?.joined)
+    }
+
     /// A pass over the games that finds which sites are one event ([`SiteGroups`]).
     fn site_groups(&mut self, names: usize) -> io::Result<SiteGroups> {
         self.sort_pending();

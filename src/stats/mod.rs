@@ -1,7 +1,10 @@
 //! Statistics over finished games as plain data: standings, club points and Elo.
 //!
-//! Nothing here reads files or prints. The command layer turns each parsed game into a
-//! [`ScoredGame`], feeds it to a [`StatsAccumulator`], and asks the accumulator for tables.
+//! The engine of `pgnkit stats` is [`Stats`] (a run over inputs, from [`StatsOptions`]) and
+//! [`Merger`] (partial results merged, from [`MergeOptions`]); they alone read and write files
+//! ([`engine`], [`partial`], [`reports`]; each game's facts in `facts`). Below them nothing
+//! reads files or prints: the engine turns each replayed game into a [`ScoredGame`], feeds it
+//! to a [`StatsAccumulator`], and asks the accumulator for tables.
 //!
 //! Every accumulator is *mergeable*: `a.merge(b)` leaves `a` holding exactly what one
 //! accumulator fed all games of `a` and `b` would hold, so inputs can be split across threads
@@ -17,8 +20,12 @@
 pub mod chrono;
 pub mod club;
 pub mod elo;
+pub mod engine;
 pub mod eventlog;
+mod facts;
 pub mod names;
+pub mod partial;
+pub mod reports;
 pub mod runs;
 pub mod standings;
 pub mod tally;
@@ -31,8 +38,11 @@ use std::fmt;
 use std::io;
 
 pub use chrono::{RatedEntry, RatedGame, RatingLog};
+pub use engine::{Stats, StatsOptions};
 pub use eventlog::{EventEntry, EventLog};
 pub use names::{NameId, Names};
+pub use partial::{MergeOptions, Merged, Merger, Renumber};
+pub use reports::{ReportName, ReportOptions};
 pub use runs::{MemoryStore, RunStore};
 use standings::{EventGame, EventTable};
 
@@ -549,6 +559,19 @@ impl StatsAccumulator {
     /// When the event log cannot be read back from its store.
     pub fn event_count(&mut self) -> io::Result<u64> {
         self.events.event_count(self.names.len())
+    }
+
+    /// The sites of an event that standings.csv joins into one table, each `(Event, Site,
+    /// year)` with the site its table is named after (see [`EventLog::tables`]); a pass over
+    /// the event log.
+    ///
+    /// # Errors
+    ///
+    /// When the event log cannot be read back from its store.
+    pub fn joined_sites(
+        &mut self,
+    ) -> io::Result<std::collections::HashMap<(String, String, Option<u16>), String>> {
+        self.events.joined_sites(self.names.len())
     }
 
     /// Games between two known players, which ratings count.

@@ -97,6 +97,9 @@ enum Side {
 
 #[derive(Debug, Clone, Copy)]
 struct Record {
+    /// The game's place among all games of the log: the order of games of sites joined
+    /// into one event (see [`TiebreakLog::join_sites`]).
+    order: u64,
     round: u32,
     white: Side,
     black: Side,
@@ -142,14 +145,32 @@ impl EventGames {
             (None, PlayerKey::Named(name)) => format!("name:{name}"),
             (None, PlayerKey::Unknown) => String::from("?"),
         };
+        // The same name in a game without the id is the same player.
+        let alias = match (fide_id, &key) {
+            (Some(_), PlayerKey::Named(name)) => Some(format!("name:{name}")),
+            _ => None,
+        };
+        let unknown = key.is_unknown() && fide_id.is_none();
+        Side::Player(self.player(identity, alias, key, elo, unknown))
+    }
+
+    /// The player of `identity` (and of its `aliases`, unless another's), new under `key`
+    /// if unseen; `elo` is its rating unless one was seen before.
+    fn player(
+        &mut self,
+        identity: String,
+        aliases: impl IntoIterator<Item = String>,
+        key: PlayerKey,
+        elo: Option<u32>,
+        unknown: bool,
+    ) -> u32 {
         let next = self.names.len() as u32;
         let id = *self.ids.entry(identity).or_insert(next);
-        if let (Some(_), PlayerKey::Named(name)) = (fide_id, &key) {
-            // The same name in a game without the id is the same player.
-            self.ids.entry(format!("name:{name}")).or_insert(id);
+        for alias in aliases {
+            self.ids.entry(alias).or_insert(id);
         }
         if id == next {
-            if key.is_unknown() && fide_id.is_none() {
+            if unknown {
                 self.unknown = Some(id);
             }
             self.names.push(key);
@@ -159,7 +180,53 @@ impl EventGames {
         if rating.is_none() {
             *rating = elo;
         }
-        Side::Player(id)
+        id
+    }
+
+    /// Takes in the games of `parts` (other sites of this event), each game in its place
+    /// among this event's by [`Record::order`], and its players, rounds and teams as if it
+    /// had been added here.
+    fn absorb(&mut self, parts: Vec<EventGames>) {
+        let mine = std::mem::take(self);
+        let mut parts: Vec<Adopted> = std::iter::once(mine)
+            .chain(parts)
+            .map(Adopted::new)
+            .collect();
+        let mut records: Vec<(usize, Record)> = parts
+            .iter_mut()
+            .enumerate()
+            .flat_map(|(i, p)| {
+                std::mem::take(&mut p.games.records)
+                    .into_iter()
+                    .map(move |r| (i, r))
+            })
+            .collect();
+        records.sort_by_key(|(_, r)| r.order);
+        for (i, r) in records {
+            let part = &mut parts[i];
+            let round = part.round(self, r.round);
+            let white = part.side(self, r.white);
+            let black = part.side(self, r.black);
+            let teams = r
+                .teams
+                .map(|[w, b]| [part.team(self, w), part.team(self, b)]);
+            self.records.push(Record {
+                round,
+                white,
+                black,
+                teams,
+                ..r
+            });
+        }
+        // Rounds and teams no record names (a round of byes only; a team of no match).
+        for part in &mut parts {
+            for r in 0..part.games.rounds.len() as u32 {
+                part.round(self, r);
+            }
+            for t in 0..part.games.teams.len() as u32 {
+                part.team(self, t);
+            }
+        }
     }
 
     /// The team of a `WhiteTeam`/`BlackTeam` tag; none for a missing, empty or `?` one.
@@ -201,10 +268,81 @@ impl EventGames {
     }
 }
 
+/// One site's games taken into another's event ([`EventGames::absorb`]): its players,
+/// rounds and teams, each given the id it has there once first met.
+struct Adopted {
+    games: EventGames,
+    /// Per player: its identity and aliases as [`EventGames::side`] made them.
+    identities: Vec<(String, Vec<String>)>,
+    round_texts: Vec<String>,
+    players: Vec<Option<u32>>,
+    rounds: Vec<Option<u32>>,
+    teams: Vec<Option<u32>>,
+}
+
+impl Adopted {
+    fn new(games: EventGames) -> Adopted {
+        let mut identities: Vec<(String, Vec<String>)> =
+            vec![Default::default(); games.names.len()];
+        // A player's identity is its `fide:` one if it has one, its names then aliases.
+        let mut ids: Vec<(&String, u32)> = games.ids.iter().map(|(k, &v)| (k, v)).collect();
+        ids.sort_by_key(|&(k, _)| (!k.starts_with("fide:"), k));
+        for (key, id) in ids {
+            let slot = &mut identities[id as usize];
+            if slot.0.is_empty() {
+                slot.0 = key.clone();
+            } else {
+                slot.1.push(key.clone());
+            }
+        }
+        let mut round_texts = vec![String::new(); games.rounds.len()];
+        for (text, &id) in &games.round_ids {
+            round_texts[id as usize] = text.clone();
+        }
+        Adopted {
+            identities,
+            round_texts,
+            players: vec![None; games.names.len()],
+            rounds: vec![None; games.rounds.len()],
+            teams: vec![None; games.teams.len()],
+            games,
+        }
+    }
+
+    fn side(&mut self, into: &mut EventGames, side: Side) -> Side {
+        let Side::Player(p) = side else {
+            return side;
+        };
+        let p = p as usize;
+        if let Some(id) = self.players[p] {
+            return Side::Player(id);
+        }
+        let (identity, aliases) = self.identities[p].clone();
+        let unknown = self.games.unknown == Some(p as u32);
+        let key = self.games.names[p].clone();
+        let id = into.player(identity, aliases, key, self.games.ratings[p], unknown);
+        self.players[p] = Some(id);
+        Side::Player(id)
+    }
+
+    fn round(&mut self, into: &mut EventGames, round: u32) -> u32 {
+        let r = round as usize;
+        *self.rounds[r].get_or_insert_with(|| into.round(&self.round_texts[r]))
+    }
+
+    fn team(&mut self, into: &mut EventGames, team: u32) -> u32 {
+        let t = team as usize;
+        let name = &self.games.teams[t];
+        *self.teams[t].get_or_insert_with(|| into.team(Some(name)).unwrap_or_default())
+    }
+}
+
 /// The games of every event, as tie-breaks need them.
 #[derive(Debug, Default)]
 pub struct TiebreakLog {
     events: HashMap<(String, String, Option<u16>), EventGames>,
+    /// Games added so far.
+    games: u64,
 }
 
 /// One event ready for [`EventResults::rank`], with who its players are.
@@ -248,6 +386,7 @@ impl TiebreakLog {
             _ => None,
         };
         event.records.push(Record {
+            order: self.games,
             round,
             white,
             black,
@@ -256,6 +395,26 @@ impl TiebreakLog {
             teams,
             board: game.board,
         });
+        self.games += 1;
+    }
+
+    /// Files the games of every site that `joined` joins to another site of its event (an
+    /// `(Event, Site, year)` → the site of its group, as standings.csv keys the event) under
+    /// that site, so that the event's tie-breaks count the games of all its sites.
+    pub fn join_sites(&mut self, joined: &HashMap<(String, String, Option<u16>), String>) {
+        let mut parts: HashMap<(String, String, Option<u16>), Vec<EventGames>> = HashMap::new();
+        for (key, site) in joined {
+            if *site == key.1 {
+                continue;
+            }
+            if let Some(games) = self.events.remove(key) {
+                let group = (key.0.clone(), site.clone(), key.2);
+                parts.entry(group).or_default().push(games);
+            }
+        }
+        for (group, games) in parts {
+            self.events.entry(group).or_default().absorb(games);
+        }
     }
 
     /// The event `key`'s results, if it has any game.

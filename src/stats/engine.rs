@@ -1,0 +1,379 @@
+//! The run of `pgnkit stats`: games read and replayed on worker threads, their facts
+//! counted in input order, the reports (and a partial file) written once every input is read.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+
+use super::facts::{game_facts, GameFacts};
+use super::partial::{PartHeader, PartLine, PartLineOut, PartTotals, PART_FORMAT, PART_VERSION};
+use super::reports::{self, ReportName, ReportOptions};
+use crate::input::pipeline::{Game, Lexing};
+use crate::input::{InputOptions, Inputs};
+use crate::outcome::Outcome;
+use crate::outcome::{say, WriteError};
+use crate::report::staged::{self, StagedFiles};
+use crate::report::stats::{self as csvout, CsvOptions, GameRow};
+use crate::rules::game::CheckOptions;
+use crate::stats::tally::{GameSummary, Tally};
+use crate::stats::tiebreak::log::{names_a_bye, Play, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::team::TeamTieBreakList;
+use crate::stats::tiebreak::TieBreakList;
+use crate::stats::{EventKey, ScoredGame};
+
+/// The longest opening [`StatsOptions::opening_plies`] groups by: far past any opening, and
+/// a bound that keeps the option a number of plies.
+pub const MAX_OPENING_PLIES: usize = 1000;
+
+/// What a run of `pgnkit stats` reads, what it writes and how it counts.
+#[derive(Debug, Clone)]
+pub struct StatsOptions {
+    /// The inputs and how to read them.
+    pub input: InputOptions,
+    /// The CSV reports written, and how.
+    pub reports: ReportOptions,
+    /// Group openings by their first N plies in SAN (0: by the ECO tag), up to
+    /// [`MAX_OPENING_PLIES`].
+    pub opening_plies: usize,
+    /// Group a game without an ECO tag by the deepest named position its moves reach.
+    pub add_eco: bool,
+    /// Also write mergeable partial results (JSON lines) to this file (`-`: standard output).
+    pub partial: Option<PathBuf>,
+    /// Rated games kept in memory before a sorted run goes to a temporary file (`None`: the
+    /// default; small values are for tests).
+    pub rating_run: Option<usize>,
+    /// Bytes of standings games kept in memory before a sorted run goes to a temporary file,
+    /// and of an event's pairs before they do (`None`: the default).
+    pub standings_budget: Option<usize>,
+    /// Rank standings.csv by points, then by these FIDE tie-breaks, one column each.
+    pub tiebreaks: Option<TieBreakList>,
+    /// With `tiebreaks`: rank the team tables by match points, then by these.
+    pub team_tiebreaks: Option<TeamTieBreakList>,
+    /// With `tiebreaks`: a decisive game without moves counts as played, not as a forfeit.
+    pub played_without_moves: bool,
+    /// Print no closing summary on standard error.
+    pub quiet: bool,
+}
+
+impl StatsOptions {
+    /// A run over `input` that writes nothing yet (set `reports` or `partial`), every other
+    /// option at the command line's default.
+    pub fn new(input: InputOptions) -> StatsOptions {
+        StatsOptions {
+            input,
+            reports: ReportOptions::default(),
+            opening_plies: 0,
+            add_eco: false,
+            partial: None,
+            rating_run: None,
+            standings_budget: None,
+            tiebreaks: None,
+            team_tiebreaks: None,
+            played_without_moves: false,
+            quiet: false,
+        }
+    }
+}
+
+/// A run of `pgnkit stats`, its options checked and its inputs listed.
+///
+/// ```
+/// use pgnkit::input::InputOptions;
+/// use pgnkit::stats::{ReportName, Stats, StatsOptions};
+///
+/// let dir = std::env::temp_dir().join(format!("pgnkit-doc-stats-{}", std::process::id()));
+/// let games = dir.join("games.pgn");
+/// std::fs::create_dir_all(&dir)?;
+/// std::fs::write(&games, "[Event \"E\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n")?;
+/// let mut options = StatsOptions::new(InputOptions::new(vec![games]));
+/// options.reports.report = Some(ReportName::Standings);
+/// options.reports.output = Some(dir.join("standings.csv"));
+/// options.quiet = true;
+/// let outcome = Stats::new(options)?.run()?;
+/// assert_eq!(outcome, pgnkit::outcome::Outcome::Clean);
+/// let table = std::fs::read_to_string(dir.join("standings.csv"))?;
+/// assert!(table.lines().nth(1).is_some_and(|row| row.contains("A")), "{table}");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub struct Stats {
+    options: StatsOptions,
+    inputs: Inputs,
+}
+
+impl Stats {
+    /// Checks `options` and lists the inputs (before any output is created: a new one is
+    /// never read).
+    ///
+    /// # Errors
+    ///
+    /// An option that would change nothing or clashes with another, nothing to write, an
+    /// output that is an input, two outputs on standard output, or an input that cannot be
+    /// listed.
+    pub fn new(options: StatsOptions) -> anyhow::Result<Stats> {
+        let output = &options.reports;
+        let partial = options.partial.as_deref();
+        if options.opening_plies > MAX_OPENING_PLIES {
+            bail!(
+                "--opening-plies {} is more than {MAX_OPENING_PLIES}",
+                options.opening_plies
+            );
+        }
+        if options.tiebreaks.is_some() && output.tiebreak.is_some() {
+            bail!("--tiebreaks cannot be used with --tiebreak");
+        }
+        if options.tiebreaks.is_none()
+            && (options.team_tiebreaks.is_some() || options.played_without_moves)
+        {
+            bail!("--team-tiebreaks and --played-without-moves go with --tiebreaks");
+        }
+        reports::refuse_options_that_do_not_apply(
+            output,
+            partial.is_some(),
+            options.opening_plies,
+        )?;
+        if !output.writes_any() && partial.is_none() {
+            bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
+        }
+        let inputs = Inputs::new(options.input.clone())?;
+        staged::refuse_inputs_as_outputs(
+            &[("--partial", partial), ("-o", output.output.as_deref())],
+            inputs.sources(),
+        )?;
+        staged::refuse_two_on_stdout(&[
+            (
+                "--report",
+                output.report.is_some() && output.output.as_deref().is_none_or(staged::is_stdout),
+            ),
+            ("--partial", partial.is_some_and(staged::is_stdout)),
+        ])?;
+        Ok(Stats { options, inputs })
+    }
+
+    /// Reads every input and writes the reports (and the partial file) asked for, each
+    /// replacing the old one only once all are complete. A broken game is counted, never
+    /// fatal; an input that cannot be read leaves every report unwritten.
+    ///
+    /// # Errors
+    ///
+    /// When an output cannot be created or written, or a temporary file cannot be.
+    pub fn run(self) -> anyhow::Result<Outcome> {
+        let Stats {
+            options,
+            mut inputs,
+        } = self;
+        let output = &options.reports;
+        let started = Instant::now();
+        let csv_opts = CsvOptions {
+            raw: output.raw_csv,
+        };
+        // Every file replaces the old one only when all are complete (see `finish`).
+        let mut staged = StagedFiles::new();
+        let mut sinks = GameSinks {
+            csv: reports::open_games_csv(output, &mut staged)?,
+            partial: match &options.partial {
+                Some(path) => Some(BufWriter::new(staged.open(Some(path))?)),
+                None => None,
+            },
+            csv_opts,
+        };
+        if let Some(p) = sinks.partial.as_mut() {
+            let header = PartLine::Header(PartHeader {
+                format: PART_FORMAT.into(),
+                version: PART_VERSION,
+                opening_plies: options.opening_plies,
+            });
+            serde_json::to_writer(&mut *p, &header)?;
+            p.write_all(b"\n")?;
+        }
+
+        // Whether games' rows are written (games.csv or a partial file), or only tallied.
+        let rows = sinks.csv.is_some() || sinks.partial.is_some();
+        let opts = CheckOptions::default();
+        let mut acc = reports::accumulator(options.rating_run, options.standings_budget);
+        let mut tiebreak_log = options.tiebreaks.as_ref().map(|_| TiebreakLog::new());
+        // Decisive games without moves (not byes) that --tiebreaks saw.
+        let mut moveless = 0u64;
+        let mut tally = Tally::new();
+        // Read once for the run, before any game: the names of openings.csv need only its codes
+        // and names; its positions are indexed only when a game is classified (`--add-eco`).
+        let eco_table = (reports::names_openings(output) || options.add_eco)
+            .then(|| crate::eco::table_at(output.eco_table.as_deref()))
+            .transpose()?;
+        let classify_with = eco_table.filter(|_| options.add_eco);
+        let work = |name: &str, game: &mut Game<'_>| {
+            game_facts(
+                game,
+                name,
+                &opts,
+                options.opening_plies,
+                rows,
+                classify_with,
+            )
+        };
+        let sink = |_: &str, f: GameFacts| -> Result<(), WriteError> {
+            // The global game index: merged parts renumber theirs to match.
+            let order = tally.games;
+            let row = &f.row;
+            if row.errors > 0 {
+                crate::outcome::found(Outcome::Problems);
+            }
+            tally.add(GameSummary {
+                white: &row.white,
+                black: &row.black,
+                score: f.score,
+                date: f.date,
+                plies: row.plies,
+                opening: &f.opening,
+                termination: f.termination,
+                has_error: row.errors > 0,
+                illegal: !row.legal,
+            });
+            if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
+                // A bye's game is a bye whatever its moves; any other without moves is told.
+                if f.play == Play::NoMoves && !names_a_bye(&row.white) && !names_a_bye(&row.black) {
+                    moveless += 1;
+                }
+                log.add(&TiebreakGame {
+                    // The event as standings.csv keys it: an online tournament is its address.
+                    event: EventKey::of(&row.event, &row.site, f.date),
+                    white: &row.white,
+                    black: &row.black,
+                    white_fide_id: f.white_fide_id.as_deref(),
+                    black_fide_id: f.black_fide_id.as_deref(),
+                    round: &row.round,
+                    score,
+                    played: f.play.played(options.played_without_moves),
+                    white_elo: f.white_elo,
+                    black_elo: f.black_elo,
+                    white_team: f.white_team.as_deref(),
+                    black_team: f.black_team.as_deref(),
+                    board: f.board,
+                });
+            }
+            if let Some(score) = f.score {
+                acc.add(ScoredGame {
+                    event: &row.event,
+                    site: &row.site,
+                    white: &row.white,
+                    black: &row.black,
+                    white_team: f.white_team.as_deref(),
+                    black_team: f.black_team.as_deref(),
+                    score,
+                    date: f.date,
+                    // A missing tag reads as "", which sorts as an unknown round too.
+                    round: Some(&row.round),
+                    white_elo: f.white_elo,
+                    black_elo: f.black_elo,
+                    order,
+                })
+                .map_err(|e| WriteError::new("the statistics' temporary files", e))?;
+            }
+            if sinks.csv.is_some() || sinks.partial.is_some() {
+                sinks.write(row).map_err(|e| {
+                    // A closed pipe (`--report games | head`) stays one: it ends the run quietly.
+                    let kind = crate::outcome::io_kind(&e).unwrap_or(io::ErrorKind::Other);
+                    WriteError::new(
+                        "games.csv or the partial file",
+                        io::Error::new(kind, format!("{e:#}")),
+                    )
+                })?;
+            }
+            Ok(())
+        };
+        // Tags only: the replay reads plain movetext from the bytes.
+        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        if inputs.totals.broken_pipe {
+            return Ok(crate::outcome::found_so_far());
+        }
+        tally.files = inputs.totals.files as u64;
+
+        if let Some(mut w) = sinks.csv.take() {
+            w.flush().with_context(|| {
+                format!(
+                    "cannot write {}",
+                    reports::destination(output, ReportName::Games)
+                )
+            })?;
+        }
+        if let Some(stopped) = reports::unfinished(inputs.totals.failed)? {
+            return Ok(stopped);
+        }
+        if let Some(log) = tiebreak_log.as_mut() {
+            // Standings join the sites of one event: its tie-breaks count all their games.
+            let joined = acc.joined_sites().context("cannot read the event log")?;
+            log.join_sites(&joined);
+        }
+        let team_list = options
+            .team_tiebreaks
+            .as_ref()
+            .map_or(&[][..], |l| &l.0[..]);
+        let tiebreaks = tiebreak_log
+            .as_ref()
+            .zip(options.tiebreaks.as_ref())
+            .map(|(log, list)| (log, list, team_list));
+        let casual_games =
+            reports::write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
+        let bytes = inputs.totals.bytes;
+        if !options.quiet {
+            let events = acc.event_count().context("cannot count the events")?;
+            let secs = started.elapsed().as_secs_f64();
+            say(format_args!(
+                "pgnkit: {} file(s), {} game(s), {} with errors, {} player(s), {} event(s) in {:.2} s ({:.1} MB/s)",
+                tally.files,
+                tally.games,
+                tally.games_with_errors,
+                tally.players.len(),
+                events,
+                secs,
+                if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 }
+            ))?;
+            reports::note_casual(casual_games)?;
+            reports::note_moveless(moveless, options.played_without_moves)?;
+            inputs.summary_tail()?;
+        }
+        inputs.report_no_game()?;
+        let outcome = inputs.outcome().max(reports::outcome(0, &tally));
+        if let Some(mut p) = sinks.partial.take() {
+            acc.for_each_rated(|entry| {
+                serde_json::to_writer(&mut p, &PartLineOut::Rated(entry))?;
+                p.write_all(b"\n")
+            })
+            .context("cannot write the rated games")?;
+            acc.for_each_event_entry(|entry| {
+                serde_json::to_writer(&mut p, &PartLineOut::Event(entry))?;
+                p.write_all(b"\n")
+            })
+            .context("cannot write the games of the events")?;
+            let totals = PartLine::Totals(Box::new(PartTotals { acc, tally }));
+            serde_json::to_writer(&mut p, &totals)?;
+            p.write_all(b"\n")?;
+            p.flush()?;
+        }
+        reports::finish(staged)?;
+        Ok(outcome)
+    }
+}
+
+/// Where games.csv rows go while games are read.
+struct GameSinks {
+    csv: Option<csv::Writer<Box<dyn Write>>>,
+    partial: Option<BufWriter<File>>,
+    csv_opts: CsvOptions,
+}
+
+impl GameSinks {
+    fn write(&mut self, row: &GameRow) -> anyhow::Result<()> {
+        if let Some(w) = self.csv.as_mut() {
+            csvout::write_game(w, row, self.csv_opts)?;
+        }
+        if let Some(p) = self.partial.as_mut() {
+            serde_json::to_writer(&mut *p, &PartLineOut::Game(row))?;
+            p.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
