@@ -16,7 +16,8 @@
 //! | [`outcome`] | how a run ends: what it found, what failed, its exit status |
 //! | [`report`] | diagnostics as text, JSON Lines or CSV; output files |
 //! | [`validate`] | the validate engine: every game checked, its diagnostics written |
-//! | [`dedup`] | duplicate games found, the kept ones written; split's grouping |
+//! | [`dedup`] | duplicate games found, the kept ones written, with a report |
+//! | [`split`] | games written to files by a number of games, event, ECO or a tag |
 //! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
 //! | [`stats`] | the `stats` engine ([`stats::Stats`], [`stats::Merger`]); standings, tie-breaks, ratings and tallies as plain data |
 //! | [`cli`], [`cmd`] | the command line: arguments and one `run` per subcommand |
@@ -71,5 +72,6 @@ pub mod pgn;
 pub mod report;
 pub mod rules;
 pub mod select;
+pub mod split;
 pub mod stats;
 pub mod validate;

@@ -20,7 +20,8 @@ use crate::rules::game::CheckOptions;
 use crate::rules::visit::NoVisitor;
 
 /// What a validate run is asked for (`pgnkit validate`'s options, as typed; the inputs are
-/// given to [`Validate::run`]). The default is the command line's.
+/// given to [`Validate::run`]). The default is the command line's, but for the summary,
+/// which is not printed.
 #[derive(Clone, Debug)]
 pub struct ValidateOptions {
     /// How the diagnostics are written (`--format`).
@@ -68,7 +69,7 @@ impl Default for ValidateOptions {
             game_records: false,
             rejects: None,
             eco_table: None,
-            summary: true,
+            summary: false,
         }
     }
 }
@@ -91,7 +92,6 @@ impl Default for ValidateOptions {
 /// let options = ValidateOptions {
 ///     format: Format::Csv,
 ///     rejects: Some(rejects.clone()),
-///     summary: false,
 ///     ..ValidateOptions::default()
 /// };
 /// // The diagnostics go to standard output; the game with an error to the rejects.

@@ -93,10 +93,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         _ => return Err(teach()),
     };
     let bytes = n.checked_mul(1 << shift).ok_or_else(teach)?;
-    if bytes < Store::MIN_BUDGET {
+    if bytes < MIN_MEMORY_BUDGET {
         return Err(format!(
             "`{text}` is too small a memory budget: give at least {}M (the merges of the sorted runs on disk need their buffers in it), as in 64M",
-            Store::MIN_BUDGET >> 20
+            MIN_MEMORY_BUDGET >> 20
         ));
     }
     Ok(bytes)
@@ -524,5 +524,41 @@ fn s(n: u64) -> &'static str {
         ""
     } else {
         "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_bytes_or_powers_of_1024() {
+        for (text, want) in [
+            ("1M", 1 << 20),
+            ("64m", 64 << 20),
+            ("4 GiB", 4 << 30),
+            ("2GB", 2 << 30),
+            ("1T", 1 << 40),
+            ("1048576", 1 << 20),
+        ] {
+            assert_eq!(parse_size(text), Ok(want), "{text}");
+        }
+        for bad in ["", "M", "1.5G", "1P", "-1M", "99999999999999999999T"] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.contains("is no size"), "{bad}: {e}");
+        }
+        let e = parse_size("512K").unwrap_err();
+        assert!(e.contains("too small a memory budget"), "{e}");
+    }
+
+    #[test]
+    fn the_engine_refuses_what_the_command_line_cannot_say() {
+        let mut options = DedupOptions::new(PathBuf::from("-"));
+        assert!(Dedup::new(options.clone()).is_ok());
+        options.fuzzy_ply = Some(0);
+        assert!(Dedup::new(options.clone()).is_err());
+        options.fuzzy_ply = Some(1);
+        options.memory_budget = MIN_MEMORY_BUDGET - 1;
+        assert!(Dedup::new(options).is_err());
     }
 }

@@ -1,7 +1,6 @@
 //! Duplicate games: a fixed-size digest a game, the policy that decides which copy of a
 //! game is kept and what the others are, and the engine that runs it ([`Dedup`], behind
-//! `pgnkit dedup`). Also the grouping of games into
-//! files for `pgnkit split` ([`split`]).
+//! `pgnkit dedup`).
 //!
 //! Two games are the same game when they have the same main-line moves from the same start
 //! position, as pgn-extract's `-D` has it. Each game costs a [`Digest`] (a 128-bit hash of its
@@ -14,7 +13,6 @@ pub mod finder;
 pub mod observer;
 pub mod runs;
 mod spill;
-pub mod split;
 
 pub use engine::{parse_size, Dedup, DedupOptions, MIN_MEMORY_BUDGET};
 pub use finder::Finder;
