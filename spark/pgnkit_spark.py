@@ -309,9 +309,12 @@ def convert_task(batches, table: str, to: str, fail_once: Optional[int]):
     for s in splits_of(batches):
         maybe_fail(s["split"], fail_once)
         with Local(s) as local:
-            words = ["--format", "parquet", "--to", to, "--quiet", "--jobs", "1", *local.words,
-                     "--", local.path]
-            reader = pa.RecordBatchReader.from_stream(_pgnkit.convert_stream(words, table, False))
+            # The part of the file the split reads, as Local's words name it.
+            kind = s["kind"]
+            part = ({"range": (local.start, local.end)} if kind == "range"
+                    else {"row_groups": (s["start"], s["end"])} if kind == "groups" else {})
+            reader = pa.RecordBatchReader.from_stream(
+                _pgnkit.convert_stream([local.path], table, to=to, threads=1, **part))
             for batch in reader:
                 t = to_spark_types(pa.Table.from_batches([batch]))
                 t = t.set_column(t.schema.get_field_index("file"), "file", pa.array(
@@ -481,8 +484,7 @@ def _empty_schema(table: str) -> pa.Schema:
         # error whatever --quiet says, and the job then printed "no game read" once a table.
         f.write(b'[Result "*"]\n\n*\n')
         f.flush()
-        words = ["--format", "parquet", "--quiet", "--", f.name]
-        reader = pa.RecordBatchReader.from_stream(_pgnkit.convert_stream(words, table, False))
+        reader = pa.RecordBatchReader.from_stream(_pgnkit.convert_stream([f.name], table))
         # Read to its end while the file is there: the stream's thread opens it.
         return reader.read_all().schema
 

@@ -34,9 +34,6 @@ __version__ = _pgnkit.__version__
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
-_NOTATIONS = ("san", "lan", "uci", "fan", "zh", "zh-long")
-
-
 def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> list[str]:
     # bytes are one path, not a sequence of them (iterating b"/x" gives numbers).
     if isinstance(paths, (str, bytes, os.PathLike)):
@@ -48,17 +45,23 @@ def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> list[str]:
             raise FileNotFoundError(errno.ENOENT, "no such file or folder", p)
     if not out:
         raise ValueError("no input given: pass a path, a list of paths, or '-' for standard input")
-    # A path that begins with '-' would read as an option.
-    return ["--", *out]
+    return out
+
+
+def _threads(threads: Optional[int]) -> Optional[int]:
+    # The range `--jobs` takes (1 to 1024), said here with the keyword's name (and a bool or a
+    # float refused, which the extension would take or refuse as a TypeError).
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
+                                or not 1 <= threads <= _pgnkit.MAX_THREADS):
+        raise ValueError(f"threads={threads!r}: give a whole number of threads from 1 to "
+                         f"{_pgnkit.MAX_THREADS}, or None for all cores")
+    return threads
 
 
 def _input_words(threads: Optional[int], encoding: Optional[str], ext: Optional[Iterable[str]]) -> list[str]:
+    # validate_csv still takes the words of `pgnkit validate`.
     words = ["--quiet"]
-    if threads is not None:
-        # The range `--jobs` takes (1 to 1024), said here with the keyword's name.
-        if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= _pgnkit.MAX_THREADS:
-            raise ValueError(f"threads={threads!r}: give a whole number of threads from 1 to "
-                             f"{_pgnkit.MAX_THREADS}, or None for all cores")
+    if _threads(threads) is not None:
         words += ["--jobs", str(threads)]
     if encoding is not None:
         words += ["--encoding", encoding]
@@ -69,14 +72,9 @@ def _input_words(threads: Optional[int], encoding: Optional[str], ext: Optional[
 
 def _convert(paths, table: str, *, to: str, threads, fen: bool, fix_results: bool, repair: bool,
              encoding, ext) -> pa.RecordBatchReader:
-    if to not in _NOTATIONS:
-        raise ValueError(f"to={to!r}: the notations are {', '.join(_NOTATIONS)}")
-    words = ["--format", "parquet", "--to", to, *_input_words(threads, encoding, ext)]
-    if fix_results:
-        words.append("--fix-results")
-    if repair:
-        words.append("--repair")
-    stream = _pgnkit.convert_stream([*words, *_paths(paths)], table, fen)
+    stream = _pgnkit.convert_stream(_paths(paths), table, to=to, fen=fen, fix_results=fix_results,
+                                    repair=repair, threads=_threads(threads), encoding=encoding,
+                                    ext=None if ext is None else list(ext))
     return pa.RecordBatchReader.from_stream(stream)
 
 
@@ -164,7 +162,8 @@ def validate(paths, *, threads: Optional[int] = None, encoding: Optional[str] = 
     """
     import pyarrow.csv as pacsv
 
-    words = [*_input_words(threads, encoding, ext), *_paths(paths)]
+    # A path that begins with '-' would read as an option.
+    words = [*_input_words(threads, encoding, ext), "--", *_paths(paths)]
     data = _pgnkit.validate_csv(words)
     convert = pacsv.ConvertOptions(column_types=_DIAGNOSTIC_TYPES, strings_can_be_null=False,
                                    quoted_strings_can_be_null=False)
@@ -233,20 +232,14 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
     :raises TypeError: ``movetext`` (or ``fen``) is not an array of strings.
     :raises ValueError: a bad option, or as many ``fen`` values as games.
     """
-    if to not in _NOTATIONS:
-        raise ValueError(f"to={to!r}: the notations are {', '.join(_NOTATIONS)}")
-    words = ["--format", "parquet", "--to", to, *_input_words(threads, None, None)]
-    if fix_results:
-        words.append("--fix-results")
-    if repair:
-        words.append("--repair")
     one_fen = None
     fens = None
     if isinstance(fen, str):
         one_fen = fen
     elif fen is not None:
         fens = _chunks("fen", fen)
-    games, moves = _pgnkit.parse_movetext(_chunks("movetext", movetext), words, one_fen, fens,
-                                          positions, threads)
+    games, moves = _pgnkit.parse_movetext(_chunks("movetext", movetext), one_fen, fens, to=to,
+                                          positions=positions, threads=_threads(threads),
+                                          fix_results=fix_results, repair=repair)
     return Parsed(pa.RecordBatchReader.from_stream(games).read_all(),
                   pa.RecordBatchReader.from_stream(moves).read_all())

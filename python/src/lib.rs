@@ -2,14 +2,15 @@
 //! and moves tables handed to pyarrow as Arrow C streams (no copy) and the diagnostics of
 //! `validate` as CSV. The Python wrapper (`pgnkit/__init__.py`) gives the documented API.
 //!
-//! Options arrive as the command line's words and are parsed by the command's own clap
-//! definitions, so the package takes what the CLI takes and refuses it with the same message.
+//! Options arrive as keyword arguments and are built into the library's own options
+//! ([`InputOptions`], [`ConvertOptions`]); a bad value is a `ValueError` naming the keyword.
 
 mod diagnostics;
 mod movetext;
 mod spark;
 
 use std::io;
+use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -22,26 +23,18 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 
-use pgnkit::cmd::convert::Args as ConvertArgs;
 use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
-use pgnkit::convert::Convert;
+use pgnkit::convert::{Convert, ConvertOptions, Format};
 
 use crate::diagnostics::DiagnosticsBuilder;
 use pgnkit::convert::parquet::BATCH_GAMES;
-use pgnkit::input::Inputs;
+use pgnkit::input::{InputOptions, Inputs};
 use pgnkit::outcome::WriteError;
 
 /// Batches in flight between the converting thread and the reader: memory stays flat.
 const IN_FLIGHT: usize = 2;
 /// Plies a moves batch holds at most.
 const BATCH_PLIES: usize = 65_536;
-
-#[derive(Parser)]
-#[command(name = "pgnkit convert", no_binary_name = true)]
-struct ConvertCli {
-    #[command(flatten)]
-    args: ConvertArgs,
-}
 
 #[derive(Parser)]
 #[command(name = "pgnkit validate", no_binary_name = true)]
@@ -56,6 +49,97 @@ fn bad_option(e: clap::Error) -> PyErr {
 
 fn failed(e: impl std::fmt::Display) -> PyErr {
     PyOSError::new_err(format!("{e:#}"))
+}
+
+/// A bad value of keyword `keyword`: a `ValueError` that names it.
+fn bad_value(keyword: &str, e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("{keyword}: {e:#}"))
+}
+
+/// The worker threads of `threads` (`None`: one a core), in the range `--jobs` takes.
+pub(crate) fn jobs(threads: Option<usize>) -> PyResult<usize> {
+    if let Some(n) = threads.filter(|n| !(1..=pgnkit::input::MAX_JOBS).contains(n)) {
+        return Err(PyValueError::new_err(format!(
+            "threads={n}: give a whole number of threads from 1 to {}, or None for all cores",
+            pgnkit::input::MAX_JOBS
+        )));
+    }
+    Ok(pgnkit::input::jobs(threads))
+}
+
+/// How the inputs `paths` are read, from the keywords every reading function takes: as the
+/// command line reads them with `--quiet`, and `--jobs`, `--encoding`, `--ext`, `--range`,
+/// `--row-groups` where given.
+///
+/// # Errors
+///
+/// A `ValueError` naming the keyword of a bad value.
+pub(crate) fn input_options(
+    paths: Vec<PathBuf>,
+    threads: Option<usize>,
+    encoding: Option<&str>,
+    ext: Option<Vec<String>>,
+    range: Option<(u64, u64)>,
+    row_groups: Option<(usize, usize)>,
+) -> PyResult<InputOptions> {
+    let mut opts = InputOptions::new(paths);
+    opts.jobs = jobs(threads)?;
+    opts.encoding =
+        pgnkit::input::forced_encoding(encoding).map_err(|e| bad_value("encoding", e))?;
+    // As `--ext` takes them: comma-separated too, without the dot, in any case.
+    let extensions: Vec<String> = ext
+        .iter()
+        .flatten()
+        .flat_map(|e| e.split(','))
+        .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+        .filter(|e| !e.is_empty())
+        .collect();
+    if !extensions.is_empty() {
+        opts.extensions = extensions;
+    }
+    let range = range.map(|r| span("range", r)).transpose()?;
+    opts.range = range.map(|(start, end)| pgnkit::input::range::ByteRange { start, end });
+    let groups = row_groups.map(|r| span("row_groups", r)).transpose()?;
+    opts.row_groups = groups.map(|(start, end)| pgnkit::input::parquet::RowGroups { start, end });
+    Ok(opts)
+}
+
+/// `(start, end)`, the value of `keyword`, unless its end is before its start.
+fn span<T: PartialOrd + std::fmt::Display>(
+    keyword: &str,
+    (start, end): (T, T),
+) -> PyResult<(T, T)> {
+    if end < start {
+        return Err(bad_value(
+            keyword,
+            format!("END ({end}) is before START ({start})"),
+        ));
+    }
+    Ok((start, end))
+}
+
+/// The conversion of the package's tables (`convert --format parquet --quiet`): every game a
+/// row, with its diagnostics, its movetext in notation `to`.
+///
+/// # Errors
+///
+/// A `ValueError` for an unknown notation.
+pub(crate) fn convert_options(
+    to: &str,
+    fix_results: bool,
+    repair: bool,
+) -> PyResult<ConvertOptions> {
+    Ok(ConvertOptions {
+        to: to
+            .parse()
+            .map_err(|e| bad_value(&format!("to='{to}'"), e))?,
+        format: Format::Parquet,
+        fix_results,
+        repair,
+        quiet: true,
+        every_row: true,
+        ..ConvertOptions::default()
+    })
 }
 
 /// The batches of one table, read from the converting thread.
@@ -164,32 +248,46 @@ enum Table {
     Moves,
 }
 
-/// Converts `words` (the `convert` command's arguments, paths included) and streams the games
-/// or the moves table. The inputs are listed here, so a missing file raises at once; a file
-/// that cannot be read during the run ends the stream with an error naming it.
+/// Converts the games of `paths` and streams the games or the moves table (`table`), as
+/// `pgnkit convert --format parquet` reads and replays them: `to` is the notation of the
+/// movetext, `fen` gives the moves table its positions; `threads`, `encoding`, `ext`,
+/// `range=(start, end)` and `row_groups=(start, end)` are the input options of `--jobs`,
+/// `--encoding`, `--ext`, `--range` and `--row-groups`. The inputs are listed here, so a missing
+/// file raises at once; a file that cannot be read during the run ends the stream with an
+/// error naming it.
 #[pyfunction]
-#[pyo3(signature = (words, table, fen=false))]
-fn convert_stream(py: Python<'_>, words: Vec<String>, table: &str, fen: bool) -> PyResult<Stream> {
+#[pyo3(signature = (
+    paths, table, *, to="san", fen=false, fix_results=false, repair=false, threads=None,
+    encoding=None, ext=None, range=None, row_groups=None
+))]
+#[allow(clippy::too_many_arguments)]
+fn convert_stream(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    table: &str,
+    to: &str,
+    fen: bool,
+    fix_results: bool,
+    repair: bool,
+    threads: Option<usize>,
+    encoding: Option<&str>,
+    ext: Option<Vec<String>>,
+    range: Option<(u64, u64)>,
+    row_groups: Option<(usize, usize)>,
+) -> PyResult<Stream> {
     let table = match table {
         "games" => Table::Games,
         "moves" => Table::Moves,
         other => return Err(PyValueError::new_err(format!("no table {other:?}"))),
     };
-    let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
-    let mut options = cli.args.options();
-    // A bad game is a row, with its diagnostics; and the positions are written only when the
-    // moves table has them.
-    options.every_row = true;
+    let mut options = convert_options(to, fix_results, repair)?;
+    // The positions are written only when the moves table has them.
     options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
     options.games_only = table == Table::Games;
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
-    // A bad option (`--encoding`) is a ValueError; an input that cannot be listed, an OSError.
-    let opts = cli
-        .args
-        .input
-        .resolve()
-        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    let opts = input_options(paths, threads, encoding, ext, range, row_groups)?;
+    // An input that cannot be listed is an OSError.
     let mut inputs = py.detach(|| Inputs::new(opts)).map_err(failed)?;
     let schema = match table {
         Table::Games => GamesOut::new().schema.clone(),

@@ -12,7 +12,6 @@ use arrow_array::cast::AsArray;
 use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{make_array, Array, ArrayRef, RecordBatch, RecordBatchIterator};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
-use clap::Parser;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -22,7 +21,7 @@ use pgnkit::convert::Convert;
 use pgnkit::pgn::Lexed;
 
 use crate::diagnostics::DiagnosticsBuilder;
-use crate::{bad_option, ConvertCli, Stream};
+use crate::Stream;
 
 /// Games a thread takes at a time, and a batch of the tables holds.
 const BLOCK: usize = 1024;
@@ -133,24 +132,29 @@ struct Job {
 }
 
 /// Replays the movetext strings of the arrays (`(schema, array)` capsules, in order) and gives
-/// the games table and the moves table as Arrow C streams. `words` are `convert`'s options;
-/// `fen` is one start position for every game, `fens` one a game (null: the standard one).
+/// the games table and the moves table as Arrow C streams. `fen` is one start position for
+/// every game, `fens` one a game (null: the standard one); `to`, `fix_results` and `repair`
+/// are `convert`'s options, `positions` gives the moves table its positions.
 #[pyfunction]
-#[pyo3(signature = (movetext, words, fen=None, fens=None, positions=false, threads=None))]
-#[allow(clippy::type_complexity)]
+#[pyo3(signature = (
+    movetext, fen=None, fens=None, *, to="san", positions=false, threads=None,
+    fix_results=false, repair=false
+))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn parse_movetext(
     py: Python<'_>,
     movetext: Vec<(Bound<'_, PyCapsule>, Bound<'_, PyCapsule>)>,
-    words: Vec<String>,
     fen: Option<String>,
     fens: Option<Vec<(Bound<'_, PyCapsule>, Bound<'_, PyCapsule>)>>,
+    to: &str,
     positions: bool,
     threads: Option<usize>,
+    fix_results: bool,
+    repair: bool,
 ) -> PyResult<(Stream, Stream)> {
-    let cli = ConvertCli::try_parse_from(&words).map_err(bad_option)?;
-    let mut options = cli.args.options();
-    options.every_row = true;
+    let mut options = crate::convert_options(to, fix_results, repair)?;
     options.fen = positions;
+    let jobs = crate::jobs(threads)?;
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let movetext = Texts::import("movetext", &movetext)?;
     let fens = fens.map(|f| Texts::import("fen", &f)).transpose()?;
@@ -170,7 +174,6 @@ pub fn parse_movetext(
         fen: fen.map(String::into_bytes),
         fens,
     };
-    let jobs = pgnkit::input::jobs(threads);
     let (games, moves) = py
         .detach(|| run(&job, jobs))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
