@@ -113,14 +113,27 @@ def dedup_games(n, seed=40):
 
 
 def run_measured(args):
-    """Runs `args`; its seconds and peak resident memory in MB."""
+    """Runs `args`; its seconds and peak resident memory in MB.
+
+    Measured by a fresh interpreter (`--measure`): a child's peak memory counts its parent's
+    at the fork, and this process holds the inputs it made, so a child of its own would
+    report this process's size (145 MB for every run once, whatever pgnkit took). The fresh
+    interpreter's own size (about 14 MB) is the floor of what is reported."""
+    out = subprocess.run([sys.executable, __file__, '--measure', *args], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.split()
+    code, took, peak = int(out[0]), float(out[1]), float(out[2])
+    if code not in (0, 1):
+        raise SystemExit(f'{args}: exit status {code}')
+    return took, peak
+
+
+def measure(args):
+    """`--measure ARGS`: runs ARGS, prints its exit status, seconds and peak memory in MB."""
     start = time.perf_counter()
     child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     took = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f'{args}: exit status {os.waitstatus_to_exitcode(status)}')
-    return took, usage.ru_maxrss / 1024
+    print(os.waitstatus_to_exitcode(status), took, usage.ru_maxrss / 1024)
 
 
 def dedup_doubling(binary, games, budgets=('1M', '64M')):
@@ -160,6 +173,9 @@ AT_N_AND_4N = [
 
 
 def main():
+    if sys.argv[1:2] == ['--measure']:
+        measure(sys.argv[2:])
+        return
     if sys.argv[1:2] == ['--dedup-games']:
         with open(sys.argv[3], 'w') as f:
             f.write(dedup_games(int(sys.argv[2])))
