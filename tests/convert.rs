@@ -497,9 +497,15 @@ fn output_into_a_pipe_or_through_a_link_keeps_it() {
         .write(true)
         .open(&fifo)
         .unwrap();
+    // Opened here, not in the thread: a thread slow to start would open the pipe only after
+    // `keep` is dropped, and then wait for a writer forever.
     let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        let mut pipe = std::fs::File::open(&fifo).unwrap();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut pipe, &mut text).unwrap();
+            text
+        })
     };
     let o = pgnkit(&["convert", CHINESE, "-o", fifo.to_str().unwrap()], None);
     drop(keep);
