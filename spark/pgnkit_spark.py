@@ -154,9 +154,10 @@ def plan(paths: list[str], split_size: int, groups_per_split: int,
 # On an executor: one split.
 
 class Local:
-    """The split as a local file and the words that make pgnkit read it: the file itself when
-    it is local, else a copy of the bytes the split needs (its range with room on both sides,
-    or the whole file), removed on exit."""
+    """The split as a local file and what makes pgnkit read it (the package's keywords, and
+    the command line's words for ``convert_stream``): the file itself when it is local, else a
+    copy of the bytes the split needs (its range with room on both sides, or the whole file),
+    removed on exit."""
 
     def __init__(self, split: dict):
         self.split = split
@@ -187,10 +188,13 @@ class Local:
             # A copy that starts past byte 0 has a false game start at its first byte, which
             # the range never looks at: its start is LOOKBACK bytes on.
             self.start, self.end = start - offset, end - offset
+            self.options = {"range": (self.start, self.end)}
             self.words = ["--range", f"{self.start}:{self.end}"]
         elif kind == "groups":
+            self.options = {"row_groups": (start, end)}
             self.words = ["--row-groups", f"{start}:{end}"]
         else:
+            self.options = {}
             self.words = []
 
     def __enter__(self):
@@ -267,8 +271,7 @@ def validate_task(batches, fail_once: Optional[int]):
     for s in splits_of(batches):
         maybe_fail(s["split"], fail_once)
         with Local(s) as local:
-            stream, csv, totals = _pgnkit.validate_split(["--quiet", "--jobs", "1", *local.words,
-                                                          "--", local.path])
+            stream, csv, totals = _pgnkit.validate_split(local.path, **local.options)
             records = pa.RecordBatchReader.from_stream(stream).read_all()
         convert = pacsv.ConvertOptions(column_types=DIAGNOSTIC_TYPES, strings_can_be_null=False,
                                        quoted_strings_can_be_null=False)
@@ -328,12 +331,12 @@ STATS_SCHEMA = pa.schema([("split", pa.int64()), ("chunk", pa.int64()), ("chunks
                           ("local", pa.string()), ("lines", pa.int64()), ("data", pa.binary())])
 
 
-def stats_task(batches, options: list[str], fail_once: Optional[int]):
+def stats_task(batches, options: dict, fail_once: Optional[int]):
     from pgnkit import _pgnkit
     for s in splits_of(batches):
         maybe_fail(s["split"], fail_once)
         with Local(s) as local:
-            data = _pgnkit.stats_partial([*options, "--jobs", "1", *local.words, "--", local.path])
+            data = _pgnkit.stats_partial(local.path, **local.options, **options)
             lines = 0
             if s["kind"] == "range":
                 lines = _pgnkit.range_lines(local.path, local.start, local.end)[2]
@@ -348,14 +351,14 @@ def stats_task(batches, options: list[str], fail_once: Optional[int]):
 # ---------------------------------------------------------------------------------------------
 # On the driver.
 
-def merge_partials(rows, splits: list[dict], words: list[str]) -> None:
+def merge_partials(rows, splits: list[dict], options: dict) -> None:
     """Feeds each split's partial, put together from its chunks, to the package's merger (the
     code of ``pgnkit stats merge``) as soon as it and every split before it have arrived, then
-    writes the reports ``words`` ask for. Keyed by split: a chunk that comes twice (a retried
-    or speculative task's copy) is taken once; a split that never comes fails the merge
-    instead of dropping its games."""
+    writes the reports ``options`` ask for (``StatsMerger``'s keywords: out, excel, raw_csv).
+    Keyed by split: a chunk that comes twice (a retried or speculative task's copy) is taken
+    once; a split that never comes fails the merge instead of dropping its games."""
     from pgnkit import _pgnkit
-    merger = _pgnkit.StatsMerger(words)
+    merger = _pgnkit.StatsMerger(**options)
     order = iter(splits)
     want = next(order, None)
     pending: dict[int, dict] = {}
@@ -490,9 +493,7 @@ def _empty_schema(table: str) -> pa.Schema:
 
 
 def run_stats(spark, args, splits) -> int:
-    options = ["--opening-plies", str(args.opening_plies)] if args.opening_plies else []
-    if args.add_eco:
-        options.append("--add-eco")
+    options = {"opening_plies": args.opening_plies, "add_eco": args.add_eco}
     fail_once = args.fail_once
     from pyspark import StorageLevel
     df = splits_frame(spark, splits).mapInArrow(
@@ -506,13 +507,9 @@ def run_stats(spark, args, splits) -> int:
     # pay: the first fetch runs a job over every partition, which waits for all of them.
     df = df.persist(StorageLevel.DISK_ONLY)
     df.count()
-    words = ["--out", args.out]
-    if args.excel:
-        words.append("--excel")
-    if args.raw_csv:
-        words.append("--raw-csv")
+    reports = {"out": args.out, "excel": args.excel, "raw_csv": args.raw_csv}
     try:
-        merge_partials(df.toLocalIterator(prefetchPartitions=True), splits, words)
+        merge_partials(df.toLocalIterator(prefetchPartitions=True), splits, reports)
     finally:
         df.unpersist()
     return 0

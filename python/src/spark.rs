@@ -3,8 +3,9 @@
 //! into per-game records and diagnostics, its statistics as a mergeable partial, and the
 //! partials merged by `pgnkit stats merge` itself, with their games renumbered as one file's.
 //!
-//! Options arrive as the command line's words, parsed by the commands' own clap definitions,
-//! so a split is read exactly as `pgnkit --range`/`--row-groups` reads it.
+//! Options arrive as keyword arguments and become the library's options (a bad value is a
+//! `ValueError` naming the keyword); a split is read as `pgnkit --range`/`--row-groups` reads
+//! it, one worker thread a task.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -14,25 +15,68 @@ use std::sync::{Arc, Mutex};
 use arrow_array::builder::{StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchIterator};
 use arrow_schema::{DataType, Field, Schema};
-use clap::Parser;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+use pgnkit::input::parquet::RowGroups;
 use pgnkit::input::pipeline::{Game, Lexing};
-use pgnkit::input::{Found, InputProblem, Inputs};
-use pgnkit::outcome::WriteError;
+use pgnkit::input::range::ByteRange;
+use pgnkit::input::{Found, InputOptions, InputProblem, Inputs};
+use pgnkit::outcome::{Outcome, WriteError};
 use pgnkit::report;
 use pgnkit::rules::game::CheckOptions;
 use pgnkit::rules::visit::NoVisitor;
+use pgnkit::stats::engine::MAX_OPENING_PLIES;
+use pgnkit::stats::{MergeOptions, Merger, Renumber, ReportOptions, Stats, StatsOptions};
 
 use super::{bad_option, failed, Stream, ValidateCli};
 
-#[derive(Parser)]
-#[command(name = "pgnkit stats", no_binary_name = true)]
-struct StatsCli {
-    #[command(flatten)]
-    args: pgnkit::cmd::stats::Args,
+/// A `ValueError` that names the keyword whose value is bad.
+fn bad_keyword(keyword: &str, why: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("{keyword}: {why}"))
+}
+
+/// A `(start, end)` keyword (`range`, `row_groups`): two whole numbers, `end` not before
+/// `start`.
+fn span(keyword: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(u64, u64)>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let (start, end): (u64, u64) = value.extract().map_err(|_| {
+        bad_keyword(
+            keyword,
+            format!("{value} is not (start, end), two whole numbers of 0 or more"),
+        )
+    })?;
+    if end < start {
+        return Err(bad_keyword(
+            keyword,
+            format!("end ({end}) is before start ({start})"),
+        ));
+    }
+    Ok(Some((start, end)))
+}
+
+/// How a task reads its split: the one `path`, in one worker thread, without a progress bar,
+/// only the byte `range` (of a PGN file) or the `row_groups` (of a Parquet file) if given.
+fn split_input(
+    path: PathBuf,
+    range: Option<&Bound<'_, PyAny>>,
+    row_groups: Option<&Bound<'_, PyAny>>,
+) -> PyResult<InputOptions> {
+    let mut input = InputOptions::new(vec![path]);
+    input.jobs = 1;
+    input.progress = false;
+    input.range = span("range", range)?.map(|(start, end)| ByteRange { start, end });
+    input.row_groups = match span("row_groups", row_groups)? {
+        Some((start, end)) => Some(RowGroups {
+            start: usize::try_from(start).map_err(|e| bad_keyword("row_groups", e))?,
+            end: usize::try_from(end).map_err(|e| bad_keyword("row_groups", e))?,
+        }),
+        None => None,
+    };
+    Ok(input)
 }
 
 /// What validating one game gave: its diagnostics as CSV rows and its record.
@@ -126,19 +170,29 @@ const TOTALS: [&str; 8] = [
     "files", "games", "errors", "warnings", "notes", "problems", "failed", "bytes",
 ];
 
-/// Validates `words` (the input options and paths, as `pgnkit validate` takes them): the one
-/// loop behind `validate_split` and the package's `validate_csv`. A broken game is a
-/// diagnostic; only an input that cannot be read at all fails.
+/// Validates `words` (the input options and paths, as `pgnkit validate` takes them), for the
+/// package's `validate_csv` (python/src/lib.rs) until it takes keyword arguments.
 pub(crate) fn validate_words(
     py: Python<'_>,
     words: &[String],
     with_records: bool,
 ) -> PyResult<Validated> {
-    let cli = ValidateCli::try_parse_from(words).map_err(bad_option)?;
+    let cli = <ValidateCli as clap::Parser>::try_parse_from(words).map_err(bad_option)?;
     let options = cli
         .input
         .resolve()
         .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    validate_inputs(py, options, with_records)
+}
+
+/// Validates the inputs `options` names: the one loop behind `validate_split` and the
+/// package's `validate_csv`. A broken game is a diagnostic; only an input that cannot be read
+/// at all fails.
+pub(crate) fn validate_inputs(
+    py: Python<'_>,
+    options: InputOptions,
+    with_records: bool,
+) -> PyResult<Validated> {
     py.detach(|| -> anyhow::Result<Validated> {
         let mut inputs = Inputs::new(options)?;
         let opts = CheckOptions::default();
@@ -233,17 +287,21 @@ pub(crate) fn validate_words(
     .map_err(failed)
 }
 
-/// Validates one split (`words`: the input options, `--range` or `--row-groups`, and the
-/// path) and gives its per-game records (an Arrow stream), its diagnostics as the CSV of
+/// Validates one split (`path`, only its byte `range=(start, end)` of a PGN file or its
+/// `row_groups=(start, end)` of a Parquet file if given) and gives its per-game records (an Arrow stream), its diagnostics as the CSV of
 /// `validate --format csv` (header included) and its totals, as the CLI's summary counts
 /// them (`files`, `games`, `errors`, `warnings`, `notes`, `problems`, `failed`, `bytes`).
 /// A broken game is a diagnostic; only an input that cannot be read at all raises.
 #[pyfunction]
+#[pyo3(signature = (path, *, range=None, row_groups=None))]
 pub fn validate_split<'py>(
     py: Python<'py>,
-    words: Vec<String>,
+    path: PathBuf,
+    range: Option<Bound<'py, PyAny>>,
+    row_groups: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(Stream, Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
-    let out = validate_words(py, &words, true)?;
+    let input = split_input(path, range.as_ref(), row_groups.as_ref())?;
+    let out = validate_inputs(py, input, true)?;
     let dict = PyDict::new(py);
     for (name, value) in TOTALS.iter().zip(out.totals) {
         dict.set_item(name, value)?;
@@ -267,33 +325,59 @@ fn scratch_path(what: &str) -> PathBuf {
     std::env::temp_dir().join(format!("pgnkit-spark-{}-{n}-{what}", std::process::id()))
 }
 
-/// The statistics of one split (`words`: `pgnkit stats`' options, `--range` or
-/// `--row-groups`, and the path) as the partial file of `pgnkit stats --partial`: its bytes,
-/// compressed as one zstd frame. The JSON lines compress to a tenth of their size or less,
-/// and every byte of them crosses Spark's block store and the socket to the driver.
+/// The statistics of one split (`path`, its `range` or `row_groups` as for
+/// [`validate_split`]; `opening_plies` and `add_eco` as `pgnkit stats` takes them) as the
+/// partial file of `pgnkit stats --partial`: its bytes, compressed as one zstd frame. The
+/// JSON lines compress to a tenth of their size or less, and every byte of them crosses
+/// Spark's block store and the socket to the driver.
 ///
 /// # Errors
 ///
-/// A bad option (ValueError), or an input that cannot be read (OSError): `pgnkit stats`
+/// A bad keyword (ValueError), or an input that cannot be read (OSError): `pgnkit stats`
 /// writes no partial then, and a task must not pass for done without its games.
 #[pyfunction]
-pub fn stats_partial<'py>(py: Python<'py>, words: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
-    let path = scratch_path("partial.jsonl");
-    let mut all = vec!["--quiet".to_owned(), "--partial".to_owned()];
-    all.push(path.display().to_string());
-    all.extend(words);
-    let cli = StatsCli::try_parse_from(&all).map_err(bad_option)?;
+#[pyo3(signature = (path, *, range=None, row_groups=None, opening_plies=None, add_eco=None))]
+pub fn stats_partial<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    range: Option<Bound<'py, PyAny>>,
+    row_groups: Option<Bound<'py, PyAny>>,
+    opening_plies: Option<Bound<'py, PyAny>>,
+    add_eco: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut options = StatsOptions::new(split_input(path, range.as_ref(), row_groups.as_ref())?);
+    if let Some(plies) = opening_plies.filter(|v| !v.is_none()) {
+        options.opening_plies = plies
+            .extract::<usize>()
+            .ok()
+            .filter(|&n| n <= MAX_OPENING_PLIES)
+            .ok_or_else(|| {
+                bad_keyword(
+                    "opening_plies",
+                    format!("{plies} is not a whole number from 0 to {MAX_OPENING_PLIES}"),
+                )
+            })?;
+    }
+    options.add_eco = truthy(add_eco)?;
+    options.quiet = true;
+    let partial = scratch_path("partial.jsonl");
+    options.partial = Some(partial.clone());
     let read = py.detach(|| {
-        let outcome = pgnkit::cmd::stats::run(cli.args)?;
-        if outcome == pgnkit::cli::Outcome::Failed {
+        let outcome = Stats::new(options)?.run()?;
+        if outcome == Outcome::Failed {
             anyhow::bail!("an input of the split could not be read (see standard error)");
         }
         // Level 1: the fastest, and already some fifteen times smaller on lichess games.
-        Ok(zstd::stream::encode_all(File::open(&path)?, 1)?)
+        Ok(zstd::stream::encode_all(File::open(&partial)?, 1)?)
     });
-    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&partial);
     let bytes = read.map_err(failed)?;
     Ok(PyBytes::new(py, &bytes))
+}
+
+/// A yes-or-no keyword, as Python reads a condition (`None`: no).
+fn truthy(value: Option<Bound<'_, PyAny>>) -> PyResult<bool> {
+    value.map_or(Ok(false), |v| v.is_truthy())
 }
 
 /// The line breaks of a PGN file's range `[start, end)` as `--range START:END` reads it:
@@ -375,13 +459,6 @@ pub struct StatsMerger {
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
 }
 
-#[derive(Parser)]
-#[command(name = "pgnkit stats merge", no_binary_name = true)]
-struct MergeCli {
-    #[command(flatten)]
-    output: pgnkit::cmd::stats::OutputArgs,
-}
-
 impl StatsMerger {
     /// Waits for the merging thread to stop (its channel closed) and gives its outcome.
     fn join(&mut self, py: Python<'_>) -> PyResult<()> {
@@ -398,23 +475,33 @@ impl StatsMerger {
 
 #[pymethods]
 impl StatsMerger {
-    /// A merge into the reports `words` asks for (`--out DIR` and the CSV options of
-    /// `pgnkit stats merge`).
+    /// A merge into every report, written into the folder `out` (created if missing), with
+    /// the CSV options of `pgnkit stats merge`: `excel` (a byte order mark) and `raw_csv`.
     ///
     /// # Errors
     ///
-    /// A bad option (ValueError), or a report that cannot be created (OSError).
+    /// A report that cannot be created (OSError).
     #[new]
-    fn new(words: Vec<String>) -> PyResult<StatsMerger> {
-        let cli = MergeCli::try_parse_from(&words).map_err(bad_option)?;
+    #[pyo3(signature = (*, out, excel=None, raw_csv=None))]
+    fn new(
+        out: PathBuf,
+        excel: Option<Bound<'_, PyAny>>,
+        raw_csv: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<StatsMerger> {
+        let options = MergeOptions {
+            reports: ReportOptions {
+                out: Some(out),
+                excel: truthy(excel)?,
+                raw_csv: truthy(raw_csv)?,
+                ..ReportOptions::default()
+            },
+            ..MergeOptions::default()
+        };
         // One partial waits while the thread merges another: the driver holds at most a few.
         let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(1);
         let thread = std::thread::spawn(move || -> anyhow::Result<()> {
             // Made on its thread, which alone writes the reports.
-            let mut merger = pgnkit::stats::Merger::new(pgnkit::stats::MergeOptions {
-                reports: cli.output.into(),
-                ..Default::default()
-            })?;
+            let mut merger = Merger::new(options)?;
             let mut seen: std::collections::HashMap<String, u64> = Default::default();
             for msg in rx {
                 let part = match msg {
@@ -425,7 +512,7 @@ impl StatsMerger {
                     }
                 };
                 let games_before = seen.get(&part.display).copied();
-                let renumber = pgnkit::stats::Renumber {
+                let renumber = Renumber {
                     local: part.local,
                     display: part.display.clone(),
                     games_before: games_before.unwrap_or(0),

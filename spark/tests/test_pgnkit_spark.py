@@ -49,26 +49,26 @@ def test_a_folder_is_walked_as_pgnkit_walks_it():
     assert files == sorted([GAMES, GZ])
 
 
-def validate_records(words):
-    stream, csv, totals = _pgnkit.validate_split(["--quiet", *words])
+def validate_records(path, **options):
+    stream, csv, totals = _pgnkit.validate_split(path, **options)
     return pa.RecordBatchReader.from_stream(stream).read_all().to_pylist(), csv, totals
 
 
 @pytest.mark.parametrize("size", [300, 777, 5000])
 def test_the_ranges_validate_every_game_once_in_order(size):
-    whole, _, totals = validate_records([GAMES])
+    whole, _, totals = validate_records(GAMES)
     assert totals["games"] == len(whole) == 12
     assert totals["errors"] >= 1
     joined = []
     for start in range(0, os.path.getsize(GAMES), size):
-        records, _, _ = validate_records(["--range", f"{start}:{start + size}", GAMES])
+        records, _, _ = validate_records(GAMES, range=(start, start + size))
         joined += records
     strip = lambda rs: [{k: v for k, v in r.items() if k not in ("file", "game", "line")} for r in rs]
     assert strip(joined) == strip(whole)
 
 
 def test_a_split_s_diagnostics_are_validate_s_csv():
-    _, csv, _ = validate_records([GAMES])
+    _, csv, _ = validate_records(GAMES)
     assert csv.decode() == pgnkit("validate", "-q", "--format", "csv", GAMES).stdout
 
 
@@ -76,12 +76,12 @@ def merged(tmp_path, splits, name):
     """Runs each split's task function as an executor would and merges as the driver does."""
     rows = []
     for s in splits:
-        batches = job.stats_task([pa.RecordBatch.from_pylist([s])], [], None)
+        batches = job.stats_task([pa.RecordBatch.from_pylist([s])], {}, None)
         rows += [r for b in batches for r in b.to_pylist()]
     # A speculative copy of every task's result arrives too: it must be counted once.
     rows += rows
     out = tmp_path / name
-    job.merge_partials(rows, splits, ["--out", str(out)])
+    job.merge_partials(rows, splits, {"out": str(out)})
     return out
 
 
@@ -105,10 +105,10 @@ def test_a_missing_split_fails_the_merge_instead_of_dropping_games(tmp_path):
     rows = []
     for s in splits:
         if s["split"] != 1:
-            batches = job.stats_task([pa.RecordBatch.from_pylist([s])], [], None)
+            batches = job.stats_task([pa.RecordBatch.from_pylist([s])], {}, None)
             rows += [r for b in batches for r in b.to_pylist()]
     with pytest.raises(RuntimeError, match=r"no partial for splits \[1, 2"):
-        job.merge_partials(rows, splits, ["--out", str(tmp_path / "out")])
+        job.merge_partials(rows, splits, {"out": str(tmp_path / "out")})
 
 
 def test_partials_arriving_out_of_order_merge_in_input_order(tmp_path):
@@ -116,11 +116,20 @@ def test_partials_arriving_out_of_order_merge_in_input_order(tmp_path):
     splits = job.plan([GAMES], 400, 1, ["pgn"])
     rows = []
     for s in splits:
-        batches = job.stats_task([pa.RecordBatch.from_pylist([s])], [], None)
+        batches = job.stats_task([pa.RecordBatch.from_pylist([s])], {}, None)
         rows += [r for b in batches for r in b.to_pylist()]
     out = tmp_path / "merged"
-    job.merge_partials(list(reversed(rows)), splits, ["--out", str(out)])
+    job.merge_partials(list(reversed(rows)), splits, {"out": str(out)})
     same_reports(out, tmp_path / "cli")
+
+
+def test_a_bad_keyword_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="^range: end"):
+        _pgnkit.validate_split(GAMES, range=(500, 100))
+    with pytest.raises(ValueError, match="^row_groups: "):
+        _pgnkit.stats_partial(GROUPS, row_groups=(-1, 2))
+    with pytest.raises(ValueError, match="^opening_plies: "):
+        _pgnkit.stats_partial(GAMES, opening_plies=1001)
 
 
 def test_range_lines_counts_crlf_as_one_break():
