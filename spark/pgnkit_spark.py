@@ -154,10 +154,9 @@ def plan(paths: list[str], split_size: int, groups_per_split: int,
 # On an executor: one split.
 
 class Local:
-    """The split as a local file and what makes pgnkit read it (the package's keywords, and
-    the command line's words for ``convert_stream``): the file itself when it is local, else a
-    copy of the bytes the split needs (its range with room on both sides, or the whole file),
-    removed on exit."""
+    """The split as a local file and the keywords that make pgnkit read it (``options``): the
+    file itself when it is local, else a copy of the bytes the split needs (its range with room
+    on both sides, or the whole file), removed on exit."""
 
     def __init__(self, split: dict):
         self.split = split
@@ -189,13 +188,10 @@ class Local:
             # the range never looks at: its start is LOOKBACK bytes on.
             self.start, self.end = start - offset, end - offset
             self.options = {"range": (self.start, self.end)}
-            self.words = ["--range", f"{self.start}:{self.end}"]
         elif kind == "groups":
             self.options = {"row_groups": (start, end)}
-            self.words = ["--row-groups", f"{start}:{end}"]
         else:
             self.options = {}
-            self.words = []
 
     def __enter__(self):
         return self
@@ -312,12 +308,8 @@ def convert_task(batches, table: str, to: str, fail_once: Optional[int]):
     for s in splits_of(batches):
         maybe_fail(s["split"], fail_once)
         with Local(s) as local:
-            # The part of the file the split reads, as Local's words name it.
-            kind = s["kind"]
-            part = ({"range": (local.start, local.end)} if kind == "range"
-                    else {"row_groups": (s["start"], s["end"])} if kind == "groups" else {})
             reader = pa.RecordBatchReader.from_stream(
-                _pgnkit.convert_stream([local.path], table, to=to, threads=1, **part))
+                _pgnkit.convert_stream([local.path], table, to=to, threads=1, **local.options))
             for batch in reader:
                 t = to_spark_types(pa.Table.from_batches([batch]))
                 t = t.set_column(t.schema.get_field_index("file"), "file", pa.array(

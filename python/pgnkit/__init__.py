@@ -58,18 +58,6 @@ def _threads(threads: Optional[int]) -> Optional[int]:
     return threads
 
 
-def _input_words(threads: Optional[int], encoding: Optional[str], ext: Optional[Iterable[str]]) -> list[str]:
-    # validate_csv still takes the words of `pgnkit validate`.
-    words = ["--quiet"]
-    if _threads(threads) is not None:
-        words += ["--jobs", str(threads)]
-    if encoding is not None:
-        words += ["--encoding", encoding]
-    if ext is not None:
-        words += ["--ext", ",".join(ext)]
-    return words
-
-
 def _convert(paths, table: str, *, to: str, threads, fen: bool, fix_results: bool, repair: bool,
              encoding, ext) -> pa.RecordBatchReader:
     stream = _pgnkit.convert_stream(_paths(paths), table, to=to, fen=fen, fix_results=fix_results,
@@ -162,9 +150,8 @@ def validate(paths, *, threads: Optional[int] = None, encoding: Optional[str] = 
     """
     import pyarrow.csv as pacsv
 
-    # A path that begins with '-' would read as an option.
-    words = [*_input_words(threads, encoding, ext), "--", *_paths(paths)]
-    data = _pgnkit.validate_csv(words)
+    data = _pgnkit.validate_csv(_paths(paths), threads=_threads(threads), encoding=encoding,
+                                ext=None if ext is None else list(ext))
     convert = pacsv.ConvertOptions(column_types=_DIAGNOSTIC_TYPES, strings_can_be_null=False,
                                    quoted_strings_can_be_null=False)
     table = pacsv.read_csv(io.BytesIO(data), convert_options=convert)

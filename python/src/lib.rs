@@ -18,7 +18,6 @@ use std::thread;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
-use clap::Parser;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
@@ -35,17 +34,6 @@ use pgnkit::outcome::WriteError;
 const IN_FLIGHT: usize = 2;
 /// Plies a moves batch holds at most.
 const BATCH_PLIES: usize = 65_536;
-
-#[derive(Parser)]
-#[command(name = "pgnkit validate", no_binary_name = true)]
-struct ValidateCli {
-    #[command(flatten)]
-    input: pgnkit::cmd::InputArgs,
-}
-
-fn bad_option(e: clap::Error) -> PyErr {
-    PyValueError::new_err(e.render().to_string().trim().to_owned())
-}
 
 fn failed(e: impl std::fmt::Display) -> PyErr {
     PyOSError::new_err(format!("{e:#}"))
@@ -358,11 +346,19 @@ fn convert_stream(
     })
 }
 
-/// Validates `words` (the input options and paths) and gives the diagnostics as the CSV of
+/// Validates the inputs `paths` names and gives the diagnostics as the CSV of
 /// `validate --format csv`, header included.
 #[pyfunction]
-fn validate_csv<'py>(py: Python<'py>, words: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
-    let out = spark::validate_words(py, &words, false)?;
+#[pyo3(signature = (paths, *, threads=None, encoding=None, ext=None))]
+fn validate_csv<'py>(
+    py: Python<'py>,
+    paths: Vec<PathBuf>,
+    threads: Option<usize>,
+    encoding: Option<&str>,
+    ext: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let options = input_options(paths, threads, encoding, ext, None, None)?;
+    let out = spark::validate_inputs(py, options, false)?;
     Ok(PyBytes::new(py, &out.csv))
 }
 

@@ -30,7 +30,7 @@ use pgnkit::rules::visit::NoVisitor;
 use pgnkit::stats::engine::MAX_OPENING_PLIES;
 use pgnkit::stats::{MergeOptions, Merger, Renumber, ReportOptions, Stats, StatsOptions};
 
-use super::{bad_option, failed, Stream, ValidateCli};
+use super::{failed, Stream};
 
 /// A `ValueError` that names the keyword whose value is bad.
 fn bad_keyword(keyword: &str, why: impl std::fmt::Display) -> PyErr {
@@ -169,21 +169,6 @@ pub(crate) struct Validated {
 const TOTALS: [&str; 8] = [
     "files", "games", "errors", "warnings", "notes", "problems", "failed", "bytes",
 ];
-
-/// Validates `words` (the input options and paths, as `pgnkit validate` takes them), for the
-/// package's `validate_csv` (python/src/lib.rs) until it takes keyword arguments.
-pub(crate) fn validate_words(
-    py: Python<'_>,
-    words: &[String],
-    with_records: bool,
-) -> PyResult<Validated> {
-    let cli = <ValidateCli as clap::Parser>::try_parse_from(words).map_err(bad_option)?;
-    let options = cli
-        .input
-        .resolve()
-        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
-    validate_inputs(py, options, with_records)
-}
 
 /// Validates the inputs `options` names: the one loop behind `validate_split` and the
 /// package's `validate_csv`. A broken game is a diagnostic; only an input that cannot be read
