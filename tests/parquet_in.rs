@@ -686,3 +686,61 @@ fn a_movetext_page_larger_than_a_game_may_be_is_refused_from_its_header() {
     assert!(p012.is_empty(), "{p012:?}");
     assert_eq!(code, Some(0));
 }
+
+/// `pgnkit validate -q -j 1 --max-game-size 4 PATH` with at most `mib` MiB of address space
+/// (`ulimit -v`): a run that decodes far more than the games it reads aborts under it.
+fn validate_within(path: &Path, mib: u64) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {} && exec \"$0\" validate -q -j 1 --max-game-size 4 \"$1\"",
+            mib << 10
+        ))
+        .arg(env!("CARGO_BIN_EXE_pgnkit"))
+        .arg(path)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_batch_of_rows_decodes_to_a_bounded_size() {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::WriterProperties;
+
+    // 64 rows of one game whose comment is 2 MiB (under --max-game-size 4, so each row is
+    // read): 128 MiB of text from a file of a few KiB. Decoded 1,024 rows a batch, it was
+    // held twice at once (the batch, the rows' text), in both layouts: one dictionary value
+    // copied into every row, and a page a row; 320 MiB of address space did not do. Now a
+    // batch is 16 rows (8 games of 4 MiB).
+    let game = format!("1. e4 {{{}}} e5 *", "a".repeat(2 << 20));
+    let rows = 64;
+    let dir = common::scratch("parquet-batch");
+    for (name, dictionary) in [("dictionary", true), ("pages", false)] {
+        let movetext: ArrayRef = Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+            game.as_str(),
+            rows,
+        )));
+        let batch = RecordBatch::try_from_iter([("movetext", movetext)]).unwrap();
+        let mut props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_dictionary_enabled(dictionary)
+            .set_dictionary_page_size_limit(4 << 20);
+        if !dictionary {
+            props = props
+                .set_data_page_row_count_limit(1)
+                .set_write_batch_size(1);
+        }
+        let path = dir.join(format!("{name}.parquet"));
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props.build())).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
+        let o = validate_within(&path, 240);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+    }
+}

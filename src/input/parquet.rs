@@ -51,8 +51,14 @@ const ROW_LINES: u32 = 3;
 /// spaces: the padding it would call for in every row of its batch is bounded so.
 const MAX_MOVETEXT_BREAKS: u32 = 1023;
 
-/// Rows decoded at a time.
+/// Rows decoded at a time, at most: fewer when the pages of a row group say that a batch
+/// of them could hold more than [`BATCH_BUDGET_GAMES`] games' worth of bytes.
 const BATCH_ROWS: usize = 1024;
+
+/// The bytes a batch may decode to, in games of `--max-game-size`: with the pages of one row
+/// at the limit each (a zstd page of a 30 MiB comment is a few KiB in the file), a batch of
+/// [`BATCH_ROWS`] rows would decode to that many times the limit.
+const BATCH_BUDGET_GAMES: u64 = 8;
 
 /// What a movetext page holds besides its cells' text: their lengths (4 bytes each) and
 /// levels. A page of one cell of the size limit says it decompresses to less than the limit
@@ -522,8 +528,8 @@ impl RowText {
                     return false;
                 };
                 // Before a page is decompressed: one too large is not.
-                let kept = match self.page_plan(first_row, n) {
-                    Ok(kept) => kept,
+                let GroupPlan { kept, batch_rows } = match self.page_plan(first_row, n) {
+                    Ok(plan) => plan,
                     Err(e) => {
                         self.group_unreadable(first_row, n, &e);
                         self.group += 1;
@@ -545,7 +551,7 @@ impl RowText {
                             ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
                                 .with_row_groups(vec![group])
                                 .with_projection(projection)
-                                .with_batch_size(BATCH_ROWS);
+                                .with_batch_size(batch_rows);
                         if let Some(selection) = selection {
                             // Skipped by whole pages, never decoded and filtered.
                             builder = builder
@@ -621,8 +627,12 @@ impl RowText {
     ///
     /// When the page headers of a column read cannot be read, or do not hold the row group's
     /// rows: the row group is damaged, and decoding it would trust those sizes.
-    fn page_plan(&self, first_row: u64, n: u64) -> Result<Vec<(u64, u64)>, String> {
+    fn page_plan(&self, first_row: u64, n: u64) -> Result<GroupPlan, String> {
         let end = first_row + n;
+        let budget = self.max_game.saturating_mul(BATCH_BUDGET_GAMES);
+        // Bytes one row of a batch may decode to, summed over the columns read (see
+        // `GroupPlan::batch_rows`).
+        let mut row_bytes: u64 = 0;
         let group = self.meta.metadata().row_group(self.group);
         let limit = self.max_game.saturating_add(PAGE_SLACK);
         let too_large = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0) > limit;
@@ -658,11 +668,27 @@ impl RowText {
                     "page"
                 };
                 self.too_large(first_row, end - 1, p.uncompressed, &name, what);
-                return Ok(Vec::new());
+                return Ok(GroupPlan::default());
             }
+            let size = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0);
             if !flat {
+                // The pages of a list do not say their rows: a row may hold a whole page.
+                row_bytes = row_bytes.saturating_add(pages.iter().map(size).max().unwrap_or(0));
                 continue;
             }
+            // A value of the dictionary is copied into each row that uses it (once in the
+            // decoded batch, once in the rows' text): any row may be the page's size.
+            let dictionary = pages.iter().filter(|p| p.dictionary).map(size).max();
+            row_bytes = row_bytes.saturating_add(dictionary.unwrap_or(0));
+            // A data page's cells average its size over its rows; the pages at a batch's two
+            // ends add at most the limit each.
+            let widest = pages
+                .iter()
+                .filter(|p| !p.dictionary)
+                .map(|p| size(p).div_ceil(u64::try_from(p.values.max(1)).unwrap_or(1)))
+                .max()
+                .unwrap_or(0);
+            row_bytes = row_bytes.saturating_add(widest);
             let mut row = first_row;
             for page in pages.iter().filter(|p| !p.dictionary) {
                 let rows = u64::try_from(page.values)
@@ -695,7 +721,8 @@ impl RowText {
         if end > at {
             kept.push((at, end - at));
         }
-        Ok(kept)
+        let batch_rows = (budget / row_bytes.max(1)).clamp(1, BATCH_ROWS as u64) as usize;
+        Ok(GroupPlan { kept, batch_rows })
     }
 
     /// Reports the rows `first..=last` of a page (or dictionary page) of `column` that says
@@ -882,6 +909,17 @@ impl Read for RowText {
         self.pos += n;
         Ok(n)
     }
+}
+
+/// How a row group is read: its rows to decode, as (first, count), in order, and the rows a
+/// batch holds.
+#[derive(Debug, Default)]
+struct GroupPlan {
+    kept: Vec<(u64, u64)>,
+    /// [`BATCH_ROWS`], or fewer: as many as keep a batch within [`BATCH_BUDGET_GAMES`] games
+    /// by what the pages say a row may decode to, summed over the columns read (the largest
+    /// average cell of a data page, a list's largest page, the dictionary page's size).
+    batch_rows: usize,
 }
 
 /// The rows of a row group (`first_row`, `n` rows) to decode, `kept`, as a selection of
