@@ -489,10 +489,7 @@ impl EventLog {
     /// # Errors
     ///
     /// Errors of the store.
-    pub(crate) fn joined_sites(
-        &mut self,
-        names: usize,
-    ) -> io::Result<HashMap<(String, String, Option<u16>), String>> {
+    pub(crate) fn joined_sites(&mut self, names: usize) -> io::Result<super::JoinedSites> {
         Ok(self.site_groups(names)?.joined)
     }
 

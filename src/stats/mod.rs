@@ -46,6 +46,10 @@ pub use reports::{ReportName, ReportOptions};
 pub use runs::{MemoryStore, RunStore};
 use standings::{EventGame, EventTable};
 
+/// The sites of an event that standings join into one table: each `(Event, Site, year)` that
+/// joins another, with the site of its group (the one its table is named after).
+pub type JoinedSites = std::collections::HashMap<(String, String, Option<u16>), String>;
+
 /// The result of a finished game. Unfinished games (`*`) are not [`ScoredGame`]s.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -568,9 +572,7 @@ impl StatsAccumulator {
     /// # Errors
     ///
     /// When the event log cannot be read back from its store.
-    pub fn joined_sites(
-        &mut self,
-    ) -> io::Result<std::collections::HashMap<(String, String, Option<u16>), String>> {
+    pub fn joined_sites(&mut self) -> io::Result<JoinedSites> {
         self.events.joined_sites(self.names.len())
     }
 

@@ -277,12 +277,19 @@ pub(crate) fn destination(output: &ReportOptions, name: ReportName) -> String {
 ///
 /// # Errors
 ///
-/// The first such option, with why it does not apply and what to do.
+/// The first such option, with why it does not apply and what to do; or an initial Elo out
+/// of range.
 pub(crate) fn refuse_options_that_do_not_apply(
     output: &ReportOptions,
     partial: bool,
     opening_plies: usize,
 ) -> anyhow::Result<()> {
+    // The command line's parser refuses these first; a library caller may not have one.
+    if let Some(elo) = output.initial_elo {
+        if !(0.0..=MAX_INITIAL_ELO).contains(&elo) {
+            bail!("--initial-elo {elo} is not in 0..=4000: give an Elo from 0 to 4000, as 1500");
+        }
+    }
     if !output.writes_any() && !partial {
         return Ok(());
     }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::team::TeamEvent;
 use super::EventResults;
-use crate::stats::{EventKey, PlayerKey, RoundKey, Score};
+use crate::stats::{EventKey, JoinedSites, PlayerKey, RoundKey, Score};
 
 /// One finished game as tie-breaks see it, borrowed from the caller.
 #[derive(Debug, Clone, Copy)]
@@ -401,7 +401,7 @@ impl TiebreakLog {
     /// Files the games of every site that `joined` joins to another site of its event (an
     /// `(Event, Site, year)` → the site of its group, as standings.csv keys the event) under
     /// that site, so that the event's tie-breaks count the games of all its sites.
-    pub fn join_sites(&mut self, joined: &HashMap<(String, String, Option<u16>), String>) {
+    pub fn join_sites(&mut self, joined: &JoinedSites) {
         let mut parts: HashMap<(String, String, Option<u16>), Vec<EventGames>> = HashMap::new();
         for (key, site) in joined {
             if *site == key.1 {
