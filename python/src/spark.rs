@@ -330,7 +330,8 @@ pub fn stats_partial<'py>(
     opening_plies: Option<Bound<'py, PyAny>>,
     add_eco: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let mut options = StatsOptions::new(split_input(path, range.as_ref(), row_groups.as_ref())?);
+    let input = split_input(path, range.as_ref(), row_groups.as_ref())?;
+    let mut options = StatsOptions::default();
     if let Some(plies) = opening_plies.filter(|v| !v.is_none()) {
         options.opening_plies = plies
             .extract::<usize>()
@@ -348,7 +349,7 @@ pub fn stats_partial<'py>(
     let partial = scratch_path("partial.jsonl");
     options.partial = Some(partial.clone());
     let read = py.detach(|| {
-        let outcome = Stats::new(options)?.run()?;
+        let outcome = Stats::new(options)?.run(input)?;
         if outcome == Outcome::Failed {
             anyhow::bail!("an input of the split could not be read (see standard error)");
         }

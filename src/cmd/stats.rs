@@ -217,19 +217,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(Sub::Merge(merge)) = args.merge {
         return run_merge(merge);
     }
-    let quiet = args.input.quiet;
-    let mut options = StatsOptions::new(args.input.resolve()?);
-    options.reports = args.output.into();
-    options.opening_plies = args.opening_plies;
-    options.add_eco = args.add_eco;
-    options.partial = args.partial;
-    options.rating_run = args.rating_run;
-    options.standings_budget = args.standings_budget;
-    options.tiebreaks = args.tiebreaks;
-    options.team_tiebreaks = args.team_tiebreaks;
-    options.played_without_moves = args.played_without_moves;
-    options.quiet = quiet;
-    Stats::new(options)?.run()
+    let options = StatsOptions {
+        reports: args.output.into(),
+        opening_plies: args.opening_plies,
+        add_eco: args.add_eco,
+        partial: args.partial,
+        rating_run: args.rating_run,
+        standings_budget: args.standings_budget,
+        tiebreaks: args.tiebreaks,
+        team_tiebreaks: args.team_tiebreaks,
+        played_without_moves: args.played_without_moves,
+        quiet: args.input.quiet,
+    };
+    Stats::new(options)?.run(args.input.resolve()?)
 }
 
 /// Runs `pgnkit stats merge`.

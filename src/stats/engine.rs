@@ -29,10 +29,10 @@ use crate::stats::{EventKey, ScoredGame};
 pub const MAX_OPENING_PLIES: usize = 1000;
 
 /// What a run of `pgnkit stats` reads, what it writes and how it counts.
-#[derive(Debug, Clone)]
+/// [`Default`] writes nothing yet (set `reports` or `partial`), every other option at the
+/// command line's default.
+#[derive(Debug, Clone, Default)]
 pub struct StatsOptions {
-    /// The inputs and how to read them.
-    pub input: InputOptions,
     /// The CSV reports written, and how.
     pub reports: ReportOptions,
     /// Group openings by their first N plies in SAN (0: by the ECO tag), up to
@@ -58,27 +58,7 @@ pub struct StatsOptions {
     pub quiet: bool,
 }
 
-impl StatsOptions {
-    /// A run over `input` that writes nothing yet (set `reports` or `partial`), every other
-    /// option at the command line's default.
-    pub fn new(input: InputOptions) -> StatsOptions {
-        StatsOptions {
-            input,
-            reports: ReportOptions::default(),
-            opening_plies: 0,
-            add_eco: false,
-            partial: None,
-            rating_run: None,
-            standings_budget: None,
-            tiebreaks: None,
-            team_tiebreaks: None,
-            played_without_moves: false,
-            quiet: false,
-        }
-    }
-}
-
-/// A run of `pgnkit stats`, its options checked and its inputs listed.
+/// A run of `pgnkit stats`, its options checked.
 ///
 /// ```
 /// use pgnkit::input::InputOptions;
@@ -88,11 +68,11 @@ impl StatsOptions {
 /// let games = dir.join("games.pgn");
 /// std::fs::create_dir_all(&dir)?;
 /// std::fs::write(&games, "[Event \"E\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n")?;
-/// let mut options = StatsOptions::new(InputOptions::new(vec![games]));
+/// let mut options = StatsOptions::default();
 /// options.reports.report = Some(ReportName::Standings);
 /// options.reports.output = Some(dir.join("standings.csv"));
 /// options.quiet = true;
-/// let outcome = Stats::new(options)?.run()?;
+/// let outcome = Stats::new(options)?.run(InputOptions::new(vec![games]))?;
 /// assert_eq!(outcome, pgnkit::outcome::Outcome::Clean);
 /// let table = std::fs::read_to_string(dir.join("standings.csv"))?;
 /// assert!(table.lines().nth(1).is_some_and(|row| row.contains("A")), "{table}");
@@ -101,18 +81,15 @@ impl StatsOptions {
 /// ```
 pub struct Stats {
     options: StatsOptions,
-    inputs: Inputs,
 }
 
 impl Stats {
-    /// Checks `options` and lists the inputs (before any output is created: a new one is
-    /// never read).
+    /// Checks `options`.
     ///
     /// # Errors
     ///
-    /// An option that would change nothing or clashes with another, nothing to write, an
-    /// output that is an input, two outputs on standard output, or an input that cannot be
-    /// listed.
+    /// An option that would change nothing or clashes with another, nothing to write, or two
+    /// outputs on standard output.
     pub fn new(options: StatsOptions) -> anyhow::Result<Stats> {
         let output = &options.reports;
         let partial = options.partial.as_deref();
@@ -138,11 +115,6 @@ impl Stats {
         if !output.writes_any() && partial.is_none() {
             bail!("nothing to write: give --out DIR, --report NAME or --partial FILE");
         }
-        let inputs = Inputs::new(options.input.clone())?;
-        staged::refuse_inputs_as_outputs(
-            &[("--partial", partial), ("-o", output.output.as_deref())],
-            inputs.sources(),
-        )?;
         staged::refuse_two_on_stdout(&[
             (
                 "--report",
@@ -150,22 +122,27 @@ impl Stats {
             ),
             ("--partial", partial.is_some_and(staged::is_stdout)),
         ])?;
-        Ok(Stats { options, inputs })
+        Ok(Stats { options })
     }
 
-    /// Reads every input and writes the reports (and the partial file) asked for, each
-    /// replacing the old one only once all are complete. A broken game is counted, never
-    /// fatal; an input that cannot be read leaves every report unwritten.
+    /// Reads every input `input` names and writes the reports (and the partial file) asked
+    /// for, each replacing the old one only once all are complete. A broken game is counted,
+    /// never fatal; an input that cannot be read leaves every report unwritten.
     ///
     /// # Errors
     ///
-    /// When an output cannot be created or written, or a temporary file cannot be.
-    pub fn run(self) -> anyhow::Result<Outcome> {
-        let Stats {
-            options,
-            mut inputs,
-        } = self;
+    /// When an input cannot be listed, an output is an input (refused before any output is
+    /// created: a new one is never read), an output cannot be created or written, or a
+    /// temporary file cannot be.
+    pub fn run(&self, input: InputOptions) -> anyhow::Result<Outcome> {
+        let options = &self.options;
         let output = &options.reports;
+        let partial = options.partial.as_deref();
+        let mut inputs = Inputs::new(input)?;
+        staged::refuse_inputs_as_outputs(
+            &[("--partial", partial), ("-o", output.output.as_deref())],
+            inputs.sources(),
+        )?;
         let started = Instant::now();
         let csv_opts = CsvOptions {
             raw: output.raw_csv,

@@ -138,10 +138,10 @@ pub struct MergeOptions {
 /// let games = dir.join("games.pgn");
 /// std::fs::write(&games, "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n")?;
 /// // One part, as `pgnkit stats --partial` writes it.
-/// let mut options = StatsOptions::new(InputOptions::new(vec![games]));
+/// let mut options = StatsOptions::default();
 /// options.partial = Some(dir.join("part.jsonl"));
 /// options.quiet = true;
-/// Stats::new(options)?.run()?;
+/// Stats::new(options)?.run(InputOptions::new(vec![games]))?;
 ///
 /// let mut options = MergeOptions::default();
 /// options.reports.report = Some(ReportName::Summary);
