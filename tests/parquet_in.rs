@@ -744,3 +744,107 @@ fn a_batch_of_rows_decodes_to_a_bounded_size() {
         assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn an_old_lz4_page_that_could_decode_past_its_size_is_refused_unread() {
+    use std::io::Write;
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::Compression;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    // A page of the old LZ4 codec is Hadoop's layout; when it is not, parquet's decoder falls
+    // back to the LZ4 frame layout, and a frame decodes to whatever it holds, past the size
+    // the page header says. So a 4 MiB page of noise, said to decode to 4 MiB, has its bytes
+    // replaced by a frame of 512 MiB of one letter, padded to the same length with a
+    // skippable frame: the file's sizes all stay true.
+    let mut noise = String::new();
+    let mut x: u32 = 1;
+    while noise.len() < 4 << 20 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        noise.push(char::from(b'a' + (x % 26) as u8));
+    }
+    let cells = [
+        "1. e4 e5 *".to_string(),
+        format!("1. e4 {{{noise}}} *"),
+        "1. d4 d5 *".to_string(),
+    ];
+    let array: ArrayRef = Arc::new(StringArray::from_iter_values(cells.iter()));
+    let batch = RecordBatch::try_from_iter([("movetext", array)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::LZ4)
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(1)
+        .set_write_batch_size(1)
+        .build();
+    let mut bytes = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+
+    let dir = common::scratch("parquet-lz4");
+    let path = dir.join("lz4.parquet");
+    std::fs::write(&path, &bytes).unwrap();
+    // The noise page: the chunk's largest, found by its header's compressed size.
+    let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let chunk = reader.metadata().row_group(0).column(0).clone();
+    drop(reader);
+    let (start, len) = chunk.byte_range();
+    let (start, end) = (start as usize, (start + len) as usize);
+    let marker = &noise.as_bytes()[..64];
+    let literal = bytes[start..end]
+        .windows(marker.len())
+        .position(|w| w == marker)
+        .expect("the noise is stored as literals")
+        + start;
+    let frame = {
+        let mut frame = Vec::new();
+        let mut bomb = lz4_flex::frame::FrameEncoder::new(&mut frame);
+        let block = vec![b'a'; 1 << 20];
+        for _ in 0..512 {
+            bomb.write_all(&block).unwrap();
+        }
+        bomb.finish().unwrap();
+        frame
+    };
+    // Where the noise page's data starts: the Hadoop prefix, just before the block, holds the
+    // decompressed size (the cell and its few bytes of length and levels) and the compressed
+    // size (noise does not compress) of that block, big-endian.
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap()) as usize;
+    let cell = cells[1].len();
+    let data = (start..literal)
+        .rev()
+        .find(|&i| {
+            (cell..cell + 64).contains(&be(i))
+                && (cell / 2..cell + cell / 64).contains(&be(i + 4))
+                && i + 8 + be(i + 4) <= end
+        })
+        .expect("the Hadoop prefix before the noise");
+    let compressed = 8 + u32::from_be_bytes(bytes[data + 4..data + 8].try_into().unwrap()) as usize;
+    assert!(
+        frame.len() + 8 <= compressed,
+        "{} {}",
+        frame.len(),
+        compressed
+    );
+    let mut page = frame;
+    // A skippable frame: its magic, its length, and that many bytes.
+    let pad = compressed - page.len() - 8;
+    page.extend_from_slice(&0x184d_2a50u32.to_le_bytes());
+    page.extend_from_slice(&(pad as u32).to_le_bytes());
+    page.resize(compressed, 0);
+    bytes[data..data + compressed].copy_from_slice(&page);
+    std::fs::write(&path, &bytes).unwrap();
+
+    // Under 400 MiB of address space: decoded, the frame alone would take 512 MiB.
+    let o = validate_within(&path, 400);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("P012"), "{out}{}", stderr(&o));
+    assert!(out.contains("old LZ4 codec"), "{out}");
+}

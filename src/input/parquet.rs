@@ -636,6 +636,16 @@ impl RowText {
         let group = self.meta.metadata().row_group(self.group);
         let limit = self.max_game.saturating_add(PAGE_SLACK);
         let too_large = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0) > limit;
+        // Bytes a page may decode to: what it says, but for an old-LZ4 page in the frame
+        // layout, whose decoder does not stop there.
+        let decoded = |lz4: bool, p: &pages::PageSize| {
+            let said = u64::try_from(p.uncompressed).unwrap_or(0);
+            if lz4 && p.lz4_frame {
+                said.max(pages::lz4_frame_bound(p.compressed))
+            } else {
+                said
+            }
+        };
         // Rows [from, to) of pages refused, in any column.
         let mut refused: Vec<(u64, u64)> = Vec::new();
         for &(leaf, flat) in &self.leaves {
@@ -656,6 +666,14 @@ impl RowText {
             };
             let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len))
                 .map_err(|e| format!("the {name} pages: {e}"))?;
+            let lz4 = chunk.compression() == parquet::basic::Compression::LZ4;
+            if let Some(p) = pages
+                .iter()
+                .find(|p| lz4 && p.lz4_frame && decoded(true, p) > limit)
+            {
+                self.lz4_unbounded(first_row, end - 1, p.compressed, &name);
+                return Ok(GroupPlan::default());
+            }
             // A dictionary page's values are the cells of every data page of the chunk; the
             // pages of a column of lists (the tags map) do not say their rows.
             if let Some(p) = pages
@@ -670,7 +688,7 @@ impl RowText {
                 self.too_large(first_row, end - 1, p.uncompressed, &name, what);
                 return Ok(GroupPlan::default());
             }
-            let size = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0);
+            let size = |p: &pages::PageSize| decoded(lz4, p);
             if !flat {
                 // The pages of a list do not say their rows: a row may hold a whole page.
                 row_bytes = row_bytes.saturating_add(pages.iter().map(size).max().unwrap_or(0));
@@ -741,6 +759,25 @@ impl RowText {
                 mib(self.max_game)
             ),
             help: "raise --max-game-size if the games are genuine",
+        });
+    }
+
+    /// Reports rows `first..=last`, skipped for a page of the old LZ4 codec in the LZ4
+    /// frame layout that could decode to more than a game may be.
+    fn lz4_unbounded(&self, first: u64, last: u64, compressed: i64, column: &str) {
+        self.rows.push_problem(Problem {
+            code: Code::GameTooLarge,
+            message: format!(
+                "rows {first} to {last} of row group {}: their {column} page uses the old LZ4 \
+                 codec in the LZ4 frame layout, whose decoder does not keep to the size the \
+                 page says; its {compressed} bytes could decode to more than the size limit \
+                 of a game ({:.1} MiB), so it was not decompressed and the row group's rows \
+                 were skipped",
+                self.group,
+                self.max_game as f64 / f64::from(1u32 << 20)
+            ),
+            help: "rewrite the file with ZSTD, Snappy or LZ4_RAW (pyarrow: \
+                   compression=\"zstd\"), or raise --max-game-size if the games are genuine",
         });
     }
 

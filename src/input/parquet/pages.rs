@@ -20,6 +20,23 @@ pub struct PageSize {
     pub compressed: i64,
     /// Values (rows, for a column that is not a list) the page holds.
     pub values: i64,
+    /// The page's bytes begin as an LZ4 frame does. The old `LZ4` codec falls back to the
+    /// frame layout when a page is not Hadoop's, and the frame decoder keeps decoding past
+    /// what the page header says (see [`lz4_frame_bound`]).
+    pub lz4_frame: bool,
+}
+
+/// The magic number an LZ4 frame starts with (little-endian 0x184D2204).
+const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
+
+/// The most an LZ4 page of `compressed` bytes can decode to: a sequence adds 255 bytes of a
+/// match for each byte of its length, so no LZ4 data decodes to more than 255 times its size
+/// (and a little).
+pub fn lz4_frame_bound(compressed: i64) -> u64 {
+    u64::try_from(compressed)
+        .unwrap_or(0)
+        .saturating_mul(255)
+        .saturating_add(1 << 16)
 }
 
 /// The pages of the column chunk at `start..end` of `file`, in order. Reads only their
@@ -40,12 +57,17 @@ pub fn chunk_pages<R: Read + Seek>(file: R, start: u64, end: u64) -> io::Result<
             read: 0,
             left: end - at,
         };
-        let page = header.page()?;
+        let mut page = header.page()?;
         let after = at
             .checked_add(header.read)
             .and_then(|a| a.checked_add(u64::try_from(page.compressed).ok()?))
             .filter(|&a| a <= end)
             .ok_or_else(|| bad("a page that runs past its column chunk"))?;
+        if page.compressed >= 4 {
+            let mut magic = [0u8; 4];
+            reader.read_exact(&mut magic)?;
+            page.lz4_frame = magic == LZ4_FRAME_MAGIC;
+        }
         pages.push(page);
         reader.seek(SeekFrom::Start(after))?;
         at = after;
