@@ -6,6 +6,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Position};
 
 use super::Opening;
+use crate::pgn::{GameReader, LexProblemKind, Lexed, TokenKind};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,144 +81,73 @@ pub(super) fn read_tsv(text: &str, out: &mut Vec<(Opening, usize)>) -> Result<()
     Ok(())
 }
 
-/// The tags of an `eco.pgn` game that name it.
-#[derive(Default)]
-struct Names {
-    eco: Option<String>,
-    opening: Option<String>,
-    variation: Option<String>,
-    sub: Option<String>,
-}
-
 /// Reads pgn-extract's `eco.pgn`: games from the standard start, each named by its tags
-/// `ECO`, `Opening`, `Variation` (and `SubVariation`), brace and `;` comments allowed.
+/// `ECO`, `Opening`, `Variation` (and `SubVariation`), read by the one PGN reader (comments,
+/// NAGs and variations as in any game; only the main line's moves and numbers are kept).
 pub(super) fn read_pgn(text: &str, out: &mut Vec<(Opening, usize)>) -> Result<(), TableError> {
-    let mut names = Names::default();
-    let mut moves = String::new();
-    // First line of the game being read (0: none yet).
-    let mut start = 0;
-    let mut in_comment = false;
-    for (i, raw) in text.lines().enumerate() {
-        let n = i + 1;
-        // A tag value may hold `;` or `{` (`"Nimzovich-Rubinstein; Rubinstein counter-gambit"`).
-        let line = if !in_comment && raw.trim_start().starts_with('[') {
-            raw.to_owned()
-        } else {
-            strip_comments(raw, &mut in_comment)
+    let mut reader = GameReader::new(text.as_bytes());
+    let mut lexed = Lexed::default();
+    while let Some(game) = reader
+        .next_game(&mut lexed)
+        .map_err(|e| TableError::new(0, e.to_string()))?
+    {
+        let line = game.line as usize;
+        if let Some(p) = lexed.problems.iter().find(|p| {
+            matches!(
+                p.kind,
+                LexProblemKind::MalformedTag
+                    | LexProblemKind::UnterminatedTag
+                    | LexProblemKind::UnescapedQuote
+                    | LexProblemKind::InvalidUtf8Tag
+            )
+        }) {
+            let bad = &game.bytes[p.span.start as usize..p.span.end as usize];
+            return Err(TableError::new(
+                p.span.line as usize,
+                format!(
+                    "expected a tag pair like [ECO \"A00\"], found {}",
+                    String::from_utf8_lossy(bad).trim()
+                ),
+            ));
+        }
+        let (Some(eco), Some(opening)) = (lexed.tag("ECO"), lexed.tag("Opening")) else {
+            return Err(TableError::new(
+                line,
+                "a game without the ECO and Opening tags that name it",
+            ));
         };
-        let line = line.trim().trim_start_matches('\u{feff}');
-        if line.is_empty() || line.starts_with('%') {
-            continue;
-        }
-        if line.starts_with('[') {
-            if !moves.trim().is_empty() {
-                finish(start, &mut names, &mut moves, out)?;
-                start = 0;
+        let mut name = opening.to_owned();
+        if let Some(v) = lexed.tag("Variation").filter(|v| !v.is_empty()) {
+            name.push_str(": ");
+            name.push_str(v);
+            if let Some(s) = lexed.tag("SubVariation").filter(|s| !s.is_empty()) {
+                name.push_str(", ");
+                name.push_str(s);
             }
-            if start == 0 {
-                start = n;
+        }
+        let mut moves = Vec::new();
+        let mut depth = 0u32;
+        for t in &lexed.tokens {
+            match t.kind {
+                TokenKind::VariationStart => depth += 1,
+                TokenKind::VariationEnd => depth = depth.saturating_sub(1),
+                TokenKind::MoveNumber { .. } | TokenKind::Move if depth == 0 => {
+                    let text = &game.bytes[t.span.start as usize..t.span.end as usize];
+                    moves.push(String::from_utf8_lossy(text));
+                }
+                _ => {}
             }
-            let (tag, value) = parse_tag(line).ok_or_else(|| {
-                TableError::new(
-                    n,
-                    format!("expected a tag pair like [ECO \"A00\"], found {line}"),
-                )
-            })?;
-            let slot = match tag {
-                "ECO" => &mut names.eco,
-                "Opening" => &mut names.opening,
-                "Variation" => &mut names.variation,
-                "SubVariation" => &mut names.sub,
-                _ => continue,
-            };
-            *slot = Some(value);
-            continue;
         }
-        if start == 0 {
-            start = n;
-        }
-        moves.push(' ');
-        moves.push_str(line);
-    }
-    if start != 0 {
-        finish(start, &mut names, &mut moves, out)?;
-    }
-    Ok(())
-}
-
-/// Adds the game read so far and empties the buffers for the next one.
-fn finish(
-    line: usize,
-    names: &mut Names,
-    moves: &mut String,
-    out: &mut Vec<(Opening, usize)>,
-) -> Result<(), TableError> {
-    let names = std::mem::take(names);
-    let (Some(eco), Some(opening)) = (names.eco, names.opening) else {
-        return Err(TableError::new(
+        out.push((
+            Opening {
+                eco: eco.to_owned(),
+                name,
+                line: moves.join(" "),
+            },
             line,
-            "a game without the ECO and Opening tags that name it",
         ));
-    };
-    let mut name = opening;
-    if let Some(v) = names.variation.filter(|v| !v.is_empty()) {
-        name.push_str(": ");
-        name.push_str(&v);
-        if let Some(s) = names.sub.filter(|s| !s.is_empty()) {
-            name.push_str(", ");
-            name.push_str(&s);
-        }
     }
-    let line_text = moves
-        .split_whitespace()
-        .filter(|t| !is_result(t))
-        .collect::<Vec<_>>()
-        .join(" ");
-    moves.clear();
-    out.push((
-        Opening {
-            eco,
-            name,
-            line: line_text,
-        },
-        line,
-    ));
     Ok(())
-}
-
-/// `line` without its comments: brace comments (which may span lines, hence `in_comment`)
-/// and `;` comments to the end of the line.
-fn strip_comments(line: &str, in_comment: &mut bool) -> String {
-    let mut kept = String::with_capacity(line.len());
-    for c in line.chars() {
-        match (c, *in_comment) {
-            ('}', true) => {
-                *in_comment = false;
-                kept.push(' ');
-            }
-            (_, true) => {}
-            ('{', false) => *in_comment = true,
-            (';', false) => break,
-            (c, false) => kept.push(c),
-        }
-    }
-    kept
-}
-
-/// `[Name "value"]` as its name and value (escapes `\"` and `\\` read).
-fn parse_tag(line: &str) -> Option<(&str, String)> {
-    let inner = line.strip_prefix('[')?.trim_end().strip_suffix(']')?;
-    let (tag, rest) = inner.split_once(char::is_whitespace)?;
-    let quoted = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
-    let mut value = String::with_capacity(quoted.len());
-    let mut chars = quoted.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => value.extend(chars.next()),
-            c => value.push(c),
-        }
-    }
-    Some((tag, value))
 }
 
 fn is_result(token: &str) -> bool {
