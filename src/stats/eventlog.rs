@@ -7,7 +7,7 @@
 //! kept once in a table of the run; when the run's bytes reach the budget, it is sorted by
 //! event ([`EventKey`] order: `Event`, `Site`, year) and, within an event, by the pair of
 //! players, and handed to a [`RunStore`] with each event's strings written once. Runs are
-//! stored and merged as the rating log's are ([`runs`](super::runs)). A replay merges the
+//! stored and merged as the rating log's are ([`crate::sort`]). A replay merges the
 //! runs and the run in memory: games come
 //! out event by event and, within an event, pair by pair, which is what
 //! [`EventBuilder`](super::standings::EventBuilder) needs to build a table from sums bounded
@@ -25,9 +25,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
-use super::runs::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 use super::standings::{EventBuilder, EventGame, EventTable};
 use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, Score};
+use crate::sort::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 
 /// Bytes of games (and their events' strings) a log keeps in memory before it sorts them and
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
@@ -149,7 +149,7 @@ impl Packed {
 }
 
 fn damaged() -> io::Error {
-    runs::damaged(Games::KIND)
+    sort::damaged(Games::KIND)
 }
 
 /// A game in memory: its event as ids of the run's table, and the game.
