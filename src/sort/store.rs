@@ -143,7 +143,7 @@ fn create_unique(dir: &Path) -> io::Result<(File, PathBuf)> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let name = format!(
-            "pgnkit-stats-{}-{}-{nanos:08x}.tmp",
+            "pgnkit-runs-{}-{}-{nanos:08x}.tmp",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
