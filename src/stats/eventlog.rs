@@ -29,6 +29,9 @@ use super::standings::{EventBuilder, EventGame, EventTable};
 use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, Score};
 use crate::sort::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 
+/// Each `(Event, Site, year)` that is one event with another, and the site of its group.
+pub type JoinedSites = HashMap<(String, String, Option<u16>), String>;
+
 /// Bytes of games (and their events' strings) a log keeps in memory before it sorts them and
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
 /// with its own `Site`.
@@ -489,10 +492,7 @@ impl EventLog {
     /// # Errors
     ///
     /// Errors of the store.
-    pub(crate) fn joined_sites(
-        &mut self,
-        names: usize,
-    ) -> io::Result<HashMap<(String, String, Option<u16>), String>> {
+    pub(crate) fn joined_sites(&mut self, names: usize) -> io::Result<JoinedSites> {
         Ok(self.site_groups(names)?.joined)
     }
 
@@ -573,7 +573,7 @@ impl EventLog {
 #[derive(Debug, Default)]
 struct SiteGroups {
     /// For each `(Event, Site, year)` that joins another, the site of its group.
-    joined: HashMap<(String, String, Option<u16>), String>,
+    joined: JoinedSites,
     /// The `(Event, Site, year)` keys seen.
     keys: u64,
 }

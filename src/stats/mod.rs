@@ -567,9 +567,7 @@ impl StatsAccumulator {
     /// # Errors
     ///
     /// When the event log cannot be read back from its store.
-    pub fn joined_sites(
-        &mut self,
-    ) -> io::Result<std::collections::HashMap<(String, String, Option<u16>), String>> {
+    pub fn joined_sites(&mut self) -> io::Result<eventlog::JoinedSites> {
         self.events.joined_sites(self.names.len())
     }
 
