@@ -19,6 +19,7 @@
 //! | [`dedup`] | duplicate games found, the kept ones written, with a report |
 //! | [`split`] | games written to files by a number of games, event, ECO or a tag |
 //! | [`convert`] | replayed games written as PGN, JSON Lines, CSV, EPD, book text or Parquet |
+//! | [`sort`] | the external sorter: records in sorted runs in memory or a temporary file, merged |
 //! | [`stats`] | the `stats` engine ([`stats::Stats`], [`stats::Merger`]); standings, tie-breaks, ratings and tallies as plain data |
 //! | [`cli`], [`cmd`] | the command line: arguments and one `run` per subcommand |
 //!
@@ -72,6 +73,7 @@ pub mod pgn;
 pub mod report;
 pub mod rules;
 pub mod select;
+pub mod sort;
 pub mod split;
 pub mod stats;
 pub mod validate;

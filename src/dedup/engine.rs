@@ -11,7 +11,6 @@ use anyhow::{bail, Context};
 
 use crate::dedup::finder::{Decision, Row};
 use crate::dedup::observer::DigestObserver;
-use crate::dedup::runs::Store;
 use crate::dedup::spill::{Place, Spill};
 use crate::dedup::{completeness, text_hash, Digest, Finder, Identity, Keep, Kind, Recorded};
 use crate::diag::Severity;
@@ -22,6 +21,7 @@ use crate::outcome::{say, WriteError};
 use crate::report::cell::neutralise;
 use crate::report::staged::{self, StagedFiles};
 use crate::rules::game::CheckOptions;
+use crate::sort::Space;
 
 /// What a dedup run is asked for (`pgnkit dedup`'s options, as typed; the inputs are given to
 /// [`Dedup::run`]).
@@ -47,7 +47,7 @@ pub struct DedupOptions {
 }
 
 /// The smallest memory budget: the merges of the sorted runs on disk need their buffers in it.
-pub const MIN_MEMORY_BUDGET: u64 = Store::MIN_BUDGET;
+pub const MIN_MEMORY_BUDGET: u64 = Finder::MIN_BUDGET;
 
 impl DedupOptions {
     /// The options of a run writing to `output` with every other option at the command
@@ -191,7 +191,7 @@ impl Dedup {
             )
         })?;
         let budget = usize::try_from(args.memory_budget).unwrap_or(usize::MAX);
-        let store = Store::new(spill.dir(), budget);
+        let store = Finder::space(spill.dir(), budget);
         let mut finder = Finder::new(&store);
         let mut names: Vec<String> = Vec::new();
         let mut errors = 0u64;
@@ -482,7 +482,7 @@ fn write_report(
     file: File,
     path: &Path,
     decision: &Decision<'_>,
-    store: &Store,
+    store: &Space,
     names: &[String],
 ) -> anyhow::Result<()> {
     let what = || staged::display_name(Some(path));

@@ -1,5 +1,5 @@
 //! Which games are duplicates of which: the decision of `pgnkit dedup`, made by sorting
-//! fixed-size records ([`super::runs`]), so that it takes the same steps, and gives the same
+//! fixed-size records ([`crate::sort`]), so that it takes the same steps, and gives the same
 //! answers, whether the games fit in the memory budget or are spilled to disk past it.
 //!
 //! Each step sorts records by a key and reads them back in order, so that the games it
@@ -11,10 +11,13 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::io;
+use std::path::Path;
 
-use super::runs::{Field, Get, Merge, Peek, Put, Record, Sorted, Sorter, Store, Tape, TapeReader};
 use super::{
     line_key, Digest, Duplicate, Identity, Keep, Kind, MoveHash, Recorded, NONE, SHORT_PLIES,
+};
+use crate::sort::{
+    Field, Get, Peek, Put, Record, Records, Sorted, Sorter, Space, Tape, TapeReader,
 };
 
 /// Orders a record by a key that tells any two apart.
@@ -370,7 +373,7 @@ impl Bloom {
 
 /// Finds the duplicates among the games given in input order.
 pub struct Finder<'s> {
-    store: &'s Store,
+    store: &'s Space,
     games: Sorter<'s, Game>,
     lines: Sorter<'s, Line>,
     lines_count: u64,
@@ -399,7 +402,24 @@ impl<'s> Finder<'s> {
     /// ply): its records in the sorts on disk at once, at most.
     pub const DISK_BYTES_PER_GAME: usize = Game::SIZE + Line::SIZE + Member::SIZE + 2 * 9;
 
-    pub fn new(store: &'s Store) -> Finder<'s> {
+    /// The sorts alive at once, and the prefix filter beside them: each holds at most this
+    /// share of the budget.
+    pub const SHARES: usize = 8;
+
+    /// The smallest budget that holds what the sorts need past it: each share the chunks of
+    /// a merge of [`crate::sort::FAN_IN`] runs (and of its output) of 4 KiB and more, and a
+    /// run of a thousand records and more. `pgnkit dedup` refuses a smaller one.
+    pub const MIN_BUDGET: u64 = 1 << 20;
+
+    /// Where the sorts of a budget of `budget` bytes go: runs to temporary files in `dir`
+    /// (which must exist once one is written), a [`Finder::SHARES`]th of the budget each. At
+    /// least [`Finder::MIN_BUDGET`] for the merges' chunks to fit in it (a smaller one, for
+    /// tests, makes runs of a few records).
+    pub fn space(dir: &Path, budget: usize) -> Space {
+        Space::new(dir, budget / Self::SHARES)
+    }
+
+    pub fn new(store: &'s Space) -> Finder<'s> {
         Finder {
             store,
             games: Sorter::new(store),
@@ -494,7 +514,7 @@ impl<'s> Finder<'s> {
 
 /// Which longer game each game is the first moves of (the final one along a chain), by game.
 fn prefixes<'s>(
-    store: &'s Store,
+    store: &'s Space,
     games: &Sorted<'_, Game>,
     lines: &Sorted<'_, Line>,
     lines_count: u64,
@@ -698,7 +718,7 @@ fn prefixes<'s>(
 
 /// Each duplicate's fate, by game, before it is followed to the game kept in the end.
 fn fates<'s>(
-    store: &'s Store,
+    store: &'s Space,
     games: &Sorted<'_, Game>,
     prefixes: Sorted<'_, Pair>,
     keep: Keep,
@@ -858,7 +878,7 @@ fn copy_kind(of: &Member, m: &Member) -> Kind {
 /// that reached another's position) names the game kept in the end. Each step goes to a
 /// longer game or to a kept one, so the chains end within three steps; one step a sort.
 fn resolve<'s>(
-    store: &'s Store,
+    store: &'s Space,
     fates: Sorted<'s, Fate<false>>,
 ) -> io::Result<Sorted<'s, Fate<false>>> {
     let mut done = Sorter::new(store);
@@ -900,7 +920,7 @@ pub struct Decision<'s> {
 }
 
 /// The duplicates of a [`Decision`], in input order.
-pub struct Duplicates<'a>(Merge<'a, Fate<false>>);
+pub struct Duplicates<'a>(Records<'a, Fate<false>>);
 
 impl Duplicates<'_> {
     /// The next duplicate: the game's index and what it duplicates.
@@ -951,7 +971,7 @@ impl Decision<'_> {
     /// # Errors
     ///
     /// A temporary file that cannot be written or read back.
-    pub fn rows(&self, store: &Store, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
+    pub fn rows(&self, store: &Space, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
         // Where each game's kept copy was read: by the kept copy, then back by game.
         let mut by_of = Sorter::new(store);
         self.each(|idx, d| {
@@ -1008,6 +1028,19 @@ mod tests {
         assert_eq!(bytes.len(), R::SIZE, "{r:?}");
         let back = R::get(&mut Get::new(&bytes));
         assert_eq!(format!("{back:?}"), format!("{r:?}"));
+    }
+
+    #[test]
+    fn the_merges_fit_in_a_share_from_the_least_budget_on() {
+        let dir = Path::new("/nonexistent");
+        let least = usize::try_from(Finder::MIN_BUDGET).unwrap();
+        for budget in [least, least + 1, 3 << 20, 64 << 20, 1 << 30, 1 << 40] {
+            let s = Finder::space(dir, budget);
+            // The chunks of a merge of FAN_IN runs and its output, of at least 4 KiB.
+            assert!(s.share() >= 17 * 4096, "{budget}");
+            // A run holds a thousand records of the largest (about a hundred bytes).
+            assert!(s.share() / 128 >= 1000, "{budget}");
+        }
     }
 
     #[test]

@@ -5,13 +5,12 @@
 //! Two games are the same game when they have the same main-line moves from the same start
 //! position, as pgn-extract's `-D` has it. Each game costs a [`Digest`] (a 128-bit hash of its
 //! start and moves, a 64-bit hash of its text, its length in plies...); the [`Finder`] sorts
-//! such fixed-size records within a memory budget, on disk past it ([`runs`]), to decide.
+//! such fixed-size records within a memory budget, on disk past it ([`crate::sort`]), to decide.
 
 mod copier;
 pub mod engine;
 pub mod finder;
 pub mod observer;
-pub mod runs;
 mod spill;
 
 pub use engine::{parse_size, Dedup, DedupOptions, MIN_MEMORY_BUDGET};
@@ -556,7 +555,7 @@ mod tests {
         budget: usize,
         dir: &std::path::Path,
     ) -> (Vec<Option<Duplicate>>, u64) {
-        let store = runs::Store::new(dir, budget);
+        let store = Finder::space(dir, budget);
         let mut f = Finder::new(&store);
         for (i, (d, moves)) in games.iter().enumerate() {
             f.add(*d, 0, i as u64 + 1, 7, moves).unwrap();

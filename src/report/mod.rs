@@ -11,7 +11,6 @@ use crate::rules::game::GameReport;
 
 pub mod cell;
 pub mod interrupt;
-pub mod spill;
 pub mod staged;
 pub mod stats;
 pub mod tiebreaks;

@@ -4,7 +4,7 @@
 //! Ratings depend on the order of all games and the input need not follow it. Records are
 //! collected in a run of bounded length; a full run is sorted and handed to a [`RunStore`]
 //! (kept in memory by [`MemoryStore`]; the command layer gives a temporary file), and a replay
-//! merges the sorted runs ([`runs`](super::runs) does the storing and merging). So memory is
+//! merges the sorted runs ([`crate::sort`] does the storing and merging). So memory is
 //! bounded by the run length, not by the games.
 //!
 //! The order is exactly [`ChronoKey`](super::ChronoKey)'s: dates are packed into an integer
@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
-use super::runs::{damaged, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 use super::{GameDate, NameId, RoundKey, Score};
+use crate::sort::{damaged, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 
 /// Records a log keeps in memory before it sorts them and hands them to its store: 512 Ki
 /// records, 20 MiB.

@@ -7,7 +7,7 @@
 //! kept once in a table of the run; when the run's bytes reach the budget, it is sorted by
 //! event ([`EventKey`] order: `Event`, `Site`, year) and, within an event, by the pair of
 //! players, and handed to a [`RunStore`] with each event's strings written once. Runs are
-//! stored and merged as the rating log's are ([`runs`](super::runs)). A replay merges the
+//! stored and merged as the rating log's are ([`crate::sort`]). A replay merges the
 //! runs and the run in memory: games come
 //! out event by event and, within an event, pair by pair, which is what
 //! [`EventBuilder`](super::standings::EventBuilder) needs to build a table from sums bounded
@@ -21,13 +21,12 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
-use super::runs::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 use super::standings::{EventBuilder, EventGame, EventTable};
-use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, Score};
+use super::{EventKey, JoinedSites, NameId, Names, OwnedEventKey, PlayerId, Score};
+use crate::sort::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 
 /// Bytes of games (and their events' strings) a log keeps in memory before it sorts them and
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
@@ -149,7 +148,7 @@ impl Packed {
 }
 
 fn damaged() -> io::Error {
-    runs::damaged(Games::KIND)
+    sort::damaged(Games::KIND)
 }
 
 /// A game in memory: its event as ids of the run's table, and the game.
@@ -489,7 +488,7 @@ impl EventLog {
     /// # Errors
     ///
     /// Errors of the store.
-    pub(crate) fn joined_sites(&mut self, names: usize) -> io::Result<super::JoinedSites> {
+    pub(crate) fn joined_sites(&mut self, names: usize) -> io::Result<JoinedSites> {
         Ok(self.site_groups(names)?.joined)
     }
 
@@ -570,7 +569,7 @@ impl EventLog {
 #[derive(Debug, Default)]
 struct SiteGroups {
     /// For each `(Event, Site, year)` that joins another, the site of its group.
-    joined: HashMap<(String, String, Option<u16>), String>,
+    joined: JoinedSites,
     /// The `(Event, Site, year)` keys seen.
     keys: u64,
 }

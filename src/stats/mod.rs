@@ -26,7 +26,6 @@ mod facts;
 pub mod names;
 pub mod partial;
 pub mod reports;
-pub mod runs;
 pub mod standings;
 pub mod tally;
 pub mod tiebreak;
@@ -37,13 +36,13 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::io;
 
+pub use crate::sort::{MemoryStore, RunStore};
 pub use chrono::{RatedEntry, RatedGame, RatingLog};
 pub use engine::{Stats, StatsOptions};
 pub use eventlog::{EventEntry, EventLog};
 pub use names::{NameId, Names};
 pub use partial::{MergeOptions, Merged, Merger, Renumber};
 pub use reports::{ReportName, ReportOptions};
-pub use runs::{MemoryStore, RunStore};
 use standings::{EventGame, EventTable};
 
 /// The sites of an event that standings join into one table: each `(Event, Site, year)` that

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
-use super::runs::RunStore;
 use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, PlayerKey, Score};
+use crate::sort::RunStore;
 
 /// FIDE table 8.1(a): rating difference `dp` for a percentage score of 50 % .. 100 %, one entry
 /// per percent (index 0 is 50 %). Scores below 50 % mirror it with the sign changed. 100 % is
@@ -935,8 +935,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::sort::MemoryStore;
     use crate::stats::eventlog::EventLog;
-    use crate::stats::runs::MemoryStore;
 
     #[test]
     fn dp_table_is_monotonic_and_antisymmetric() {

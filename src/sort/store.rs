@@ -1,8 +1,9 @@
-//! Temporary files for `pgnkit stats`: where the sorted runs of the rating log and of the event
-//! log go once they no longer fit in memory (see [`crate::stats::chrono`] and
-//! [`crate::stats::eventlog`]), and the pairs of an event too large for memory.
+//! Where sorted runs live: the [`RunStore`] trait, in memory ([`MemoryStore`]) or in one
+//! temporary file ([`TempFileStore`], in the system's temporary directory or a folder given):
+//! the runs of the rating log, of the event log and of dedup's sorts, and the pairs of an
+//! event too large for memory.
 //!
-//! The file is created only when the first run is spilled, in the directory of
+//! A temporary file is created only when the first run is spilled, in the directory of
 //! [`std::env::temp_dir`] (`TMPDIR` on Unix). On Unix it is unlinked as soon as it is open, so
 //! nothing is left behind whatever ends the process; elsewhere it is removed when the store is
 //! dropped.
@@ -12,7 +13,58 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::stats::RunStore;
+/// Storage for the sorted runs of a rating log or an event log: bytes appended at the end and
+/// read back by position. The log decides what the bytes mean.
+pub trait RunStore: Send {
+    /// Appends `bytes` after everything stored so far.
+    ///
+    /// # Errors
+    ///
+    /// When the bytes cannot be stored (no space left, no temporary file could be created).
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()>;
+
+    /// Fills `buf` with the bytes stored from `offset` on.
+    ///
+    /// # Errors
+    ///
+    /// When they cannot be read, or fewer than `buf.len()` bytes are stored there.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+
+    /// Forgets everything stored, so that the next append starts again at offset 0.
+    ///
+    /// # Errors
+    ///
+    /// When the space cannot be given back.
+    fn clear(&mut self) -> io::Result<()>;
+}
+
+/// A [`RunStore`] in memory: runs are kept compactly, but memory still grows with the games.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    bytes: Vec<u8>,
+}
+
+impl RunStore for MemoryStore {
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.bytes.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let stored = start
+            .checked_add(buf.len())
+            .and_then(|end| self.bytes.get(start..end))
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(stored);
+        Ok(())
+    }
+
+    fn clear(&mut self) -> io::Result<()> {
+        self.bytes.clear();
+        Ok(())
+    }
+}
 
 /// A [`RunStore`] in one temporary file.
 #[derive(Debug)]
@@ -91,7 +143,7 @@ fn create_unique(dir: &Path) -> io::Result<(File, PathBuf)> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let name = format!(
-            "pgnkit-stats-{}-{}-{nanos:08x}.tmp",
+            "pgnkit-runs-{}-{}-{nanos:08x}.tmp",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );

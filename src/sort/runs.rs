@@ -1,77 +1,27 @@
-//! Sorted runs in a [`RunStore`]: how the rating log ([`chrono`](super::chrono)) and the
-//! event log ([`eventlog`](super::eventlog)) sort more records than fit in memory.
+//! Sorted runs in a [`RunStore`], merged in levels of [`FAN_IN`]: how the rating log
+//! ([`crate::stats::chrono`]) and the event log ([`crate::stats::eventlog`]) sort more records
+//! than fit in memory.
 //!
-//! A log collects records in memory up to its own budget, sorts them and writes them as one
+//! A user collects records in memory up to its own budget, sorts them and writes them as one
 //! run ([`SortedRuns::push_run`]). Runs of one level are merged into one run of the next as
 //! soon as [`FAN_IN`] of them pile up, which bounds the runs (and read buffers) a replay
 //! merges at once. A replay ([`SortedRuns::replay`]) merges the runs with the sorted records
 //! still in memory. Merges are stable: of two equal records, the one of the earlier run comes
 //! first, and records in memory (the latest added) come last.
 //!
-//! What a record is, how it is laid out in a run and how records are ordered is the log's
+//! What a record is, how it is laid out in a run and how records are ordered is the user's
 //! business, told through [`RunFormat`]; this module only moves bytes and merges.
 
 use std::cmp::Ordering;
 use std::io;
+
+use super::RunStore;
 
 /// Runs of one level merged into one run of the next when this many have piled up.
 pub const FAN_IN: usize = 16;
 
 /// Bytes written to a store at once, and read from one run at once.
 const CHUNK_BYTES: usize = 64 * 1024;
-
-/// Storage for the sorted runs of a rating log or an event log: bytes appended at the end and
-/// read back by position. The log decides what the bytes mean.
-pub trait RunStore: Send {
-    /// Appends `bytes` after everything stored so far.
-    ///
-    /// # Errors
-    ///
-    /// When the bytes cannot be stored (no space left, no temporary file could be created).
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()>;
-
-    /// Fills `buf` with the bytes stored from `offset` on.
-    ///
-    /// # Errors
-    ///
-    /// When they cannot be read, or fewer than `buf.len()` bytes are stored there.
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
-
-    /// Forgets everything stored, so that the next append starts again at offset 0.
-    ///
-    /// # Errors
-    ///
-    /// When the space cannot be given back.
-    fn clear(&mut self) -> io::Result<()>;
-}
-
-/// A [`RunStore`] in memory: runs are kept compactly, but memory still grows with the games.
-#[derive(Debug, Default)]
-pub struct MemoryStore {
-    bytes: Vec<u8>,
-}
-
-impl RunStore for MemoryStore {
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.bytes.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let stored = start
-            .checked_add(buf.len())
-            .and_then(|end| self.bytes.get(start..end))
-            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
-        buf.copy_from_slice(stored);
-        Ok(())
-    }
-
-    fn clear(&mut self) -> io::Result<()> {
-        self.bytes.clear();
-        Ok(())
-    }
-}
 
 /// What a log tells [`SortedRuns`] about its records: how they are ordered, written to a run
 /// and read back. A value of the format carries what that needs (a table the records refer
@@ -150,6 +100,8 @@ pub(crate) struct SortedRuns {
     runs: Vec<Run>,
     /// Bytes in the store: where the next run starts.
     stored: u64,
+    /// Bytes written to the store at once, and read from one run at once.
+    chunk: usize,
 }
 
 impl SortedRuns {
@@ -159,7 +111,15 @@ impl SortedRuns {
             store,
             runs: Vec::new(),
             stored: 0,
+            chunk: CHUNK_BYTES,
         }
+    }
+
+    /// Reads and writes `bytes` at once (at least 1) rather than 64 KiB: so that the buffers
+    /// of a merge of [`FAN_IN`] runs fit in a smaller budget.
+    pub(crate) fn with_chunk(mut self, bytes: usize) -> SortedRuns {
+        self.chunk = bytes.max(1);
+        self
     }
 
     /// The store, its runs forgotten.
@@ -188,7 +148,7 @@ impl SortedRuns {
         format: &F,
         items: impl IntoIterator<Item = F::Item<'i>>,
     ) -> io::Result<()> {
-        let mut out = RunWriter::new(self.stored);
+        let mut out = RunWriter::new(self.stored, self.chunk);
         for item in items {
             out.push(&mut *self.store, format, item)?;
         }
@@ -220,18 +180,50 @@ impl SortedRuns {
             if same < FAN_IN {
                 return Ok(());
             }
-            let first = self.runs.len() - FAN_IN;
-            let sources = self.runs[first..].iter().map(Source::run).collect();
-            let mut merge = Merge::new(sources, format, &*self.store)?;
-            let mut out = RunWriter::new(self.stored);
-            while let Some(item) = merge.peek(format) {
-                out.push(&mut *self.store, format, item)?;
-                merge.advance(format, &*self.store)?;
-            }
-            let run = out.finish(&mut *self.store, last + 1)?;
-            self.runs.truncate(first);
-            self.keep(run);
+            self.merge_last(format, FAN_IN)?;
         }
+    }
+
+    /// Merges the last runs into one until at most `most` (at least 2) are left: so that a
+    /// replay that follows reads that many runs at once, whatever their levels.
+    ///
+    /// # Errors
+    ///
+    /// Errors of the store and of `format`.
+    pub(crate) fn settle<F: RunFormat>(&mut self, format: &F, most: usize) -> io::Result<()> {
+        let most = most.max(2);
+        while self.runs.len() > most {
+            // The last runs are the shortest (levels fall toward the end): merging as few of
+            // them as leave `most`, at most `FAN_IN` at once, copies the fewest records.
+            let group = (self.runs.len() - most + 1).min(FAN_IN);
+            self.merge_last(format, group)?;
+        }
+        Ok(())
+    }
+
+    /// Merges the last `group` runs into one run, after the others, a level above the
+    /// highest of them.
+    fn merge_last<F: RunFormat>(&mut self, format: &F, group: usize) -> io::Result<()> {
+        let first = self.runs.len() - group;
+        let level = self.runs[first..]
+            .iter()
+            .map(|r| r.level)
+            .max()
+            .unwrap_or(0);
+        let sources = self.runs[first..]
+            .iter()
+            .map(|r| Source::run(r, self.chunk))
+            .collect();
+        let mut merge = Merge::new(sources, format, &*self.store)?;
+        let mut out = RunWriter::new(self.stored, self.chunk);
+        while let Some(item) = merge.peek(format) {
+            out.push(&mut *self.store, format, item)?;
+            merge.advance(format, &*self.store)?;
+        }
+        let run = out.finish(&mut *self.store, level + 1)?;
+        self.runs.truncate(first);
+        self.keep(run);
+        Ok(())
     }
 
     /// Every record of the runs and of `pending` (sorted by `format`, the latest added),
@@ -245,7 +237,11 @@ impl SortedRuns {
         format: &'a F,
         pending: &'a [F::Pending],
     ) -> io::Result<Replay<'a, F>> {
-        let mut sources: Vec<Source<'a, F>> = self.runs.iter().map(Source::run).collect();
+        let mut sources: Vec<Source<'a, F>> = self
+            .runs
+            .iter()
+            .map(|r| Source::run(r, self.chunk))
+            .collect();
         // Last: the records in memory are the latest added, so they lose ties.
         sources.push(Source::Memory {
             records: pending.iter(),
@@ -273,8 +269,8 @@ impl SortedRuns {
         mut map: impl FnMut(&F::Reader) -> io::Result<F::Pending>,
     ) -> io::Result<()> {
         for run in &other.runs {
-            let mut reader = RunReader::<F>::new(run);
-            let mut out = RunWriter::new(self.stored);
+            let mut reader = RunReader::<F>::new(run, other.chunk);
+            let mut out = RunWriter::new(self.stored, self.chunk);
             while reader.advance(from, &*other.store)? {
                 let record = map(&reader.state)?;
                 out.push(&mut *self.store, format, format.pending(&record))?;
@@ -316,16 +312,19 @@ struct RunWriter<W> {
     bytes: u64,
     len: u64,
     chunk: Vec<u8>,
+    /// The chunk's bytes before it is written.
+    limit: usize,
     state: W,
 }
 
 impl<W: Default> RunWriter<W> {
-    fn new(offset: u64) -> RunWriter<W> {
+    fn new(offset: u64, limit: usize) -> RunWriter<W> {
         RunWriter {
             offset,
             bytes: 0,
             len: 0,
-            chunk: Vec::with_capacity(CHUNK_BYTES),
+            chunk: Vec::with_capacity(limit),
+            limit,
             state: W::default(),
         }
     }
@@ -338,7 +337,7 @@ impl<W: Default> RunWriter<W> {
     ) -> io::Result<()> {
         format.encode(&mut self.state, item, &mut self.chunk)?;
         self.len += 1;
-        if self.chunk.len() >= CHUNK_BYTES {
+        if self.chunk.len() >= self.limit {
             self.flush(store)?;
         }
         Ok(())
@@ -384,7 +383,7 @@ impl RunBytes<'_> {
         if have < n {
             c.buf.drain(..c.at);
             c.at = 0;
-            let want = (n - have).max(CHUNK_BYTES) as u64;
+            let want = (n - have).max(c.chunk) as u64;
             let take = want.min(c.end - c.next) as usize;
             if take < n - have {
                 return Err(damaged(self.kind));
@@ -406,6 +405,8 @@ struct ByteCursor {
     end: u64,
     buf: Vec<u8>,
     at: usize,
+    /// Bytes read at once, at least.
+    chunk: usize,
 }
 
 /// Reads one run back, a chunk at a time.
@@ -416,13 +417,14 @@ pub(crate) struct RunReader<F: RunFormat> {
 }
 
 impl<F: RunFormat> RunReader<F> {
-    fn new(run: &Run) -> RunReader<F> {
+    fn new(run: &Run, chunk: usize) -> RunReader<F> {
         RunReader {
             bytes: ByteCursor {
                 next: run.offset,
                 end: run.offset + run.bytes,
                 buf: Vec::new(),
                 at: 0,
+                chunk,
             },
             left: run.len,
             state: F::Reader::default(),
@@ -464,8 +466,8 @@ enum Source<'a, F: RunFormat> {
 }
 
 impl<'a, F: RunFormat> Source<'a, F> {
-    fn run(run: &Run) -> Source<'a, F> {
-        Source::Run(RunReader::new(run))
+    fn run(run: &Run, chunk: usize) -> Source<'a, F> {
+        Source::Run(RunReader::new(run, chunk))
     }
 
     /// Moves to the next record; `false` when there is none.
@@ -565,6 +567,7 @@ impl<'a, F: RunFormat> Merge<'a, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sort::MemoryStore;
 
     /// Records of a key and the position they were added at, sorted by key alone: what the
     /// merges must keep in the order added is then visible.
@@ -655,6 +658,22 @@ mod tests {
             let (runs, pending) = runs_of(500, run_len);
             assert_eq!(replayed(&runs, &pending), want, "runs of {run_len}");
         }
+    }
+
+    #[test]
+    fn settled_runs_are_few_and_replay_as_before_with_any_chunk() {
+        let mut want: Vec<(u32, u32)> = (0..500).map(|at| ((at * 7919) % 13, at)).collect();
+        want.sort_by_key(|r| r.0);
+        for (run_len, most, chunk) in [(1, 2, 1), (3, 5, 7), (7, 16, 100), (100, 2, 1 << 16)] {
+            let (runs, pending) = runs_of(500, run_len);
+            let mut runs = SortedRuns { chunk, ..runs };
+            runs.push_run(&Keys, pending).unwrap();
+            runs.settle(&Keys, most).unwrap();
+            assert!(runs.runs().len() <= most, "{} runs", runs.runs().len());
+            assert_eq!(replayed(&runs, &[]), want, "runs of {run_len}");
+        }
+        let runs = SortedRuns::new(Box::new(MemoryStore::default())).with_chunk(0);
+        assert_eq!(runs.chunk, 1);
     }
 
     #[test]
