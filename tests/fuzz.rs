@@ -480,6 +480,19 @@ fn open_bugs() {
     replay_corpus(&["testdata/fuzz/open"]);
 }
 
+/// Reproducers of open bugs of the `parquet_rows` target, as its kept inputs are read (the
+/// first 8 bytes the control). Run with `cargo test --test fuzz -- --ignored`; once one
+/// passes, move its file to `testdata/fuzz/parquet_rows/`.
+#[test]
+#[ignore = "open bugs: reproducers under testdata/fuzz/open/parquet_rows/"]
+fn open_parquet_rows_bugs() {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-open-rows.parquet");
+    run_property("open/parquet_rows", 0, |input, _| {
+        let (control, rest) = input.split_at(input.len().min(8));
+        fuzz_support::check_parquet_rows(control, rest, &path);
+    });
+}
+
 #[test]
 fn generator_is_deterministic() {
     assert_eq!(generate(7), generate(7));
