@@ -638,9 +638,9 @@ impl RowText {
         let too_large = |p: &pages::PageSize| u64::try_from(p.uncompressed).unwrap_or(0) > limit;
         // Bytes a page may decode to: what it says, but for an old-LZ4 page in the frame
         // layout, whose decoder does not stop there.
-        let decoded = |lz4: bool, p: &pages::PageSize| {
+        let decoded = |p: &pages::PageSize| {
             let said = u64::try_from(p.uncompressed).unwrap_or(0);
-            if lz4 && p.lz4_frame {
+            if p.lz4_frame {
                 said.max(pages::lz4_frame_bound(p.compressed))
             } else {
                 said
@@ -664,13 +664,10 @@ impl RowText {
                     "the {name} column chunk has a negative offset or size"
                 ));
             };
-            let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len))
-                .map_err(|e| format!("the {name} pages: {e}"))?;
             let lz4 = chunk.compression() == parquet::basic::Compression::LZ4;
-            if let Some(p) = pages
-                .iter()
-                .find(|p| lz4 && p.lz4_frame && decoded(true, p) > limit)
-            {
+            let pages = pages::chunk_pages(&self.file, start, start.saturating_add(len), lz4)
+                .map_err(|e| format!("the {name} pages: {e}"))?;
+            if let Some(p) = pages.iter().find(|p| p.lz4_frame && decoded(p) > limit) {
                 self.lz4_unbounded(first_row, end - 1, p.compressed, &name);
                 return Ok(GroupPlan::default());
             }
@@ -688,7 +685,7 @@ impl RowText {
                 self.too_large(first_row, end - 1, p.uncompressed, &name, what);
                 return Ok(GroupPlan::default());
             }
-            let size = |p: &pages::PageSize| decoded(lz4, p);
+            let size = |p: &pages::PageSize| decoded(p);
             if !flat {
                 // The pages of a list do not say their rows: a row may hold a whole page.
                 row_bytes = row_bytes.saturating_add(pages.iter().map(size).max().unwrap_or(0));

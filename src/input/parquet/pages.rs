@@ -20,8 +20,8 @@ pub struct PageSize {
     pub compressed: i64,
     /// Values (rows, for a column that is not a list) the page holds.
     pub values: i64,
-    /// The page's bytes begin as an LZ4 frame does. The old `LZ4` codec falls back to the
-    /// frame layout when a page is not Hadoop's, and the frame decoder keeps decoding past
+    /// In a chunk of the old `LZ4` codec, the page's bytes begin as an LZ4 frame does: that
+    /// codec falls back to the frame layout when a page is not Hadoop's, and the frame decoder keeps decoding past
     /// what the page header says (see [`lz4_frame_bound`]).
     pub lz4_frame: bool,
 }
@@ -40,13 +40,19 @@ pub fn lz4_frame_bound(compressed: i64) -> u64 {
 }
 
 /// The pages of the column chunk at `start..end` of `file`, in order. Reads only their
-/// headers: each page's bytes are passed over. Stops at the first page the chunk cannot
+/// headers (and, for a chunk of the old LZ4 codec, `lz4`, each page's first 4 bytes, to see
+/// whether it is an LZ4 frame): each page's bytes are passed over. Stops at the first page the chunk cannot
 /// hold; the caller compares the pages' values with the rows.
 ///
 /// # Errors
 ///
 /// A header that is not a Thrift page header, or that runs past the chunk.
-pub fn chunk_pages<R: Read + Seek>(file: R, start: u64, end: u64) -> io::Result<Vec<PageSize>> {
+pub fn chunk_pages<R: Read + Seek>(
+    file: R,
+    start: u64,
+    end: u64,
+    lz4: bool,
+) -> io::Result<Vec<PageSize>> {
     let mut reader = BufReader::with_capacity(8 << 10, file);
     reader.seek(SeekFrom::Start(start))?;
     let mut at = start;
@@ -63,7 +69,7 @@ pub fn chunk_pages<R: Read + Seek>(file: R, start: u64, end: u64) -> io::Result<
             .and_then(|a| a.checked_add(u64::try_from(page.compressed).ok()?))
             .filter(|&a| a <= end)
             .ok_or_else(|| bad("a page that runs past its column chunk"))?;
-        if page.compressed >= 4 {
+        if lz4 && page.compressed >= 4 {
             let mut magic = [0u8; 4];
             reader.read_exact(&mut magic)?;
             page.lz4_frame = magic == LZ4_FRAME_MAGIC;
@@ -294,7 +300,7 @@ mod tests {
         let big = "1. e4 e5 ".repeat(1000);
         let values = ["1. e4 *", &big, "1. d4 *", "1. c4 *"];
         let (bytes, start, end) = chunk_of(&values, 1, false);
-        let pages = chunk_pages(Cursor::new(&bytes), start, end).unwrap();
+        let pages = chunk_pages(Cursor::new(&bytes), start, end, false).unwrap();
         assert_eq!(pages.iter().map(|p| p.values).sum::<i64>(), 4, "{pages:?}");
         assert!(pages.iter().all(|p| !p.dictionary));
         // The page of the long value says it decompresses to at least that value.
@@ -303,7 +309,7 @@ mod tests {
         assert!(pages.iter().any(|p| p.compressed < p.uncompressed / 10));
 
         let (bytes, start, end) = chunk_of(&values, 2, true);
-        let pages = chunk_pages(Cursor::new(&bytes), start, end).unwrap();
+        let pages = chunk_pages(Cursor::new(&bytes), start, end, false).unwrap();
         assert!(pages[0].dictionary, "{pages:?}");
         assert!(pages[0].uncompressed >= big.len() as i64);
         assert_eq!(pages[1..].iter().map(|p| p.values).sum::<i64>(), 4);
@@ -316,12 +322,12 @@ mod tests {
             let mut damaged = bytes.clone();
             damaged[start as usize + cut] ^= 0xff;
             // Any answer but a panic: most are errors.
-            let _ = chunk_pages(Cursor::new(&damaged), start, end);
+            let _ = chunk_pages(Cursor::new(&damaged), start, end, true);
         }
         // Nested too deep: a struct field in a struct field, 100 deep.
         let mut deep = vec![0x1c; 100];
         deep.extend([0; 100]);
         let len = deep.len() as u64;
-        assert!(chunk_pages(Cursor::new(deep), 0, len).is_err());
+        assert!(chunk_pages(Cursor::new(deep), 0, len, false).is_err());
     }
 }
