@@ -563,6 +563,62 @@ fn a_movetext_cell_holds_one_game_and_what_else_it_holds_is_the_rows_error() {
     assert!(stderr(&o).contains("P036"), "{}", stderr(&o));
 }
 
+#[test]
+fn a_row_is_one_game_even_without_tags_or_a_result() {
+    // Rows with no tags (a null Event, as in a movetext-only file) whose games end without a
+    // result, in an open comment or an open variation: each ended where its row ends. Before,
+    // a row's game ran on into the next row's text: 6 rows gave 3 games, the moves of row 1
+    // read as Black's, silently.
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+
+    let rows: [(Option<&str>, &str); 6] = [
+        (None, "1. e4 e5"),
+        (None, "1. d4 d5 *"),
+        (None, "1. c4 { open"),
+        (None, "1. Nf3 ( 1. g3"),
+        (Some("e"), "1. b3"),
+        (None, "1. f4 *"),
+    ];
+    let dir = common::scratch("parquet-records");
+    let parquet = dir.join("records.parquet");
+    let events: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.0)));
+    let movetext: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1)));
+    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(&parquet).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let parquet = parquet.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let (out, _) = validate_json(parquet, jobs);
+        let records = common::json_lines(&out);
+        let games: Vec<(&str, u64)> = records
+            .iter()
+            .filter(|r| r["type"] == "game")
+            .map(|g| {
+                let file = g["file"].as_str().unwrap();
+                (
+                    file.rsplit_once(":row ").unwrap().1,
+                    g["errors"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // Rows 2 and 3 have their error (the comment, the variation left open); row 1 none.
+        assert_eq!(
+            games,
+            [("0", 0), ("1", 0), ("2", 1), ("3", 1), ("4", 0), ("5", 0)],
+            "-j {jobs}: {out}"
+        );
+    }
+}
+
 /// A Parquet file of these text columns, zstd, a page a row.
 fn write_paged_parquet(path: &Path, columns: &[(&str, &[String])]) {
     use std::sync::Arc;

@@ -726,7 +726,7 @@ impl Inputs {
             self.read.fetch_add(m.len(), Ordering::Relaxed);
         }
         let rows = text.rows();
-        let reader = GameReader::with_limit(text, self.opts.max_game);
+        let reader = text.games(self.opts.max_game);
         let per_row = |game: &mut Game<'_>| {
             // Found whole, then lexed again from the row's first line.
             game.close();

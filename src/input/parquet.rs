@@ -27,7 +27,8 @@ use parquet::arrow::ProjectionMask;
 
 use crate::diag::Code;
 use crate::pgn::lexer::{lex_game_mode, skip_spaces, LexEnd, LexProblem, LexProblemKind, Span};
-use crate::pgn::Lexed;
+use crate::pgn::reader::RECORD_END;
+use crate::pgn::{GameReader, Lexed};
 
 mod pages;
 
@@ -505,6 +506,12 @@ impl RowText {
         self
     }
 
+    /// The reader of the games the rows hold, one a row at most ([`GameReader::with_records`]),
+    /// skipping (and reporting) a game larger than `max_game` bytes.
+    pub fn games(self, max_game: usize) -> GameReader<RowText> {
+        GameReader::with_limit(self, max_game).with_records()
+    }
+
     /// Refuses movetext pages that say they decompress to more than `bytes` and this
     /// (the size limit of a game): their rows are reported (P012), not decoded.
     #[must_use]
@@ -923,6 +930,9 @@ impl RowText {
             if let Some(text) = text {
                 push_movetext(buf, text, own);
             }
+            // A row is one game, whatever its text holds: its game never runs on into the
+            // next row's (a movetext without a result, a comment left open, a row of no tags).
+            buf.push(RECORD_END);
             // Its line's end, a blank line, and the lines that make it as long as the others.
             buf.resize(buf.len() + 2 + (breaks - own.unwrap_or(0)) as usize, b'\n');
             self.lines = self.lines.saturating_add(row_lines);

@@ -190,7 +190,9 @@ where
         run_inline(&mut reader, lexing, &work, &mut sink, &mut scratch)?;
         return Ok(reader.bytes_read());
     }
-    if strategy(jobs, reader.prefetch(PIECE)?) == Strategy::Pieces {
+    // Pieces are cut after lines that likely end games, which knows nothing of where the
+    // records of a stream of records end: the reader thread splits such a stream.
+    if !reader.records() && strategy(jobs, reader.prefetch(PIECE)?) == Strategy::Pieces {
         return run_pieces(reader, jobs, lexing, PIECE, work, sink);
     }
 

@@ -23,6 +23,10 @@ const LEND_CHUNK: usize = 256 << 10;
 /// Default limit on the size of one game.
 pub const DEFAULT_MAX_GAME: usize = 32 << 20;
 
+/// The byte that ends a record in a stream of records ([`GameReader::with_records`]): one
+/// that UTF-8 text never holds, so no text written between two of them can fake one.
+pub const RECORD_END: u8 = 0xFF;
+
 /// One game's bytes, exactly as read, and where they were.
 #[derive(Debug)]
 pub struct RawGame<'a> {
@@ -126,6 +130,8 @@ pub struct GameReader<R> {
     /// Where the last line of `buf[..end]` that starts like a tag pair begins (its line
     /// break), once asked ([`GameReader::peek_next`]); found again after each refill.
     last_tag_line: Option<Option<usize>>,
+    /// The stream is records, each one game at most ([`GameReader::with_records`]).
+    records: bool,
 }
 
 /// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
@@ -178,7 +184,37 @@ impl<R: Read> GameReader<R> {
             limit: usize::MAX,
             cr_seen: false,
             last_tag_line: None,
+            records: false,
         }
+    }
+
+    /// A reader of a stream of records, each ended by [`RECORD_END`] and holding one game
+    /// (or none): a game never runs on past the end of its record, whatever the record holds
+    /// (no result, a comment or variation left open), and the byte itself is passed over as
+    /// space. For a source whose games come one a record, as a Parquet file's rows do, and
+    /// must not run into each other as PGN text would.
+    #[must_use]
+    pub fn with_records(mut self) -> Self {
+        self.records = true;
+        self
+    }
+
+    /// Whether the stream is records ([`GameReader::with_records`]).
+    pub fn records(&self) -> bool {
+        self.records
+    }
+
+    /// The bytes the next game may take, and whether nothing after them can be its: what is
+    /// buffered (complete at the end of the stream), or in a stream of records, up to the end
+    /// of the record when it is buffered (complete then).
+    fn window(&self) -> (&[u8], bool) {
+        let data = &self.buf[self.start..self.end];
+        if self.records {
+            if let Some(p) = memchr::memchr(RECORD_END, data) {
+                return (&data[..p], true);
+            }
+        }
+        (data, self.eof)
     }
 
     /// A reader of the stream `inner`, which starts at `origin` of a larger one.
@@ -408,7 +444,10 @@ impl<R: Read> GameReader<R> {
             // left for after the next read.
             let mut cut_cr = false;
             loop {
-                if n < data.len() && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
+                if n < data.len()
+                    && (matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+                        || (self.records && data[n] == RECORD_END))
+                {
                     if data[n] == b'\r' && n + 1 == data.len() && !self.eof {
                         cut_cr = true;
                         break;
@@ -453,9 +492,9 @@ impl<R: Read> GameReader<R> {
             return Ok(None);
         }
         loop {
-            let data = &self.buf[self.start..self.end];
+            let (data, eof) = self.window();
             // Splitting only needs where the game ends: no tokens.
-            let end = lex_game_mode(data, self.eof, self.line, self.col, !self.split_only, lexed);
+            let end = lex_game_mode(data, eof, self.line, self.col, !self.split_only, lexed);
             match end {
                 LexEnd::Complete(len) => {
                     let len = len.max(1).min(data.len());
@@ -560,20 +599,21 @@ impl<R: Read> GameReader<R> {
         if (self.start == self.end && !self.fill()?) || self.at_limit() {
             return Ok(None);
         }
-        let (start, end) = (self.start, self.end);
+        let start = self.start;
         // Within the limit of a piece: a game that ends past it is not taken there.
-        let searched = end.min(self.limit);
+        let searched = self.end.min(self.limit);
         let last_tag_line = *self
             .last_tag_line
             .get_or_insert_with(|| last_tag_line(&self.buf[..searched]));
+        let (bytes, eof) = self.window();
         Ok(Some(Peeked {
-            ends_by: if self.eof {
-                Some(end - start)
+            ends_by: if eof {
+                Some(bytes.len())
             } else {
                 last_tag_line.filter(|&p| p > start).map(|p| p - start)
             },
-            bytes: &self.buf[self.start..self.end],
-            eof: self.eof,
+            bytes,
+            eof,
             offset: self.offset,
             line: self.line,
             col: self.col,
@@ -623,8 +663,8 @@ impl<R: Read> GameReader<R> {
         too_large(lexed, first_line);
         let mut skip = Skip::new(first_line, first_col);
         loop {
-            let data = &self.buf[self.start..self.end];
-            let (mut keep, done) = match skip.scan(data, self.eof, lexed) {
+            let (data, eof) = self.window();
+            let (mut keep, done) = match skip.scan(data, eof, lexed) {
                 Skipped::End(n) => (n, true),
                 Skipped::Upto(n) => (n, false),
             };
@@ -932,5 +972,30 @@ mod tests {
         assert_eq!(g[0].3, vec![LexProblemKind::GameTooLarge]);
         assert_eq!(g[1].0, b"[Event \"next\"]\n1. d4 *");
         assert_eq!(g[1].1, 5);
+    }
+
+    #[test]
+    fn a_game_never_runs_past_the_end_of_its_record() {
+        // No result, a comment left open, a variation left open, a game too large: each
+        // ends with its record, however the bytes arrive; the same text as PGN is one game.
+        let mut input =
+            b"1. e4 e5\xff\n1. d4 { open\xff\n1. c4 ( 1. g3\xff\n[Event \"big\"]\n{".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3000));
+        input.extend(b"\xff\n\n1. Nf3 *\xff");
+        let mut lexed = Lexed::default();
+        for size in [1, 7, 100, 1 << 20] {
+            let mut r = GameReader::with_limit(Chunked(&input, size), 1024).with_records();
+            let mut out = Vec::new();
+            while let Some(g) = r.next_game(&mut lexed).unwrap() {
+                out.push((g.bytes.to_vec(), g.line));
+            }
+            let lines: Vec<u32> = out.iter().map(|g| g.1).collect();
+            assert_eq!(lines, [1, 2, 3, 4, 7], "reads of {size}");
+            assert_eq!(out[0].0, b"1. e4 e5");
+            assert_eq!(out[1].0, b"1. d4 { open");
+            assert_eq!(out[3].0, b"", "skipped as too large");
+            assert_eq!(out[4].0, b"1. Nf3 *");
+        }
+        assert_eq!(games(&input, 1 << 20).len(), 2, "as PGN text");
     }
 }

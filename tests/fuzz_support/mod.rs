@@ -1080,7 +1080,7 @@ pub fn check_parquet_rows(control: &[u8], input: &[u8], path: &std::path::Path) 
     };
     let text = text.with_max_game(64 + usize::from(byte(7)) * 64);
     let places = text.rows();
-    let mut reader = GameReader::with_limit(text, 1 << 20);
+    let mut reader = text.games(1 << 20);
     let mut lexed = Lexed::default();
     let mut last: Option<u64> = None;
     let mut games = 0;
