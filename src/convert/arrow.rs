@@ -165,35 +165,8 @@ fn list_type() -> DataType {
 
 /// Days since 1970-01-01 of a complete `YYYY.MM.DD` date that exists; `None` otherwise.
 pub fn date32(text: &str) -> Option<i32> {
-    let mut parts = text.trim().split('.');
-    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || y.len() != 4 || m.len() != 2 || d.len() != 2 {
-        return None;
-    }
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if !(digits(y) && digits(m) && digits(d)) {
-        return None;
-    }
-    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days_in_month = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if d < 1 || d > days_in_month {
-        return None;
-    }
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    i32::try_from(era * 146_097 + doe - 719_468).ok()
+    use crate::pgn::date::GameDate;
+    GameDate::parse_complete(text).and_then(GameDate::days_since_1970)
 }
 
 /// An integer tag's value (`1500`, `+5`, `-12`); `None` for anything else (`?`, ``).
