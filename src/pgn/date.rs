@@ -148,9 +148,9 @@ impl GameDate {
 
     /// The order of two dates by the parts both know: they compare part by part from the
     /// year, and the first part unknown on either side ends the comparison, the dates
-    /// counting as equal up to there. So `2024.??.??` is equal to every day of 2024 (`Date
-    /// >= 2024.03.01` and `Date <= 2024.03.01` both hold for it in `select`, `Date >
-    /// 2024.03.01` does not). Unlike `Ord`, which puts unknown parts first.
+    /// counting as equal up to there. So `2024.??.??` is equal to every day of 2024: in
+    /// `select`, `Date >= 2024.03.01` and `Date <= 2024.03.01` both hold for it, and
+    /// `Date > 2024.03.01` does not. Unlike `Ord`, which puts unknown parts first.
     pub fn compare_known(&self, other: &GameDate) -> Ordering {
         self.year
             .cmp(&other.year)
