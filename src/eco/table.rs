@@ -6,7 +6,7 @@ use shakmaty::Chess;
 
 use super::Opening;
 use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
-use crate::rules::{play_slice, SliceError};
+use crate::rules::{passed_over, play_slice, SliceError};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,7 +171,7 @@ impl LineTokens {
                     .tokens
                     .iter()
                     .take_while(|t| !matches!(t.kind, TokenKind::Result { .. }))
-                    .filter(|t| plays(t.kind)),
+                    .filter(|t| !passed_over(t.kind)),
             );
             ends.push(tokens.len());
         }
@@ -183,19 +183,6 @@ impl LineTokens {
         let from = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.tokens[from..self.ends[i]]
     }
-}
-
-/// Whether a replay of a line plays a token of this kind (or fails at it), rather than
-/// passing over it.
-fn plays(kind: TokenKind) -> bool {
-    !matches!(
-        kind,
-        TokenKind::MoveNumber { .. }
-            | TokenKind::Nag(_)
-            | TokenKind::Comment
-            | TokenKind::LineComment
-            | TokenKind::Escape
-    )
 }
 
 /// The moves (and other tokens that play) of a line of SAN movetext: a measure that orders

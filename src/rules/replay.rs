@@ -28,7 +28,7 @@ use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
 pub(super) use plain::{place_spans, UNPLACED};
-pub use slice::{play_slice, SliceError};
+pub use slice::{passed_over, play_slice, SliceError};
 
 /// A line that stopped being replayed: at a move that could not be, or where the game ended
 /// by rule.

@@ -44,18 +44,24 @@ pub fn play_slice(
                 played(i, mv, pos);
             }
             TokenKind::Result { .. } => break,
-            TokenKind::MoveNumber { .. }
-            | TokenKind::Nag(_)
-            | TokenKind::Comment
-            | TokenKind::LineComment
-            | TokenKind::Escape => {}
-            TokenKind::Tag(_)
-            | TokenKind::VariationStart
-            | TokenKind::VariationEnd
-            | TokenKind::Unknown => return Err((i, SliceError::NotSan)),
+            kind if passed_over(kind) => {}
+            _ => return Err((i, SliceError::NotSan)),
         }
     }
     Ok(())
+}
+
+/// Whether [`play_slice`] passes over a token of this kind (move numbers, NAGs, comments),
+/// rather than playing it or failing at it.
+pub fn passed_over(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::MoveNumber { .. }
+            | TokenKind::Nag(_)
+            | TokenKind::Comment
+            | TokenKind::LineComment
+            | TokenKind::Escape
+    )
 }
 
 /// The legal move the strict SAN `text` names in `pos`. An origin given where SAN needs none
