@@ -19,12 +19,11 @@ use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
-use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
-};
+use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::records::{read_notes, Eval};
 use super::{Collector, Element};
+use crate::notation::fen;
 use crate::notation::write::{self, Notation};
 use crate::notation::CheckClaim;
 use crate::pgn::{GameResult, Lexed};
@@ -165,35 +164,8 @@ fn list_type() -> DataType {
 
 /// Days since 1970-01-01 of a complete `YYYY.MM.DD` date that exists; `None` otherwise.
 pub fn date32(text: &str) -> Option<i32> {
-    let mut parts = text.trim().split('.');
-    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || y.len() != 4 || m.len() != 2 || d.len() != 2 {
-        return None;
-    }
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if !(digits(y) && digits(m) && digits(d)) {
-        return None;
-    }
-    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days_in_month = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if d < 1 || d > days_in_month {
-        return None;
-    }
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    i32::try_from(era * 146_097 + doe - 719_468).ok()
+    use crate::pgn::date::GameDate;
+    GameDate::parse_complete(text).and_then(GameDate::days_since_1970)
 }
 
 /// An integer tag's value (`1500`, `+5`, `-12`); `None` for anything else (`?`, ``).
@@ -380,7 +352,7 @@ impl PlyColumns {
 
     fn push_fen(&mut self, after: &Chess) {
         let start = self.text.len();
-        push_fen(after, &mut self.text);
+        fen::push_fen(after, &mut self.text);
         debug_assert_eq!(
             self.text[start..],
             Fen::from_position(after, EnPassantMode::Legal).to_string(),
@@ -398,117 +370,6 @@ impl PlyColumns {
         let at = |a: u32, b: u32| &self.text[a as usize..b as usize];
         [at(start, san), at(san, uci), at(uci, fen)]
     }
-}
-
-/// Appends the FEN of `pos` as shakmaty writes it (the en passant square only when a capture
-/// there is legal). A FEN a ply, in one pass over a board of cells: shakmaty's writer, which
-/// looks each occupied square up, cost about as much as the replay. Chess960 castling, and
-/// castling rights off the corners, are left to shakmaty (they take its rules for letters).
-pub fn push_fen(pos: &Chess, out: &mut String) {
-    let castles = pos.castles();
-    let rights = castles.castling_rights();
-    if castles.mode() == CastlingMode::Chess960 || !(rights & !Bitboard::CORNERS).is_empty() {
-        Fen::from_position(pos, EnPassantMode::Legal).append_to_string(out);
-        return;
-    }
-    let board = pos.board();
-    let mut cells = [0u8; 64];
-    for color in Color::ALL {
-        for role in Role::ALL {
-            let piece = Piece { color, role };
-            // Piece letters are ASCII.
-            #[allow(clippy::cast_possible_truncation)]
-            let letter = piece.char() as u8;
-            for sq in board.by_piece(piece) {
-                cells[usize::from(sq)] = letter;
-            }
-        }
-    }
-    let mut fen = [0u8; 128];
-    let mut n = 0;
-    let mut put = |b: u8| {
-        fen[n] = b;
-        n += 1;
-    };
-    let occupied = board.occupied().0;
-    for rank in (0..8).rev() {
-        // The occupied squares of the rank, file a in bit 0: a step a piece, not a square.
-        // A byte of the bitboard.
-        #[allow(clippy::cast_possible_truncation)]
-        let mut bits = (occupied >> (rank * 8)) as u8;
-        let mut file = 0u8;
-        while bits != 0 {
-            // Below 8.
-            #[allow(clippy::cast_possible_truncation)]
-            let at = bits.trailing_zeros() as u8;
-            if at > file {
-                put(b'0' + at - file);
-            }
-            put(cells[rank * 8 + usize::from(at)]);
-            file = at + 1;
-            bits &= bits - 1;
-        }
-        if file < 8 {
-            put(b'0' + 8 - file);
-        }
-        if rank > 0 {
-            put(b'/');
-        }
-    }
-    put(b' ');
-    put(if pos.turn().is_white() { b'w' } else { b'b' });
-    put(b' ');
-    let mut any = false;
-    for (sq, letter) in [
-        (Square::H1, b'K'),
-        (Square::A1, b'Q'),
-        (Square::H8, b'k'),
-        (Square::A8, b'q'),
-    ] {
-        if rights.contains(sq) {
-            put(letter);
-            any = true;
-        }
-    }
-    if !any {
-        put(b'-');
-    }
-    put(b' ');
-    match pos.legal_ep_square() {
-        Some(sq) => {
-            put(b'a' + u8::from(sq.file()));
-            put(b'1' + u8::from(sq.rank()));
-        }
-        None => put(b'-'),
-    }
-    // The counters into the same buffer (at most 81 bytes before them, 22 for them), so
-    // that the text is checked and copied once.
-    for counter in [pos.halfmoves(), pos.fullmoves().get()] {
-        put(b' ');
-        let mut digits = [0u8; 10];
-        for &d in decimal_digits(counter, &mut digits) {
-            put(d);
-        }
-    }
-    // Only ASCII was written.
-    out.push_str(std::str::from_utf8(&fen[..n]).unwrap_or_default());
-}
-
-/// The decimal digits of `v`, written at the end of `digits`.
-fn decimal_digits(mut v: u32, digits: &mut [u8; 10]) -> &[u8] {
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        // A digit.
-        #[allow(clippy::cast_possible_truncation)]
-        let d = (v % 10) as u8;
-        digits[i] = b'0' + d;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    &digits[i..]
 }
 
 /// Clock, evaluation, comments and NAGs of one main-line ply.
@@ -626,9 +487,9 @@ impl GameRow {
             termination: report.termination.as_str(),
             // As `GameReport::final_fen` writes it, by the writer the plies use.
             final_fen: report.final_position.as_ref().map(|pos| {
-                let mut fen = String::with_capacity(96);
-                push_fen(pos, &mut fen);
-                fen
+                let mut text = String::with_capacity(96);
+                fen::push_fen(pos, &mut text);
+                text
             }),
             errors: count(report, crate::diag::Severity::Error),
             warnings: count(report, crate::diag::Severity::Warning),
@@ -1133,40 +994,6 @@ mod tests {
         assert!(!int_written_as(2105, "02105", false));
         assert!(!int_written_as(2105, " 2105", false));
         assert!(!int_written_as(0, "-0", true));
-    }
-
-    #[test]
-    fn fens_are_written_as_shakmaty_writes_them() {
-        let table = include_str!("../../testdata/parquet/fen-positions.txt");
-        let mut checked = 0;
-        for (n, line) in table.lines().enumerate() {
-            if line.starts_with('#') || line.trim().is_empty() {
-                continue;
-            }
-            let (mode, fen) = match line.strip_prefix("960 ") {
-                Some(fen) => (CastlingMode::Chess960, fen),
-                None => (CastlingMode::Standard, line),
-            };
-            let start: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(mode)
-                .unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
-            let mut positions = vec![start.clone()];
-            for mv in start.legal_moves() {
-                let mut after = start.clone();
-                after.play_unchecked(mv);
-                positions.push(after);
-            }
-            for pos in positions {
-                let mut written = String::new();
-                push_fen(&pos, &mut written);
-                let want = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
-                assert_eq!(written, want, "line {}", n + 1);
-                checked += 1;
-            }
-        }
-        assert!(checked > 100, "{checked} positions");
     }
 
     #[test]

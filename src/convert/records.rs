@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde::Serialize;
-use shakmaty::fen::{Epd, Fen};
-use shakmaty::{Chess, EnPassantMode, Position};
+use shakmaty::{Chess, Position};
 
 use super::{Collector, Element, NullPly, Ply};
+use crate::notation::fen::{fen, push_epd};
 use crate::notation::write::{self, Notation, ZhStyle};
 use crate::pgn::{GameResult, Lexed};
 use crate::report::cell::neutralise;
@@ -382,7 +382,7 @@ impl MoveRecord {
             fan: each(Notation::Fan),
             zh: each(Notation::Zh(ZhStyle::default())),
             zh_long: each(Notation::ZhLong(ZhStyle::default())),
-            fen: Fen::from_position(&after, EnPassantMode::Legal).to_string(),
+            fen: fen(&after),
             nags: Vec::new(),
             comments_before: Vec::new(),
             comments: Vec::new(),
@@ -410,7 +410,7 @@ impl MoveRecord {
             fan: NULL_SAN.into(),
             zh: NULL_SAN.into(),
             zh_long: NULL_SAN.into(),
-            fen: Fen::from_position(null.after.as_ref(), EnPassantMode::Legal).to_string(),
+            fen: fen(null.after.as_ref()),
             nags: Vec::new(),
             comments_before: Vec::new(),
             comments: Vec::new(),
@@ -644,8 +644,10 @@ pub fn write_epd(
         Notation::Uci(_) => NULL_UCI,
         _ => NULL_SAN,
     };
+    let mut epd = String::with_capacity(96);
     let mut line = |pos: &Chess, played: Option<&str>, ply_no: usize| -> io::Result<()> {
-        let epd = Epd::from_position(pos, EnPassantMode::Legal);
+        epd.clear();
+        push_epd(pos, &mut epd);
         match played {
             Some(mv) => write!(out, "{epd} sm {mv};")?,
             None => write!(out, "{epd}")?,

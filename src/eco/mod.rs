@@ -23,6 +23,8 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Ran
 pub use observer::EcoObserver;
 pub use table::TableError;
 
+use crate::rules;
+
 /// A named opening of the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opening {
@@ -260,7 +262,7 @@ impl Table {
                 .iter()
                 .take_while(|i| eco_of(i) == code)
                 .map(|&i| &openings[i as usize])
-                .map(|o| (o.name.as_str(), table::san_tokens(&o.line).count()));
+                .map(|o| (o.name.as_str(), table::plies(&o.line)));
             name_of_code(lines)
         };
         // A code of three characters is its own first three: one look is enough.
@@ -270,22 +272,13 @@ impl Table {
     /// The opening of a line of SAN moves from the standard start (`e4 e5 Nf3`, move numbers
     /// allowed), up to its first move that is not legal.
     pub fn classify_line(&self, line: &str) -> Option<Classification<'_>> {
-        let mut pos = Chess::default();
+        let tokens = table::LineTokens::new([line]);
         let mut moves = Vec::new();
-        for token in line.split_whitespace() {
-            let san = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-            if san.is_empty() {
-                continue;
-            }
-            let Ok(san) = san.parse::<shakmaty::san::SanPlus>() else {
-                break;
-            };
-            let Ok(mv) = san.san.to_move(&pos) else {
-                break;
-            };
-            pos.play_unchecked(mv);
+        let mut pos = Chess::default();
+        // The moves up to the first that does not play.
+        let _ = rules::play_slice(line.as_bytes(), tokens.of(0), &mut pos, |_, mv, _| {
             moves.push(mv);
-        }
+        });
         classify(self, &Chess::default(), moves)
     }
 
@@ -637,7 +630,7 @@ mod tests {
     #[test]
     fn builtin_lines_have_the_words_their_plies_make() {
         for o in Table::builtin().openings() {
-            let plies = table::san_tokens(&o.line).count();
+            let plies = table::plies(&o.line);
             // A number before each White move: plies + half of them, rounded up.
             assert_eq!(
                 builtin_words(&o.line),

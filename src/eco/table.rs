@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Position};
+use shakmaty::Chess;
 
 use super::Opening;
-use crate::pgn::{GameReader, LexProblemKind, Lexed, TokenKind};
+use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
+use crate::rules::{passed_over, play_slice, SliceError};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,77 +150,101 @@ pub(super) fn read_pgn(text: &str, out: &mut Vec<(Opening, usize)>) -> Result<()
     Ok(())
 }
 
-fn is_result(token: &str) -> bool {
-    matches!(token, "*" | "1-0" | "0-1" | "1/2-1/2")
+/// The tokens of lines of SAN movetext, read by the one lexer: of each line, the tokens a
+/// replay plays (its moves, and what stands where a move should: a variation, stray bytes),
+/// up to its result. Move numbers, NAGs and comments are left out, so that two lines that
+/// play the same moves have the same tokens.
+pub(super) struct LineTokens {
+    tokens: Vec<Token>,
+    /// Line `i`'s tokens are `tokens[ends[i - 1]..ends[i]]`.
+    ends: Vec<usize>,
 }
 
-/// The moves of a line of SAN movetext from the standard start, as written: move numbers
-/// (alone, `12.` `12...`, or glued, `12.e4`) and NAGs skipped, up to a result.
-pub(super) fn san_tokens(moves: &str) -> impl Iterator<Item = &str> {
-    moves
-        .split_whitespace()
-        .take_while(|t| !is_result(t))
-        .filter_map(|token| {
-            let san = token.trim_start_matches(|c: char| c.is_ascii_digit());
-            let san = if san.len() < token.len() {
-                san.trim_start_matches('.')
-            } else {
-                token
-            };
-            (!san.is_empty() && !san.starts_with('$')).then_some(san)
-        })
+impl LineTokens {
+    pub(super) fn new<'a>(lines: impl IntoIterator<Item = &'a str>) -> LineTokens {
+        let mut lexed = Lexed::default();
+        let (mut tokens, mut ends) = (Vec::new(), Vec::new());
+        for line in lines {
+            lex_game(line.as_bytes(), true, 1, &mut lexed);
+            tokens.extend(
+                lexed
+                    .tokens
+                    .iter()
+                    .take_while(|t| !matches!(t.kind, TokenKind::Result { .. }))
+                    .filter(|t| !passed_over(t.kind)),
+            );
+            ends.push(tokens.len());
+        }
+        LineTokens { tokens, ends }
+    }
+
+    /// The tokens of line `i`.
+    pub(super) fn of(&self, i: usize) -> &[Token] {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.tokens[from..self.ends[i]]
+    }
+}
+
+/// The moves (and other tokens that play) of a line of SAN movetext: a measure that orders
+/// lines as their plies do.
+pub(super) fn plies(line: &str) -> usize {
+    LineTokens::new([line]).tokens.len()
+}
+
+/// The bytes of `token` in `line`.
+fn text<'a>(line: &'a str, token: &Token) -> &'a [u8] {
+    &line.as_bytes()[token.span.start as usize..token.span.end as usize]
 }
 
 /// The position at the end of each line (SAN movetext from the standard start).
 ///
 /// The lines of a table share most of their moves (the 3,807 lines of lichess's table have
 /// 36,895 moves but 8,649 distinct prefixes), and a SAN move costs a move generation: so the
-/// lines are visited in the order of their moves, and each replays only what follows the
-/// prefix it shares with the line visited before, once a distinct prefix.
+/// lines are visited in the order of their text, and each replays only what follows the
+/// moves it shares with the line visited before, from the position they reached: once a
+/// distinct prefix, for a table that writes its lines alike.
 ///
 /// # Errors
 ///
 /// Of the lines whose moves do not read or are not legal, the first: its index and what is
 /// wrong.
 pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)> {
-    let tokens: Vec<Vec<&str>> = lines.iter().map(|l| san_tokens(l).collect()).collect();
+    let tokens = LineTokens::new(lines.iter().copied());
+    let texts = |i: usize| tokens.of(i).iter().map(move |t| text(lines[i], t));
+    // Lines that share their first moves share their first bytes, as a table writes its
+    // lines alike: sorted as text (far cheaper than as lists of tokens), they come together.
     let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by(|&a, &b| tokens[a].cmp(&tokens[b]));
+    order.sort_unstable_by_key(|&i| lines[i]);
     let start = Chess::default();
     let mut out = vec![start.clone(); lines.len()];
     // The moves of the line visited last that replayed, and the position after each.
-    let mut path: Vec<(&str, Chess)> = Vec::new();
+    let mut path: Vec<(&[u8], Chess)> = Vec::new();
     let mut first_error: Option<(usize, String)> = None;
     for i in order {
+        let line = tokens.of(i);
         let shared = path
             .iter()
-            .zip(&tokens[i])
-            .take_while(|((a, _), b)| a == *b)
+            .zip(texts(i))
+            .take_while(|((a, _), b)| a == b)
             .count();
         path.truncate(shared);
-        for &san in &tokens[i][shared..] {
-            let pos = path.last().map_or(&start, |(_, p)| p);
-            let mv = match SanPlus::from_ascii(san.as_bytes()) {
-                Err(_) => Err(format!("{san:?} is not a move in SAN")),
-                Ok(s) => s.san.to_move(pos).map_err(|_| {
-                    format!(
-                        "{san:?} is not legal here (after {})",
-                        played(lines[i], san)
-                    )
-                }),
+        let mut pos = path.last().map_or(&start, |(_, p)| p).clone();
+        let rest = &line[shared..];
+        let played = play_slice(lines[i].as_bytes(), rest, &mut pos, |k, _, after| {
+            path.push((text(lines[i], &rest[k]), after.clone()));
+        });
+        if let Err((k, why)) = played {
+            let token = &rest[k];
+            let san = String::from_utf8_lossy(text(lines[i], token));
+            let message = match why {
+                SliceError::NotSan => format!("{san:?} is not a move in SAN"),
+                SliceError::Illegal => format!(
+                    "{san:?} is not legal here (after {})",
+                    played_before(lines[i], token)
+                ),
             };
-            match mv {
-                Ok(mv) => {
-                    let mut after = pos.clone();
-                    after.play_unchecked(mv);
-                    path.push((san, after));
-                }
-                Err(message) => {
-                    if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
-                        first_error = Some((i, message));
-                    }
-                    break;
-                }
+            if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+                first_error = Some((i, message));
             }
         }
         if let Some((_, pos)) = path.last() {
@@ -234,9 +258,8 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
 }
 
 /// The moves of `moves` before `token`, for a message.
-fn played<'a>(moves: &'a str, token: &'a str) -> &'a str {
-    let end = token.as_ptr() as usize - moves.as_ptr() as usize;
-    let before = moves[..end].trim();
+fn played_before<'a>(moves: &'a str, token: &Token) -> &'a str {
+    let before = moves[..token.span.start as usize].trim();
     if before.is_empty() {
         "the start"
     } else {

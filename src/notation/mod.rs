@@ -9,6 +9,7 @@
 
 pub mod ascii;
 pub mod chinese;
+pub mod fen;
 pub mod figurine;
 pub mod letters;
 mod scan;

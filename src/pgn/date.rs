@@ -1,11 +1,28 @@
-//! The PGN `Date` tag: one parser for the strict check of `validate` and the lenient reading
-//! of `stats`.
+//! The PGN `Date` tag: one date type, [`GameDate`], and one reader of its parts, for every
+//! use of a date: the strict check of `validate`, the lenient reading of `stats`, `select`'s
+//! comparisons and the Arrow `date32` columns of `convert`.
 //!
 //! [`parse`] reads a value as the standard writes it (`YYYY.MM.DD`, `??` for unknown parts)
 //! and names what is wrong otherwise; the error still carries what a lenient reader can use
 //! ([`DateProblem::readable`]), so `stats` can place `2024.3.17` in time while `validate`
-//! reports it.
+//! reports it. [`GameDate::parse_whole`] reads the whole text as a date or nothing, as
+//! `select` compares dates ([`GameDate::compare_known`]); [`GameDate::parse_complete`] and
+//! [`GameDate::days_since_1970`] give a day that exists, as a `date32` column holds it.
+//!
+//! The readings differ on purpose, and each keeps what its command has always done:
+//!
+//! | value | `parse` (validate) | `GameDate::parse` (stats) | `parse_whole` (select) | `parse_complete` (date32) |
+//! |---|---|---|---|---|
+//! | `2024.??.05` | 2024 | 2024 | none | none |
+//! | `2024.13.01` | out of range | 2024 | none | none |
+//! | `2024.3.7`, ` 2024.03.07 ` | not YYYY.MM.DD | 2024.03.07 | 2024.03.07 | none, 2024.03.07 |
+//! | `2024-03-07`, `2024/03/07` | not YYYY.MM.DD | none | 2024.03.07 | none |
+//! | `2024.03`, `2024` | not YYYY.MM.DD | 2024.03, 2024 | 2024.03, 2024 | none |
+//! | `2024.+3.17` | not digits | 2024.03.17 | none | none |
+//! | `2024.03.17.9` | not YYYY.MM.DD | 2024.03.17 | none | none |
+//! | `2023.02.29` | 2023.02.29 | 2023.02.29 | 2023.02.29 | none |
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -36,6 +53,140 @@ impl GameDate {
     /// ```
     pub fn parse(date: &str) -> Option<GameDate> {
         parse(date).unwrap_or_else(|p| p.readable)
+    }
+
+    /// Reads the whole of `text` as a date, or nothing: `YYYY`, `YYYY.MM` or `YYYY.MM.DD`
+    /// (after trimming), parts separated by `.`, `-` or `/`, a month or day of one or two
+    /// digits, or `??` (any number of `?`) after the year. `None` for anything else (a month
+    /// or day out of range, a known day in an unknown month, more parts), and for an unknown
+    /// year. How `select` reads a date, in a query and in the tag it compares.
+    ///
+    /// ```
+    /// use pgnkit::pgn::date::GameDate;
+    ///
+    /// let d = GameDate::parse_whole("2024-03").unwrap();
+    /// assert_eq!((d.year, d.month, d.day), (2024, Some(3), None));
+    /// assert_eq!(GameDate::parse_whole("2024.13.01"), None);
+    /// ```
+    pub fn parse_whole(text: &str) -> Option<GameDate> {
+        let mut parts = text.trim().split(['.', '-', '/']).map(Part);
+        let year = parts.next()?.digits(4..=4)?;
+        let mut next = |max: u32| -> Option<Option<u8>> {
+            match parts.next() {
+                None => Some(None),
+                Some(p) if p.unknown() => Some(None),
+                Some(p) => {
+                    let n = p.digits(1..=2)?;
+                    (1..=max).contains(&n).then_some(Some(n as u8))
+                }
+            }
+        };
+        let month = next(12)?;
+        let day = next(31)?;
+        if parts.next().is_some() || (month.is_none() && day.is_some()) {
+            return None;
+        }
+        Some(GameDate {
+            year: year as u16,
+            month,
+            day,
+        })
+    }
+
+    /// Reads a complete date that exists, `YYYY.MM.DD` after trimming (`2023.02.29` is
+    /// none): what a `date32` column holds.
+    pub fn parse_complete(text: &str) -> Option<GameDate> {
+        let mut parts = text.trim().split('.').map(Part);
+        let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        let (year, month, day) = (y.digits(4..=4)?, m.digits(2..=2)?, d.digits(2..=2)?);
+        let date = GameDate {
+            year: year as u16,
+            month: Some(u8::try_from(month).ok().filter(|m| (1..=12).contains(m))?),
+            day: Some(u8::try_from(day).ok()?),
+        };
+        date.days_since_1970().map(|_| date)
+    }
+
+    /// Days since 1970-01-01 of a complete date that exists; `None` otherwise.
+    ///
+    /// ```
+    /// use pgnkit::pgn::date::GameDate;
+    ///
+    /// let days = |s| GameDate::parse_complete(s).and_then(GameDate::days_since_1970);
+    /// assert_eq!(days("1970.01.02"), Some(1));
+    /// assert_eq!(days("2023.02.29"), None);
+    /// ```
+    pub fn days_since_1970(self) -> Option<i32> {
+        let (y, m, d) = (
+            i64::from(self.year),
+            i64::from(self.month?),
+            i64::from(self.day?),
+        );
+        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        let days_in_month = match m {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        if d < 1 || d > days_in_month {
+            return None;
+        }
+        // Howard Hinnant's days_from_civil.
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        i32::try_from(era * 146_097 + doe - 719_468).ok()
+    }
+
+    /// The order of two dates by the parts both know: they compare part by part from the
+    /// year, and the first part unknown on either side ends the comparison, the dates
+    /// counting as equal up to there. So `2024.??.??` is equal to every day of 2024: in
+    /// `select`, `Date >= 2024.03.01` and `Date <= 2024.03.01` both hold for it, and
+    /// `Date > 2024.03.01` does not. Unlike `Ord`, which puts unknown parts first.
+    pub fn compare_known(&self, other: &GameDate) -> Ordering {
+        self.year
+            .cmp(&other.year)
+            .then_with(|| match (self.month, other.month) {
+                (Some(a), Some(b)) => a.cmp(&b).then_with(|| match (self.day, other.day) {
+                    (Some(a), Some(b)) => a.cmp(&b),
+                    _ => Ordering::Equal,
+                }),
+                _ => Ordering::Equal,
+            })
+    }
+}
+
+/// One part of a date as written, between separators: the one reading of a part that every
+/// reading of a date shares.
+#[derive(Clone, Copy)]
+struct Part<'a>(&'a str);
+
+impl Part<'_> {
+    /// `??`: one `?` or more.
+    fn unknown(self) -> bool {
+        !self.0.is_empty() && self.0.bytes().all(|b| b == b'?')
+    }
+
+    /// The number of a part of ASCII digits only, as many as `len` allows (at most four, so
+    /// the number fits); `None` otherwise.
+    fn digits(self, len: RangeInclusive<usize>) -> Option<u32> {
+        let b = self.0.as_bytes();
+        (len.contains(&b.len()) && *len.end() <= 4 && b.iter().all(u8::is_ascii_digit))
+            .then(|| b.iter().fold(0, |v, &d| v * 10 + u32::from(d - b'0')))
+    }
+
+    /// A lenient number: digits (any count), with a `+` before them allowed (as Rust reads
+    /// an unsigned number), below 256.
+    fn loose_number(self) -> Option<u8> {
+        self.0.parse().ok()
     }
 }
 
@@ -116,7 +267,7 @@ pub fn parse(text: &str) -> Result<Option<GameDate>, DateProblem> {
 }
 
 fn strict(text: &str) -> Result<Option<GameDate>, DateProblemKind> {
-    let mut parts = text.split('.');
+    let mut parts = text.split('.').map(Part);
     let (Some(year), Some(month), Some(day), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
@@ -137,18 +288,14 @@ fn strict(text: &str) -> Result<Option<GameDate>, DateProblemKind> {
 
 /// One part of exactly `len` characters: all `?` (unknown), or digits giving a number in
 /// `range`.
-fn field(s: &str, len: usize, range: RangeInclusive<u16>) -> Result<Option<u16>, DateProblemKind> {
-    if s.len() != len {
+fn field(p: Part, len: usize, range: RangeInclusive<u16>) -> Result<Option<u16>, DateProblemKind> {
+    if p.0.len() != len {
         return Err(DateProblemKind::NotYmd);
     }
-    if s.bytes().all(|b| b == b'?') {
+    if p.unknown() {
         return Ok(None);
     }
-    if !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(DateProblemKind::NotDigits);
-    }
-    // At most four digits: the number fits.
-    let v = s.bytes().fold(0u16, |v, b| v * 10 + u16::from(b - b'0'));
+    let v = p.digits(len..=len).ok_or(DateProblemKind::NotDigits)? as u16;
     if !range.contains(&v) {
         return Err(DateProblemKind::OutOfRange);
     }
@@ -158,19 +305,16 @@ fn field(s: &str, len: usize, range: RangeInclusive<u16>) -> Result<Option<u16>,
 /// What is left to read in a value [`strict`] refused: the year, then any month and day that
 /// parse as numbers in range, after trimming; extra parts are ignored.
 fn lenient(text: &str) -> Option<GameDate> {
-    let mut parts = text.trim().split('.');
-    let year = parts.next()?;
-    if year.len() != 4 || !year.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let part = |p: Option<&str>, max: u8| {
-        p.and_then(|p| p.parse::<u8>().ok())
+    let mut parts = text.trim().split('.').map(Part);
+    let year = parts.next()?.digits(4..=4)?;
+    let part = |p: Option<Part>, max: u8| {
+        p.and_then(Part::loose_number)
             .filter(|&n| (1..=max).contains(&n))
     };
     let month = part(parts.next(), 12);
     let day = month.and(part(parts.next(), 31));
     Some(GameDate {
-        year: year.parse().ok()?,
+        year: year as u16,
         month,
         day,
     })
@@ -250,5 +394,94 @@ mod tests {
             assert_eq!(strict, lenient(text), "{text:?}");
             assert_eq!(GameDate::parse(text), strict, "{text:?}");
         }
+    }
+
+    fn whole(s: &str) -> GameDate {
+        GameDate::parse_whole(s).unwrap_or_else(|| panic!("{s} is a date"))
+    }
+
+    #[test]
+    fn a_whole_date_reads_with_unknown_parts() {
+        assert_eq!(whole("2024.01.31"), date(2024, Some(1), Some(31)).unwrap());
+        assert_eq!(whole("2024.??.??").month, None);
+        assert_eq!(whole("2024-03").day, None);
+        for bad in [
+            "????.??.??",
+            "24.01.01",
+            "2024.13.01",
+            "2024.??.05",
+            "2024.1.1.1",
+            "x",
+        ] {
+            assert_eq!(GameDate::parse_whole(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_parts_end_the_comparison() {
+        use std::cmp::Ordering;
+        let cmp = |a: &str, b: &str| whole(a).compare_known(&whole(b));
+        assert_eq!(cmp("2024.??.??", "2024.03.01"), Ordering::Equal);
+        assert_eq!(cmp("2024.03.??", "2024.02.28"), Ordering::Greater);
+        assert_eq!(cmp("2023.12.31", "2024.??.??"), Ordering::Less);
+        assert_eq!(cmp("2024.03.02", "2024.03.01"), Ordering::Greater);
+    }
+
+    /// The odd values each reading met before they shared one reader of parts, and what
+    /// each gives: the table of the module's documentation.
+    #[test]
+    fn each_reading_keeps_its_answer_on_odd_values() {
+        let shown = |d: Option<GameDate>| d.map_or("none".to_owned(), |d| d.to_string());
+        let strict = |s: &str| match parse(s) {
+            Ok(d) => shown(d),
+            Err(p) => format!("{:?}", p.kind),
+        };
+        // Value; validate, stats, select, date32.
+        #[rustfmt::skip]
+        let cases = [
+            ("????.??.??", "none", "none", "none", "none"),
+            ("2024.??.??", "2024.??.??", "2024.??.??", "2024.??.??", "none"),
+            ("2024.?.?", "NotYmd", "2024.??.??", "2024.??.??", "none"),
+            ("2024.??.05", "2024.??.??", "2024.??.??", "none", "none"),
+            ("2024.13.01", "OutOfRange", "2024.??.??", "none", "none"),
+            ("2024.00.01", "OutOfRange", "2024.??.??", "none", "none"),
+            ("2024.02.30", "2024.02.30", "2024.02.30", "2024.02.30", "none"),
+            ("2024.3.7", "NotYmd", "2024.03.07", "2024.03.07", "none"),
+            (" 2024.03.07 ", "NotYmd", "2024.03.07", "2024.03.07", "2024.03.07"),
+            ("2024-03-07", "NotYmd", "none", "2024.03.07", "none"),
+            ("2024/03/07", "NotYmd", "none", "2024.03.07", "none"),
+            ("2024.03", "NotYmd", "2024.03.??", "2024.03.??", "none"),
+            ("2024", "NotYmd", "2024.??.??", "2024.??.??", "none"),
+            ("2024.+3.17", "NotDigits", "2024.03.17", "none", "none"),
+            ("2024.03.17.9", "NotYmd", "2024.03.17", "none", "none"),
+            ("2024.003.17", "NotYmd", "2024.03.17", "none", "none"),
+        ];
+        for (text, validate, stats, select, date32) in cases {
+            assert_eq!(strict(text), validate, "validate {text:?}");
+            assert_eq!(shown(GameDate::parse(text)), stats, "stats {text:?}");
+            assert_eq!(
+                shown(GameDate::parse_whole(text)),
+                select,
+                "select {text:?}"
+            );
+            assert_eq!(
+                shown(GameDate::parse_complete(text)),
+                date32,
+                "date32 {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn complete_dates_count_days_from_1970() {
+        let days = |s| GameDate::parse_complete(s).and_then(GameDate::days_since_1970);
+        assert_eq!(days("1970.01.01"), Some(0));
+        assert_eq!(days("1969.12.31"), Some(-1));
+        assert_eq!(days("2000.03.01"), Some(11_017));
+        assert_eq!(days("2024.02.29"), Some(19_782));
+        assert_eq!(days("1900.02.29"), None);
+        assert_eq!(days("0000.01.01"), Some(-719_528));
+        // Not a complete date: no day.
+        assert_eq!(date(2024, Some(3), None).unwrap().days_since_1970(), None);
     }
 }

@@ -1,18 +1,13 @@
 //! Explanations shown in findings: a move as its writer would have written it, why no
 //! legal move fits a pattern, and the FEN of the position a finding is about.
 
-use shakmaty::{fen::Fen, san::San, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{san::San, Chess, Color, EnPassantMode, Move, Position};
 
 use crate::notation::write::Notation;
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
 use crate::rules::matcher::long_form;
 
-pub(super) fn fen(pos: &Chess) -> String {
-    // Written straight into one string of the right size, not through `Display`.
-    let mut text = String::with_capacity(96);
-    Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut text);
-    text
-}
+pub(super) use crate::notation::fen::fen;
 
 pub(super) fn san(pos: &Chess, mv: &Move) -> String {
     San::from_move(pos, *mv).to_string()

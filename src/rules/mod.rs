@@ -7,6 +7,7 @@ mod explain;
 pub mod game;
 pub mod matcher;
 mod replay;
+pub use replay::{passed_over, play_slice, SliceError};
 mod start;
 pub(crate) use start::fen_of_a_variant;
 mod tags;

@@ -1,11 +1,13 @@
 //! Replaying a game's movetext through shakmaty: every line of play (variations too) move by
 //! move, what the visitor is told, and where a line breaks. The main line's own bookkeeping
 //! is in [`main_line`], the bytes loop over a movetext's bytes in [`plain`], and the findings about
-//! how moves are written in [`findings`].
+//! how moves are written in [`findings`]; a slice of tokens from a given position, for the
+//! lines of a table, in [`slice`].
 
 mod findings;
 mod main_line;
 mod plain;
+mod slice;
 
 use shakmaty::{
     zobrist::Zobrist64, Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move,
@@ -26,6 +28,7 @@ use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
 pub(super) use plain::{place_spans, UNPLACED};
+pub use slice::{passed_over, play_slice, SliceError};
 
 /// A line that stopped being replayed: at a move that could not be, or where the game ended
 /// by rule.

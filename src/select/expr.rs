@@ -6,8 +6,8 @@ use std::fmt;
 use regex::Regex;
 use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, Position};
 
-use super::date::PartialDate;
 use super::round::Round;
+use crate::pgn::date::GameDate;
 
 /// A problem in an expression: what is wrong, and where (a byte offset into it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub enum Literal {
     },
     Date {
         text: String,
-        date: PartialDate,
+        date: GameDate,
     },
     /// A value of the `Round` tag written as a round (`5`, `5.2`), compared part by part.
     Round {
@@ -851,7 +851,7 @@ fn literal(tok: &Tok, op: Op, values: Values) -> Result<Literal, String> {
     }
     let date_like = matches!(tok, Tok::Bare(s) if s.contains('.') || s.contains('?'));
     if ordered && (values == Values::Date || date_like) {
-        return match PartialDate::parse(&text) {
+        return match GameDate::parse_whole(&text) {
             Some(d) => Ok(Literal::Date { text, date: d }),
             None => Err(format!(
                 "expected a date such as 2024.01.31 (?? for an unknown month or day), not \

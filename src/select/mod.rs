@@ -1,5 +1,5 @@
-//! Selecting games by an expression (`pgnkit select --where`): the language ([`expr`]), its
-//! dates ([`date`]), the replay adapter that watches positions ([`watch`]) and the
+//! Selecting games by an expression (`pgnkit select --where`): the language ([`expr`]) (its
+//! dates are [`GameDate`](crate::pgn::date::GameDate)s), the replay adapter that watches positions ([`watch`]) and the
 //! evaluation of an expression over one game's tags and replay.
 //!
 //! Evaluation is three-valued: what the tags decide is decided before any replay, so a game
@@ -8,7 +8,6 @@
 //!
 //! The engine, [`Select`], is made from [`SelectOptions`] and runs over inputs.
 
-pub mod date;
 mod engine;
 pub mod expr;
 pub mod round;
@@ -22,6 +21,7 @@ use std::cmp::Ordering;
 use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Target, Test};
 
 use crate::diag::Severity;
+use crate::pgn::date::GameDate;
 use crate::pgn::Lexed;
 use crate::rules::game::{GameReport, Termination};
 
@@ -248,7 +248,7 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
         }
         _ => match lit {
             Literal::Date { date, .. } => {
-                date::PartialDate::parse(v).is_some_and(|d| op.holds(d.compare(date)))
+                GameDate::parse_whole(v).is_some_and(|d| op.holds(d.compare_known(date)))
             }
             Literal::Round { round, .. } => round.compare_with(v).is_some_and(|o| op.holds(o)),
             Literal::Number { number, .. } => number_in(v)
