@@ -767,7 +767,7 @@ impl MovesBuilder {
         let plies = row.plies.ends.len();
         for i in 0..plies {
             let [san, uci, fen] = row.plies.ply(i);
-            let note = row.notes.get(i).unwrap_or(&none);
+            let note = row.ply_notes.get(i).unwrap_or(&none);
             self.file.append_value(&row.file);
             self.game.append_value(row.game);
             self.ply

@@ -102,7 +102,7 @@ pub(super) fn convert_one(
     let out = &mut done.body;
     let eco = eco_tags(lexed, collector, args.eco_overwrite);
     // The record the JSON, CSV and Parquet writers share.
-    let record = || GameRecord::new(name, game.number, lexed, &report, result, &eco);
+    let record = || GameRecord::new(name, game.number, game.line, lexed, &report, result, &eco);
     let _ = match args.format {
         Format::Pgn => {
             // About as long as the game read: one allocation, then no growing.

@@ -14,6 +14,7 @@ use std::ops::Range;
 use super::arrow::{push_fen, PlyColumns};
 use super::records::{self, read_notes, Eval, MoveRecord};
 use super::{Collector, Element};
+use crate::diag::Severity;
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
 
@@ -45,10 +46,13 @@ pub struct GameRecord {
     pub file: String,
     /// 1-based number of the game in its input.
     pub game: u64,
+    /// The line its first tag (or its first move) is on.
+    pub line: u32,
     /// Tag names and values, sorted by name, the first of each name kept, in `tag_text`.
     tags: Vec<(Range<u32>, Range<u32>)>,
     tag_text: String,
-    /// The result written (the `Result` tag after `--fix-results`).
+    /// The result written (the `Result` tag after `--fix-results`): the movetext's result,
+    /// else the `Result` tag's, else `*`.
     pub result: &'static str,
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<&'static str>,
@@ -58,6 +62,7 @@ pub struct GameRecord {
     /// Error and warning findings the game kept (errors that do not block output).
     pub errors: u32,
     pub warnings: u32,
+    pub notes: u32,
     /// Comments before the first move (JSON lines).
     pub comments: Vec<String>,
     /// Every line of play with every notation (JSON lines, CSV): see
@@ -65,7 +70,7 @@ pub struct GameRecord {
     pub moves: Vec<MoveRecord>,
     /// The main-line plies (the tables): see [`GameRecord::set_plies`].
     pub plies: PlyColumns,
-    pub(super) notes: Vec<PlyNote>,
+    pub(super) ply_notes: Vec<PlyNote>,
     pub(super) notes_text: String,
     pub(super) nags: Vec<u16>,
     /// The movetext in the `--to` notation, as `convert --format pgn` writes it (the games
@@ -77,20 +82,52 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The record of a game: its tags with `extra_tags` (`--add-eco`'s) in place of those of
-    /// the same name and `result` as its `Result`, and what the replay `report`s. Nothing of
-    /// its moves yet: [`GameRecord::set_move_tree`] or [`GameRecord::set_plies`] adds them.
+    /// The record of a converted game: its tags with `extra_tags` (`--add-eco`'s) in place
+    /// of those of the same name and `result` as its `Result`, and what the replay
+    /// `report`s. Nothing of its moves yet: [`GameRecord::set_move_tree`] or
+    /// [`GameRecord::set_plies`] adds them.
     pub fn new(
         file: &str,
         number: u64,
+        line: u32,
         lexed: &Lexed,
         report: &GameReport,
         result: GameResult,
         extra_tags: &[(&str, &str)],
     ) -> GameRecord {
-        let mut record = GameRecord {
+        let mut record = GameRecord::of_report(file, number, line, report, result);
+        record.set_tags(lexed, Some(result), extra_tags);
+        record
+    }
+
+    /// The record of a game checked and not converted (`validate --game-records`, the Spark
+    /// job's records): its tags as the game has them, its own `Result` among them; `result`
+    /// is the one a conversion would write without `--fix-results`.
+    pub fn checked(
+        file: &str,
+        number: u64,
+        line: u32,
+        lexed: &Lexed,
+        report: &GameReport,
+    ) -> GameRecord {
+        let result = super::final_result(lexed, report, false);
+        let mut record = GameRecord::of_report(file, number, line, report, result);
+        record.set_tags(lexed, None, &[]);
+        record
+    }
+
+    /// What the replay `report`s of a game, without its tags.
+    fn of_report(
+        file: &str,
+        number: u64,
+        line: u32,
+        report: &GameReport,
+        result: GameResult,
+    ) -> GameRecord {
+        GameRecord {
             file: file.to_owned(),
             game: number,
+            line,
             tags: Vec::new(),
             tag_text: String::new(),
             result: result.as_str(),
@@ -102,19 +139,18 @@ impl GameRecord {
                 push_fen(pos, &mut fen);
                 fen
             }),
-            errors: count(report, crate::diag::Severity::Error),
-            warnings: count(report, crate::diag::Severity::Warning),
+            errors: count(report, Severity::Error),
+            warnings: count(report, Severity::Warning),
+            notes: count(report, Severity::Note),
             comments: Vec::new(),
             moves: Vec::new(),
             plies: PlyColumns::default(),
-            notes: Vec::new(),
+            ply_notes: Vec::new(),
             notes_text: String::new(),
             nags: Vec::new(),
             movetext: String::new(),
             findings: Vec::new(),
-        };
-        record.set_tags(lexed, result, extra_tags);
-        record
+        }
     }
 
     /// Adds every line of play with every notation, from the game's elements (see
@@ -140,17 +176,19 @@ impl GameRecord {
             self.set_notes(elements, collector);
         }
     }
-    /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name.
-    fn set_tags(&mut self, lexed: &Lexed, result: GameResult, extra: &[(&str, &str)]) {
+    /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name, and
+    /// `result` as its `Result` if given.
+    fn set_tags(&mut self, lexed: &Lexed, result: Option<GameResult>, extra: &[(&str, &str)]) {
         let mut tags: Vec<(&str, &str)> = Vec::with_capacity(extra.len() + lexed.tag_count() + 1);
         tags.extend_from_slice(extra);
-        tags.extend(
-            lexed
-                .tags()
-                .filter(|t| t.name != "Result")
-                .map(|t| (t.name, t.value)),
-        );
-        tags.push(("Result", result.as_str()));
+        let own = lexed.tags().map(|t| (t.name, t.value));
+        match result {
+            Some(result) => {
+                tags.extend(own.filter(|t| t.0 != "Result"));
+                tags.push(("Result", result.as_str()));
+            }
+            None => tags.extend(own),
+        }
         // Stable: the first tag of a name is the one kept (an extra one before the game's).
         tags.sort_by_key(|t| t.0);
         tags.dedup_by_key(|t| t.0);
@@ -212,11 +250,11 @@ impl GameRecord {
                 Element::Comment(text) => {
                     let Some(i) = current else { continue };
                     let text = super::trim(text);
-                    if self.notes.is_empty() {
-                        self.notes.resize(plies, PlyNote::default());
+                    if self.ply_notes.is_empty() {
+                        self.ply_notes.resize(plies, PlyNote::default());
                     }
                     let mover_white = white(i);
-                    let note = &mut self.notes[i];
+                    let note = &mut self.ply_notes[i];
                     read_notes(text, mover_white, &mut note.clock, &mut note.eval);
                     let start = match note.comment.take() {
                         Some(r) => {
@@ -230,13 +268,13 @@ impl GameRecord {
                 }
                 Element::Nag(n) => {
                     let Some(i) = current else { continue };
-                    if self.notes.is_empty() {
-                        self.notes.resize(plies, PlyNote::default());
+                    if self.ply_notes.is_empty() {
+                        self.ply_notes.resize(plies, PlyNote::default());
                     }
                     // A ply's NAGs are consecutive: they follow it before the next ply.
                     let at = end_of_nags(&self.nags);
                     self.nags.push(*n);
-                    let r = &mut self.notes[i].nags;
+                    let r = &mut self.ply_notes[i].nags;
                     if r.start == r.end {
                         *r = at..at + 1;
                     } else {
@@ -249,7 +287,7 @@ impl GameRecord {
     }
 }
 
-fn count(report: &GameReport, severity: crate::diag::Severity) -> u32 {
+fn count(report: &GameReport, severity: Severity) -> u32 {
     u32::try_from(report.count(severity)).unwrap_or(u32::MAX)
 }
 
