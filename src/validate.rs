@@ -4,6 +4,7 @@
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
+use crate::convert::record::GameRecord;
 use crate::diag::Severity;
 use crate::diag::{Code, Finding};
 use crate::eco::{EcoObserver, Table};
@@ -303,7 +304,8 @@ impl Validate {
             }
         }
         if records {
-            let _ = report::write_game_json(text, &ctx, &report);
+            let record = GameRecord::checked(file, game.number, game.line, game.lexed, &report);
+            let _ = report::write_game_json(text, &record, &report);
         }
         if out.errors > 0 && args.rejects.is_some() {
             out.reject = Some(game.bytes.to_vec());

@@ -9,7 +9,7 @@ use arrow_array::{ArrayRef, ListArray, StructArray};
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, Fields};
 
-use pgnkit::convert::arrow::RowFinding;
+use pgnkit::convert::record::RowFinding;
 
 /// The struct's fields, in order.
 fn fields() -> Fields {

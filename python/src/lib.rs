@@ -22,7 +22,8 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 
-use pgnkit::convert::arrow::{GameRow, GamesBuilder, MovesBuilder};
+use pgnkit::convert::arrow::{GamesBuilder, MovesBuilder};
+use pgnkit::convert::record::GameRecord;
 use pgnkit::convert::{Convert, ConvertOptions, Format};
 
 use crate::diagnostics::DiagnosticsBuilder;
@@ -206,7 +207,7 @@ impl GamesOut {
         }
     }
 
-    fn append(&mut self, row: &GameRow) -> Result<(), ArrowError> {
+    fn append(&mut self, row: &GameRecord) -> Result<(), ArrowError> {
         self.games.append(row)?;
         self.diagnostics
             .append(&row.findings, |line, column| Some((line, column)));
@@ -289,7 +290,7 @@ fn convert_stream(
             let mut moves = MovesBuilder::new(fen);
             let gone = || WriteError::new("the reader", io::Error::from(io::ErrorKind::BrokenPipe));
             let send = |batch: Result<RecordBatch, ArrowError>| tx.send(batch).map_err(|_| gone());
-            let mut each = |row: &GameRow| -> Result<(), WriteError> {
+            let mut each = |row: &GameRecord| -> Result<(), WriteError> {
                 match table {
                     Table::Games => {
                         games

@@ -19,6 +19,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+use pgnkit::convert::record::GameRecord;
 use pgnkit::input::parquet::RowGroups;
 use pgnkit::input::pipeline::{Game, Lexing};
 use pgnkit::input::range::ByteRange;
@@ -79,17 +80,14 @@ fn split_input(
     Ok(input)
 }
 
-/// What validating one game gave: its diagnostics as CSV rows and its record.
+/// What validating one game gave: its diagnostics as CSV rows, their counts, and its record
+/// when records are asked for.
 struct Checked {
     csv: Vec<u8>,
-    line: u32,
-    number: u64,
-    white: String,
-    black: String,
-    result: String,
     errors: u32,
     warnings: u32,
     notes: u32,
+    record: Option<GameRecord>,
 }
 
 impl Found for Checked {
@@ -128,13 +126,15 @@ struct Records {
 }
 
 impl Records {
-    fn push(&mut self, name: &str, g: &Checked) {
-        self.file.append_value(name);
-        self.game.append_value(g.number);
+    /// A game's row: its `Result` tag as the game has it (`?` without one), not the result a
+    /// conversion would write.
+    fn push(&mut self, g: &GameRecord) {
+        self.file.append_value(&g.file);
+        self.game.append_value(g.game);
         self.line.append_value(g.line);
-        self.white.append_value(&g.white);
-        self.black.append_value(&g.black);
-        self.result.append_value(&g.result);
+        self.white.append_value(g.tag("White").unwrap_or("?"));
+        self.black.append_value(g.tag("Black").unwrap_or("?"));
+        self.result.append_value(g.tag("Result").unwrap_or("?"));
         self.errors.append_value(g.errors);
         self.warnings.append_value(g.warnings);
         self.notes.append_value(g.notes);
@@ -203,23 +203,14 @@ pub(crate) fn validate_inputs(
                     let _ = report::write_csv_cells(&mut w, &ctx, f, true);
                 }
             }
-            let owned = |s: &str| {
-                if with_records {
-                    s.to_owned()
-                } else {
-                    String::new()
-                }
-            };
+            let record = with_records
+                .then(|| GameRecord::checked(name, game.number, game.line, game.lexed, &report));
             Checked {
                 csv: w.into_inner().unwrap_or_default(),
-                line: game.line,
-                number: game.number,
-                white: owned(ctx.white),
-                black: owned(ctx.black),
-                result: owned(game.lexed.tag("Result").unwrap_or("?")),
                 errors,
                 warnings,
                 notes,
+                record,
             }
         };
         let mut csv_out = csv::Writer::from_writer(Vec::new());
@@ -227,13 +218,13 @@ pub(crate) fn validate_inputs(
         let mut text = csv_out.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
         let mut records = Records::default();
         let (mut errors, mut warnings, mut notes) = (0u64, 0u64, 0u64);
-        let sink = |name: &str, g: Checked| -> Result<(), WriteError> {
+        let sink = |_: &str, g: Checked| -> Result<(), WriteError> {
             errors += u64::from(g.errors);
             warnings += u64::from(g.warnings);
             notes += u64::from(g.notes);
             text.extend_from_slice(&g.csv);
-            if with_records {
-                records.push(name, &g);
+            if let Some(record) = &g.record {
+                records.push(record);
             }
             Ok(())
         };

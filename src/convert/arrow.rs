@@ -8,7 +8,6 @@
 //! into the column builders. The JSON records ([`super::records`]) write seven notations a move
 //! in strings of their own; built from them, a table cost about forty times a replay.
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -21,13 +20,11 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
-use super::records::{read_notes, Eval};
-use super::{Collector, Element};
+use super::record::{GameRecord, PlyNote};
+use super::records::Eval;
 use crate::notation::fen;
 use crate::notation::write::{self, Notation};
 use crate::notation::CheckClaim;
-use crate::pgn::{GameResult, Lexed};
-use crate::rules::game::GameReport;
 
 /// Tags with a column of their own, as text, in this order.
 pub const TEXT_TAGS: [&str; 15] = [
@@ -229,7 +226,7 @@ impl PlyColumns {
     }
 
     /// Plies counted only, for a games table alone: no text a ply, and the row gets no
-    /// clocks, evaluations or comments of its plies ([`GameRow::has_moves`] is false).
+    /// clocks, evaluations or comments of its plies ([`PlyColumns::has_moves`] is false).
     pub fn count_only() -> PlyColumns {
         PlyColumns {
             moves: false,
@@ -261,6 +258,11 @@ impl PlyColumns {
 
     pub fn len(&self) -> usize {
         self.count
+    }
+
+    /// Whether White made the first ply (the sides alternate, null moves too).
+    pub fn first_white(&self) -> bool {
+        self.first_white
     }
 
     pub fn is_empty(&self) -> bool {
@@ -319,7 +321,7 @@ impl PlyColumns {
 
     /// Writes the FEN of the last ply if it is still to write: `next` is the position the
     /// next main-line move is played from (the position after the last ply); `None` plays
-    /// the last move again. Called before a game's plies are read ([`GameRow::new`] does).
+    /// the last move again. Called before a game's plies are read ([`GameRecord::set_plies`] does).
     pub fn settle(&mut self, next: Option<&Chess>) {
         let Some((before, mv)) = &self.unwritten else {
             return;
@@ -370,259 +372,6 @@ impl PlyColumns {
         let at = |a: u32, b: u32| &self.text[a as usize..b as usize];
         [at(start, san), at(san, uci), at(uci, fen)]
     }
-}
-
-/// Clock, evaluation, comments and NAGs of one main-line ply.
-#[derive(Debug, Default, Clone)]
-struct PlyNote {
-    clock: Option<f64>,
-    eval: Option<Eval>,
-    /// The ply's comments, trimmed and joined by a space, in [`GameRow::notes_text`].
-    comment: Option<Range<u32>>,
-    /// In [`GameRow::nags`].
-    nags: Range<u32>,
-}
-
-/// One converted game, as the games and moves tables hold it.
-#[derive(Debug)]
-pub struct GameRow {
-    /// The input the game was read from, as `validate` names it.
-    pub file: String,
-    /// 1-based number of the game in its input.
-    pub game: u64,
-    /// Tag names and values, sorted by name, the first of each name kept, in `tag_text`.
-    tags: Vec<(Range<u32>, Range<u32>)>,
-    tag_text: String,
-    /// The main-line plies.
-    pub plies: PlyColumns,
-    notes: Vec<PlyNote>,
-    notes_text: String,
-    nags: Vec<u16>,
-    pub result_by_rule: Option<&'static str>,
-    pub termination: &'static str,
-    pub final_fen: Option<String>,
-    /// Error and warning findings the game kept (errors that do not block output).
-    pub errors: u32,
-    pub warnings: u32,
-    /// The movetext in the `--to` notation, as `convert --format pgn` writes it.
-    pub movetext: String,
-    /// The game's errors and warnings, filled only when asked for (the Python package's
-    /// `diagnostics` column; the Parquet files have none).
-    pub findings: Vec<RowFinding>,
-}
-
-/// An error or warning of a game, with what `validate --format csv` says of it but the game's
-/// own fields (file, game, players): the token is quoted from the game's bytes here, while
-/// they are at hand.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RowFinding {
-    pub line: u32,
-    pub column: u32,
-    /// Move number and side of the move it is about.
-    pub ply: Option<crate::diag::PlyLabel>,
-    pub severity: &'static str,
-    pub code: &'static str,
-    pub token: Option<String>,
-    /// What is wrong, its notes after it (`; `), as the CSV writes it.
-    pub message: String,
-    pub help: Option<String>,
-    pub fen: Option<String>,
-}
-
-impl RowFinding {
-    /// The finding `f` of the game `ctx` names.
-    pub fn new(ctx: &crate::report::GameContext<'_>, f: &crate::diag::Finding) -> RowFinding {
-        let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
-        let mut message = f.message.clone();
-        for n in &f.notes {
-            message.push_str("; ");
-            message.push_str(n);
-        }
-        RowFinding {
-            line,
-            column,
-            ply: f.ply,
-            severity: f.severity.as_str(),
-            code: f.code.as_str(),
-            token: crate::report::token_text(ctx, f),
-            message,
-            help: f.help.clone(),
-            fen: f.fen.clone(),
-        }
-    }
-}
-
-impl GameRow {
-    /// Builds the row of a game from its elements (see [`super::elements`]) and the plies the
-    /// collector [kept](Collector::columns), which it takes.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        file: &str,
-        number: u64,
-        lexed: &Lexed,
-        elements: &[Element],
-        collector: &mut Collector,
-        report: &GameReport,
-        result: GameResult,
-        extra_tags: &[(&str, &str)],
-        movetext: String,
-    ) -> GameRow {
-        let mut row = GameRow {
-            file: file.to_owned(),
-            game: number,
-            tags: Vec::new(),
-            tag_text: String::new(),
-            plies: collector
-                .columns
-                .take()
-                .map(|mut b| {
-                    b.settle(None);
-                    *b
-                })
-                .unwrap_or_default(),
-            notes: Vec::new(),
-            notes_text: String::new(),
-            nags: Vec::new(),
-            result_by_rule: report.result_by_rule.map(GameResult::as_str),
-            termination: report.termination.as_str(),
-            // As `GameReport::final_fen` writes it, by the writer the plies use.
-            final_fen: report.final_position.as_ref().map(|pos| {
-                let mut text = String::with_capacity(96);
-                fen::push_fen(pos, &mut text);
-                text
-            }),
-            errors: count(report, crate::diag::Severity::Error),
-            warnings: count(report, crate::diag::Severity::Warning),
-            movetext,
-            findings: Vec::new(),
-        };
-        row.set_tags(lexed, result, extra_tags);
-        // Only the moves table shows them.
-        if row.plies.has_moves() {
-            row.set_notes(elements, collector);
-        }
-        row
-    }
-
-    /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name.
-    fn set_tags(&mut self, lexed: &Lexed, result: GameResult, extra: &[(&str, &str)]) {
-        let mut tags: Vec<(&str, &str)> = Vec::with_capacity(extra.len() + lexed.tag_count() + 1);
-        tags.extend_from_slice(extra);
-        tags.extend(
-            lexed
-                .tags()
-                .filter(|t| t.name != "Result")
-                .map(|t| (t.name, t.value)),
-        );
-        tags.push(("Result", result.as_str()));
-        // Stable: the first tag of a name is the one kept (an extra one before the game's).
-        tags.sort_by_key(|t| t.0);
-        tags.dedup_by_key(|t| t.0);
-        self.tags.reserve_exact(tags.len());
-        self.tag_text
-            .reserve(tags.iter().map(|t| t.0.len() + t.1.len()).sum());
-        for (name, value) in tags {
-            let a = self.tag_end();
-            self.tag_text.push_str(name);
-            let b = self.tag_end();
-            self.tag_text.push_str(value);
-            self.tags.push((a..b, b..self.tag_end()));
-        }
-    }
-
-    fn tag_end(&self) -> u32 {
-        u32::try_from(self.tag_text.len()).unwrap_or(u32::MAX)
-    }
-
-    /// The tag of that name.
-    pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags().find(|t| t.0 == name).map(|t| t.1)
-    }
-
-    /// Tag names and values, sorted by name.
-    pub fn tags(&self) -> impl Iterator<Item = (&str, &str)> {
-        let at = |r: &Range<u32>| &self.tag_text[r.start as usize..r.end as usize];
-        self.tags.iter().map(move |(n, v)| (at(n), at(v)))
-    }
-
-    /// Clocks, evaluations, comments and NAGs of the main-line plies, from the elements: the
-    /// k-th main-line move or null move there is the k-th ply kept.
-    fn set_notes(&mut self, elements: &[Element], collector: &Collector) {
-        let plies = self.plies.len();
-        let mut depth = 0usize;
-        let mut current: Option<usize> = None;
-        let mut next = 0usize;
-        let first_white = self.plies.first_white;
-        let white = |i: usize| first_white == i.is_multiple_of(2);
-        // The comments' text at once, rather than growing with each (a clock a ply).
-        let comments = elements.iter().map(|e| match e {
-            Element::Comment(text) => text.len() + 1,
-            _ => 0,
-        });
-        self.notes_text.reserve(comments.sum());
-        for el in elements {
-            match el {
-                Element::VariationStart => depth += 1,
-                Element::VariationEnd => depth = depth.saturating_sub(1),
-                _ if depth > 0 => {}
-                Element::Move(i) if collector.plies.get(*i).is_some_and(|p| p.depth == 0) => {
-                    current = (next < plies).then_some(next);
-                    next += 1;
-                }
-                Element::Null(_) => {
-                    current = (next < plies).then_some(next);
-                    next += 1;
-                }
-                Element::Comment(text) => {
-                    let Some(i) = current else { continue };
-                    let text = super::trim(text);
-                    if self.notes.is_empty() {
-                        self.notes.resize(plies, PlyNote::default());
-                    }
-                    let mover_white = white(i);
-                    let note = &mut self.notes[i];
-                    read_notes(text, mover_white, &mut note.clock, &mut note.eval);
-                    let start = match note.comment.take() {
-                        Some(r) => {
-                            self.notes_text.push(' ');
-                            r.start
-                        }
-                        None => end_of(&self.notes_text),
-                    };
-                    self.notes_text.push_str(text);
-                    note.comment = Some(start..end_of(&self.notes_text));
-                }
-                Element::Nag(n) => {
-                    let Some(i) = current else { continue };
-                    if self.notes.is_empty() {
-                        self.notes.resize(plies, PlyNote::default());
-                    }
-                    // A ply's NAGs are consecutive: they follow it before the next ply.
-                    let at = end_of_nags(&self.nags);
-                    self.nags.push(*n);
-                    let r = &mut self.notes[i].nags;
-                    if r.start == r.end {
-                        *r = at..at + 1;
-                    } else {
-                        r.end = at + 1;
-                    }
-                }
-                Element::Move(_) | Element::Raw(_) => {}
-            }
-        }
-    }
-}
-
-fn count(report: &GameReport, severity: crate::diag::Severity) -> u32 {
-    u32::try_from(report.count(severity)).unwrap_or(u32::MAX)
-}
-
-fn end_of(s: &str) -> u32 {
-    u32::try_from(s.len()).unwrap_or(u32::MAX)
-}
-
-fn end_of_nags(nags: &[u16]) -> u32 {
-    u32::try_from(nags.len()).unwrap_or(u32::MAX)
 }
 
 /// What the two table builders share: the schema, the count of rows since the last batch, and
@@ -750,7 +499,7 @@ impl GamesBuilder {
     /// # Errors
     ///
     /// Errors of Arrow's map builder (none for these types).
-    pub fn append(&mut self, row: &GameRow) -> Result<(), ArrowError> {
+    pub fn append(&mut self, row: &GameRecord) -> Result<(), ArrowError> {
         self.file.append_value(&row.file);
         self.game.append_value(row.game);
         // One pass over the tags (a name is there once), each to its column or the map:
@@ -872,14 +621,14 @@ impl MovesBuilder {
     table_rows!();
 
     /// Appends the main-line plies of a game.
-    pub fn append(&mut self, row: &GameRow) {
+    pub fn append(&mut self, row: &GameRecord) {
         let none = PlyNote::default();
         // A row made for the games table alone has no plies to give (a bug to append it).
         debug_assert!(row.plies.has_moves(), "a games-only row in the moves table");
         let plies = row.plies.ends.len();
         for i in 0..plies {
             let [san, uci, fen] = row.plies.ply(i);
-            let note = row.notes.get(i).unwrap_or(&none);
+            let note = row.ply_notes.get(i).unwrap_or(&none);
             self.file.append_value(&row.file);
             self.game.append_value(row.game);
             self.ply

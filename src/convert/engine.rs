@@ -8,10 +8,10 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-use super::arrow::GameRow;
 use super::game::{convert_one, Converted};
 use super::options::{ConvertOptions, Format, PLIES_RESERVED};
 use super::parquet::ParquetOut;
+use super::record::GameRecord;
 use super::{records, Collector};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{InputOptions, Inputs};
@@ -22,7 +22,7 @@ use crate::report::RenderOptions;
 use crate::rules::game::CheckOptions;
 
 /// Takes each converted game's row for the Arrow tables, in input order.
-pub type RowSink<'a> = dyn FnMut(&GameRow) -> Result<(), WriteError> + 'a;
+pub type RowSink<'a> = dyn FnMut(&GameRecord) -> Result<(), WriteError> + 'a;
 
 /// A conversion whose options were checked: [`Convert::run`] converts inputs as
 /// `pgnkit convert` does; [`Convert::run_rows`] and [`Convert::game_row`] give Arrow rows
@@ -191,7 +191,7 @@ impl Convert {
             WriteError::new(out_name.as_str(), io::Error::other(e))
         };
         let mut pq = ParquetOut::new(games, moves, args.fen).map_err(failed)?;
-        let mut push = |row: &GameRow| pq.push(row).map_err(failed);
+        let mut push = |row: &GameRecord| pq.push(row).map_err(failed);
         let outcome = self.run_rows(&mut inputs, &mut push)?;
         // The commit below flushes the files to disk.
         pq.finish().map_err(failed)?;
@@ -226,7 +226,7 @@ impl Convert {
         name: &str,
         number: u64,
         lexed: &mut Lexed,
-    ) -> Option<Box<GameRow>> {
+    ) -> Option<Box<GameRecord>> {
         let args = &self.options;
         let movetext = crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
         let mut game = Game {

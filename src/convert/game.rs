@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
-use super::arrow::{GameRow, RowFinding};
 use super::options::{ConvertOptions, Format};
 use super::pgn::{self as pgn_out, Layout};
+use super::record::{GameRecord, RowFinding};
 use super::{records, Collector, Keep};
 use crate::diag::{Code, Finding, Severity};
 use crate::input::pipeline::Game;
@@ -24,8 +24,8 @@ pub(super) struct Converted {
     pub(super) repaired: bool,
     /// The game's bytes, for `--rejects` or to be kept as they were.
     pub(super) reject: Option<Vec<u8>>,
-    /// The game as Parquet rows (`--format parquet`).
-    pub(super) row: Option<Box<GameRow>>,
+    /// The game's record for the tables (`--format parquet`).
+    pub(super) row: Option<Box<GameRecord>>,
 }
 
 impl crate::input::Found for Converted {
@@ -102,21 +102,7 @@ pub(super) fn convert_one(
     let out = &mut done.body;
     let eco = eco_tags(lexed, collector, args.eco_overwrite);
     // The record the JSON, CSV and Parquet writers share.
-    let record = || {
-        let mut record = records::game_record(
-            name,
-            game.number,
-            lexed,
-            &elements,
-            collector,
-            &report,
-            result,
-        );
-        for (tag, value) in &eco {
-            record.tags.insert((*tag).to_owned(), (*value).to_owned());
-        }
-        record
-    };
+    let record = || GameRecord::new(name, game.number, game.line, lexed, &report, result, &eco);
     let _ = match args.format {
         Format::Pgn => {
             // About as long as the game read: one allocation, then no growing.
@@ -137,7 +123,8 @@ pub(super) fn convert_one(
             Ok(())
         }
         Format::Jsonl | Format::Csv => {
-            let record = record();
+            let mut record = record();
+            record.set_move_tree(&elements, collector);
             if args.format == Format::Csv {
                 let mut w = csv::Writer::from_writer(&mut *out);
                 let extra: &[&str] = if args.add_eco {
@@ -163,17 +150,9 @@ pub(super) fn convert_one(
             } else {
                 pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
             }
-            let mut row = Box::new(GameRow::new(
-                name,
-                game.number,
-                lexed,
-                &elements,
-                collector,
-                &report,
-                result,
-                &eco,
-                movetext,
-            ));
+            let mut row = Box::new(record());
+            row.set_plies(&elements, collector);
+            row.movetext = movetext;
             if every_row {
                 let shown = report
                     .findings

@@ -1,7 +1,7 @@
 //! Converting replayed games: collecting every move as the replay plays it (a
 //! [`Visitor`]), turning what the replay told into movetext elements with the moves rewritten,
 //! and writing them as PGN, the Chinese book layout ([`pgn`]), JSON lines, CSV or EPD
-//! ([`records`]).
+//! ([`records`]), each game through its one [`record::GameRecord`].
 //!
 //! The engine, [`Convert`], is made from [`ConvertOptions`] and runs over inputs; it alone
 //! opens output files. The writers append to a `String` or an `io::Write` the caller owns,
@@ -13,6 +13,7 @@ mod game;
 mod options;
 pub mod parquet;
 pub mod pgn;
+pub mod record;
 pub mod records;
 
 pub use engine::{Convert, RowSink};

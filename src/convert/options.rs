@@ -154,7 +154,7 @@ pub struct ConvertOptions {
     pub quiet: bool,
     /// With [`Format::Parquet`]: a rejected game gets its row too, with its movetext as read
     /// and the plies replayed before its first error, and every row its errors and warnings
-    /// ([`GameRow::findings`](super::arrow::GameRow::findings)) instead of their text on
+    /// ([`GameRecord::findings`](super::record::GameRecord::findings)) instead of their text on
     /// standard error (the Python package's tables).
     pub every_row: bool,
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,

@@ -15,8 +15,9 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
-pub use super::arrow::{date32, games_schema, int_tag, moves_schema, GameRow};
+pub use super::arrow::{date32, games_schema, int_tag, moves_schema};
 use super::arrow::{GamesBuilder, MovesBuilder};
+pub use super::record::GameRecord;
 
 /// Games a row group of `games.parquet` holds at most.
 pub const GAME_ROWS: usize = 65_536;
@@ -86,7 +87,7 @@ impl<W: Write + Send> ParquetOut<W> {
     /// # Errors
     ///
     /// Errors of the writers.
-    pub fn push(&mut self, row: &GameRow) -> Result<(), ParquetError> {
+    pub fn push(&mut self, row: &GameRecord) -> Result<(), ParquetError> {
         self.games_rows.append(row).map_err(arrow_error)?;
         self.moves_rows.append(row);
         if self.games_rows.len() >= BATCH_GAMES

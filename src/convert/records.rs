@@ -4,18 +4,16 @@
 //! evaluation found in its comments (`[%clk …]`, `[%eval …]`, and the evaluations engine
 //! matches write: cutechess-cli's `score/depth`, TCEC's `wv=`).
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde::Serialize;
 use shakmaty::{Chess, Position};
 
+use super::record::GameRecord;
 use super::{Collector, Element, NullPly, Ply};
 use crate::notation::fen::{fen, push_epd};
 use crate::notation::write::{self, Notation, ZhStyle};
-use crate::pgn::{GameResult, Lexed};
 use crate::report::cell::neutralise;
-use crate::rules::game::GameReport;
 
 /// An engine evaluation from a `[%eval …]` comment.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -426,43 +424,13 @@ impl MoveRecord {
 const NULL_SAN: &str = "--";
 const NULL_UCI: &str = "0000";
 
-/// One game as a JSON line.
-#[derive(Debug, Serialize)]
-pub struct GameRecord {
-    /// The input the game was read from, as `validate` names it (`<stdin>` for `-`).
-    pub file: String,
-    /// 1-based number of the game in its input.
-    pub game: u64,
-    pub tags: BTreeMap<String, String>,
-    /// Comments before the first move.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub comments: Vec<String>,
-    pub moves: Vec<MoveRecord>,
-    /// The result written (the `Result` tag after `--fix-results`).
-    pub result: &'static str,
-    /// The one result the rules allow, when they decide it.
-    pub result_by_rule: Option<&'static str>,
-    pub termination: &'static str,
-    /// FEN of the position after the last main-line move.
-    pub final_fen: Option<String>,
-}
-
-/// Builds the record of one game from its elements (see [`super::elements`]).
-pub fn game_record(
-    file: &str,
-    number: u64,
-    lexed: &Lexed,
+/// Every line of play of a game with every notation, from its elements (see
+/// [`super::elements`]): the comments before its first move, and its moves, each with the
+/// lines of play that replace it.
+pub(super) fn move_tree(
     elements: &[Element],
     collector: &Collector,
-    report: &GameReport,
-    result: GameResult,
-) -> GameRecord {
-    let mut tags = BTreeMap::new();
-    for t in lexed.tags() {
-        tags.entry(t.name.to_owned())
-            .or_insert_with(|| t.value.to_owned());
-    }
-    tags.insert("Result".into(), result.as_str().into());
+) -> (Vec<String>, Vec<MoveRecord>) {
     // Lines of play being built; a finished variation joins the last move of its parent.
     let mut stack: Vec<Vec<MoveRecord>> = vec![Vec::new()];
     let mut pending: Vec<Vec<String>> = vec![Vec::new()];
@@ -517,17 +485,7 @@ pub fn game_record(
             m.variations.push(line);
         }
     }
-    GameRecord {
-        file: file.to_owned(),
-        game: number,
-        tags,
-        comments: game_comments,
-        moves: stack.pop().unwrap_or_default(),
-        result: result.as_str(),
-        result_by_rule: report.result_by_rule.map(GameResult::as_str),
-        termination: report.termination.as_str(),
-        final_fen: report.final_fen(),
-    }
+    (game_comments, stack.pop().unwrap_or_default())
 }
 
 /// Writes a game record as one JSON line.
@@ -536,8 +494,48 @@ pub fn game_record(
 ///
 /// Errors of the writer.
 pub fn write_jsonl(out: &mut impl Write, record: &GameRecord) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, record)?;
+    serde_json::to_writer(&mut *out, &JsonGame::of(record))?;
     out.write_all(b"\n")
+}
+
+/// A game record as its JSON line shows it, in this order.
+#[derive(Serialize)]
+struct JsonGame<'a> {
+    file: &'a str,
+    game: u64,
+    tags: JsonTags<'a>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    comments: &'a [String],
+    moves: &'a [MoveRecord],
+    result: &'a str,
+    result_by_rule: Option<&'a str>,
+    termination: &'a str,
+    final_fen: Option<&'a str>,
+}
+
+impl<'a> JsonGame<'a> {
+    fn of(r: &'a GameRecord) -> JsonGame<'a> {
+        JsonGame {
+            file: &r.file,
+            game: r.game,
+            tags: JsonTags(r),
+            comments: &r.comments,
+            moves: &r.moves,
+            result: r.result,
+            result_by_rule: r.result_by_rule,
+            termination: r.termination,
+            final_fen: r.final_fen.as_deref(),
+        }
+    }
+}
+
+/// The tags of a record as a JSON object, sorted by name.
+struct JsonTags<'a>(&'a GameRecord);
+
+impl Serialize for JsonTags<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.tags())
+    }
 }
 
 /// The CSV columns, one row a main-line ply.
@@ -573,7 +571,7 @@ pub fn write_csv_with<W: Write>(
     extra: &[&str],
 ) -> csv::Result<()> {
     let file = input_cell(&record.file, raw);
-    let tag = |name: &str| input_cell(record.tags.get(name).map_or("", String::as_str), raw);
+    let tag = |name: &str| input_cell(record.tag(name).unwrap_or(""), raw);
     let (white, black) = (tag("White"), tag("Black"));
     let extra_cells: Vec<_> = extra.iter().map(|name| tag(name)).collect();
     for (i, m) in record.moves.iter().enumerate() {

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::convert::record::GameRecord;
 use crate::diag::{quote_bytes, Finding, PlyLabel, Severity, QUOTE_MAX};
 use crate::pgn::Span;
 use crate::rules::game::GameReport;
@@ -324,7 +325,7 @@ struct JsonGame<'a> {
     variant: &'a str,
     legal: bool,
     plies: u32,
-    final_fen: Option<String>,
+    final_fen: Option<&'a str>,
     result_tag: Option<&'a str>,
     result_token: Option<&'static str>,
     result_by_rule: Option<&'static str>,
@@ -333,37 +334,43 @@ struct JsonGame<'a> {
     threefold_ply: Option<u32>,
     fifty_ply: Option<u32>,
     perpetual_check: bool,
-    errors: usize,
-    warnings: usize,
+    errors: u32,
+    warnings: u32,
 }
 
-/// Writes the per-game record (`--game-records`) as a JSON object on one line.
+/// Writes the per-game record (`--game-records`) as a JSON object on one line: the game's
+/// `record` (built from `r`), and what only the check's report `r` says (its variant, the
+/// plies of its endings).
 ///
 /// # Errors
 ///
 /// Errors of the writer.
-pub fn write_game_json(out: &mut impl Write, ctx: &GameContext, r: &GameReport) -> io::Result<()> {
+pub fn write_game_json(
+    out: &mut impl Write,
+    record: &GameRecord,
+    r: &GameReport,
+) -> io::Result<()> {
     let g = JsonGame {
         r#type: "game",
-        file: ctx.file,
-        game: ctx.number,
-        line: ctx.line,
-        white: ctx.white,
-        black: ctx.black,
+        file: &record.file,
+        game: record.game,
+        line: record.line,
+        white: record.tag("White").unwrap_or("?"),
+        black: record.tag("Black").unwrap_or("?"),
         variant: &r.variant,
         legal: r.legal,
         plies: r.plies,
-        final_fen: r.final_fen(),
+        final_fen: record.final_fen.as_deref(),
         result_tag: r.result_tag.as_deref(),
         result_token: r.result_token.map(|t| t.as_str()),
-        result_by_rule: r.result_by_rule.map(|t| t.as_str()),
-        termination: r.termination.as_str(),
+        result_by_rule: record.result_by_rule,
+        termination: record.termination,
         termination_ply: r.termination_ply,
         threefold_ply: r.threefold_ply,
         fifty_ply: r.fifty_ply,
         perpetual_check: r.perpetual_check,
-        errors: r.count(Severity::Error),
-        warnings: r.count(Severity::Warning),
+        errors: record.errors,
+        warnings: record.warnings,
     };
     serde_json::to_writer(&mut *out, &g)?;
     writeln!(out)

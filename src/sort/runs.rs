@@ -5,8 +5,10 @@
 //! A user collects records in memory up to its own budget, sorts them and writes them as one
 //! run ([`SortedRuns::push_run`]). Runs of one level are merged into one run of the next as
 //! soon as [`FAN_IN`] of them pile up, which bounds the runs (and read buffers) a replay
-//! merges at once. A replay ([`SortedRuns::replay`]) merges the runs with the sorted records
-//! still in memory. Merges are stable: of two equal records, the one of the earlier run comes
+//! merges at once. The runs merged give their bytes back to the store as the merge reads past
+//! them ([`RunStore::release`]: a hole in the temporary file on Linux), so that the store holds
+//! about the records sorted, not those records again at each level. A replay
+//! ([`SortedRuns::replay`]) merges the runs with the sorted records still in memory. Merges are stable: of two equal records, the one of the earlier run comes
 //! first, and records in memory (the latest added) come last.
 //!
 //! What a record is, how it is laid out in a run and how records are ordered is the user's
@@ -210,9 +212,10 @@ impl SortedRuns {
             .map(|r| r.level)
             .max()
             .unwrap_or(0);
+        // Read once: each gives its disk back as it is read.
         let sources = self.runs[first..]
             .iter()
-            .map(|r| Source::run(r, self.chunk))
+            .map(|r| Source::Run(RunReader::new(r, self.chunk).consumed()))
             .collect();
         let mut merge = Merge::new(sources, format, &*self.store)?;
         let mut out = RunWriter::new(self.stored, self.chunk);
@@ -221,6 +224,9 @@ impl SortedRuns {
             merge.advance(format, &*self.store)?;
         }
         let run = out.finish(&mut *self.store, level + 1)?;
+        // What the readers had not given back yet (they give back only what they read past).
+        let start = self.runs[first].offset;
+        self.store.release(start, run.offset - start)?;
         self.runs.truncate(first);
         self.keep(run);
         Ok(())
@@ -383,6 +389,11 @@ impl RunBytes<'_> {
         if have < n {
             c.buf.drain(..c.at);
             c.at = 0;
+            if let Some(from) = c.released.filter(|&from| from < c.next) {
+                // Every byte before `next` is read (into `buf`, or past).
+                self.store.release(from, c.next - from)?;
+                c.released = Some(c.next);
+            }
             let want = (n - have).max(c.chunk) as u64;
             let take = want.min(c.end - c.next) as usize;
             if take < n - have {
@@ -407,6 +418,9 @@ struct ByteCursor {
     at: usize,
     /// Bytes read at once, at least.
     chunk: usize,
+    /// For a run read once (merged into another): the bytes before this offset are given back
+    /// to the store.
+    released: Option<u64>,
 }
 
 /// Reads one run back, a chunk at a time.
@@ -425,10 +439,18 @@ impl<F: RunFormat> RunReader<F> {
                 buf: Vec::new(),
                 at: 0,
                 chunk,
+                released: None,
             },
             left: run.len,
             state: F::Reader::default(),
         }
+    }
+
+    /// A reader that gives the run's bytes back to the store as it reads past them: for a run
+    /// that is read once, by the merge into a run of the next level.
+    fn consumed(mut self) -> RunReader<F> {
+        self.bytes.released = Some(self.bytes.next);
+        self
     }
 
     /// Reads the next record; `false` at the end of the run.

@@ -1,0 +1,353 @@
+//! One converted game as every writer of per-game data reads it: JSON lines and CSV
+//! ([`super::records`]), and the Arrow games and moves tables ([`super::arrow`]: the Parquet
+//! files, the Python package's tables). It is built once a game, so that a column means the
+//! same thing in every output: the file and game number, the tags (the `Result` written, the
+//! `--add-eco` tags in place), the result the rules give, the termination, the final position
+//! and the counts of errors and warnings.
+//!
+//! What only some outputs show is filled only for them: the move tree with every notation
+//! (JSON lines, CSV) or the lean main-line plies with their notes and the movetext (the
+//! tables).
+
+use std::ops::Range;
+
+use super::arrow::PlyColumns;
+use crate::notation::fen;
+use super::records::{self, read_notes, Eval, MoveRecord};
+use super::{Collector, Element};
+use crate::diag::Severity;
+use crate::pgn::{GameResult, Lexed};
+use crate::rules::game::GameReport;
+
+/// One converted game: what JSON lines, CSV and the Arrow tables write of it.
+///
+/// ```
+/// use pgnkit::convert::{Convert, ConvertOptions, Format};
+/// use pgnkit::pgn::Lexed;
+///
+/// let options = ConvertOptions {
+///     format: Format::Parquet,
+///     fix_results: true,
+///     ..ConvertOptions::default()
+/// };
+/// let convert = Convert::new(options)?;
+/// let game = b"[White \"A\"]\n[Result \"*\"]\n\n1. f3 e5 2. g4 Qh4# *\n";
+/// let record = convert
+///     .game_row(game, "games.pgn", 1, &mut Lexed::default())
+///     .expect("it replays");
+/// // The result the rules give is the one written, in the tags too.
+/// assert_eq!((record.result, record.tag("Result")), ("0-1", Some("0-1")));
+/// assert_eq!((record.termination, record.plies.len()), ("checkmate", 4));
+/// assert_eq!(record.tags().map(|t| t.0).collect::<Vec<_>>(), ["Result", "White"]);
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct GameRecord {
+    /// The input the game was read from, as `validate` names it (`<stdin>` for `-`).
+    pub file: String,
+    /// 1-based number of the game in its input.
+    pub game: u64,
+    /// The line its first tag (or its first move) is on.
+    pub line: u32,
+    /// Tag names and values, sorted by name, the first of each name kept, in `tag_text`.
+    tags: Vec<(Range<u32>, Range<u32>)>,
+    tag_text: String,
+    /// The result written (the `Result` tag after `--fix-results`): the movetext's result,
+    /// else the `Result` tag's, else `*`.
+    pub result: &'static str,
+    /// The one result the rules allow, when they decide it.
+    pub result_by_rule: Option<&'static str>,
+    pub termination: &'static str,
+    /// FEN of the position after the last main-line move.
+    pub final_fen: Option<String>,
+    /// Error and warning findings the game kept (errors that do not block output).
+    pub errors: u32,
+    pub warnings: u32,
+    pub notes: u32,
+    /// Comments before the first move (JSON lines).
+    pub comments: Vec<String>,
+    /// Every line of play with every notation (JSON lines, CSV): see
+    /// [`GameRecord::set_move_tree`].
+    pub moves: Vec<MoveRecord>,
+    /// The main-line plies (the tables): see [`GameRecord::set_plies`].
+    pub plies: PlyColumns,
+    pub(super) ply_notes: Vec<PlyNote>,
+    pub(super) notes_text: String,
+    pub(super) nags: Vec<u16>,
+    /// The movetext in the `--to` notation, as `convert --format pgn` writes it (the games
+    /// table).
+    pub movetext: String,
+    /// The game's errors and warnings, filled only when asked for (the Python package's
+    /// `diagnostics` column; the Parquet files have none).
+    pub findings: Vec<RowFinding>,
+}
+
+impl GameRecord {
+    /// The record of a converted game: its tags with `extra_tags` (`--add-eco`'s) in place
+    /// of those of the same name and `result` as its `Result`, and what the replay
+    /// `report`s. Nothing of its moves yet: [`GameRecord::set_move_tree`] or
+    /// [`GameRecord::set_plies`] adds them.
+    pub fn new(
+        file: &str,
+        number: u64,
+        line: u32,
+        lexed: &Lexed,
+        report: &GameReport,
+        result: GameResult,
+        extra_tags: &[(&str, &str)],
+    ) -> GameRecord {
+        let mut record = GameRecord::of_report(file, number, line, report, result);
+        record.set_tags(lexed, Some(result), extra_tags);
+        record
+    }
+
+    /// The record of a game checked and not converted (`validate --game-records`, the Spark
+    /// job's records): its tags as the game has them, its own `Result` among them; `result`
+    /// is the one a conversion would write without `--fix-results`.
+    pub fn checked(
+        file: &str,
+        number: u64,
+        line: u32,
+        lexed: &Lexed,
+        report: &GameReport,
+    ) -> GameRecord {
+        let result = super::final_result(lexed, report, false);
+        let mut record = GameRecord::of_report(file, number, line, report, result);
+        record.set_tags(lexed, None, &[]);
+        record
+    }
+
+    /// What the replay `report`s of a game, without its tags.
+    fn of_report(
+        file: &str,
+        number: u64,
+        line: u32,
+        report: &GameReport,
+        result: GameResult,
+    ) -> GameRecord {
+        GameRecord {
+            file: file.to_owned(),
+            game: number,
+            line,
+            tags: Vec::new(),
+            tag_text: String::new(),
+            result: result.as_str(),
+            result_by_rule: report.result_by_rule.map(GameResult::as_str),
+            termination: report.termination.as_str(),
+            // As `GameReport::final_fen` writes it, by the writer the plies use.
+            final_fen: report.final_position.as_ref().map(|pos| {
+                let mut fen = String::with_capacity(96);
+                fen::push_fen(pos, &mut fen);
+                fen
+            }),
+            errors: count(report, Severity::Error),
+            warnings: count(report, Severity::Warning),
+            notes: count(report, Severity::Note),
+            comments: Vec::new(),
+            moves: Vec::new(),
+            plies: PlyColumns::default(),
+            ply_notes: Vec::new(),
+            notes_text: String::new(),
+            nags: Vec::new(),
+            movetext: String::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Adds every line of play with every notation, from the game's elements (see
+    /// [`super::elements`]): what JSON lines and CSV write.
+    pub fn set_move_tree(&mut self, elements: &[Element], collector: &Collector) {
+        (self.comments, self.moves) = records::move_tree(elements, collector);
+    }
+
+    /// Adds the main-line plies the collector [kept](Collector::columns), which it takes, and
+    /// (when they are kept move by move) their clocks, evaluations, comments and NAGs from the
+    /// game's elements: what the tables hold.
+    pub fn set_plies(&mut self, elements: &[Element], collector: &mut Collector) {
+        self.plies = collector
+            .columns
+            .take()
+            .map(|mut b| {
+                b.settle(None);
+                *b
+            })
+            .unwrap_or_default();
+        // Only the moves table shows them.
+        if self.plies.has_moves() {
+            self.set_notes(elements, collector);
+        }
+    }
+    /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name, and
+    /// `result` as its `Result` if given.
+    fn set_tags(&mut self, lexed: &Lexed, result: Option<GameResult>, extra: &[(&str, &str)]) {
+        let mut tags: Vec<(&str, &str)> = Vec::with_capacity(extra.len() + lexed.tag_count() + 1);
+        tags.extend_from_slice(extra);
+        let own = lexed.tags().map(|t| (t.name, t.value));
+        match result {
+            Some(result) => {
+                tags.extend(own.filter(|t| t.0 != "Result"));
+                tags.push(("Result", result.as_str()));
+            }
+            None => tags.extend(own),
+        }
+        // Stable: the first tag of a name is the one kept (an extra one before the game's).
+        tags.sort_by_key(|t| t.0);
+        tags.dedup_by_key(|t| t.0);
+        self.tags.reserve_exact(tags.len());
+        self.tag_text
+            .reserve(tags.iter().map(|t| t.0.len() + t.1.len()).sum());
+        for (name, value) in tags {
+            let a = self.tag_end();
+            self.tag_text.push_str(name);
+            let b = self.tag_end();
+            self.tag_text.push_str(value);
+            self.tags.push((a..b, b..self.tag_end()));
+        }
+    }
+
+    fn tag_end(&self) -> u32 {
+        u32::try_from(self.tag_text.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The tag of that name.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags().find(|t| t.0 == name).map(|t| t.1)
+    }
+
+    /// Tag names and values, sorted by name.
+    pub fn tags(&self) -> impl Iterator<Item = (&str, &str)> {
+        let at = |r: &Range<u32>| &self.tag_text[r.start as usize..r.end as usize];
+        self.tags.iter().map(move |(n, v)| (at(n), at(v)))
+    }
+
+    /// Clocks, evaluations, comments and NAGs of the main-line plies, from the elements: the
+    /// k-th main-line move or null move there is the k-th ply kept.
+    fn set_notes(&mut self, elements: &[Element], collector: &Collector) {
+        let plies = self.plies.len();
+        let mut depth = 0usize;
+        let mut current: Option<usize> = None;
+        let mut next = 0usize;
+        let first_white = self.plies.first_white();
+        let white = |i: usize| first_white == i.is_multiple_of(2);
+        // The comments' text at once, rather than growing with each (a clock a ply).
+        let comments = elements.iter().map(|e| match e {
+            Element::Comment(text) => text.len() + 1,
+            _ => 0,
+        });
+        self.notes_text.reserve(comments.sum());
+        for el in elements {
+            match el {
+                Element::VariationStart => depth += 1,
+                Element::VariationEnd => depth = depth.saturating_sub(1),
+                _ if depth > 0 => {}
+                Element::Move(i) if collector.plies.get(*i).is_some_and(|p| p.depth == 0) => {
+                    current = (next < plies).then_some(next);
+                    next += 1;
+                }
+                Element::Null(_) => {
+                    current = (next < plies).then_some(next);
+                    next += 1;
+                }
+                Element::Comment(text) => {
+                    let Some(i) = current else { continue };
+                    let text = super::trim(text);
+                    if self.ply_notes.is_empty() {
+                        self.ply_notes.resize(plies, PlyNote::default());
+                    }
+                    let mover_white = white(i);
+                    let note = &mut self.ply_notes[i];
+                    read_notes(text, mover_white, &mut note.clock, &mut note.eval);
+                    let start = match note.comment.take() {
+                        Some(r) => {
+                            self.notes_text.push(' ');
+                            r.start
+                        }
+                        None => end_of(&self.notes_text),
+                    };
+                    self.notes_text.push_str(text);
+                    note.comment = Some(start..end_of(&self.notes_text));
+                }
+                Element::Nag(n) => {
+                    let Some(i) = current else { continue };
+                    if self.ply_notes.is_empty() {
+                        self.ply_notes.resize(plies, PlyNote::default());
+                    }
+                    // A ply's NAGs are consecutive: they follow it before the next ply.
+                    let at = end_of_nags(&self.nags);
+                    self.nags.push(*n);
+                    let r = &mut self.ply_notes[i].nags;
+                    if r.start == r.end {
+                        *r = at..at + 1;
+                    } else {
+                        r.end = at + 1;
+                    }
+                }
+                Element::Move(_) | Element::Raw(_) => {}
+            }
+        }
+    }
+}
+
+fn count(report: &GameReport, severity: Severity) -> u32 {
+    u32::try_from(report.count(severity)).unwrap_or(u32::MAX)
+}
+
+fn end_of(s: &str) -> u32 {
+    u32::try_from(s.len()).unwrap_or(u32::MAX)
+}
+
+fn end_of_nags(nags: &[u16]) -> u32 {
+    u32::try_from(nags.len()).unwrap_or(u32::MAX)
+}
+
+/// Clock, evaluation, comments and NAGs of one main-line ply.
+#[derive(Debug, Default, Clone)]
+pub(super) struct PlyNote {
+    pub(super) clock: Option<f64>,
+    pub(super) eval: Option<Eval>,
+    /// The ply's comments, trimmed and joined by a space, in [`GameRecord::notes_text`].
+    pub(super) comment: Option<Range<u32>>,
+    /// In [`GameRecord::nags`].
+    pub(super) nags: Range<u32>,
+}
+
+/// An error or warning of a game, with what `validate --format csv` says of it but the game's
+/// own fields (file, game, players): the token is quoted from the game's bytes here, while
+/// they are at hand.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowFinding {
+    pub line: u32,
+    pub column: u32,
+    /// Move number and side of the move it is about.
+    pub ply: Option<crate::diag::PlyLabel>,
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub token: Option<String>,
+    /// What is wrong, its notes after it (`; `), as the CSV writes it.
+    pub message: String,
+    pub help: Option<String>,
+    pub fen: Option<String>,
+}
+
+impl RowFinding {
+    /// The finding `f` of the game `ctx` names.
+    pub fn new(ctx: &crate::report::GameContext<'_>, f: &crate::diag::Finding) -> RowFinding {
+        let (line, column) = f.span.map_or((ctx.line, 1), |s| (s.line, s.col));
+        let mut message = f.message.clone();
+        for n in &f.notes {
+            message.push_str("; ");
+            message.push_str(n);
+        }
+        RowFinding {
+            line,
+            column,
+            ply: f.ply,
+            severity: f.severity.as_str(),
+            code: f.code.as_str(),
+            token: crate::report::token_text(ctx, f),
+            message,
+            help: f.help.clone(),
+            fen: f.fen.clone(),
+        }
+    }
+}
