@@ -99,14 +99,12 @@ impl Stats {
                 options.opening_plies
             );
         }
-        if options.tiebreaks.is_some() && output.tiebreak.is_some() {
-            bail!("--tiebreaks cannot be used with --tiebreak");
-        }
-        if options.tiebreaks.is_none()
-            && (options.team_tiebreaks.is_some() || options.played_without_moves)
-        {
-            bail!("--team-tiebreaks and --played-without-moves go with --tiebreaks");
-        }
+        reports::refuse_tie_options(
+            output,
+            options.tiebreaks.as_ref(),
+            options.team_tiebreaks.as_ref(),
+            options.played_without_moves,
+        )?;
         reports::refuse_options_that_do_not_apply(
             output,
             partial.is_some(),
@@ -171,7 +169,8 @@ impl Stats {
         let rows = sinks.csv.is_some() || sinks.partial.is_some();
         let opts = CheckOptions::default();
         let mut acc = reports::accumulator(options.rating_run, options.standings_budget);
-        let tied = options.tiebreaks.is_some();
+        // A partial file carries the facts too: `stats merge --tiebreaks` needs them.
+        let tied = options.tiebreaks.is_some() || partial.is_some();
         if tied {
             acc.keep_tie_facts();
         }

@@ -176,6 +176,27 @@ pub(crate) fn names_openings(output: &ReportOptions) -> bool {
     output.writes(ReportName::Openings)
 }
 
+/// Refuses `--tiebreaks` with `--tiebreak`, and the options that go with `--tiebreaks`
+/// without it.
+///
+/// # Errors
+///
+/// The first such clash, saying which options go together.
+pub(crate) fn refuse_tie_options(
+    output: &ReportOptions,
+    tiebreaks: Option<&TieBreakList>,
+    team_tiebreaks: Option<&TeamTieBreakList>,
+    played_without_moves: bool,
+) -> anyhow::Result<()> {
+    if tiebreaks.is_some() && output.tiebreak.is_some() {
+        bail!("--tiebreaks cannot be used with --tiebreak");
+    }
+    if tiebreaks.is_none() && (team_tiebreaks.is_some() || played_without_moves) {
+        bail!("--team-tiebreaks and --played-without-moves go with --tiebreaks");
+    }
+    Ok(())
+}
+
 /// How `standings.csv` is ranked with `--tiebreaks`: the list, the team tables' list, and
 /// whether a decisive game without moves counts as played.
 #[derive(Debug, Clone, Copy)]
