@@ -661,10 +661,13 @@ impl EventLog {
         let mut finish = |builder: &mut EventBuilder<'_>,
                           tied: &mut Option<(TieEventBuilder, TieOptions)>|
          -> io::Result<()> {
+            let table = builder.finish()?;
+            // Casual play gets no table (a server's games may be millions of such events).
             let players = tied
                 .as_mut()
+                .filter(|_| !table.is_casual())
                 .map(|(t, options)| t.finish(names, options.moveless_played));
-            f(&builder.finish()?, players.as_ref())
+            f(&table, players.as_ref())
         };
         let mut count = 0u64;
         replay_sorted(runs, local, names.len(), pending, |key, game, facts| {
@@ -1331,6 +1334,62 @@ mod tests {
     #[test]
     fn a_game_in_memory_takes_40_bytes() {
         assert_eq!(std::mem::size_of::<Pending>(), 40);
+    }
+
+    /// The docs give these sizes too (docs/stats.md, Memory): with tie-breaks' facts a game
+    /// takes 72 bytes in memory, 54 in a run (besides its event's strings).
+    #[test]
+    fn a_game_with_tie_facts_takes_72_bytes() {
+        assert_eq!(std::mem::size_of::<Pending<TieFacts>>(), 72);
+        assert_eq!(1 + PACKED_BYTES + TieFacts::BYTES, 54);
+    }
+
+    /// Facts go into runs and come back as they were, sites joined or not, and ids beyond
+    /// the table are refused.
+    #[test]
+    fn tie_facts_come_back_from_runs() {
+        let games = games(300);
+        let facts = |i: usize| TieFacts {
+            order: i as u64 * 3,
+            round: (i % 4) as u32,
+            white_fide_id: if i % 5 == 0 { TieFacts::NONE } else { 7 },
+            black_fide_id: TieFacts::NONE,
+            board: (i % 2 == 0).then_some(i as u32),
+            play: [Play::Moves, Play::SaidUnplayed, Play::NoMoves][i % 3],
+        };
+        for budget in [1, 2000, usize::MAX] {
+            let mut log = EventLog::with_stores(
+                Box::new(MemoryStore::default()),
+                Box::new(MemoryStore::default()),
+                budget,
+            );
+            log.keep_tie_facts();
+            for (i, (event, site, year, game)) in games.iter().enumerate() {
+                let key = EventKey {
+                    event,
+                    site,
+                    year: *year,
+                };
+                log.push(key, game, Some(&facts(i))).unwrap();
+            }
+            let mut got = Vec::new();
+            log.replay(8, |_, _, f| {
+                got.push(*f.expect("facts kept"));
+                Ok(())
+            })
+            .unwrap();
+            got.sort_by_key(|f| f.order);
+            let want: Vec<TieFacts> = (0..games.len()).map(facts).collect();
+            assert_eq!(got, want, "budget {budget}");
+        }
+        let mut bytes = Vec::new();
+        facts(1).encode(&mut bytes);
+        assert_eq!(bytes.len(), TieFacts::BYTES);
+        assert_eq!(TieFacts::decode(&bytes, 8).unwrap(), facts(1));
+        assert!(
+            TieFacts::decode(&bytes, 7).is_err(),
+            "a FIDE id beyond the table"
+        );
     }
 
     #[test]
