@@ -200,10 +200,17 @@ impl TieEventBuilder {
     /// The event's players and results; a decisive game without moves counts as played
     /// when `moveless_played`.
     pub(crate) fn finish(&mut self, names: &Names, moveless_played: bool) -> EventPlayers {
-        self.games.sort_by_key(|(_, facts)| facts.order);
+        let mut games = std::mem::take(&mut self.games);
+        games.sort_by_key(|(_, facts)| facts.order);
         let mut event = EventGames::default();
-        for (game, facts) in &self.games {
+        for (game, facts) in &games {
             event.add(names, game, facts, moveless_played);
+        }
+        // A large event's games are let go before it is ranked; a small one's kept for reuse.
+        if games.capacity() <= 1024 {
+            self.games = games;
+        } else {
+            drop(games);
         }
         event.players()
     }
