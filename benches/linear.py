@@ -20,10 +20,17 @@ at most about 4.5 when both grow linearly (the memory often stays flat).
                each format (convert --format jsonl, csv, pgn; select --format jsonl): its
                memory is bounded by 8 times --max-game-size (P022 past it)
 
-Last, for `pgnkit dedup`, small games at N and 4N (DEDUP_GAMES=N, 100000 by default) at the
+Then, for `pgnkit dedup`, small games at N and 4N (DEDUP_GAMES=N, 100000 by default) at the
 least --memory-budget (1M) and at 64M, with the peak memory of each run too.
 
+Last, `pgnkit stats --tiebreaks`: a Swiss of TIEBREAK_PLAYERS players (100000 by default) over
+9 rounds, and besides it N and 4N games (TIEBREAK_GAMES=N, 100000 by default) of other events
+(four-player round robins): the event log spills to disk, and the tie-break tables are built
+from its replay one event at a time, so the peak memory stays flat as the other events grow; it
+is what the one large event needs within itself (its games and players), not the database.
+
 Usage: benches/linear.py [PGNKIT] [MAX_MB]   (default target/release/pgnkit, 16)
+       benches/linear.py --tiebreaks [PGNKIT]   (the tie-break case alone)
 """
 import os
 import subprocess
@@ -158,6 +165,57 @@ def dedup_doubling(binary, games, budgets=('1M', '64M')):
                 before = (took, peak)
 
 
+def tiebreak_games(players, others, path, rounds=9):
+    """Writes a Swiss of `players` players over `rounds` rounds (in round r, a player whose bit
+    r is 0 meets the one 2^r above it, if any: no pair meets twice; a player left without an
+    opponent gets a bye), then `others` games of four-player round robins among 1,000 club
+    players (so that the players, which memory is bounded by, do not grow with N), to
+    `path`."""
+    with open(path, 'w') as f:
+        for r in range(rounds):
+            step = 1 << r
+            for p in range(players):
+                if p & step:
+                    continue
+                q = p + step
+                result = ('1-0', '1/2-1/2', '0-1')[(p * 7 + r * 13) % 3]
+                black = f'P{q}' if q < players else 'bye'
+                if q >= players:
+                    result = '1-0'
+                f.write(f'[Event "Open"]\n[Site "Big"]\n[Date "2024.07.01"]\n[Round "{r + 1}"]\n'
+                        f'[White "P{p}"]\n[Black "{black}"]\n[WhiteElo "{1000 + p % 1800}"]\n'
+                        f'[BlackElo "{1000 + q % 1800}"]\n[Result "{result}"]\n\n1. e4 {result}\n\n')
+        pairings = ((0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2))
+        for g in range(others):
+            event, (w, b) = g // 6, pairings[g % 6]
+            result = ('1-0', '1/2-1/2', '0-1')[g % 3]
+            f.write(f'[Event "Club {event}"]\n[Site "Town"]\n[Date "2024.01.01"]\n'
+                    f'[Round "{g % 6 // 2 + 1}"]\n[White "C{(event * 4 + w) % 1000}"]\n'
+                    f'[Black "C{(event * 4 + b) % 1000}"]\n'
+                    f'[Result "{result}"]\n\n1. d4 {result}\n\n')
+
+
+def tiebreak_doubling(binary, players, games):
+    """`pgnkit stats --tiebreaks` on the Swiss of `players` players and N then 4N games of other
+    events: time grows with the games, peak memory stays flat (the Swiss's own)."""
+    print(f'{"tiebreaks":<10} {"players":>8} {"others":>8} {"seconds":>9} {"ratio":>6} '
+          f'{"peak MB":>8} {"ratio":>6}')
+    with tempfile.TemporaryDirectory() as tmp:
+        before = None
+        for n in (games, 4 * games):
+            path = os.path.join(tmp, 'events.pgn')
+            # Made by a child, as dedup's games are (see dedup_doubling).
+            subprocess.run([sys.executable, __file__, '--tiebreak-games', str(players), str(n),
+                            path], check=True)
+            took, peak = run_measured([binary, 'stats', '-q', '-j', '1', path, '--report',
+                                       'standings', '-o', os.path.join(tmp, 'standings.csv'),
+                                       '--tiebreaks', 'BH-C1,BH,SB,ARO,PS,WIN'])
+            ratios = (f'{took / before[0]:.2f}', f'{peak / before[1]:.2f}') if before else ('-', '-')
+            print(f'{"swiss":<10} {players:>8} {n:>8} {took:>9.3f} {ratios[0]:>6} {peak:>8.1f} '
+                  f'{ratios[1]:>6}', flush=True)
+            before = (took, peak)
+
+
 # The inputs measured at N and 4N: (input, label, arguments after the binary).
 AT_N_AND_4N = [
     ('big-tags', 'validate -j 1', ['validate', '-q', '-j', '1', '--max-game-size', '1']),
@@ -175,6 +233,15 @@ AT_N_AND_4N = [
 def main():
     if sys.argv[1:2] == ['--measure']:
         measure(sys.argv[2:])
+        return
+    if sys.argv[1:2] == ['--tiebreak-games']:
+        tiebreak_games(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+        return
+    if sys.argv[1:2] == ['--tiebreaks']:
+        # Only the tie-break case: `--tiebreaks [PGNKIT]`.
+        binary = sys.argv[2] if len(sys.argv) > 2 else 'target/release/pgnkit'
+        tiebreak_doubling(binary, int(os.environ.get('TIEBREAK_PLAYERS', '100000')),
+                          int(os.environ.get('TIEBREAK_GAMES', '100000')))
         return
     if sys.argv[1:2] == ['--dedup-games']:
         with open(sys.argv[3], 'w') as f:
@@ -219,6 +286,9 @@ def main():
                       f'{ratios[1]}', flush=True)
                 before = (took, peak)
     dedup_doubling(binary, int(os.environ.get('DEDUP_GAMES', '100000')))
+    print()
+    tiebreak_doubling(binary, int(os.environ.get('TIEBREAK_PLAYERS', '100000')),
+                      int(os.environ.get('TIEBREAK_GAMES', '100000')))
 
 
 if __name__ == '__main__':

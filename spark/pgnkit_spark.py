@@ -346,7 +346,8 @@ def stats_task(batches, options: dict, fail_once: Optional[int]):
 def merge_partials(rows, splits: list[dict], options: dict) -> None:
     """Feeds each split's partial, put together from its chunks, to the package's merger (the
     code of ``pgnkit stats merge``) as soon as it and every split before it have arrived, then
-    writes the reports ``options`` ask for (``StatsMerger``'s keywords: out, excel, raw_csv).
+    writes the reports ``options`` ask for (``StatsMerger``'s keywords: out, excel, raw_csv,
+    tiebreaks, team_tiebreaks, played_without_moves).
     Keyed by split: a chunk that comes twice (a retried or speculative task's copy) is taken
     once; a split that never comes fails the merge instead of dropping its games."""
     from pgnkit import _pgnkit
@@ -499,7 +500,9 @@ def run_stats(spark, args, splits) -> int:
     # pay: the first fetch runs a job over every partition, which waits for all of them.
     df = df.persist(StorageLevel.DISK_ONLY)
     df.count()
-    reports = {"out": args.out, "excel": args.excel, "raw_csv": args.raw_csv}
+    reports = {"out": args.out, "excel": args.excel, "raw_csv": args.raw_csv,
+               "tiebreaks": args.tiebreaks, "team_tiebreaks": args.team_tiebreaks,
+               "played_without_moves": args.played_without_moves}
     try:
         merge_partials(df.toLocalIterator(prefetchPartitions=True), splits, reports)
     finally:
@@ -528,6 +531,10 @@ def main(argv=None) -> int:
     p.add_argument("--add-eco", action="store_true", help="stats: as pgnkit stats")
     p.add_argument("--excel", action="store_true", help="stats: as pgnkit stats")
     p.add_argument("--raw-csv", action="store_true", help="stats: as pgnkit stats")
+    # The partials always carry what tie-breaks need: these shape the merge on the driver.
+    p.add_argument("--tiebreaks", metavar="LIST", help="stats: as pgnkit stats")
+    p.add_argument("--team-tiebreaks", metavar="LIST", help="stats: as pgnkit stats")
+    p.add_argument("--played-without-moves", action="store_true", help="stats: as pgnkit stats")
     p.add_argument("--fail-once", type=int, metavar="SPLIT",
                    default=int(os.environ["PGNKIT_SPARK_FAIL_ONCE"])
                    if os.environ.get("PGNKIT_SPARK_FAIL_ONCE") else None,

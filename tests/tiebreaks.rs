@@ -138,3 +138,114 @@ fn tiebreaks_of_sites_joined_into_one_event_count_every_site_s_games() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Writes the games of `pgn` as two files in `dir`, the first `first` games and the rest.
+fn split_in_two(pgn: &str, first: usize, dir: &Path) -> [String; 2] {
+    let games = common::pgn_games(&std::fs::read_to_string(pgn).unwrap());
+    assert!(games.len() > first, "{pgn}: more than {first} games");
+    let (a, b) = games.split_at(first);
+    [("a.pgn", a), ("b.pgn", b)].map(|(name, games)| {
+        let path = dir.join(name);
+        std::fs::write(&path, games.join("\n")).unwrap();
+        path.to_str().unwrap().to_owned()
+    })
+}
+
+/// Issue 42: `stats merge --tiebreaks` gives one machine's tables. A Swiss (a bye, a
+/// forfeit, a withdrawal) and a team cup, each cut into two inputs written as two partial
+/// results, merged with `--tiebreaks` (and the team and forfeit options), give
+/// `standings.csv` byte for byte as one `stats` run over both inputs.
+#[test]
+fn merged_partials_rank_as_one_run() {
+    let dir = common::scratch("tiebreaks/merged");
+    for (pgn, first, options) in [
+        (
+            "testdata/stats/tiebreaks/swiss.pgn",
+            5,
+            &["--tiebreaks", "ARO-C1,BH-C1,BH,DE"][..],
+        ),
+        (
+            "testdata/stats/tiebreaks/swiss.pgn",
+            3,
+            &[
+                "--tiebreaks",
+                "WIN,WON,BPG,BWG,PS,PS-C1,BH-C2,BH-M1,FB,AOB,SB,ARO,TPR,PTP,APRO,APPO,DE,KS",
+                "--played-without-moves",
+            ][..],
+        ),
+        (
+            "testdata/stats/teams/boards.pgn",
+            7,
+            &[
+                "--tiebreaks",
+                "DE,BH",
+                "--team-tiebreaks",
+                "DE,GP,BC,TBR,BBE",
+            ][..],
+        ),
+    ] {
+        let inputs = split_in_two(pgn, first, &dir);
+        let mut args = vec!["stats", "--report", "standings"];
+        args.extend(inputs.iter().map(String::as_str));
+        args.extend(options);
+        let one = common::pgnkit_ok(&args, None);
+        let parts = ["a.part", "b.part"].map(|p| dir.join(p).to_str().unwrap().to_owned());
+        for (input, part) in inputs.iter().zip(&parts) {
+            common::pgnkit_ok(&["stats", "-q", input, "--partial", part], None);
+        }
+        let mut args = vec!["stats", "merge", "--report", "standings"];
+        args.extend(parts.iter().map(String::as_str));
+        args.extend(options);
+        let merged = common::pgnkit_ok(&args, None);
+        assert!(
+            common::stdout(&one).lines().count() > 4,
+            "{pgn} {options:?}"
+        );
+        assert_eq!(
+            common::stdout(&merged),
+            common::stdout(&one),
+            "{pgn} {options:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A partial result of the version before tie-breaks went into partial files merges as
+/// before, but not with `--tiebreaks`: the message says to rebuild the partial results.
+#[test]
+fn an_older_partial_is_refused_by_merge_with_tiebreaks() {
+    let dir = common::scratch("tiebreaks/older-partial");
+    let part = dir.join("old.part");
+    let part = part.to_str().unwrap();
+    common::pgnkit_ok(
+        &[
+            "stats",
+            "-q",
+            "testdata/stats/tiebreaks/swiss.pgn",
+            "--partial",
+            part,
+        ],
+        None,
+    );
+    let text = std::fs::read_to_string(part).unwrap();
+    let old = text.replacen("\"version\":5", "\"version\":4", 1);
+    assert_ne!(old, text, "the header names version 5");
+    std::fs::write(part, old).unwrap();
+    let o = common::pgnkit(
+        &[
+            "stats",
+            "merge",
+            part,
+            "--report",
+            "standings",
+            "--tiebreaks",
+            "BH",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = common::stderr(&o);
+    assert!(err.contains("rebuild the partial results"), "{err}");
+    common::pgnkit_ok(&["stats", "merge", part, "--report", "standings"], None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -29,6 +29,8 @@ use pgnkit::report;
 use pgnkit::rules::game::CheckOptions;
 use pgnkit::rules::visit::NoVisitor;
 use pgnkit::stats::engine::MAX_OPENING_PLIES;
+use pgnkit::stats::tiebreak::team::TeamTieBreakList;
+use pgnkit::stats::tiebreak::TieBreakList;
 use pgnkit::stats::{MergeOptions, Merger, Renumber, ReportOptions, Stats, StatsOptions};
 
 use super::{failed, Stream};
@@ -453,18 +455,45 @@ impl StatsMerger {
 #[pymethods]
 impl StatsMerger {
     /// A merge into every report, written into the folder `out` (created if missing), with
-    /// the CSV options of `pgnkit stats merge`: `excel` (a byte order mark) and `raw_csv`.
+    /// the options of `pgnkit stats merge`: `excel` (a byte order mark), `raw_csv`, and the
+    /// tie-breaks `tiebreaks` (a list as `--tiebreaks` takes it, `"BH,DE"`),
+    /// `team_tiebreaks` and `played_without_moves`, which go with `tiebreaks`.
     ///
     /// # Errors
     ///
-    /// A report that cannot be created (OSError).
+    /// A tie-break list that does not parse, or an option given without `tiebreaks`
+    /// (ValueError, naming the keyword); a report that cannot be created (OSError).
     #[new]
-    #[pyo3(signature = (*, out, excel=None, raw_csv=None))]
+    #[pyo3(signature = (
+        *, out, excel=None, raw_csv=None, tiebreaks=None, team_tiebreaks=None,
+        played_without_moves=None
+    ))]
     fn new(
         out: PathBuf,
         excel: Option<Bound<'_, PyAny>>,
         raw_csv: Option<Bound<'_, PyAny>>,
+        tiebreaks: Option<&str>,
+        team_tiebreaks: Option<&str>,
+        played_without_moves: Option<Bound<'_, PyAny>>,
     ) -> PyResult<StatsMerger> {
+        let played_without_moves = truthy(played_without_moves)?;
+        let tiebreaks = tiebreaks
+            .map(|l| l.parse::<TieBreakList>())
+            .transpose()
+            .map_err(|e| bad_keyword("tiebreaks", e))?;
+        let team_tiebreaks = team_tiebreaks
+            .map(|l| l.parse::<TeamTieBreakList>())
+            .transpose()
+            .map_err(|e| bad_keyword("team_tiebreaks", e))?;
+        if tiebreaks.is_none() {
+            let given = [
+                ("team_tiebreaks", team_tiebreaks.is_some()),
+                ("played_without_moves", played_without_moves),
+            ];
+            if let Some((keyword, _)) = given.into_iter().find(|&(_, given)| given) {
+                return Err(bad_keyword(keyword, "goes with tiebreaks"));
+            }
+        }
         let options = MergeOptions {
             reports: ReportOptions {
                 out: Some(out),
@@ -472,6 +501,9 @@ impl StatsMerger {
                 raw_csv: truthy(raw_csv)?,
                 ..ReportOptions::default()
             },
+            tiebreaks,
+            team_tiebreaks,
+            played_without_moves,
             ..MergeOptions::default()
         };
         // One partial waits while the thread merges another: the driver holds at most a few.

@@ -72,8 +72,9 @@ def test_a_split_s_diagnostics_are_validate_s_csv():
     assert csv.decode() == pgnkit("validate", "-q", "--format", "csv", GAMES).stdout
 
 
-def merged(tmp_path, splits, name):
-    """Runs each split's task function as an executor would and merges as the driver does."""
+def merged(tmp_path, splits, name, **options):
+    """Runs each split's task function as an executor would and merges as the driver does,
+    with the merge's ``options`` (``StatsMerger``'s keywords) besides ``out``."""
     rows = []
     for s in splits:
         batches = job.stats_task([pa.RecordBatch.from_pylist([s])], {}, None)
@@ -81,7 +82,7 @@ def merged(tmp_path, splits, name):
     # A speculative copy of every task's result arrives too: it must be counted once.
     rows += rows
     out = tmp_path / name
-    job.merge_partials(rows, splits, {"out": str(out)})
+    job.merge_partials(rows, splits, {"out": str(out), **options})
     return out
 
 
@@ -98,6 +99,31 @@ def test_merged_partials_of_ranges_are_pgnkit_stats_byte_for_byte(tmp_path, size
     splits = job.plan([GAMES, GZ, GROUPS], size, 1, ["pgn"])
     assert len(splits) > 4
     same_reports(merged(tmp_path, splits, "merged"), tmp_path / "cli")
+
+
+SWISS = str(ROOT / "testdata" / "stats" / "tiebreaks" / "swiss.pgn")
+BOARDS = str(ROOT / "testdata" / "stats" / "teams" / "boards.pgn")
+
+
+@pytest.mark.parametrize("size", [300, 2000])
+def test_merged_partials_rank_by_tiebreaks_as_pgnkit_stats(tmp_path, size):
+    # Issue 42: the job's --tiebreaks gives one machine's tables; splits cut the events.
+    lists = {"tiebreaks": "ARO-C1,BH-C1,BH,DE,PS,SB", "team_tiebreaks": "DE,GP,BC,TBR,BBE",
+             "played_without_moves": True}
+    pgnkit("stats", "-q", "--out", tmp_path / "cli", "--tiebreaks", lists["tiebreaks"],
+           "--team-tiebreaks", lists["team_tiebreaks"], "--played-without-moves",
+           SWISS, BOARDS, GAMES)
+    splits = job.plan([SWISS, BOARDS, GAMES], size, 1, ["pgn"])
+    assert len(splits) > 3
+    same_reports(merged(tmp_path, splits, "merged", **lists), tmp_path / "cli")
+    assert "BH-C1" in (tmp_path / "merged" / "standings.csv").read_text()
+
+
+def test_the_merge_s_tiebreak_keywords_are_checked():
+    with pytest.raises(ValueError, match="^tiebreaks: "):
+        _pgnkit.StatsMerger(out="never", tiebreaks="XX")
+    with pytest.raises(ValueError, match="^team_tiebreaks: goes with tiebreaks"):
+        _pgnkit.StatsMerger(out="never", team_tiebreaks="GP")
 
 
 def test_a_missing_split_fails_the_merge_instead_of_dropping_games(tmp_path):
@@ -156,6 +182,20 @@ def test_the_job_survives_a_task_failing_once(tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     assert "--fail-once 2" in p.stderr
     same_reports(tmp_path / "spark", tmp_path / "cli")
+
+
+@pytest.mark.skipif(subprocess.run(["java", "-version"], capture_output=True).returncode != 0,
+                    reason="no java")
+def test_the_job_s_tiebreaks_are_pgnkit_stats_tiebreaks(tmp_path):
+    options = ["--tiebreaks", "DE,BH,WIN", "--team-tiebreaks", "GP,BBE"]
+    pgnkit("stats", "-q", "--out", tmp_path / "cli", *options, SWISS, BOARDS)
+    p = subprocess.run([spark_submit(), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+                        str(ROOT / "spark" / "pgnkit_spark.py"), "stats", "--out",
+                        str(tmp_path / "spark"), "--split-size", "700", *options, SWISS, BOARDS],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-3000:]
+    same_reports(tmp_path / "spark", tmp_path / "cli")
+    assert "team:BBE" in (tmp_path / "spark" / "standings.csv").read_text()
 
 
 def test_the_convert_job_finds_its_schemas_without_a_word_on_stderr(capfd):

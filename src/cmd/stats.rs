@@ -2,11 +2,8 @@
 //! from replayed games, and `pgnkit stats merge` to combine partial results. The arguments
 //! become [`StatsOptions`] or [`MergeOptions`]; the engine is [`crate::stats::Stats`].
 
-use std::fs::File;
-use std::io::BufReader;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::ValueEnum;
 
 use crate::outcome::{say, Outcome};
@@ -65,6 +62,13 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", hide = true)]
     pub standings_budget: Option<usize>,
 
+    #[command(flatten)]
+    pub ties: TieArgs,
+}
+
+/// The options of the C.07 tie-breaks; shared by `stats` and `stats merge`.
+#[derive(Debug, clap::Args)]
+pub struct TieArgs {
     /// Rank standings.csv by points, then by these FIDE C.07 tie-breaks in order, one column
     /// each (e.g. `ARO-C1,BH-C1,BH,DE` or `DE,SB,WIN,BWG,KS`; see docs/stats.md).
     #[arg(long, value_name = "LIST", conflicts_with = "tiebreak")]
@@ -110,6 +114,9 @@ pub struct MergeArgs {
     /// and of an event's pairs before they do (for tests).
     #[arg(long, value_name = "BYTES", hide = true)]
     pub standings_budget: Option<usize>,
+
+    #[command(flatten)]
+    pub ties: TieArgs,
 }
 
 /// Where and how reports are written; shared by `stats` and `stats merge`.
@@ -224,9 +231,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         partial: args.partial,
         rating_run: args.rating_run,
         standings_budget: args.standings_budget,
-        tiebreaks: args.tiebreaks,
-        team_tiebreaks: args.team_tiebreaks,
-        played_without_moves: args.played_without_moves,
+        tiebreaks: args.ties.tiebreaks,
+        team_tiebreaks: args.ties.team_tiebreaks,
+        played_without_moves: args.ties.played_without_moves,
         quiet: args.input.quiet,
     };
     Stats::new(options)?.run(args.input.resolve()?)
@@ -234,21 +241,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
 /// Runs `pgnkit stats merge`.
 fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+    let played_without_moves = args.ties.played_without_moves;
     let mut merger = Merger::new(MergeOptions {
         reports: args.output.into(),
         rating_run: args.rating_run,
         standings_budget: args.standings_budget,
+        tiebreaks: args.ties.tiebreaks,
+        team_tiebreaks: args.ties.team_tiebreaks,
+        played_without_moves,
     })?;
     for path in &args.parts {
         if interrupted() {
             break;
         }
-        let file = File::open(path)
-            .context("cannot open")
-            .with_context(|| format!("cannot merge {}", path.display()))?;
-        merger
-            .add(BufReader::new(file), None)
-            .with_context(|| format!("cannot merge {}", path.display()))?;
+        merger.add_file(path)?;
     }
     if let Some(stopped) = reports::unfinished(0)? {
         return Ok(stopped);
@@ -261,6 +267,7 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
             merged.games, merged.games_with_errors, merged.events
         ))?;
         reports::note_casual(merged.casual_games)?;
+        reports::note_moveless(merged.moveless, played_without_moves)?;
     }
     Ok(merged.outcome)
 }

@@ -1,15 +1,15 @@
 //! `standings.csv` ranked by a list of C.07 tie-breaks (`pgnkit stats --tiebreaks LIST`):
-//! the player tables from the [`TiebreakLog`], one column a tie-break after `points`; team
+//! the player tables from each event's games as tie-breaks read them
+//! ([`StatsAccumulator::for_each_event_tied`]), one column a tie-break after `points`; team
 //! tables as without the option, or, with `--team-tiebreaks LIST`, by match points and that
 //! list, in columns named `team:` and the tie-break after the players' ones.
 
 use std::io::{self, Write};
 
 use super::stats::{neutralise, number, CsvOptions, TableOptions};
+use crate::stats::reports::TieTables;
 use crate::stats::standings::EventKind;
-use crate::stats::tiebreak::log::TiebreakLog;
-use crate::stats::tiebreak::team::TeamTieBreak;
-use crate::stats::tiebreak::{Ratio, TieBreak};
+use crate::stats::tiebreak::Ratio;
 use crate::stats::StatsAccumulator;
 
 /// A cell: text from the input (neutralised unless raw) or pgnkit's own.
@@ -21,9 +21,10 @@ fn cell(text: &str, input: bool, opts: CsvOptions) -> String {
     }
 }
 
-/// Writes `standings.csv` with the player tables ranked by points, then by `list` in order;
-/// with a `team_list`, the team tables by match points, then by it. Returns the games left out
-/// as casual online play (see [`StatsAccumulator::for_each_event`]).
+/// Writes `standings.csv` with the player tables ranked by points, then by `ties.list` in
+/// order; with `ties.teams`, the team tables by match points, then by it. Returns the games
+/// left out as casual online play (see [`StatsAccumulator::for_each_event`]). The
+/// accumulator must keep what tie-breaks need ([`StatsAccumulator::keep_tie_facts`]).
 ///
 /// # Errors
 ///
@@ -31,11 +32,11 @@ fn cell(text: &str, input: bool, opts: CsvOptions) -> String {
 pub fn write_standings<W: Write>(
     out: &mut csv::Writer<W>,
     acc: &mut StatsAccumulator,
-    log: &TiebreakLog,
-    list: &[TieBreak],
-    team_list: &[TeamTieBreak],
+    ties: &TieTables<'_>,
     opts: &TableOptions,
 ) -> csv::Result<u64> {
+    let list = &ties.list.0[..];
+    let team_list = ties.teams.map_or(&[][..], |l| &l.0[..]);
     let mut header: Vec<String> = [
         "event", "site", "year", "table", "kind", "tiebreak", "place", "player", "games", "wins",
         "draws", "losses", "points",
@@ -51,7 +52,7 @@ pub fn write_standings<W: Write>(
     let team_names: Vec<String> = team_list.iter().map(ToString::to_string).collect();
     let team_tiebreak = format!("match points,{}", team_names.join(","));
     let csv = opts.csv;
-    acc.for_each_event(|event| {
+    acc.for_each_event_tied(ties.moveless_played, |event, players| {
         let key = event.key;
         let kind = match event.detect_kind() {
             EventKind::RoundRobin => "round robin",
@@ -68,8 +69,7 @@ pub fn write_standings<W: Write>(
                 tiebreak.to_owned(),
             ]
         };
-        let players = log.event(key);
-        if let Some(players) = &players {
+        if let Some(players) = players {
             for row in players.results.rank(list) {
                 let [games, wins, draws, losses] = players.games[row.player];
                 if row.place.is_none() && games == 0 {
@@ -86,7 +86,7 @@ pub fn write_standings<W: Write>(
             }
         }
         if !team_list.is_empty() {
-            let teams = players.as_ref().map(|p| p.teams.rank(team_list));
+            let teams = players.map(|p| p.teams.rank(team_list));
             for team in teams.into_iter().flatten() {
                 let mut record = lead("teams", &team_tiebreak);
                 record.push(team.place.map(|p| p.to_string()).unwrap_or_default());

@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 
 use super::facts::{game_facts, GameFacts};
 use super::partial::{PartHeader, PartLine, PartLineOut, PartTotals, PART_FORMAT, PART_VERSION};
-use super::reports::{self, ReportName, ReportOptions};
+use super::reports::{self, ReportName, ReportOptions, TieTables};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::Outcome;
@@ -19,10 +19,10 @@ use crate::report::staged::{self, StagedFiles};
 use crate::report::stats::{self as csvout, CsvOptions, GameRow};
 use crate::rules::game::CheckOptions;
 use crate::stats::tally::{GameSummary, Tally};
-use crate::stats::tiebreak::log::{names_a_bye, Play, TiebreakGame, TiebreakLog};
+use crate::stats::tiebreak::event::{names_a_bye, Play, TieGame};
 use crate::stats::tiebreak::team::TeamTieBreakList;
 use crate::stats::tiebreak::TieBreakList;
-use crate::stats::{EventKey, ScoredGame};
+use crate::stats::ScoredGame;
 
 /// The longest opening [`StatsOptions::opening_plies`] groups by: far past any opening, and
 /// a bound that keeps the option a number of plies.
@@ -99,14 +99,12 @@ impl Stats {
                 options.opening_plies
             );
         }
-        if options.tiebreaks.is_some() && output.tiebreak.is_some() {
-            bail!("--tiebreaks cannot be used with --tiebreak");
-        }
-        if options.tiebreaks.is_none()
-            && (options.team_tiebreaks.is_some() || options.played_without_moves)
-        {
-            bail!("--team-tiebreaks and --played-without-moves go with --tiebreaks");
-        }
+        reports::refuse_tie_options(
+            output,
+            options.tiebreaks.as_ref(),
+            options.team_tiebreaks.as_ref(),
+            options.played_without_moves,
+        )?;
         reports::refuse_options_that_do_not_apply(
             output,
             partial.is_some(),
@@ -171,7 +169,11 @@ impl Stats {
         let rows = sinks.csv.is_some() || sinks.partial.is_some();
         let opts = CheckOptions::default();
         let mut acc = reports::accumulator(options.rating_run, options.standings_budget);
-        let mut tiebreak_log = options.tiebreaks.as_ref().map(|_| TiebreakLog::new());
+        // A partial file carries the facts too: `stats merge --tiebreaks` needs them.
+        let tied = options.tiebreaks.is_some() || partial.is_some();
+        if tied {
+            acc.keep_tie_facts();
+        }
         // Decisive games without moves (not byes) that --tiebreaks saw.
         let mut moveless = 0u64;
         let mut tally = Tally::new();
@@ -209,30 +211,19 @@ impl Stats {
                 has_error: row.errors > 0,
                 illegal: !row.legal,
             });
-            if let (Some(log), Some(score)) = (tiebreak_log.as_mut(), f.score) {
+            if let Some(score) = f.score {
                 // A bye's game is a bye whatever its moves; any other without moves is told.
-                if f.play == Play::NoMoves && !names_a_bye(&row.white) && !names_a_bye(&row.black) {
+                let bye = names_a_bye(&row.white) || names_a_bye(&row.black);
+                if options.tiebreaks.is_some() && f.play == Play::NoMoves && !bye {
                     moveless += 1;
                 }
-                log.add(&TiebreakGame {
-                    // The event as standings.csv keys it: an online tournament is its address.
-                    event: EventKey::of(&row.event, &row.site, f.date),
-                    white: &row.white,
-                    black: &row.black,
+                let tie = tied.then_some(TieGame {
                     white_fide_id: f.white_fide_id.as_deref(),
                     black_fide_id: f.black_fide_id.as_deref(),
-                    round: &row.round,
-                    score,
-                    played: f.play.played(options.played_without_moves),
-                    white_elo: f.white_elo,
-                    black_elo: f.black_elo,
-                    white_team: f.white_team.as_deref(),
-                    black_team: f.black_team.as_deref(),
                     board: f.board,
+                    play: f.play,
                 });
-            }
-            if let Some(score) = f.score {
-                acc.add(ScoredGame {
+                let game = ScoredGame {
                     event: &row.event,
                     site: &row.site,
                     white: &row.white,
@@ -246,8 +237,9 @@ impl Stats {
                     white_elo: f.white_elo,
                     black_elo: f.black_elo,
                     order,
-                })
-                .map_err(|e| WriteError::new("the statistics' temporary files", e))?;
+                };
+                acc.add_tied(game, tie.as_ref())
+                    .map_err(|e| WriteError::new("the statistics' temporary files", e))?;
             }
             if sinks.csv.is_some() || sinks.partial.is_some() {
                 sinks.write(row).map_err(|e| {
@@ -279,21 +271,19 @@ impl Stats {
         if let Some(stopped) = reports::unfinished(inputs.totals.failed)? {
             return Ok(stopped);
         }
-        if let Some(log) = tiebreak_log.as_mut() {
-            // Standings join the sites of one event: its tie-breaks count all their games.
-            let joined = acc.joined_sites().context("cannot read the event log")?;
-            log.join_sites(&joined);
-        }
-        let team_list = options
-            .team_tiebreaks
-            .as_ref()
-            .map_or(&[][..], |l| &l.0[..]);
-        let tiebreaks = tiebreak_log
-            .as_ref()
-            .zip(options.tiebreaks.as_ref())
-            .map(|(log, list)| (log, list, team_list));
-        let casual_games =
-            reports::write_tables(output, &mut acc, &tally, &mut staged, tiebreaks, eco_table)?;
+        let tiebreaks = options.tiebreaks.as_ref().map(|list| TieTables {
+            list,
+            teams: options.team_tiebreaks.as_ref(),
+            moveless_played: options.played_without_moves,
+        });
+        let casual_games = reports::write_tables(
+            output,
+            &mut acc,
+            &tally,
+            &mut staged,
+            tiebreaks.as_ref(),
+            eco_table,
+        )?;
         let bytes = inputs.totals.bytes;
         if !options.quiet {
             let events = acc.event_count().context("cannot count the events")?;

@@ -23,8 +23,10 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::io;
+use std::marker::PhantomData;
 
 use super::standings::{EventBuilder, EventGame, EventTable};
+use super::tiebreak::event::{EventPlayers, Play, TieEventBuilder, TieFacts};
 use super::{EventKey, JoinedSites, NameId, Names, OwnedEventKey, PlayerId, Score};
 use crate::sort::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 
@@ -32,6 +34,13 @@ use crate::sort::{self, MemoryStore, RunBytes, RunFormat, RunStore, SortedRuns};
 /// hands them to its store: 8 MiB, about 200,000 games of one event or 60,000 games each
 /// with its own `Site`.
 pub(crate) const DEFAULT_BUDGET: usize = 8 << 20;
+
+/// How the tie-break tables of [`EventLog::tables`] count games.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TieOptions {
+    /// A decisive game without moves counts as played, not as a forfeit.
+    pub moveless_played: bool,
+}
 
 /// A team id that names no team.
 const NO_TEAM: u32 = u32::MAX;
@@ -148,16 +157,178 @@ impl Packed {
 }
 
 fn damaged() -> io::Error {
-    sort::damaged(Games::KIND)
+    sort::damaged(KIND)
 }
 
-/// A game in memory: its event as ids of the run's table, and the game.
+/// What a log's records carry besides the standings' game: nothing, or the facts
+/// tie-breaks need ([`TieFacts`]), as the log was made ([`EventLog::keep_tie_facts`]).
+/// The plain log's records and runs stay as small as standings alone need.
+trait Extra: Copy + fmt::Debug + Default {
+    /// Its bytes in a run.
+    const BYTES: usize;
+
+    fn encode(&self, out: &mut Vec<u8>);
+
+    /// Reads it back, checking that its ids name names of a table of `names` names.
+    fn decode(bytes: &[u8], names: usize) -> io::Result<Self>;
+
+    fn facts(&self) -> Option<&TieFacts>;
+
+    fn from_facts(facts: Option<&TieFacts>) -> Self;
+}
+
+impl Extra for () {
+    const BYTES: usize = 0;
+
+    fn encode(&self, _: &mut Vec<u8>) {}
+
+    fn decode(_: &[u8], _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn facts(&self) -> Option<&TieFacts> {
+        None
+    }
+
+    fn from_facts(_: Option<&TieFacts>) {}
+}
+
+impl Extra for TieFacts {
+    /// Order, round, FIDE ids, board (a flag and the number), play.
+    const BYTES: usize = 8 + 4 + 4 + 4 + 1 + 4 + 1;
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.order.to_le_bytes());
+        for n in [self.round, self.white_fide_id, self.black_fide_id] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.push(u8::from(self.board.is_some()));
+        out.extend_from_slice(&self.board.unwrap_or(0).to_le_bytes());
+        out.push(match self.play {
+            Play::Moves => 0,
+            Play::SaidUnplayed => 1,
+            Play::NoMoves => 2,
+        });
+    }
+
+    fn decode(bytes: &[u8], names: usize) -> io::Result<TieFacts> {
+        let u32_at =
+            |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
+        let name = |n: u32| n == TieFacts::NONE || (n as usize) < names;
+        let play = match bytes[25] {
+            0 => Play::Moves,
+            1 => Play::SaidUnplayed,
+            2 => Play::NoMoves,
+            _ => return Err(damaged()),
+        };
+        let facts = TieFacts {
+            order: u64::from_le_bytes(bytes[..8].try_into().unwrap_or_default()),
+            round: u32_at(8),
+            white_fide_id: u32_at(12),
+            black_fide_id: u32_at(16),
+            board: match bytes[20] {
+                0 => None,
+                1 => Some(u32_at(21)),
+                _ => return Err(damaged()),
+            },
+            play,
+        };
+        if name(facts.round) && name(facts.white_fide_id) && name(facts.black_fide_id) {
+            Ok(facts)
+        } else {
+            Err(damaged())
+        }
+    }
+
+    fn facts(&self) -> Option<&TieFacts> {
+        Some(self)
+    }
+
+    fn from_facts(facts: Option<&TieFacts>) -> TieFacts {
+        facts.copied().unwrap_or_default()
+    }
+}
+
+/// A game in memory: its event as ids of the run's table, the game, and what else the log
+/// keeps of it.
 #[derive(Debug, Clone, Copy)]
-struct Pending {
+struct Pending<X = ()> {
     event: NameId,
     site: NameId,
     year: Option<u16>,
     game: Packed,
+    extra: X,
+}
+
+/// The games in memory, in the shape of the log's records.
+#[derive(Debug)]
+enum InMemory {
+    Plain(Vec<Pending>),
+    Tied(Vec<Pending<TieFacts>>),
+}
+
+impl InMemory {
+    fn len(&self) -> usize {
+        match self {
+            InMemory::Plain(v) => v.len(),
+            InMemory::Tied(v) => v.len(),
+        }
+    }
+
+    /// The bytes of the games, as the budget counts them.
+    fn bytes(&self) -> usize {
+        match self {
+            InMemory::Plain(v) => v.len() * std::mem::size_of::<Pending>(),
+            InMemory::Tied(v) => v.len() * std::mem::size_of::<Pending<TieFacts>>(),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            InMemory::Plain(v) => v.clear(),
+            InMemory::Tied(v) => v.clear(),
+        }
+    }
+
+    fn push(&mut self, p: Pending, facts: Option<&TieFacts>) {
+        match self {
+            InMemory::Plain(v) => v.push(p),
+            InMemory::Tied(v) => v.push(Pending {
+                extra: TieFacts::from_facts(facts),
+                event: p.event,
+                site: p.site,
+                year: p.year,
+                game: p.game,
+            }),
+        }
+    }
+
+    /// An empty one of the same shape.
+    fn empty_like(&self) -> InMemory {
+        match self {
+            InMemory::Plain(_) => InMemory::Plain(Vec::new()),
+            InMemory::Tied(_) => InMemory::Tied(Vec::new()),
+        }
+    }
+}
+
+/// Sorts games by event, then pair: the rank of every name of the run's table `local` in
+/// string order stands for the name, so the sort compares integers.
+fn sort_by_event<X>(local: &Names, pending: &mut [Pending<X>]) {
+    let mut ids: Vec<NameId> = (0..local.len()).filter_map(NameId::from_index).collect();
+    ids.sort_unstable_by(|a, b| local.get(*a).cmp(local.get(*b)));
+    let mut rank = vec![0u32; ids.len()];
+    for (r, id) in ids.iter().enumerate() {
+        rank[id.index()] = r as u32;
+    }
+    pending.sort_unstable_by_key(|p| {
+        (
+            rank[p.event.index()],
+            rank[p.site.index()],
+            p.year,
+            p.game.pair(),
+        )
+    });
 }
 
 /// A finished game spelled out, its event and names as text: how an event log leaves its
@@ -190,6 +361,29 @@ pub struct EventEntry<'a> {
     pub black_elo: Option<u32>,
     /// The round number (see [`round_number`](super::standings::round_number)), if known.
     pub round: Option<u16>,
+    /// What tie-breaks need of the game, when the log kept it
+    /// ([`StatsAccumulator::keep_tie_facts`](super::StatsAccumulator::keep_tie_facts)).
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    pub tie: Option<TieEntry<'a>>,
+}
+
+/// What tie-breaks need of a finished game besides its [`EventEntry`], spelled out.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TieEntry<'a> {
+    /// The game's place in its input (a merge moves it after the games of the parts before).
+    pub order: u64,
+    /// The round as tie-breaks read it: the first number of a dotted `Round` tag, else the
+    /// tag as written (trimmed).
+    #[serde(borrow)]
+    pub round: Cow<'a, str>,
+    /// The `WhiteFideId` tag, if it names one (trimmed, not `0`).
+    pub white_fide_id: Option<String>,
+    /// The `BlackFideId` tag.
+    pub black_fide_id: Option<String>,
+    /// The `Board` tag, if it is a number.
+    pub board: Option<u32>,
+    /// How the game was played: moves, said unplayed (a forfeit), or decisive without moves.
+    pub play: Play,
 }
 
 /// The finished games of every event, for the standings tables (see the [module docs](self)).
@@ -197,7 +391,7 @@ pub struct EventLog {
     /// `Event` and `Site` values of the games in memory.
     local: Names,
     local_bytes: usize,
-    pending: Vec<Pending>,
+    pending: InMemory,
     pending_sorted: bool,
     runs: SortedRuns,
     /// Where an event's pairs go while its table is built, when they exceed the budget.
@@ -244,7 +438,7 @@ impl EventLog {
         EventLog {
             local: Names::new(),
             local_bytes: 0,
-            pending: Vec::new(),
+            pending: InMemory::Plain(Vec::new()),
             pending_sorted: true,
             runs: SortedRuns::new(store),
             scratch,
@@ -262,6 +456,18 @@ impl EventLog {
         self
     }
 
+    /// Makes the log keep what tie-breaks need of each game ([`TieFacts`]) from now on (it
+    /// must be empty): its records grow from 27 bytes to 53.
+    pub(crate) fn keep_tie_facts(&mut self) {
+        debug_assert!(self.is_empty());
+        self.pending = InMemory::Tied(Vec::new());
+    }
+
+    /// Whether the log keeps what tie-breaks need.
+    pub(crate) fn keeps_tie_facts(&self) -> bool {
+        matches!(self.pending, InMemory::Tied(_))
+    }
+
     /// The number of games.
     pub fn len(&self) -> u64 {
         self.len
@@ -274,7 +480,7 @@ impl EventLog {
 
     /// Bytes the games in memory take, as the budget counts them.
     fn memory(&self) -> usize {
-        self.pending.len() * std::mem::size_of::<Pending>() + self.local_bytes
+        self.pending.bytes() + self.local_bytes
     }
 
     fn local_name(&mut self, name: &str) -> NameId {
@@ -291,19 +497,31 @@ impl EventLog {
     /// # Errors
     ///
     /// When the budget is reached and the store cannot take the run.
-    pub(crate) fn push(&mut self, key: EventKey<'_>, game: &EventGame) -> io::Result<()> {
-        self.push_packed(key, Packed::new(game))
+    pub(crate) fn push(
+        &mut self,
+        key: EventKey<'_>,
+        game: &EventGame,
+        facts: Option<&TieFacts>,
+    ) -> io::Result<()> {
+        self.push_packed(key, Packed::new(game), facts)
     }
 
-    fn push_packed(&mut self, key: EventKey<'_>, game: Packed) -> io::Result<()> {
+    fn push_packed(
+        &mut self,
+        key: EventKey<'_>,
+        game: Packed,
+        facts: Option<&TieFacts>,
+    ) -> io::Result<()> {
         let event = self.local_name(key.event);
         let site = self.local_name(key.site);
-        self.pending.push(Pending {
+        let pending = Pending {
             event,
             site,
             year: key.year,
             game,
-        });
+            extra: (),
+        };
+        self.pending.push(pending, facts);
         self.pending_sorted = false;
         self.len += 1;
         self.events = None;
@@ -313,43 +531,29 @@ impl EventLog {
         Ok(())
     }
 
-    /// Sorts the games in memory by event, then pair: the rank of every name of the run's
-    /// table in string order stands for the name, so the sort compares integers.
+    /// Sorts the games in memory by event, then pair ([`sort_by_event`]).
     fn sort_pending(&mut self) {
         if self.pending_sorted {
             return;
         }
-        let local = &self.local;
-        let mut ids: Vec<NameId> = (0..local.len()).filter_map(NameId::from_index).collect();
-        ids.sort_unstable_by(|a, b| local.get(*a).cmp(local.get(*b)));
-        let mut rank = vec![0u32; ids.len()];
-        for (r, id) in ids.iter().enumerate() {
-            rank[id.index()] = r as u32;
+        match &mut self.pending {
+            InMemory::Plain(v) => sort_by_event(&self.local, v),
+            InMemory::Tied(v) => sort_by_event(&self.local, v),
         }
-        self.pending.sort_unstable_by_key(|p| {
-            (
-                rank[p.event.index()],
-                rank[p.site.index()],
-                p.year,
-                p.game.pair(),
-            )
-        });
         self.pending_sorted = true;
     }
 
     /// Sorts the games in memory into a run in the store, then merges runs that piled up.
     fn seal(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() {
+        if self.pending.len() == 0 {
             return Ok(());
         }
         self.sort_pending();
         // Ids are checked when runs are replayed; here they are copied as they are.
-        let games = Games {
-            local: &self.local,
-            names: usize::MAX,
-        };
-        let items = self.pending.iter().map(|p| games.pending(p));
-        self.runs.push_run(&games, items)?;
+        match &self.pending {
+            InMemory::Plain(v) => push_run(&mut self.runs, &self.local, v)?,
+            InMemory::Tied(v) => push_run(&mut self.runs, &self.local, v)?,
+        }
         self.pending.clear();
         self.local = Names::new();
         self.local_bytes = 0;
@@ -367,16 +571,16 @@ impl EventLog {
     pub(crate) fn replay(
         &mut self,
         names: usize,
-        mut f: impl FnMut(EventKey<'_>, &EventGame) -> io::Result<()>,
+        mut f: impl FnMut(EventKey<'_>, &EventGame, Option<&TieFacts>) -> io::Result<()>,
     ) -> io::Result<()> {
         self.sort_pending();
-        let games = Games {
-            local: &self.local,
+        replay_sorted(
+            &self.runs,
+            &self.local,
             names,
-        };
-        replay_sorted(&self.runs, &games, &self.pending, |key, game| {
-            f(key, &game.game())
-        })
+            &self.pending,
+            |key, game, facts| f(key, &game.game(), facts),
+        )
     }
 
     /// Builds every event's tables, one event at a time, and calls `f` with each, in
@@ -394,31 +598,35 @@ impl EventLog {
     pub(crate) fn tables(
         &mut self,
         names: &Names,
-        f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
+        ties: Option<TieOptions>,
+        f: impl FnMut(&EventTable<'_>, Option<&EventPlayers>) -> io::Result<()>,
     ) -> io::Result<u64> {
         let groups = self.site_groups(names.len())?;
         if groups.joined.is_empty() {
-            return self.own_tables(names, f);
+            return self.own_tables(names, ties, f);
         }
         let spare = std::mem::replace(&mut self.spare, Box::new(MemoryStore::default()));
         let mut copy = EventLog::with_stores(spare, Box::new(MemoryStore::default()), self.budget);
+        copy.pending = self.pending.empty_like();
         let mut last = OwnedEventKey::default();
         let mut site: Option<String> = None;
-        let games = Games {
-            local: &self.local,
-            names: names.len(),
-        };
-        let copied = replay_sorted(&self.runs, &games, &self.pending, |key, game| {
-            if site.is_none() || key != last.key() {
-                last.set(key);
-                site = Some(groups.site(key).to_owned());
-            }
-            let site = site.as_deref().unwrap_or(key.site);
-            copy.push_packed(EventKey { site, ..key }, *game)
-        });
+        let copied = replay_sorted(
+            &self.runs,
+            &self.local,
+            names.len(),
+            &self.pending,
+            |key, game, facts| {
+                if site.is_none() || key != last.key() {
+                    last.set(key);
+                    site = Some(groups.site(key).to_owned());
+                }
+                let site = site.as_deref().unwrap_or(key.site);
+                copy.push_packed(EventKey { site, ..key }, *game, facts)
+            },
+        );
         // The scratch store is this log's; the copy borrows it to build the tables.
         std::mem::swap(&mut copy.scratch, &mut self.scratch);
-        let count = copied.and_then(|()| copy.own_tables(names, f));
+        let count = copied.and_then(|()| copy.own_tables(names, ties, f));
         std::mem::swap(&mut copy.scratch, &mut self.scratch);
         let mut spare = copy.runs.into_store();
         let cleared = spare.clear();
@@ -433,7 +641,8 @@ impl EventLog {
     fn own_tables(
         &mut self,
         names: &Names,
-        mut f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
+        ties: Option<TieOptions>,
+        mut f: impl FnMut(&EventTable<'_>, Option<&EventPlayers>) -> io::Result<()>,
     ) -> io::Result<u64> {
         self.sort_pending();
         let EventLog {
@@ -445,23 +654,41 @@ impl EventLog {
             ..
         } = self;
         let mut builder = EventBuilder::new(names, &mut **scratch, *budget);
-        let mut count = 0u64;
-        let games = Games {
-            local,
-            names: names.len(),
+        // An event's games for its tie-break tables, when asked for and kept.
+        let mut tied = ties
+            .filter(|_| matches!(pending, InMemory::Tied(_)))
+            .map(|options| (TieEventBuilder::default(), options));
+        let mut finish = |builder: &mut EventBuilder<'_>,
+                          tied: &mut Option<(TieEventBuilder, TieOptions)>|
+         -> io::Result<()> {
+            let table = builder.finish()?;
+            // Casual play gets no table (a server's games may be millions of such events).
+            let players = tied
+                .as_mut()
+                .filter(|_| !table.is_casual())
+                .map(|(t, options)| t.finish(names, options.moveless_played));
+            f(&table, players.as_ref())
         };
-        replay_sorted(runs, &games, pending, |key, game| {
+        let mut count = 0u64;
+        replay_sorted(runs, local, names.len(), pending, |key, game, facts| {
             if !builder.is_for(key) {
                 if count > 0 {
-                    f(&builder.finish()?)?;
+                    finish(&mut builder, &mut tied)?;
                 }
                 builder.start(key);
+                if let Some((t, _)) = tied.as_mut() {
+                    t.start();
+                }
                 count += 1;
             }
-            builder.add(&game.game())
+            let game = game.game();
+            if let (Some((t, _)), Some(facts)) = (tied.as_mut(), facts) {
+                t.add(&game, facts);
+            }
+            builder.add(&game)
         })?;
         if count > 0 {
-            f(&builder.finish()?)?;
+            finish(&mut builder, &mut tied)?;
         }
         self.events = Some(count);
         Ok(count)
@@ -495,15 +722,17 @@ impl EventLog {
     /// A pass over the games that finds which sites are one event ([`SiteGroups`]).
     fn site_groups(&mut self, names: usize) -> io::Result<SiteGroups> {
         self.sort_pending();
-        let games = Games {
-            local: &self.local,
-            names,
-        };
         let mut finder = SiteGroupFinder::default();
-        replay_sorted(&self.runs, &games, &self.pending, |key, game| {
-            finder.add(key, game);
-            Ok(())
-        })?;
+        replay_sorted(
+            &self.runs,
+            &self.local,
+            names,
+            &self.pending,
+            |key, game, _| {
+                finder.add(key, game);
+                Ok(())
+            },
+        )?;
         Ok(finder.finish())
     }
 
@@ -515,36 +744,40 @@ impl EventLog {
     /// Errors of either store.
     pub(crate) fn absorb(&mut self, mut other: EventLog, names: &[NameId]) -> io::Result<()> {
         // The replay checks that ids read back from runs are below `names.len()`; games in
-        // memory hold ids of `other`'s own table.
-        let player = |p: u32| {
-            if p == PlayerId::UNKNOWN.0 {
-                p
+        // memory hold ids of `other`'s own table. The unknown player, no team and no name
+        // are one id, kept.
+        debug_assert!(PlayerId::UNKNOWN.0 == NO_TEAM && NO_TEAM == TieFacts::NONE);
+        let id = |n: u32| {
+            if n == NO_TEAM {
+                n
             } else {
-                names[p as usize].raw()
-            }
-        };
-        let team = |t: u32| {
-            if t == NO_TEAM {
-                t
-            } else {
-                names[t as usize].raw()
+                names[n as usize].raw()
             }
         };
         other.sort_pending();
-        let games = Games {
-            local: &other.local,
-            names: names.len(),
-        };
-        replay_sorted(&other.runs, &games, &other.pending, |key, game| {
-            let game = Packed {
-                white: player(game.white),
-                black: player(game.black),
-                white_team: team(game.white_team),
-                black_team: team(game.black_team),
-                ..*game
-            };
-            self.push_packed(key, game)
-        })
+        let (runs, local) = (&other.runs, &other.local);
+        replay_sorted(
+            runs,
+            local,
+            names.len(),
+            &other.pending,
+            |key, game, facts| {
+                let game = Packed {
+                    white: id(game.white),
+                    black: id(game.black),
+                    white_team: id(game.white_team),
+                    black_team: id(game.black_team),
+                    ..*game
+                };
+                let facts = facts.map(|f| TieFacts {
+                    round: id(f.round),
+                    white_fide_id: id(f.white_fide_id),
+                    black_fide_id: id(f.black_fide_id),
+                    ..*f
+                });
+                self.push_packed(key, game, facts.as_ref())
+            },
+        )
     }
 }
 
@@ -809,42 +1042,80 @@ impl SiteGroupFinder {
     }
 }
 
+/// Writes the games in memory `pending` (sorted) as a run of `runs`.
+fn push_run<X: Extra>(
+    runs: &mut SortedRuns,
+    local: &Names,
+    pending: &[Pending<X>],
+) -> io::Result<()> {
+    let games = Games::<X>::new(local, usize::MAX);
+    runs.push_run(&games, pending.iter().map(|p| games.pending(p)))
+}
+
 /// Calls `f` with the games of `runs` and `pending` (sorted), merged (see
-/// [`EventLog::replay`]).
+/// [`EventLog::replay`]); `local` is the table of the games in memory, `names` the number of
+/// names ids may refer to.
 fn replay_sorted(
     runs: &SortedRuns,
-    games: &Games<'_>,
-    pending: &[Pending],
-    mut f: impl FnMut(EventKey<'_>, &Packed) -> io::Result<()>,
+    local: &Names,
+    names: usize,
+    pending: &InMemory,
+    f: impl FnMut(EventKey<'_>, &Packed, Option<&TieFacts>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let mut replay = runs.replay(games, pending)?;
-    while let Some((key, game)) = replay.peek() {
-        f(key, game)?;
-        replay.advance()?;
+    fn merged<X: Extra>(
+        runs: &SortedRuns,
+        games: &Games<'_, X>,
+        pending: &[Pending<X>],
+        mut f: impl FnMut(EventKey<'_>, &Packed, Option<&TieFacts>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut replay = runs.replay(games, pending)?;
+        while let Some((key, game, extra)) = replay.peek() {
+            f(key, game, extra.facts())?;
+            replay.advance()?;
+        }
+        Ok(())
     }
-    Ok(())
+    match pending {
+        InMemory::Plain(v) => merged(runs, &Games::new(local, names), v, f),
+        InMemory::Tied(v) => merged(runs, &Games::new(local, names), v, f),
+    }
 }
+
+/// What tells the runs of an event log apart from other runs in a damaged-run error.
+const KIND: &str = "event";
 
 /// How an event log's games sit in its runs, sorted by event ([`EventKey`] order), then pair.
 ///
 /// Each record is a flag byte (1 when an event's strings follow, 0 for the same event as the
 /// record before), the event when it changes (`Event` and `Site` as a length and UTF-8
-/// bytes, the year as 0 or year + 1), then the game ([`Packed`]).
-struct Games<'a> {
+/// bytes, the year as 0 or year + 1), then the game ([`Packed`]) and what else the log keeps
+/// of it (`X`: nothing, or [`TieFacts`]).
+struct Games<'a, X> {
     /// The table of the `Event` and `Site` values of the games in memory.
     local: &'a Names,
     /// How many names player and team ids of games read back may refer to.
     names: usize,
+    extra: PhantomData<X>,
+}
+
+impl<'a, X> Games<'a, X> {
+    fn new(local: &'a Names, names: usize) -> Games<'a, X> {
+        Games {
+            local,
+            names,
+            extra: PhantomData,
+        }
+    }
 }
 
 /// A game and its event, as a merge compares them.
-type Game<'a> = (EventKey<'a>, &'a Packed);
+type Game<'a, X> = (EventKey<'a>, &'a Packed, &'a X);
 
 /// What the reader of a run keeps: the event of the game read last, and that game.
 #[derive(Debug, Default)]
-struct GameReader {
+struct GameReader<X> {
     event: OwnedEventKey,
-    head: Option<Packed>,
+    head: Option<(Packed, X)>,
 }
 
 /// What the writer of a run keeps: the event of the game written last, if any.
@@ -854,33 +1125,33 @@ struct GameWriter {
     event: OwnedEventKey,
 }
 
-impl RunFormat for Games<'_> {
+impl<X: Extra> RunFormat for Games<'_, X> {
     type Item<'i>
-        = Game<'i>
+        = Game<'i, X>
     where
         Self: 'i;
-    type Pending = Pending;
-    type Reader = GameReader;
+    type Pending = Pending<X>;
+    type Reader = GameReader<X>;
     type Writer = GameWriter;
-    const KIND: &'static str = "event";
+    const KIND: &'static str = KIND;
 
-    fn pending<'i>(&'i self, p: &'i Pending) -> Game<'i> {
+    fn pending<'i>(&'i self, p: &'i Pending<X>) -> Game<'i, X> {
         let key = EventKey {
             event: self.local.get(p.event),
             site: self.local.get(p.site),
             year: p.year,
         };
-        (key, &p.game)
+        (key, &p.game, &p.extra)
     }
 
-    fn cmp(&self, (ka, a): Game<'_>, (kb, b): Game<'_>) -> Ordering {
+    fn cmp(&self, (ka, a, _): Game<'_, X>, (kb, b, _): Game<'_, X>) -> Ordering {
         ka.cmp(&kb).then_with(|| a.pair().cmp(&b.pair()))
     }
 
     fn encode(
         &self,
         last: &mut GameWriter,
-        (key, game): Game<'_>,
+        (key, game, extra): Game<'_, X>,
         out: &mut Vec<u8>,
     ) -> io::Result<()> {
         let same = last.started && key == last.event.key();
@@ -900,10 +1171,11 @@ impl RunFormat for Games<'_> {
             last.event.set(key);
         }
         game.encode(out);
+        extra.encode(out);
         Ok(())
     }
 
-    fn decode(&self, last: &mut GameReader, bytes: &mut RunBytes<'_>) -> io::Result<()> {
+    fn decode(&self, last: &mut GameReader<X>, bytes: &mut RunBytes<'_>) -> io::Result<()> {
         match bytes.take(1)?[0] {
             0 if last.head.is_some() => {}
             1 => {
@@ -916,12 +1188,16 @@ impl RunFormat for Games<'_> {
             }
             _ => return Err(damaged()),
         }
-        last.head = Some(Packed::decode(bytes.take(PACKED_BYTES)?, self.names)?);
+        let game = Packed::decode(bytes.take(PACKED_BYTES)?, self.names)?;
+        let extra = X::decode(bytes.take(X::BYTES)?, self.names)?;
+        last.head = Some((game, extra));
         Ok(())
     }
 
-    fn head<'i>(&'i self, last: &'i GameReader) -> Option<Game<'i>> {
-        last.head.as_ref().map(|game| (last.event.key(), game))
+    fn head<'i>(&'i self, last: &'i GameReader<X>) -> Option<Game<'i, X>> {
+        last.head
+            .as_ref()
+            .map(|(game, extra)| (last.event.key(), game, extra))
     }
 }
 
@@ -993,7 +1269,7 @@ mod tests {
                 site,
                 year: *year,
             };
-            log.push(key, game).unwrap();
+            log.push(key, game, None).unwrap();
         }
         log
     }
@@ -1002,7 +1278,7 @@ mod tests {
 
     fn replayed(log: &mut EventLog) -> Replayed {
         let mut out = Vec::new();
-        log.replay(8, |key, game| {
+        log.replay(8, |key, game, _| {
             let pair = Packed::new(game).pair();
             out.push((
                 (key.event.to_owned(), key.site.to_owned(), key.year),
@@ -1060,12 +1336,68 @@ mod tests {
         assert_eq!(std::mem::size_of::<Pending>(), 40);
     }
 
+    /// The docs give these sizes too (docs/stats.md, Memory): with tie-breaks' facts a game
+    /// takes 72 bytes in memory, 54 in a run (besides its event's strings).
+    #[test]
+    fn a_game_with_tie_facts_takes_72_bytes() {
+        assert_eq!(std::mem::size_of::<Pending<TieFacts>>(), 72);
+        assert_eq!(1 + PACKED_BYTES + TieFacts::BYTES, 54);
+    }
+
+    /// Facts go into runs and come back as they were, sites joined or not, and ids beyond
+    /// the table are refused.
+    #[test]
+    fn tie_facts_come_back_from_runs() {
+        let games = games(300);
+        let facts = |i: usize| TieFacts {
+            order: i as u64 * 3,
+            round: (i % 4) as u32,
+            white_fide_id: if i % 5 == 0 { TieFacts::NONE } else { 7 },
+            black_fide_id: TieFacts::NONE,
+            board: (i % 2 == 0).then_some(i as u32),
+            play: [Play::Moves, Play::SaidUnplayed, Play::NoMoves][i % 3],
+        };
+        for budget in [1, 2000, usize::MAX] {
+            let mut log = EventLog::with_stores(
+                Box::new(MemoryStore::default()),
+                Box::new(MemoryStore::default()),
+                budget,
+            );
+            log.keep_tie_facts();
+            for (i, (event, site, year, game)) in games.iter().enumerate() {
+                let key = EventKey {
+                    event,
+                    site,
+                    year: *year,
+                };
+                log.push(key, game, Some(&facts(i))).unwrap();
+            }
+            let mut got = Vec::new();
+            log.replay(8, |_, _, f| {
+                got.push(*f.expect("facts kept"));
+                Ok(())
+            })
+            .unwrap();
+            got.sort_by_key(|f| f.order);
+            let want: Vec<TieFacts> = (0..games.len()).map(facts).collect();
+            assert_eq!(got, want, "budget {budget}");
+        }
+        let mut bytes = Vec::new();
+        facts(1).encode(&mut bytes);
+        assert_eq!(bytes.len(), TieFacts::BYTES);
+        assert_eq!(TieFacts::decode(&bytes, 8).unwrap(), facts(1));
+        assert!(
+            TieFacts::decode(&bytes, 7).is_err(),
+            "a FIDE id beyond the table"
+        );
+    }
+
     #[test]
     fn damaged_runs_are_refused() {
         let games = games(20);
         let mut log = log_of(&games, 1);
         // Ids beyond the table.
-        let e = log.replay(2, |_, _| Ok(())).unwrap_err();
+        let e = log.replay(2, |_, _, _| Ok(())).unwrap_err();
         assert!(e.to_string().contains("damaged event run"), "{e}");
         let mut bytes = Vec::new();
         Packed::new(&games[0].3).encode(&mut bytes);

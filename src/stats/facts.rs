@@ -13,7 +13,7 @@ use crate::report::stats::GameRow;
 use crate::rules::game::CheckOptions;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 use crate::stats::tally::{result_text, termination_by_rule, TerminationKey};
-use crate::stats::tiebreak::log::Play;
+use crate::stats::tiebreak::event::Play;
 use crate::stats::{GameDate, Score};
 
 /// Collects the SAN of the first main-line moves.

@@ -39,11 +39,13 @@ use std::io;
 pub use crate::sort::{MemoryStore, RunStore};
 pub use chrono::{RatedEntry, RatedGame, RatingLog};
 pub use engine::{Stats, StatsOptions};
-pub use eventlog::{EventEntry, EventLog};
+use eventlog::TieOptions;
+pub use eventlog::{EventEntry, EventLog, TieEntry};
 pub use names::{NameId, Names};
 pub use partial::{MergeOptions, Merged, Merger, Renumber};
 pub use reports::{ReportName, ReportOptions};
 use standings::{EventGame, EventTable};
+use tiebreak::event::{fide_id, tie_round, EventPlayers, TieFacts, TieGame};
 
 /// The sites of an event that standings join into one table: each `(Event, Site, year)` that
 /// joins another, with the site of its group (the one its table is named after).
@@ -476,6 +478,25 @@ impl StatsAccumulator {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn add(&mut self, game: ScoredGame<'_>) -> io::Result<()> {
+        self.add_tied(game, None)
+    }
+
+    /// Makes the accumulator keep what tie-breaks need of each game from now on (it must
+    /// be empty): [`add_tied`](Self::add_tied)'s facts, which
+    /// [`for_each_event_tied`](Self::for_each_event_tied) and the partial file need. The
+    /// event log's records grow to twice their size.
+    pub fn keep_tie_facts(&mut self) {
+        self.events.keep_tie_facts();
+    }
+
+    /// Counts one finished game, with what tie-breaks need of it besides (`None`: played,
+    /// no FIDE ids, no board), kept when [`keep_tie_facts`](Self::keep_tie_facts) was
+    /// called.
+    ///
+    /// # Errors
+    ///
+    /// As [`add`](Self::add).
+    pub fn add_tied(&mut self, game: ScoredGame<'_>, tie: Option<&TieGame<'_>>) -> io::Result<()> {
         self.games += 1;
         let white = self.player(game.white);
         let black = self.player(game.black);
@@ -493,7 +514,19 @@ impl StatsAccumulator {
             black_elo,
             round: standings::round_number(game.round),
         };
-        self.events.push(key, &event_game)?;
+        let facts = self.events.keeps_tie_facts().then(|| {
+            let mut name =
+                |text: Option<&str>| text.map_or(TieFacts::NONE, |t| self.names.intern(t).raw());
+            TieFacts {
+                order: game.order,
+                round: name(Some(tie_round(game.round.unwrap_or("")))),
+                white_fide_id: name(tie.and_then(|t| fide_id(t.white_fide_id))),
+                black_fide_id: name(tie.and_then(|t| fide_id(t.black_fide_id))),
+                board: tie.and_then(|t| t.board),
+                play: tie.map_or(tiebreak::event::Play::Moves, |t| t.play),
+            }
+        });
+        self.events.push(key, &event_game, facts.as_ref())?;
         match (white.name(), black.name()) {
             (Some(white), Some(black)) => self.ratings.push(chrono::NewRatedGame {
                 white,
@@ -542,13 +575,37 @@ impl StatsAccumulator {
         &mut self,
         mut f: impl FnMut(&EventTable<'_>) -> io::Result<()>,
     ) -> io::Result<u64> {
+        self.tables(None, |event, _| f(event))
+    }
+
+    /// [`for_each_event`](Self::for_each_event), with each event's players and results as
+    /// tie-breaks read them (built from the same replay: memory holds one event's games),
+    /// when the accumulator keeps what they need ([`keep_tie_facts`](Self::keep_tie_facts));
+    /// a decisive game without moves counts as played when `moveless_played`.
+    ///
+    /// # Errors
+    ///
+    /// As [`for_each_event`](Self::for_each_event).
+    pub fn for_each_event_tied(
+        &mut self,
+        moveless_played: bool,
+        f: impl FnMut(&EventTable<'_>, Option<&EventPlayers>) -> io::Result<()>,
+    ) -> io::Result<u64> {
+        self.tables(Some(TieOptions { moveless_played }), f)
+    }
+
+    fn tables(
+        &mut self,
+        ties: Option<TieOptions>,
+        mut f: impl FnMut(&EventTable<'_>, Option<&EventPlayers>) -> io::Result<()>,
+    ) -> io::Result<u64> {
         let mut casual = 0;
-        self.events.tables(&self.names, |event| {
+        self.events.tables(&self.names, ties, |event, players| {
             if event.is_casual() {
                 casual += event.games();
                 Ok(())
             } else {
-                f(event)
+                f(event, players)
             }
         })?;
         Ok(casual)
@@ -611,7 +668,13 @@ impl StatsAccumulator {
     ) -> io::Result<()> {
         let StatsAccumulator { names, events, .. } = self;
         let player = |p: PlayerId| p.name().map_or("?", |n| names.get(n));
-        events.replay(names.len(), |key, game| {
+        let name = |id: u32| {
+            (id != TieFacts::NONE)
+                .then(|| NameId::from_index(id as usize))
+                .flatten()
+                .map(|n| names.get(n))
+        };
+        events.replay(names.len(), |key, game, facts| {
             f(&EventEntry {
                 event: key.event.into(),
                 site: key.site.into(),
@@ -624,6 +687,14 @@ impl StatsAccumulator {
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
                 round: (game.round > 0).then_some(game.round),
+                tie: facts.map(|facts| TieEntry {
+                    order: facts.order,
+                    round: name(facts.round).unwrap_or("").into(),
+                    white_fide_id: name(facts.white_fide_id).map(str::to_owned),
+                    black_fide_id: name(facts.black_fide_id).map(str::to_owned),
+                    board: facts.board,
+                    play: facts.play,
+                }),
             })
         })
     }
@@ -651,7 +722,23 @@ impl StatsAccumulator {
             black_elo: entry.black_elo.filter(|&e| e > 0),
             round: entry.round.unwrap_or(0),
         };
-        self.events.push(key, &game)
+        let facts = match &entry.tie {
+            Some(tie) if self.events.keeps_tie_facts() => {
+                let mut name = |text: Option<&str>| {
+                    text.map_or(TieFacts::NONE, |t| self.names.intern(t).raw())
+                };
+                Some(TieFacts {
+                    order: tie.order,
+                    round: name(Some(&tie.round)),
+                    white_fide_id: name(tie.white_fide_id.as_deref()),
+                    black_fide_id: name(tie.black_fide_id.as_deref()),
+                    board: tie.board,
+                    play: tie.play,
+                })
+            }
+            _ => None,
+        };
+        self.events.push(key, &game, facts.as_ref())
     }
 
     /// Calls `f` with every rated game spelled out, earliest first: how the rating log is

@@ -2,7 +2,9 @@
 //! games of events, the totals) and the merge of partial files into the reports of all their
 //! games (`stats merge`, and the Spark job's driver).
 
-use std::io::{BufRead, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
@@ -11,7 +13,11 @@ use super::reports::{self, ReportOptions};
 use crate::outcome::Outcome;
 use crate::report::staged::StagedFiles;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow};
+use crate::stats::reports::TieTables;
 use crate::stats::tally::Tally;
+use crate::stats::tiebreak::event::{names_a_bye, Play};
+use crate::stats::tiebreak::team::TeamTieBreakList;
+use crate::stats::tiebreak::TieBreakList;
 use crate::stats::{EventEntry, RatedEntry, StatsAccumulator};
 
 /// The first line of a partial file, naming its format.
@@ -24,7 +30,12 @@ pub(crate) struct PartHeader {
 
 pub(crate) const PART_FORMAT: &str = "pgnkit-stats-partial";
 // 4: terminations are counted by `Termination` tag too; events' games carry their round.
-pub(crate) const PART_VERSION: u32 = 4;
+// 5: events' games carry what tie-breaks need (`tie`); a part of 4 merges without them.
+pub(crate) const PART_VERSION: u32 = 5;
+
+/// The oldest version a merge reads: one without tie-break facts, merged without
+/// `--tiebreaks`.
+const PART_VERSION_UNTIED: u32 = 4;
 
 /// Everything a part counted but the rating log; its last line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -107,6 +118,9 @@ impl Renumber {
 pub struct Merged {
     /// Games of casual online play left out of `standings.csv`.
     pub casual_games: u64,
+    /// Decisive games without moves (not a bye's) that `tiebreaks` saw: forfeits unless
+    /// `played_without_moves`.
+    pub moveless: u64,
     pub games: u64,
     pub games_with_errors: u64,
     pub events: u64,
@@ -123,6 +137,13 @@ pub struct MergeOptions {
     /// Bytes of standings games kept in memory before a sorted run goes to a temporary file,
     /// and of an event's pairs before they do (`None`: the default).
     pub standings_budget: Option<usize>,
+    /// Rank standings.csv by points, then by these FIDE tie-breaks, one column each (the
+    /// parts must be of this version: they carry what tie-breaks need).
+    pub tiebreaks: Option<TieBreakList>,
+    /// With `tiebreaks`: rank the team tables by match points, then by these.
+    pub team_tiebreaks: Option<TeamTieBreakList>,
+    /// With `tiebreaks`: a decisive game without moves counts as played, not as a forfeit.
+    pub played_without_moves: bool,
 }
 
 /// `pgnkit stats merge` as a value: fed partial results one at a time, in input order, it
@@ -157,6 +178,11 @@ pub struct MergeOptions {
 /// ```
 pub struct Merger {
     output: ReportOptions,
+    tiebreaks: Option<TieBreakList>,
+    team_tiebreaks: Option<TeamTieBreakList>,
+    played_without_moves: bool,
+    /// Decisive games without moves, not a bye's, of the parts so far (with `tiebreaks`).
+    moveless: u64,
     csv_opts: CsvOptions,
     staged: StagedFiles,
     games_csv: Option<csv::Writer<Box<dyn Write>>>,
@@ -176,8 +202,17 @@ impl Merger {
             reports: output,
             rating_run,
             standings_budget,
+            tiebreaks,
+            team_tiebreaks,
+            played_without_moves,
         } = options;
         reports::refuse_options_that_do_not_apply(&output, false, 0)?;
+        reports::refuse_tie_options(
+            &output,
+            tiebreaks.as_ref(),
+            team_tiebreaks.as_ref(),
+            played_without_moves,
+        )?;
         if !output.writes_any() {
             bail!("nothing to write: give --out DIR or --report NAME");
         }
@@ -186,12 +221,20 @@ impl Merger {
         };
         let mut staged = StagedFiles::new();
         let games_csv = reports::open_games_csv(&output, &mut staged)?;
+        let mut acc = reports::accumulator(rating_run, standings_budget);
+        if tiebreaks.is_some() {
+            acc.keep_tie_facts();
+        }
         Ok(Merger {
             output,
+            tiebreaks,
+            team_tiebreaks,
+            played_without_moves,
+            moveless: 0,
             csv_opts,
             staged,
             games_csv,
-            acc: reports::accumulator(rating_run, standings_budget),
+            acc,
             tally: Tally::new(),
             opening_plies: None,
         })
@@ -203,12 +246,14 @@ impl Merger {
     ///
     /// # Errors
     ///
-    /// A part that is damaged, of another version or another `--opening-plies`, or a
-    /// temporary file that cannot be written.
+    /// A part that is damaged, of another version or another `--opening-plies`, or of a
+    /// version without what `tiebreaks` need; or a temporary file that cannot be written.
     pub fn add(&mut self, part: impl BufRead, renumber: Option<&Renumber>) -> anyhow::Result<u64> {
         // This part's games come after every game of the parts before it.
         let offset = self.tally.games;
         let (games_csv, csv_opts, acc) = (&mut self.games_csv, self.csv_opts, &mut self.acc);
+        let tied = self.tiebreaks.is_some();
+        let moveless = &mut self.moveless;
         let on_line = |line: PartLine<'_>| -> anyhow::Result<()> {
             match line {
                 PartLine::Game(mut row) => {
@@ -227,14 +272,25 @@ impl Merger {
                     acc.add_rated(&entry)
                         .context("cannot spill the rating log")?;
                 }
-                PartLine::Event(entry) => acc
-                    .add_event_entry(&entry)
-                    .context("cannot spill the event log")?,
+                PartLine::Event(mut entry) => {
+                    if let Some(tie) = entry.tie.as_mut().filter(|_| tied) {
+                        tie.order = tie
+                            .order
+                            .checked_add(offset)
+                            .context("a game number too large")?;
+                        let bye = names_a_bye(&entry.white) || names_a_bye(&entry.black);
+                        if tie.play == Play::NoMoves && !bye {
+                            *moveless += 1;
+                        }
+                    }
+                    acc.add_event_entry(&entry)
+                        .context("cannot spill the event log")?
+                }
                 PartLine::Header(_) | PartLine::Totals(_) => {}
             }
             Ok(())
         };
-        let mut part = read_part(part, &mut self.opening_plies, on_line)?;
+        let mut part = read_part(part, &mut self.opening_plies, tied, on_line)?;
         if let Some(r) = renumber {
             part.tally.files = u64::from(r.first_split);
         }
@@ -244,6 +300,19 @@ impl Merger {
             .context("cannot spill the statistics")?;
         self.tally.merge(part.tally);
         Ok(games)
+    }
+
+    /// Adds the partial file at `path` ([`add`](Self::add), not renumbered).
+    ///
+    /// # Errors
+    ///
+    /// As [`add`](Self::add), and a file that cannot be opened; the error names the file.
+    pub fn add_file(&mut self, path: &Path) -> anyhow::Result<u64> {
+        let file = File::open(path)
+            .context("cannot open")
+            .with_context(|| format!("cannot merge {}", path.display()))?;
+        self.add(BufReader::new(file), None)
+            .with_context(|| format!("cannot merge {}", path.display()))
     }
 
     /// Writes the reports of every game added.
@@ -259,18 +328,24 @@ impl Merger {
         let eco_table = reports::names_openings(output)
             .then(|| crate::eco::table_at(output.eco_table.as_deref()))
             .transpose()?;
+        let tiebreaks = self.tiebreaks.as_ref().map(|list| TieTables {
+            list,
+            teams: self.team_tiebreaks.as_ref(),
+            moveless_played: self.played_without_moves,
+        });
         let casual_games = reports::write_tables(
             output,
             &mut self.acc,
             &self.tally,
             &mut self.staged,
-            None,
+            tiebreaks.as_ref(),
             eco_table,
         )?;
         reports::finish(self.staged)?;
         let events = self.acc.event_count().context("cannot count the events")?;
         Ok(Merged {
             casual_games,
+            moveless: self.moveless,
             games: self.tally.games,
             games_with_errors: self.tally.games_with_errors,
             events,
@@ -280,16 +355,22 @@ impl Merger {
 }
 
 /// Reads one partial file, handing each line between the header and the totals (a games.csv
-/// row, a rated game, a game of an event) to `on_line`, and returns its totals.
+/// row, a rated game, a game of an event) to `on_line`, and returns its totals. A part
+/// without tie-break facts (version 4) is refused when `tied`.
 pub(crate) fn read_part(
     part: impl BufRead,
     opening_plies: &mut Option<usize>,
+    tied: bool,
     mut on_line: impl FnMut(PartLine<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<PartTotals> {
     let mut lines = part.lines();
     let first = lines.next().transpose()?.unwrap_or_default();
+    let known = PART_VERSION_UNTIED..=PART_VERSION;
     match serde_json::from_str::<PartLine>(&first) {
-        Ok(PartLine::Header(h)) if h.format == PART_FORMAT && h.version == PART_VERSION => {
+        Ok(PartLine::Header(h)) if h.format == PART_FORMAT && known.contains(&h.version) => {
+            if tied && h.version < PART_VERSION {
+                bail!("written by an older pgnkit, without what --tiebreaks needs: rebuild the partial results with this version's `pgnkit stats --partial FILE`, or merge without --tiebreaks");
+            }
             match *opening_plies {
                 Some(n) if n != h.opening_plies => bail!(
                     "written with --opening-plies {}, other parts with {n}: openings would not add up",

@@ -18,8 +18,7 @@ use crate::stats::elo::EloConfig;
 use crate::stats::eventlog::DEFAULT_BUDGET;
 use crate::stats::standings::{EventKind, KindChoice};
 use crate::stats::tally::Tally;
-use crate::stats::tiebreak::log::TiebreakLog;
-use crate::stats::tiebreak::team::TeamTieBreak;
+use crate::stats::tiebreak::team::TeamTieBreakList;
 use crate::stats::tiebreak::TieBreakList;
 use crate::stats::StatsAccumulator;
 
@@ -177,6 +176,40 @@ pub(crate) fn names_openings(output: &ReportOptions) -> bool {
     output.writes(ReportName::Openings)
 }
 
+/// Refuses `--tiebreaks` with `--tiebreak`, and the options that go with `--tiebreaks`
+/// without it.
+///
+/// # Errors
+///
+/// The first such clash, saying which options go together.
+pub(crate) fn refuse_tie_options(
+    output: &ReportOptions,
+    tiebreaks: Option<&TieBreakList>,
+    team_tiebreaks: Option<&TeamTieBreakList>,
+    played_without_moves: bool,
+) -> anyhow::Result<()> {
+    if tiebreaks.is_some() && output.tiebreak.is_some() {
+        bail!("--tiebreaks cannot be used with --tiebreak");
+    }
+    if tiebreaks.is_none() && (team_tiebreaks.is_some() || played_without_moves) {
+        bail!("--team-tiebreaks and --played-without-moves go with --tiebreaks");
+    }
+    Ok(())
+}
+
+/// How `standings.csv` is ranked with `--tiebreaks`: the list, the team tables' list, and
+/// whether a decisive game without moves counts as played.
+#[derive(Debug, Clone, Copy)]
+pub struct TieTables<'a> {
+    /// The players' tie-breaks, in order.
+    pub list: &'a TieBreakList,
+    /// The team tables' tie-breaks after match points (`None`: the team tables in game
+    /// points, as without `--tiebreaks`).
+    pub teams: Option<&'a TeamTieBreakList>,
+    /// A decisive game without moves counts as played, not as a forfeit.
+    pub moveless_played: bool,
+}
+
 /// Writes the table reports (all but games.csv) that `output` asks for; `eco` names the
 /// openings (given when [`names_openings`]).
 pub(crate) fn write_tables(
@@ -184,7 +217,7 @@ pub(crate) fn write_tables(
     acc: &mut StatsAccumulator,
     tally: &Tally,
     staged: &mut StagedFiles,
-    tiebreaks: Option<(&TiebreakLog, &TieBreakList, &[TeamTieBreak])>,
+    tiebreaks: Option<&TieTables<'_>>,
     eco: Option<&'static crate::eco::Table>,
 ) -> anyhow::Result<u64> {
     let opts = TableOptions {
@@ -218,9 +251,9 @@ pub(crate) fn write_tables(
                 ReportName::Games => {}
                 ReportName::Standings => {
                     casual_games = match tiebreaks {
-                        Some((log, list, teams)) => crate::report::tiebreaks::write_standings(
-                            &mut w, acc, log, &list.0, teams, &opts,
-                        )?,
+                        Some(ties) => {
+                            crate::report::tiebreaks::write_standings(&mut w, acc, ties, &opts)?
+                        }
                         None => csvout::write_standings(&mut w, acc, &opts)?,
                     };
                 }

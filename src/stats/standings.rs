@@ -1048,11 +1048,11 @@ mod tests {
                     black_elo,
                     round: 0,
                 };
-                log.push(key, &game).unwrap();
+                log.push(key, &game, None).unwrap();
             }
             let mut tables = Vec::new();
             let count = log
-                .tables(&names, |t| {
+                .tables(&names, None, |t, _| {
                     tables.push(t.standings(KindChoice::Detect));
                     Ok(())
                 })

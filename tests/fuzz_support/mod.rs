@@ -949,14 +949,17 @@ fn read_all(mut r: impl Read) -> Vec<u8> {
 }
 
 /// `stats --partial` on each piece of `input` (cut where `control` says), merged with
-/// `stats merge`, writes the reports one `stats` run over the same pieces writes. Runs the
-/// commands in this process, in a scratch folder under `dir`.
+/// `stats merge`, writes the reports one `stats` run over the same pieces writes; with
+/// `--tiebreaks` too, when `control` says so. Runs the library's `Stats` and `Merger` in
+/// this process, in a scratch folder under `dir`.
 pub fn check_stats_merge(control: &[u8], input: &[u8], dir: &std::path::Path) {
-    use clap::Parser;
-    use pgnkit::cli::{run, Cli};
+    use pgnkit::input::InputOptions;
+    use pgnkit::stats::{MergeOptions, Merger, Stats, StatsOptions};
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).expect("scratch folder");
-    let pieces = 1 + usize::from(control.first().copied().unwrap_or(0)) % 3;
+    let first = control.first().copied().unwrap_or(0);
+    let pieces = 1 + usize::from(first) % 3;
+    let tiebreaks = (first / 3 % 2 == 1).then(|| "BH,DE,PS".parse().expect("a tie-break list"));
     let mut cuts: Vec<usize> = (1..pieces)
         .map(|k| usize::from(control.get(k).copied().unwrap_or(0)) * input.len() / 256)
         .collect();
@@ -967,42 +970,37 @@ pub fn check_stats_merge(control: &[u8], input: &[u8], dir: &std::path::Path) {
     for (k, w) in cuts.windows(2).enumerate() {
         let path = dir.join(format!("piece{k}.pgn"));
         std::fs::write(&path, &input[w[0]..w[1]]).expect("write piece");
-        files.push(path.to_str().expect("UTF-8 path").to_owned());
+        files.push(path);
     }
-    let stats = |args: Vec<String>| {
-        let cli = Cli::try_parse_from(args).expect("arguments parse");
-        run(cli).expect("stats runs")
+    let stats = |files: &[std::path::PathBuf], out: std::path::PathBuf, partial| {
+        let mut options = StatsOptions::default();
+        options.reports.out = Some(out);
+        options.partial = partial;
+        options.tiebreaks.clone_from(&tiebreaks);
+        options.quiet = true;
+        let mut input = InputOptions::new(files.to_vec());
+        input.jobs = 1;
+        let stats = Stats::new(options).expect("options");
+        stats.run(input).expect("stats runs");
     };
     let whole = dir.join("whole");
-    let mut args: Vec<String> = ["pgnkit", "stats", "-q", "-j", "1", "--out"]
-        .map(String::from)
-        .into();
-    args.push(whole.to_str().unwrap().into());
-    args.extend(files.iter().cloned());
-    stats(args);
+    stats(&files, whole.clone(), None);
     let mut parts = Vec::new();
     for (k, file) in files.iter().enumerate() {
         let part = dir.join(format!("part{k}.jsonl"));
-        let args = ["pgnkit", "stats", "-q", "-j", "1", "--out"]
-            .map(String::from)
-            .into_iter()
-            .chain([
-                dir.join(format!("out{k}")).to_str().unwrap().into(),
-                "--partial".into(),
-                part.to_str().unwrap().into(),
-                file.clone(),
-            ])
-            .collect();
-        stats(args);
-        parts.push(part.to_str().unwrap().to_owned());
+        let out = dir.join(format!("out{k}"));
+        stats(std::slice::from_ref(file), out, Some(part.clone()));
+        parts.push(part);
     }
     let merged = dir.join("merged");
-    let mut args: Vec<String> = ["pgnkit", "stats", "merge", "-q", "--out"]
-        .map(String::from)
-        .into();
-    args.push(merged.to_str().unwrap().into());
-    args.extend(parts);
-    stats(args);
+    let mut options = MergeOptions::default();
+    options.reports.out = Some(merged.clone());
+    options.tiebreaks = tiebreaks.clone();
+    let mut merger = Merger::new(options).expect("merge options");
+    for part in &parts {
+        merger.add_file(part).expect("a part merges");
+    }
+    merger.finish().expect("reports written");
     let mut reports: Vec<_> = std::fs::read_dir(&whole)
         .expect("reports written")
         .map(|e| e.expect("entry").file_name())

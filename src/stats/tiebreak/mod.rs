@@ -24,7 +24,7 @@
 //! Rounds are whatever numbers the caller gives, in their order: only their order matters,
 //! so a round nobody has a record of does not exist here (and costs nothing).
 
-pub mod log;
+pub mod event;
 mod system;
 pub mod team;
 mod value;
