@@ -218,6 +218,14 @@ pub const FIELDS: &[(&str, &str)] = &[
         "the ECO code of the opening the moves reach, as classified",
     ),
     ("opening", "the name of that classified opening"),
+    (
+        "game",
+        "the game's number in its file, from 1, as validate reports it",
+    ),
+    (
+        "file",
+        "the name of the file the game came from, with * as for player",
+    ),
 ];
 
 /// A position a game may reach, found by its Zobrist hash (then checked exactly).
@@ -288,6 +296,16 @@ pub enum Test {
     Reached {
         equal: bool,
         target: usize,
+    },
+    /// `game`: the game's number in its file (from 1), as `validate` reports it.
+    GameNumber {
+        op: Op,
+        value: f64,
+    },
+    /// `file`: the name of the input the game came from, with `*` as for names.
+    File {
+        op: Op,
+        value: Literal,
     },
     /// The opening the classifier names from the moves (`eco`, `opening`), compared as a tag
     /// is.
@@ -576,7 +594,7 @@ impl Parser {
         // Only `(` and `not` recurse, so only they count: a test inside 64 parentheses is
         // 64 deep, as the docs say, not 65.
         if !matches!(self.peek(), Some(Tok::Not | Tok::Open)) {
-            return self.test().map(Expr::Test);
+            return self.test();
         }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -614,11 +632,11 @@ impl Parser {
                 self.pos += 1;
                 Ok(inner)
             }
-            _ => self.test().map(Expr::Test),
+            _ => self.test(),
         }
     }
 
-    fn test(&mut self) -> Result<Test, ParseError> {
+    fn test(&mut self) -> Result<Expr, ParseError> {
         let at = self.here();
         let field = match self.toks.get(self.pos) {
             Some((Tok::Word(w), _)) => w.clone(),
@@ -637,6 +655,10 @@ impl Parser {
         };
         self.pos += 1;
         let op_at = self.here();
+        if matches!(self.peek(), Some(Tok::Word(w)) if w == "in") {
+            self.pos += 1;
+            return self.range(&field, at, op_at);
+        }
         let regex = self.peek() == Some(&Tok::Matches);
         let op = match self.peek() {
             Some(Tok::Op(op)) => *op,
@@ -663,6 +685,72 @@ impl Parser {
             }
         };
         self.pos += 1;
+        self.make_test(&field, at, op, op_at, &value, value_at)
+            .map(Expr::Test)
+    }
+
+    /// `FIELD in LOW..HIGH`: both ends included, either one left out for no bound. It is
+    /// `FIELD >= LOW and FIELD <= HIGH`, so every field that orders takes it.
+    fn range(&mut self, field: &str, at: usize, in_at: usize) -> Result<Expr, ParseError> {
+        let value_at = self.here();
+        let text = |tok: Option<&(Tok, usize)>| match tok {
+            Some((tok @ (Tok::Bare(_) | Tok::Str(_) | Tok::Word(_)), _)) => Some(tok.clone()),
+            _ => None,
+        };
+        let bounds = match (
+            text(self.toks.get(self.pos)),
+            self.toks.get(self.pos + 1).map(|(t, _)| t),
+            text(self.toks.get(self.pos + 2)),
+        ) {
+            // `1..5`, `..5`, `1..` lex as one word.
+            (Some(Tok::Bare(s)), _, _) if s.contains("..") => {
+                self.pos += 1;
+                let (low, high) = s.split_once("..").unwrap_or_default();
+                let bound = |b: &str| (!b.is_empty()).then(|| Tok::Bare(b.to_owned()));
+                (bound(low), bound(high))
+            }
+            // `"B90" .. "B99"`: three tokens.
+            (Some(low), Some(Tok::Bare(dots)), Some(high)) if dots == ".." => {
+                self.pos += 3;
+                (Some(low), Some(high))
+            }
+            _ => {
+                return Err(ParseError::new(
+                    format!("expected a range after 'in', as {field} in 10..40"),
+                    value_at,
+                ))
+            }
+        };
+        let mut tests = Vec::new();
+        for (op, bound) in [(Op::Ge, bounds.0), (Op::Le, bounds.1)] {
+            if let Some(bound) = bound {
+                tests.push(Expr::Test(
+                    self.make_test(field, at, op, in_at, &bound, value_at)?,
+                ));
+            }
+        }
+        match tests.len() {
+            0 => Err(ParseError::new(
+                "a range needs at least one end: 10..40, 10.. or ..40",
+                value_at,
+            )),
+            1 => Ok(tests.remove(0)),
+            _ => Ok(Expr::And(tests)),
+        }
+    }
+
+    /// The test of `field` `op` `value`, the tokens read.
+    fn make_test(
+        &mut self,
+        field: &str,
+        at: usize,
+        op: Op,
+        op_at: usize,
+        value: &Tok,
+        value_at: usize,
+    ) -> Result<Test, ParseError> {
+        let field = field.to_owned();
+        let value = value.clone();
         let bad_value = |m: String| ParseError::new(m, value_at);
         let err = |m: String| Err(bad_value(m));
         let only_equality = |what: &str| -> Result<bool, ParseError> {
@@ -739,6 +827,22 @@ impl Parser {
                     equal,
                     target: self.targets.len() - 1,
                 })
+            }
+            "game" => {
+                if matches!(op, Op::Contains | Op::NotContains) {
+                    return Err(ParseError::new(
+                        "game is a number: compare it with = != < <= > >= or in 10..40",
+                        op_at,
+                    ));
+                }
+                match number_of(&value) {
+                    Some(value) => Ok(Test::GameNumber { op, value }),
+                    None => err("game is the game's number in its file: expected a number".into()),
+                }
+            }
+            "file" => {
+                let value = literal(&value, op, Values::Text).map_err(bad_value)?;
+                Ok(Test::File { op, value })
             }
             "player" | "white" | "black" => {
                 let sides = match field.as_str() {

@@ -8,6 +8,7 @@
 //!
 //! The engine, [`Select`], is made from [`SelectOptions`] and runs over inputs.
 
+pub mod criteria;
 pub mod date;
 mod engine;
 pub mod expr;
@@ -38,6 +39,10 @@ pub struct Selection {
 pub struct Facts<'a> {
     pub lexed: &'a Lexed,
     pub replay: Option<Replayed<'a>>,
+    /// The game's number in its file, from 1.
+    pub game: u64,
+    /// The name of the input the game came from, as the diagnostics name it.
+    pub file: &'a str,
 }
 
 /// What the replay of a game found.
@@ -99,7 +104,10 @@ fn needs_replay(expr: &Expr) -> bool {
     match expr {
         Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
         Expr::Not(a) => needs_replay(a),
-        Expr::Test(t) => !matches!(t, Test::Tag { .. } | Test::Name { .. }),
+        Expr::Test(t) => !matches!(
+            t,
+            Test::Tag { .. } | Test::Name { .. } | Test::GameNumber { .. } | Test::File { .. }
+        ),
     }
 }
 
@@ -173,6 +181,15 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
                 },
             };
             Some(found.is_some_and(|f| f != negated(*op)))
+        }
+        Test::GameNumber { op, value } => Some(
+            (facts.game as f64)
+                .partial_cmp(value)
+                .is_some_and(|o| op.holds(o)),
+        ),
+        Test::File { op, value } => {
+            let matched = compare(facts.file, positive(*op), value, true);
+            Some(matched != negated(*op))
         }
         Test::Count { count, op, value } => {
             let report = facts.replay.as_ref()?.report;
