@@ -617,3 +617,40 @@ fn non_matching_gets_the_other_games_in_the_same_pass() {
     assert_ne!(o.status.code(), Some(0));
     assert_eq!(read(&others), "kept");
 }
+
+/// testdata/select/extract-cases.tsv: pgn-extract's selections as pgnkit writes them, and the
+/// games each selects from extract.pgn (.ci/select-extract.sh runs pgn-extract on the same).
+#[test]
+fn pgn_extracts_selections_select_the_same_games() {
+    let table =
+        std::fs::read_to_string("testdata/select/extract-cases.tsv").expect("read the table");
+    let mut checked = 0;
+    for (n, line) in table.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [ours, _, want] = cols[..] else {
+            panic!("extract-cases.tsv:{}: OURS<TAB>THEIRS<TAB>DATES", n + 1)
+        };
+        let mut args = vec!["select", "-q", "-j", "1"];
+        args.extend(ours.split_whitespace());
+        args.push("testdata/select/extract.pgn");
+        let o = pgnkit(&args, None);
+        let text = stdout(&o);
+        let dates: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("[Date \"")?.strip_suffix("\"]"))
+            .collect();
+        let want: Vec<&str> = want.split_whitespace().filter(|d| *d != "-").collect();
+        assert_eq!(
+            dates,
+            want,
+            "extract-cases.tsv:{}: {ours}\n{}",
+            n + 1,
+            stderr(&o)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} cases");
+}

@@ -25,7 +25,8 @@ pub struct Args {
 
     /// The games to select, as an expression: `Result = "1-0" and player = "Carlsen*"`.
     #[arg(long = "where", short = 'w', value_name = "EXPR", long_help = where_help(),
-          required_unless_present_any = ["where_file", "tag_file", "fen_pattern"])]
+          required_unless_present_any = ["where_file", "tag_file", "fen_pattern", "selectonly",
+              "skipmatching"])]
     pub expr: Option<String>,
 
     /// Expressions in a file, one a line (`#` starts a comment): a game matches when any

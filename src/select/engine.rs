@@ -317,6 +317,11 @@ fn selection_of(options: &SelectOptions) -> anyhow::Result<Selection> {
     let given = options.where_file.is_some()
         || options.tag_file.is_some()
         || !options.fen_patterns.is_empty();
+    let ranges = options.select_only.is_some() || options.skip_matching.is_some();
+    if options.expr.is_empty() && !given && ranges {
+        // `--selectonly` alone, as pgn-extract takes it: every game matches.
+        return Ok(Selection::everything());
+    }
     if !options.expr.is_empty() || !given {
         check("--where", &options.expr)?;
         parts.push(options.expr.clone());

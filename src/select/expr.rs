@@ -214,6 +214,10 @@ pub const FIELDS: &[(&str, &str)] = &[
         "the pieces the main line has at some ply: \"KRPkr\"",
     ),
     (
+        "pattern",
+        "a position pattern the main line matches at some ply: \"*/*/*/*/???PP???/*/*/*\"",
+    ),
+    (
         "eco",
         "the ECO code of the opening the moves reach, as classified",
     ),
@@ -242,6 +246,8 @@ pub enum Target {
     },
     /// The pieces on the board: `material = "KRPkr"`.
     Material(ByColor<ByRole<u8>>),
+    /// A position pattern: `pattern = "*/*/*/*/???PP???/*/*/*"`.
+    Pattern(Box<super::pattern::Pattern>),
 }
 
 /// The hash of a board and the side to move alone.
@@ -819,6 +825,16 @@ impl Parser {
                     target: self.targets.len() - 1,
                 })
             }
+            "pattern" => {
+                let equal = only_equality("pattern")?;
+                let pattern = super::pattern::Pattern::parse(text_of(&value))
+                    .map_err(|e| bad_value(format!("not a position pattern: {e}")))?;
+                self.targets.push(Target::Pattern(Box::new(pattern)));
+                Ok(Test::Reached {
+                    equal,
+                    target: self.targets.len() - 1,
+                })
+            }
             "material" => {
                 let equal = only_equality("material")?;
                 let target = material_target(text_of(&value)).map_err(bad_value)?;
@@ -1134,6 +1150,7 @@ mod tests {
                 "result_by_rule" => "1-0",
                 "position" => "\"8/8/8/8/8/8/8/K1k5 w\"",
                 "material" => "Kk",
+                "pattern" => "\"*/*/*/*/*/*/*/*\"",
                 _ => "1",
             };
             let src = format!("{field} = {value}");

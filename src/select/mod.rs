@@ -12,6 +12,7 @@ pub mod criteria;
 pub mod date;
 mod engine;
 pub mod expr;
+pub mod pattern;
 pub mod round;
 pub mod tags;
 pub mod watch;
@@ -70,6 +71,16 @@ impl Selection {
             replay,
             classifies,
         })
+    }
+
+    /// The selection every game matches (an `and` of no tests).
+    pub fn everything() -> Selection {
+        Selection {
+            expr: Expr::And(Vec::new()),
+            targets: Vec::new(),
+            replay: false,
+            classifies: false,
+        }
     }
 
     /// Whether some test needs the game's opening classified (`eco`, `opening`).

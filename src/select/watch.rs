@@ -68,6 +68,7 @@ impl<'a> Watch<'a> {
                     turn,
                 } => board == Some(*hash) && **b == *position.board() && *turn == position.turn(),
                 Target::Material(m) => position.board().material() == *m,
+                Target::Pattern(p) => p.matches(position.board(), position.turn()),
             };
         }
     }
