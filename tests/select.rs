@@ -618,39 +618,72 @@ fn non_matching_gets_the_other_games_in_the_same_pass() {
     assert_eq!(read(&others), "kept");
 }
 
-/// testdata/select/extract-cases.tsv: pgn-extract's selections as pgnkit writes them, and the
-/// games each selects from extract.pgn (.ci/select-extract.sh runs pgn-extract on the same).
-#[test]
-fn pgn_extracts_selections_select_the_same_games() {
-    let table =
-        std::fs::read_to_string("testdata/select/extract-cases.tsv").expect("read the table");
+/// The Date tags of the games `select -q -j 1 ARGS testdata/select/extract.pgn` writes.
+fn extract_dates(args: &[&str]) -> (Vec<String>, String) {
+    let mut all = vec!["select", "-q", "-j", "1"];
+    all.extend(args);
+    all.push("testdata/select/extract.pgn");
+    let o = pgnkit(&all, None);
+    let dates = stdout(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Date \"")?.strip_suffix("\"]"))
+        .map(str::to_owned)
+        .collect();
+    (dates, stderr(&o))
+}
+
+/// Runs each line of a table of `ARGS<TAB>...<TAB>DATES` (the last column the games
+/// selected from extract.pgn, `-` for none), the arguments made of the first column by
+/// `args`.
+fn check_extract_table(name: &str, args: impl Fn(&str) -> Vec<String>) {
+    let table = std::fs::read_to_string(format!("testdata/select/{name}")).expect("read table");
     let mut checked = 0;
     for (n, line) in table.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
-        let cols: Vec<&str> = line.split('\t').collect();
-        let [ours, _, want] = cols[..] else {
-            panic!("extract-cases.tsv:{}: OURS<TAB>THEIRS<TAB>DATES", n + 1)
-        };
-        let mut args = vec!["select", "-q", "-j", "1"];
-        args.extend(ours.split_whitespace());
-        args.push("testdata/select/extract.pgn");
-        let o = pgnkit(&args, None);
-        let text = stdout(&o);
-        let dates: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("[Date \"")?.strip_suffix("\"]"))
-            .collect();
+        let (first, want) = line
+            .split_once('\t')
+            .map(|(f, rest)| (f, rest.rsplit('\t').next().unwrap_or(rest)))
+            .expect("columns");
+        let args = args(first);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (dates, err) = extract_dates(&args);
         let want: Vec<&str> = want.split_whitespace().filter(|d| *d != "-").collect();
-        assert_eq!(
-            dates,
-            want,
-            "extract-cases.tsv:{}: {ours}\n{}",
-            n + 1,
-            stderr(&o)
-        );
+        assert_eq!(dates, want, "{name}:{}: {first}\n{err}", n + 1);
         checked += 1;
     }
-    assert!(checked >= 20, "only {checked} cases");
+    assert!(checked >= 20, "{name}: only {checked} lines");
+}
+
+/// testdata/select/extract-cases.tsv: pgn-extract's selections as pgnkit writes them, and the
+/// games each selects from extract.pgn (.ci/select-extract.sh runs pgn-extract on the same).
+#[test]
+fn pgn_extracts_selections_select_the_same_games() {
+    check_extract_table("extract-cases.tsv", |ours| {
+        ours.split_whitespace().map(str::to_owned).collect()
+    });
+}
+
+/// testdata/select/extract-expressions.txt: the tests of positions and material in --where
+/// (`balance`, `material_diff`, `opposite_bishops`, `for N`, `at A..B`).
+#[test]
+fn position_and_material_tests_select_their_games() {
+    check_extract_table("extract-expressions.txt", |expr| {
+        vec!["-w".to_owned(), expr.to_owned()]
+    });
+}
+
+#[test]
+fn for_and_at_go_only_after_tests_of_positions() {
+    for (expr, word) in [
+        ("plies > 3 for 2", "'for' goes after a test of positions"),
+        ("balance = \"R R\" at x", "expected plies after 'at'"),
+        ("balance = \"R X\"", "no piece letter"),
+        ("material_diff ~ 3", "is a number"),
+    ] {
+        let o = pgnkit(&["select", "-w", expr, GAMES], None);
+        assert_eq!(o.status.code(), Some(2), "{expr}");
+        assert!(stderr(&o).contains(word), "{expr}: {}", stderr(&o));
+    }
 }

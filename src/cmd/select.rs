@@ -25,8 +25,8 @@ pub struct Args {
 
     /// The games to select, as an expression: `Result = "1-0" and player = "Carlsen*"`.
     #[arg(long = "where", short = 'w', value_name = "EXPR", long_help = where_help(),
-          required_unless_present_any = ["where_file", "tag_file", "fen_pattern", "selectonly",
-              "skipmatching"])]
+          required_unless_present_any = ["where_file", "tag_file", "fen_pattern", "materialy",
+              "materialz", "selectonly", "skipmatching"])]
     pub expr: Option<String>,
 
     /// Expressions in a file, one a line (`#` starts a comment): a game matches when any
@@ -37,7 +37,7 @@ pub struct Args {
     /// pgn-extract's tag file (its -t): lines as `White "Tal"` (the value starts so) or
     /// `Date >= "1990"`; lines of one tag or-ed, tags and-ed; Player, Elo, FEN and
     /// FENPattern as pgn-extract reads them.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short = 't', value_name = "FILE")]
     pub tag_file: Option<PathBuf>,
 
     /// Select the games whose main line reaches a position matching this pattern
@@ -46,6 +46,15 @@ pub struct Args {
     /// [..] (one of), optionally " w" or " b". Repeat for any of several.
     #[arg(long, value_name = "PATTERN")]
     pub fen_pattern: Vec<String>,
+
+    /// pgn-extract's material file (its -y): lines as `R2P+ R=P*`, the first set White's;
+    /// any line selects.
+    #[arg(long, short = 'y', value_name = "FILE")]
+    pub materialy: Option<PathBuf>,
+
+    /// pgn-extract's material file (its -z): as --materialy, either side having the first set.
+    #[arg(long, short = 'z', value_name = "FILE")]
+    pub materialz: Option<PathBuf>,
 
     /// Write only these of the matched games, counted from 1 in output order: `1:10,15`.
     #[arg(long, value_name = "RANGES")]
@@ -139,6 +148,8 @@ impl Args {
             where_file: self.where_file.clone(),
             tag_file: self.tag_file.clone(),
             fen_patterns: self.fen_pattern.clone(),
+            material_y: self.materialy.clone(),
+            material_z: self.materialz.clone(),
             select_only: self.selectonly.clone(),
             skip_matching: self.skipmatching.clone(),
             non_matching: self.non_matching.clone(),

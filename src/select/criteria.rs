@@ -148,6 +148,30 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
         .join(" and "))
 }
 
+/// pgn-extract's material file (`-y FILE` with `either` false, `-z FILE` with it true), as
+/// one expression: each line a [balance](super::material::Balance), any of them; lines
+/// starting with `%` are comments.
+///
+/// # Errors
+///
+/// A file with no balance.
+pub fn material_file(text: &str, either: bool) -> Result<String, LineError> {
+    let field = if either { "balance" } else { "white_balance" };
+    let tests: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('%'))
+        .map(|l| format!("{field} = {}", quote(l)))
+        .collect();
+    if tests.is_empty() {
+        return Err(LineError {
+            line: 0,
+            message: "no balance in the file (lines such as R2P+ R=P*)".into(),
+        });
+    }
+    Ok(tests.join(" or "))
+}
+
 /// Which matched games `--selectonly` / `--skipmatching` name: pgn-extract's ranges, `1:10,15`
 /// (the first ten matches and the fifteenth), counted from 1 in the order the games are
 /// written.

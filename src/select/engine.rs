@@ -52,6 +52,10 @@ pub struct SelectOptions {
     /// Position patterns (`--fen-pattern`): a game matches when its main line reaches a
     /// position one of them matches (see [`super::pattern`]).
     pub fen_patterns: Vec<String>,
+    /// pgn-extract's material files: `-y` (the first set White's, `--materialy`) and `-z`
+    /// (either side's, `--materialz`); see [`super::material::Balance`].
+    pub material_y: Option<PathBuf>,
+    pub material_z: Option<PathBuf>,
     /// Write only these of the matched games, counted from 1 (`--selectonly`).
     pub select_only: Option<MatchRanges>,
     /// Write the matched games but these (`--skipmatching`).
@@ -77,6 +81,8 @@ impl SelectOptions {
             where_file: None,
             tag_file: None,
             fen_patterns: Vec::new(),
+            material_y: None,
+            material_z: None,
             select_only: None,
             skip_matching: None,
             non_matching: None,
@@ -300,7 +306,8 @@ impl Select {
     }
 }
 
-/// The selection of `--where`, `--where-file`, `--tag-file` and `--fen-pattern`, and-ed.
+/// The selection of `--where`, `--where-file`, `--tag-file`, `--materialy`, `--materialz` and
+/// `--fen-pattern`, and-ed.
 /// Each is parsed alone first, so that a problem is shown where it is, in its own text.
 ///
 /// # Errors
@@ -316,6 +323,8 @@ fn selection_of(options: &SelectOptions) -> anyhow::Result<Selection> {
     };
     let given = options.where_file.is_some()
         || options.tag_file.is_some()
+        || options.material_y.is_some()
+        || options.material_z.is_some()
         || !options.fen_patterns.is_empty();
     let ranges = options.select_only.is_some() || options.skip_matching.is_some();
     if options.expr.is_empty() && !given && ranges {
@@ -350,6 +359,16 @@ fn selection_of(options: &SelectOptions) -> anyhow::Result<Selection> {
         let expr = criteria::tag_file(&text)
             .map_err(|e| anyhow::anyhow!("--tag-file {}: {e}", path.display()))?;
         check(&format!("--tag-file {}", path.display()), &expr)?;
+        parts.push(expr);
+    }
+    for (option, path, either) in [
+        ("--materialy", &options.material_y, false),
+        ("--materialz", &options.material_z, true),
+    ] {
+        let Some(path) = path else { continue };
+        let expr = criteria::material_file(&read(option, path)?, either)
+            .map_err(|e| anyhow::anyhow!("{option} {}: {e}", path.display()))?;
+        check(&format!("{option} {}", path.display()), &expr)?;
         parts.push(expr);
     }
     if !options.fen_patterns.is_empty() {

@@ -218,6 +218,22 @@ pub const FIELDS: &[(&str, &str)] = &[
         "a position pattern the main line matches at some ply: \"*/*/*/*/???PP???/*/*/*\"",
     ),
     (
+        "balance",
+        "pgn-extract's material balance (-z), either side's: \"R2P+ R=P*\"",
+    ),
+    (
+        "white_balance",
+        "the same with the first set White's (pgn-extract's -y)",
+    ),
+    (
+        "material_diff",
+        "White's material minus Black's at some ply, in pawns (P 1, N B 3, R 5, Q 9)",
+    ),
+    (
+        "opposite_bishops",
+        "one bishop each, on opposite colours, at some ply (alone, or = true / false)",
+    ),
+    (
         "eco",
         "the ECO code of the opening the moves reach, as classified",
     ),
@@ -248,6 +264,40 @@ pub enum Target {
     Material(ByColor<ByRole<u8>>),
     /// A position pattern: `pattern = "*/*/*/*/???PP???/*/*/*"`.
     Pattern(Box<super::pattern::Pattern>),
+    /// pgn-extract's material balance (`balance`, `white_balance`): the first set White's,
+    /// or either side's when `either`.
+    Balance {
+        balance: Box<super::material::Balance>,
+        either: bool,
+    },
+    /// White's material minus Black's, in pawns, in relation `op` to `value`.
+    Difference { op: Op, value: f64 },
+    /// One bishop each, on squares of opposite colours.
+    OppositeBishops,
+}
+
+/// A target, how many half-moves it must last, and the plies it is looked for at.
+#[derive(Debug)]
+pub struct Watched {
+    pub target: Target,
+    /// Reached when it holds at this many consecutive positions after the first (`for N`).
+    pub lasts: u32,
+    /// The first and last plies (0: the start position) it is looked for at (`at A..B`).
+    pub plies: (u32, u32),
+}
+
+impl Watched {
+    fn new(target: Target) -> Watched {
+        let lasts = match &target {
+            Target::Balance { balance, .. } => balance.lasts,
+            _ => 0,
+        };
+        Watched {
+            target,
+            lasts,
+            plies: (0, u32::MAX),
+        }
+    }
 }
 
 /// The hash of a board and the side to move alone.
@@ -506,7 +556,7 @@ fn quoted(src: &str, start: usize) -> Result<(String, usize), ParseError> {
 #[derive(Debug)]
 pub struct Parsed {
     pub expr: Expr,
-    pub targets: Vec<Target>,
+    pub targets: Vec<Watched>,
 }
 
 /// Parses an expression.
@@ -556,7 +606,7 @@ struct Parser {
     pos: usize,
     /// The expression's length: where "at the end" problems are shown.
     end: usize,
-    targets: Vec<Target>,
+    targets: Vec<Watched>,
     depth: usize,
 }
 
@@ -661,6 +711,12 @@ impl Parser {
         };
         self.pos += 1;
         let op_at = self.here();
+        if field == "opposite_bishops" && !matches!(self.peek(), Some(Tok::Op(_))) {
+            // A test of its own: `opposite_bishops`, `opposite_bishops for 10`.
+            let test =
+                self.make_test(&field, at, Op::Eq, op_at, &Tok::Word("true".into()), op_at)?;
+            return self.suffixes(test).map(Expr::Test);
+        }
         if matches!(self.peek(), Some(Tok::Word(w)) if w == "in") {
             self.pos += 1;
             return self.range(&field, at, op_at);
@@ -691,8 +747,58 @@ impl Parser {
             }
         };
         self.pos += 1;
-        self.make_test(&field, at, op, op_at, &value, value_at)
-            .map(Expr::Test)
+        let test = self.make_test(&field, at, op, op_at, &value, value_at)?;
+        self.suffixes(test).map(Expr::Test)
+    }
+
+    /// `for N` (held for N half-moves) and `at A..B` (only at these plies) after a test of
+    /// positions (`position`, `pattern`, `material`, `balance`...).
+    fn suffixes(&mut self, test: Test) -> Result<Test, ParseError> {
+        loop {
+            let at = self.here();
+            let word = match self.peek() {
+                Some(Tok::Word(w)) if w == "for" || w == "at" => w.clone(),
+                _ => return Ok(test),
+            };
+            let Test::Reached { target, .. } = test else {
+                return Err(ParseError::new(
+                    format!("'{word}' goes after a test of positions (position, pattern, material, balance...)"),
+                    at,
+                ));
+            };
+            self.pos += 1;
+            let value_at = self.here();
+            let value = match self.toks.get(self.pos) {
+                Some((Tok::Bare(v), _)) => v.clone(),
+                // No number: refused below.
+                _ => "x".to_owned(),
+            };
+            let number = |v: &str| v.parse::<u32>().ok();
+            let watched = &mut self.targets[target];
+            if word == "for" {
+                watched.lasts = number(&value).ok_or_else(|| {
+                    ParseError::new("expected a number of half-moves after 'for'", value_at)
+                })?;
+            } else {
+                let (low, high) = value.split_once("..").unwrap_or((&value, &value));
+                let low = if low.is_empty() { Some(0) } else { number(low) };
+                let high = if high.is_empty() {
+                    Some(u32::MAX)
+                } else {
+                    number(high)
+                };
+                match (low, high) {
+                    (Some(low), Some(high)) if low <= high => watched.plies = (low, high),
+                    _ => {
+                        return Err(ParseError::new(
+                            "expected plies after 'at': 10, 10..40, 10.. or ..40",
+                            value_at,
+                        ))
+                    }
+                }
+            }
+            self.pos += 1;
+        }
     }
 
     /// `FIELD in LOW..HIGH`: both ends included, either one left out for no bound. It is
@@ -819,7 +925,7 @@ impl Parser {
             "position" => {
                 let equal = only_equality("position")?;
                 let target = position_target(text_of(&value)).map_err(bad_value)?;
-                self.targets.push(target);
+                self.targets.push(Watched::new(target));
                 Ok(Test::Reached {
                     equal,
                     target: self.targets.len() - 1,
@@ -829,7 +935,55 @@ impl Parser {
                 let equal = only_equality("pattern")?;
                 let pattern = super::pattern::Pattern::parse(text_of(&value))
                     .map_err(|e| bad_value(format!("not a position pattern: {e}")))?;
-                self.targets.push(Target::Pattern(Box::new(pattern)));
+                self.targets
+                    .push(Watched::new(Target::Pattern(Box::new(pattern))));
+                Ok(Test::Reached {
+                    equal,
+                    target: self.targets.len() - 1,
+                })
+            }
+            "balance" | "white_balance" => {
+                let equal = only_equality(&field)?;
+                let balance = super::material::Balance::parse(text_of(&value))
+                    .map_err(|e| bad_value(format!("not a material balance: {e}")))?;
+                self.targets.push(Watched::new(Target::Balance {
+                    balance: Box::new(balance),
+                    either: field == "balance",
+                }));
+                Ok(Test::Reached {
+                    equal,
+                    target: self.targets.len() - 1,
+                })
+            }
+            "material_diff" => {
+                if matches!(op, Op::Contains | Op::NotContains) {
+                    return Err(ParseError::new(
+                        "material_diff is a number: compare it with = != < <= > >=",
+                        op_at,
+                    ));
+                }
+                let value = number_of(&value).ok_or_else(|| {
+                    bad_value("material_diff is in pawns: expected a number".into())
+                })?;
+                self.targets
+                    .push(Watched::new(Target::Difference { op, value }));
+                Ok(Test::Reached {
+                    equal: true,
+                    target: self.targets.len() - 1,
+                })
+            }
+            "opposite_bishops" => {
+                let mut equal = only_equality("opposite_bishops")?;
+                match text_of(&value) {
+                    "true" => {}
+                    "false" => equal = !equal,
+                    other => {
+                        return err(format!(
+                            "opposite_bishops is true or false (or alone), not '{other}'"
+                        ))
+                    }
+                }
+                self.targets.push(Watched::new(Target::OppositeBishops));
                 Ok(Test::Reached {
                     equal,
                     target: self.targets.len() - 1,
@@ -838,7 +992,7 @@ impl Parser {
             "material" => {
                 let equal = only_equality("material")?;
                 let target = material_target(text_of(&value)).map_err(bad_value)?;
-                self.targets.push(target);
+                self.targets.push(Watched::new(target));
                 Ok(Test::Reached {
                     equal,
                     target: self.targets.len() - 1,
@@ -1151,6 +1305,8 @@ mod tests {
                 "position" => "\"8/8/8/8/8/8/8/K1k5 w\"",
                 "material" => "Kk",
                 "pattern" => "\"*/*/*/*/*/*/*/*\"",
+                "balance" | "white_balance" => "\"R2P+ R=P*\"",
+                "opposite_bishops" => "true",
                 _ => "1",
             };
             let src = format!("{field} = {value}");

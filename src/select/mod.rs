@@ -12,6 +12,7 @@ pub mod criteria;
 pub mod date;
 mod engine;
 pub mod expr;
+pub mod material;
 pub mod pattern;
 pub mod round;
 pub mod tags;
@@ -21,7 +22,7 @@ pub use engine::{Select, SelectOptions};
 
 use std::cmp::Ordering;
 
-use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Target, Test};
+use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Test, Watched};
 
 use crate::diag::Severity;
 use crate::pgn::Lexed;
@@ -31,7 +32,7 @@ use crate::rules::game::{GameReport, Termination};
 #[derive(Debug)]
 pub struct Selection {
     expr: Expr,
-    targets: Vec<Target>,
+    targets: Vec<Watched>,
     replay: bool,
     classifies: bool,
 }
@@ -101,7 +102,7 @@ impl Selection {
     }
 
     /// The positions and material balances the replay must watch for.
-    pub fn targets(&self) -> &[Target] {
+    pub fn targets(&self) -> &[Watched] {
         &self.targets
     }
 
