@@ -553,20 +553,14 @@ fn selectonly_and_skipmatching_count_the_matches() {
 fn non_matching_gets_the_other_games_in_the_same_pass() {
     let dir = common::scratch("select-non-matching");
     let (out, others) = (dir.join("picked.pgn"), dir.join("others.pgn"));
-    let o = pgnkit(
-        &[
-            "select",
-            "-q",
-            "-w",
-            "errors = 0",
-            "-o",
-            out.to_str().unwrap(),
-            "--non-matching",
-            others.to_str().unwrap(),
-            GAMES,
-        ],
-        None,
-    );
+    let (out_s, others_s) = (out.to_str().unwrap(), others.to_str().unwrap());
+    let both = |extra: &[&str]| {
+        let mut args = vec!["select", "-w", "errors = 0", "-o", out_s];
+        args.extend(["--non-matching", others_s, GAMES]);
+        args.extend(extra);
+        pgnkit(&args, None)
+    };
+    let o = both(&["-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("written");
     assert_eq!(rounds(&read(&out)), ["1", "2", "3", "4", "7"]);
@@ -600,20 +594,7 @@ fn non_matching_gets_the_other_games_in_the_same_pass() {
     assert_eq!(o.status.code(), Some(2));
     // A run that fails keeps the file there before.
     std::fs::write(&others, "kept").expect("write");
-    let o = pgnkit(
-        &[
-            "select",
-            "-w",
-            "errors = 0",
-            "-o",
-            out.to_str().unwrap(),
-            "--non-matching",
-            others.to_str().unwrap(),
-            GAMES,
-            "missing.pgn",
-        ],
-        None,
-    );
+    let o = both(&["missing.pgn"]);
     assert_ne!(o.status.code(), Some(0));
     assert_eq!(read(&others), "kept");
 }

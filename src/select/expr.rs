@@ -801,6 +801,15 @@ impl Parser {
         }
     }
 
+    /// The test that the replay reaches `target` (`!equal`: never reaches it).
+    fn watch(&mut self, target: Target, equal: bool) -> Test {
+        self.targets.push(Watched::new(target));
+        Test::Reached {
+            equal,
+            target: self.targets.len() - 1,
+        }
+    }
+
     /// `FIELD in LOW..HIGH`: both ends included, either one left out for no bound. It is
     /// `FIELD >= LOW and FIELD <= HIGH`, so every field that orders takes it.
     fn range(&mut self, field: &str, at: usize, in_at: usize) -> Result<Expr, ParseError> {
@@ -875,6 +884,15 @@ impl Parser {
                 )),
             }
         };
+        let only_order = |what: &str| -> Result<(), ParseError> {
+            if matches!(op, Op::Contains | Op::NotContains) {
+                return Err(ParseError::new(
+                    format!("{what} is a number: compare it with = != < <= > >="),
+                    op_at,
+                ));
+            }
+            Ok(())
+        };
         match field.as_str() {
             "plies" | "moves" | "errors" | "warnings" => {
                 let count = match field.as_str() {
@@ -883,12 +901,7 @@ impl Parser {
                     "errors" => Count::Errors,
                     _ => Count::Warnings,
                 };
-                if matches!(op, Op::Contains | Op::NotContains) {
-                    return Err(ParseError::new(
-                        format!("{field} is a number: compare it with = != < <= > >="),
-                        op_at,
-                    ));
-                }
+                only_order(&field)?;
                 match number_of(&value) {
                     Some(value) => Ok(Test::Count { count, op, value }),
                     None => err(format!("{field} is a count: expected a number")),
@@ -925,52 +938,32 @@ impl Parser {
             "position" => {
                 let equal = only_equality("position")?;
                 let target = position_target(text_of(&value)).map_err(bad_value)?;
-                self.targets.push(Watched::new(target));
-                Ok(Test::Reached {
-                    equal,
-                    target: self.targets.len() - 1,
-                })
+                Ok(self.watch(target, equal))
             }
             "pattern" => {
                 let equal = only_equality("pattern")?;
                 let pattern = super::pattern::Pattern::parse(text_of(&value))
                     .map_err(|e| bad_value(format!("not a position pattern: {e}")))?;
-                self.targets
-                    .push(Watched::new(Target::Pattern(Box::new(pattern))));
-                Ok(Test::Reached {
-                    equal,
-                    target: self.targets.len() - 1,
-                })
+                Ok(self.watch(Target::Pattern(Box::new(pattern)), equal))
             }
             "balance" | "white_balance" => {
                 let equal = only_equality(&field)?;
                 let balance = super::material::Balance::parse(text_of(&value))
                     .map_err(|e| bad_value(format!("not a material balance: {e}")))?;
-                self.targets.push(Watched::new(Target::Balance {
-                    balance: Box::new(balance),
-                    either: field == "balance",
-                }));
-                Ok(Test::Reached {
+                Ok(self.watch(
+                    Target::Balance {
+                        balance: Box::new(balance),
+                        either: field == "balance",
+                    },
                     equal,
-                    target: self.targets.len() - 1,
-                })
+                ))
             }
             "material_diff" => {
-                if matches!(op, Op::Contains | Op::NotContains) {
-                    return Err(ParseError::new(
-                        "material_diff is a number: compare it with = != < <= > >=",
-                        op_at,
-                    ));
-                }
+                only_order("material_diff")?;
                 let value = number_of(&value).ok_or_else(|| {
                     bad_value("material_diff is in pawns: expected a number".into())
                 })?;
-                self.targets
-                    .push(Watched::new(Target::Difference { op, value }));
-                Ok(Test::Reached {
-                    equal: true,
-                    target: self.targets.len() - 1,
-                })
+                Ok(self.watch(Target::Difference { op, value }, true))
             }
             "opposite_bishops" => {
                 let mut equal = only_equality("opposite_bishops")?;
@@ -983,28 +976,15 @@ impl Parser {
                         ))
                     }
                 }
-                self.targets.push(Watched::new(Target::OppositeBishops));
-                Ok(Test::Reached {
-                    equal,
-                    target: self.targets.len() - 1,
-                })
+                Ok(self.watch(Target::OppositeBishops, equal))
             }
             "material" => {
                 let equal = only_equality("material")?;
                 let target = material_target(text_of(&value)).map_err(bad_value)?;
-                self.targets.push(Watched::new(target));
-                Ok(Test::Reached {
-                    equal,
-                    target: self.targets.len() - 1,
-                })
+                Ok(self.watch(target, equal))
             }
             "game" => {
-                if matches!(op, Op::Contains | Op::NotContains) {
-                    return Err(ParseError::new(
-                        "game is a number: compare it with = != < <= > >= or in 10..40",
-                        op_at,
-                    ));
-                }
+                only_order("game")?;
                 match number_of(&value) {
                     Some(value) => Ok(Test::GameNumber { op, value }),
                     None => err("game is the game's number in its file: expected a number".into()),
