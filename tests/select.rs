@@ -462,3 +462,209 @@ fn a_tag_no_game_has_is_named_with_the_one_meant() {
     assert_eq!(stdout(&o), "3\n");
     assert_eq!(stderr(&o), "");
 }
+
+/// The Round tags of the games selected by `args` (after `select -q -j 1`) from games.pgn.
+fn picked(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["select", "-q", "-j", "1"];
+    all.extend(args);
+    all.push(GAMES);
+    let o = pgnkit(&all, None);
+    assert!(
+        o.status.code().is_some_and(|c| c <= 1),
+        "{args:?}: {}",
+        stderr(&o)
+    );
+    rounds(&stdout(&o))
+}
+
+#[test]
+fn a_where_file_selects_when_any_line_does() {
+    let file = "testdata/select/where.txt";
+    assert_eq!(picked(&["--where-file", file]), ["1", "2", "3"]);
+    // With --where, both must hold.
+    assert_eq!(
+        picked(&["--where-file", file, "-w", "Round > 1"]),
+        ["2", "3"]
+    );
+    // A wrong line is shown with its place, before any game is read.
+    let dir = common::scratch("select-where-file");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "# comment\n\nRound = 1\nRound =\n").expect("write");
+    let o = pgnkit(
+        &["select", "--where-file", bad.to_str().unwrap(), GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "pgnkit: --where-file {}:4: expected a value after '='\n  Round =\n         ^\n",
+            bad.display()
+        )
+    );
+}
+
+#[test]
+fn a_tag_file_reads_as_pgn_extract_reads_it() {
+    // Same tag or-ed, tags and-ed, values as prefixes, Date compared by its year.
+    assert_eq!(picked(&["--tag-file", "testdata/select/tags.txt"]), ["7"]);
+    let dir = common::scratch("select-tag-file");
+    let tags = dir.join("tags.txt");
+    for (text, want) in [
+        ("Player \"Carlsen\"\n", &["1", "2", "5"][..]),
+        ("Elo >= \"2800\"\n", &["1", "2", "5"]),
+        ("Elo >= \"2800\"\nResult <> \"*\"\n", &["1", "2"]),
+        ("Date < \"2024\"\n", &["2"]),
+        ("White \"Roe\"\nWhite \"Loyd\"\n", &["3", "4"]),
+    ] {
+        std::fs::write(&tags, text).expect("write");
+        assert_eq!(
+            picked(&["--tag-file", tags.to_str().unwrap()]),
+            want,
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn selectonly_and_skipmatching_count_the_matches() {
+    let all = ["-w", "Round ~ \"\""];
+    let with = |extra: &[&'static str]| {
+        let mut args = all.to_vec();
+        args.extend(extra);
+        picked(&args)
+    };
+    assert_eq!(with(&["--selectonly", "2:3,6"]), ["2", "3", "6"]);
+    assert_eq!(with(&["--skipmatching", "2:3,6"]), ["1", "4", "5", "7"]);
+    // The matches, not the games, are counted.
+    assert_eq!(
+        picked(&["-w", "Result = \"1-0\"", "--selectonly", "2"]),
+        ["6"]
+    );
+    let o = pgnkit(
+        &["select", "-w", "Round = 1", "--selectonly", "3,2", GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must go up"), "{}", stderr(&o));
+}
+
+#[test]
+fn non_matching_gets_the_other_games_in_the_same_pass() {
+    let dir = common::scratch("select-non-matching");
+    let (out, others) = (dir.join("picked.pgn"), dir.join("others.pgn"));
+    let (out_s, others_s) = (out.to_str().unwrap(), others.to_str().unwrap());
+    let both = |extra: &[&str]| {
+        let mut args = vec!["select", "-w", "errors = 0", "-o", out_s];
+        args.extend(["--non-matching", others_s, GAMES]);
+        args.extend(extra);
+        pgnkit(&args, None)
+    };
+    let o = both(&["-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("written");
+    assert_eq!(rounds(&read(&out)), ["1", "2", "3", "4", "7"]);
+    assert_eq!(rounds(&read(&others)), ["5", "6"]);
+    // Both files together are the input, game for game.
+    let input = std::fs::read_to_string(GAMES).expect("read");
+    assert_eq!(read(&out).len() + read(&others).len(), input.len() + 1);
+    // A match left out by --selectonly is one of the others.
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--count",
+            "-w",
+            "errors = 0",
+            "--selectonly",
+            "1",
+            "--non-matching",
+            others.to_str().unwrap(),
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(stdout(&o), "1\n");
+    assert_eq!(rounds(&read(&others)), ["2", "3", "4", "5", "6", "7"]);
+    // Never beside another output on standard output.
+    let o = pgnkit(
+        &["select", "-w", "errors = 0", "--non-matching", "-", GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    // A run that fails keeps the file there before.
+    std::fs::write(&others, "kept").expect("write");
+    let o = both(&["missing.pgn"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert_eq!(read(&others), "kept");
+}
+
+/// The Date tags of the games `select -q -j 1 ARGS testdata/select/extract.pgn` writes.
+fn extract_dates(args: &[&str]) -> (Vec<String>, String) {
+    let mut all = vec!["select", "-q", "-j", "1"];
+    all.extend(args);
+    all.push("testdata/select/extract.pgn");
+    let o = pgnkit(&all, None);
+    let dates = stdout(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Date \"")?.strip_suffix("\"]"))
+        .map(str::to_owned)
+        .collect();
+    (dates, stderr(&o))
+}
+
+/// Runs each line of a table of `ARGS<TAB>...<TAB>DATES` (the last column the games
+/// selected from extract.pgn, `-` for none), the arguments made of the first column by
+/// `args`.
+fn check_extract_table(name: &str, args: impl Fn(&str) -> Vec<String>) {
+    let table = std::fs::read_to_string(format!("testdata/select/{name}")).expect("read table");
+    let mut checked = 0;
+    for (n, line) in table.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let (first, want) = line
+            .split_once('\t')
+            .map(|(f, rest)| (f, rest.rsplit('\t').next().unwrap_or(rest)))
+            .expect("columns");
+        let args = args(first);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (dates, err) = extract_dates(&args);
+        let want: Vec<&str> = want.split_whitespace().filter(|d| *d != "-").collect();
+        assert_eq!(dates, want, "{name}:{}: {first}\n{err}", n + 1);
+        checked += 1;
+    }
+    assert!(checked >= 20, "{name}: only {checked} lines");
+}
+
+/// testdata/select/extract-cases.tsv: pgn-extract's selections as pgnkit writes them, and the
+/// games each selects from extract.pgn (.ci/select-extract.sh runs pgn-extract on the same).
+#[test]
+fn pgn_extracts_selections_select_the_same_games() {
+    check_extract_table("extract-cases.tsv", |ours| {
+        ours.split_whitespace().map(str::to_owned).collect()
+    });
+}
+
+/// testdata/select/extract-expressions.txt: the tests of positions and material in --where
+/// (`balance`, `material_diff`, `opposite_bishops`, `for N`, `at A..B`).
+#[test]
+fn position_and_material_tests_select_their_games() {
+    check_extract_table("extract-expressions.txt", |expr| {
+        vec!["-w".to_owned(), expr.to_owned()]
+    });
+}
+
+#[test]
+fn for_and_at_go_only_after_tests_of_positions() {
+    for (expr, word) in [
+        ("plies > 3 for 2", "'for' goes after a test of positions"),
+        ("balance = \"R R\" at x", "expected plies after 'at'"),
+        ("balance = \"R X\"", "no piece letter"),
+        ("material_diff ~ 3", "is a number"),
+    ] {
+        let o = pgnkit(&["select", "-w", expr, GAMES], None);
+        assert_eq!(o.status.code(), Some(2), "{expr}");
+        assert!(stderr(&o).contains(word), "{expr}: {}", stderr(&o));
+    }
+}

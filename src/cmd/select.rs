@@ -7,6 +7,7 @@ use clap::ValueEnum;
 
 use super::convert::{FormatArg, ToArg};
 use crate::outcome::Outcome;
+use crate::select::criteria::MatchRanges;
 use crate::select::expr::FIELDS;
 use crate::select::{Select, SelectOptions};
 
@@ -23,8 +24,49 @@ pub struct Args {
     pub input: super::InputArgs,
 
     /// The games to select, as an expression: `Result = "1-0" and player = "Carlsen*"`.
-    #[arg(long = "where", short = 'w', value_name = "EXPR", long_help = where_help())]
-    pub expr: String,
+    #[arg(long = "where", short = 'w', value_name = "EXPR", long_help = where_help(),
+          required_unless_present_any = ["where_file", "tag_file", "fen_pattern", "materialy",
+              "materialz", "selectonly", "skipmatching"])]
+    pub expr: Option<String>,
+
+    /// Expressions in a file, one a line (`#` starts a comment): a game matches when any
+    /// line does, and --where too when given.
+    #[arg(long, value_name = "FILE")]
+    pub where_file: Option<PathBuf>,
+
+    /// pgn-extract's tag file (its -t): lines as `White "Tal"` (the value starts so) or
+    /// `Date >= "1990"`; lines of one tag or-ed, tags and-ed; Player, Elo, FEN and
+    /// FENPattern as pgn-extract reads them.
+    #[arg(long, short = 't', value_name = "FILE")]
+    pub tag_file: Option<PathBuf>,
+
+    /// Select the games whose main line reaches a position matching this pattern
+    /// (pgn-extract's -Tf / FENPattern): 8 ranks of piece letters, digits, ? (any square),
+    /// ! (a piece), A / a (a White / Black piece), _ (empty), * (any run of squares),
+    /// [..] (one of), optionally " w" or " b". Repeat for any of several.
+    #[arg(long, value_name = "PATTERN")]
+    pub fen_pattern: Vec<String>,
+
+    /// pgn-extract's material file (its -y): lines as `R2P+ R=P*`, the first set White's;
+    /// any line selects.
+    #[arg(long, short = 'y', value_name = "FILE")]
+    pub materialy: Option<PathBuf>,
+
+    /// pgn-extract's material file (its -z): as --materialy, either side having the first set.
+    #[arg(long, short = 'z', value_name = "FILE")]
+    pub materialz: Option<PathBuf>,
+
+    /// Write only these of the matched games, counted from 1 in output order: `1:10,15`.
+    #[arg(long, value_name = "RANGES")]
+    pub selectonly: Option<MatchRanges>,
+
+    /// Write the matched games but these, counted from 1 in output order: `1:10,15`.
+    #[arg(long, value_name = "RANGES")]
+    pub skipmatching: Option<MatchRanges>,
+
+    /// Also write the games not selected to this file, in the same pass (staged as -o).
+    #[arg(long, value_name = "FILE")]
+    pub non_matching: Option<PathBuf>,
 
     /// Select the games that do not match.
     #[arg(long)]
@@ -94,7 +136,7 @@ impl Args {
     /// The selection the flags ask for.
     pub fn options(&self) -> SelectOptions {
         SelectOptions {
-            expr: self.expr.clone(),
+            expr: self.expr.clone().unwrap_or_default(),
             invert: self.invert,
             count: self.count,
             output: self.output.clone(),
@@ -103,6 +145,14 @@ impl Args {
             eco_table: self.eco_table.clone(),
             max_game_size: self.input.max_game_size,
             quiet: self.input.quiet,
+            where_file: self.where_file.clone(),
+            tag_file: self.tag_file.clone(),
+            fen_patterns: self.fen_pattern.clone(),
+            material_y: self.materialy.clone(),
+            material_z: self.materialz.clone(),
+            select_only: self.selectonly.clone(),
+            skip_matching: self.skipmatching.clone(),
+            non_matching: self.non_matching.clone(),
         }
     }
 }

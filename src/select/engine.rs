@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 
+use super::criteria::{self, MatchRanges};
 use super::tags::{Nearest, TagWatch};
 use super::watch::Watch;
 use super::{Facts, Replayed, Selection};
@@ -43,6 +44,24 @@ pub struct SelectOptions {
     pub max_game_size: usize,
     /// No closing summary on standard error.
     pub quiet: bool,
+    /// A file of expressions, one a line (`#` comments): a game matches when any line does
+    /// (`--where-file`), and the `expr` given too.
+    pub where_file: Option<PathBuf>,
+    /// pgn-extract's tag file (`--tag-file`, its `-t`): see [`criteria::tag_file`].
+    pub tag_file: Option<PathBuf>,
+    /// Position patterns (`--fen-pattern`): a game matches when its main line reaches a
+    /// position one of them matches (see [`super::pattern`]).
+    pub fen_patterns: Vec<String>,
+    /// pgn-extract's material files: `-y` (the first set White's, `--materialy`) and `-z`
+    /// (either side's, `--materialz`); see [`super::material::Balance`].
+    pub material_y: Option<PathBuf>,
+    pub material_z: Option<PathBuf>,
+    /// Write only these of the matched games, counted from 1 (`--selectonly`).
+    pub select_only: Option<MatchRanges>,
+    /// Write the matched games but these (`--skipmatching`).
+    pub skip_matching: Option<MatchRanges>,
+    /// Also write the games not selected to this file (`--non-matching`), in the same pass.
+    pub non_matching: Option<PathBuf>,
 }
 
 impl SelectOptions {
@@ -59,6 +78,14 @@ impl SelectOptions {
             eco_table: None,
             max_game_size: crate::input::DEFAULT_MAX_GAME_MIB,
             quiet: false,
+            where_file: None,
+            tag_file: None,
+            fen_patterns: Vec::new(),
+            material_y: None,
+            material_z: None,
+            select_only: None,
+            skip_matching: None,
+            non_matching: None,
         }
     }
 }
@@ -126,8 +153,7 @@ impl Select {
     /// apply with the others (named as the command line spells it), or an opening table that
     /// cannot be read.
     pub fn new(options: SelectOptions) -> anyhow::Result<Select> {
-        let selection = Selection::parse(&options.expr)
-            .map_err(|e| anyhow::anyhow!("--where: {}", e.render(&options.expr)))?;
+        let selection = selection_of(&options)?;
         refuse_options_that_do_not_apply(&options, &selection)?;
         let convert = convert_with(&options)?;
         // Read once for the run; its positions are indexed at the first game replayed.
@@ -155,9 +181,23 @@ impl Select {
         // The inputs are listed before the output is created: a new one is never read.
         let mut inputs = Inputs::new(input)?;
         crate::report::staged::refuse_inputs_as_outputs(
-            &[("-o", args.output.as_deref())],
+            &[
+                ("-o", args.output.as_deref()),
+                ("--non-matching", args.non_matching.as_deref()),
+            ],
             inputs.sources(),
         )?;
+        let on_stdout = |path: Option<&std::path::Path>| path.is_none_or(staged::is_stdout);
+        staged::refuse_two_on_stdout(&[
+            (
+                if args.count { "--count" } else { "-o" },
+                args.count || on_stdout(args.output.as_deref()),
+            ),
+            (
+                "--non-matching",
+                args.non_matching.as_deref().is_some_and(staged::is_stdout),
+            ),
+        ])?;
         // `-o FILE` replaces the file only when the run succeeds (see `StagedFiles::create`).
         let mut staged = StagedFiles::new();
         let out_name = staged::display_name(args.output.as_deref());
@@ -165,13 +205,30 @@ impl Select {
         // Its errors name the file (or standard output).
         let out = staged.open(args.output.as_deref())?;
         let mut out = BufWriter::with_capacity(1 << 16, out);
+        let others_name = staged::display_name(args.non_matching.as_deref());
+        let written_others = |e| WriteError::new(others_name.as_str(), e);
+        let mut others = match &args.non_matching {
+            Some(path) => Some(BufWriter::with_capacity(
+                1 << 16,
+                staged
+                    .open(Some(path))
+                    .map_err(|e| anyhow::anyhow!("--non-matching {}: {e}", path.display()))?,
+            )),
+            None => None,
+        };
         if self
             .convert
             .as_ref()
             .is_some_and(|c| c.options().format == Format::Csv)
         {
             out.write_all(&Convert::csv_header()).map_err(written)?;
+            if let Some(others) = &mut others {
+                others
+                    .write_all(&Convert::csv_header())
+                    .map_err(written_others)?;
+            }
         }
+        let mut matched = 0u64;
 
         let opts = CheckOptions::default();
         let (mut selected, mut unwritten) = (0u64, 0u64);
@@ -194,7 +251,21 @@ impl Select {
                     .write_all(&p.diagnostics)
                     .map_err(|e| WriteError::new("to standard error", e))?;
             }
-            if !p.selected {
+            // `--selectonly` and `--skipmatching` count the matches in the order written.
+            let kept = p.selected && {
+                matched += 1;
+                args.select_only
+                    .as_ref()
+                    .is_none_or(|r| r.contains(matched))
+                    && !args
+                        .skip_matching
+                        .as_ref()
+                        .is_some_and(|r| r.contains(matched))
+            };
+            if !kept {
+                if let Some(others) = &mut others {
+                    others.write_all(&p.text).map_err(written_others)?;
+                }
                 return Ok(());
             }
             selected += 1;
@@ -213,6 +284,9 @@ impl Select {
         }
         out.flush().map_err(written)?;
         drop(out);
+        if let Some(mut others) = others {
+            others.flush().map_err(written_others)?;
+        }
         crate::report::staged::commit_after(staged, &inputs)?;
         if inputs.totals.games > 0 {
             warn_of_missing_tags(&tag_watch, &nearest)?;
@@ -230,6 +304,93 @@ impl Select {
         )?;
         Ok(inputs.outcome_with(selected == 0))
     }
+}
+
+/// The selection of `--where`, `--where-file`, `--tag-file`, `--materialy`, `--materialz` and
+/// `--fen-pattern`, and-ed.
+/// Each is parsed alone first, so that a problem is shown where it is, in its own text.
+///
+/// # Errors
+///
+/// The first wrong criterion, named as the command line gives it; a file that cannot be
+/// read.
+fn selection_of(options: &SelectOptions) -> anyhow::Result<Selection> {
+    let mut parts: Vec<String> = Vec::new();
+    let check = |what: &str, src: &str| -> anyhow::Result<()> {
+        Selection::parse(src)
+            .map(drop)
+            .map_err(|e| anyhow::anyhow!("{what}: {}", e.render(src)))
+    };
+    let given = options.where_file.is_some()
+        || options.tag_file.is_some()
+        || options.material_y.is_some()
+        || options.material_z.is_some()
+        || !options.fen_patterns.is_empty();
+    let ranges = options.select_only.is_some() || options.skip_matching.is_some();
+    if options.expr.is_empty() && !given && ranges {
+        // `--selectonly` alone, as pgn-extract takes it: every game matches.
+        return Ok(Selection::everything());
+    }
+    if !options.expr.is_empty() || !given {
+        check("--where", &options.expr)?;
+        parts.push(options.expr.clone());
+    }
+    let read = |option: &str, path: &std::path::Path| {
+        std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{option} {}: {e}", path.display()))
+    };
+    if let Some(path) = &options.where_file {
+        let text = read("--where-file", path)?;
+        let lines = criteria::where_lines(&text);
+        for &(n, line) in &lines {
+            check(&format!("--where-file {}:{n}", path.display()), line)?;
+        }
+        if lines.is_empty() {
+            bail!(
+                "--where-file {}: no expression in the file (one a line; # starts a comment)",
+                path.display()
+            );
+        }
+        let alternatives: Vec<String> = lines.iter().map(|(_, l)| format!("({l})")).collect();
+        parts.push(alternatives.join(" or "));
+    }
+    if let Some(path) = &options.tag_file {
+        let text = read("--tag-file", path)?;
+        let expr = criteria::tag_file(&text)
+            .map_err(|e| anyhow::anyhow!("--tag-file {}: {e}", path.display()))?;
+        check(&format!("--tag-file {}", path.display()), &expr)?;
+        parts.push(expr);
+    }
+    for (option, path, either) in [
+        ("--materialy", &options.material_y, false),
+        ("--materialz", &options.material_z, true),
+    ] {
+        let Some(path) = path else { continue };
+        let expr = criteria::material_file(&read(option, path)?, either)
+            .map_err(|e| anyhow::anyhow!("{option} {}: {e}", path.display()))?;
+        check(&format!("{option} {}", path.display()), &expr)?;
+        parts.push(expr);
+    }
+    if !options.fen_patterns.is_empty() {
+        let patterns: Vec<String> = options
+            .fen_patterns
+            .iter()
+            .map(|p| format!("pattern = {}", criteria::quote(p)))
+            .collect();
+        for p in &patterns {
+            check("--fen-pattern", p)?;
+        }
+        parts.push(patterns.join(" or "));
+    }
+    let src = match &parts[..] {
+        [one] => one.clone(),
+        _ => parts
+            .iter()
+            .map(|p| format!("({p})"))
+            .collect::<Vec<_>>()
+            .join(" and "),
+    };
+    Selection::parse(&src).map_err(|e| anyhow::anyhow!("the criteria together: {}", e.render(&src)))
 }
 
 /// Refuses options that would change nothing with the others given.
@@ -330,6 +491,8 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
     let by_tags = selection.matches(&Facts {
         lexed: game.lexed,
         replay: None,
+        game: game.number,
+        file: name,
     });
     let (matched, errors) = match by_tags {
         // Decided by the tags: only the game's end is needed.
@@ -353,6 +516,8 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
                     reached: &watch.reached,
                     opening: watch.opening(),
                 }),
+                game: game.number,
+                file: name,
             });
             (
                 matched.unwrap_or(false),
@@ -368,16 +533,31 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
         errors,
         nearest,
     };
-    if !picked.selected || args.count {
+    // The games not selected are written only to --non-matching; a selected one may go
+    // there too when --selectonly or --skipmatching leave it out.
+    let ranges = args.select_only.is_some() || args.skip_matching.is_some();
+    let others = args.non_matching.is_some();
+    let written = if picked.selected {
+        !args.count || (others && ranges)
+    } else {
+        others
+    };
+    if !written {
         return picked;
     }
     if game.bytes.is_empty() {
         // An oversized game: the reader kept none of its bytes.
         let _ = writeln!(
             picked.diagnostics,
-            "pgnkit: {name}:{}: game {} is selected but larger than --max-game-size, so it \
+            "pgnkit: {name}:{}: game {} is {} but larger than --max-game-size, so it \
              was not kept and is not written; raise --max-game-size",
-            game.line, game.number
+            game.line,
+            game.number,
+            if picked.selected {
+                "selected"
+            } else {
+                "not selected"
+            },
         );
         picked.unwritten = true;
         return picked;

@@ -214,10 +214,38 @@ pub const FIELDS: &[(&str, &str)] = &[
         "the pieces the main line has at some ply: \"KRPkr\"",
     ),
     (
+        "pattern",
+        "a position pattern the main line matches at some ply: \"*/*/*/*/???PP???/*/*/*\"",
+    ),
+    (
+        "balance",
+        "pgn-extract's material balance (-z), either side's: \"R2P+ R=P*\"",
+    ),
+    (
+        "white_balance",
+        "the same with the first set White's (pgn-extract's -y)",
+    ),
+    (
+        "material_diff",
+        "White's material minus Black's at some ply, in pawns (P 1, N B 3, R 5, Q 9)",
+    ),
+    (
+        "opposite_bishops",
+        "one bishop each, on opposite colours, at some ply (alone, or = true / false)",
+    ),
+    (
         "eco",
         "the ECO code of the opening the moves reach, as classified",
     ),
     ("opening", "the name of that classified opening"),
+    (
+        "game",
+        "the game's number in its file, from 1, as validate reports it",
+    ),
+    (
+        "file",
+        "the name of the file the game came from, with * as for player",
+    ),
 ];
 
 /// A position a game may reach, found by its Zobrist hash (then checked exactly).
@@ -234,6 +262,42 @@ pub enum Target {
     },
     /// The pieces on the board: `material = "KRPkr"`.
     Material(ByColor<ByRole<u8>>),
+    /// A position pattern: `pattern = "*/*/*/*/???PP???/*/*/*"`.
+    Pattern(Box<super::pattern::Pattern>),
+    /// pgn-extract's material balance (`balance`, `white_balance`): the first set White's,
+    /// or either side's when `either`.
+    Balance {
+        balance: Box<super::material::Balance>,
+        either: bool,
+    },
+    /// White's material minus Black's, in pawns, in relation `op` to `value`.
+    Difference { op: Op, value: f64 },
+    /// One bishop each, on squares of opposite colours.
+    OppositeBishops,
+}
+
+/// A target, how many half-moves it must last, and the plies it is looked for at.
+#[derive(Debug)]
+pub struct Watched {
+    pub target: Target,
+    /// Reached when it holds at this many consecutive positions after the first (`for N`).
+    pub lasts: u32,
+    /// The first and last plies (0: the start position) it is looked for at (`at A..B`).
+    pub plies: (u32, u32),
+}
+
+impl Watched {
+    fn new(target: Target) -> Watched {
+        let lasts = match &target {
+            Target::Balance { balance, .. } => balance.lasts,
+            _ => 0,
+        };
+        Watched {
+            target,
+            lasts,
+            plies: (0, u32::MAX),
+        }
+    }
 }
 
 /// The hash of a board and the side to move alone.
@@ -288,6 +352,16 @@ pub enum Test {
     Reached {
         equal: bool,
         target: usize,
+    },
+    /// `game`: the game's number in its file (from 1), as `validate` reports it.
+    GameNumber {
+        op: Op,
+        value: f64,
+    },
+    /// `file`: the name of the input the game came from, with `*` as for names.
+    File {
+        op: Op,
+        value: Literal,
     },
     /// The opening the classifier names from the moves (`eco`, `opening`), compared as a tag
     /// is.
@@ -482,7 +556,7 @@ fn quoted(src: &str, start: usize) -> Result<(String, usize), ParseError> {
 #[derive(Debug)]
 pub struct Parsed {
     pub expr: Expr,
-    pub targets: Vec<Target>,
+    pub targets: Vec<Watched>,
 }
 
 /// Parses an expression.
@@ -532,7 +606,7 @@ struct Parser {
     pos: usize,
     /// The expression's length: where "at the end" problems are shown.
     end: usize,
-    targets: Vec<Target>,
+    targets: Vec<Watched>,
     depth: usize,
 }
 
@@ -576,7 +650,7 @@ impl Parser {
         // Only `(` and `not` recurse, so only they count: a test inside 64 parentheses is
         // 64 deep, as the docs say, not 65.
         if !matches!(self.peek(), Some(Tok::Not | Tok::Open)) {
-            return self.test().map(Expr::Test);
+            return self.test();
         }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -614,11 +688,11 @@ impl Parser {
                 self.pos += 1;
                 Ok(inner)
             }
-            _ => self.test().map(Expr::Test),
+            _ => self.test(),
         }
     }
 
-    fn test(&mut self) -> Result<Test, ParseError> {
+    fn test(&mut self) -> Result<Expr, ParseError> {
         let at = self.here();
         let field = match self.toks.get(self.pos) {
             Some((Tok::Word(w), _)) => w.clone(),
@@ -637,6 +711,16 @@ impl Parser {
         };
         self.pos += 1;
         let op_at = self.here();
+        if field == "opposite_bishops" && !matches!(self.peek(), Some(Tok::Op(_))) {
+            // A test of its own: `opposite_bishops`, `opposite_bishops for 10`.
+            let test =
+                self.make_test(&field, at, Op::Eq, op_at, &Tok::Word("true".into()), op_at)?;
+            return self.suffixes(test).map(Expr::Test);
+        }
+        if matches!(self.peek(), Some(Tok::Word(w)) if w == "in") {
+            self.pos += 1;
+            return self.range(&field, at, op_at);
+        }
         let regex = self.peek() == Some(&Tok::Matches);
         let op = match self.peek() {
             Some(Tok::Op(op)) => *op,
@@ -663,6 +747,131 @@ impl Parser {
             }
         };
         self.pos += 1;
+        let test = self.make_test(&field, at, op, op_at, &value, value_at)?;
+        self.suffixes(test).map(Expr::Test)
+    }
+
+    /// `for N` (held for N half-moves) and `at A..B` (only at these plies) after a test of
+    /// positions (`position`, `pattern`, `material`, `balance`...).
+    fn suffixes(&mut self, test: Test) -> Result<Test, ParseError> {
+        loop {
+            let at = self.here();
+            let word = match self.peek() {
+                Some(Tok::Word(w)) if w == "for" || w == "at" => w.clone(),
+                _ => return Ok(test),
+            };
+            let Test::Reached { target, .. } = test else {
+                return Err(ParseError::new(
+                    format!("'{word}' goes after a test of positions (position, pattern, material, balance...)"),
+                    at,
+                ));
+            };
+            self.pos += 1;
+            let value_at = self.here();
+            let value = match self.toks.get(self.pos) {
+                Some((Tok::Bare(v), _)) => v.clone(),
+                // No number: refused below.
+                _ => "x".to_owned(),
+            };
+            let number = |v: &str| v.parse::<u32>().ok();
+            let watched = &mut self.targets[target];
+            if word == "for" {
+                watched.lasts = number(&value).ok_or_else(|| {
+                    ParseError::new("expected a number of half-moves after 'for'", value_at)
+                })?;
+            } else {
+                let (low, high) = value.split_once("..").unwrap_or((&value, &value));
+                let low = if low.is_empty() { Some(0) } else { number(low) };
+                let high = if high.is_empty() {
+                    Some(u32::MAX)
+                } else {
+                    number(high)
+                };
+                match (low, high) {
+                    (Some(low), Some(high)) if low <= high => watched.plies = (low, high),
+                    _ => {
+                        return Err(ParseError::new(
+                            "expected plies after 'at': 10, 10..40, 10.. or ..40",
+                            value_at,
+                        ))
+                    }
+                }
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// The test that the replay reaches `target` (`!equal`: never reaches it).
+    fn watch(&mut self, target: Target, equal: bool) -> Test {
+        self.targets.push(Watched::new(target));
+        Test::Reached {
+            equal,
+            target: self.targets.len() - 1,
+        }
+    }
+
+    /// `FIELD in LOW..HIGH`: both ends included, either one left out for no bound. It is
+    /// `FIELD >= LOW and FIELD <= HIGH`, so every field that orders takes it.
+    fn range(&mut self, field: &str, at: usize, in_at: usize) -> Result<Expr, ParseError> {
+        let value_at = self.here();
+        let text = |tok: Option<&(Tok, usize)>| match tok {
+            Some((tok @ (Tok::Bare(_) | Tok::Str(_) | Tok::Word(_)), _)) => Some(tok.clone()),
+            _ => None,
+        };
+        let bounds = match (
+            text(self.toks.get(self.pos)),
+            self.toks.get(self.pos + 1).map(|(t, _)| t),
+            text(self.toks.get(self.pos + 2)),
+        ) {
+            // `1..5`, `..5`, `1..` lex as one word.
+            (Some(Tok::Bare(s)), _, _) if s.contains("..") => {
+                self.pos += 1;
+                let (low, high) = s.split_once("..").unwrap_or_default();
+                let bound = |b: &str| (!b.is_empty()).then(|| Tok::Bare(b.to_owned()));
+                (bound(low), bound(high))
+            }
+            // `"B90" .. "B99"`: three tokens.
+            (Some(low), Some(Tok::Bare(dots)), Some(high)) if dots == ".." => {
+                self.pos += 3;
+                (Some(low), Some(high))
+            }
+            _ => {
+                return Err(ParseError::new(
+                    format!("expected a range after 'in', as {field} in 10..40"),
+                    value_at,
+                ))
+            }
+        };
+        let mut tests = Vec::new();
+        for (op, bound) in [(Op::Ge, bounds.0), (Op::Le, bounds.1)] {
+            if let Some(bound) = bound {
+                tests.push(Expr::Test(
+                    self.make_test(field, at, op, in_at, &bound, value_at)?,
+                ));
+            }
+        }
+        match tests.len() {
+            0 => Err(ParseError::new(
+                "a range needs at least one end: 10..40, 10.. or ..40",
+                value_at,
+            )),
+            1 => Ok(tests.remove(0)),
+            _ => Ok(Expr::And(tests)),
+        }
+    }
+
+    /// The test of `field` `op` `value`, the tokens read.
+    fn make_test(
+        &mut self,
+        field: &str,
+        at: usize,
+        op: Op,
+        op_at: usize,
+        value: &Tok,
+        value_at: usize,
+    ) -> Result<Test, ParseError> {
+        let field = field.to_owned();
+        let value = value.clone();
         let bad_value = |m: String| ParseError::new(m, value_at);
         let err = |m: String| Err(bad_value(m));
         let only_equality = |what: &str| -> Result<bool, ParseError> {
@@ -675,6 +884,15 @@ impl Parser {
                 )),
             }
         };
+        let only_order = |what: &str| -> Result<(), ParseError> {
+            if matches!(op, Op::Contains | Op::NotContains) {
+                return Err(ParseError::new(
+                    format!("{what} is a number: compare it with = != < <= > >="),
+                    op_at,
+                ));
+            }
+            Ok(())
+        };
         match field.as_str() {
             "plies" | "moves" | "errors" | "warnings" => {
                 let count = match field.as_str() {
@@ -683,12 +901,7 @@ impl Parser {
                     "errors" => Count::Errors,
                     _ => Count::Warnings,
                 };
-                if matches!(op, Op::Contains | Op::NotContains) {
-                    return Err(ParseError::new(
-                        format!("{field} is a number: compare it with = != < <= > >="),
-                        op_at,
-                    ));
-                }
+                only_order(&field)?;
                 match number_of(&value) {
                     Some(value) => Ok(Test::Count { count, op, value }),
                     None => err(format!("{field} is a count: expected a number")),
@@ -725,20 +938,61 @@ impl Parser {
             "position" => {
                 let equal = only_equality("position")?;
                 let target = position_target(text_of(&value)).map_err(bad_value)?;
-                self.targets.push(target);
-                Ok(Test::Reached {
+                Ok(self.watch(target, equal))
+            }
+            "pattern" => {
+                let equal = only_equality("pattern")?;
+                let pattern = super::pattern::Pattern::parse(text_of(&value))
+                    .map_err(|e| bad_value(format!("not a position pattern: {e}")))?;
+                Ok(self.watch(Target::Pattern(Box::new(pattern)), equal))
+            }
+            "balance" | "white_balance" => {
+                let equal = only_equality(&field)?;
+                let balance = super::material::Balance::parse(text_of(&value))
+                    .map_err(|e| bad_value(format!("not a material balance: {e}")))?;
+                Ok(self.watch(
+                    Target::Balance {
+                        balance: Box::new(balance),
+                        either: field == "balance",
+                    },
                     equal,
-                    target: self.targets.len() - 1,
-                })
+                ))
+            }
+            "material_diff" => {
+                only_order("material_diff")?;
+                let value = number_of(&value).ok_or_else(|| {
+                    bad_value("material_diff is in pawns: expected a number".into())
+                })?;
+                Ok(self.watch(Target::Difference { op, value }, true))
+            }
+            "opposite_bishops" => {
+                let mut equal = only_equality("opposite_bishops")?;
+                match text_of(&value) {
+                    "true" => {}
+                    "false" => equal = !equal,
+                    other => {
+                        return err(format!(
+                            "opposite_bishops is true or false (or alone), not '{other}'"
+                        ))
+                    }
+                }
+                Ok(self.watch(Target::OppositeBishops, equal))
             }
             "material" => {
                 let equal = only_equality("material")?;
                 let target = material_target(text_of(&value)).map_err(bad_value)?;
-                self.targets.push(target);
-                Ok(Test::Reached {
-                    equal,
-                    target: self.targets.len() - 1,
-                })
+                Ok(self.watch(target, equal))
+            }
+            "game" => {
+                only_order("game")?;
+                match number_of(&value) {
+                    Some(value) => Ok(Test::GameNumber { op, value }),
+                    None => err("game is the game's number in its file: expected a number".into()),
+                }
+            }
+            "file" => {
+                let value = literal(&value, op, Values::Text).map_err(bad_value)?;
+                Ok(Test::File { op, value })
             }
             "player" | "white" | "black" => {
                 let sides = match field.as_str() {
@@ -1030,6 +1284,9 @@ mod tests {
                 "result_by_rule" => "1-0",
                 "position" => "\"8/8/8/8/8/8/8/K1k5 w\"",
                 "material" => "Kk",
+                "pattern" => "\"*/*/*/*/*/*/*/*\"",
+                "balance" | "white_balance" => "\"R2P+ R=P*\"",
+                "opposite_bishops" => "true",
                 _ => "1",
             };
             let src = format!("{field} = {value}");

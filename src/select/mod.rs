@@ -8,8 +8,11 @@
 //!
 //! The engine, [`Select`], is made from [`SelectOptions`] and runs over inputs.
 
+pub mod criteria;
 mod engine;
 pub mod expr;
+pub mod material;
+pub mod pattern;
 pub mod round;
 pub mod tags;
 pub mod watch;
@@ -18,7 +21,7 @@ pub use engine::{Select, SelectOptions};
 
 use std::cmp::Ordering;
 
-use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Target, Test};
+use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Test, Watched};
 
 use crate::diag::Severity;
 use crate::pgn::date::GameDate;
@@ -29,7 +32,7 @@ use crate::rules::game::{GameReport, Termination};
 #[derive(Debug)]
 pub struct Selection {
     expr: Expr,
-    targets: Vec<Target>,
+    targets: Vec<Watched>,
     replay: bool,
     classifies: bool,
 }
@@ -38,6 +41,10 @@ pub struct Selection {
 pub struct Facts<'a> {
     pub lexed: &'a Lexed,
     pub replay: Option<Replayed<'a>>,
+    /// The game's number in its file, from 1.
+    pub game: u64,
+    /// The name of the input the game came from, as the diagnostics name it.
+    pub file: &'a str,
 }
 
 /// What the replay of a game found.
@@ -67,6 +74,16 @@ impl Selection {
         })
     }
 
+    /// The selection every game matches (an `and` of no tests).
+    pub fn everything() -> Selection {
+        Selection {
+            expr: Expr::And(Vec::new()),
+            targets: Vec::new(),
+            replay: false,
+            classifies: false,
+        }
+    }
+
     /// Whether some test needs the game's opening classified (`eco`, `opening`).
     pub fn classifies(&self) -> bool {
         self.classifies
@@ -85,7 +102,7 @@ impl Selection {
     }
 
     /// The positions and material balances the replay must watch for.
-    pub fn targets(&self) -> &[Target] {
+    pub fn targets(&self) -> &[Watched] {
         &self.targets
     }
 
@@ -99,7 +116,10 @@ fn needs_replay(expr: &Expr) -> bool {
     match expr {
         Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
         Expr::Not(a) => needs_replay(a),
-        Expr::Test(t) => !matches!(t, Test::Tag { .. } | Test::Name { .. }),
+        Expr::Test(t) => !matches!(
+            t,
+            Test::Tag { .. } | Test::Name { .. } | Test::GameNumber { .. } | Test::File { .. }
+        ),
     }
 }
 
@@ -173,6 +193,15 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
                 },
             };
             Some(found.is_some_and(|f| f != negated(*op)))
+        }
+        Test::GameNumber { op, value } => Some(
+            (facts.game as f64)
+                .partial_cmp(value)
+                .is_some_and(|o| op.holds(o)),
+        ),
+        Test::File { op, value } => {
+            let matched = compare(facts.file, positive(*op), value, true);
+            Some(matched != negated(*op))
         }
         Test::Count { count, op, value } => {
             let report = facts.replay.as_ref()?.report;

@@ -1119,6 +1119,8 @@ pub fn check_select(input: &[u8]) {
     let facts = Facts {
         lexed: &lexed,
         replay: None,
+        game: 1,
+        file: "games.pgn",
     };
     let decided = selection.matches(&facts);
     let _ = (
