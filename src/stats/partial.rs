@@ -328,11 +328,11 @@ impl Merger {
         let eco_table = reports::names_openings(output)
             .then(|| crate::eco::table_at(output.eco_table.as_deref()))
             .transpose()?;
-        let tiebreaks = self.tiebreaks.as_ref().map(|list| TieTables {
-            list,
-            teams: self.team_tiebreaks.as_ref(),
-            moveless_played: self.played_without_moves,
-        });
+        let tiebreaks = TieTables::of(
+            self.tiebreaks.as_ref(),
+            self.team_tiebreaks.as_ref(),
+            self.played_without_moves,
+        );
         let casual_games = reports::write_tables(
             output,
             &mut self.acc,
