@@ -685,4 +685,15 @@ fn a_null_move_on_the_main_line_keeps_the_positions_right() {
         let o = pgnkit(&["select", "-q", "--count", "-w", expr, "-"], Some(game));
         assert_eq!(stdout(&o), want, "{expr}: {}", stderr(&o));
     }
+    // The counts alone, kept by captures: White takes a pawn after Black's null move.
+    let game = b"[Event \"Null\"]\n[Result \"*\"]\n\n1. e4 -- 2. d4 e5 3. dxe5 *\n";
+    for (expr, want) in [
+        ("material = \"KQRRBBNNPPPPPPPPkqrrbbnnppppppp\"", "1\n"),
+        ("material_diff = 1 at 5", "1\n"),
+        ("material_diff = 1 at 4", "0\n"),
+        ("material_diff = -1", "0\n"),
+    ] {
+        let o = pgnkit(&["select", "-q", "--count", "-w", expr, "-"], Some(game));
+        assert_eq!(stdout(&o), want, "{expr}: {}", stderr(&o));
+    }
 }

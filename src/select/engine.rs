@@ -506,7 +506,7 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
                 watch = watch.classifying(table);
             }
             let mut report = game.check(opts, &mut watch);
-            if watch.desynced {
+            if watch.desynced(report.plies) {
                 // A null move on the main line: its positions are told move by move.
                 watch = Watch::new(selection.targets()).move_by_move();
                 report = game.check(opts, &mut watch);
