@@ -118,14 +118,34 @@ impl Balance {
 
     /// Whether the counts match with the first set as `first`'s pieces.
     pub fn matches(&self, counts: &ByColor<ByRole<u8>>, first: Color) -> bool {
+        let packs = [packed(&counts.white), packed(&counts.black)];
+        self.matches_packed(counts, packs, first)
+    }
+
+    /// Whether the counts match with the first set as White's, and as Black's when `either`
+    /// (each side's counts packed once for both).
+    #[inline]
+    pub fn matches_as(&self, counts: &ByColor<ByRole<u8>>, either: bool) -> [bool; 2] {
+        let packs = [packed(&counts.white), packed(&counts.black)];
+        [
+            self.matches_packed(counts, packs, Color::White),
+            either && self.matches_packed(counts, packs, Color::Black),
+        ]
+    }
+
+    #[inline]
+    fn matches_packed(&self, counts: &ByColor<ByRole<u8>>, packs: [u64; 2], first: Color) -> bool {
+        let (a, b) = match first {
+            Color::White => (packs[0], packs[1]),
+            Color::Black => (packs[1], packs[0]),
+        };
+        if !in_range(a, self.ranges[0]) || !in_range(b, self.ranges[1]) {
+            return false;
+        }
         let side = |c: Color| -> [i32; 5] {
             let r = counts.get(c);
             [r.pawn, r.knight, r.bishop, r.rook, r.queen].map(i32::from)
         };
-        let (a, b) = (packed(counts.get(first)), packed(counts.get(!first)));
-        if !in_range(a, self.ranges[0]) || !in_range(b, self.ranges[1]) {
-            return false;
-        }
         let (a, b) = (side(first), side(!first));
         set_matches(&self.sets[0], &a, &b) && set_matches(&self.sets[1], &b, &a)
     }
@@ -136,11 +156,10 @@ const HIGH: u64 = 0x80_8080_8080;
 
 /// A side's pawns, knights, bishops, rooks and queens, a byte each from the lowest (each
 /// below 128: a side has 16 pieces at most).
+#[inline]
 fn packed(r: &ByRole<u8>) -> u64 {
-    [r.pawn, r.knight, r.bishop, r.rook, r.queen]
-        .iter()
-        .rev()
-        .fold(0, |acc, &n| (acc << 8) | u64::from(n & 0x7f))
+    let byte = |n: u8, at: u32| u64::from(n & 0x7f) << at;
+    byte(r.pawn, 0) | byte(r.knight, 8) | byte(r.bishop, 16) | byte(r.rook, 24) | byte(r.queen, 32)
 }
 
 /// Whether every byte of `counts` lies between those of `low` and `high`: with each byte's

@@ -172,12 +172,9 @@ impl<'a> Watch<'a> {
                     [material::opposite_bishops(position.board()), false]
                 }
                 (Target::Material(m), _) => [counts == Some(m), false],
-                (Target::Balance { balance, either }, _) => counts.map_or([false; 2], |c| {
-                    [
-                        balance.matches(c, Color::White),
-                        *either && balance.matches(c, Color::Black),
-                    ]
-                }),
+                (Target::Balance { balance, either }, _) => {
+                    counts.map_or([false; 2], |c| balance.matches_as(c, *either))
+                }
                 (Target::Difference { op, value }, _) => [
                     counts.is_some_and(|c| {
                         let diff = f64::from(material::difference(c));
