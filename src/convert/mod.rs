@@ -49,9 +49,16 @@ pub struct Ply {
     pub text: Range<usize>,
     /// The illegal move as written, when `--repair` replaced it by this one.
     pub repaired_from: Option<String>,
-    /// The position before the move, kept only when the output needs every notation (boxed:
-    /// most outputs keep none, and a ply stays small).
-    pub before: Option<Box<Chess>>,
+    /// The positions before and after the move, kept only when the output needs every
+    /// notation and the FEN after it (boxed: most outputs keep none, and a ply stays small).
+    pub positions: Option<Box<Around>>,
+}
+
+/// The positions around a move: the one it is played from, and the one it makes.
+#[derive(Clone, Debug)]
+pub struct Around {
+    pub before: Chess,
+    pub after: Chess,
 }
 
 /// A null move (`--`) the replay played, kept for the outputs that give every position
@@ -233,9 +240,17 @@ impl Visitor for Collector {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
         if let Some(eco) = &mut self.eco {
-            eco.play(at, before, mv, check, None);
+            eco.play(at, before, after, mv, check, None);
         }
         if !self.afford(self.ply_cost()) {
             return;
@@ -253,7 +268,7 @@ impl Visitor for Collector {
             _ => write::write(before, mv, check, notation, &mut self.text),
         }
         if let (0, Some(c)) = (at.depth, &mut self.columns) {
-            c.push_move(before, mv, check, san);
+            c.push_move(before, after, mv, check, san);
         }
         self.plies.push(Ply {
             start: at.start,
@@ -264,7 +279,12 @@ impl Visitor for Collector {
             white: before.turn() == Color::White,
             text: start..self.text.len(),
             repaired_from: self.pending_repair.take(),
-            before: self.keep_positions.then(|| Box::new(before.clone())),
+            positions: self.keep_positions.then(|| {
+                Box::new(Around {
+                    before: before.clone(),
+                    after: after.clone(),
+                })
+            }),
         });
     }
 

@@ -12,10 +12,10 @@
 use std::ops::Range;
 
 use super::arrow::PlyColumns;
-use crate::notation::fen;
 use super::records::{self, read_notes, Eval, MoveRecord};
 use super::{Collector, Element};
 use crate::diag::Severity;
+use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
 
@@ -168,7 +168,7 @@ impl GameRecord {
             .columns
             .take()
             .map(|mut b| {
-                b.settle(None);
+                b.settle();
                 *b
             })
             .unwrap_or_default();

@@ -19,6 +19,12 @@
 //! - A game is replayed once: its common tokens straight from the bytes, the rest (from the
 //!   first token the bytes loop does not read) from the lexer's tokens, and the events are
 //!   the same whichever reads a token.
+//! - Visitors compose: `(A, B)` is a visitor that needs what either needs
+//!   ([`Needs::union`]) and tells each event to `A`, then to `B`; an `Option<V>` that is
+//!   `None` needs nothing. So the classifier of openings runs beside a writer, a filter or
+//!   statistics without being wired into them. A visitor is therefore told of more than it
+//!   asked for when another asked for it (moves past its [`Needs::positions`], comments,
+//!   tags), and ignores what it does not need.
 
 use shakmaty::{Chess, Move};
 
@@ -50,6 +56,28 @@ impl Needs {
         tags: false,
         main_moves: false,
     };
+
+    /// What two visitors need together: the more positions of the two, and each thing
+    /// either needs.
+    ///
+    /// ```
+    /// use pgnkit::rules::visit::{Needs, Positions};
+    ///
+    /// let opening = Needs { positions: Positions::First(8), ..Needs::NOTHING };
+    /// let moves = Needs { main_moves: true, ..Needs::NOTHING };
+    /// let both = opening.union(moves);
+    /// assert_eq!(both.positions, Positions::First(8));
+    /// assert!(both.main_moves && !both.tags);
+    /// ```
+    #[must_use]
+    pub const fn union(self, other: Needs) -> Needs {
+        Needs {
+            positions: self.positions.union(other.positions),
+            movetext: self.movetext || other.movetext,
+            tags: self.tags || other.tags,
+            main_moves: self.main_moves || other.main_moves,
+        }
+    }
 }
 
 /// Which moves come with the position before them.
@@ -66,6 +94,21 @@ pub enum Positions {
 }
 
 impl Positions {
+    /// The more positions of the two.
+    #[must_use]
+    pub const fn union(self, other: Positions) -> Positions {
+        match (self, other) {
+            (Positions::All, _) | (_, Positions::All) => Positions::All,
+            (Positions::First(a), Positions::First(b)) => {
+                Positions::First(if a > b { a } else { b })
+            }
+            (Positions::First(n), Positions::None) | (Positions::None, Positions::First(n)) => {
+                Positions::First(n)
+            }
+            (Positions::None, Positions::None) => Positions::None,
+        }
+    }
+
     /// Main-line moves before which the position is kept.
     pub(crate) fn plies(self) -> u32 {
         match self {
@@ -104,10 +147,19 @@ pub trait Visitor {
     /// once, after the tags, unless the game has no position to start from.
     fn start(&mut self, _start: &Chess) {}
 
-    /// A move matched `mv` in `before`; `check` is what holds after it. `san` is the move's
-    /// SAN (check sign included) when the token was written exactly so: a writer can copy it
-    /// instead of computing it again.
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>);
+    /// A move matched `mv` in `before`, which made `after`; `check` is what holds in `after`.
+    /// `san` is the move's SAN (check sign included) when the token was written exactly so: a
+    /// writer can copy it instead of computing it again. The replay made `after` to go on,
+    /// so a visitor need not copy `before` and play the move again.
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    );
 
     /// Every main-line move played, in order (null moves are not moves), up to where the main
     /// line broke: told once, after the movetext, when [`Needs::main_moves`].
@@ -156,5 +208,193 @@ impl Visitor for NoVisitor {
         Needs::NOTHING
     }
 
-    fn play(&mut self, _: MoveAt, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
+    fn play(&mut self, _: MoveAt, _: &Chess, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
+}
+
+/// Two visitors as one: each event goes to the first, then to the second, and the needs are
+/// both's ([`Needs::union`]). The calls are static: a pair costs no more dispatch than one.
+impl<A: Visitor, B: Visitor> Visitor for (A, B) {
+    fn needs(&self) -> Needs {
+        self.0.needs().union(self.1.needs())
+    }
+
+    fn tag(&mut self, tag: Tag<'_>) {
+        self.0.tag(tag);
+        self.1.tag(tag);
+    }
+
+    fn tags_done(&mut self) {
+        self.0.tags_done();
+        self.1.tags_done();
+    }
+
+    fn start(&mut self, start: &Chess) {
+        self.0.start(start);
+        self.1.start(start);
+    }
+
+    #[inline]
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
+        self.0.play(at, before, after, mv, check, san);
+        self.1.play(at, before, after, mv, check, san);
+    }
+
+    fn main_line(&mut self, moves: &[Move]) {
+        self.0.main_line(moves);
+        self.1.main_line(moves);
+    }
+
+    fn unplayed(&mut self, at: MoveAt) {
+        self.0.unplayed(at);
+        self.1.unplayed(at);
+    }
+
+    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+        self.0.null_move(at, before, after);
+        self.1.null_move(at, before, after);
+    }
+
+    fn repaired(&mut self, at: MoveAt, written: &str) {
+        self.0.repaired(at, written);
+        self.1.repaired(at, written);
+    }
+
+    fn comment(&mut self, start: u32, end: u32) {
+        self.0.comment(start, end);
+        self.1.comment(start, end);
+    }
+
+    fn nag(&mut self, nag: u16) {
+        self.0.nag(nag);
+        self.1.nag(nag);
+    }
+
+    fn begin_variation(&mut self) {
+        self.0.begin_variation();
+        self.1.begin_variation();
+    }
+
+    fn end_variation(&mut self) {
+        self.0.end_variation();
+        self.1.end_variation();
+    }
+
+    fn result(&mut self, result: Option<GameResult>) {
+        self.0.result(result);
+        self.1.result(result);
+    }
+
+    fn end_game(&mut self) {
+        self.0.end_game();
+        self.1.end_game();
+    }
+}
+
+/// A visitor that may not be there: `None` needs nothing and is told nothing (a classifier
+/// of openings only when one is asked for).
+impl<V: Visitor> Visitor for Option<V> {
+    fn needs(&self) -> Needs {
+        self.as_ref().map_or(Needs::NOTHING, Visitor::needs)
+    }
+
+    fn tag(&mut self, tag: Tag<'_>) {
+        if let Some(v) = self {
+            v.tag(tag);
+        }
+    }
+
+    fn tags_done(&mut self) {
+        if let Some(v) = self {
+            v.tags_done();
+        }
+    }
+
+    fn start(&mut self, start: &Chess) {
+        if let Some(v) = self {
+            v.start(start);
+        }
+    }
+
+    #[inline]
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
+        if let Some(v) = self {
+            v.play(at, before, after, mv, check, san);
+        }
+    }
+
+    fn main_line(&mut self, moves: &[Move]) {
+        if let Some(v) = self {
+            v.main_line(moves);
+        }
+    }
+
+    fn unplayed(&mut self, at: MoveAt) {
+        if let Some(v) = self {
+            v.unplayed(at);
+        }
+    }
+
+    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+        if let Some(v) = self {
+            v.null_move(at, before, after);
+        }
+    }
+
+    fn repaired(&mut self, at: MoveAt, written: &str) {
+        if let Some(v) = self {
+            v.repaired(at, written);
+        }
+    }
+
+    fn comment(&mut self, start: u32, end: u32) {
+        if let Some(v) = self {
+            v.comment(start, end);
+        }
+    }
+
+    fn nag(&mut self, nag: u16) {
+        if let Some(v) = self {
+            v.nag(nag);
+        }
+    }
+
+    fn begin_variation(&mut self) {
+        if let Some(v) = self {
+            v.begin_variation();
+        }
+    }
+
+    fn end_variation(&mut self) {
+        if let Some(v) = self {
+            v.end_variation();
+        }
+    }
+
+    fn result(&mut self, result: Option<GameResult>) {
+        if let Some(v) = self {
+            v.result(result);
+        }
+    }
+
+    fn end_game(&mut self) {
+        if let Some(v) = self {
+            v.end_game();
+        }
+    }
 }

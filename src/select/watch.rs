@@ -138,7 +138,15 @@ impl Visitor for Watch<'_> {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
         // Once every target is reached, nothing is left to look at; the plies are counted.
         if at.depth == 0 {
             if self.reached.iter().any(|r| !r) {
@@ -148,7 +156,7 @@ impl Visitor for Watch<'_> {
             }
         }
         if let Some(eco) = &mut self.eco {
-            eco.play(at, before, mv, check, san);
+            eco.play(at, before, after, mv, check, san);
         }
     }
 

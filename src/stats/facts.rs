@@ -35,7 +35,15 @@ impl Visitor for OpeningMoves {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        _: &Chess,
+        mv: Move,
+        _: CheckClaim,
+        _: Option<&str>,
+    ) {
         if at.depth != 0 || self.stopped || self.count >= self.wanted {
             return;
         }
