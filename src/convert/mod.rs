@@ -119,8 +119,6 @@ pub struct Collector {
     pub text: String,
     pending_repair: Option<String>,
     recorded: Vec<Recorded>,
-    /// Names the game's opening as it is replayed (`--add-eco`).
-    pub eco: Option<crate::eco::EcoObserver<'static>>,
     /// SAN, UCI and FEN of the main-line plies, for the Arrow tables: only when asked for.
     pub columns: Option<Box<arrow::PlyColumns>>,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
@@ -131,6 +129,10 @@ pub struct Collector {
     /// The game took more than the budget: what the replay told after that was not kept.
     over_budget: bool,
 }
+
+/// What a game is replayed with in a conversion: its collector, and beside it the classifier
+/// of openings when `--add-eco` asks for one (a pair of visitors is one visitor).
+pub(crate) type GameVisitor = (Collector, Option<crate::eco::EcoObserver<'static>>);
 
 /// Bytes counted for each element kept (comment, NAG, variation start or end): its place in
 /// the collector, its element, and its share of the output written.
@@ -154,7 +156,6 @@ impl Collector {
             text: String::new(),
             pending_repair: None,
             recorded: Vec::new(),
-            eco: None,
             columns: None,
             budget: usize::MAX,
             spent: 0,
@@ -209,9 +210,6 @@ impl Collector {
         self.recorded.clear();
         self.spent = 0;
         self.over_budget = false;
-        if let Some(eco) = &mut self.eco {
-            eco.clear();
-        }
         if let Some(c) = &mut self.columns {
             c.clear();
         }
@@ -249,9 +247,6 @@ impl Visitor for Collector {
         check: CheckClaim,
         san: Option<&str>,
     ) {
-        if let Some(eco) = &mut self.eco {
-            eco.play(at, before, after, mv, check, None);
-        }
         if !self.afford(self.ply_cost()) {
             return;
         }
@@ -289,9 +284,6 @@ impl Visitor for Collector {
     }
 
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
-        if let Some(eco) = &mut self.eco {
-            eco.null_move(at, before, after);
-        }
         if !self.afford(self.ply_cost()) {
             return;
         }
