@@ -238,6 +238,9 @@ impl Visitor for Collector {
         }
     }
 
+    // Inline into the pair it is replayed in beside the classifier of openings
+    // ([`GameVisitor`]): a call of its own costs a move as much as the pair's.
+    #[inline(always)]
     fn play(
         &mut self,
         at: MoveAt,

@@ -4,7 +4,7 @@
 //! The design, in the manner of pgn-reader's `Visitor`:
 //!
 //! - A consumer (a writer, statistics, a filter) implements [`Visitor`] and says once, in
-//!   [`Visitor::needs`], what it needs: positions before moves, the movetext's comments and
+//!   [`Visitor::needs`], what it needs: the positions around moves, the movetext's comments and
 //!   NAGs, tags, or every main-line move. The replay does no work for what is not needed: a
 //!   position copy a ply is the largest cost of a replay. A plain movetext is read straight
 //!   from its bytes, with no tokens stored, whatever the visitor.
@@ -34,7 +34,7 @@ use crate::pgn::{GameResult, Tag};
 /// What a [`Visitor`] needs from the replay, declared before the game's first event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Needs {
-    /// Which moves [`Visitor::play`] is told of with the position before them.
+    /// Which moves [`Visitor::play`] is told of with the positions before and after them.
     pub positions: Positions,
     /// The movetext's comments and NAGs ([`Visitor::comment`], [`Visitor::nag`]), in order
     /// with the moves: every move is then told with its position, as with
@@ -80,7 +80,8 @@ impl Needs {
     }
 }
 
-/// Which moves come with the position before them.
+/// Which moves come with the positions before and after them (the one before is the copy a
+/// ply costs; the one after is the position the replay goes on from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Positions {
     /// None: [`Visitor::play`] is then told only of moves a variation follows (their position
