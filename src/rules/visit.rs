@@ -212,6 +212,96 @@ impl Visitor for NoVisitor {
     fn play(&mut self, _: MoveAt, _: &Chess, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
 }
 
+/// Every event but [`Visitor::needs`], told by `$each!(self, v => call on v)` to each visitor
+/// a combination holds: the pair and the option below differ only in `$each`.
+macro_rules! tell_each {
+    ($each:ident) => {
+        fn tag(&mut self, tag: Tag<'_>) {
+            $each!(self, v => v.tag(tag));
+        }
+
+        fn tags_done(&mut self) {
+            $each!(self, v => v.tags_done());
+        }
+
+        fn start(&mut self, start: &Chess) {
+            $each!(self, v => v.start(start));
+        }
+
+        #[inline]
+        fn play(
+            &mut self,
+            at: MoveAt,
+            before: &Chess,
+            after: &Chess,
+            mv: Move,
+            check: CheckClaim,
+            san: Option<&str>,
+        ) {
+            $each!(self, v => v.play(at, before, after, mv, check, san));
+        }
+
+        fn main_line(&mut self, moves: &[Move]) {
+            $each!(self, v => v.main_line(moves));
+        }
+
+        fn unplayed(&mut self, at: MoveAt) {
+            $each!(self, v => v.unplayed(at));
+        }
+
+        fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+            $each!(self, v => v.null_move(at, before, after));
+        }
+
+        fn repaired(&mut self, at: MoveAt, written: &str) {
+            $each!(self, v => v.repaired(at, written));
+        }
+
+        fn comment(&mut self, start: u32, end: u32) {
+            $each!(self, v => v.comment(start, end));
+        }
+
+        fn nag(&mut self, nag: u16) {
+            $each!(self, v => v.nag(nag));
+        }
+
+        fn begin_variation(&mut self) {
+            $each!(self, v => v.begin_variation());
+        }
+
+        fn end_variation(&mut self) {
+            $each!(self, v => v.end_variation());
+        }
+
+        fn result(&mut self, result: Option<GameResult>) {
+            $each!(self, v => v.result(result));
+        }
+
+        fn end_game(&mut self) {
+            $each!(self, v => v.end_game());
+        }
+    };
+}
+
+/// `call` on the first of a pair, then on the second.
+macro_rules! both {
+    ($pair:ident, $v:ident => $call:expr) => {{
+        let $v = &mut $pair.0;
+        $call;
+        let $v = &mut $pair.1;
+        $call;
+    }};
+}
+
+/// `call` on the visitor, if there is one.
+macro_rules! if_some {
+    ($option:ident, $v:ident => $call:expr) => {
+        if let Some($v) = $option {
+            $call;
+        }
+    };
+}
+
 /// Two visitors as one: each event goes to the first, then to the second, and the needs are
 /// both's ([`Needs::union`]). The calls are static: a pair costs no more dispatch than one.
 impl<A: Visitor, B: Visitor> Visitor for (A, B) {
@@ -219,84 +309,7 @@ impl<A: Visitor, B: Visitor> Visitor for (A, B) {
         self.0.needs().union(self.1.needs())
     }
 
-    fn tag(&mut self, tag: Tag<'_>) {
-        self.0.tag(tag);
-        self.1.tag(tag);
-    }
-
-    fn tags_done(&mut self) {
-        self.0.tags_done();
-        self.1.tags_done();
-    }
-
-    fn start(&mut self, start: &Chess) {
-        self.0.start(start);
-        self.1.start(start);
-    }
-
-    #[inline]
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        after: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        san: Option<&str>,
-    ) {
-        self.0.play(at, before, after, mv, check, san);
-        self.1.play(at, before, after, mv, check, san);
-    }
-
-    fn main_line(&mut self, moves: &[Move]) {
-        self.0.main_line(moves);
-        self.1.main_line(moves);
-    }
-
-    fn unplayed(&mut self, at: MoveAt) {
-        self.0.unplayed(at);
-        self.1.unplayed(at);
-    }
-
-    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
-        self.0.null_move(at, before, after);
-        self.1.null_move(at, before, after);
-    }
-
-    fn repaired(&mut self, at: MoveAt, written: &str) {
-        self.0.repaired(at, written);
-        self.1.repaired(at, written);
-    }
-
-    fn comment(&mut self, start: u32, end: u32) {
-        self.0.comment(start, end);
-        self.1.comment(start, end);
-    }
-
-    fn nag(&mut self, nag: u16) {
-        self.0.nag(nag);
-        self.1.nag(nag);
-    }
-
-    fn begin_variation(&mut self) {
-        self.0.begin_variation();
-        self.1.begin_variation();
-    }
-
-    fn end_variation(&mut self) {
-        self.0.end_variation();
-        self.1.end_variation();
-    }
-
-    fn result(&mut self, result: Option<GameResult>) {
-        self.0.result(result);
-        self.1.result(result);
-    }
-
-    fn end_game(&mut self) {
-        self.0.end_game();
-        self.1.end_game();
-    }
+    tell_each!(both);
 }
 
 /// A visitor that may not be there: `None` needs nothing and is told nothing (a classifier
@@ -306,96 +319,5 @@ impl<V: Visitor> Visitor for Option<V> {
         self.as_ref().map_or(Needs::NOTHING, Visitor::needs)
     }
 
-    fn tag(&mut self, tag: Tag<'_>) {
-        if let Some(v) = self {
-            v.tag(tag);
-        }
-    }
-
-    fn tags_done(&mut self) {
-        if let Some(v) = self {
-            v.tags_done();
-        }
-    }
-
-    fn start(&mut self, start: &Chess) {
-        if let Some(v) = self {
-            v.start(start);
-        }
-    }
-
-    #[inline]
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        after: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        san: Option<&str>,
-    ) {
-        if let Some(v) = self {
-            v.play(at, before, after, mv, check, san);
-        }
-    }
-
-    fn main_line(&mut self, moves: &[Move]) {
-        if let Some(v) = self {
-            v.main_line(moves);
-        }
-    }
-
-    fn unplayed(&mut self, at: MoveAt) {
-        if let Some(v) = self {
-            v.unplayed(at);
-        }
-    }
-
-    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
-        if let Some(v) = self {
-            v.null_move(at, before, after);
-        }
-    }
-
-    fn repaired(&mut self, at: MoveAt, written: &str) {
-        if let Some(v) = self {
-            v.repaired(at, written);
-        }
-    }
-
-    fn comment(&mut self, start: u32, end: u32) {
-        if let Some(v) = self {
-            v.comment(start, end);
-        }
-    }
-
-    fn nag(&mut self, nag: u16) {
-        if let Some(v) = self {
-            v.nag(nag);
-        }
-    }
-
-    fn begin_variation(&mut self) {
-        if let Some(v) = self {
-            v.begin_variation();
-        }
-    }
-
-    fn end_variation(&mut self) {
-        if let Some(v) = self {
-            v.end_variation();
-        }
-    }
-
-    fn result(&mut self, result: Option<GameResult>) {
-        if let Some(v) = self {
-            v.result(result);
-        }
-    }
-
-    fn end_game(&mut self) {
-        if let Some(v) = self {
-            v.end_game();
-        }
-    }
+    tell_each!(if_some);
 }
