@@ -668,3 +668,32 @@ fn for_and_at_go_only_after_tests_of_positions() {
         assert!(stderr(&o).contains(word), "{expr}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn a_null_move_on_the_main_line_keeps_the_positions_right() {
+    // The positions come from the main line's moves; a null move between two of them is
+    // no move there, so such a game is watched move by move instead.
+    let game = b"[Event \"Null\"]\n[Result \"*\"]\n\n1. e4 -- 2. d4 e5 *\n";
+    for (expr, want) in [
+        ("pattern = \"*/*/*/*/???PP???/*/*/*\" at 3", "1\n"),
+        ("pattern = \"*/*/*/*/???PP???/*/*/*\" at 2", "0\n"),
+        (
+            "position = \"rnbqkbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNBQKBNR w\"",
+            "1\n",
+        ),
+    ] {
+        let o = pgnkit(&["select", "-q", "--count", "-w", expr, "-"], Some(game));
+        assert_eq!(stdout(&o), want, "{expr}: {}", stderr(&o));
+    }
+    // The counts alone, kept by captures: White takes a pawn after Black's null move.
+    let game = b"[Event \"Null\"]\n[Result \"*\"]\n\n1. e4 -- 2. d4 e5 3. dxe5 *\n";
+    for (expr, want) in [
+        ("material = \"KQRRBBNNPPPPPPPPkqrrbbnnppppppp\"", "1\n"),
+        ("material_diff = 1 at 5", "1\n"),
+        ("material_diff = 1 at 4", "0\n"),
+        ("material_diff = -1", "0\n"),
+    ] {
+        let o = pgnkit(&["select", "-q", "--count", "-w", expr, "-"], Some(game));
+        assert_eq!(stdout(&o), want, "{expr}: {}", stderr(&o));
+    }
+}

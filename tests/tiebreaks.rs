@@ -249,3 +249,35 @@ fn an_older_partial_is_refused_by_merge_with_tiebreaks() {
     common::pgnkit_ok(&["stats", "merge", part, "--report", "standings"], None);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `stats merge --tiebreaks` tells the decisive games without moves it took as forfeits, as
+/// `stats` does, and ranks as `stats` does with and without `--played-without-moves`.
+#[test]
+fn merge_tells_moveless_games_taken_as_forfeits() {
+    let dir = common::scratch("tiebreaks/merged-moveless");
+    let part = dir.join("moveless.part");
+    let part = part.to_str().unwrap();
+    let pgn = "testdata/stats/moveless.pgn";
+    common::pgnkit_ok(&["stats", "-q", pgn, "--partial", part], None);
+    let note = "pgnkit: --tiebreaks counted 3 decisive game(s) without moves as forfeits";
+    for extra in [&[][..], &["--played-without-moves"][..]] {
+        let mut one = vec![
+            "stats",
+            pgn,
+            "--report",
+            "standings",
+            "--tiebreaks",
+            "WON,WIN",
+        ];
+        one.extend(extra);
+        let one = common::pgnkit_ok(&one, None);
+        let mut merged = vec!["stats", "merge", part, "--report", "standings"];
+        merged.extend(["--tiebreaks", "WON,WIN"]);
+        merged.extend(extra);
+        let merged = common::pgnkit_ok(&merged, None);
+        assert_eq!(common::stdout(&merged), common::stdout(&one), "{extra:?}");
+        let told = common::stderr(&merged).contains(note);
+        assert_eq!(told, extra.is_empty(), "{}", common::stderr(&merged));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -13,6 +13,7 @@ pub mod finder;
 pub mod observer;
 mod spill;
 
+use crate::pgn::date::GameDate;
 pub use engine::{parse_size, Dedup, DedupOptions, MIN_MEMORY_BUDGET};
 pub use finder::Finder;
 
@@ -162,7 +163,7 @@ impl Identity {
             players,
             event: if known(event) { short(event) } else { 0 },
             round: if known(round) { short(round) } else { 0 },
-            date: date.and_then(complete_date).unwrap_or(0),
+            date: date.and_then(GameDate::written_number).unwrap_or(0),
             site: 0,
         }
     }
@@ -306,20 +307,6 @@ impl NameHasher {
         self.other(' ');
         self.sum
     }
-}
-
-/// A `Date` with year, month and day all known, as `yyyymmdd`.
-fn complete_date(date: &str) -> Option<u32> {
-    let mut parts = date.trim().split('.');
-    let mut n = 0u32;
-    for width in [4, 2, 2] {
-        let part = parts.next()?;
-        if part.len() != width || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        n = n * 10u32.pow(width as u32) + part.parse::<u32>().ok()?;
-    }
-    (parts.next().is_none() && n > 0).then_some(n)
 }
 
 /// How complete a game is, for `--keep best`: a recorded result, then tags, then comments.

@@ -7,7 +7,8 @@
 //! ([`DateProblem::readable`]), so `stats` can place `2024.3.17` in time while `validate`
 //! reports it. [`GameDate::parse_whole`] reads the whole text as a date or nothing, as
 //! `select` compares dates ([`GameDate::compare_known`]); [`GameDate::parse_complete`] and
-//! [`GameDate::days_since_1970`] give a day that exists, as a `date32` column holds it.
+//! [`GameDate::days_since_1970`] give a day that exists, as a `date32` column holds it;
+//! [`GameDate::written_number`] the digits as written, as `dedup` compares dates.
 //!
 //! The readings differ on purpose, and each keeps what its command has always done:
 //!
@@ -108,6 +109,29 @@ impl GameDate {
             day: Some(u8::try_from(day).ok()?),
         };
         date.days_since_1970().map(|_| date)
+    }
+
+    /// A date written `YYYY.MM.DD` in digits (after trimming), as the number `yyyymmdd`,
+    /// whether or not such a day exists; `None` for anything else and for `0000.00.00`. How
+    /// `dedup` compares dates: two copies of a game with the same wrong date are still the
+    /// same date, and a date written otherwise is no date to compare.
+    ///
+    /// ```
+    /// use pgnkit::pgn::date::GameDate;
+    ///
+    /// assert_eq!(GameDate::written_number("2024.03.17"), Some(20_240_317));
+    /// assert_eq!(GameDate::written_number("2024.13.45"), Some(20_241_345));
+    /// assert_eq!(GameDate::written_number("2024.3.17"), None);
+    /// assert_eq!(GameDate::written_number("2024.??.??"), None);
+    /// ```
+    pub fn written_number(text: &str) -> Option<u32> {
+        let mut parts = text.trim().split('.').map(Part);
+        let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        let n = y.digits(4..=4)? * 10_000 + m.digits(2..=2)? * 100 + d.digits(2..=2)?;
+        (n > 0).then_some(n)
     }
 
     /// Days since 1970-01-01 of a complete date that exists; `None` otherwise.

@@ -505,10 +505,13 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
             if let Some(table) = eco_table {
                 watch = watch.classifying(table);
             }
-            let report = game.check(opts, &mut watch);
-            if let Some(last) = &report.final_position {
-                watch.see(last);
+            let mut report = game.check(opts, &mut watch);
+            if watch.desynced(report.plies) {
+                // A null move on the main line: its positions are told move by move.
+                watch = Watch::new(selection.targets()).move_by_move();
+                report = game.check(opts, &mut watch);
             }
+            watch.finish(report.final_position.as_ref());
             let matched = selection.matches(&Facts {
                 lexed: game.lexed,
                 replay: Some(Replayed {

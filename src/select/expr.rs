@@ -215,7 +215,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     (
         "pattern",
-        "a position pattern the main line matches at some ply: \"*/*/*/*/???PP???/*/*/*\"",
+        "a position pattern matched at some ply: \"*/*/*/*/???PP???/*/*/*\"",
     ),
     (
         "balance",
@@ -227,11 +227,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     (
         "material_diff",
-        "White's material minus Black's at some ply, in pawns (P 1, N B 3, R 5, Q 9)",
+        "White's material minus Black's at some ply, in pawns (Q 9, R 5...)",
     ),
     (
         "opposite_bishops",
-        "one bishop each, on opposite colours, at some ply (alone, or = true / false)",
+        "one bishop each, on opposite colours, at some ply; a test alone",
     ),
     (
         "eco",

@@ -69,6 +69,10 @@ struct Side {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Balance {
     sets: [Side; 2],
+    /// For each set, the least and most of each piece its absolute counts allow, a byte a
+    /// piece ([`packed`]): a test of a few instructions that most positions fail, before
+    /// the whole one.
+    ranges: [(u64, u64); 2],
     /// How many half-moves it must last (pgn-extract's default: 2).
     pub lasts: u32,
 }
@@ -106,6 +110,7 @@ impl Balance {
             side(after)?.0
         };
         Ok(Balance {
+            ranges: [ranges(&first), ranges(&second)],
             sets: [first, second],
             lasts,
         })
@@ -117,9 +122,51 @@ impl Balance {
             let r = counts.get(c);
             [r.pawn, r.knight, r.bishop, r.rook, r.queen].map(i32::from)
         };
+        let (a, b) = (packed(counts.get(first)), packed(counts.get(!first)));
+        if !in_range(a, self.ranges[0]) || !in_range(b, self.ranges[1]) {
+            return false;
+        }
         let (a, b) = (side(first), side(!first));
         set_matches(&self.sets[0], &a, &b) && set_matches(&self.sets[1], &b, &a)
     }
+}
+
+/// The high bit of each of the five bytes of a [`packed`] count.
+const HIGH: u64 = 0x80_8080_8080;
+
+/// A side's pawns, knights, bishops, rooks and queens, a byte each from the lowest (each
+/// below 128: a side has 16 pieces at most).
+fn packed(r: &ByRole<u8>) -> u64 {
+    [r.pawn, r.knight, r.bishop, r.rook, r.queen]
+        .iter()
+        .rev()
+        .fold(0, |acc, &n| (acc << 8) | u64::from(n & 0x7f))
+}
+
+/// Whether every byte of `counts` lies between those of `low` and `high`: with each byte's
+/// high bit set first, a subtraction clears it only where a count is below its bound.
+fn in_range(counts: u64, (low, high): (u64, u64)) -> bool {
+    ((counts | HIGH) - low) & HIGH == HIGH && ((high | HIGH) - counts) & HIGH == HIGH
+}
+
+/// The absolute bounds of a set, [`packed`]: a count against the other side's, and a knight
+/// or bishop count when the set counts minor pieces together (which forgives them), bound
+/// nothing here.
+fn ranges(set: &Side) -> (u64, u64) {
+    let (mut low, mut high) = (0u64, 0u64);
+    for (i, count) in set.pieces.iter().enumerate().rev() {
+        let n = count.n.clamp(0, 127) as u64;
+        let (lo, hi) = match count.occurs {
+            _ if set.minors.is_some() && (i == 1 || i == 2) => (0, 127),
+            Occurs::Exactly => (n, n),
+            Occurs::OrMore => (n, 127),
+            Occurs::OrLess => (0, n),
+            _ => (0, 127),
+        };
+        low = (low << 8) | lo;
+        high = (high << 8) | hi;
+    }
+    (low, high)
 }
 
 /// pgn-extract's piece_set_match: a knight or bishop count that fails is forgiven when the

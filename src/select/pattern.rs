@@ -149,6 +149,13 @@ impl Pattern {
             }
             layouts.sort_unstable();
             layouts.dedup();
+            if let [only] = layouts[..] {
+                // One way to lay the rank out (`P[BP]P*`): its squares are fixed after all.
+                for (bb, files) in refused.iter_mut().zip(only) {
+                    *bb |= Bitboard(u64::from(files) << (rank * 8));
+                }
+                continue;
+            }
             pattern.loose.push(LooseRank {
                 shift: (rank * 8) as u8,
                 layouts,

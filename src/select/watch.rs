@@ -4,7 +4,7 @@
 //! `eco` and `opening`, classifies the opening. Kept alone in this file so a change of the
 //! observer API touches nothing else.
 
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{ByColor, ByRole, Chess, Color, Move, Position};
 
 use super::expr::{board_hash, full_hash, Target, Watched};
 use super::material;
@@ -29,6 +29,23 @@ pub struct Watch<'a> {
     counts: bool,
     /// The classifier, when the expression tests the opening.
     eco: Option<EcoObserver<'a>>,
+    /// Whether the positions are made here from the main line's moves, told once at the
+    /// end ([`Needs::main_moves`]), rather than told move by move: the replay then keeps to
+    /// its bytes loop, which costs less than a copy and a call a ply. Not with the
+    /// classifier, which needs every position told.
+    by_moves: bool,
+    /// The start position, when `by_moves`, until the moves come.
+    start: Option<Chess>,
+    /// Whether the moves were told (`by_moves`), and how many.
+    told: bool,
+    moves_told: usize,
+    /// Whether a target looks at the board; when none does, `by_moves` keeps only the
+    /// pieces' counts, with no position played.
+    board_needed: bool,
+    /// The moves told could not be played from the start position: a null move passed the
+    /// turn between two of them. The game must be watched again move by move
+    /// ([`Watch::move_by_move`]).
+    desynced: bool,
 }
 
 impl<'a> Watch<'a> {
@@ -48,13 +65,50 @@ impl<'a> Watch<'a> {
                 )
             }),
             eco: None,
+            by_moves: !targets.is_empty(),
+            start: None,
+            told: false,
+            moves_told: 0,
+            board_needed: any(|t| {
+                !matches!(
+                    t,
+                    Target::Material(_) | Target::Balance { .. } | Target::Difference { .. }
+                )
+            }),
+            desynced: false,
         }
     }
 
     /// Also classifies the game's opening with `table` (see [`Watch::opening`]).
     pub fn classifying(mut self, table: &'a Table) -> Watch<'a> {
         self.eco = Some(EcoObserver::new(table));
+        self.by_moves = false;
         self
+    }
+
+    /// Watches the positions as the replay tells them, move by move.
+    pub fn move_by_move(mut self) -> Watch<'a> {
+        self.by_moves = false;
+        self
+    }
+
+    /// Whether the game must be watched again move by move ([`Watch::move_by_move`]): the
+    /// moves told were not every ply the replay counted (`plies`), so a null move passed the
+    /// turn between two of them.
+    pub fn desynced(&self, plies: u32) -> bool {
+        self.by_moves && self.told && (self.desynced || self.moves_told != plies as usize)
+    }
+
+    /// The game's last position (`None` for a game with none): looked at unless the moves
+    /// were, from the start.
+    pub fn finish(&mut self, last: Option<&Chess>) {
+        if self.by_moves && self.told {
+            return;
+        }
+        if let Some(last) = last.or(self.start.as_ref()) {
+            let last = last.clone();
+            self.see(&last);
+        }
     }
 
     /// The game's opening, when classifying and the table names one.
@@ -65,13 +119,24 @@ impl<'a> Watch<'a> {
     /// Looks at one position of the main line, the next ply's. Each hash is computed once a
     /// position, and only when a target needs it; a hash that matches is checked exactly.
     pub fn see(&mut self, position: &Chess) {
+        let counts = self.counts.then(|| position.board().material());
+        self.see_counted(position, counts.as_ref());
+    }
+
+    /// [`Watch::see`] with the pieces counted already, when a target needs them.
+    fn see_counted(&mut self, position: &Chess, counts: Option<&ByColor<ByRole<u8>>>) {
+        self.look(Some(position), counts);
+    }
+
+    /// Looks at the next ply's position: `position` is `None` only when no target needs the
+    /// board ([`Watch::board_needed`]), the pieces counted.
+    fn look(&mut self, position: Option<&Chess>, counts: Option<&ByColor<ByRole<u8>>>) {
         let ply = self.ply;
         self.ply = self.ply.saturating_add(1);
-        let full = self.full.then(|| full_hash(position));
-        let board = self
-            .board
-            .then(|| board_hash(position.board(), position.turn()));
-        let counts = self.counts.then(|| position.board().material());
+        let full = position.filter(|_| self.full).map(full_hash);
+        let board = position
+            .filter(|_| self.board)
+            .map(|p| board_hash(p.board(), p.turn()));
         let targets = self.targets.iter().zip(&mut self.runs);
         for ((watched, runs), reached) in targets.zip(self.reached.iter_mut()) {
             if *reached {
@@ -81,37 +146,47 @@ impl<'a> Watch<'a> {
                 *runs = [0; 2];
                 continue;
             }
-            let holds = match &watched.target {
-                Target::Full { hash, position: p } => [
+            let holds = match (&watched.target, position) {
+                (Target::Full { hash, position: p }, Some(position)) => [
                     full == Some(*hash)
                         && p.board() == position.board()
                         && p.turn() == position.turn()
                         && p.castles().castling_rights() == position.castles().castling_rights(),
                     false,
                 ],
-                Target::Board {
-                    hash,
-                    board: b,
-                    turn,
-                } => [
+                (
+                    Target::Board {
+                        hash,
+                        board: b,
+                        turn,
+                    },
+                    Some(position),
+                ) => [
                     board == Some(*hash) && **b == *position.board() && *turn == position.turn(),
                     false,
                 ],
-                Target::Material(m) => [counts.as_ref() == Some(m), false],
-                Target::Pattern(p) => [p.matches(position.board(), position.turn()), false],
-                Target::Balance { balance, either } => {
-                    let counts = counts.as_ref().expect("counted for a balance");
+                (Target::Pattern(p), Some(position)) => {
+                    [p.matches(position.board(), position.turn()), false]
+                }
+                (Target::OppositeBishops, Some(position)) => {
+                    [material::opposite_bishops(position.board()), false]
+                }
+                (Target::Material(m), _) => [counts == Some(m), false],
+                (Target::Balance { balance, either }, _) => counts.map_or([false; 2], |c| {
                     [
-                        balance.matches(counts, Color::White),
-                        *either && balance.matches(counts, Color::Black),
+                        balance.matches(c, Color::White),
+                        *either && balance.matches(c, Color::Black),
                     ]
-                }
-                Target::Difference { op, value } => {
-                    let counts = counts.as_ref().expect("counted for a difference");
-                    let diff = f64::from(material::difference(counts));
-                    [diff.partial_cmp(value).is_some_and(|o| op.holds(o)), false]
-                }
-                Target::OppositeBishops => [material::opposite_bishops(position.board()), false],
+                }),
+                (Target::Difference { op, value }, _) => [
+                    counts.is_some_and(|c| {
+                        let diff = f64::from(material::difference(c));
+                        diff.partial_cmp(value).is_some_and(|o| op.holds(o))
+                    }),
+                    false,
+                ],
+                // Not told without a position: no target needing one is then watched.
+                (_, None) => [false; 2],
             };
             // As pgn-extract counts stability: reached once it has held at `lasts` more
             // consecutive positions than the first.
@@ -127,14 +202,66 @@ impl Visitor for Watch<'_> {
     fn needs(&self) -> Needs {
         Needs {
             // Positions only when the expression looks for one (the classifier does).
-            positions: if self.reached.is_empty() && self.eco.is_none() {
+            positions: if self.by_moves || (self.reached.is_empty() && self.eco.is_none()) {
                 Positions::None
             } else {
                 Positions::All
             },
             movetext: false,
             tags: false,
-            main_moves: false,
+            main_moves: self.by_moves,
+        }
+    }
+
+    fn start(&mut self, start: &Chess) {
+        if self.by_moves {
+            self.start = Some(start.clone());
+        }
+    }
+
+    fn main_line(&mut self, moves: &[Move]) {
+        let Some(mut pos) = self.start.take().filter(|_| self.by_moves) else {
+            return;
+        };
+        self.told = true;
+        self.moves_told = moves.len();
+        // Counted once, then kept by the captures and promotions.
+        let mut counts = self.counts.then(|| pos.board().material());
+        if !self.board_needed {
+            // The counts alone: no position is played. A null move, which would put the
+            // captures on the wrong side, is found by the count of plies.
+            let mut turn = pos.turn();
+            self.look(None, counts.as_ref());
+            for mv in moves {
+                if self.reached.iter().all(|r| *r) {
+                    return;
+                }
+                if let Some(counts) = &mut counts {
+                    keep_count(counts, mv, turn);
+                }
+                turn = !turn;
+                self.look(None, counts.as_ref());
+            }
+            return;
+        }
+        self.see_counted(&pos, counts.as_ref());
+        for mv in moves {
+            if self.reached.iter().all(|r| *r) {
+                return;
+            }
+            // A null move on the main line is no move here: the next one is then not the
+            // side to move's.
+            let turn = pos.turn();
+            if mv.from().and_then(|from| pos.board().color_at(from)) != Some(turn) {
+                self.desynced = true;
+                return;
+            }
+            if let Some(counts) = &mut counts {
+                keep_count(counts, mv, turn);
+            }
+            pos.play_unchecked(*mv);
+            debug_assert!(counts.is_none_or(|c| c == pos.board().material()));
+            self.see_counted(&pos, counts.as_ref());
         }
     }
 
@@ -167,5 +294,20 @@ impl Visitor for Watch<'_> {
         if let Some(eco) = &mut self.eco {
             eco.null_move(at, before, after);
         }
+    }
+}
+
+/// The pieces after `mv`, played by `turn`: a capture takes one of the other side's, a
+/// promotion turns a pawn into another piece.
+fn keep_count(counts: &mut ByColor<ByRole<u8>>, mv: &Move, turn: Color) {
+    if let Some(role) = mv.capture() {
+        let n = counts.get_mut(!turn).get_mut(role);
+        *n = n.saturating_sub(1);
+    }
+    if let Some(role) = mv.promotion() {
+        let mine = counts.get_mut(turn);
+        mine.pawn = mine.pawn.saturating_sub(1);
+        let n = mine.get_mut(role);
+        *n = n.saturating_add(1);
     }
 }

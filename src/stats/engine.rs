@@ -271,11 +271,11 @@ impl Stats {
         if let Some(stopped) = reports::unfinished(inputs.totals.failed)? {
             return Ok(stopped);
         }
-        let tiebreaks = options.tiebreaks.as_ref().map(|list| TieTables {
-            list,
-            teams: options.team_tiebreaks.as_ref(),
-            moveless_played: options.played_without_moves,
-        });
+        let tiebreaks = TieTables::of(
+            options.tiebreaks.as_ref(),
+            options.team_tiebreaks.as_ref(),
+            options.played_without_moves,
+        );
         let casual_games = reports::write_tables(
             output,
             &mut acc,

@@ -746,7 +746,7 @@ impl EventLog {
         // The replay checks that ids read back from runs are below `names.len()`; games in
         // memory hold ids of `other`'s own table. The unknown player, no team and no name
         // are one id, kept.
-        debug_assert!(PlayerId::UNKNOWN.0 == NO_TEAM && NO_TEAM == TieFacts::NONE);
+        const { assert!(PlayerId::UNKNOWN.0 == NO_TEAM && NO_TEAM == TieFacts::NONE) };
         let id = |n: u32| {
             if n == NO_TEAM {
                 n
@@ -1352,9 +1352,13 @@ mod tests {
         let facts = |i: usize| TieFacts {
             order: i as u64 * 3,
             round: (i % 4) as u32,
-            white_fide_id: if i % 5 == 0 { TieFacts::NONE } else { 7 },
+            white_fide_id: if i.is_multiple_of(5) {
+                TieFacts::NONE
+            } else {
+                7
+            },
             black_fide_id: TieFacts::NONE,
-            board: (i % 2 == 0).then_some(i as u32),
+            board: i.is_multiple_of(2).then_some(i as u32),
             play: [Play::Moves, Play::SaidUnplayed, Play::NoMoves][i % 3],
         };
         for budget in [1, 2000, usize::MAX] {

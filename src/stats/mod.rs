@@ -586,6 +586,40 @@ impl StatsAccumulator {
     /// # Errors
     ///
     /// As [`for_each_event`](Self::for_each_event).
+    ///
+    /// ```
+    /// use pgnkit::stats::tiebreak::event::{Play, TieGame};
+    /// use pgnkit::stats::tiebreak::{System, TieBreak};
+    /// use pgnkit::stats::{Score, ScoredGame, StatsAccumulator};
+    ///
+    /// let mut stats = StatsAccumulator::new();
+    /// stats.keep_tie_facts();
+    /// let games = [("1", "A", "B", Score::WhiteWin), ("1", "C", "bye", Score::WhiteWin),
+    ///              ("2", "A", "C", Score::Draw), ("2", "B", "bye", Score::WhiteWin)];
+    /// for (order, (round, white, black, score)) in games.into_iter().enumerate() {
+    ///     let game = ScoredGame {
+    ///         event: "Open", site: "Here", white, black, white_team: None, black_team: None,
+    ///         score, date: None, round: Some(round), white_elo: None, black_elo: None,
+    ///         order: order as u64,
+    ///     };
+    ///     let tie = TieGame { white_fide_id: None, black_fide_id: None, board: None, play: Play::Moves };
+    ///     stats.add_tied(game, Some(&tie))?;
+    /// }
+    /// let mut buchholz = Vec::new();
+    /// stats.for_each_event_tied(false, |_, players| {
+    ///     let players = players.expect("facts kept");
+    ///     for row in players.results.rank(&[TieBreak::plain(System::Bh)]) {
+    ///         buchholz.push((players.names[row.player].to_string(), row.values[0].to_string()));
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// // A: 1.5 points, against B (1) and C (1.5): Buchholz 2.5. C's bye counts as a game
+    /// // against a dummy of C's own 1.5 (C.07 16.4): 3, which ranks C first; B: A's 1.5
+    /// // and its own 1 for its bye.
+    /// let shown: Vec<(&str, &str)> = buchholz.iter().map(|(p, v)| (&p[..], &v[..])).collect();
+    /// assert_eq!(shown, [("C", "3"), ("A", "2.5"), ("B", "2.5")]);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn for_each_event_tied(
         &mut self,
         moveless_played: bool,

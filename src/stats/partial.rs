@@ -307,6 +307,32 @@ impl Merger {
     /// # Errors
     ///
     /// As [`add`](Self::add), and a file that cannot be opened; the error names the file.
+    ///
+    /// ```
+    /// use pgnkit::input::InputOptions;
+    /// use pgnkit::stats::{MergeOptions, Merger, ReportName, Stats, StatsOptions};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("pgnkit-doc-add-file-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let swiss = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/stats/tiebreaks/swiss.pgn");
+    /// let mut options = StatsOptions::default();
+    /// options.partial = Some(dir.join("swiss.part"));
+    /// options.quiet = true;
+    /// Stats::new(options)?.run(InputOptions::new(vec![swiss.into()]))?;
+    ///
+    /// // The merge ranks by tie-breaks: partial files carry what they need.
+    /// let mut options = MergeOptions::default();
+    /// options.reports.report = Some(ReportName::Standings);
+    /// options.reports.output = Some(dir.join("standings.csv"));
+    /// options.tiebreaks = Some("BH,DE".parse()?);
+    /// let mut merger = Merger::new(options)?;
+    /// assert_eq!(merger.add_file(&dir.join("swiss.part"))?, 8);
+    /// merger.finish()?;
+    /// let table = std::fs::read_to_string(dir.join("standings.csv"))?;
+    /// assert!(table.starts_with("event,site,year,table,kind,tiebreak,place,player,games,wins,draws,losses,points,BH,DE"), "{table}");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
     pub fn add_file(&mut self, path: &Path) -> anyhow::Result<u64> {
         let file = File::open(path)
             .context("cannot open")
@@ -328,11 +354,11 @@ impl Merger {
         let eco_table = reports::names_openings(output)
             .then(|| crate::eco::table_at(output.eco_table.as_deref()))
             .transpose()?;
-        let tiebreaks = self.tiebreaks.as_ref().map(|list| TieTables {
-            list,
-            teams: self.team_tiebreaks.as_ref(),
-            moveless_played: self.played_without_moves,
-        });
+        let tiebreaks = TieTables::of(
+            self.tiebreaks.as_ref(),
+            self.team_tiebreaks.as_ref(),
+            self.played_without_moves,
+        );
         let casual_games = reports::write_tables(
             output,
             &mut self.acc,

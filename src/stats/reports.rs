@@ -210,6 +210,21 @@ pub struct TieTables<'a> {
     pub moveless_played: bool,
 }
 
+impl<'a> TieTables<'a> {
+    /// The tables the options of a run or a merge ask for: none without `list`.
+    pub fn of(
+        list: Option<&'a TieBreakList>,
+        teams: Option<&'a TeamTieBreakList>,
+        moveless_played: bool,
+    ) -> Option<TieTables<'a>> {
+        list.map(|list| TieTables {
+            list,
+            teams,
+            moveless_played,
+        })
+    }
+}
+
 /// Writes the table reports (all but games.csv) that `output` asks for; `eco` names the
 /// openings (given when [`names_openings`]).
 pub(crate) fn write_tables(
