@@ -205,9 +205,10 @@ pub struct PlyColumns {
     ends: Vec<[u32; 3]>,
     /// White made the first ply (the sides alternate, null moves too).
     first_white: bool,
-    /// The position after the last ply, while its FEN is still to write: it is written with
-    /// the next ply, or after the game's last one (see [`PlyColumns::settle`]).
-    unwritten: Option<Chess>,
+    /// The last ply's FEN is written (from the position after it, which the replay tells)
+    /// but not yet counted in `ends`: it is with the next ply, or once the game is settled
+    /// ([`PlyColumns::settle`]). No position is kept for it.
+    unsettled: bool,
 }
 
 impl PlyColumns {
@@ -219,7 +220,7 @@ impl PlyColumns {
             text: String::new(),
             ends: Vec::new(),
             first_white: true,
-            unwritten: None,
+            unsettled: false,
         }
     }
 
@@ -248,7 +249,7 @@ impl PlyColumns {
     }
 
     pub fn clear(&mut self) {
-        self.unwritten = None;
+        self.unsettled = false;
         self.count = 0;
         self.text.clear();
         self.ends.clear();
@@ -284,10 +285,6 @@ impl PlyColumns {
             return;
         }
         if self.fen {
-            debug_assert!(
-                self.unwritten.as_ref().is_none_or(|last| last == before),
-                "the next main-line move is not played from the position after the last"
-            );
             self.settle();
         }
         match san {
@@ -299,10 +296,11 @@ impl PlyColumns {
         mv.to_uci(before.castles().mode())
             .append_to_string(&mut self.text);
         let uci_end = self.end();
-        // Its FEN comes with the next ply, or with `settle`.
+        // Its FEN is counted in with the next ply, or with `settle`.
         self.ends.push([san_end, uci_end, uci_end]);
         if self.fen {
-            self.unwritten = Some(after.clone());
+            self.push_fen(after);
+            self.unsettled = true;
         }
     }
 
@@ -328,13 +326,12 @@ impl PlyColumns {
         self.ends.push([san_end, uci_end, self.end()]);
     }
 
-    /// Writes the FEN of the last ply if it is still to write. Called before a game's plies
-    /// are read ([`GameRecord::set_plies`] does).
+    /// Counts in the FEN of the last ply if it is not yet. Called before a game's plies are
+    /// read ([`GameRecord::set_plies`] does).
     pub fn settle(&mut self) {
-        let Some(after) = self.unwritten.take() else {
+        if !std::mem::take(&mut self.unsettled) {
             return;
-        };
-        self.push_fen(&after);
+        }
         let end = self.end();
         if let Some(last) = self.ends.last_mut() {
             last[2] = end;
