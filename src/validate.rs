@@ -18,7 +18,6 @@ use crate::report::staged::{self, StagedFiles};
 use crate::report::{self, Format, GameContext, RenderOptions};
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::game::CheckOptions;
-use crate::rules::visit::NoVisitor;
 
 /// What a validate run is asked for (`pgnkit validate`'s options, as typed; the inputs are
 /// given to [`Validate::run`]). The default is the command line's, but for the summary,
@@ -256,10 +255,8 @@ impl Validate {
             .eco_table
             .filter(|_| crate::eco::known_tag(game.lexed.tag("ECO")).is_some())
             .map(EcoObserver::new);
-        let mut report = match eco.as_mut() {
-            Some(eco) => game.check(opts, eco),
-            None => game.check(opts, &mut NoVisitor),
-        };
+        // Without a classifier, the replay only checks (`None` needs nothing).
+        let mut report = game.check(opts, &mut eco);
         if let Some(note) = eco.as_ref().and_then(|eco| eco_note(game.lexed, eco)) {
             report.findings.push(note);
         }

@@ -205,11 +205,10 @@ pub struct PlyColumns {
     ends: Vec<[u32; 3]>,
     /// White made the first ply (the sides alternate, null moves too).
     first_white: bool,
-    /// The last ply's move and the position before it, while its FEN is still to write: the
-    /// position after it is the one the next main-line move is played from, so it is written
-    /// from that, and the move is played again only after the game's last ply (see
-    /// [`PlyColumns::settle`]). Copying a position is cheaper than playing a move on it.
-    unwritten: Option<(Chess, Move)>,
+    /// The last ply's FEN is written (from the position after it, which the replay tells)
+    /// but not yet counted in `ends`: it is with the next ply, or once the game is settled
+    /// ([`PlyColumns::settle`]). No position is kept for it.
+    unsettled: bool,
 }
 
 impl PlyColumns {
@@ -221,7 +220,7 @@ impl PlyColumns {
             text: String::new(),
             ends: Vec::new(),
             first_white: true,
-            unwritten: None,
+            unsettled: false,
         }
     }
 
@@ -250,7 +249,7 @@ impl PlyColumns {
     }
 
     pub fn clear(&mut self) {
-        self.unwritten = None;
+        self.unsettled = false;
         self.count = 0;
         self.text.clear();
         self.ends.clear();
@@ -269,8 +268,15 @@ impl PlyColumns {
         self.count == 0
     }
 
-    /// A main-line move, with its SAN when the token was written so.
-    pub fn push_move(&mut self, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
+    /// A main-line move from `before` to `after`, with its SAN when the token was written so.
+    pub fn push_move(
+        &mut self,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
         if self.count == 0 {
             self.first_white = before.turn().is_white();
         }
@@ -279,7 +285,7 @@ impl PlyColumns {
             return;
         }
         if self.fen {
-            self.settle(Some(before));
+            self.settle();
         }
         match san {
             Some(san) => self.text.push_str(san),
@@ -290,10 +296,11 @@ impl PlyColumns {
         mv.to_uci(before.castles().mode())
             .append_to_string(&mut self.text);
         let uci_end = self.end();
-        // Its FEN comes with the next ply, or with `settle`.
+        // Its FEN is counted in with the next ply, or with `settle`.
         self.ends.push([san_end, uci_end, uci_end]);
         if self.fen {
-            self.unwritten = Some((before.clone(), mv));
+            self.push_fen(after);
+            self.unsettled = true;
         }
     }
 
@@ -307,7 +314,7 @@ impl PlyColumns {
             return;
         }
         if self.fen {
-            self.settle(None);
+            self.settle();
         }
         self.text.push_str("--");
         let san_end = self.end();
@@ -319,33 +326,12 @@ impl PlyColumns {
         self.ends.push([san_end, uci_end, self.end()]);
     }
 
-    /// Writes the FEN of the last ply if it is still to write: `next` is the position the
-    /// next main-line move is played from (the position after the last ply); `None` plays
-    /// the last move again. Called before a game's plies are read ([`GameRecord::set_plies`] does).
-    pub fn settle(&mut self, next: Option<&Chess>) {
-        let Some((before, mv)) = &self.unwritten else {
+    /// Counts in the FEN of the last ply if it is not yet. Called before a game's plies are
+    /// read ([`GameRecord::set_plies`] does).
+    pub fn settle(&mut self) {
+        if !std::mem::take(&mut self.unsettled) {
             return;
-        };
-        match next {
-            Some(after) => {
-                debug_assert_eq!(
-                    Fen::from_position(after, EnPassantMode::Legal),
-                    {
-                        let mut played = before.clone();
-                        played.play_unchecked(*mv);
-                        Fen::from_position(&played, EnPassantMode::Legal)
-                    },
-                    "the next main-line move is not played from the position after the last"
-                );
-                self.push_fen(after);
-            }
-            None => {
-                let mut after = before.clone();
-                after.play_unchecked(*mv);
-                self.push_fen(&after);
-            }
         }
-        self.unwritten = None;
         let end = self.end();
         if let Some(last) = self.ends.last_mut() {
             last[2] = end;
@@ -753,9 +739,9 @@ mod tests {
             .unwrap()
             .to_move(&start)
             .unwrap();
-        cols.push_move(&start, e4, CheckClaim::None, None);
         let mut after = start.clone();
         after.play_unchecked(e4);
+        cols.push_move(&start, &after, e4, CheckClaim::None, None);
         cols.push_null(&after);
         assert_eq!(
             cols.ply(0),
@@ -775,11 +761,12 @@ mod tests {
                 .unwrap()
                 .to_move(&pos)
                 .unwrap();
-            cols.push_move(&pos, mv, CheckClaim::None, None);
+            let before = pos.clone();
             pos.play_unchecked(mv);
+            cols.push_move(&before, &pos, mv, CheckClaim::None, None);
         }
         assert_eq!(cols.ply(3)[2], "", "the last FEN waits for the game's end");
-        cols.settle(None);
+        cols.settle();
         let want = [
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
             "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
@@ -790,7 +777,7 @@ mod tests {
             assert_eq!(cols.ply(i)[2], *fen, "ply {}", i + 1);
         }
         let mut lean = PlyColumns::new(false);
-        lean.push_move(&start, e4, CheckClaim::None, Some("e4"));
+        lean.push_move(&start, &after, e4, CheckClaim::None, Some("e4"));
         assert_eq!(lean.ply(0), ["e4", "e2e4", ""]);
     }
 }

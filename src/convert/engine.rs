@@ -243,7 +243,8 @@ impl Convert {
         collector.reserve(PLIES_RESERVED);
         let render = RenderOptions::default();
         let (opts, keep) = (args.check_options(), args.keep());
-        convert_one(&mut game, name, &opts, keep, &render, args, &mut collector).row
+        let mut visitor = (collector, None);
+        convert_one(&mut game, name, &opts, keep, &render, args, &mut visitor).row
     }
 
     /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
@@ -254,10 +255,10 @@ impl Convert {
         let args = &self.options;
         // Select's options are convert's defaults but --to and --format: no --repair, no
         // --add-eco, no Parquet (select refuses it).
-        let mut collector = args.collector(None);
+        let mut visitor = args.visitor(None);
         let render = RenderOptions::default();
         let (opts, keep) = (args.check_options(), args.keep());
-        let done = convert_one(game, name, &opts, keep, &render, args, &mut collector);
+        let done = convert_one(game, name, &opts, keep, &render, args, &mut visitor);
         (done.diagnostics, (!done.rejected).then_some(done.body))
     }
 
@@ -304,8 +305,8 @@ impl Convert {
             .transpose()?;
         let mut totals = Totals::default();
         let work = |name: &str, game: &mut Game<'_>| {
-            let mut collector = args.collector(eco_table);
-            convert_one(game, name, &opts, keep, &render, args, &mut collector)
+            let mut visitor = args.visitor(eco_table);
+            convert_one(game, name, &opts, keep, &render, args, &mut visitor)
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
             io::stderr()

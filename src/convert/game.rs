@@ -7,8 +7,9 @@ use std::io::Write;
 use super::options::{ConvertOptions, Format};
 use super::pgn::{self as pgn_out, Layout};
 use super::record::{GameRecord, RowFinding};
-use super::{records, Collector, Keep};
+use super::{records, GameVisitor, Keep};
 use crate::diag::{Code, Finding, Severity};
+use crate::eco::EcoObserver;
 use crate::input::pipeline::Game;
 use crate::pgn::{Lexed, Movetext};
 use crate::report::{self, GameContext, RenderOptions};
@@ -46,9 +47,10 @@ pub(super) fn convert_one(
     keep: Keep,
     render: &RenderOptions,
     args: &ConvertOptions,
-    collector: &mut Collector,
+    visitor: &mut GameVisitor,
 ) -> Converted {
-    let mut report = game.check(opts, collector);
+    let mut report = game.check(opts, visitor);
+    let (collector, eco) = visitor;
     if collector.over_budget() {
         report.findings.push(too_large_to_convert(args));
     }
@@ -100,7 +102,7 @@ pub(super) fn convert_one(
         );
     }
     let out = &mut done.body;
-    let eco = eco_tags(lexed, collector, args.eco_overwrite);
+    let eco = eco_tags(lexed, eco.as_ref(), args.eco_overwrite);
     // The record the JSON, CSV and Parquet writers share.
     let record = || GameRecord::new(name, game.number, game.line, lexed, &report, result, &eco);
     let _ = match args.format {
@@ -197,10 +199,10 @@ fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &
 /// table does not classify.
 fn eco_tags(
     lexed: &Lexed,
-    collector: &Collector,
+    eco: Option<&EcoObserver<'static>>,
     overwrite: bool,
 ) -> Vec<(&'static str, &'static str)> {
-    let Some(opening) = collector.eco.as_ref().and_then(|e| e.result()) else {
+    let Some(opening) = eco.and_then(EcoObserver::result) else {
         return Vec::new();
     };
     // A tag of `?` says nothing: it is filled as a missing one is.

@@ -49,9 +49,16 @@ pub struct Ply {
     pub text: Range<usize>,
     /// The illegal move as written, when `--repair` replaced it by this one.
     pub repaired_from: Option<String>,
-    /// The position before the move, kept only when the output needs every notation (boxed:
-    /// most outputs keep none, and a ply stays small).
-    pub before: Option<Box<Chess>>,
+    /// The positions before and after the move, kept only when the output needs every
+    /// notation and the FEN after it (boxed: most outputs keep none, and a ply stays small).
+    pub positions: Option<Box<Around>>,
+}
+
+/// The positions around a move: the one it is played from, and the one it makes.
+#[derive(Clone, Debug)]
+pub struct Around {
+    pub before: Chess,
+    pub after: Chess,
 }
 
 /// A null move (`--`) the replay played, kept for the outputs that give every position
@@ -112,8 +119,6 @@ pub struct Collector {
     pub text: String,
     pending_repair: Option<String>,
     recorded: Vec<Recorded>,
-    /// Names the game's opening as it is replayed (`--add-eco`).
-    pub eco: Option<crate::eco::EcoObserver<'static>>,
     /// SAN, UCI and FEN of the main-line plies, for the Arrow tables: only when asked for.
     pub columns: Option<Box<arrow::PlyColumns>>,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
@@ -124,6 +129,10 @@ pub struct Collector {
     /// The game took more than the budget: what the replay told after that was not kept.
     over_budget: bool,
 }
+
+/// What a game is replayed with in a conversion: its collector, and beside it the classifier
+/// of openings when `--add-eco` asks for one (a pair of visitors is one visitor).
+pub(crate) type GameVisitor = (Collector, Option<crate::eco::EcoObserver<'static>>);
 
 /// Bytes counted for each element kept (comment, NAG, variation start or end): its place in
 /// the collector, its element, and its share of the output written.
@@ -147,7 +156,6 @@ impl Collector {
             text: String::new(),
             pending_repair: None,
             recorded: Vec::new(),
-            eco: None,
             columns: None,
             budget: usize::MAX,
             spent: 0,
@@ -202,9 +210,6 @@ impl Collector {
         self.recorded.clear();
         self.spent = 0;
         self.over_budget = false;
-        if let Some(eco) = &mut self.eco {
-            eco.clear();
-        }
         if let Some(c) = &mut self.columns {
             c.clear();
         }
@@ -233,10 +238,18 @@ impl Visitor for Collector {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
-        if let Some(eco) = &mut self.eco {
-            eco.play(at, before, mv, check, None);
-        }
+    // Inline into the pair it is replayed in beside the classifier of openings
+    // ([`GameVisitor`]): a call of its own costs a move as much as the pair's.
+    #[inline(always)]
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    ) {
         if !self.afford(self.ply_cost()) {
             return;
         }
@@ -253,7 +266,7 @@ impl Visitor for Collector {
             _ => write::write(before, mv, check, notation, &mut self.text),
         }
         if let (0, Some(c)) = (at.depth, &mut self.columns) {
-            c.push_move(before, mv, check, san);
+            c.push_move(before, after, mv, check, san);
         }
         self.plies.push(Ply {
             start: at.start,
@@ -264,14 +277,16 @@ impl Visitor for Collector {
             white: before.turn() == Color::White,
             text: start..self.text.len(),
             repaired_from: self.pending_repair.take(),
-            before: self.keep_positions.then(|| Box::new(before.clone())),
+            positions: self.keep_positions.then(|| {
+                Box::new(Around {
+                    before: before.clone(),
+                    after: after.clone(),
+                })
+            }),
         });
     }
 
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
-        if let Some(eco) = &mut self.eco {
-            eco.null_move(at, before, after);
-        }
         if !self.afford(self.ply_cost()) {
             return;
         }

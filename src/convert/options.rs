@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::arrow::PlyColumns;
-use super::{Collector, Keep};
+use super::{Collector, GameVisitor, Keep};
+use crate::eco::EcoObserver;
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::rules::game::CheckOptions;
@@ -254,13 +255,17 @@ impl ConvertOptions {
         }
     }
 
-    /// A game's collector, made on the worker that converts it: every notation and position a
-    /// move for the JSON and CSV records and EPD; the Parquet tables take SAN, UCI and FEN
-    /// only, as the replay plays the moves.
-    pub(super) fn collector(&self, eco_table: Option<&'static crate::eco::Table>) -> Collector {
+    /// A game's visitor, made on the worker that converts it: the collector (every notation
+    /// and position a move for the JSON and CSV records and EPD; the Parquet tables take SAN,
+    /// UCI and FEN only, as the replay plays the moves) beside the classifier of openings
+    /// (`--add-eco`, with `eco_table`).
+    pub(super) fn visitor(&self, eco_table: Option<&'static crate::eco::Table>) -> GameVisitor {
+        (self.collector(), eco_table.map(EcoObserver::new))
+    }
+
+    fn collector(&self) -> Collector {
         let records = matches!(self.format, Format::Jsonl | Format::Csv | Format::Epd);
         let mut collector = Collector::new(self.notation(), records);
-        collector.eco = eco_table.map(crate::eco::EcoObserver::new);
         if self.format == Format::Parquet {
             collector.columns = Some(Box::new(self.ply_columns()));
         }

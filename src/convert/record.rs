@@ -168,7 +168,7 @@ impl GameRecord {
             .columns
             .take()
             .map(|mut b| {
-                b.settle(None);
+                b.settle();
                 *b
             })
             .unwrap_or_default();

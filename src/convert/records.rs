@@ -4,13 +4,14 @@
 //! evaluation found in its comments (`[%clk …]`, `[%eval …]`, and the evaluations engine
 //! matches write: cutechess-cli's `score/depth`, TCEC's `wv=`).
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::Serialize;
 use shakmaty::{Chess, Position};
 
 use super::record::GameRecord;
-use super::{Collector, Element, NullPly, Ply};
+use super::{Around, Collector, Element, NullPly, Ply};
 use crate::notation::fen::{fen, push_epd};
 use crate::notation::write::{self, Notation, ZhStyle};
 use crate::report::cell::neutralise;
@@ -362,14 +363,23 @@ pub struct MoveRecord {
 
 impl MoveRecord {
     fn new(ply: &Ply, written: &str) -> MoveRecord {
-        let before = ply.before.as_deref().cloned().unwrap_or_default();
+        // The collector keeps the positions for these records; without them, the move is
+        // read from the standard position.
+        let around = ply.positions.as_deref().map_or_else(
+            || {
+                let before = Chess::default();
+                let mut after = before.clone();
+                after.play_unchecked(ply.mv);
+                Cow::Owned(Around { before, after })
+            },
+            Cow::Borrowed,
+        );
+        let (before, after) = (&around.before, &around.after);
         let each = |n: Notation| {
             let mut s = String::new();
-            write::write(&before, ply.mv, ply.check, n, &mut s);
+            write::write(before, ply.mv, ply.check, n, &mut s);
             s
         };
-        let mut after = before.clone();
-        after.play_unchecked(ply.mv);
         MoveRecord {
             number: ply.number,
             side: if ply.white { "w" } else { "b" },
@@ -380,7 +390,7 @@ impl MoveRecord {
             fan: each(Notation::Fan),
             zh: each(Notation::Zh(ZhStyle::default())),
             zh_long: each(Notation::ZhLong(ZhStyle::default())),
-            fen: fen(&after),
+            fen: fen(after),
             nags: Vec::new(),
             comments_before: Vec::new(),
             comments: Vec::new(),
@@ -661,7 +671,9 @@ pub fn write_epd(
     let mut nulls = collector.nulls.iter().filter(|n| n.depth == 0).peekable();
     let mut ply_no = 0;
     for ply in collector.plies.iter().filter(|p| p.depth == 0) {
-        let Some(before) = &ply.before else { continue };
+        let Some(Around { before, .. }) = ply.positions.as_deref() else {
+            continue;
+        };
         while let Some(null) = nulls.next_if(|n| n.start < ply.start) {
             line(&null.before, Some(null_move), ply_no)?;
             ply_no += 1;

@@ -84,15 +84,21 @@ impl Visitor for DigestObserver {
     /// ([`Needs::positions`]), in order: the `--fuzzy-ply`th gives the position. Main-line
     /// moves that a variation follows come here too, later; they are in
     /// [`Visitor::main_line`].
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        _: &Chess,
+        after: &Chess,
+        _: Move,
+        _: CheckClaim,
+        _: Option<&str>,
+    ) {
         if at.depth != 0 {
             return;
         }
         self.played += 1;
         if self.fuzzy_ply == Some(self.played) {
-            let mut after = before.clone();
-            after.play_unchecked(mv);
-            self.position = Some(position_hash(&after));
+            self.position = Some(position_hash(after));
         }
     }
 

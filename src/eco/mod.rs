@@ -414,16 +414,14 @@ impl<'t> Classifier<'t> {
         self.look(pos, None);
     }
 
-    /// Plays the next main-line move `mv` from `before`, remembering it for the message when
-    /// it reaches a named position. Costs nothing once [`Classifier::done`].
-    pub fn play(&mut self, before: &Chess, mv: Move) {
+    /// The next main-line move: `mv` from `before`, which made `after`, remembered for the
+    /// message when it reaches a named position. Costs nothing once [`Classifier::done`].
+    pub fn play(&mut self, before: &Chess, mv: Move, after: &Chess) {
         self.ply += 1;
         if self.done {
             return;
         }
-        let mut after = before.clone();
-        after.play_unchecked(mv);
-        self.look(&after, Some((before, mv)));
+        self.look(after, Some((before, mv)));
     }
 
     fn look(&mut self, pos: &Chess, played: Option<(&Chess, Move)>) {
@@ -481,8 +479,9 @@ pub fn classify<'t>(
         if classifier.done() {
             break;
         }
-        classifier.play(&pos, mv);
+        let before = pos.clone();
         pos.play_unchecked(mv);
+        classifier.play(&before, mv, &pos);
     }
     classifier.best
 }

@@ -58,10 +58,18 @@ impl Visitor for EcoObserver<'_> {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        _: CheckClaim,
+        _: Option<&str>,
+    ) {
         if at.depth == 0 && !self.classifier.done() {
             self.begin(before);
-            self.classifier.play(before, mv);
+            self.classifier.play(before, mv, after);
         }
     }
 

@@ -502,7 +502,7 @@ fn place_report_spans(report: &mut GameReport, bytes: &[u8], at: MovetextStart) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pgn::lex_game_tags;
+    use crate::pgn::{lex_game, lex_game_tags};
 
     /// Every event a visitor with these needs is told, written out.
     struct Recorder {
@@ -521,10 +521,14 @@ mod tests {
             &mut self,
             at: crate::rules::visit::MoveAt,
             before: &Chess,
+            after: &Chess,
             mv: shakmaty::Move,
             check: notation::CheckClaim,
             san: Option<&str>,
         ) {
+            let mut played = before.clone();
+            shakmaty::Position::play_unchecked(&mut played, mv);
+            assert_eq!(fen(after), fen(&played), "the position after {mv:?}");
             let fen = fen(before);
             self.events
                 .push(format!("play {at:?} {fen} {mv:?} {check:?} {san:?}"));
@@ -616,6 +620,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_pair_of_visitors_is_told_what_one_with_both_needs_is() {
+        use crate::rules::visit::Positions;
+        let pgn = b"[Event \"a\"]\n\n1. e4 {c} e5 2. Nf3 (2. Nc3 Nf6) 2... Nc6 3. Bb5 -- 4. d3 *";
+        let opening = Needs {
+            positions: Positions::First(2),
+            ..Needs::NOTHING
+        };
+        let writer = Needs {
+            movetext: true,
+            tags: true,
+            ..Needs::NOTHING
+        };
+        let recorder = |needs| Recorder {
+            needs,
+            events: Vec::new(),
+        };
+        let opts = CheckOptions::default();
+        let mut lexed = Lexed::default();
+        lex_game(pgn, true, 1, &mut lexed);
+        let mut one = recorder(opening.union(writer));
+        let alone = check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut one);
+        let mut pair = (recorder(opening), Some(recorder(writer)));
+        let paired = check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut pair);
+        assert_eq!(format!("{paired:?}"), format!("{alone:?}"));
+        assert!(one.events.iter().any(|e| e.starts_with("comment")));
+        assert_eq!(pair.0.events, one.events);
+        assert_eq!(pair.1.map(|r| r.events), Some(one.events));
+        // A visitor that is not there needs nothing, and the replay only checks.
+        let mut none: Option<Recorder> = None;
+        assert_eq!(Visitor::needs(&none), Needs::NOTHING);
+        check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut none);
     }
 
     #[test]

@@ -672,7 +672,8 @@ impl Replay<'_> {
         if m.check != actual {
             self.check_sign(m, actual, &token_text(), span, label);
         }
-        if let Some(before) = self.lines[depth].before_last.as_ref().filter(|_| ANY) {
+        let line = &self.lines[depth];
+        if let Some(before) = line.before_last.as_ref().filter(|_| ANY) {
             let text = &self.bytes[span.start as usize..span.end as usize];
             let san = written_san(text, m, &mnotes, actual);
             let at = MoveAt {
@@ -680,7 +681,8 @@ impl Replay<'_> {
                 end: self.token.1,
                 depth,
             };
-            self.visitor.play(at, before, mv, actual, san);
+            // The move was played in place: the line's position is the one after it.
+            self.visitor.play(at, before, &line.pos, mv, actual, san);
             self.main_moves_told += u32::from(depth == 0);
         }
         if depth == 0 && self.tell_moves {

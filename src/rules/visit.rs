@@ -4,7 +4,7 @@
 //! The design, in the manner of pgn-reader's `Visitor`:
 //!
 //! - A consumer (a writer, statistics, a filter) implements [`Visitor`] and says once, in
-//!   [`Visitor::needs`], what it needs: positions before moves, the movetext's comments and
+//!   [`Visitor::needs`], what it needs: the positions around moves, the movetext's comments and
 //!   NAGs, tags, or every main-line move. The replay does no work for what is not needed: a
 //!   position copy a ply is the largest cost of a replay. A plain movetext is read straight
 //!   from its bytes, with no tokens stored, whatever the visitor.
@@ -19,6 +19,12 @@
 //! - A game is replayed once: its common tokens straight from the bytes, the rest (from the
 //!   first token the bytes loop does not read) from the lexer's tokens, and the events are
 //!   the same whichever reads a token.
+//! - Visitors compose: `(A, B)` is a visitor that needs what either needs
+//!   ([`Needs::union`]) and tells each event to `A`, then to `B`; an `Option<V>` that is
+//!   `None` needs nothing. So the classifier of openings runs beside a writer, a filter or
+//!   statistics without being wired into them. A visitor is therefore told of more than it
+//!   asked for when another asked for it (moves past its [`Needs::positions`], comments,
+//!   tags), and ignores what it does not need.
 
 use shakmaty::{Chess, Move};
 
@@ -28,7 +34,7 @@ use crate::pgn::{GameResult, Tag};
 /// What a [`Visitor`] needs from the replay, declared before the game's first event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Needs {
-    /// Which moves [`Visitor::play`] is told of with the position before them.
+    /// Which moves [`Visitor::play`] is told of with the positions before and after them.
     pub positions: Positions,
     /// The movetext's comments and NAGs ([`Visitor::comment`], [`Visitor::nag`]), in order
     /// with the moves: every move is then told with its position, as with
@@ -50,9 +56,32 @@ impl Needs {
         tags: false,
         main_moves: false,
     };
+
+    /// What two visitors need together: the more positions of the two, and each thing
+    /// either needs.
+    ///
+    /// ```
+    /// use pgnkit::rules::visit::{Needs, Positions};
+    ///
+    /// let opening = Needs { positions: Positions::First(8), ..Needs::NOTHING };
+    /// let moves = Needs { main_moves: true, ..Needs::NOTHING };
+    /// let both = opening.union(moves);
+    /// assert_eq!(both.positions, Positions::First(8));
+    /// assert!(both.main_moves && !both.tags);
+    /// ```
+    #[must_use]
+    pub const fn union(self, other: Needs) -> Needs {
+        Needs {
+            positions: self.positions.union(other.positions),
+            movetext: self.movetext || other.movetext,
+            tags: self.tags || other.tags,
+            main_moves: self.main_moves || other.main_moves,
+        }
+    }
 }
 
-/// Which moves come with the position before them.
+/// Which moves come with the positions before and after them (the one before is the copy a
+/// ply costs; the one after is the position the replay goes on from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Positions {
     /// None: [`Visitor::play`] is then told only of moves a variation follows (their position
@@ -66,6 +95,21 @@ pub enum Positions {
 }
 
 impl Positions {
+    /// The more positions of the two.
+    #[must_use]
+    pub const fn union(self, other: Positions) -> Positions {
+        match (self, other) {
+            (Positions::All, _) | (_, Positions::All) => Positions::All,
+            (Positions::First(a), Positions::First(b)) => {
+                Positions::First(if a > b { a } else { b })
+            }
+            (Positions::First(n), Positions::None) | (Positions::None, Positions::First(n)) => {
+                Positions::First(n)
+            }
+            (Positions::None, Positions::None) => Positions::None,
+        }
+    }
+
     /// Main-line moves before which the position is kept.
     pub(crate) fn plies(self) -> u32 {
         match self {
@@ -104,10 +148,19 @@ pub trait Visitor {
     /// once, after the tags, unless the game has no position to start from.
     fn start(&mut self, _start: &Chess) {}
 
-    /// A move matched `mv` in `before`; `check` is what holds after it. `san` is the move's
-    /// SAN (check sign included) when the token was written exactly so: a writer can copy it
-    /// instead of computing it again.
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>);
+    /// A move matched `mv` in `before`, which made `after`; `check` is what holds in `after`.
+    /// `san` is the move's SAN (check sign included) when the token was written exactly so: a
+    /// writer can copy it instead of computing it again. The replay made `after` to go on,
+    /// so a visitor need not copy `before` and play the move again.
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        after: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        san: Option<&str>,
+    );
 
     /// Every main-line move played, in order (null moves are not moves), up to where the main
     /// line broke: told once, after the movetext, when [`Needs::main_moves`].
@@ -156,5 +209,115 @@ impl Visitor for NoVisitor {
         Needs::NOTHING
     }
 
-    fn play(&mut self, _: MoveAt, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
+    fn play(&mut self, _: MoveAt, _: &Chess, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
+}
+
+/// Every event but [`Visitor::needs`], told by `$each!(self, v => call on v)` to each visitor
+/// a combination holds: the pair and the option below differ only in `$each`.
+macro_rules! tell_each {
+    ($each:ident) => {
+        fn tag(&mut self, tag: Tag<'_>) {
+            $each!(self, v => v.tag(tag));
+        }
+
+        fn tags_done(&mut self) {
+            $each!(self, v => v.tags_done());
+        }
+
+        fn start(&mut self, start: &Chess) {
+            $each!(self, v => v.start(start));
+        }
+
+        #[inline]
+        fn play(
+            &mut self,
+            at: MoveAt,
+            before: &Chess,
+            after: &Chess,
+            mv: Move,
+            check: CheckClaim,
+            san: Option<&str>,
+        ) {
+            $each!(self, v => v.play(at, before, after, mv, check, san));
+        }
+
+        fn main_line(&mut self, moves: &[Move]) {
+            $each!(self, v => v.main_line(moves));
+        }
+
+        fn unplayed(&mut self, at: MoveAt) {
+            $each!(self, v => v.unplayed(at));
+        }
+
+        fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+            $each!(self, v => v.null_move(at, before, after));
+        }
+
+        fn repaired(&mut self, at: MoveAt, written: &str) {
+            $each!(self, v => v.repaired(at, written));
+        }
+
+        fn comment(&mut self, start: u32, end: u32) {
+            $each!(self, v => v.comment(start, end));
+        }
+
+        fn nag(&mut self, nag: u16) {
+            $each!(self, v => v.nag(nag));
+        }
+
+        fn begin_variation(&mut self) {
+            $each!(self, v => v.begin_variation());
+        }
+
+        fn end_variation(&mut self) {
+            $each!(self, v => v.end_variation());
+        }
+
+        fn result(&mut self, result: Option<GameResult>) {
+            $each!(self, v => v.result(result));
+        }
+
+        fn end_game(&mut self) {
+            $each!(self, v => v.end_game());
+        }
+    };
+}
+
+/// `call` on the first of a pair, then on the second.
+macro_rules! both {
+    ($pair:ident, $v:ident => $call:expr) => {{
+        let $v = &mut $pair.0;
+        $call;
+        let $v = &mut $pair.1;
+        $call;
+    }};
+}
+
+/// `call` on the visitor, if there is one.
+macro_rules! if_some {
+    ($option:ident, $v:ident => $call:expr) => {
+        if let Some($v) = $option {
+            $call;
+        }
+    };
+}
+
+/// Two visitors as one: each event goes to the first, then to the second, and the needs are
+/// both's ([`Needs::union`]). The calls are static: a pair costs no more dispatch than one.
+impl<A: Visitor, B: Visitor> Visitor for (A, B) {
+    fn needs(&self) -> Needs {
+        self.0.needs().union(self.1.needs())
+    }
+
+    tell_each!(both);
+}
+
+/// A visitor that may not be there: `None` needs nothing and is told nothing (a classifier
+/// of openings only when one is asked for).
+impl<V: Visitor> Visitor for Option<V> {
+    fn needs(&self) -> Needs {
+        self.as_ref().map_or(Needs::NOTHING, Visitor::needs)
+    }
+
+    tell_each!(if_some);
 }

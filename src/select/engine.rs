@@ -14,6 +14,7 @@ use super::watch::Watch;
 use super::{Facts, Replayed, Selection};
 use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
 use crate::diag::Severity;
+use crate::eco::EcoObserver;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
@@ -501,11 +502,16 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
             (matched, 0)
         }
         None => {
+            let eco = eco_table.map(EcoObserver::new);
             let mut watch = Watch::new(selection.targets());
-            if let Some(table) = eco_table {
-                watch = watch.classifying(table);
+            if eco.is_some() {
+                // The classifier has every position told: the watch looks at them as they
+                // come, not again from the moves.
+                watch = watch.move_by_move();
             }
-            let mut report = game.check(opts, &mut watch);
+            let mut both = (watch, eco);
+            let mut report = game.check(opts, &mut both);
+            let (mut watch, eco) = both;
             if watch.desynced(report.plies) {
                 // A null move on the main line: its positions are told move by move.
                 watch = Watch::new(selection.targets()).move_by_move();
@@ -517,7 +523,7 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
                 replay: Some(Replayed {
                     report: &report,
                     reached: &watch.reached,
-                    opening: watch.opening(),
+                    opening: eco.as_ref().and_then(EcoObserver::result),
                 }),
                 game: game.number,
                 file: name,

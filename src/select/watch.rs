@@ -1,14 +1,12 @@
 //! The one adapter between the replay and a selection: a [`Visitor`] that watches each
 //! main-line position for the expression's targets (`position =`, `pattern =`, `material =`,
-//! `balance =`...) and, for
-//! `eco` and `opening`, classifies the opening. Kept alone in this file so a change of the
-//! observer API touches nothing else.
+//! `balance =`...). (For `eco` and `opening`, the classifier of openings is replayed beside
+//! it.) Kept alone in this file so a change of the observer API touches nothing else.
 
 use shakmaty::{ByColor, ByRole, Chess, Color, Move, Position};
 
 use super::expr::{board_hash, full_hash, Target, Watched};
 use super::material;
-use crate::eco::{EcoObserver, Opening, Table};
 use crate::notation::CheckClaim;
 use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
 
@@ -27,12 +25,10 @@ pub struct Watch<'a> {
     full: bool,
     board: bool,
     counts: bool,
-    /// The classifier, when the expression tests the opening.
-    eco: Option<EcoObserver<'a>>,
     /// Whether the positions are made here from the main line's moves, told once at the
     /// end ([`Needs::main_moves`]), rather than told move by move: the replay then keeps to
-    /// its bytes loop, which costs less than a copy and a call a ply. Not with the
-    /// classifier, which needs every position told.
+    /// its bytes loop, which costs less than a copy and a call a ply. Not beside the
+    /// classifier, which has every position told ([`Watch::move_by_move`]).
     by_moves: bool,
     /// The start position, when `by_moves`, until the moves come.
     start: Option<Chess>,
@@ -64,7 +60,6 @@ impl<'a> Watch<'a> {
                     Target::Material(_) | Target::Balance { .. } | Target::Difference { .. }
                 )
             }),
-            eco: None,
             by_moves: !targets.is_empty(),
             start: None,
             told: false,
@@ -77,13 +72,6 @@ impl<'a> Watch<'a> {
             }),
             desynced: false,
         }
-    }
-
-    /// Also classifies the game's opening with `table` (see [`Watch::opening`]).
-    pub fn classifying(mut self, table: &'a Table) -> Watch<'a> {
-        self.eco = Some(EcoObserver::new(table));
-        self.by_moves = false;
-        self
     }
 
     /// Watches the positions as the replay tells them, move by move.
@@ -109,11 +97,6 @@ impl<'a> Watch<'a> {
             let last = last.clone();
             self.see(&last);
         }
-    }
-
-    /// The game's opening, when classifying and the table names one.
-    pub fn opening(&self) -> Option<&'a Opening> {
-        self.eco.as_ref()?.result()
     }
 
     /// Looks at one position of the main line, the next ply's. Each hash is computed once a
@@ -198,8 +181,8 @@ impl<'a> Watch<'a> {
 impl Visitor for Watch<'_> {
     fn needs(&self) -> Needs {
         Needs {
-            // Positions only when the expression looks for one (the classifier does).
-            positions: if self.by_moves || (self.reached.is_empty() && self.eco.is_none()) {
+            // Positions only when the expression looks for one.
+            positions: if self.by_moves || self.reached.is_empty() {
                 Positions::None
             } else {
                 Positions::All
@@ -262,7 +245,15 @@ impl Visitor for Watch<'_> {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, san: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        _: &Chess,
+        _: Move,
+        _: CheckClaim,
+        _: Option<&str>,
+    ) {
         // Once every target is reached, nothing is left to look at; the plies are counted.
         if at.depth == 0 {
             if self.reached.iter().any(|r| !r) {
@@ -271,17 +262,11 @@ impl Visitor for Watch<'_> {
                 self.ply = self.ply.saturating_add(1);
             }
         }
-        if let Some(eco) = &mut self.eco {
-            eco.play(at, before, mv, check, san);
-        }
     }
 
-    fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+    fn null_move(&mut self, at: MoveAt, _: &Chess, _: &Chess) {
         if at.depth == 0 {
             self.ply = self.ply.saturating_add(1);
-        }
-        if let Some(eco) = &mut self.eco {
-            eco.null_move(at, before, after);
         }
     }
 }

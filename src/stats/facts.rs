@@ -35,7 +35,15 @@ impl Visitor for OpeningMoves {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        _: &Chess,
+        mv: Move,
+        _: CheckClaim,
+        _: Option<&str>,
+    ) {
         if at.depth != 0 || self.stopped || self.count >= self.wanted {
             return;
         }
@@ -140,7 +148,7 @@ pub(crate) fn game_facts(
     rows: bool,
     eco_table: Option<&'static crate::eco::Table>,
 ) -> GameFacts {
-    let mut opening = OpeningMoves {
+    let opening = OpeningMoves {
         wanted: plies,
         moves: String::new(),
         count: 0,
@@ -148,13 +156,13 @@ pub(crate) fn game_facts(
     };
     // `--add-eco` classifies only the games that openings.csv would group under `?`.
     let untagged = plies == 0 && crate::eco::known_tag(game.lexed.tag("ECO")).is_none();
-    let mut eco = eco_table
+    let eco = eco_table
         .filter(|_| untagged)
         .map(crate::eco::EcoObserver::new);
-    let report = match eco.as_mut() {
-        Some(eco) => game.check(opts, eco),
-        None => game.check(opts, &mut opening),
-    };
+    // The opening's moves and its classification, in one replay.
+    let mut visitor = (opening, eco);
+    let report = game.check(opts, &mut visitor);
+    let (opening, eco) = visitor;
     let tags = StatsTags::of(game.lexed);
     fn tag(t: Option<&str>) -> &str {
         t.unwrap_or("")

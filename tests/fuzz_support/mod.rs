@@ -283,7 +283,15 @@ impl Visitor for Observer<'_> {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, _: CheckClaim, _: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        _: &Chess,
+        mv: Move,
+        _: CheckClaim,
+        _: Option<&str>,
+    ) {
         let MoveAt { start, end, depth } = at;
         assert_eq!(
             move_token(self.lexed, start, end),
@@ -392,7 +400,15 @@ impl Visitor for MainLine {
         }
     }
 
-    fn play(&mut self, at: MoveAt, before: &Chess, mv: Move, check: CheckClaim, _: Option<&str>) {
+    fn play(
+        &mut self,
+        at: MoveAt,
+        before: &Chess,
+        _: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        _: Option<&str>,
+    ) {
         if at.depth == 0 {
             self.moves.push((mv, check, before.is_legal(mv)));
         }

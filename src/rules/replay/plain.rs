@@ -425,7 +425,8 @@ impl Replay<'_> {
         let actual = super::check_claim(pos, pos.checkers());
         let san = notation::ascii::plain_san(text)
             .and_then(|m| super::written_san(text, &m, &mnotes, actual));
-        self.visitor.play(self.at(0), &before, last, actual, san);
+        self.visitor
+            .play(self.at(0), &before, pos, last, actual, san);
         self.main_moves_told += 1;
         self.lines[0].before_last = Some(before);
     }
