@@ -29,7 +29,7 @@ use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
-use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{self, MoveAt, Needs, Positions, Visitor};
 
 /// One replayed move, written in the target notation.
 #[derive(Clone, Debug)]
@@ -241,18 +241,18 @@ impl Visitor for Collector {
     // Inline into the pair it is replayed in beside the classifier of openings
     // ([`GameVisitor`]): a call of its own costs a move as much as the pair's.
     #[inline(always)]
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        after: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        san: Option<&str>,
-    ) {
+    fn play(&mut self, ply: &visit::Ply<'_>) {
         if !self.afford(self.ply_cost()) {
             return;
         }
+        let visit::Ply {
+            at,
+            before,
+            after,
+            mv,
+            check,
+            san,
+        } = *ply;
         let start = self.text.len();
         let notation = match self.notation {
             // The position knows whether it is Chess960 (a FEN start may make it so).

@@ -6,8 +6,7 @@ use shakmaty::zobrist::Zobrist128;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::{move_code, MoveHash};
-use crate::notation::CheckClaim;
-use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{Needs, Ply, Positions, Visitor};
 
 /// Collects what dedup needs of a game's moves: the start position's hash, the moves' codes
 /// (up to the first that could not be replayed) and, when asked, the position at one ply.
@@ -84,21 +83,13 @@ impl Visitor for DigestObserver {
     /// ([`Needs::positions`]), in order: the `--fuzzy-ply`th gives the position. Main-line
     /// moves that a variation follows come here too, later; they are in
     /// [`Visitor::main_line`].
-    fn play(
-        &mut self,
-        at: MoveAt,
-        _: &Chess,
-        after: &Chess,
-        _: Move,
-        _: CheckClaim,
-        _: Option<&str>,
-    ) {
-        if at.depth != 0 {
+    fn play(&mut self, ply: &Ply<'_>) {
+        if ply.at.depth != 0 {
             return;
         }
         self.played += 1;
         if self.fuzzy_ply == Some(self.played) {
-            self.position = Some(position_hash(after));
+            self.position = Some(position_hash(ply.after));
         }
     }
 

@@ -1,11 +1,10 @@
 //! The classifier as an observer of the replay: the one adapter between the replay's moves
 //! and [`Classifier`], for every command that names openings.
 
-use shakmaty::{Chess, Move};
+use shakmaty::Chess;
 
 use super::{Classification, Classifier, Opening, Table};
-use crate::notation::CheckClaim;
-use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 /// Classifies the game the replay plays: main-line moves only, and no position copied once
 /// no named position can follow (so the replay's bytes loop keeps its speed past the opening).
@@ -58,18 +57,10 @@ impl Visitor for EcoObserver<'_> {
         }
     }
 
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        after: &Chess,
-        mv: Move,
-        _: CheckClaim,
-        _: Option<&str>,
-    ) {
-        if at.depth == 0 && !self.classifier.done() {
-            self.begin(before);
-            self.classifier.play(before, mv, after);
+    fn play(&mut self, ply: &Ply<'_>) {
+        if ply.at.depth == 0 && !self.classifier.done() {
+            self.begin(ply.before);
+            self.classifier.play(ply.before, ply.mv, ply.after);
         }
     }
 

@@ -517,15 +517,15 @@ mod tests {
         fn tag(&mut self, tag: crate::pgn::Tag<'_>) {
             self.events.push(format!("tag {}", tag.name));
         }
-        fn play(
-            &mut self,
-            at: crate::rules::visit::MoveAt,
-            before: &Chess,
-            after: &Chess,
-            mv: shakmaty::Move,
-            check: notation::CheckClaim,
-            san: Option<&str>,
-        ) {
+        fn play(&mut self, ply: &crate::rules::visit::Ply<'_>) {
+            let crate::rules::visit::Ply {
+                at,
+                before,
+                after,
+                mv,
+                check,
+                san,
+            } = *ply;
             let mut played = before.clone();
             shakmaty::Position::play_unchecked(&mut played, mv);
             assert_eq!(fen(after), fen(&played), "the position after {mv:?}");

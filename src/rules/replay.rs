@@ -23,7 +23,7 @@ use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Termination};
 use crate::rules::matcher::{self, MatchError};
-use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
@@ -682,7 +682,14 @@ impl Replay<'_> {
                 depth,
             };
             // The move was played in place: the line's position is the one after it.
-            self.visitor.play(at, before, &line.pos, mv, actual, san);
+            self.visitor.play(&Ply {
+                at,
+                before,
+                after: &line.pos,
+                mv,
+                check: actual,
+                san,
+            });
             self.main_moves_told += u32::from(depth == 0);
         }
         if depth == 0 && self.tell_moves {

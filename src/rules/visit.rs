@@ -120,6 +120,26 @@ impl Positions {
     }
 }
 
+/// A move the replay played, as [`Visitor::play`] is told of it: one value, so that a
+/// visitor names only what it reads and a combination passes it on whole.
+#[derive(Clone, Copy, Debug)]
+pub struct Ply<'a> {
+    /// Where the move was written.
+    pub at: MoveAt,
+    /// The position the move was played in.
+    pub before: &'a Chess,
+    /// The position the move made. The replay made it to go on, so a visitor need not copy
+    /// `before` and play the move again.
+    pub after: &'a Chess,
+    /// The move, legal in `before`.
+    pub mv: Move,
+    /// What holds in `after`: check, mate or neither.
+    pub check: CheckClaim,
+    /// The move's SAN (check sign included) when the token was written exactly so: a writer
+    /// can copy it instead of computing it again.
+    pub san: Option<&'a str>,
+}
+
 /// Where a move was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveAt {
@@ -148,19 +168,9 @@ pub trait Visitor {
     /// once, after the tags, unless the game has no position to start from.
     fn start(&mut self, _start: &Chess) {}
 
-    /// A move matched `mv` in `before`, which made `after`; `check` is what holds in `after`.
-    /// `san` is the move's SAN (check sign included) when the token was written exactly so: a
-    /// writer can copy it instead of computing it again. The replay made `after` to go on,
-    /// so a visitor need not copy `before` and play the move again.
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        after: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        san: Option<&str>,
-    );
+    /// A move was played: [`Ply`] says where it was written, the move, and the positions
+    /// before and after it.
+    fn play(&mut self, ply: &Ply<'_>);
 
     /// Every main-line move played, in order (null moves are not moves), up to where the main
     /// line broke: told once, after the movetext, when [`Needs::main_moves`].
@@ -209,7 +219,7 @@ impl Visitor for NoVisitor {
         Needs::NOTHING
     }
 
-    fn play(&mut self, _: MoveAt, _: &Chess, _: &Chess, _: Move, _: CheckClaim, _: Option<&str>) {}
+    fn play(&mut self, _: &Ply<'_>) {}
 }
 
 /// Every event but [`Visitor::needs`], told by `$each!(self, v => call on v)` to each visitor
@@ -229,16 +239,8 @@ macro_rules! tell_each {
         }
 
         #[inline]
-        fn play(
-            &mut self,
-            at: MoveAt,
-            before: &Chess,
-            after: &Chess,
-            mv: Move,
-            check: CheckClaim,
-            san: Option<&str>,
-        ) {
-            $each!(self, v => v.play(at, before, after, mv, check, san));
+        fn play(&mut self, ply: &Ply<'_>) {
+            $each!(self, v => v.play(ply));
         }
 
         fn main_line(&mut self, moves: &[Move]) {

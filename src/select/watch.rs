@@ -7,8 +7,7 @@ use shakmaty::{ByColor, ByRole, Chess, Color, Move, Position};
 
 use super::expr::{board_hash, full_hash, Target, Watched};
 use super::material;
-use crate::notation::CheckClaim;
-use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 /// Which targets the game reached, as the replay goes.
 pub struct Watch<'a> {
@@ -245,19 +244,11 @@ impl Visitor for Watch<'_> {
         }
     }
 
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        _: &Chess,
-        _: Move,
-        _: CheckClaim,
-        _: Option<&str>,
-    ) {
+    fn play(&mut self, ply: &Ply<'_>) {
         // Once every target is reached, nothing is left to look at; the plies are counted.
-        if at.depth == 0 {
+        if ply.at.depth == 0 {
             if self.reached.iter().any(|r| !r) {
-                self.see(before);
+                self.see(ply.before);
             } else {
                 self.ply = self.ply.saturating_add(1);
             }

@@ -3,15 +3,14 @@
 
 use std::borrow::Cow;
 
-use shakmaty::{san::San, Chess, Move};
+use shakmaty::san::San;
 
 use crate::diag::Severity;
 use crate::input::pipeline::Game;
-use crate::notation::CheckClaim;
 use crate::pgn::lexer::Lexed;
 use crate::report::stats::GameRow;
 use crate::rules::game::CheckOptions;
-use crate::rules::visit::{MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 use crate::stats::tally::{result_text, termination_by_rule, TerminationKey};
 use crate::stats::tiebreak::event::Play;
 use crate::stats::{GameDate, Score};
@@ -35,22 +34,14 @@ impl Visitor for OpeningMoves {
         }
     }
 
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        _: &Chess,
-        mv: Move,
-        _: CheckClaim,
-        _: Option<&str>,
-    ) {
-        if at.depth != 0 || self.stopped || self.count >= self.wanted {
+    fn play(&mut self, ply: &Ply<'_>) {
+        if ply.at.depth != 0 || self.stopped || self.count >= self.wanted {
             return;
         }
         if self.count > 0 {
             self.moves.push(' ');
         }
-        San::from_move(before, mv).append_to_string(&mut self.moves);
+        San::from_move(ply.before, ply.mv).append_to_string(&mut self.moves);
         self.count += 1;
     }
 

@@ -19,7 +19,7 @@ use pgnkit::pgn::{
 };
 use pgnkit::rules::game::{check_game, CheckOptions, GameReport};
 use pgnkit::rules::matcher::find_move;
-use pgnkit::rules::visit::{MoveAt, Needs, NoVisitor, Positions, Visitor};
+use pgnkit::rules::visit::{MoveAt, Needs, NoVisitor, Ply, Positions, Visitor};
 use shakmaty::{Chess, Move, Position};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -283,15 +283,8 @@ impl Visitor for Observer<'_> {
         }
     }
 
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        _: &Chess,
-        mv: Move,
-        _: CheckClaim,
-        _: Option<&str>,
-    ) {
+    fn play(&mut self, ply: &Ply<'_>) {
+        let Ply { at, before, mv, .. } = *ply;
         let MoveAt { start, end, depth } = at;
         assert_eq!(
             move_token(self.lexed, start, end),
@@ -400,17 +393,10 @@ impl Visitor for MainLine {
         }
     }
 
-    fn play(
-        &mut self,
-        at: MoveAt,
-        before: &Chess,
-        _: &Chess,
-        mv: Move,
-        check: CheckClaim,
-        _: Option<&str>,
-    ) {
-        if at.depth == 0 {
-            self.moves.push((mv, check, before.is_legal(mv)));
+    fn play(&mut self, ply: &Ply<'_>) {
+        if ply.at.depth == 0 {
+            self.moves
+                .push((ply.mv, ply.check, ply.before.is_legal(ply.mv)));
         }
     }
 

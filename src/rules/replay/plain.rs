@@ -11,6 +11,7 @@ use crate::pgn::lexer::{
 };
 use crate::pgn::{lex_rest, GameResult, Lexed, MovetextStart, Resume, Span, Token, TokenKind};
 use crate::rules::matcher;
+use crate::rules::visit::Ply;
 
 use super::{MovetextFacts, Replay};
 
@@ -425,8 +426,14 @@ impl Replay<'_> {
         let actual = super::check_claim(pos, pos.checkers());
         let san = notation::ascii::plain_san(text)
             .and_then(|m| super::written_san(text, &m, &mnotes, actual));
-        self.visitor
-            .play(self.at(0), &before, pos, last, actual, san);
+        self.visitor.play(&Ply {
+            at: self.at(0),
+            before: &before,
+            after: pos,
+            mv: last,
+            check: actual,
+            san,
+        });
         self.main_moves_told += 1;
         self.lines[0].before_last = Some(before);
     }
