@@ -96,6 +96,7 @@ codes! {
     ParquetTagColumnMissing = "P034", Warning, "--tag-column names no column of the file";
     RowGroupsNotParquet = "P035", Error, "--row-groups given with an input that is not Parquet";
     ParquetCellHoldsMore = "P036", Error, "Parquet movetext cell holds more than its game";
+    ParquetRowWithoutGame = "P037", Error, "Parquet row without a game";
     // Tags.
     MissingRosterTag = "T001", Warning, "Seven Tag Roster tag missing";
     MalformedDate = "T002", Warning, "malformed Date tag";

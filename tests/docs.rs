@@ -36,6 +36,7 @@ const NO_EXAMPLE: &[(&str, &str)] = &[
     ("P034", "a Parquet input; tested in tests/parquet_in.rs"),
     ("P035", "needs --row-groups; tested in tests/row_groups.rs"),
     ("P036", "a Parquet input; tested in tests/parquet_in.rs"),
+    ("P037", "a Parquet input; tested in tests/parquet_in.rs"),
 ];
 
 fn root() -> PathBuf {

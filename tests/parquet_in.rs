@@ -619,6 +619,74 @@ fn a_row_is_one_game_even_without_tags_or_a_result() {
     }
 }
 
+#[test]
+fn a_row_with_no_tags_and_no_moves_is_reported_not_dropped() {
+    // A row whose tags are all null and whose movetext is empty, null, blank or only a
+    // comment holds no game. Before, it was passed over as the space between games: 7 rows
+    // gave 4 games and no word of the other 3, and the games' numbers no longer matched the
+    // rows'. Each row is now a game, and such a row is an error (P037).
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+
+    let rows: [(Option<&str>, Option<&str>); 7] = [
+        (None, Some("")),
+        (None, Some("1. e4 e5 *")),
+        (None, None),
+        (None, Some("{ only a note }")),
+        (Some("e"), Some("")),
+        (None, Some("1. d4 *")),
+        (None, Some("  ")),
+    ];
+    let dir = common::scratch("parquet-empty-rows");
+    let parquet = dir.join("empty.parquet");
+    let events: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.0)));
+    let movetext: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.1)));
+    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(&parquet).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let parquet = parquet.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let (out, code) = validate_json_with(parquet, jobs, &["--notes"]);
+        let records = common::json_lines(&out);
+        // Each placed in its row: the movetext's line (2), or the tags' (1).
+        let games: Vec<(&str, u64, u64)> = records
+            .iter()
+            .filter(|r| r["type"] == "game")
+            .map(|g| {
+                let file = g["file"].as_str().unwrap();
+                (
+                    file.rsplit_once(":row ").unwrap().1,
+                    g["line"].as_u64().unwrap(),
+                    g["errors"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            games,
+            [
+                ("0", 2, 1),
+                ("1", 2, 0),
+                ("2", 2, 1),
+                ("3", 2, 1),
+                ("4", 1, 0),
+                ("5", 2, 0),
+                ("6", 2, 1)
+            ],
+            "-j {jobs}: {out}"
+        );
+        assert_eq!(out.matches("\"P037\"").count(), 4, "-j {jobs}: {out}");
+        assert_eq!(code, Some(1), "-j {jobs}: an error was found");
+    }
+}
+
 /// A Parquet file of these text columns, zstd, a page a row.
 fn write_paged_parquet(path: &Path, columns: &[(&str, &[String])]) {
     use std::sync::Arc;

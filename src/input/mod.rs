@@ -732,8 +732,13 @@ impl Inputs {
             game.close();
             let place = rows.locate(game.line);
             let row = place.map_or(0, |p| p.row);
-            if !game.bytes.is_empty() {
-                game.line = place.map_or(game.line, |p| p.line);
+            game.line = place.map_or(game.line, |p| p.line);
+            if game.bytes.is_empty() {
+                // A row the reader found no game in: its report is placed in the row too.
+                for p in &mut game.lexed.problems {
+                    p.span.line = rows.locate(p.span.line).map_or(p.span.line, |at| at.line);
+                }
+            } else {
                 pipeline::lex_for(lexing, game);
                 // A row is one game: what its movetext cell held besides is the game's.
                 let cell = rows.cell_problems(row, game.bytes, game.line, game.col);

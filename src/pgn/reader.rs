@@ -132,6 +132,10 @@ pub struct GameReader<R> {
     last_tag_line: Option<Option<usize>>,
     /// The stream is records, each one game at most ([`GameReader::with_records`]).
     records: bool,
+    /// In a stream of records: the record of the last game read has its end still ahead, so
+    /// the next end of a record passed over is that one's, and an end met without one open
+    /// ends a record that holds no game.
+    record_open: bool,
 }
 
 /// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
@@ -185,14 +189,17 @@ impl<R: Read> GameReader<R> {
             cr_seen: false,
             last_tag_line: None,
             records: false,
+            record_open: false,
         }
     }
 
-    /// A reader of a stream of records, each ended by [`RECORD_END`] and holding one game
-    /// (or none): a game never runs on past the end of its record, whatever the record holds
-    /// (no result, a comment or variation left open), and the byte itself is passed over as
-    /// space. For a source whose games come one a record, as a Parquet file's rows do, and
-    /// must not run into each other as PGN text would.
+    /// A reader of a stream of records, each ended by [`RECORD_END`] and holding one game:
+    /// a game never runs on past the end of its record, whatever the record holds (no
+    /// result, a comment or variation left open), and the byte itself is passed over as
+    /// space. A record with no game in it (nothing, or only space or comments) is a game of
+    /// no bytes with the problem [`LexProblemKind::EmptyRecord`], so the games are the
+    /// records one for one. For a source whose games come one a record, as a Parquet file's
+    /// rows do, and must not run into each other as PGN text would.
     #[must_use]
     pub fn with_records(mut self) -> Self {
         self.records = true;
@@ -444,9 +451,15 @@ impl<R: Read> GameReader<R> {
             // left for after the next read.
             let mut cut_cr = false;
             loop {
-                if n < data.len()
-                    && (matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
-                        || (self.records && data[n] == RECORD_END))
+                if n < data.len() && self.records && data[n] == RECORD_END {
+                    if !self.record_open {
+                        // A record that holds no game: it is read as one.
+                        break;
+                    }
+                    self.record_open = false;
+                    n += 1;
+                } else if n < data.len()
+                    && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
                 {
                     if data[n] == b'\r' && n + 1 == data.len() && !self.eof {
                         cut_cr = true;
@@ -507,6 +520,10 @@ impl<R: Read> GameReader<R> {
                             lexed.clear();
                             return Ok(None);
                         }
+                        if self.records && !self.record_open {
+                            // All the record holds: it is a game, which has none.
+                            return Ok(Some(self.empty_record(len, lexed)));
+                        }
                         let end_line = lexed.end_line.max(self.line);
                         self.consume(len, end_line);
                         self.skip_space()?;
@@ -528,7 +545,7 @@ impl<R: Read> GameReader<R> {
                     let end_line = lexed.end_line.max(first_line);
                     let start = self.start;
                     self.consume(len, end_line);
-                    self.games += 1;
+                    self.count_game();
                     if len > self.max_game {
                         // Where the stream's reader would have given up on it depends on its
                         // reads: only it can tell.
@@ -647,9 +664,43 @@ impl<R: Read> GameReader<R> {
                 memchr::memchr_iter(b'\n', bytes).count() as u32
             };
         self.consume(len, end_line);
-        self.games += 1;
+        self.count_game();
         self.lent = true;
         true
+    }
+
+    /// One more game read; in a stream of records, its record's end is still ahead.
+    fn count_game(&mut self) {
+        self.games += 1;
+        self.record_open = self.records;
+    }
+
+    /// A record that holds no game, its first `len` bytes only space or comments, read as a
+    /// game of no bytes with the reader's problem ([`LexProblemKind::EmptyRecord`]).
+    fn empty_record(&mut self, len: usize, lexed: &mut Lexed) -> RawGame<'_> {
+        let (line, col, offset, at) = (self.line, self.col, self.offset, self.start);
+        let end_line = lexed.end_line.max(line);
+        self.consume(len, end_line);
+        self.count_game();
+        lexed.clear();
+        lexed.problems.push(LexProblem {
+            kind: LexProblemKind::EmptyRecord,
+            span: Span {
+                start: 0,
+                end: 0,
+                line,
+                col,
+            },
+        });
+        lexed.end_line = end_line;
+        RawGame {
+            bytes: &[],
+            offset,
+            line,
+            col,
+            number: self.games,
+            at,
+        }
     }
 
     /// Skips a game larger than the limit, to where the lexer would end it ([`Skip`]): one
@@ -681,7 +732,7 @@ impl<R: Read> GameReader<R> {
             self.fill()?;
         }
         lexed.end_line = self.line;
-        self.games += 1;
+        self.count_game();
         Ok(RawGame {
             bytes: &[],
             offset,
@@ -997,5 +1048,39 @@ mod tests {
             assert_eq!(out[4].0, b"1. Nf3 *");
         }
         assert_eq!(games(&input, 1 << 20).len(), 2, "as PGN text");
+    }
+
+    #[test]
+    fn a_record_without_a_game_is_a_game_of_no_bytes() {
+        // Empty, first, last, blank, only a comment, or two in a row: each record is one
+        // game, the empty ones with the reader's problem, however the bytes arrive. A
+        // comment after a game's result in its record is passed over, as in PGN text.
+        let input = b"\xff1. e4 *\xff\n\xff  \xff{ a note }\xff1. d4 * { after }\xff\xff";
+        let mut lexed = Lexed::default();
+        for size in [1, 3, 100] {
+            let mut r = GameReader::with_limit(Chunked(input, size), 1024).with_records();
+            let mut out = Vec::new();
+            while let Some(g) = r.next_game(&mut lexed).unwrap() {
+                let empty = lexed
+                    .problems
+                    .iter()
+                    .any(|p| p.kind == LexProblemKind::EmptyRecord);
+                out.push((g.bytes.to_vec(), g.number, empty));
+            }
+            let got: Vec<(&[u8], u64, bool)> = out.iter().map(|g| (&g.0[..], g.1, g.2)).collect();
+            assert_eq!(
+                got,
+                [
+                    (&b""[..], 1, true),
+                    (b"1. e4 *", 2, false),
+                    (b"", 3, true),
+                    (b"", 4, true),
+                    (b"", 5, true),
+                    (b"1. d4 *", 6, false),
+                    (b"", 7, true),
+                ],
+                "reads of {size}"
+            );
+        }
     }
 }

@@ -302,11 +302,12 @@ fn check_movetext(
     );
     // Where the lexer's problems of a movetext the bytes loop handed on go (after these).
     let lex_end = report.findings.len();
-    if lexed
-        .problems
-        .iter()
-        .any(|p| p.kind == LexProblemKind::GameTooLarge)
-    {
+    if lexed.problems.iter().any(|p| {
+        matches!(
+            p.kind,
+            LexProblemKind::GameTooLarge | LexProblemKind::EmptyRecord
+        )
+    }) {
         report.legal = false;
         counts.note_left_out(&mut report.findings);
         // (Only the reader reports it, on a game it found whole.)

@@ -171,6 +171,8 @@ pub(super) fn lex_findings(problems: &[LexProblem], out: &mut Capped) {
                 .help("give each game a row of its own"),
             LexProblemKind::TagsInCell => Finding::new(Code::ParquetCellHoldsMore, span, "the movetext cell holds tag pairs: they are not taken as the row's tags")
                 .help("put the tags in columns of their own (Event, White, ...) and only the moves in the movetext"),
+            LexProblemKind::EmptyRecord => Finding::new(Code::ParquetRowWithoutGame, span, "the row has no tags and no moves: it holds no game")
+                .help("give the row its game's moves (and its tags in columns), or leave the row out of the file"),
             LexProblemKind::ForumWrapper => Finding::new(Code::ForumWrapper, span, "the game is wrapped in a forum's [pgn] ... [/pgn]; the game inside was read")
                 .help("remove the [pgn] and [/pgn] lines"),
         };

@@ -320,6 +320,10 @@ pub enum LexProblemKind {
     CellGoesOn,
     /// A Parquet row's movetext cell starts with tag pairs, which would pass for the row's.
     TagsInCell,
+    /// A record of a stream of records (a Parquet row) holds no game: no tags and no moves
+    /// (an empty, blank or null movetext, or only a comment). It is a game all the same, so
+    /// that the games are the rows, one for one, and none is passed over unsaid.
+    EmptyRecord,
 }
 
 /// One lexer problem with its place.
