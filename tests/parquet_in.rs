@@ -569,11 +569,6 @@ fn a_row_is_one_game_even_without_tags_or_a_result() {
     // result, in an open comment or an open variation: each ended where its row ends. Before,
     // a row's game ran on into the next row's text: 6 rows gave 3 games, the moves of row 1
     // read as Black's, silently.
-    use std::sync::Arc;
-
-    use arrow_array::{ArrayRef, RecordBatch, StringArray};
-    use parquet::arrow::ArrowWriter;
-
     let rows: [(Option<&str>, &str); 6] = [
         (None, "1. e4 e5"),
         (None, "1. d4 d5 *"),
@@ -584,17 +579,7 @@ fn a_row_is_one_game_even_without_tags_or_a_result() {
     ];
     let dir = common::scratch("parquet-records");
     let parquet = dir.join("records.parquet");
-    let events: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.0)));
-    let movetext: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1)));
-    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
-    let mut writer = ArrowWriter::try_new(
-        std::fs::File::create(&parquet).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_event_movetext(&parquet, rows.map(|(event, text)| (event, Some(text))));
     let parquet = parquet.to_str().unwrap();
     for jobs in ["1", "2"] {
         let (out, _) = validate_json(parquet, jobs);
@@ -625,11 +610,6 @@ fn a_row_with_no_tags_and_no_moves_is_reported_not_dropped() {
     // comment holds no game. Before, it was passed over as the space between games: 7 rows
     // gave 4 games and no word of the other 3, and the games' numbers no longer matched the
     // rows'. Each row is now a game, and such a row is an error (P037).
-    use std::sync::Arc;
-
-    use arrow_array::{ArrayRef, RecordBatch, StringArray};
-    use parquet::arrow::ArrowWriter;
-
     let rows: [(Option<&str>, Option<&str>); 7] = [
         (None, Some("")),
         (None, Some("1. e4 e5 *")),
@@ -641,17 +621,7 @@ fn a_row_with_no_tags_and_no_moves_is_reported_not_dropped() {
     ];
     let dir = common::scratch("parquet-empty-rows");
     let parquet = dir.join("empty.parquet");
-    let events: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.0)));
-    let movetext: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.1)));
-    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
-    let mut writer = ArrowWriter::try_new(
-        std::fs::File::create(&parquet).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_event_movetext(&parquet, rows);
     let parquet = parquet.to_str().unwrap();
     for jobs in ["1", "2"] {
         let (out, code) = validate_json_with(parquet, jobs, &["--notes"]);
@@ -685,6 +655,22 @@ fn a_row_with_no_tags_and_no_moves_is_reported_not_dropped() {
         assert_eq!(out.matches("\"P037\"").count(), 4, "-j {jobs}: {out}");
         assert_eq!(code, Some(1), "-j {jobs}: an error was found");
     }
+}
+
+/// A Parquet file of two text columns, `Event` and `movetext`, a row each of `rows`.
+fn write_event_movetext<const N: usize>(path: &Path, rows: [(Option<&str>, Option<&str>); N]) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+
+    let events: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.0)));
+    let movetext: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.1)));
+    let batch = RecordBatch::try_from_iter([("Event", events), ("movetext", movetext)]).unwrap();
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
 }
 
 /// A Parquet file of these text columns, zstd, a page a row.

@@ -519,18 +519,11 @@ mod tests {
             self.events.push(format!("tag {}", tag.name));
         }
         fn play(&mut self, ply: &crate::rules::visit::Ply<'_>) {
-            let crate::rules::visit::Ply {
-                at,
-                before,
-                after,
-                mv,
-                check,
-                san,
-            } = *ply;
-            let mut played = before.clone();
+            let mv = ply.mv;
+            let mut played = ply.before.clone();
             shakmaty::Position::play_unchecked(&mut played, mv);
-            assert_eq!(fen(after), fen(&played), "the position after {mv:?}");
-            let fen = fen(before);
+            assert_eq!(fen(ply.after), fen(&played), "the position after {mv:?}");
+            let (at, fen, check, san) = (ply.at, fen(ply.before), ply.check, ply.san);
             self.events
                 .push(format!("play {at:?} {fen} {mv:?} {check:?} {san:?}"));
         }
