@@ -89,7 +89,7 @@ struct Checked {
     errors: u32,
     warnings: u32,
     notes: u32,
-    record: Option<GameRecord>,
+    record: Option<GameRecord<'static>>,
 }
 
 impl Found for Checked {
@@ -205,8 +205,9 @@ pub(crate) fn validate_inputs(
                     let _ = report::write_csv_cells(&mut w, &ctx, f, true);
                 }
             }
-            let record = with_records
-                .then(|| GameRecord::checked(name, game.number, game.line, game.lexed, &report));
+            let record = with_records.then(|| {
+                GameRecord::checked(name, game.number, game.line, game.lexed, &report).into_owned()
+            });
             Checked {
                 csv: w.into_inner().unwrap_or_default(),
                 errors,

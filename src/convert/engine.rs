@@ -226,7 +226,7 @@ impl Convert {
         name: &str,
         number: u64,
         lexed: &mut Lexed,
-    ) -> Option<Box<GameRecord>> {
+    ) -> Option<Box<GameRecord<'static>>> {
         let args = &self.options;
         let movetext = crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
         let mut game = Game {

@@ -26,7 +26,7 @@ pub(super) struct Converted {
     /// The game's bytes, for `--rejects` or to be kept as they were.
     pub(super) reject: Option<Vec<u8>>,
     /// The game's record for the tables (`--format parquet`).
-    pub(super) row: Option<Box<GameRecord>>,
+    pub(super) row: Option<Box<GameRecord<'static>>>,
 }
 
 impl crate::input::Found for Converted {
@@ -152,7 +152,7 @@ pub(super) fn convert_one(
             } else {
                 pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
             }
-            let mut row = Box::new(record());
+            let mut row = Box::new(record().into_owned());
             row.set_plies(&elements, collector);
             row.movetext = movetext;
             if every_row {

@@ -8,7 +8,13 @@
 //! What only some outputs show is filled only for them: the move tree with every notation
 //! (JSON lines, CSV) or the lean main-line plies with their notes and the movetext (the
 //! tables).
+//!
+//! A record borrows its file name and tags from the game while it is written where the game
+//! is read (`validate --game-records`, JSON lines, CSV); one that outlives the game (a table's
+//! row, sent to the writer's thread) owns them ([`GameRecord::into_owned`]), the tags in one
+//! text.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::arrow::PlyColumns;
@@ -42,16 +48,15 @@ use crate::rules::game::GameReport;
 /// # Ok::<(), anyhow::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct GameRecord {
+pub struct GameRecord<'a> {
     /// The input the game was read from, as `validate` names it (`<stdin>` for `-`).
-    pub file: String,
+    pub file: Cow<'a, str>,
     /// 1-based number of the game in its input.
     pub game: u64,
     /// The line its first tag (or its first move) is on.
     pub line: u32,
-    /// Tag names and values, sorted by name, the first of each name kept, in `tag_text`.
-    tags: Vec<(Range<u32>, Range<u32>)>,
-    tag_text: String,
+    /// Tag names and values, sorted by name, the first of each name kept.
+    tags: Tags<'a>,
     /// The result written (the `Result` tag after `--fix-results`): the movetext's result,
     /// else the `Result` tag's, else `*`.
     pub result: &'static str,
@@ -82,20 +87,34 @@ pub struct GameRecord {
     pub findings: Vec<RowFinding>,
 }
 
-impl GameRecord {
+/// A record's tags, sorted by name, the first of each name kept: the game's own, as it has
+/// them (sorted only if they are listed: a checked game's record is mostly asked for a tag
+/// or two); borrowed from the game (and from texts that outlive it), each with its name's
+/// first bytes as a number (the sort key); or in one text of the record's own.
+#[derive(Debug)]
+enum Tags<'a> {
+    Game(&'a Lexed),
+    Borrowed(Vec<(u64, &'a str, &'a str)>),
+    Owned {
+        spans: Vec<(Range<u32>, Range<u32>)>,
+        text: String,
+    },
+}
+
+impl<'a> GameRecord<'a> {
     /// The record of a converted game: its tags with `extra_tags` (`--add-eco`'s) in place
     /// of those of the same name and `result` as its `Result`, and what the replay
     /// `report`s. Nothing of its moves yet: [`GameRecord::set_move_tree`] or
     /// [`GameRecord::set_plies`] adds them.
     pub fn new(
-        file: &str,
+        file: &'a str,
         number: u64,
         line: u32,
-        lexed: &Lexed,
+        lexed: &'a Lexed,
         report: &GameReport,
         result: GameResult,
-        extra_tags: &[(&str, &str)],
-    ) -> GameRecord {
+        extra_tags: &[(&'a str, &'a str)],
+    ) -> GameRecord<'a> {
         let mut record = GameRecord::of_report(file, number, line, report, result);
         record.set_tags(lexed, Some(result), extra_tags);
         record
@@ -105,32 +124,31 @@ impl GameRecord {
     /// job's records): its tags as the game has them, its own `Result` among them; `result`
     /// is the one a conversion would write without `--fix-results`.
     pub fn checked(
-        file: &str,
+        file: &'a str,
         number: u64,
         line: u32,
-        lexed: &Lexed,
+        lexed: &'a Lexed,
         report: &GameReport,
-    ) -> GameRecord {
+    ) -> GameRecord<'a> {
         let result = super::final_result(lexed, report, false);
         let mut record = GameRecord::of_report(file, number, line, report, result);
-        record.set_tags(lexed, None, &[]);
+        record.tags = Tags::Game(lexed);
         record
     }
 
     /// What the replay `report`s of a game, without its tags.
     fn of_report(
-        file: &str,
+        file: &'a str,
         number: u64,
         line: u32,
         report: &GameReport,
         result: GameResult,
-    ) -> GameRecord {
+    ) -> GameRecord<'a> {
         GameRecord {
-            file: file.to_owned(),
+            file: Cow::Borrowed(file),
             game: number,
             line,
-            tags: Vec::new(),
-            tag_text: String::new(),
+            tags: Tags::Borrowed(Vec::new()),
             result: result.as_str(),
             result_by_rule: report.result_by_rule.map(GameResult::as_str),
             termination: report.termination.as_str(),
@@ -177,64 +195,80 @@ impl GameRecord {
             self.set_notes(elements, collector);
         }
     }
+    /// The record with its file name and tags in texts of its own, so that it outlives the
+    /// game (a table's row, written on another thread).
+    pub fn into_owned(self) -> GameRecord<'static> {
+        let tags = match self.tags {
+            Tags::Game(lexed) => packed(sorted(lexed, None, &[])),
+            Tags::Borrowed(tags) => packed(tags),
+            Tags::Owned { spans, text } => Tags::Owned { spans, text },
+        };
+        GameRecord {
+            file: Cow::Owned(self.file.into_owned()),
+            game: self.game,
+            line: self.line,
+            tags,
+            result: self.result,
+            result_by_rule: self.result_by_rule,
+            termination: self.termination,
+            final_fen: self.final_fen,
+            errors: self.errors,
+            warnings: self.warnings,
+            notes: self.notes,
+            comments: self.comments,
+            moves: self.moves,
+            plies: self.plies,
+            ply_notes: self.ply_notes,
+            notes_text: self.notes_text,
+            nags: self.nags,
+            movetext: self.movetext,
+            findings: self.findings,
+        }
+    }
+
     /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name, and
     /// `result` as its `Result` if given.
-    fn set_tags<'a>(
+    fn set_tags(
         &mut self,
         lexed: &'a Lexed,
         result: Option<GameResult>,
         extra: &[(&'a str, &'a str)],
     ) {
-        // Each name with its first eight bytes as a number, which orders names as their bytes
-        // do but where those are the same: nearly every pair of tag names is told apart
-        // without a string compare, whose calls cost more than the rest of the record.
-        let keyed = |(name, value): (&'a str, &'a str)| {
-            let mut first = [0u8; 8];
-            let n = name.len().min(8);
-            first[..n].copy_from_slice(&name.as_bytes()[..n]);
-            (u64::from_be_bytes(first), name, value)
-        };
-        let mut tags: Vec<(u64, &str, &str)> =
-            Vec::with_capacity(extra.len() + lexed.tag_count() + 1);
-        tags.extend(extra.iter().copied().map(keyed));
-        let own = lexed.tags().map(|t| keyed((t.name, t.value)));
-        match result {
-            Some(result) => {
-                tags.extend(own.filter(|t| t.1 != "Result"));
-                tags.push(keyed(("Result", result.as_str())));
-            }
-            None => tags.extend(own),
-        }
-        // Stable: the first tag of a name is the one kept (an extra one before the game's).
-        tags.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-        tags.dedup_by(|later, first| later.1 == first.1);
-        self.tags.reserve_exact(tags.len());
-        self.tag_text
-            .reserve(tags.iter().map(|t| t.1.len() + t.2.len()).sum());
-        for (_, name, value) in tags {
-            let a = self.tag_end();
-            self.tag_text.push_str(name);
-            let b = self.tag_end();
-            self.tag_text.push_str(value);
-            self.tags.push((a..b, b..self.tag_end()));
-        }
-    }
-
-    fn tag_end(&self) -> u32 {
-        u32::try_from(self.tag_text.len()).unwrap_or(u32::MAX)
+        self.tags = Tags::Borrowed(sorted(lexed, result, extra));
     }
 
     /// The tag of that name.
     pub fn tag(&self, name: &str) -> Option<&str> {
-        let at = |r: &Range<u32>| &self.tag_text[r.start as usize..r.end as usize];
-        let i = self.tags.binary_search_by(|(n, _)| at(n).cmp(name)).ok()?;
-        Some(at(&self.tags[i].1))
+        match &self.tags {
+            // The first of the name, as sorting them would keep.
+            Tags::Game(lexed) => lexed.tag(name),
+            Tags::Borrowed(tags) => {
+                let i = tags.binary_search_by(|t| t.1.cmp(name)).ok()?;
+                Some(tags[i].2)
+            }
+            Tags::Owned { spans, text } => {
+                let at = |r: &Range<u32>| &text[r.start as usize..r.end as usize];
+                let i = spans.binary_search_by(|(n, _)| at(n).cmp(name)).ok()?;
+                Some(at(&spans[i].1))
+            }
+        }
     }
 
     /// Tag names and values, sorted by name.
     pub fn tags(&self) -> impl Iterator<Item = (&str, &str)> {
-        let at = |r: &Range<u32>| &self.tag_text[r.start as usize..r.end as usize];
-        self.tags.iter().map(move |(n, v)| (at(n), at(v)))
+        let mut game = Vec::new();
+        let (borrowed, spans, text) = match &self.tags {
+            Tags::Game(lexed) => {
+                game = sorted(lexed, None, &[]);
+                (&[][..], &[][..], "")
+            }
+            Tags::Borrowed(tags) => (tags.as_slice(), &[][..], ""),
+            Tags::Owned { spans, text } => (&[][..], spans.as_slice(), text.as_str()),
+        };
+        let at = move |r: &Range<u32>| &text[r.start as usize..r.end as usize];
+        let owned = spans.iter().map(move |(n, v)| (at(n), at(v)));
+        let listed = game.into_iter().chain(borrowed.iter().copied());
+        listed.map(|t| (t.1, t.2)).chain(owned)
     }
 
     /// Clocks, evaluations, comments and NAGs of the main-line plies, from the elements: the
@@ -303,6 +337,53 @@ impl GameRecord {
             }
         }
     }
+}
+
+/// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name, and
+/// `result` as its `Result` if given, sorted by name, the first of each name kept; each with
+/// its name's first eight bytes as a number, which orders names as their bytes do but where
+/// those are the same: nearly every pair of tag names is told apart without a string
+/// compare, whose calls cost more than the rest of the record.
+fn sorted<'a>(
+    lexed: &'a Lexed,
+    result: Option<GameResult>,
+    extra: &[(&'a str, &'a str)],
+) -> Vec<(u64, &'a str, &'a str)> {
+    let keyed = |(name, value): (&'a str, &'a str)| {
+        let mut first = [0u8; 8];
+        let n = name.len().min(8);
+        first[..n].copy_from_slice(&name.as_bytes()[..n]);
+        (u64::from_be_bytes(first), name, value)
+    };
+    let mut tags: Vec<(u64, &str, &str)> = Vec::with_capacity(extra.len() + lexed.tag_count() + 1);
+    tags.extend(extra.iter().copied().map(keyed));
+    let own = lexed.tags().map(|t| keyed((t.name, t.value)));
+    match result {
+        Some(result) => {
+            tags.extend(own.filter(|t| t.1 != "Result"));
+            tags.push(keyed(("Result", result.as_str())));
+        }
+        None => tags.extend(own),
+    }
+    // Stable: the first tag of a name is the one kept (an extra one before the game's).
+    tags.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    tags.dedup_by(|later, first| later.1 == first.1);
+    tags
+}
+
+/// Sorted tags in one text.
+fn packed(tags: Vec<(u64, &str, &str)>) -> Tags<'static> {
+    let mut spans = Vec::with_capacity(tags.len());
+    let mut text = String::with_capacity(tags.iter().map(|t| t.1.len() + t.2.len()).sum());
+    let end = |text: &String| u32::try_from(text.len()).unwrap_or(u32::MAX);
+    for (_, name, value) in tags {
+        let a = end(&text);
+        text.push_str(name);
+        let b = end(&text);
+        text.push_str(value);
+        spans.push((a..b, b..end(&text)));
+    }
+    Tags::Owned { spans, text }
 }
 
 fn count(report: &GameReport, severity: Severity) -> u32 {

@@ -540,7 +540,7 @@ impl<'a> JsonGame<'a> {
 }
 
 /// The tags of a record as a JSON object, sorted by name.
-struct JsonTags<'a>(&'a GameRecord);
+struct JsonTags<'a>(&'a GameRecord<'a>);
 
 impl Serialize for JsonTags<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

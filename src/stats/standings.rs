@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 
+use super::tiebreak::{PairSums, Sums};
 use super::{EventKey, NameId, Names, OwnedEventKey, PlayerId, PlayerKey, Score};
 use crate::sort::RunStore;
 
@@ -233,6 +234,8 @@ pub(crate) struct EventBuilder<'a> {
     /// still be a round robin that the file holds only part of (see [`fits_berger_table`]).
     berger_games: Vec<(u16, PlayerId, PlayerId)>,
     berger_possible: bool,
+    /// 小分 and 对手分 as the pairs come, by the players' places in the table.
+    sums: PairSums,
 }
 
 /// Maps that grew past this many entries for one event are dropped rather than cleared, so
@@ -264,6 +267,7 @@ impl<'a> EventBuilder<'a> {
             equal_meetings: true,
             berger_games: Vec::new(),
             berger_possible: true,
+            sums: PairSums::default(),
         }
     }
 
@@ -440,6 +444,9 @@ impl<'a> EventBuilder<'a> {
             row.performance = sums.perf.performance();
             rows.push(row);
         }
+        // 小分 and 对手分 are C.07's SB and BH under the plain rules, summed per pair.
+        let sums = &mut self.sums;
+        sums.start(rows.iter().map(|r| r.half_points as i64));
         let mut add_pair = |white: PlayerId, black: PlayerId, m: Meetings| -> io::Result<()> {
             let (Some(&w), Some(&b)) = (index.get(&white), index.get(&black)) else {
                 return Err(io::Error::new(
@@ -447,14 +454,7 @@ impl<'a> EventBuilder<'a> {
                     "damaged pairs of an event",
                 ));
             };
-            let (white_total, black_total) = (rows[w].half_points, rows[b].half_points);
-            // A win takes the opponent's points whole, a draw half: in quarter points, the
-            // points scored against an opponent (in half points) times theirs.
-            let black_half_points = 2 * m.games - m.white_half_points;
-            rows[w].sonneborn_berger_quarters += m.white_half_points * black_total;
-            rows[w].buchholz_half_points += m.games * black_total;
-            rows[b].sonneborn_berger_quarters += black_half_points * white_total;
-            rows[b].buchholz_half_points += m.games * white_total;
+            sums.add(w, b, m.games as i64, m.white_half_points as i64);
             Ok(())
         };
         let mut offset = 0u64;
@@ -479,6 +479,14 @@ impl<'a> EventBuilder<'a> {
         }
         for &(white, black, m) in &self.pairs {
             add_pair(white, black, m)?;
+        }
+        for (p, row) in rows.iter_mut().enumerate() {
+            let Sums {
+                buchholz,
+                sonneborn_berger,
+            } = sums.get(p);
+            row.buchholz_half_points = buchholz as u64;
+            row.sonneborn_berger_quarters = sonneborn_berger as u64;
         }
         if self.spilled > 0 {
             self.scratch.clear()?;
@@ -1077,6 +1085,55 @@ mod tests {
                 ];
                 assert_eq!(&got, want, "{:?}, budget {budget}", row.player);
             }
+        }
+    }
+
+    /// The standings' 小分 and 对手分 are C.07's SB and BH under the plain rules: the same
+    /// games given one a round to the C.07 engine give the per-game table's values.
+    #[test]
+    fn plain_rules_of_the_c07_engine_give_the_standings_sums() {
+        use crate::stats::tiebreak::{EventResults, Ratio, Rules, System, TieBreak, Value};
+        let players: Vec<PlayerId> = (0..5)
+            .map(|i| PlayerId::named(NameId::from_index(i).unwrap()))
+            .chain([PlayerId::UNKNOWN])
+            .collect();
+        let index = |p: PlayerId| players.iter().position(|&q| q == p).unwrap();
+        let mut seed = 777u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut games = Vec::new();
+        for _ in 0..300 {
+            let (w, b) = (players[next(6) as usize], players[next(6) as usize]);
+            let score = [Score::WhiteWin, Score::Draw, Score::BlackWin][next(3) as usize];
+            games.push((w, b, score, None, None));
+        }
+        let mut event = EventResults::with_rules(vec![None; players.len()], Rules::PLAIN);
+        for (round, &(w, b, score, _, _)) in games.iter().enumerate() {
+            // A game between two unknown sides counts for nobody (the standings' input).
+            if !(w.is_unknown() && b.is_unknown()) {
+                // Forfeits are games under the plain rules.
+                event.add_game(round as u64, index(w), index(b), score, round % 7 != 0);
+            }
+        }
+        let list = [TieBreak::plain(System::Sb), TieBreak::plain(System::Bh)];
+        let ranked = event.rank(&list);
+        for (player, want) in per_game_table(&games) {
+            let row = ranked.iter().find(|r| r.player == index(player)).unwrap();
+            assert_eq!(row.half_points as u64, want[4], "{player:?} points");
+            assert_eq!(
+                row.values[0],
+                Value::of(Ratio::new(want[5] as i64, 4)),
+                "{player:?} SB"
+            );
+            assert_eq!(
+                row.values[1],
+                Value::of(Ratio::new(want[6] as i64, 2)),
+                "{player:?} BH"
+            );
         }
     }
 

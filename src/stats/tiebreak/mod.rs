@@ -25,6 +25,7 @@
 //! so a round nobody has a record of does not exist here (and costs nothing).
 
 pub mod event;
+mod opponents;
 mod system;
 pub mod team;
 mod value;
@@ -34,7 +35,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::standings::{fide_dp, fide_pd, Place};
 use super::Score;
+use opponents::Meeting;
 
+pub use opponents::Rules;
+pub(crate) use opponents::{PairSums, Sums};
 pub use system::{Cut, System, TieBreak, TieBreakError, TieBreakList};
 pub use value::{Ratio, Value};
 
@@ -82,6 +86,7 @@ pub struct EventResults {
     /// A side that stands for several people (the unknown bucket): its games count for its
     /// opponents, but it gets no place.
     unranked: Option<usize>,
+    rules: Rules,
 }
 
 /// A player's line in the tie-break standings.
@@ -101,12 +106,35 @@ pub struct Ranked {
 }
 
 impl EventResults {
-    /// An event with players `0 .. ratings.len()`, each with their rating if known.
+    /// An event with players `0 .. ratings.len()`, each with their rating if known, counted
+    /// by C.07's rules.
     pub fn new(ratings: Vec<Option<u32>>) -> EventResults {
+        EventResults::with_rules(ratings, Rules::C07)
+    }
+
+    /// An event counted by `rules`: [`Rules::PLAIN`] gives the standings' 小分 and 对手分
+    /// as [`System::Sb`] and [`System::Bh`] without a cut.
+    ///
+    /// ```
+    /// use pgnkit::stats::tiebreak::{EventResults, Rules, System, TieBreak};
+    /// use pgnkit::stats::Score;
+    ///
+    /// // A beats B, B beats C, C forfeits to A.
+    /// let mut event = EventResults::with_rules(vec![None; 3], Rules::PLAIN);
+    /// event.add_game(1, 0, 1, Score::WhiteWin, true);
+    /// event.add_game(2, 1, 2, Score::WhiteWin, true);
+    /// event.add_game(3, 2, 0, Score::BlackWin, false);
+    /// let ranked = event.rank(&[TieBreak::plain(System::Bh)]);
+    /// // A: B's 1 point and C's 0, the forfeit counted as a game (C.07 would count a dummy).
+    /// assert_eq!(ranked[0].player, 0);
+    /// assert_eq!(ranked[0].values[0].to_string(), "1");
+    /// ```
+    pub fn with_rules(ratings: Vec<Option<u32>>, rules: Rules) -> EventResults {
         EventResults {
             ratings,
             records: Vec::new(),
             unranked: None,
+            rules,
         }
     }
 
@@ -122,16 +150,18 @@ impl EventResults {
 
     /// A game of round `round` between `white` and `black`; `played` is false for a game
     /// decided by forfeit (no moves, or `Termination "forfeit"`), whose winner counts a win
-    /// not played and whose loser a round not played. Players out of range are ignored.
+    /// not played and whose loser a round not played (unless the rules count forfeits as
+    /// played). Players out of range are ignored, and so is a game against oneself unless
+    /// the rules count it.
     pub fn add_game(&mut self, round: u64, white: usize, black: usize, score: Score, played: bool) {
         let n = self.players();
-        if white < n && black < n && white != black {
+        if white < n && black < n && (white != black || self.rules.self_games) {
             self.records.push(Record::Game {
                 round,
                 white,
                 black,
                 score,
-                played,
+                played: played || !self.rules.forfeits_unplayed,
             });
         }
     }
@@ -267,7 +297,7 @@ impl EventResults {
             return place(&half, values, &[], self.unranked);
         }
         let (entries, rounds) = self.entries();
-        let calc = Calc::new(&entries, &self.ratings, rounds);
+        let calc = Calc::new(&entries, &self.ratings, rounds, self.rules);
         let n = entries.len();
         let mut values: Vec<Vec<Value>> = (0..n)
             .map(|p| {
@@ -400,10 +430,12 @@ struct Calc<'a> {
     entries: &'a [Vec<Entry>],
     ratings: &'a [Option<u32>],
     rounds: usize,
+    rules: Rules,
     /// Points, in half points.
     half: Vec<i64>,
-    /// Points as the player's opponents count them (C.07 16.3.2): the rounds a player did not
-    /// play after their last round played or won (a withdrawal) count as draws.
+    /// Points as the player's opponents count them (C.07 16.3.2, when the rules say so): the
+    /// rounds a player did not play after their last round played or won (a withdrawal)
+    /// count as draws.
     adjusted: Vec<i64>,
     /// Plain Buchholz, in half points (AOB averages it).
     bh: Vec<i64>,
@@ -418,17 +450,28 @@ struct Calc<'a> {
 }
 
 impl<'a> Calc<'a> {
-    fn new(entries: &'a [Vec<Entry>], ratings: &'a [Option<u32>], rounds: usize) -> Calc<'a> {
+    fn new(
+        entries: &'a [Vec<Entry>],
+        ratings: &'a [Option<u32>],
+        rounds: usize,
+        rules: Rules,
+    ) -> Calc<'a> {
         let half: Vec<i64> = entries
             .iter()
             .map(|e| e.iter().map(|e| e.half).sum())
             .collect();
+        let adjusted = if rules.withdrawal_draws {
+            entries.iter().map(|list| adjusted_score(list)).collect()
+        } else {
+            half.clone()
+        };
         let mut calc = Calc {
             entries,
             ratings,
             rounds,
+            rules,
             half,
-            adjusted: entries.iter().map(|list| adjusted_score(list)).collect(),
+            adjusted,
             bh: Vec::new(),
             fore: Vec::new(),
             fore_adjusted: Vec::new(),
@@ -437,7 +480,8 @@ impl<'a> Calc<'a> {
         calc.bh = (0..entries.len())
             .map(|p| {
                 cut_sum(
-                    calc.buchholz_terms(p, &calc.adjusted, &calc.half),
+                    calc.meetings(p, &calc.adjusted, &calc.half)
+                        .map(Meeting::buchholz),
                     Cut::None,
                 )
             })
@@ -476,16 +520,29 @@ impl<'a> Calc<'a> {
         all[o]
     }
 
-    /// The contributions to a Buchholz of `p`: each opponent's score (`opponents`) for a game
-    /// played, the dummy's (`p`'s `own`, C.07 16.4) for a round not played.
-    fn buchholz_terms(&self, p: usize, opponents: &[i64], own: &[i64]) -> Vec<Term> {
-        self.entries[p]
-            .iter()
-            .map(|e| match e.opponent {
-                Some(o) if e.played => Term::of(false, opponents[o], opponents[o]),
-                _ => Term::of(e.voluntary, own[p], own[p]),
+    /// `p`'s meetings for a Buchholz or Sonneborn-Berger: each game played against the
+    /// opponent's score (`opponents`), each round not played against a dummy with `p`'s
+    /// `own` score (C.07 16.4), when the rules count dummies.
+    fn meetings<'s>(
+        &'s self,
+        p: usize,
+        opponents: &'s [i64],
+        own: &'s [i64],
+    ) -> impl Iterator<Item = Meeting> + 's {
+        let dummies = self.rules.dummy_opponents;
+        self.entries[p].iter().filter_map(move |e| {
+            let (opponent, voluntary) = match e.opponent {
+                Some(o) if e.played => (opponents[o], false),
+                _ if dummies => (own[p], e.voluntary),
+                _ => return None,
+            };
+            Some(Meeting {
+                games: 1,
+                half: e.half,
+                opponent,
+                voluntary,
             })
-            .collect()
+        })
     }
 
     /// Scores with every paired game of the last round counted as a draw (Fore Buchholz).
@@ -622,12 +679,17 @@ impl<'a> Calc<'a> {
                 Some(Ratio::new(cut_sum(terms, tb.cut), 2))
             }
             System::Bh => Some(Ratio::new(
-                cut_sum(self.buchholz_terms(p, &self.adjusted, &self.half), tb.cut),
+                cut_sum(
+                    self.meetings(p, &self.adjusted, &self.half)
+                        .map(Meeting::buchholz),
+                    tb.cut,
+                ),
                 2,
             )),
             System::Fb => Some(Ratio::new(
                 cut_sum(
-                    self.buchholz_terms(p, &self.fore_adjusted, &self.fore),
+                    self.meetings(p, &self.fore_adjusted, &self.fore)
+                        .map(Meeting::buchholz),
                     tb.cut,
                 ),
                 2,
@@ -640,18 +702,14 @@ impl<'a> Calc<'a> {
                     .collect();
                 (!bhs.is_empty()).then(|| Ratio::new(bhs.iter().sum(), 2 * bhs.len() as i64))
             }
-            System::Sb => {
-                let terms = self.entries[p]
-                    .iter()
-                    .map(|e| match e.opponent {
-                        Some(o) if e.played => {
-                            Term::of(false, self.adjusted[o], e.half * self.adjusted[o])
-                        }
-                        _ => Term::of(e.voluntary, self.half[p], e.half * self.half[p]),
-                    })
-                    .collect();
-                Some(Ratio::new(cut_sum(terms, tb.cut), 4))
-            }
+            System::Sb => Some(Ratio::new(
+                cut_sum(
+                    self.meetings(p, &self.adjusted, &self.half)
+                        .map(Meeting::sonneborn_berger),
+                    tb.cut,
+                ),
+                4,
+            )),
             System::Ks => {
                 let max_half = 2 * self.rounds as i64;
                 let half: i64 = self.entries[p]
@@ -834,12 +892,14 @@ impl Term {
 /// as much (C.07 16.5, as the FIDE Tie-Break Server applies it): a bye asked for cannot be
 /// the round a cut forgives. High cuts (Median) take the most significant term, unplayed or
 /// not. A cut of all the terms or more leaves 0.
-fn cut_sum(mut terms: Vec<Term>, cut: Cut) -> i64 {
+fn cut_sum(terms: impl IntoIterator<Item = Term>, cut: Cut) -> i64 {
     let (low, high) = match cut {
-        Cut::None => (0, 0),
+        // Nothing to cut: the plain sum.
+        Cut::None => return terms.into_iter().map(|t| t.value).sum(),
         Cut::Cut(n) => (usize::from(n), 0),
         Cut::Median(n) => (usize::from(n), usize::from(n)),
     };
+    let mut terms: Vec<Term> = terms.into_iter().collect();
     if low + high >= terms.len() {
         return 0;
     }
