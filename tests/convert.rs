@@ -1441,3 +1441,58 @@ fn a_game_too_large_to_convert_is_reported_not_converted() {
         }
     }
 }
+
+/// The keeper's rewrites (issue 44): each case of testdata/convert/keeper/cases.tsv, run on
+/// games.pgn there, writes its expected/NAME.pgn byte for byte (.ci/convert-extract.sh
+/// compares the same cases with pgn-extract).
+#[test]
+fn keeper_cases_write_their_expected_files() {
+    let dir = Path::new("testdata/convert/keeper");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = std::fs::read_to_string(root.join(dir).join("cases.tsv")).unwrap();
+    let mut ran = 0;
+    for (n, line) in cases.lines().enumerate() {
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        let mut fields = line.split('\t');
+        let (name, options) = (fields.next().unwrap(), fields.next().unwrap_or(""));
+        let mut args: Vec<&str> = options.split(' ').filter(|w| !w.is_empty()).collect();
+        let games = dir.join("games.pgn");
+        args.push(games.to_str().unwrap());
+        let expected = std::fs::read_to_string(root.join(dir).join(format!("expected/{name}.pgn")))
+            .unwrap_or_else(|e| panic!("cases.tsv:{}: {name}: {e}", n + 1));
+        assert_eq!(
+            convert(&args, None),
+            expected,
+            "cases.tsv:{}: {name}: convert {options}",
+            n + 1
+        );
+        ran += 1;
+    }
+    assert!(ran >= 6, "{ran} cases");
+}
+
+#[test]
+fn cut_options_say_what_they_cannot_do() {
+    let o = pgnkit(
+        &["convert", "--start-ply", "3", "--drop-ply", "2", ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = pgnkit(
+        &["convert", "--ply-limit", "3", "--format", "csv", ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--format csv is not PGN"),
+        "{}",
+        stderr(&o)
+    );
+    // The aliases of pgn-extract's spellings.
+    let ours = convert(&["--drop-ply", "2", "--ply-limit", "6", ANNOTATED], None);
+    let theirs = convert(&["--dropply", "2", "--plylimit", "6", ANNOTATED], None);
+    assert_eq!(ours, theirs);
+    assert!(ours.contains("[SetUp \"1\"]"), "{ours}");
+}

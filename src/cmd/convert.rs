@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
+use crate::convert::{Convert, ConvertOptions, Format, Rewrite, ToNotation};
 use crate::notation::write::{CaptureSign, MateSign};
 use crate::notation::Lang;
 use crate::outcome::Outcome;
@@ -126,6 +126,50 @@ pub struct Args {
     /// TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
     #[arg(long, value_name = "FILE")]
     pub eco_table: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub rewrite: RewriteArgs,
+}
+
+/// The keeper's rewrites of PGN (docs/convert.md, "Rewriting games"): the options spelled as
+/// pgn-extract's are aliases.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Rewriting PGN")]
+pub struct RewriteArgs {
+    /// Start each game at its main-line ply N (1 is its first move): the plies before are
+    /// dropped, and the position N is played from is written as a FEN tag with SetUp "1".
+    #[arg(
+        long,
+        alias = "startply",
+        value_name = "N",
+        conflicts_with = "drop_ply"
+    )]
+    pub start_ply: Option<u32>,
+
+    /// Drop the first N plies of each game (as --start-ply N+1); with a negative N, all but
+    /// the last -N (pgn-extract's --dropply).
+    #[arg(
+        long,
+        alias = "dropply",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
+    pub drop_ply: Option<i64>,
+
+    /// Write each game up to its main-line ply N at most (counted from its first move); a game
+    /// cut there ends with `*` and keeps its Result tag (pgn-extract's --plylimit).
+    #[arg(long, alias = "plylimit", value_name = "N")]
+    pub ply_limit: Option<u32>,
+}
+
+impl RewriteArgs {
+    fn rewrite(&self) -> Rewrite {
+        Rewrite {
+            start_ply: self.start_ply,
+            drop_ply: self.drop_ply,
+            ply_limit: self.ply_limit,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -233,6 +277,7 @@ impl Args {
             quiet: self.input.quiet,
             every_row: false,
             games_only: false,
+            rewrite: self.rewrite.rewrite(),
         }
     }
 }

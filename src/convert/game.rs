@@ -106,6 +106,24 @@ pub(super) fn convert_one(
     // The record the JSON, CSV and Parquet writers share.
     let record = || GameRecord::new(name, game.number, game.line, lexed, &report, result, &eco);
     let _ = match args.format {
+        Format::Pgn if args.rewrite.is_active() => {
+            let mut text = String::with_capacity(game.bytes.len() + 256);
+            super::rewrite::write_pgn(
+                &args.rewrite,
+                &super::rewrite::Game {
+                    lexed,
+                    report: &report,
+                    result,
+                    fixed,
+                    eco: &eco,
+                },
+                elements,
+                collector,
+                &mut text,
+            );
+            *out = text.into_bytes();
+            Ok(())
+        }
         Format::Pgn => {
             // About as long as the game read: one allocation, then no growing.
             let mut text = String::with_capacity(game.bytes.len() + 256);

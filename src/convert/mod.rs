@@ -15,9 +15,11 @@ pub mod parquet;
 pub mod pgn;
 pub mod record;
 pub mod records;
+mod rewrite;
 
 pub use engine::{Convert, RowSink};
 pub use options::{ConvertOptions, Format, ToNotation};
+pub use rewrite::Rewrite;
 
 use std::borrow::Cow;
 use std::ops::Range;

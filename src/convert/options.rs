@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::arrow::PlyColumns;
+use super::rewrite::Rewrite;
 use super::{Collector, GameVisitor, Keep};
 use crate::eco::EcoObserver;
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
@@ -161,6 +162,8 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,
     /// clock or comment is kept for a moves table.
     pub games_only: bool,
+    /// With [`Format::Pgn`]: the keeper's rewrites (plies cut).
+    pub rewrite: Rewrite,
 }
 
 impl Default for ConvertOptions {
@@ -192,6 +195,7 @@ impl Default for ConvertOptions {
             quiet: false,
             every_row: false,
             games_only: false,
+            rewrite: Rewrite::default(),
         }
     }
 }
@@ -265,7 +269,8 @@ impl ConvertOptions {
 
     fn collector(&self) -> Collector {
         let records = matches!(self.format, Format::Jsonl | Format::Csv | Format::Epd);
-        let mut collector = Collector::new(self.notation(), records);
+        let positions = records || self.rewrite.needs_positions();
+        let mut collector = Collector::new(self.notation(), positions);
         if self.format == Format::Parquet {
             collector.columns = Some(Box::new(self.ply_columns()));
         }
@@ -321,6 +326,7 @@ impl ConvertOptions {
                 self.format.name()
             );
         }
+        self.refuse_rewrites_that_do_not_apply()?;
         if (self.fen || self.no_fen) && self.format != Format::Parquet {
             anyhow::bail!(
                 "{} applies to --format parquet only (--fen adds the fen column to \
@@ -355,6 +361,24 @@ impl ConvertOptions {
                      ({rows}); drop {option}"
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses the keeper's rewrites ([`Rewrite`]) where they cannot apply: they rewrite PGN.
+    fn refuse_rewrites_that_do_not_apply(&self) -> anyhow::Result<()> {
+        let r = &self.rewrite;
+        if r.start_ply.is_some() && r.drop_ply.is_some() {
+            anyhow::bail!(
+                "--start-ply and --drop-ply both say where the game starts; give one of them"
+            );
+        }
+        if r.is_active() && self.format != Format::Pgn {
+            anyhow::bail!(
+                "--start-ply, --drop-ply and --ply-limit rewrite PGN, and --format {} is not \
+                 PGN; drop them, or use --format pgn",
+                self.format.name()
+            );
         }
         Ok(())
     }

@@ -1,0 +1,223 @@
+//! The database keeper's rewrites of a game written as PGN (issue 44): its main line cut at
+//! either end, the new start given as a FEN tag. [`Rewrite`] holds what was asked; with none
+//! of it the writer takes its usual path, untouched.
+
+use shakmaty::Chess;
+
+use super::pgn::{self as pgn_out, Layout};
+use super::{Collector, Element};
+use crate::pgn::{GameResult, Lexed};
+use crate::rules::game::GameReport;
+
+/// What `convert` rewrites in each game it writes as PGN, beyond the notation: which plies of
+/// the main line are kept. [`Default`] rewrites nothing.
+///
+/// ```
+/// use pgnkit::convert::{Convert, ConvertOptions, Rewrite};
+/// use pgnkit::input::InputOptions;
+///
+/// let dir = std::env::temp_dir().join(format!("pgnkit-rewrite-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let out = dir.join("cut.pgn");
+/// let options = ConvertOptions {
+///     rewrite: Rewrite {
+///         drop_ply: Some(10),
+///         ply_limit: Some(14),
+///         ..Rewrite::default()
+///     },
+///     output: Some(out.clone()),
+///     quiet: true,
+///     ..ConvertOptions::default()
+/// };
+/// let games = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/convert/keeper/games.pgn");
+/// Convert::new(options)?.run(InputOptions::new(vec![games.into()]))?;
+/// let written = std::fs::read_to_string(&out)?;
+/// assert!(written.contains("[SetUp \"1\"]\n[FEN \"r1bqk2r/1pppbppp/p1n2n2/4p3/B3P3/5N2/"));
+/// assert!(written.contains("\n6.Re1 b5 7.Bb3 d6 *\n"));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The first main-line ply written, counted from the game's first move (1): the plies
+    /// before it are dropped and the position it is played from becomes the game's start, a
+    /// `FEN` tag with `SetUp "1"` (`--start-ply`).
+    pub start_ply: Option<u32>,
+    /// `--drop-ply N`, as pgn-extract's `--dropply`: above 0, the first N plies are dropped
+    /// (`start_ply` N + 1); below 0, all but the last -N plies are.
+    pub drop_ply: Option<i64>,
+    /// The last main-line ply written, counted as `start_ply` is (`--ply-limit`): a game cut
+    /// there ends with `*`, as pgn-extract's `--plylimit` does; its `Result` tag stays.
+    pub ply_limit: Option<u32>,
+}
+
+impl Rewrite {
+    /// Whether anything is asked of the writer.
+    pub fn is_active(&self) -> bool {
+        *self != Rewrite::default()
+    }
+
+    /// Whether the writer needs the positions around every move (kept by the collector).
+    pub(super) fn needs_positions(&self) -> bool {
+        self.is_active()
+    }
+
+    /// The main-line plies to write, `first..=last` (1-based), of a game of `plies` plies.
+    fn kept(&self, plies: u32) -> (u32, u32) {
+        let first = match (self.start_ply, self.drop_ply) {
+            (Some(s), _) => s.max(1),
+            (None, Some(d)) if d >= 0 => u32::try_from(d).unwrap_or(u32::MAX).saturating_add(1),
+            (None, Some(d)) => {
+                let keep = u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX);
+                plies.saturating_sub(keep).saturating_add(1)
+            }
+            (None, None) => 1,
+        };
+        (first, self.ply_limit.unwrap_or(u32::MAX))
+    }
+}
+
+/// A game's movetext after the cut, with what the tags need to say about it.
+pub(super) struct Cut<'a> {
+    pub(super) elements: Vec<Element<'a>>,
+    /// The position the first move written is played from, when plies were dropped from the
+    /// start (it goes in the `FEN` tag).
+    pub(super) start: Option<Chess>,
+    /// The last main-line ply of the game was not written: the result is `*`.
+    pub(super) cut_short: bool,
+}
+
+/// Keeps the main-line plies `rewrite` asks for, with what belongs to them: the comments,
+/// NAGs and variations after a kept move stay, those after a dropped one go (a variation is
+/// an alternative to the move it follows, so it goes with it), and the comment before the
+/// first move stays only when the first move does.
+pub(super) fn cut<'a>(
+    elements: Vec<Element<'a>>,
+    collector: &Collector,
+    rewrite: &Rewrite,
+    final_position: Option<&Chess>,
+) -> Cut<'a> {
+    let main: Vec<usize> = (0..collector.plies.len())
+        .filter(|&i| collector.plies[i].depth == 0)
+        .collect();
+    let plies = u32::try_from(main.len()).unwrap_or(u32::MAX);
+    let (first, last) = rewrite.kept(plies);
+    let start = (first > 1).then(|| {
+        let ply = main.get(first as usize - 1).map(|&i| &collector.plies[i]);
+        match ply.and_then(|p| p.positions.as_deref()) {
+            Some(around) => around.before.clone(),
+            // Every ply dropped: the game starts (and ends) where it ended.
+            None => final_position.cloned().unwrap_or_default(),
+        }
+    });
+    let cut_short = last < plies;
+    if first == 1 && !cut_short {
+        return Cut {
+            elements,
+            start,
+            cut_short,
+        };
+    }
+    // The main-line ply each element belongs to: the one it follows (0 before the first),
+    // and a variation's elements the ply the variation is an alternative to. A variation is
+    // cut, as the main line is, after its last move within `last` (pgn-extract counts its
+    // plies so).
+    let first_ply = main.first().map_or(1, |&i| game_ply(&collector.plies[i]));
+    let mut ply = 0u32;
+    let mut depth = 0usize;
+    let mut dropping: Option<usize> = None;
+    let kept = elements
+        .into_iter()
+        .filter(|e| {
+            let mut ends_drop = false;
+            match e {
+                Element::Move(i) if depth == 0 => ply += 1,
+                Element::Move(i) if dropping.is_none() => {
+                    let at = game_ply(&collector.plies[*i]).saturating_sub(first_ply) + 1;
+                    if at > last {
+                        dropping = Some(depth);
+                    }
+                }
+                Element::VariationStart => depth += 1,
+                Element::VariationEnd => {
+                    ends_drop = dropping == Some(depth);
+                    depth = depth.saturating_sub(1);
+                }
+                _ => {}
+            }
+            let belongs = if ply == 0 { first == 1 } else { ply >= first };
+            let dropped = dropping.is_some() && !ends_drop;
+            if ends_drop {
+                dropping = None;
+            }
+            belongs && ply <= last && !dropped
+        })
+        .collect();
+    Cut {
+        elements: kept,
+        start,
+        cut_short,
+    }
+}
+
+/// The ply of the game a move is (1: White's first move of a game from the usual start),
+/// from its move number and side.
+fn game_ply(ply: &super::Ply) -> u32 {
+    ply.number
+        .saturating_sub(1)
+        .saturating_mul(2)
+        .saturating_add(if ply.white { 1 } else { 2 })
+}
+
+/// The result written at the end of the movetext.
+pub(super) fn movetext_result(cut: &Cut<'_>, result: GameResult) -> GameResult {
+    if cut.cut_short {
+        GameResult::Unknown
+    } else {
+        result
+    }
+}
+
+/// What a game's tags are written from.
+pub(super) struct Game<'g> {
+    pub(super) lexed: &'g Lexed,
+    pub(super) report: &'g GameReport,
+    /// The game's result ([`super::final_result`]).
+    pub(super) result: GameResult,
+    /// `--fix-results` changed it.
+    pub(super) fixed: bool,
+    /// Tags `--add-eco` sets.
+    pub(super) eco: &'g [(&'static str, &'static str)],
+}
+
+/// Appends the game as PGN, rewritten as `rewrite` asks: its tags, a blank line, its
+/// movetext.
+pub(super) fn write_pgn(
+    rewrite: &Rewrite,
+    game: &Game<'_>,
+    elements: Vec<Element<'_>>,
+    collector: &Collector,
+    out: &mut String,
+) {
+    let cut = cut(
+        elements,
+        collector,
+        rewrite,
+        game.report.final_position.as_ref(),
+    );
+    let mut set: Vec<(&str, String)> = game
+        .eco
+        .iter()
+        .map(|(name, value)| (*name, (*value).to_owned()))
+        .collect();
+    if let Some(start) = &cut.start {
+        set.push(("SetUp", "1".to_owned()));
+        set.push(("FEN", crate::notation::fen::fen(start)));
+    }
+    let set: Vec<(&str, &str)> = set.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    pgn_out::write_tags_with(game.lexed, game.result, game.fixed, &set, out);
+    out.push('\n');
+    let result = movetext_result(&cut, game.result);
+    pgn_out::write_movetext(&cut.elements, collector, result, Layout::Pgn, out);
+    out.push('\n');
+}
