@@ -18,12 +18,13 @@ if [ ! -x "$extract" ]; then
   exit 0
 fi
 games=testdata/convert/keeper/games.pgn
-# One game a line, its layout set aside. A game left with no move (every ply dropped) is
+# One game a line, its layout set aside (and the quotes pgn-extract's -F puts around its FEN). A game left with no move (every ply dropped) is
 # written by pgnkit, at its final position, and not by pgn-extract (docs/convert.md says why):
 # it is left out.
 games_of() {
   tr '\n' ' ' | sed -E 's/(1-0|0-1|1\/2-1\/2|\*) +\[/\1\n[/g' |
     sed -E 's/(^| |\()[0-9]+\.(\.\.)? ?/\1/g; s/\{ +/{/g; s/ +\}/}/g; s/\( +/(/g; s/ +\)/)/g; s/ +/ /g; s/ $//' |
+    sed -E 's/\{"([^"]*)"\}/{\1}/g' |
     grep -v -E '"\] (1-0|0-1|1/2-1/2|\*)$' || true
 }
 set -f # options are words, not globs
@@ -42,5 +43,15 @@ while IFS=$'\t' read -r name ours theirs; do
     failed=1
   fi
 done < testdata/convert/keeper/cases.tsv
+# The Hash tag is the Polyglot key of the last position: pgn-extract's --hashcomments gives it
+# after every move, the last one before the result.
+got_ours=$("$bin" convert -q --add-tags Hash "$games" | sed -n 's/^\[Hash "\(.*\)"\]$/\1/p')
+got_theirs=$("$extract" -s -C -V --hashcomments -w1000 "$games" 2>/dev/null |
+  grep -o '{ [0-9a-f]\{16\} } [-0-9/*]*$' | cut -c3-18 || true)
+cases=$((cases + 1))
+if [ "$got_ours" != "$got_theirs" ] || [ -z "$got_ours" ]; then
+  echo "differs: --add-tags Hash: $got_ours / pgn-extract --hashcomments: $got_theirs"
+  failed=1
+fi
 echo "pgn-extract: $cases rewrites compared"
 exit "$failed"

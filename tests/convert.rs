@@ -1496,3 +1496,35 @@ fn cut_options_say_what_they_cannot_do() {
     assert_eq!(ours, theirs);
     assert!(ours.contains("[SetUp \"1\"]"), "{ours}");
 }
+
+#[test]
+fn added_tags_and_fen_comments_are_refused_where_they_cannot_go() {
+    let o = pgnkit(
+        &[
+            "convert",
+            "--add-tags",
+            "PlyCount",
+            "--format",
+            "jsonl",
+            ANNOTATED,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = pgnkit(&["convert", "--add-tags", "Plies", ANNOTATED], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("PlyCount, TotalPlyCount, Hash, Termination"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pgnkit(&["convert", "--fen-comment-at", "0", ANNOTATED], None);
+    assert_eq!(o.status.code(), Some(2));
+    // A game's own Termination stays; `*` is unterminated.
+    let out = convert(
+        &["--add-tags", "termination"],
+        Some(b"[Termination \"time forfeit\"]\n\n1. e4 1-0\n\n[White \"x\"]\n\n1. d4 *\n"),
+    );
+    assert!(out.contains("[Termination \"time forfeit\"]"), "{out}");
+    assert!(out.contains("[Termination \"unterminated\"]"), "{out}");
+}

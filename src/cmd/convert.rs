@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use crate::convert::{Convert, ConvertOptions, Format, Rewrite, ToNotation};
+use crate::convert::{AddTag, Convert, ConvertOptions, FenAt, Format, Rewrite, ToNotation};
 use crate::notation::write::{CaptureSign, MateSign};
 use crate::notation::Lang;
 use crate::outcome::Outcome;
@@ -160,6 +160,21 @@ pub struct RewriteArgs {
     /// cut there ends with `*` and keeps its Result tag (pgn-extract's --plylimit).
     #[arg(long, alias = "plylimit", value_name = "N")]
     pub ply_limit: Option<u32>,
+
+    /// Add these tags to each game, in this order after its own: PlyCount (main-line plies
+    /// written), TotalPlyCount (variations' too), Hash (the Polyglot key of the last position
+    /// written), Termination (by rule from the result; a game's own is kept).
+    #[arg(long, value_name = "TAG,...", value_delimiter = ',')]
+    pub add_tags: Vec<AddTag>,
+
+    /// A comment with the FEN of the position after every move (pgn-extract's --fencomments).
+    #[arg(long, alias = "fencomments")]
+    pub fen_comments: bool,
+
+    /// A comment with the FEN of the position after main-line ply N (counted from the game's
+    /// first move), or after the last move written (`last`: pgn-extract's -F).
+    #[arg(long, value_name = "N|last")]
+    pub fen_comment_at: Option<FenAt>,
 }
 
 impl RewriteArgs {
@@ -168,6 +183,9 @@ impl RewriteArgs {
             start_ply: self.start_ply,
             drop_ply: self.drop_ply,
             ply_limit: self.ply_limit,
+            add_tags: self.add_tags.clone(),
+            fen_comments: self.fen_comments,
+            fen_comment_at: self.fen_comment_at,
         }
     }
 }

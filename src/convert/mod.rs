@@ -19,7 +19,7 @@ mod rewrite;
 
 pub use engine::{Convert, RowSink};
 pub use options::{ConvertOptions, Format, ToNotation};
-pub use rewrite::Rewrite;
+pub use rewrite::{AddTag, FenAt, Rewrite};
 
 use std::borrow::Cow;
 use std::ops::Range;

@@ -162,7 +162,7 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,
     /// clock or comment is kept for a moves table.
     pub games_only: bool,
-    /// With [`Format::Pgn`]: the keeper's rewrites (plies cut).
+    /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added, FEN comments).
     pub rewrite: Rewrite,
 }
 
@@ -375,8 +375,8 @@ impl ConvertOptions {
         }
         if r.is_active() && self.format != Format::Pgn {
             anyhow::bail!(
-                "--start-ply, --drop-ply and --ply-limit rewrite PGN, and --format {} is not \
-                 PGN; drop them, or use --format pgn",
+                "--start-ply, --drop-ply, --ply-limit, --add-tags and the FEN comments rewrite \
+                 PGN, and --format {} is not PGN; drop them, or use --format pgn",
                 self.format.name()
             );
         }

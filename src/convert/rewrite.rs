@@ -1,8 +1,13 @@
 //! The database keeper's rewrites of a game written as PGN (issue 44): its main line cut at
-//! either end, the new start given as a FEN tag. [`Rewrite`] holds what was asked; with none
-//! of it the writer takes its usual path, untouched.
+//! either end, the new start given as a FEN tag; tags added (the ply count, a hash of the final
+//! position, a termination by rule) and FEN comments. [`Rewrite`] holds what was asked; with
+//! none of it the writer takes its usual path, untouched.
 
-use shakmaty::Chess;
+use std::borrow::Cow;
+use std::str::FromStr;
+
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::pgn::{self as pgn_out, Layout};
 use super::{Collector, Element};
@@ -49,6 +54,92 @@ pub struct Rewrite {
     /// The last main-line ply written, counted as `start_ply` is (`--ply-limit`): a game cut
     /// there ends with `*`, as pgn-extract's `--plylimit` does; its `Result` tag stays.
     pub ply_limit: Option<u32>,
+    /// Tags added to each game (`--add-tags`), in this order after the game's own; one the
+    /// game has takes the new value in its place.
+    pub add_tags: Vec<AddTag>,
+    /// A comment with the FEN of the position after every move written, variations' too
+    /// (`--fen-comments`, pgn-extract's `--fencomments`).
+    pub fen_comments: bool,
+    /// A comment with the FEN of the position after one main-line ply (`--fen-comment-at`).
+    pub fen_comment_at: Option<FenAt>,
+}
+
+/// A tag `--add-tags` adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddTag {
+    /// `PlyCount`: the main-line plies written (pgn-extract's `--plycount`).
+    PlyCount,
+    /// `TotalPlyCount`: every move written, variations' too (pgn-extract's `--totalplycount`).
+    TotalPlyCount,
+    /// `Hash`: the Polyglot Zobrist key of the last position written, 16 hexadecimal digits
+    /// (what pgn-extract's `-H` and `--hashcomments` take and write).
+    Hash,
+    /// `Termination` by rule from the result (PGN §9.8.1): `unterminated` for `*`, `normal`
+    /// otherwise; a game that has the tag keeps it.
+    Termination,
+}
+
+impl AddTag {
+    /// Every tag, in the order the help lists them.
+    pub const ALL: [AddTag; 4] = [
+        AddTag::PlyCount,
+        AddTag::TotalPlyCount,
+        AddTag::Hash,
+        AddTag::Termination,
+    ];
+
+    /// The tag's name, which `--add-tags` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            AddTag::PlyCount => "PlyCount",
+            AddTag::TotalPlyCount => "TotalPlyCount",
+            AddTag::Hash => "Hash",
+            AddTag::Termination => "Termination",
+        }
+    }
+}
+
+impl FromStr for AddTag {
+    type Err = String;
+
+    /// # Errors
+    ///
+    /// A name that is none of [`AddTag::name`]'s (case aside), with the names there are.
+    fn from_str(s: &str) -> Result<AddTag, String> {
+        AddTag::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<_> = AddTag::ALL.iter().map(|t| t.name()).collect();
+                format!("the tags added are {}", names.join(", "))
+            })
+    }
+}
+
+/// Where `--fen-comment-at` puts its comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FenAt {
+    /// After this main-line ply, counted from the game's first move (1).
+    Ply(u32),
+    /// After the last main-line move written (pgn-extract's `-F`).
+    Last,
+}
+
+impl FromStr for FenAt {
+    type Err = String;
+
+    /// # Errors
+    ///
+    /// Neither `last` nor a ply number from 1.
+    fn from_str(s: &str) -> Result<FenAt, String> {
+        match s {
+            "last" => Ok(FenAt::Last),
+            _ => match s.parse::<u32>() {
+                Ok(n) if n > 0 => Ok(FenAt::Ply(n)),
+                _ => Err("expected a ply number from 1, or `last`".into()),
+            },
+        }
+    }
 }
 
 impl Rewrite {
@@ -60,6 +151,11 @@ impl Rewrite {
     /// Whether the writer needs the positions around every move (kept by the collector).
     pub(super) fn needs_positions(&self) -> bool {
         self.is_active()
+    }
+
+    /// Whether the plies written are not the game's.
+    fn cuts(&self) -> bool {
+        self.start_ply.is_some() || self.drop_ply.is_some() || self.ply_limit.is_some()
     }
 
     /// The main-line plies to write, `first..=last` (1-based), of a game of `plies` plies.
@@ -85,6 +181,8 @@ pub(super) struct Cut<'a> {
     pub(super) start: Option<Chess>,
     /// The last main-line ply of the game was not written: the result is `*`.
     pub(super) cut_short: bool,
+    /// The position after the last main-line move written, when it is not the game's last.
+    pub(super) end: Option<Chess>,
 }
 
 /// Keeps the main-line plies `rewrite` asks for, with what belongs to them: the comments,
@@ -111,11 +209,30 @@ pub(super) fn cut<'a>(
         }
     });
     let cut_short = last < plies;
+    let end = if !cut_short {
+        None
+    } else if first > last {
+        // Nothing written: the game ends where it starts.
+        let first_position = || {
+            collector
+                .plies
+                .first()?
+                .positions
+                .as_ref()
+                .map(|a| a.before.clone())
+        };
+        start.clone().or_else(first_position)
+    } else {
+        let ply = main.get(last as usize - 1).map(|&i| &collector.plies[i]);
+        ply.and_then(|p| p.positions.as_deref())
+            .map(|a| a.after.clone())
+    };
     if first == 1 && !cut_short {
         return Cut {
             elements,
             start,
             cut_short,
+            end,
         };
     }
     // The main-line ply each element belongs to: the one it follows (0 before the first),
@@ -157,6 +274,7 @@ pub(super) fn cut<'a>(
         elements: kept,
         start,
         cut_short,
+        end,
     }
 }
 
@@ -199,12 +317,20 @@ pub(super) fn write_pgn(
     collector: &Collector,
     out: &mut String,
 ) {
-    let cut = cut(
-        elements,
-        collector,
-        rewrite,
-        game.report.final_position.as_ref(),
-    );
+    let final_position = game.report.final_position.as_ref();
+    let mut cut = if rewrite.cuts() {
+        cut(elements, collector, rewrite, final_position)
+    } else {
+        Cut {
+            elements,
+            start: None,
+            cut_short: false,
+            end: None,
+        }
+    };
+    if rewrite.fen_comments || rewrite.fen_comment_at.is_some() {
+        cut.elements = fen_comments(cut.elements, collector, rewrite);
+    }
     let mut set: Vec<(&str, String)> = game
         .eco
         .iter()
@@ -214,10 +340,101 @@ pub(super) fn write_pgn(
         set.push(("SetUp", "1".to_owned()));
         set.push(("FEN", crate::notation::fen::fen(start)));
     }
+    let last = cut.end.as_ref().or(final_position);
+    for &tag in &rewrite.add_tags {
+        let value = match tag {
+            AddTag::PlyCount => count_moves(&cut.elements, collector, true).to_string(),
+            AddTag::TotalPlyCount => count_moves(&cut.elements, collector, false).to_string(),
+            AddTag::Hash => match last {
+                Some(pos) => hash(pos),
+                None => continue,
+            },
+            AddTag::Termination if game.lexed.tag("Termination").is_some() => continue,
+            AddTag::Termination => match game.result {
+                GameResult::Unknown => "unterminated".to_owned(),
+                _ => "normal".to_owned(),
+            },
+        };
+        set.push((tag.name(), value));
+    }
     let set: Vec<(&str, &str)> = set.iter().map(|(n, v)| (*n, v.as_str())).collect();
     pgn_out::write_tags_with(game.lexed, game.result, game.fixed, &set, out);
     out.push('\n');
     let result = movetext_result(&cut, game.result);
     pgn_out::write_movetext(&cut.elements, collector, result, Layout::Pgn, out);
     out.push('\n');
+}
+
+/// The moves among `elements`: the main line's only, or every one.
+fn count_moves(elements: &[Element<'_>], collector: &Collector, main_only: bool) -> usize {
+    elements
+        .iter()
+        .filter(|e| match e {
+            Element::Move(i) => !main_only || collector.plies[*i].depth == 0,
+            _ => false,
+        })
+        .count()
+}
+
+/// The Polyglot Zobrist key of `pos`, as 16 hexadecimal digits (the en passant square counts
+/// when a pawn could take there, as Polyglot's definition has it).
+pub fn hash(pos: &Chess) -> String {
+    let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal).0;
+    format!("{key:016x}")
+}
+
+/// `elements` with a FEN comment after the moves `rewrite` asks for: after the move's own
+/// NAGs and comments, before a variation that follows it.
+fn fen_comments<'a>(
+    elements: Vec<Element<'a>>,
+    collector: &Collector,
+    rewrite: &Rewrite,
+) -> Vec<Element<'a>> {
+    // The main-line ply that `--fen-comment-at` names, counted from the game's first move.
+    let first_ply = collector
+        .plies
+        .iter()
+        .find(|p| p.depth == 0)
+        .map_or(1, game_ply);
+    let last_main = elements.iter().rev().find_map(|e| match e {
+        Element::Move(i) if collector.plies[*i].depth == 0 => Some(*i),
+        _ => None,
+    });
+    let wanted = |i: usize| {
+        let ply = &collector.plies[i];
+        rewrite.fen_comments
+            || ply.depth == 0
+                && match rewrite.fen_comment_at {
+                    Some(FenAt::Ply(n)) => game_ply(ply).saturating_sub(first_ply) + 1 == n,
+                    Some(FenAt::Last) => last_main == Some(i),
+                    None => false,
+                }
+    };
+    let mut out = Vec::with_capacity(elements.len() * 2);
+    let mut pending: Option<usize> = None;
+    for e in elements {
+        if !matches!(e, Element::Nag(_) | Element::Comment(_)) {
+            if let Some(i) = pending.take() {
+                out.push(fen_comment(collector, i));
+            }
+        }
+        if let Element::Move(i) = e {
+            pending = wanted(i).then_some(i);
+        }
+        out.push(e);
+    }
+    if let Some(i) = pending {
+        out.push(fen_comment(collector, i));
+    }
+    out
+}
+
+/// A comment with the FEN of the position after ply `i`.
+fn fen_comment(collector: &Collector, i: usize) -> Element<'static> {
+    let fen = collector.plies[i]
+        .positions
+        .as_deref()
+        .map(|a| crate::notation::fen::fen(&a.after))
+        .unwrap_or_default();
+    Element::Comment(Cow::Owned(fen))
 }
