@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use crate::convert::{AddTag, Convert, ConvertOptions, FenAt, Format, Rewrite, ToNotation};
+use crate::convert::{
+    AddTag, Convert, ConvertOptions, FenAt, Format, MoveNumbers, PgnLayout, Rewrite, ToNotation,
+};
 use crate::notation::write::{CaptureSign, MateSign};
 use crate::notation::Lang;
 use crate::outcome::Outcome;
@@ -175,6 +177,44 @@ pub struct RewriteArgs {
     /// first move), or after the last move written (`last`: pgn-extract's -F).
     #[arg(long, value_name = "N|last")]
     pub fen_comment_at: Option<FenAt>,
+
+    /// Keep only these tags beyond the Seven Tag Roster (and SetUp and FEN, without which a
+    /// game from a set-up position does not replay, and the tags --add-tags adds).
+    #[arg(long, value_name = "TAG,...", value_delimiter = ',')]
+    pub keep_tags: Option<Vec<String>>,
+
+    /// Keep only the Seven Tag Roster (and SetUp and FEN): pgn-extract's -7.
+    #[arg(long, alias = "seven", conflicts_with = "keep_tags")]
+    pub seven_tag_roster: bool,
+
+    /// Write no tags (pgn-extract's --notags): a game from a set-up position loses its start.
+    #[arg(long, alias = "notags", conflicts_with_all = ["keep_tags", "seven_tag_roster"])]
+    pub no_tags: bool,
+
+    /// Movetext layout: pgnkit's (1.e4, {comment}, 80 columns) or PGN's export format as
+    /// pgn-extract writes it (1. e4, { comment }, 75 columns).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Pgnkit)]
+    pub layout: LayoutArg,
+
+    /// Longest movetext line, in columns (default: the layout's); pgn-extract's -w.
+    #[arg(long, alias = "linelength", value_name = "N")]
+    pub line_width: Option<usize>,
+
+    /// Write no move numbers (pgn-extract's --nomovenumbers).
+    #[arg(long, alias = "nomovenumbers")]
+    pub no_move_numbers: bool,
+
+    /// Write the number of every move, Black's as 1... too.
+    #[arg(long, conflicts_with = "no_move_numbers")]
+    pub every_move_number: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// pgnkit's: 1.e4 {comment}, lines of at most 80 columns.
+    Pgnkit,
+    /// PGN's export format as pgn-extract writes it: 1. e4 { comment }, 75 columns.
+    Export,
 }
 
 impl RewriteArgs {
@@ -186,6 +226,21 @@ impl RewriteArgs {
             add_tags: self.add_tags.clone(),
             fen_comments: self.fen_comments,
             fen_comment_at: self.fen_comment_at,
+            keep_tags: self.keep_tags.clone(),
+            seven_tag_roster: self.seven_tag_roster,
+            no_tags: self.no_tags,
+            layout: match self.layout {
+                LayoutArg::Pgnkit => PgnLayout::Pgnkit,
+                LayoutArg::Export => PgnLayout::Export,
+            },
+            line_width: self.line_width,
+            move_numbers: if self.no_move_numbers {
+                MoveNumbers::None
+            } else if self.every_move_number {
+                MoveNumbers::Every
+            } else {
+                MoveNumbers::Usual
+            },
         }
     }
 }

@@ -10,6 +10,7 @@
 pub mod arrow;
 mod engine;
 mod game;
+pub mod layout;
 mod options;
 pub mod parquet;
 pub mod pgn;
@@ -18,6 +19,7 @@ pub mod records;
 mod rewrite;
 
 pub use engine::{Convert, RowSink};
+pub use layout::{Layout as PgnLayout, MoveNumbers};
 pub use options::{ConvertOptions, Format, ToNotation};
 pub use rewrite::{AddTag, FenAt, Rewrite};
 

@@ -162,7 +162,8 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,
     /// clock or comment is kept for a moves table.
     pub games_only: bool,
-    /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added, FEN comments).
+    /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added or left out, FEN
+    /// comments, the layout).
     pub rewrite: Rewrite,
 }
 
@@ -375,7 +376,8 @@ impl ConvertOptions {
         }
         if r.is_active() && self.format != Format::Pgn {
             anyhow::bail!(
-                "--start-ply, --drop-ply, --ply-limit, --add-tags and the FEN comments rewrite \
+                "the keeper's options (--start-ply, --drop-ply, --ply-limit, --add-tags, the FEN \
+                 comments, the tags kept, --layout, --line-width, the move numbers) rewrite \
                  PGN, and --format {} is not PGN; drop them, or use --format pgn",
                 self.format.name()
             );

@@ -1,6 +1,7 @@
 //! The database keeper's rewrites of a game written as PGN (issue 44): its main line cut at
 //! either end, the new start given as a FEN tag; tags added (the ply count, a hash of the final
-//! position, a termination by rule) and FEN comments. [`Rewrite`] holds what was asked; with
+//! position, a termination by rule) or left out; FEN comments; the movetext's layout
+//! ([`layout`]). [`Rewrite`] holds what was asked; with
 //! none of it the writer takes its usual path, untouched.
 
 use std::borrow::Cow;
@@ -9,7 +10,8 @@ use std::str::FromStr;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Position};
 
-use super::pgn::{self as pgn_out, Layout};
+use super::layout::{self, Layout, MoveNumbers, Style};
+use super::pgn::{self as pgn_out};
 use super::{Collector, Element};
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
@@ -62,6 +64,20 @@ pub struct Rewrite {
     pub fen_comments: bool,
     /// A comment with the FEN of the position after one main-line ply (`--fen-comment-at`).
     pub fen_comment_at: Option<FenAt>,
+    /// The tags kept beyond the Seven Tag Roster, `SetUp` and `FEN` (`--keep-tags`); the
+    /// tags `--add-tags` and `--add-eco` add are kept too.
+    pub keep_tags: Option<Vec<String>>,
+    /// The Seven Tag Roster only, with `SetUp` and `FEN` (`--seven-tag-roster`, pgn-extract's
+    /// `-7`).
+    pub seven_tag_roster: bool,
+    /// No tags at all (`--no-tags`, pgn-extract's `--notags`).
+    pub no_tags: bool,
+    /// The movetext's layout (`--layout`).
+    pub layout: Layout,
+    /// The longest movetext line in columns (`--line-width`), instead of the layout's.
+    pub line_width: Option<usize>,
+    /// Which moves get their number.
+    pub move_numbers: MoveNumbers,
 }
 
 /// A tag `--add-tags` adds.
@@ -150,7 +166,17 @@ impl Rewrite {
 
     /// Whether the writer needs the positions around every move (kept by the collector).
     pub(super) fn needs_positions(&self) -> bool {
-        self.is_active()
+        self.cuts()
+            || self.fen_comments
+            || self.fen_comment_at.is_some()
+            || self.add_tags.contains(&AddTag::Hash)
+    }
+
+    /// Whether the movetext is laid out otherwise than pgnkit's usual layout.
+    fn lays_out(&self) -> bool {
+        self.layout != Layout::Pgnkit
+            || self.line_width.is_some()
+            || self.move_numbers != MoveNumbers::Usual
     }
 
     /// Whether the plies written are not the game's.
@@ -358,10 +384,31 @@ pub(super) fn write_pgn(
         set.push((tag.name(), value));
     }
     let set: Vec<(&str, &str)> = set.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    pgn_out::write_tags_with(game.lexed, game.result, game.fixed, &set, out);
-    out.push('\n');
+    if !rewrite.no_tags {
+        let keep = |name: &str| {
+            // A game from a set-up position does not replay without them.
+            let needed = matches!(name, "SetUp" | "FEN");
+            let added = set.iter().any(|(n, _)| *n == name);
+            let listed = match &rewrite.keep_tags {
+                Some(list) => list.iter().any(|t| t == name),
+                None => !rewrite.seven_tag_roster,
+            };
+            needed || listed || (added && !rewrite.seven_tag_roster)
+        };
+        pgn_out::write_tags_kept(game.lexed, game.result, game.fixed, &set, keep, out);
+        out.push('\n');
+    }
     let result = movetext_result(&cut, game.result);
-    pgn_out::write_movetext(&cut.elements, collector, result, Layout::Pgn, out);
+    if rewrite.lays_out() {
+        let style = Style {
+            layout: rewrite.layout,
+            width: rewrite.line_width.unwrap_or(rewrite.layout.width()),
+            numbers: rewrite.move_numbers,
+        };
+        layout::write_movetext(&cut.elements, collector, result, style, out);
+    } else {
+        pgn_out::write_movetext(&cut.elements, collector, result, pgn_out::Layout::Pgn, out);
+    }
     out.push('\n');
 }
 
