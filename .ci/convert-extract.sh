@@ -51,6 +51,19 @@ while IFS=$'\t' read -r name ours theirs; do
     failed=1
   fi
 done < testdata/convert/keeper/cases.tsv
+# --keep-broken: the games with an illegal move keep the same moves before it (their comments
+# differ: pgnkit keeps the rest of the movetext, comments too, and says what is wrong).
+broken=testdata/convert/keeper/broken.pgn
+# (pgnkit's exit status is 1: the game has an error.)
+got_ours=$("$bin" convert -q --keep-broken "$broken" 2>/dev/null | games_of | sed -E 's/ ?\{[^}]*\}//g' || true)
+got_theirs=$("$extract" -s --keepbroken "$broken" 2>/dev/null | games_of | sed -E 's/ ?\{[^}]*\}//g' || true)
+cases=$((cases + 1))
+if [ "$got_ours" != "$got_theirs" ] || [ -z "$got_ours" ]; then
+  echo "differs: --keep-broken / pgn-extract --keepbroken"
+  diff <(echo "$got_ours") <(echo "$got_theirs") | head -10
+  failed=1
+fi
+
 # The Hash tag is the Polyglot key of the last position: pgn-extract's --hashcomments gives it
 # after every move, the last one before the result.
 got_ours=$("$bin" convert -q --add-tags Hash "$games" | sed -n 's/^\[Hash "\(.*\)"\]$/\1/p')

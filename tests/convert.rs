@@ -1528,3 +1528,36 @@ fn added_tags_and_fen_comments_are_refused_where_they_cannot_go() {
     assert!(out.contains("[Termination \"time forfeit\"]"), "{out}");
     assert!(out.contains("[Termination \"unterminated\"]"), "{out}");
 }
+
+#[test]
+fn keep_broken_writes_the_game_with_its_error_and_the_rest_as_recorded() {
+    let input = "testdata/convert/keeper/broken.pgn";
+    let o = pgnkit(&["convert", "--keep-broken", input], None);
+    // Still an error in the input: exit status 1, the diagnostic on standard error.
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("error[M001]"), "{err}");
+    assert!(
+        err.contains("2 games: 1 written (0 repaired), 1 rejected (1 written broken)"),
+        "{err}"
+    );
+    let expected =
+        std::fs::read_to_string("testdata/convert/keeper/expected/broken-kept.pgn").unwrap();
+    assert_eq!(stdout(&o), expected);
+    // What it writes replays, and says what was wrong.
+    let back = pgnkit(&["validate", "-q", "-"], Some(&o.stdout));
+    assert_eq!(back.status.code(), Some(0), "{}", stdout(&back));
+    assert!(
+        expected.contains("{pgnkit: error M001 at 4.:"),
+        "{expected}"
+    );
+    assert!(
+        expected.contains("{the board missed Ba4 Nf6} {Nf6 5. O-O} 1-0"),
+        "{expected}"
+    );
+    let o = pgnkit(
+        &["convert", "--keep-broken", "--format", "jsonl", input],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -129,6 +129,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub eco_table: Option<PathBuf>,
 
+    /// Write a game that does not replay instead of rejecting it: its moves up to its first
+    /// error, the error and the rest as recorded in comments (pgn-extract's --keepbroken).
+    /// It still counts as rejected (exit status 1).
+    #[arg(long, alias = "keepbroken")]
+    pub keep_broken: bool,
+
     #[command(flatten)]
     pub rewrite: RewriteArgs,
 }
@@ -350,6 +356,7 @@ impl Args {
             quiet: self.input.quiet,
             every_row: false,
             games_only: false,
+            keep_broken: self.keep_broken,
             rewrite: self.rewrite.rewrite(),
         }
     }

@@ -65,6 +65,8 @@ struct Totals {
     rejected: u64,
     /// Rejected games written to the output as they were read (a rewrite in place).
     kept: u64,
+    /// Rejected games written with their error (`--keep-broken`).
+    broken: u64,
 }
 
 impl Convert {
@@ -316,6 +318,10 @@ impl Convert {
             if g.rejected {
                 totals.rejected += 1;
                 crate::outcome::found(Outcome::Problems);
+                if g.kept_broken {
+                    totals.broken += 1;
+                    return out.write_all(&g.body).map_err(written);
+                }
                 match (rejects.as_mut(), g.reject) {
                     (Some(w), Some(bytes)) => w
                         .write_all(&bytes)
@@ -362,6 +368,8 @@ impl Convert {
                 totals.rejected,
                 if totals.kept > 0 {
                     format!(" ({} kept as they were)", totals.kept)
+                } else if totals.broken > 0 {
+                    format!(" ({} written broken)", totals.broken)
                 } else {
                     String::new()
                 },

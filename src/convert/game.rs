@@ -27,6 +27,8 @@ pub(super) struct Converted {
     pub(super) reject: Option<Vec<u8>>,
     /// The game's record for the tables (`--format parquet`).
     pub(super) row: Option<Box<GameRecord>>,
+    /// Rejected, but written with its error (`--keep-broken`): `body` holds it.
+    pub(super) kept_broken: bool,
 }
 
 impl crate::input::Found for Converted {
@@ -64,6 +66,7 @@ pub(super) fn convert_one(
         repaired: collector.plies.iter().any(|p| p.repaired_from.is_some()),
         reject: None,
         row: None,
+        kept_broken: false,
     };
     let ctx = GameContext {
         file: name,
@@ -83,6 +86,13 @@ pub(super) fn convert_one(
         if shown && !every_row {
             let _ = report::write_text(&mut done.diagnostics, &ctx, f, render);
         }
+    }
+    if rejected && args.keep_broken && args.format == Format::Pgn {
+        let start = movetext_start(game.bytes, game.lexed, game.movetext);
+        let body = super::broken::write(game.bytes, start, lexed, &report, collector, args);
+        done.body = body.into_bytes();
+        done.kept_broken = true;
+        return done;
     }
     if rejected && !every_row {
         // For --rejects, or to keep it in a rewrite in place (rejected games are few: the
@@ -197,6 +207,14 @@ pub(super) fn convert_one(
 
 /// The movetext of a game as read: its bytes after the tags (all of them when it has none).
 fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &'a [u8] {
+    let text = bytes
+        .get(movetext_start(bytes, lexed, movetext)..)
+        .unwrap_or_default();
+    text.trim_ascii()
+}
+
+/// Where a game's movetext starts in its bytes: after its tags (0 when it has none).
+fn movetext_start(bytes: &[u8], lexed: &Lexed, movetext: Movetext) -> usize {
     let start = match movetext.start() {
         Some(m) => m.offset,
         None => lexed
@@ -207,8 +225,7 @@ fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &
             .max()
             .unwrap_or(0),
     };
-    let text = bytes.get(start..).unwrap_or_default();
-    text.trim_ascii()
+    start.min(bytes.len())
 }
 
 /// The tags `--add-eco` sets: the classified `ECO` and `Opening` in place of the game's with

@@ -8,6 +8,7 @@
 //! and nothing here touches the command line.
 
 pub mod arrow;
+mod broken;
 mod engine;
 mod game;
 pub mod layout;
@@ -475,6 +476,17 @@ fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str
 /// (writers put their own), tokens that were not played kept as written (en passant marks
 /// folded into their moves), and whatever `keep` drops left out.
 pub fn elements<'a>(bytes: &'a [u8], collector: &Collector, keep: Keep) -> Vec<Element<'a>> {
+    elements_until(bytes, collector, keep, u32::MAX)
+}
+
+/// [`elements`] of the movetext before byte `until` of the game: what was told of the tokens
+/// that start there or after is left out (`--keep-broken` writes the moves before an error).
+pub(crate) fn elements_until<'a>(
+    bytes: &'a [u8],
+    collector: &Collector,
+    keep: Keep,
+    until: u32,
+) -> Vec<Element<'a>> {
     let text = span_text(bytes);
     // A token some of whose moves were played gives those moves alone (the plies come in the
     // order of their tokens).
@@ -495,6 +507,16 @@ pub fn elements<'a>(bytes: &'a [u8], collector: &Collector, keep: Keep) -> Vec<E
                 _ => {}
             }
             continue;
+        }
+        let start = match *piece {
+            Recorded::Move(i) => collector.plies[i].start,
+            Recorded::Comment { start, .. }
+            | Recorded::Null { start, .. }
+            | Recorded::Unplayed { start, .. } => start,
+            Recorded::Nag(_) | Recorded::VariationStart | Recorded::VariationEnd => 0,
+        };
+        if start >= until {
+            break;
         }
         match *piece {
             Recorded::Move(i) => out.push(Element::Move(i)),

@@ -162,6 +162,9 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,
     /// clock or comment is kept for a moves table.
     pub games_only: bool,
+    /// With [`Format::Pgn`]: a game that does not replay is written as far as it does, its
+    /// error and the rest of its movetext in comments, instead of being rejected.
+    pub keep_broken: bool,
     /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added or left out, FEN
     /// comments, the layout).
     pub rewrite: Rewrite,
@@ -196,6 +199,7 @@ impl Default for ConvertOptions {
             quiet: false,
             every_row: false,
             games_only: false,
+            keep_broken: false,
             rewrite: Rewrite::default(),
         }
     }
@@ -372,6 +376,13 @@ impl ConvertOptions {
         if r.start_ply.is_some() && r.drop_ply.is_some() {
             anyhow::bail!(
                 "--start-ply and --drop-ply both say where the game starts; give one of them"
+            );
+        }
+        if self.keep_broken && self.format != Format::Pgn {
+            anyhow::bail!(
+                "--keep-broken writes the moves it cannot replay in PGN comments, and --format \
+                 {} is not PGN; drop it, or use --format pgn",
+                self.format.name()
             );
         }
         if r.is_active() && self.format != Format::Pgn {
