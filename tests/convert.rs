@@ -1561,3 +1561,77 @@ fn keep_broken_writes_the_game_with_its_error_and_the_rest_as_recorded() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--output-encoding`: what is written reads back, with `--encoding`, as the UTF-8 output;
+/// a character the encoding cannot hold rejects its game, an error naming game, place and
+/// character.
+#[test]
+fn output_encodings_read_back_and_refuse_what_they_cannot_hold() {
+    let games = [
+        (
+            "latin1",
+            "[White \"Réti, Richard\"]\n[Black \"Müller\"]\n\n1. e4 {Æ} e5 1-0\n",
+        ),
+        (
+            "gbk",
+            "[White \"丁立人\"]\n[Black \"Nepo\"]\n\n1. e4 {马} e5 1-0\n",
+        ),
+        (
+            "big5",
+            "[White \"丁立人\"]\n[Black \"Nepo\"]\n\n1. e4 {馬} e5 1-0\n",
+        ),
+        (
+            "utf-16le",
+            "[White \"Őry\"]\n[Black \"丁立人\"]\n\n1. e4 {♘} e5 1-0\n",
+        ),
+    ];
+    for (encoding, game) in games {
+        let utf8 = convert(&[], Some(game.as_bytes()));
+        let o = pgnkit_ok(
+            &["convert", "-q", "--output-encoding", encoding],
+            Some(game.as_bytes()),
+        );
+        assert_ne!(o.stdout, utf8.as_bytes(), "{encoding}");
+        let read_as = if encoding == "latin1" {
+            "windows-1252"
+        } else {
+            encoding
+        };
+        let back = convert(&["--encoding", read_as], Some(&o.stdout));
+        assert_eq!(back, utf8, "{encoding}");
+    }
+    // UTF-16 starts with its byte order mark.
+    let o = pgnkit_ok(
+        &["convert", "-q", "--output-encoding", "utf-16"],
+        Some(games[0].1.as_bytes()),
+    );
+    assert!(o.stdout.starts_with(&[0xff, 0xfe, b'[', 0]));
+    let o = pgnkit(
+        &["convert", "-q", "--output-encoding", "latin1"],
+        Some("[White \"Őry\"]\n\n1. e4 {马} 1-0\n\n[White \"B\"]\n\n1. d4 *\n".as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("game 1 (Őry – ?): tag White: 'Ő' (U+0150) cannot be written in latin1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("game 1 (Őry – ?): movetext near move 1: '马' (U+9A6C)"),
+        "{err}"
+    );
+    assert!(stdout(&o).contains("[White \"B\"]"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("e4"), "{}", stdout(&o));
+    let o = pgnkit(
+        &[
+            "convert",
+            "--output-encoding",
+            "gbk",
+            "--format",
+            "jsonl",
+            ANNOTATED,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

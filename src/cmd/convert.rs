@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::convert::encode::OutputEncoding;
 use crate::convert::{
     AddTag, Convert, ConvertOptions, FenAt, Format, MoveNumbers, PgnLayout, Rewrite, ToNotation,
 };
@@ -134,6 +135,13 @@ pub struct Args {
     /// It still counts as rejected (exit status 1).
     #[arg(long, alias = "keepbroken")]
     pub keep_broken: bool,
+
+    /// Write the games in this encoding, for software that reads nothing else: latin1, gbk,
+    /// big5, utf-16 (little-endian with a byte order mark), utf-16le, utf-16be (default
+    /// utf-8). A game with a character the encoding cannot hold is rejected, an error for
+    /// each such character naming where it is.
+    #[arg(long, value_name = "ENC", default_value = "utf-8")]
+    pub output_encoding: OutputEncoding,
 
     #[command(flatten)]
     pub rewrite: RewriteArgs,
@@ -357,6 +365,7 @@ impl Args {
             every_row: false,
             games_only: false,
             keep_broken: self.keep_broken,
+            output_encoding: self.output_encoding,
             rewrite: self.rewrite.rewrite(),
         }
     }

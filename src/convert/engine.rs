@@ -285,6 +285,8 @@ impl Convert {
         let mut rejects = staged::rejects_file(staged, args.rejects.as_deref())?;
         let rejects_name = || staged::display_name(args.rejects.as_deref());
         let written = |e| WriteError::new(out_name, e);
+        out.write_all(args.output_encoding.preamble())
+            .map_err(written)?;
         if args.format == Format::Csv {
             if args.excel {
                 out.write_all(crate::report::stats::BOM)?;

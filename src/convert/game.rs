@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use super::encode::OutputEncoding;
 use super::options::{ConvertOptions, Format};
 use super::pgn::{self as pgn_out, Layout};
 use super::record::{GameRecord, RowFinding};
@@ -43,6 +44,54 @@ impl crate::input::Found for Converted {
 /// The replay tells the collector the moves, comments, NAGs and variations in order, from
 /// whichever of its loops played the game; the elements written are made of what it told.
 pub(super) fn convert_one(
+    game: &mut Game<'_>,
+    name: &str,
+    opts: &CheckOptions,
+    keep: Keep,
+    render: &RenderOptions,
+    args: &ConvertOptions,
+    visitor: &mut GameVisitor,
+) -> Converted {
+    let mut done = convert_game(game, name, opts, keep, render, args, visitor);
+    if args.output_encoding != OutputEncoding::Utf8 && !done.body.is_empty() {
+        encode_body(&mut done, game, name, args.output_encoding);
+    }
+    done
+}
+
+/// Puts the game's text in `encoding`; a game with a character the encoding cannot hold is
+/// rejected instead, an error for each such character.
+fn encode_body(done: &mut Converted, game: &Game<'_>, name: &str, encoding: OutputEncoding) {
+    let text = String::from_utf8_lossy(&done.body);
+    match super::encode::encode(&text, encoding) {
+        Ok(bytes) => done.body = bytes,
+        Err(bad) => {
+            let white = game.lexed.tag("White").unwrap_or("?");
+            let black = game.lexed.tag("Black").unwrap_or("?");
+            for b in bad {
+                let _ = writeln!(
+                    done.diagnostics,
+                    "error: {name}:{}: game {} ({white} – {black}): {}: {:?} (U+{:04X}) cannot \
+                     be written in {}; the game is not written (write it in UTF-8, or mend the \
+                     name or comment)",
+                    game.line,
+                    game.number,
+                    b.place,
+                    b.ch,
+                    u32::from(b.ch),
+                    encoding.name()
+                );
+            }
+            done.body.clear();
+            done.rejected = true;
+            done.kept_broken = false;
+            done.reject = Some(game.bytes.to_vec());
+        }
+    }
+}
+
+/// [`convert_one`] before the output encoding.
+fn convert_game(
     game: &mut Game<'_>,
     name: &str,
     opts: &CheckOptions,

@@ -9,6 +9,7 @@
 
 pub mod arrow;
 mod broken;
+pub mod encode;
 mod engine;
 mod game;
 pub mod layout;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::arrow::PlyColumns;
+use super::encode::OutputEncoding;
 use super::rewrite::Rewrite;
 use super::{Collector, GameVisitor, Keep};
 use crate::eco::EcoObserver;
@@ -165,6 +166,9 @@ pub struct ConvertOptions {
     /// With [`Format::Pgn`]: a game that does not replay is written as far as it does, its
     /// error and the rest of its movetext in comments, instead of being rejected.
     pub keep_broken: bool,
+    /// With [`Format::Pgn`] or [`Format::Book`]: the encoding written (a game with a
+    /// character it cannot hold is rejected, an error for each).
+    pub output_encoding: OutputEncoding,
     /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added or left out, FEN
     /// comments, the layout).
     pub rewrite: Rewrite,
@@ -200,6 +204,7 @@ impl Default for ConvertOptions {
             every_row: false,
             games_only: false,
             keep_broken: false,
+            output_encoding: OutputEncoding::Utf8,
             rewrite: Rewrite::default(),
         }
     }
@@ -376,6 +381,16 @@ impl ConvertOptions {
         if r.start_ply.is_some() && r.drop_ply.is_some() {
             anyhow::bail!(
                 "--start-ply and --drop-ply both say where the game starts; give one of them"
+            );
+        }
+        if self.output_encoding != OutputEncoding::Utf8
+            && !matches!(self.format, Format::Pgn | Format::Book)
+        {
+            anyhow::bail!(
+                "--output-encoding writes PGN or the book layout for software that reads \
+                 nothing else, and --format {} is written in UTF-8 only; drop it, or use \
+                 --format pgn or book",
+                self.format.name()
             );
         }
         if self.keep_broken && self.format != Format::Pgn {
