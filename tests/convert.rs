@@ -1635,3 +1635,22 @@ fn output_encodings_read_back_and_refuse_what_they_cannot_hold() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn player_tags_come_by_name_or_fide_id_and_a_bad_table_is_refused() {
+    let by_id = "testdata/convert/keeper/players-by-id.tsv";
+    let game = b"[White \"Unknown\"]\n[WhiteFideId \"400300\"]\n[WhiteElo \"1800\"]\n\n1. e4 *\n";
+    let out = convert(&["--player-tags", by_id], Some(game));
+    // The table's value replaces the game's.
+    assert!(out.contains("[WhiteElo \"2010\"]"), "{out}");
+    assert!(!out.contains("1800"), "{out}");
+    let dir = tempdir("players");
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "player_name,Elo\nA,1\n").unwrap();
+    let o = pgnkit(
+        &["convert", "--player-tags", bad.to_str().unwrap(), ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must be `name`"), "{}", stderr(&o));
+}

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use crate::convert::encode::OutputEncoding;
+use crate::convert::players::PlayerSource;
 use crate::convert::{
     AddTag, Convert, ConvertOptions, FenAt, Format, MoveNumbers, PgnLayout, Rewrite, ToNotation,
 };
@@ -221,6 +222,21 @@ pub struct RewriteArgs {
     /// Write the number of every move, Black's as 1... too.
     #[arg(long, conflicts_with = "no_move_numbers")]
     pub every_move_number: bool,
+
+    /// Add players' tags from a CSV or TSV table whose header names the key column first,
+    /// `name` (matched with White and Black) or `fide_id` (with WhiteFideId and BlackFideId),
+    /// then tags: a column Elo sets WhiteElo or BlackElo. Repeatable; a later table wins.
+    #[arg(long, value_name = "FILE")]
+    pub player_tags: Vec<PathBuf>,
+
+    /// pgn-extract's --addelotags: a TSV of name and Elo, no header; sets WhiteElo, BlackElo.
+    #[arg(long, value_name = "FILE")]
+    pub addelotags: Option<PathBuf>,
+
+    /// pgn-extract's --addfideidtags: a TSV of name and FIDE id, no header; sets WhiteFideId,
+    /// BlackFideId.
+    #[arg(long, value_name = "FILE")]
+    pub addfideidtags: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -255,7 +271,23 @@ impl RewriteArgs {
             } else {
                 MoveNumbers::Usual
             },
+            player_tags: self.player_sources(),
         }
+    }
+
+    fn player_sources(&self) -> Vec<PlayerSource> {
+        let fixed = [(&self.addelotags, "Elo"), (&self.addfideidtags, "FideId")];
+        let fixed = fixed.into_iter().filter_map(|(path, tag)| {
+            path.clone().map(|path| PlayerSource {
+                path,
+                tag: Some(tag.to_owned()),
+            })
+        });
+        let tables = self.player_tags.iter().map(|path| PlayerSource {
+            path: path.clone(),
+            tag: None,
+        });
+        fixed.chain(tables).collect()
     }
 }
 

@@ -23,6 +23,7 @@ pub(super) fn write(
     report: &GameReport,
     collector: &Collector,
     args: &ConvertOptions,
+    players: Vec<(String, String)>,
 ) -> String {
     let error = report
         .findings
@@ -74,6 +75,7 @@ pub(super) fn write(
         result,
         fixed: false,
         eco: &[],
+        players,
     };
     let mut text = String::with_capacity(bytes.len() + 256);
     rewrite::write_pgn(&args.rewrite, &game, elements, collector, &mut text);

@@ -7,6 +7,7 @@ use std::io::Write;
 use super::encode::OutputEncoding;
 use super::options::{ConvertOptions, Format};
 use super::pgn::{self as pgn_out, Layout};
+use super::players::PlayerTags;
 use super::record::{GameRecord, RowFinding};
 use super::{records, GameVisitor, Keep};
 use crate::diag::{Code, Finding, Severity};
@@ -48,11 +49,13 @@ pub(super) fn convert_one(
     name: &str,
     opts: &CheckOptions,
     keep: Keep,
-    render: &RenderOptions,
+    players: Option<&PlayerTags>,
     args: &ConvertOptions,
     visitor: &mut GameVisitor,
 ) -> Converted {
-    let mut done = convert_game(game, name, opts, keep, render, args, visitor);
+    // Plain text: the diagnostics go to standard error beside the output.
+    let render = &RenderOptions::default();
+    let mut done = convert_game(game, name, opts, keep, render, args, visitor, players);
     if args.output_encoding != OutputEncoding::Utf8 && !done.body.is_empty() {
         encode_body(&mut done, game, name, args.output_encoding);
     }
@@ -91,6 +94,7 @@ fn encode_body(done: &mut Converted, game: &Game<'_>, name: &str, encoding: Outp
 }
 
 /// [`convert_one`] before the output encoding.
+#[allow(clippy::too_many_arguments)] // the one call is convert_one's
 fn convert_game(
     game: &mut Game<'_>,
     name: &str,
@@ -99,6 +103,7 @@ fn convert_game(
     render: &RenderOptions,
     args: &ConvertOptions,
     visitor: &mut GameVisitor,
+    players: Option<&PlayerTags>,
 ) -> Converted {
     let mut report = game.check(opts, visitor);
     let (collector, eco) = visitor;
@@ -138,7 +143,9 @@ fn convert_game(
     }
     if rejected && args.keep_broken && args.format == Format::Pgn {
         let start = movetext_start(game.bytes, game.lexed, game.movetext);
-        let body = super::broken::write(game.bytes, start, lexed, &report, collector, args);
+        let players = players.map(|p| p.tags_for(lexed)).unwrap_or_default();
+        let body =
+            super::broken::write(game.bytes, start, lexed, &report, collector, args, players);
         done.body = body.into_bytes();
         done.kept_broken = true;
         return done;
@@ -175,6 +182,7 @@ fn convert_game(
                     result,
                     fixed,
                     eco: &eco,
+                    players: players.map(|p| p.tags_for(lexed)).unwrap_or_default(),
                 },
                 elements,
                 collector,

@@ -16,6 +16,7 @@ pub mod layout;
 mod options;
 pub mod parquet;
 pub mod pgn;
+pub mod players;
 pub mod record;
 pub mod records;
 mod rewrite;

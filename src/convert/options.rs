@@ -403,7 +403,8 @@ impl ConvertOptions {
         if r.is_active() && self.format != Format::Pgn {
             anyhow::bail!(
                 "the keeper's options (--start-ply, --drop-ply, --ply-limit, --add-tags, the FEN \
-                 comments, the tags kept, --layout, --line-width, the move numbers) rewrite \
+                 comments, the tags kept, --layout, --line-width, the move numbers, the players' \
+                 tags) rewrite \
                  PGN, and --format {} is not PGN; drop them, or use --format pgn",
                 self.format.name()
             );

@@ -12,6 +12,7 @@ use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::layout::{self, Layout, MoveNumbers, Style};
 use super::pgn::{self as pgn_out};
+use super::players::PlayerSource;
 use super::{Collector, Element};
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
@@ -78,6 +79,9 @@ pub struct Rewrite {
     pub line_width: Option<usize>,
     /// Which moves get their number.
     pub move_numbers: MoveNumbers,
+    /// Tables of players whose tags are added to their games (`--player-tags`,
+    /// `--addelotags`, `--addfideidtags`); read by [`super::Convert::new`].
+    pub player_tags: Vec<PlayerSource>,
 }
 
 /// A tag `--add-tags` adds.
@@ -166,6 +170,7 @@ impl Rewrite {
 
     /// Whether the writer needs the positions around every move (kept by the collector).
     pub(super) fn needs_positions(&self) -> bool {
+        // (Tags from tables of players need none.)
         self.cuts()
             || self.fen_comments
             || self.fen_comment_at.is_some()
@@ -332,6 +337,8 @@ pub(super) struct Game<'g> {
     pub(super) fixed: bool,
     /// Tags `--add-eco` sets.
     pub(super) eco: &'g [(&'static str, &'static str)],
+    /// Tags the tables of players set.
+    pub(super) players: Vec<(String, String)>,
 }
 
 /// Appends the game as PGN, rewritten as `rewrite` asks: its tags, a blank line, its
@@ -362,6 +369,7 @@ pub(super) fn write_pgn(
         .iter()
         .map(|(name, value)| (*name, (*value).to_owned()))
         .collect();
+    set.extend(game.players.iter().map(|(n, v)| (n.as_str(), v.clone())));
     if let Some(start) = &cut.start {
         set.push(("SetUp", "1".to_owned()));
         set.push(("FEN", crate::notation::fen::fen(start)));
