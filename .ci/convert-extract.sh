@@ -10,15 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${PGNKIT:-${CARGO_TARGET_DIR:-target}/release/pgnkit}
-extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
-if [ ! -x "$extract" ]; then
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgn-extract >/dev/null; } || true
-  extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
-fi
-if [ ! -x "$extract" ]; then
-  echo "skipped: pgn-extract is not installed and could not be"
-  exit 0
-fi
+# shellcheck source=.ci/pgn-extract.sh
+. .ci/pgn-extract.sh
 games=testdata/convert/keeper/games.pgn
 # One game a line, its layout set aside (and the quotes pgn-extract's -F puts around its FEN). A game left with no move (every ply dropped) is
 # written by pgnkit, at its final position, and not by pgn-extract (docs/convert.md says why):

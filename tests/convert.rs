@@ -1654,3 +1654,19 @@ fn player_tags_come_by_name_or_fide_id_and_a_bad_table_is_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("must be `name`"), "{}", stderr(&o));
 }
+
+#[test]
+fn line_width_80_is_the_usual_layout() {
+    // The keeper's layout writer, at pgnkit's own width, breaks lines where the usual one does.
+    for file in [
+        ANNOTATED,
+        "testdata/convert/engine-comments.pgn",
+        "testdata/convert/keeper/games.pgn",
+    ] {
+        assert_eq!(
+            convert(&["--line-width", "80", file], None),
+            convert(&[file], None),
+            "{file}"
+        );
+    }
+}

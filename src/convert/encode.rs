@@ -169,13 +169,12 @@ fn place(text: &str, at: usize) -> String {
     let movetext_start = text[..at].find("\n\n").map_or(0, |i| i + 2);
     let before = &text[movetext_start..at];
     let number = before
-        .split(|c: char| c.is_whitespace() || c == '(')
-        .filter_map(|w| {
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .find_map(|w| {
             let digits = w.split('.').next()?;
             (w.contains('.') && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
                 .then_some(digits)
-        })
-        .last();
+        });
     match number {
         Some(n) => format!("movetext near move {n}"),
         None => "movetext before the first move".to_owned(),

@@ -119,7 +119,8 @@ impl Filler<'_> {
     }
 
     fn comment(&mut self, text: &str, layout: Layout) {
-        let mut words = text.split_ascii_whitespace().peekable();
+        // Words parted as the usual layout parts them (a Unicode space is text).
+        let mut words = super::pgn::comment_words(text).peekable();
         match layout {
             Layout::Export => {
                 self.word("{");

@@ -294,7 +294,7 @@ enum Spacing {
 
 /// The words of a brace comment: the runs between ASCII whitespace and vertical tabs. Other
 /// Unicode spaces belong to the words (see [`brace_comment`]).
-fn comment_words(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn comment_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| c.is_ascii_whitespace() || c == '\x0b')
         .filter(|w| !w.is_empty())
 }
