@@ -1490,6 +1490,16 @@ fn cut_options_say_what_they_cannot_do() {
         "{}",
         stderr(&o)
     );
+    let o = pgnkit(
+        &["convert", "--start-ply", "9", "--ply-limit", "8", ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is after --ply-limit 8"),
+        "{}",
+        stderr(&o)
+    );
     // The aliases of pgn-extract's spellings.
     let ours = convert(&["--drop-ply", "2", "--ply-limit", "6", ANNOTATED], None);
     let theirs = convert(&["--dropply", "2", "--plylimit", "6", ANNOTATED], None);

@@ -393,6 +393,14 @@ impl ConvertOptions {
                 self.format.name()
             );
         }
+        if let (Some(start), Some(limit)) = (r.start_ply, r.ply_limit) {
+            if start > limit {
+                anyhow::bail!(
+                    "--start-ply {start} is after --ply-limit {limit}: no move would be \
+                     written; give a start at or before the limit"
+                );
+            }
+        }
         if self.keep_broken && self.format != Format::Pgn {
             anyhow::bail!(
                 "--keep-broken writes the moves it cannot replay in PGN comments, and --format \

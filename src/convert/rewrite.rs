@@ -279,7 +279,7 @@ pub(super) fn cut<'a>(
         .filter(|e| {
             let mut ends_drop = false;
             match e {
-                Element::Move(i) if depth == 0 => ply += 1,
+                Element::Move(_) if depth == 0 => ply += 1,
                 Element::Move(i) if dropping.is_none() => {
                     let at = game_ply(&collector.plies[*i]).saturating_sub(first_ply) + 1;
                     if at > last {
