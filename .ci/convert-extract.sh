@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 44: `pgnkit convert`'s rewrites beside pgn-extract. Each line of
 # testdata/convert/keeper/cases.tsv gives pgnkit's options and pgn-extract's for the same
-# rewrite of testdata/convert/keeper/games.pgn; both run, and their games must be the same once
+# rewrite of a file there (games.pgn unless the line names another); both run, and their games must be the same once
 # the layout is set aside (move numbers, line breaks, the spaces inside comment braces): the
 # same tags in the same order, moves, comments, NAGs, variations and results. With pgnkit's
 # --layout export (PGN's export format as pgn-extract writes it) the outputs must be the same
@@ -12,7 +12,6 @@ cd "$(dirname "$0")/.."
 bin=${PGNKIT:-${CARGO_TARGET_DIR:-target}/release/pgnkit}
 # shellcheck source=.ci/pgn-extract.sh
 . .ci/pgn-extract.sh
-games=testdata/convert/keeper/games.pgn
 # One game a line, its layout set aside (and the quotes pgn-extract's -F puts around its FEN). A game left with no move (every ply dropped) is
 # written by pgnkit, at its final position, and not by pgn-extract (docs/convert.md says why):
 # it is left out.
@@ -24,9 +23,10 @@ games_of() {
 }
 set -f # options are words, not globs
 failed=0 cases=0
-while IFS=$'\t' read -r name ours theirs; do
+while IFS=$'\t' read -r name ours theirs input; do
   case "$name" in '#'* | '') continue ;; esac
   [ "$theirs" = "-" ] && continue
+  games=testdata/convert/keeper/${input:-games.pgn}
   read -r -a ours_args <<< "$ours"
   read -r -a theirs_args <<< "$theirs"
   if [[ " $ours " == *" --layout export "* ]]; then
@@ -59,6 +59,7 @@ fi
 
 # The Hash tag is the Polyglot key of the last position: pgn-extract's --hashcomments gives it
 # after every move, the last one before the result.
+games=testdata/convert/keeper/games.pgn
 got_ours=$("$bin" convert -q --add-tags Hash "$games" | sed -n 's/^\[Hash "\(.*\)"\]$/\1/p')
 got_theirs=$("$extract" -s -C -V --hashcomments -w1000 "$games" 2>/dev/null |
   grep -o '{ [0-9a-f]\{16\} } [-0-9/*]*$' | cut -c3-18 || true)

@@ -1443,7 +1443,8 @@ fn a_game_too_large_to_convert_is_reported_not_converted() {
 }
 
 /// The keeper's rewrites (issue 44): each case of testdata/convert/keeper/cases.tsv, run on
-/// games.pgn there, writes its expected/NAME.pgn byte for byte (.ci/convert-extract.sh
+/// its input there (games.pgn unless it names another), writes its expected/NAME.pgn byte for
+/// byte (.ci/convert-extract.sh
 /// compares the same cases with pgn-extract).
 #[test]
 fn keeper_cases_write_their_expected_files() {
@@ -1457,8 +1458,9 @@ fn keeper_cases_write_their_expected_files() {
         }
         let mut fields = line.split('\t');
         let (name, options) = (fields.next().unwrap(), fields.next().unwrap_or(""));
+        let input = fields.nth(1).unwrap_or("games.pgn");
         let mut args: Vec<&str> = options.split(' ').filter(|w| !w.is_empty()).collect();
-        let games = dir.join("games.pgn");
+        let games = dir.join(input);
         args.push(games.to_str().unwrap());
         let expected = std::fs::read_to_string(root.join(dir).join(format!("expected/{name}.pgn")))
             .unwrap_or_else(|e| panic!("cases.tsv:{}: {name}: {e}", n + 1));
