@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Issue 44: `pgnkit convert`'s rewrites beside pgn-extract. Each line of
 # testdata/convert/keeper/cases.tsv gives pgnkit's options and pgn-extract's for the same
-# rewrite of a file there (games.pgn unless the line names another); both run, and their games must be the same once
-# the layout is set aside (move numbers, line breaks, the spaces inside comment braces): the
-# same tags in the same order, moves, comments, NAGs, variations and results. With pgnkit's
-# --layout export (PGN's export format as pgn-extract writes it) the outputs must be the same
-# byte for byte. Installs
-# pgn-extract as select-extract.sh does; skips with a message when it cannot.
+# rewrite of a file there (games.pgn unless the line names another); both run, and their games
+# must be the same once the layout is set aside (move numbers, line breaks, the spaces inside
+# comment braces): the same tags in the same order, moves, comments, NAGs, variations and
+# results. With pgnkit's --layout export (PGN's export format as pgn-extract writes it) the
+# outputs must be the same byte for byte. Installs pgn-extract as select-extract.sh does;
+# skips with a message when it cannot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${PGNKIT:-${CARGO_TARGET_DIR:-target}/release/pgnkit}
