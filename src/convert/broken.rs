@@ -36,6 +36,7 @@ pub(super) fn write(
         .min(bytes.len());
     let until = u32::try_from(at).unwrap_or(u32::MAX);
     let mut elements = super::elements_until(bytes, collector, args.keep(), until);
+    let mut trailer = Vec::new();
     // Close the variations the error cut off.
     let open = elements.iter().fold(0isize, |depth, e| match e {
         Element::VariationStart => depth + 1,
@@ -55,7 +56,7 @@ pub(super) fn write(
             f.code.as_str(),
             f.message
         );
-        elements.push(Element::Comment(Cow::Owned(note)));
+        trailer.push(Element::Comment(Cow::Owned(note)));
     }
     let rest = String::from_utf8_lossy(&bytes[at..]);
     let rest = without_result(rest.trim_end());
@@ -66,7 +67,7 @@ pub(super) fn write(
         .map(str::trim)
         .filter(|p| !p.is_empty())
     {
-        elements.push(Element::Comment(Cow::Owned(piece.to_owned())));
+        trailer.push(Element::Comment(Cow::Owned(piece.to_owned())));
     }
     let result = super::final_result(lexed, report, false);
     let game = Game {
@@ -76,6 +77,8 @@ pub(super) fn write(
         fixed: false,
         eco: &[],
         players,
+        // After the moves, so that a cut (--drop-ply, --ply-limit) keeps them.
+        trailer,
     };
     let mut text = String::with_capacity(bytes.len() + 256);
     rewrite::write_pgn(&args.rewrite, &game, elements, collector, &mut text);

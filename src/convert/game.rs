@@ -183,6 +183,7 @@ fn convert_game(
                     fixed,
                     eco: &eco,
                     players: players.map(|p| p.tags_for(lexed)).unwrap_or_default(),
+                    trailer: Vec::new(),
                 },
                 elements,
                 collector,

@@ -339,6 +339,9 @@ pub(super) struct Game<'g> {
     pub(super) eco: &'g [(&'static str, &'static str)],
     /// Tags the tables of players set.
     pub(super) players: Vec<(String, String)>,
+    /// Comments written after the moves, whatever is cut (`--keep-broken`'s error and the
+    /// movetext it could not replay).
+    pub(super) trailer: Vec<Element<'static>>,
 }
 
 /// Appends the game as PGN, rewritten as `rewrite` asks: its tags, a blank line, its
@@ -364,6 +367,7 @@ pub(super) fn write_pgn(
     if rewrite.fen_comments || rewrite.fen_comment_at.is_some() {
         cut.elements = fen_comments(cut.elements, collector, rewrite);
     }
+    cut.elements.extend(game.trailer.iter().cloned());
     let mut set: Vec<(&str, String)> = game
         .eco
         .iter()
