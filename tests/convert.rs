@@ -1567,6 +1567,12 @@ fn keep_broken_writes_the_game_with_its_error_and_the_rest_as_recorded() {
         expected.contains("{the board missed Ba4 Nf6} {Nf6 5. O-O} 1-0"),
         "{expected}"
     );
+    // A cut keeps the error and the rest, whatever it drops.
+    let o = pgnkit(
+        &["convert", "--keep-broken", "--drop-ply", "20", input],
+        None,
+    );
+    assert!(stdout(&o).contains("{Nf6 5. O-O} 1-0"), "{}", stdout(&o));
     let o = pgnkit(
         &["convert", "--keep-broken", "--format", "jsonl", input],
         None,
