@@ -30,6 +30,21 @@ enum Key {
 }
 
 /// The tags of each player of the tables read, by name and by FIDE id.
+///
+/// ```
+/// use pgnkit::convert::players::{PlayerSource, PlayerTags};
+/// use pgnkit::pgn::{lex_game, Lexed};
+///
+/// let table = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/convert/keeper/players.csv");
+/// let source = PlayerSource { path: table.into(), tag: None };
+/// let players = PlayerTags::read(&[source])?;
+/// let mut lexed = Lexed::default();
+/// lex_game(b"[White \"Birling, Ruth\"]\n[Black \"Nobody\"]\n\n1. e4 *\n", true, 1, &mut lexed);
+/// let set = players.tags_for(&lexed);
+/// assert_eq!(set[0], ("WhiteElo".to_string(), "1880".to_string()));
+/// assert_eq!(set.len(), 3); // WhiteElo, WhiteFideId, WhiteTitle
+/// # Ok::<(), anyhow::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct PlayerTags {
     by_name: HashMap<String, Vec<(String, String)>>,
