@@ -7,15 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${PGNKIT:-${CARGO_TARGET_DIR:-target}/release/pgnkit}
-extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
-if [ ! -x "$extract" ]; then
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgn-extract >/dev/null; } || true
-  extract=$(command -v pgn-extract || echo /usr/games/pgn-extract)
-fi
-if [ ! -x "$extract" ]; then
-  echo "skipped: pgn-extract is not installed and could not be"
-  exit 0
-fi
+# shellcheck source=.ci/pgn-extract.sh
+. .ci/pgn-extract.sh
 games=testdata/select/extract.pgn
 dates() {
   local d

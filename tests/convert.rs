@@ -1441,3 +1441,250 @@ fn a_game_too_large_to_convert_is_reported_not_converted() {
         }
     }
 }
+
+/// The keeper's rewrites (issue 44): each case of testdata/convert/keeper/cases.tsv, run on
+/// its input there (games.pgn unless it names another), writes its expected/NAME.pgn byte for
+/// byte (.ci/convert-extract.sh
+/// compares the same cases with pgn-extract).
+#[test]
+fn keeper_cases_write_their_expected_files() {
+    let dir = Path::new("testdata/convert/keeper");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = std::fs::read_to_string(root.join(dir).join("cases.tsv")).unwrap();
+    let mut ran = 0;
+    for (n, line) in cases.lines().enumerate() {
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        let mut fields = line.split('\t');
+        let (name, options) = (fields.next().unwrap(), fields.next().unwrap_or(""));
+        let input = fields.nth(1).unwrap_or("games.pgn");
+        let mut args: Vec<&str> = options.split(' ').filter(|w| !w.is_empty()).collect();
+        let games = dir.join(input);
+        args.push(games.to_str().unwrap());
+        let expected = std::fs::read_to_string(root.join(dir).join(format!("expected/{name}.pgn")))
+            .unwrap_or_else(|e| panic!("cases.tsv:{}: {name}: {e}", n + 1));
+        assert_eq!(
+            convert(&args, None),
+            expected,
+            "cases.tsv:{}: {name}: convert {options}",
+            n + 1
+        );
+        ran += 1;
+    }
+    assert!(ran >= 6, "{ran} cases");
+}
+
+#[test]
+fn cut_options_say_what_they_cannot_do() {
+    let o = pgnkit(
+        &["convert", "--start-ply", "3", "--drop-ply", "2", ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = pgnkit(
+        &["convert", "--ply-limit", "3", "--format", "csv", ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--format csv is not PGN"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pgnkit(
+        &["convert", "--start-ply", "9", "--ply-limit", "8", ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is after --ply-limit 8"),
+        "{}",
+        stderr(&o)
+    );
+    // The aliases of pgn-extract's spellings.
+    let ours = convert(&["--drop-ply", "2", "--ply-limit", "6", ANNOTATED], None);
+    let theirs = convert(&["--dropply", "2", "--plylimit", "6", ANNOTATED], None);
+    assert_eq!(ours, theirs);
+    assert!(ours.contains("[SetUp \"1\"]"), "{ours}");
+}
+
+#[test]
+fn added_tags_and_fen_comments_are_refused_where_they_cannot_go() {
+    let o = pgnkit(
+        &[
+            "convert",
+            "--add-tags",
+            "PlyCount",
+            "--format",
+            "jsonl",
+            ANNOTATED,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = pgnkit(&["convert", "--add-tags", "Plies", ANNOTATED], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("PlyCount, TotalPlyCount, Hash, Termination"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pgnkit(&["convert", "--fen-comment-at", "0", ANNOTATED], None);
+    assert_eq!(o.status.code(), Some(2));
+    // A game's own Termination stays; `*` is unterminated.
+    let out = convert(
+        &["--add-tags", "termination"],
+        Some(b"[Termination \"time forfeit\"]\n\n1. e4 1-0\n\n[White \"x\"]\n\n1. d4 *\n"),
+    );
+    assert!(out.contains("[Termination \"time forfeit\"]"), "{out}");
+    assert!(out.contains("[Termination \"unterminated\"]"), "{out}");
+}
+
+#[test]
+fn keep_broken_writes_the_game_with_its_error_and_the_rest_as_recorded() {
+    let input = "testdata/convert/keeper/broken.pgn";
+    let o = pgnkit(&["convert", "--keep-broken", input], None);
+    // Still an error in the input: exit status 1, the diagnostic on standard error.
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("error[M001]"), "{err}");
+    assert!(
+        err.contains("2 games: 1 written (0 repaired), 1 rejected (1 written broken)"),
+        "{err}"
+    );
+    let expected =
+        std::fs::read_to_string("testdata/convert/keeper/expected/broken-kept.pgn").unwrap();
+    assert_eq!(stdout(&o), expected);
+    // What it writes replays, and says what was wrong.
+    let back = pgnkit(&["validate", "-q", "-"], Some(&o.stdout));
+    assert_eq!(back.status.code(), Some(0), "{}", stdout(&back));
+    assert!(
+        expected.contains("{pgnkit: error M001 at 4.:"),
+        "{expected}"
+    );
+    assert!(
+        expected.contains("{the board missed Ba4 Nf6} {Nf6 5. O-O} 1-0"),
+        "{expected}"
+    );
+    // A cut keeps the error and the rest, whatever it drops.
+    let o = pgnkit(
+        &["convert", "--keep-broken", "--drop-ply", "20", input],
+        None,
+    );
+    assert!(stdout(&o).contains("{Nf6 5. O-O} 1-0"), "{}", stdout(&o));
+    let o = pgnkit(
+        &["convert", "--keep-broken", "--format", "jsonl", input],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// `--output-encoding`: what is written reads back, with `--encoding`, as the UTF-8 output;
+/// a character the encoding cannot hold rejects its game, an error naming game, place and
+/// character.
+#[test]
+fn output_encodings_read_back_and_refuse_what_they_cannot_hold() {
+    let games = [
+        (
+            "latin1",
+            "[White \"Réti, Richard\"]\n[Black \"Müller\"]\n\n1. e4 {Æ} e5 1-0\n",
+        ),
+        (
+            "gbk",
+            "[White \"丁立人\"]\n[Black \"Nepo\"]\n\n1. e4 {马} e5 1-0\n",
+        ),
+        (
+            "big5",
+            "[White \"丁立人\"]\n[Black \"Nepo\"]\n\n1. e4 {馬} e5 1-0\n",
+        ),
+        (
+            "utf-16le",
+            "[White \"Őry\"]\n[Black \"丁立人\"]\n\n1. e4 {♘} e5 1-0\n",
+        ),
+    ];
+    for (encoding, game) in games {
+        let utf8 = convert(&[], Some(game.as_bytes()));
+        let o = pgnkit_ok(
+            &["convert", "-q", "--output-encoding", encoding],
+            Some(game.as_bytes()),
+        );
+        assert_ne!(o.stdout, utf8.as_bytes(), "{encoding}");
+        let read_as = if encoding == "latin1" {
+            "windows-1252"
+        } else {
+            encoding
+        };
+        let back = convert(&["--encoding", read_as], Some(&o.stdout));
+        assert_eq!(back, utf8, "{encoding}");
+    }
+    // UTF-16 starts with its byte order mark.
+    let o = pgnkit_ok(
+        &["convert", "-q", "--output-encoding", "utf-16"],
+        Some(games[0].1.as_bytes()),
+    );
+    assert!(o.stdout.starts_with(&[0xff, 0xfe, b'[', 0]));
+    let o = pgnkit(
+        &["convert", "-q", "--output-encoding", "latin1"],
+        Some("[White \"Őry\"]\n\n1. e4 {马} 1-0\n\n[White \"B\"]\n\n1. d4 *\n".as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("game 1 (Őry – ?): tag White: 'Ő' (U+0150) cannot be written in latin1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("game 1 (Őry – ?): movetext near move 1: '马' (U+9A6C)"),
+        "{err}"
+    );
+    assert!(stdout(&o).contains("[White \"B\"]"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("e4"), "{}", stdout(&o));
+    let o = pgnkit(
+        &[
+            "convert",
+            "--output-encoding",
+            "gbk",
+            "--format",
+            "jsonl",
+            ANNOTATED,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn player_tags_come_by_name_or_fide_id_and_a_bad_table_is_refused() {
+    let by_id = "testdata/convert/keeper/players-by-id.tsv";
+    let game = b"[White \"Unknown\"]\n[WhiteFideId \"400300\"]\n[WhiteElo \"1800\"]\n\n1. e4 *\n";
+    let out = convert(&["--player-tags", by_id], Some(game));
+    // The table's value replaces the game's.
+    assert!(out.contains("[WhiteElo \"2010\"]"), "{out}");
+    assert!(!out.contains("1800"), "{out}");
+    let dir = tempdir("players");
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "player_name,Elo\nA,1\n").unwrap();
+    let o = pgnkit(
+        &["convert", "--player-tags", bad.to_str().unwrap(), ANNOTATED],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must be `name`"), "{}", stderr(&o));
+}
+
+#[test]
+fn line_width_80_is_the_usual_layout() {
+    // The keeper's layout writer, at pgnkit's own width, breaks lines where the usual one does.
+    for file in [
+        ANNOTATED,
+        "testdata/convert/engine-comments.pgn",
+        "testdata/convert/keeper/games.pgn",
+    ] {
+        assert_eq!(
+            convert(&["--line-width", "80", file], None),
+            convert(&[file], None),
+            "{file}"
+        );
+    }
+}

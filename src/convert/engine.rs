@@ -11,6 +11,7 @@ use anyhow::{bail, Context};
 use super::game::{convert_one, Converted};
 use super::options::{ConvertOptions, Format, PLIES_RESERVED};
 use super::parquet::ParquetOut;
+use super::players::PlayerTags;
 use super::record::GameRecord;
 use super::{records, Collector};
 use crate::input::pipeline::{Game, Lexing};
@@ -18,7 +19,6 @@ use crate::input::{InputOptions, Inputs};
 use crate::outcome::{say, Outcome, WriteError};
 use crate::pgn::Lexed;
 use crate::report::staged::{self, StagedFiles};
-use crate::report::RenderOptions;
 use crate::rules::game::CheckOptions;
 
 /// Takes each converted game's row for the Arrow tables, in input order.
@@ -55,6 +55,8 @@ pub type RowSink<'a> = dyn FnMut(&GameRecord) -> Result<(), WriteError> + 'a;
 #[derive(Debug)]
 pub struct Convert {
     options: ConvertOptions,
+    /// The tables of players' tags, read once (`--player-tags`).
+    players: Option<PlayerTags>,
 }
 
 /// Totals over the run: every game read is written or rejected.
@@ -65,6 +67,8 @@ struct Totals {
     rejected: u64,
     /// Rejected games written to the output as they were read (a rewrite in place).
     kept: u64,
+    /// Rejected games written with their error (`--keep-broken`).
+    broken: u64,
 }
 
 impl Convert {
@@ -77,7 +81,11 @@ impl Convert {
     /// with what to do.
     pub fn new(options: ConvertOptions) -> anyhow::Result<Convert> {
         options.refuse_options_that_do_not_apply()?;
-        Ok(Convert { options })
+        let sources = &options.rewrite.player_tags;
+        let players = (!sources.is_empty())
+            .then(|| PlayerTags::read(sources))
+            .transpose()?;
+        Ok(Convert { options, players })
     }
 
     /// The options the conversion was made with.
@@ -241,10 +249,10 @@ impl Convert {
         let mut collector = Collector::new(args.notation(), false);
         collector.columns = Some(Box::new(args.ply_columns()));
         collector.reserve(PLIES_RESERVED);
-        let render = RenderOptions::default();
         let (opts, keep) = (args.check_options(), args.keep());
         let mut visitor = (collector, None);
-        convert_one(&mut game, name, &opts, keep, &render, args, &mut visitor).row
+        let players = self.players.as_ref();
+        convert_one(&mut game, name, &opts, keep, players, args, &mut visitor).row
     }
 
     /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
@@ -256,9 +264,9 @@ impl Convert {
         // Select's options are convert's defaults but --to and --format: no --repair, no
         // --add-eco, no Parquet (select refuses it).
         let mut visitor = args.visitor(None);
-        let render = RenderOptions::default();
         let (opts, keep) = (args.check_options(), args.keep());
-        let done = convert_one(game, name, &opts, keep, &render, args, &mut visitor);
+        let players = self.players.as_ref();
+        let done = convert_one(game, name, &opts, keep, players, args, &mut visitor);
         (done.diagnostics, (!done.rejected).then_some(done.body))
     }
 
@@ -283,6 +291,8 @@ impl Convert {
         let mut rejects = staged::rejects_file(staged, args.rejects.as_deref())?;
         let rejects_name = || staged::display_name(args.rejects.as_deref());
         let written = |e| WriteError::new(out_name, e);
+        out.write_all(args.output_encoding.preamble())
+            .map_err(written)?;
         if args.format == Format::Csv {
             if args.excel {
                 out.write_all(crate::report::stats::BOM)?;
@@ -297,16 +307,15 @@ impl Convert {
                 .map_err(|e| written(e.into()))?;
             w.flush().map_err(written)?;
         }
-        // Plain text: the diagnostics go to standard error beside the output.
-        let render = RenderOptions::default();
         let eco_table = args
             .add_eco
             .then(|| crate::eco::table_at(args.eco_table.as_deref()))
             .transpose()?;
         let mut totals = Totals::default();
+        let players = self.players.as_ref();
         let work = |name: &str, game: &mut Game<'_>| {
             let mut visitor = args.visitor(eco_table);
-            convert_one(game, name, &opts, keep, &render, args, &mut visitor)
+            convert_one(game, name, &opts, keep, players, args, &mut visitor)
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
             io::stderr()
@@ -316,6 +325,10 @@ impl Convert {
             if g.rejected {
                 totals.rejected += 1;
                 crate::outcome::found(Outcome::Problems);
+                if g.kept_broken {
+                    totals.broken += 1;
+                    return out.write_all(&g.body).map_err(written);
+                }
                 match (rejects.as_mut(), g.reject) {
                     (Some(w), Some(bytes)) => w
                         .write_all(&bytes)
@@ -362,6 +375,8 @@ impl Convert {
                 totals.rejected,
                 if totals.kept > 0 {
                     format!(" ({} kept as they were)", totals.kept)
+                } else if totals.broken > 0 {
+                    format!(" ({} written broken)", totals.broken)
                 } else {
                     String::new()
                 },

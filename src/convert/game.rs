@@ -4,8 +4,10 @@
 
 use std::io::Write;
 
+use super::encode::OutputEncoding;
 use super::options::{ConvertOptions, Format};
 use super::pgn::{self as pgn_out, Layout};
+use super::players::PlayerTags;
 use super::record::{GameRecord, RowFinding};
 use super::{records, GameVisitor, Keep};
 use crate::diag::{Code, Finding, Severity};
@@ -27,6 +29,8 @@ pub(super) struct Converted {
     pub(super) reject: Option<Vec<u8>>,
     /// The game's record for the tables (`--format parquet`).
     pub(super) row: Option<Box<GameRecord<'static>>>,
+    /// Rejected, but written with its error (`--keep-broken`): `body` holds it.
+    pub(super) kept_broken: bool,
 }
 
 impl crate::input::Found for Converted {
@@ -45,9 +49,61 @@ pub(super) fn convert_one(
     name: &str,
     opts: &CheckOptions,
     keep: Keep,
+    players: Option<&PlayerTags>,
+    args: &ConvertOptions,
+    visitor: &mut GameVisitor,
+) -> Converted {
+    // Plain text: the diagnostics go to standard error beside the output.
+    let render = &RenderOptions::default();
+    let mut done = convert_game(game, name, opts, keep, render, args, visitor, players);
+    if args.output_encoding != OutputEncoding::Utf8 && !done.body.is_empty() {
+        encode_body(&mut done, game, name, args.output_encoding);
+    }
+    done
+}
+
+/// Puts the game's text in `encoding`; a game with a character the encoding cannot hold is
+/// rejected instead, an error for each such character.
+fn encode_body(done: &mut Converted, game: &Game<'_>, name: &str, encoding: OutputEncoding) {
+    let text = String::from_utf8_lossy(&done.body);
+    match super::encode::encode(&text, encoding) {
+        Ok(bytes) => done.body = bytes,
+        Err(bad) => {
+            let white = game.lexed.tag("White").unwrap_or("?");
+            let black = game.lexed.tag("Black").unwrap_or("?");
+            for b in bad {
+                let _ = writeln!(
+                    done.diagnostics,
+                    "error: {name}:{}: game {} ({white} – {black}): {}: {:?} (U+{:04X}) cannot \
+                     be written in {}; the game is not written (write it in UTF-8, or mend the \
+                     name or comment)",
+                    game.line,
+                    game.number,
+                    b.place,
+                    b.ch,
+                    u32::from(b.ch),
+                    encoding.name()
+                );
+            }
+            done.body.clear();
+            done.rejected = true;
+            done.kept_broken = false;
+            done.reject = Some(game.bytes.to_vec());
+        }
+    }
+}
+
+/// [`convert_one`] before the output encoding.
+#[allow(clippy::too_many_arguments)] // the one call is convert_one's
+fn convert_game(
+    game: &mut Game<'_>,
+    name: &str,
+    opts: &CheckOptions,
+    keep: Keep,
     render: &RenderOptions,
     args: &ConvertOptions,
     visitor: &mut GameVisitor,
+    players: Option<&PlayerTags>,
 ) -> Converted {
     let mut report = game.check(opts, visitor);
     let (collector, eco) = visitor;
@@ -64,6 +120,7 @@ pub(super) fn convert_one(
         repaired: collector.plies.iter().any(|p| p.repaired_from.is_some()),
         reject: None,
         row: None,
+        kept_broken: false,
     };
     let ctx = GameContext {
         file: name,
@@ -83,6 +140,15 @@ pub(super) fn convert_one(
         if shown && !every_row {
             let _ = report::write_text(&mut done.diagnostics, &ctx, f, render);
         }
+    }
+    if rejected && args.keep_broken && args.format == Format::Pgn {
+        let start = movetext_start(game.bytes, game.lexed, game.movetext);
+        let players = players.map(|p| p.tags_for(lexed)).unwrap_or_default();
+        let body =
+            super::broken::write(game.bytes, start, lexed, &report, collector, args, players);
+        done.body = body.into_bytes();
+        done.kept_broken = true;
+        return done;
     }
     if rejected && !every_row {
         // For --rejects, or to keep it in a rewrite in place (rejected games are few: the
@@ -106,6 +172,26 @@ pub(super) fn convert_one(
     // The record the JSON, CSV and Parquet writers share.
     let record = || GameRecord::new(name, game.number, game.line, lexed, &report, result, &eco);
     let _ = match args.format {
+        Format::Pgn if args.rewrite.is_active() => {
+            let mut text = String::with_capacity(game.bytes.len() + 256);
+            super::rewrite::write_pgn(
+                &args.rewrite,
+                &super::rewrite::Game {
+                    lexed,
+                    report: &report,
+                    result,
+                    fixed,
+                    eco: &eco,
+                    players: players.map(|p| p.tags_for(lexed)).unwrap_or_default(),
+                    trailer: Vec::new(),
+                },
+                elements,
+                collector,
+                &mut text,
+            );
+            *out = text.into_bytes();
+            Ok(())
+        }
         Format::Pgn => {
             // About as long as the game read: one allocation, then no growing.
             let mut text = String::with_capacity(game.bytes.len() + 256);
@@ -179,6 +265,14 @@ pub(super) fn convert_one(
 
 /// The movetext of a game as read: its bytes after the tags (all of them when it has none).
 fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &'a [u8] {
+    let text = bytes
+        .get(movetext_start(bytes, lexed, movetext)..)
+        .unwrap_or_default();
+    text.trim_ascii()
+}
+
+/// Where a game's movetext starts in its bytes: after its tags (0 when it has none).
+fn movetext_start(bytes: &[u8], lexed: &Lexed, movetext: Movetext) -> usize {
     let start = match movetext.start() {
         Some(m) => m.offset,
         None => lexed
@@ -189,8 +283,7 @@ fn movetext_as_read<'a>(bytes: &'a [u8], lexed: &Lexed, movetext: Movetext) -> &
             .max()
             .unwrap_or(0),
     };
-    let text = bytes.get(start..).unwrap_or_default();
-    text.trim_ascii()
+    start.min(bytes.len())
 }
 
 /// The tags `--add-eco` sets: the classified `ECO` and `Opening` in place of the game's with

@@ -8,16 +8,23 @@
 //! and nothing here touches the command line.
 
 pub mod arrow;
+mod broken;
+pub mod encode;
 mod engine;
 mod game;
+pub mod layout;
 mod options;
 pub mod parquet;
 pub mod pgn;
+pub mod players;
 pub mod record;
 pub mod records;
+mod rewrite;
 
 pub use engine::{Convert, RowSink};
+pub use layout::{Layout as PgnLayout, MoveNumbers};
 pub use options::{ConvertOptions, Format, ToNotation};
+pub use rewrite::{AddTag, FenAt, Rewrite};
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -471,6 +478,17 @@ fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str
 /// (writers put their own), tokens that were not played kept as written (en passant marks
 /// folded into their moves), and whatever `keep` drops left out.
 pub fn elements<'a>(bytes: &'a [u8], collector: &Collector, keep: Keep) -> Vec<Element<'a>> {
+    elements_until(bytes, collector, keep, u32::MAX)
+}
+
+/// [`elements`] of the movetext before byte `until` of the game: what was told of the tokens
+/// that start there or after is left out (`--keep-broken` writes the moves before an error).
+pub(crate) fn elements_until<'a>(
+    bytes: &'a [u8],
+    collector: &Collector,
+    keep: Keep,
+    until: u32,
+) -> Vec<Element<'a>> {
     let text = span_text(bytes);
     // A token some of whose moves were played gives those moves alone (the plies come in the
     // order of their tokens).
@@ -491,6 +509,16 @@ pub fn elements<'a>(bytes: &'a [u8], collector: &Collector, keep: Keep) -> Vec<E
                 _ => {}
             }
             continue;
+        }
+        let start = match *piece {
+            Recorded::Move(i) => collector.plies[i].start,
+            Recorded::Comment { start, .. }
+            | Recorded::Null { start, .. }
+            | Recorded::Unplayed { start, .. } => start,
+            Recorded::Nag(_) | Recorded::VariationStart | Recorded::VariationEnd => 0,
+        };
+        if start >= until {
+            break;
         }
         match *piece {
             Recorded::Move(i) => out.push(Element::Move(i)),

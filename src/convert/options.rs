@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::arrow::PlyColumns;
+use super::encode::OutputEncoding;
+use super::rewrite::Rewrite;
 use super::{Collector, GameVisitor, Keep};
 use crate::eco::EcoObserver;
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
@@ -161,6 +163,15 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,
     /// clock or comment is kept for a moves table.
     pub games_only: bool,
+    /// With [`Format::Pgn`]: a game that does not replay is written as far as it does, its
+    /// error and the rest of its movetext in comments, instead of being rejected.
+    pub keep_broken: bool,
+    /// With [`Format::Pgn`] or [`Format::Book`]: the encoding written (a game with a
+    /// character it cannot hold is rejected, an error for each).
+    pub output_encoding: OutputEncoding,
+    /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added or left out, FEN
+    /// comments, the layout).
+    pub rewrite: Rewrite,
 }
 
 impl Default for ConvertOptions {
@@ -192,6 +203,9 @@ impl Default for ConvertOptions {
             quiet: false,
             every_row: false,
             games_only: false,
+            keep_broken: false,
+            output_encoding: OutputEncoding::Utf8,
+            rewrite: Rewrite::default(),
         }
     }
 }
@@ -265,7 +279,8 @@ impl ConvertOptions {
 
     fn collector(&self) -> Collector {
         let records = matches!(self.format, Format::Jsonl | Format::Csv | Format::Epd);
-        let mut collector = Collector::new(self.notation(), records);
+        let positions = records || self.rewrite.needs_positions();
+        let mut collector = Collector::new(self.notation(), positions);
         if self.format == Format::Parquet {
             collector.columns = Some(Box::new(self.ply_columns()));
         }
@@ -321,6 +336,7 @@ impl ConvertOptions {
                 self.format.name()
             );
         }
+        self.refuse_rewrites_that_do_not_apply()?;
         if (self.fen || self.no_fen) && self.format != Format::Parquet {
             anyhow::bail!(
                 "{} applies to --format parquet only (--fen adds the fen column to \
@@ -355,6 +371,51 @@ impl ConvertOptions {
                      ({rows}); drop {option}"
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses the keeper's rewrites ([`Rewrite`]) where they cannot apply: they rewrite PGN.
+    fn refuse_rewrites_that_do_not_apply(&self) -> anyhow::Result<()> {
+        let r = &self.rewrite;
+        if r.start_ply.is_some() && r.drop_ply.is_some() {
+            anyhow::bail!(
+                "--start-ply and --drop-ply both say where the game starts; give one of them"
+            );
+        }
+        if self.output_encoding != OutputEncoding::Utf8
+            && !matches!(self.format, Format::Pgn | Format::Book)
+        {
+            anyhow::bail!(
+                "--output-encoding writes PGN or the book layout for software that reads \
+                 nothing else, and --format {} is written in UTF-8 only; drop it, or use \
+                 --format pgn or book",
+                self.format.name()
+            );
+        }
+        if let (Some(start), Some(limit)) = (r.start_ply, r.ply_limit) {
+            if start > limit {
+                anyhow::bail!(
+                    "--start-ply {start} is after --ply-limit {limit}: no move would be \
+                     written; give a start at or before the limit"
+                );
+            }
+        }
+        if self.keep_broken && self.format != Format::Pgn {
+            anyhow::bail!(
+                "--keep-broken writes the moves it cannot replay in PGN comments, and --format \
+                 {} is not PGN; drop it, or use --format pgn",
+                self.format.name()
+            );
+        }
+        if r.is_active() && self.format != Format::Pgn {
+            anyhow::bail!(
+                "the keeper's options (--start-ply, --drop-ply, --ply-limit, --add-tags, the FEN \
+                 comments, the tags kept, --layout, --line-width, the move numbers, the players' \
+                 tags) rewrite \
+                 PGN, and --format {} is not PGN; drop them, or use --format pgn",
+                self.format.name()
+            );
         }
         Ok(())
     }

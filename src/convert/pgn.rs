@@ -35,6 +35,19 @@ pub fn write_tags_with(
     set: &[(&str, &str)],
     out: &mut String,
 ) {
+    write_tags_kept(lexed, result, fix_result, set, |_| true, out);
+}
+
+/// [`write_tags_with`] with the tags beyond the Seven Tag Roster that `keep` refuses left out
+/// (`--keep-tags`, `--seven-tag-roster`).
+pub fn write_tags_kept(
+    lexed: &Lexed,
+    result: GameResult,
+    fix_result: bool,
+    set: &[(&str, &str)],
+    keep: impl Fn(&str) -> bool,
+    out: &mut String,
+) {
     let set_value = |name: &str| set.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
     for (name, default) in ROSTER {
         let value = if name == "Result" && (fix_result || lexed.tag("Result").is_none()) {
@@ -49,11 +62,12 @@ pub fn write_tags_with(
         match ROSTER.iter().position(|(n, _)| *n == t.name) {
             // Only the first of duplicated roster tags was written above.
             Some(i) if !seen_roster[i] => seen_roster[i] = true,
+            _ if !keep(t.name) => {}
             _ => tag(t.name, set_value(t.name).unwrap_or(t.value), out),
         }
     }
     for (name, value) in set {
-        if lexed.tag(name).is_none() {
+        if lexed.tag(name).is_none() && keep(name) {
             tag(name, value, out);
         }
     }
@@ -280,7 +294,7 @@ enum Spacing {
 
 /// The words of a brace comment: the runs between ASCII whitespace and vertical tabs. Other
 /// Unicode spaces belong to the words (see [`brace_comment`]).
-fn comment_words(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn comment_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| c.is_ascii_whitespace() || c == '\x0b')
         .filter(|w| !w.is_empty())
 }
