@@ -1,0 +1,114 @@
+//! `pgnkit tree`: the opening tree of the games (one row a position and move, with its
+//! games, results, ratings and dates) as Parquet, CSV or JSON lines. The arguments become
+//! [`TreeOptions`]; the engine is [`crate::tree::Tree`].
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use crate::dedup::parse_size;
+use crate::outcome::Outcome;
+use crate::tree::{Format, Side, Tree, TreeOptions, DEFAULT_MAX_PLY, MAX_PLY};
+
+/// Build an opening tree: for each position of the games' first plies, the moves played from
+/// it, how often, how they scored, at what rating.
+///
+/// One row a (position, move): its Polyglot key and EPD, the move in UCI and SAN, games,
+/// White wins, draws, Black wins, average ratings, first and last date and an example game.
+/// The format follows -o's extension (.parquet, .csv, .jsonl) or --format; Parquet by
+/// default. See docs/tree.md. Exit status: 0 clean, 1 some game had an error (its plies
+/// before it are counted), 2 pgnkit failed.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: super::InputArgs,
+
+    /// Write the tree to this file (`-`: standard output); replaced only when the run
+    /// succeeds.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// The format, instead of the one -o's extension names (default: parquet).
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+
+    /// Plies of each game's main line in the tree (1 to 1000).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_MAX_PLY,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PLY))
+    )]
+    pub max_ply: u32,
+
+    /// Leave out the rows of fewer games than this.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub min_games: u64,
+
+    /// Keep only White's or only Black's moves.
+    #[arg(long, value_enum, value_name = "SIDE")]
+    pub only: Option<SideArg>,
+
+    /// Where the sorted runs go past --memory-budget: by default the output's folder.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
+
+    /// Memory for the plies before a sorted run goes to the temporary folder: a size in bytes
+    /// with K, M, G or T (powers of 1024), as in 512M; at least 1M.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    pub memory_budget: u64,
+
+    /// Plies kept in memory before a sorted run goes to disk (for tests).
+    #[arg(long, value_name = "PLIES", hide = true)]
+    pub run_records: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Parquet,
+    Csv,
+    Jsonl,
+    /// A Polyglot opening book.
+    Bin,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Parquet => Format::Parquet,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Jsonl => Format::Jsonl,
+            FormatArg::Bin => Format::Polyglot,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SideArg {
+    White,
+    Black,
+}
+
+/// Runs `pgnkit tree`.
+///
+/// # Errors
+///
+/// Options that do not fit, an output or a temporary file that cannot be written.
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let input = args.input.resolve()?;
+    let mut options = TreeOptions::new(args.output);
+    options.format = args.format.map(Format::from);
+    options.max_ply = args.max_ply;
+    options.min_games = args.min_games;
+    options.side = match args.only {
+        None => Side::Both,
+        Some(SideArg::White) => Side::White,
+        Some(SideArg::Black) => Side::Black,
+    };
+    options.temp_dir = args.temp_dir;
+    options.memory_budget = args.memory_budget;
+    options.run_records = args.run_records;
+    options.quiet = args.input.quiet;
+    Tree::new(options)?.run(input)
+}

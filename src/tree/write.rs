@@ -1,0 +1,112 @@
+//! Where the rows of a tree go: CSV, JSON lines, Parquet or a Polyglot book, chosen by
+//! [`Format`]. One writer for `tree` and `tree merge`, handed rows in order.
+
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use super::rows::{texts, Row, RowOut, COLUMNS};
+
+/// The format of a tree file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// One row a (position, move), for DuckDB and Polars (the default).
+    #[default]
+    Parquet,
+    Csv,
+    /// JSON lines: one object a row.
+    Jsonl,
+    /// A Polyglot opening book (`.bin`).
+    Polyglot,
+}
+
+impl Format {
+    /// The format a file's name ends with (`.parquet`, `.csv`, `.jsonl` or `.ndjson`,
+    /// `.bin`), if any.
+    pub fn of_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "parquet" => Some(Format::Parquet),
+            "csv" => Some(Format::Csv),
+            "jsonl" | "ndjson" => Some(Format::Jsonl),
+            "bin" => Some(Format::Polyglot),
+            _ => None,
+        }
+    }
+
+    /// Its name, as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Parquet => "parquet",
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+            Format::Polyglot => "bin",
+        }
+    }
+}
+
+/// Writes rows in one format.
+pub enum RowWriter<W: Write + Send> {
+    Csv(csv::Writer<W>),
+    Jsonl(BufWriter<W>),
+}
+
+impl<W: Write + Send> RowWriter<W> {
+    /// Starts a file of `format` on `out`.
+    ///
+    /// # Errors
+    ///
+    /// When the header cannot be written, or the format is not one of rows.
+    pub fn new(format: Format, out: W) -> io::Result<RowWriter<W>> {
+        Ok(match format {
+            Format::Csv => {
+                // The header is written here, so that a tree without rows has one too.
+                let mut w = csv::WriterBuilder::new()
+                    .has_headers(false)
+                    .from_writer(out);
+                w.write_record(COLUMNS).map_err(crate::outcome::csv_io)?;
+                RowWriter::Csv(w)
+            }
+            Format::Jsonl => RowWriter::Jsonl(BufWriter::with_capacity(1 << 16, out)),
+            Format::Parquet | Format::Polyglot => {
+                return Err(io::Error::other(format!(
+                    "{} is not written yet",
+                    format.name()
+                )))
+            }
+        })
+    }
+
+    /// Writes `row`; `names` are the inputs `row.example_file` indexes.
+    ///
+    /// # Errors
+    ///
+    /// When the output cannot be written, or the row's position is damaged.
+    pub fn write(&mut self, row: &Row, names: &[String]) -> io::Result<()> {
+        let texts = texts(&row.position, row.mv).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("a damaged row (key {:016x})", row.key),
+            )
+        })?;
+        let out = RowOut::of(row, texts, names);
+        match self {
+            RowWriter::Csv(w) => w.serialize(&out).map_err(crate::outcome::csv_io),
+            RowWriter::Jsonl(w) => {
+                serde_json::to_writer(&mut *w, &out)?;
+                w.write_all(b"\n")
+            }
+        }
+    }
+
+    /// Flushes what is left and gives the output back.
+    ///
+    /// # Errors
+    ///
+    /// When the output cannot be written.
+    pub fn finish(self) -> io::Result<W> {
+        match self {
+            RowWriter::Csv(w) => w.into_inner().map_err(|e| io::Error::other(e.to_string())),
+            RowWriter::Jsonl(w) => w.into_inner().map_err(|e| e.into_error()),
+        }
+    }
+}

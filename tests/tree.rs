@@ -1,0 +1,200 @@
+//! `pgnkit tree`, run as a user runs it: rows worked out by hand on small files (the corpus is
+//! compared with python-chess by .ci/tree-pychess.py), transpositions, en passant keys, the
+//! options, and the same tree however the work is cut.
+
+mod common;
+
+use common::{pgnkit, pgnkit_ok, scratch, stderr, stdout};
+
+/// `pgnkit tree -q --format csv ARGS`: its rows, the header first.
+fn csv(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["tree", "-q", "--format", "csv"];
+    all.extend(args);
+    stdout(&pgnkit_ok(&all, None))
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The rows of `rows` for the position `epd`, as `uci:games:white_wins:draws:black_wins`.
+fn moves_of(rows: &[String], epd: &str) -> Vec<String> {
+    rows.iter()
+        .filter_map(|r| {
+            let c: Vec<&str> = r.split(',').collect();
+            (c[1] == epd).then(|| format!("{}:{}:{}:{}:{}", c[2], c[4], c[5], c[6], c[7]))
+        })
+        .collect()
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+#[test]
+fn three_games_to_two_plies_by_hand() {
+    let rows = csv(&["--max-ply", "2", "testdata/tree/three.pgn"]);
+    assert_eq!(
+        rows,
+        [
+            "key,epd,uci,san,games,white_wins,draws,black_wins,mover_elo,mover_rated,opponent_elo,opponent_rated,first_date,last_date,example_file,example_game",
+            // 1. d4 in game 2 (drawn, unrated, 2023), 1. e4 in games 1 and 3 (both won by
+            // White rated 2000 and 2200 against 1800 and 2100).
+            "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,d2d4,d4,1,0,1,0,,0,,0,2023.??.??,2023.??.??,testdata/tree/three.pgn,2",
+            "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,e4,2,2,0,0,2100.0,2,1950.0,2,2024.01.05,2024.02.01,testdata/tree/three.pgn,1",
+            "823c9b50fd114196,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -,c7c5,c5,1,1,0,0,2100.0,1,2200.0,1,2024.02.01,2024.02.01,testdata/tree/three.pgn,3",
+            "823c9b50fd114196,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -,e7e5,e5,1,1,0,0,1800.0,1,2000.0,1,2024.01.05,2024.01.05,testdata/tree/three.pgn,1",
+            "830eb9b20758d1de,rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -,d7d5,d5,1,0,1,0,,0,,0,2023.??.??,2023.??.??,testdata/tree/three.pgn,2",
+        ]
+    );
+}
+
+#[test]
+fn min_games_and_only_one_side() {
+    let rows = csv(&[
+        "--max-ply",
+        "2",
+        "--min-games",
+        "2",
+        "testdata/tree/three.pgn",
+    ]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(moves_of(&rows, START), ["e2e4:2:2:0:0"]);
+    let black = csv(&[
+        "--max-ply",
+        "4",
+        "--only",
+        "black",
+        "testdata/tree/three.pgn",
+    ]);
+    assert_eq!(black.len(), 1 + 4, "{black:?}");
+    assert!(
+        black[1..].iter().all(|r| r.contains(" b KQkq -")),
+        "{black:?}"
+    );
+    let white = csv(&[
+        "--max-ply",
+        "4",
+        "--only",
+        "white",
+        "testdata/tree/three.pgn",
+    ]);
+    assert_eq!(white.len(), 1 + 3, "{white:?}");
+}
+
+#[test]
+fn a_transposition_is_one_position_and_a_repetition_counts_twice() {
+    let rows = csv(&["--max-ply", "12", "testdata/tree/positions.pgn"]);
+    // 1. Nf3 Nf6 2. Nc3 and 1. Nc3 Nf6 2. Nf3: one position, 2...d5 in both games.
+    assert_eq!(
+        moves_of(
+            &rows,
+            "rnbqkb1r/pppppppp/5n2/8/8/2N2N2/PPPPPPPP/R1BQKB1R b KQkq -"
+        ),
+        ["d7d5:2:1:0:1"]
+    );
+    // 1. Nf3 from the start: game 1, and twice in the repetition game (plies 1 and 5).
+    assert!(moves_of(&rows, START).contains(&"g1f3:3:1:2:0".to_owned()));
+}
+
+#[test]
+fn en_passant_is_in_the_key_when_a_pawn_could_take_as_polyglot_says() {
+    let rows = csv(&["--max-ply", "12", "testdata/tree/positions.pgn"]);
+    let key_of = |epd: &str| {
+        rows.iter()
+            .find(|r| r.split(',').nth(1) == Some(epd))
+            .map(|r| r[..16].to_owned())
+    };
+    // Keys from python-chess's chess.polyglot.zobrist_hash.
+    assert_eq!(
+        key_of("rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6").as_deref(),
+        Some("2158459ff499f8e3")
+    );
+    // The pawn on b5 is pinned: the capture is not legal, so the EPD has no square, but
+    // Polyglot keys the file all the same.
+    assert_eq!(
+        key_of("4k3/8/8/KPp4r/8/8/8/8 w - -").as_deref(),
+        Some("35166a62c9d2edc7")
+    );
+}
+
+#[test]
+fn a_game_with_an_error_adds_its_plies_before_it_and_exits_1() {
+    let out = pgnkit(
+        &[
+            "tree",
+            "-q",
+            "--format",
+            "csv",
+            "--max-ply",
+            "8",
+            "testdata/tree/illegal.pgn",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rows: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert_eq!(moves_of(&rows, START), ["e2e4:2:1:0:1"]);
+    // 2. Ke3 cannot be played: the first game stops there, the second goes on with 2. Nf3.
+    assert_eq!(
+        moves_of(
+            &rows,
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -"
+        ),
+        ["g1f3:1:0:0:1"]
+    );
+    assert_eq!(rows.len(), 1 + 3, "{rows:?}");
+}
+
+#[test]
+fn the_same_tree_for_any_jobs_and_any_number_of_sorted_runs() {
+    let base = [
+        "--max-ply",
+        "12",
+        "testdata/tree/positions.pgn",
+        "testdata/tree/three.pgn",
+    ];
+    let one = csv(&[&base[..], &["-j", "1"]].concat());
+    let two = csv(&[&base[..], &["-j", "2"]].concat());
+    let spilled = csv(&[&base[..], &["--run-records", "3"]].concat());
+    assert_eq!(one, two);
+    assert_eq!(one, spilled);
+}
+
+#[test]
+fn jsonl_holds_the_same_rows_as_csv() {
+    let dir = scratch("tree-jsonl");
+    let out = dir.join("tree.jsonl");
+    pgnkit_ok(
+        &[
+            "tree",
+            "-q",
+            "--max-ply",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+            "testdata/tree/three.pgn",
+        ],
+        None,
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rows = common::json_lines(&text);
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[1]["uci"], "e2e4");
+    assert_eq!(rows[1]["games"], 2);
+    assert_eq!(rows[1]["mover_elo"], 2100.0);
+    assert_eq!(rows[0]["mover_elo"], serde_json::Value::Null);
+}
+
+#[test]
+fn wrong_options_are_refused() {
+    for (args, says) in [
+        (&["--max-ply", "0"][..], "--max-ply"),
+        (&["--min-games", "0"][..], "--min-games"),
+        (&["--memory-budget", "10"][..], "memory budget"),
+    ] {
+        let mut all = vec!["tree", "--format", "csv", "testdata/tree/three.pgn"];
+        all.extend(args);
+        let out = pgnkit(&all, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
