@@ -198,3 +198,55 @@ fn wrong_options_are_refused() {
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn parquet_holds_the_rows_of_csv_and_is_looked_up_alike() {
+    let dir = scratch("tree-parquet");
+    let files = ["testdata/tree/three.pgn", "testdata/tree/positions.pgn"];
+    let mut rows_of = Vec::new();
+    let mut tables = Vec::new();
+    for name in ["tree.parquet", "tree.csv", "tree.jsonl"] {
+        let out = dir.join(name);
+        let mut args = vec!["tree", "-q", "--max-ply", "6", "-o", out.to_str().unwrap()];
+        args.extend(files);
+        pgnkit_ok(&args, None);
+        let format = pgnkit::tree::lookup::format_of(&out).unwrap();
+        let mut rows = Vec::new();
+        pgnkit::tree::lookup::read_rows(&out, format, |r| {
+            rows.push(r);
+            Ok(true)
+        })
+        .unwrap();
+        rows_of.push(rows);
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        tables.push(stdout(&pgnkit_ok(
+            &["tree", "--fen", fen, out.to_str().unwrap()],
+            None,
+        )));
+    }
+    assert_eq!(rows_of[0].len(), 26);
+    assert_eq!(rows_of[0], rows_of[1]);
+    assert_eq!(rows_of[0], rows_of[2]);
+    assert_eq!(tables[0], tables[1]);
+    assert_eq!(tables[0], tables[2]);
+    assert!(
+        tables[0]
+            .lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("Nf3 ")),
+        "{}",
+        tables[0]
+    );
+    // A position the tree does not hold: exit status 1.
+    let out = pgnkit(
+        &[
+            "tree",
+            "--fen",
+            "8/8/8/8/8/8/8/K6k w - -",
+            dir.join("tree.csv").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("not in the tree"), "{}", stdout(&out));
+}

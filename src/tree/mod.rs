@@ -5,7 +5,9 @@
 //! and one streaming pass sums them into rows ([`rows::Row`]): memory stays within the
 //! sorter's budget however many games are read.
 
+pub mod lookup;
 pub mod observer;
+pub mod parquet;
 pub mod record;
 pub mod rows;
 pub mod write;

@@ -4,7 +4,19 @@
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
+use super::parquet::TreeParquet;
 use super::rows::{texts, Row, RowOut, COLUMNS};
+
+/// A Parquet error as an I/O error (of the same kind when it is one).
+fn parquet_io(e: parquet::errors::ParquetError) -> io::Error {
+    match e {
+        parquet::errors::ParquetError::External(inner) => match inner.downcast::<io::Error>() {
+            Ok(io) => *io,
+            Err(other) => io::Error::other(other),
+        },
+        other => io::Error::other(other),
+    }
+}
 
 /// The format of a tree file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,6 +60,7 @@ impl Format {
 pub enum RowWriter<W: Write + Send> {
     Csv(csv::Writer<W>),
     Jsonl(BufWriter<W>),
+    Parquet(Box<TreeParquet<BufWriter<W>>>),
 }
 
 impl<W: Write + Send> RowWriter<W> {
@@ -67,7 +80,10 @@ impl<W: Write + Send> RowWriter<W> {
                 RowWriter::Csv(w)
             }
             Format::Jsonl => RowWriter::Jsonl(BufWriter::with_capacity(1 << 16, out)),
-            Format::Parquet | Format::Polyglot => {
+            Format::Parquet => RowWriter::Parquet(Box::new(
+                TreeParquet::new(BufWriter::with_capacity(1 << 16, out)).map_err(parquet_io)?,
+            )),
+            Format::Polyglot => {
                 return Err(io::Error::other(format!(
                     "{} is not written yet",
                     format.name()
@@ -95,6 +111,7 @@ impl<W: Write + Send> RowWriter<W> {
                 serde_json::to_writer(&mut *w, &out)?;
                 w.write_all(b"\n")
             }
+            RowWriter::Parquet(w) => w.push(&out).map_err(parquet_io),
         }
     }
 
@@ -107,6 +124,11 @@ impl<W: Write + Send> RowWriter<W> {
         match self {
             RowWriter::Csv(w) => w.into_inner().map_err(|e| io::Error::other(e.to_string())),
             RowWriter::Jsonl(w) => w.into_inner().map_err(|e| e.into_error()),
+            RowWriter::Parquet(w) => w
+                .finish()
+                .map_err(parquet_io)?
+                .into_inner()
+                .map_err(|e| e.into_error()),
         }
     }
 }
