@@ -8,6 +8,7 @@ use clap::ValueEnum;
 
 use crate::dedup::parse_size;
 use crate::outcome::Outcome;
+use crate::tree::lookup::lookup;
 use crate::tree::{Format, Side, Tree, TreeOptions, DEFAULT_MAX_PLY, MAX_PLY};
 
 /// Build an opening tree: for each position of the games' first plies, the moves played from
@@ -49,6 +50,11 @@ pub struct Args {
     /// Keep only White's or only Black's moves.
     #[arg(long, value_enum, value_name = "SIDE")]
     pub only: Option<SideArg>,
+
+    /// Print the moves of this position (a FEN or EPD) in the tree file given, instead of
+    /// building a tree: `pgnkit tree --fen FEN tree.parquet`.
+    #[arg(long, value_name = "FEN")]
+    pub fen: Option<String>,
 
     /// Where the sorted runs go past --memory-budget: by default the output's folder.
     #[arg(long, value_name = "DIR")]
@@ -96,6 +102,18 @@ pub enum SideArg {
 ///
 /// Options that do not fit, an output or a temporary file that cannot be written.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    if let Some(fen) = &args.fen {
+        let [file] = &args.input.files[..] else {
+            anyhow::bail!("--fen looks up a position in one tree file: give one file");
+        };
+        let mut out = std::io::stdout().lock();
+        let found = lookup(file, args.format.map(Format::from), fen, &mut out)?;
+        return Ok(if found {
+            Outcome::Clean
+        } else {
+            Outcome::Problems
+        });
+    }
     let input = args.input.resolve()?;
     let mut options = TreeOptions::new(args.output);
     options.format = args.format.map(Format::from);
