@@ -250,3 +250,104 @@ fn parquet_holds_the_rows_of_csv_and_is_looked_up_alike() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("not in the tree"), "{}", stdout(&out));
 }
+
+/// The entries of a Polyglot book: key, move, weight (the learning bytes must be 0).
+fn book_entries(bytes: &[u8]) -> Vec<(u64, u16, u16)> {
+    assert_eq!(bytes.len() % 16, 0);
+    bytes
+        .chunks(16)
+        .map(|e| {
+            assert_eq!(&e[12..], [0, 0, 0, 0]);
+            (
+                u64::from_be_bytes(e[..8].try_into().unwrap()),
+                u16::from_be_bytes([e[8], e[9]]),
+                u16::from_be_bytes([e[10], e[11]]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_polyglot_book_weighs_as_make_book_does() {
+    let dir = scratch("tree-book");
+    let book = dir.join("book.bin");
+    let make = |extra: &[&str]| {
+        let mut args = vec![
+            "tree",
+            "-q",
+            "--max-ply",
+            "40",
+            "-o",
+            book.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        args.push("testdata/tree/book.pgn");
+        pgnkit_ok(&args, None);
+        book_entries(&std::fs::read(&book).unwrap())
+    };
+    let entries = make(&[]);
+    assert!(
+        entries.windows(2).all(|w| w[0].0 <= w[1].0),
+        "sorted by key"
+    );
+    let start: Vec<(u16, u16)> = entries
+        .iter()
+        .filter(|e| e.0 == 0x463b96181691fc9c)
+        .map(|e| (e.1, e.2))
+        .collect();
+    // e4 in five games (1-0, 0-1, 1/2, 1-0, 0-1): 2 + 0 + 1 + 2 + 0. h4 won once, Nf3 drawn
+    // twice in one game (a repetition), d4 once without a result (as a draw); h4 and Nf3
+    // weigh the same and come in the order of their first games. (Polyglot moves: from * 64
+    // + to.)
+    let code = |from: u16, to: u16| from * 64 + to;
+    assert_eq!(
+        start,
+        [
+            (code(12, 28), 5),
+            (code(15, 31), 2),
+            (code(6, 21), 2),
+            (code(11, 27), 1)
+        ]
+    );
+    // Castling long is the king taking its rook: 8. O-O-O is e1a1 (4 to 0). (Black's 6...
+    // O-O-O lost: weight 0, left out, as make-book leaves it.)
+    assert!(entries.iter().any(|e| e.1 == code(4, 0)));
+    assert!(!entries.iter().any(|e| e.1 == code(60, 56)));
+    // The promotion to a queen: h7 to g8, queen (4) in bits 12 to 14.
+    assert!(entries.iter().any(|e| e.1 == code(55, 62) | 4 << 12));
+    // --min-games 3 keeps 1. e4 (5 games), then 1... e5 2. Nf3 Nc6 3. Bb5 (3 games each).
+    assert_eq!(make(&["--min-games", "3"]).len(), 5);
+    // --min-score 60: only the moves scoring 60% or more for the side to move.
+    let scored = make(&["--min-score", "60"]);
+    assert!(scored.iter().all(|e| e.1 != code(12, 28)), "e4 scores 50%");
+    // --uniform: every weight 1.
+    assert!(make(&["--uniform"]).iter().all(|e| e.2 == 1));
+    // The book is looked up as a tree is.
+    make(&[]);
+    let table = stdout(&pgnkit_ok(
+        &[
+            "tree",
+            "--fen",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+            book.to_str().unwrap(),
+        ],
+        None,
+    ));
+    assert!(table.contains("e4            5    50%"), "{table}");
+}
+
+#[test]
+fn book_options_without_a_book_are_refused() {
+    let out = pgnkit(
+        &[
+            "tree",
+            "--format",
+            "csv",
+            "--uniform",
+            "testdata/tree/three.pgn",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("Polyglot book"), "{}", stderr(&out));
+}

@@ -1,5 +1,6 @@
 //! `pgnkit tree`: the opening tree of the games (one row a position and move, with its
-//! games, results, ratings and dates) as Parquet, CSV or JSON lines. The arguments become
+//! games, results, ratings and dates) as Parquet, CSV or JSON lines, or a Polyglot book; and
+//! `--fen`, a position looked up in a tree file. The arguments become
 //! [`TreeOptions`]; the engine is [`crate::tree::Tree`].
 
 use std::path::PathBuf;
@@ -16,8 +17,9 @@ use crate::tree::{Format, Side, Tree, TreeOptions, DEFAULT_MAX_PLY, MAX_PLY};
 ///
 /// One row a (position, move): its Polyglot key and EPD, the move in UCI and SAN, games,
 /// White wins, draws, Black wins, average ratings, first and last date and an example game.
-/// The format follows -o's extension (.parquet, .csv, .jsonl) or --format; Parquet by
-/// default. See docs/tree.md. Exit status: 0 clean, 1 some game had an error (its plies
+/// The format follows -o's extension (.parquet, .csv, .jsonl; .bin: a Polyglot opening book
+/// as polyglot make-book makes it) or --format; Parquet by default. --fen FEN FILE looks up a
+/// position in a tree file. See docs/tree.md. Exit status: 0 clean, 1 some game had an error (its plies
 /// before it are counted), 2 pgnkit failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -50,6 +52,15 @@ pub struct Args {
     /// Keep only White's or only Black's moves.
     #[arg(long, value_enum, value_name = "SIDE")]
     pub only: Option<SideArg>,
+
+    /// With a Polyglot book (-o book.bin): leave out the moves whose side to move scored
+    /// less than this percentage (polyglot make-book's -min-score).
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.0)]
+    pub min_score: f64,
+
+    /// With a Polyglot book: every move kept weighs 1 (make-book's -uniform).
+    #[arg(long)]
+    pub uniform: bool,
 
     /// Print the moves of this position (a FEN or EPD) in the tree file given, instead of
     /// building a tree: `pgnkit tree --fen FEN tree.parquet`.
@@ -124,6 +135,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(SideArg::White) => Side::White,
         Some(SideArg::Black) => Side::Black,
     };
+    options.min_score = args.min_score;
+    options.uniform = args.uniform;
     options.temp_dir = args.temp_dir;
     options.memory_budget = args.memory_budget;
     options.run_records = args.run_records;

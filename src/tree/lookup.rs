@@ -215,7 +215,7 @@ fn write_table(
     }
     let book = lines.iter().any(|l| l.weight.is_some());
     if book {
-        lines.sort_by(|a, b| b.weight.cmp(&a.weight).then_with(|| a.san.cmp(&b.san)));
+        // In the book's order: the heaviest first, as make-book wrote them.
         let total: u64 = lines.iter().map(|l| u64::from(l.weight.unwrap_or(0))).sum();
         writeln!(out, "{epd}  key {hex}: {} book moves", lines.len())?;
         writeln!(out, "{:<8} {:>6} {:>6}", "move", "weight", "share")?;

@@ -3,11 +3,14 @@
 //! packed position before the move, the move, the game's result, ratings and date), the
 //! records go through the one external sorter ([`crate::sort`]) sorted by position and move,
 //! and one streaming pass sums them into rows ([`rows::Row`]): memory stays within the
-//! sorter's budget however many games are read.
+//! sorter's budget however many games are read. The rows are written as a table
+//! ([`write::RowWriter`]: CSV, JSON lines, Parquet) or as a Polyglot book
+//! ([`polyglot::BookWriter`]), and a position is looked up in a tree file by [`lookup`].
 
 pub mod lookup;
 pub mod observer;
 pub mod parquet;
+pub mod polyglot;
 pub mod record;
 pub mod rows;
 pub mod write;
@@ -26,6 +29,7 @@ use crate::rules::game::CheckOptions;
 use crate::sort::{Sorter, Space};
 use observer::PlyObserver;
 pub use observer::Side;
+use polyglot::BookOptions;
 use record::{date_number, PlyRecord, Score};
 use rows::Rows;
 pub use write::Format;
@@ -40,7 +44,7 @@ pub const MIN_MEMORY_BUDGET: u64 = 1 << 20;
 
 /// What a run of `pgnkit tree` reads and writes: the options of the command, each named after
 /// its flag. [`TreeOptions::new`] sets the command line's defaults.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TreeOptions {
     /// The output file (`None` or `-`: standard output), replaced only when the run succeeds.
     pub output: Option<PathBuf>,
@@ -52,6 +56,11 @@ pub struct TreeOptions {
     pub min_games: u64,
     /// Only one side's moves (`--only white|black`).
     pub side: Side,
+    /// With a Polyglot book: leave out the moves whose side to move scored less than this
+    /// percentage (`--min-score`, 0 to 100).
+    pub min_score: f64,
+    /// With a Polyglot book: every move kept weighs 1 (`--uniform`).
+    pub uniform: bool,
     /// Where the sorted runs go (`--temp-dir`); `None`: the output's folder.
     pub temp_dir: Option<PathBuf>,
     /// Bytes of records kept in memory before a sorted run goes to disk (`--memory-budget`).
@@ -73,6 +82,8 @@ impl TreeOptions {
             max_ply: DEFAULT_MAX_PLY,
             min_games: 1,
             side: Side::Both,
+            min_score: 0.0,
+            uniform: false,
             temp_dir: None,
             memory_budget: 256 << 20,
             run_records: None,
@@ -144,7 +155,19 @@ impl Tree {
                 options.memory_budget
             );
         }
+        if !(0.0..=100.0).contains(&options.min_score) {
+            bail!(
+                "--min-score {} is not a percentage from 0 to 100",
+                options.min_score
+            );
+        }
         let format = options.resolved_format();
+        if format != Format::Polyglot && (options.min_score > 0.0 || options.uniform) {
+            bail!(
+                "--min-score and --uniform make a Polyglot book's entries: write one (-o book.bin \
+                 or --format bin), or drop them"
+            );
+        }
         Ok(Tree { options, format })
     }
 
@@ -168,8 +191,13 @@ impl Tree {
         let mut staged = StagedFiles::new();
         let out_name = staged::display_name(options.output.as_deref());
         let out = staged.open(options.output.as_deref())?;
-        let mut writer =
-            RowWriter::new(self.format, out).map_err(|e| WriteError::new(out_name.as_str(), e))?;
+        let book = BookOptions {
+            min_games: options.min_games,
+            min_score: options.min_score,
+            uniform: options.uniform,
+        };
+        let mut writer = RowWriter::new(self.format, out, book)
+            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
 
         let temp = temp_parent(options);
         let dir = TempDir::create(&temp, "tree", None).with_context(|| {
@@ -198,7 +226,7 @@ impl Tree {
             with_errors += u64::from(game.errors > 0);
             plies += game.records.len() as u64;
             for mut r in game.records {
-                r.order = order;
+                r.order |= order << 16;
                 r.file = file;
                 sorter.push(r).map_err(temp_error)?;
             }
@@ -217,7 +245,8 @@ impl Tree {
         let (mut written, mut positions) = (0u64, 0u64);
         let mut last_key = None;
         let mut put = |row: rows::Row| -> anyhow::Result<()> {
-            if row.games < options.min_games {
+            // A book filters its entries itself, once their counts are as make-book keeps them.
+            if row.games < options.min_games && self.format != Format::Polyglot {
                 return Ok(());
             }
             let key = (row.key, row.position);
@@ -239,7 +268,7 @@ impl Tree {
         if let Some(row) = rows.finish() {
             put(row)?;
         }
-        let mut out = writer
+        let (mut out, entries) = writer
             .finish()
             .map_err(|e| WriteError::new(out_name.as_str(), e))?;
         out.flush()
@@ -252,10 +281,14 @@ impl Tree {
         inputs.summary(
             options.quiet,
             format_args!(
-                "{}, {} of {}{}",
+                "{}, {} of {}{}{}",
                 counted(plies, "ply", "plies"),
                 counted(written, "row", "rows"),
                 counted(positions, "position", "positions"),
+                entries.map_or_else(String::new, |n| format!(
+                    ": {} in the book",
+                    counted(n, "entry", "entries")
+                )),
                 spilled_note(space.spilled())
             ),
         )?;

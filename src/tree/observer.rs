@@ -81,6 +81,7 @@ impl Visitor for PlyObserver {
         if at.depth != 0 || self.stopped || self.ply >= self.max_ply {
             return;
         }
+        let ply = self.ply;
         self.ply += 1;
         if !self.side.keeps(before.turn()) {
             return;
@@ -90,7 +91,8 @@ impl Visitor for PlyObserver {
             key: key.0,
             position: Packed::of(before),
             mv: polyglot_move(&mv),
-            order: 0,
+            // The game's place is the caller's to add.
+            order: u64::from(ply),
             score: 0,
             mover_elo: 0,
             opponent_elo: 0,

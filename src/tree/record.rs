@@ -176,7 +176,8 @@ pub struct PlyRecord {
     pub position: Packed,
     /// [`polyglot_move`].
     pub mv: u16,
-    /// The game's place among every game of the run (from 0).
+    /// The game's place among every game of the run (from 0) in the high 48 bits, the ply's
+    /// in the game in the low 16: records in the order the games played them.
     pub order: u64,
     /// [`Score`] as a number.
     pub score: u8,

@@ -30,6 +30,9 @@ pub struct Row {
     /// The earliest game, as its input's index among the run's names and its number there.
     pub example_file: u32,
     pub example_game: u64,
+    /// The place of the earliest game in the run (not written: what orders a book's moves of
+    /// one weight as make-book does).
+    pub first_order: u64,
 }
 
 impl Row {
@@ -52,6 +55,7 @@ impl Row {
             last_date: r.date,
             example_file: r.file,
             example_game: r.game,
+            first_order: r.order,
         }
     }
 
@@ -71,6 +75,7 @@ impl Row {
         self.mover_elo_sum += later.mover_elo_sum;
         self.opponent_rated += later.opponent_rated;
         self.opponent_elo_sum += later.opponent_elo_sum;
+        self.first_order = self.first_order.min(later.first_order);
         let known = |a: u32, b: u32, pick: fn(u32, u32) -> u32| match (a, b) {
             (0, d) | (d, 0) => d,
             (a, b) => pick(a, b),

@@ -5,6 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use super::parquet::TreeParquet;
+use super::polyglot::{BookOptions, BookWriter};
 use super::rows::{texts, Row, RowOut, COLUMNS};
 
 /// A Parquet error as an I/O error (of the same kind when it is one).
@@ -61,6 +62,7 @@ pub enum RowWriter<W: Write + Send> {
     Csv(csv::Writer<W>),
     Jsonl(BufWriter<W>),
     Parquet(Box<TreeParquet<BufWriter<W>>>),
+    Book(BookWriter<W>),
 }
 
 impl<W: Write + Send> RowWriter<W> {
@@ -69,7 +71,7 @@ impl<W: Write + Send> RowWriter<W> {
     /// # Errors
     ///
     /// When the header cannot be written, or the format is not one of rows.
-    pub fn new(format: Format, out: W) -> io::Result<RowWriter<W>> {
+    pub fn new(format: Format, out: W, book: BookOptions) -> io::Result<RowWriter<W>> {
         Ok(match format {
             Format::Csv => {
                 // The header is written here, so that a tree without rows has one too.
@@ -83,12 +85,7 @@ impl<W: Write + Send> RowWriter<W> {
             Format::Parquet => RowWriter::Parquet(Box::new(
                 TreeParquet::new(BufWriter::with_capacity(1 << 16, out)).map_err(parquet_io)?,
             )),
-            Format::Polyglot => {
-                return Err(io::Error::other(format!(
-                    "{} is not written yet",
-                    format.name()
-                )))
-            }
+            Format::Polyglot => RowWriter::Book(BookWriter::new(out, book)),
         })
     }
 
@@ -98,6 +95,10 @@ impl<W: Write + Send> RowWriter<W> {
     ///
     /// When the output cannot be written, or the row's position is damaged.
     pub fn write(&mut self, row: &Row, names: &[String]) -> io::Result<()> {
+        if let RowWriter::Book(w) = self {
+            // A book keeps no text.
+            return w.push(row);
+        }
         let texts = texts(&row.position, row.mv).ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -112,23 +113,31 @@ impl<W: Write + Send> RowWriter<W> {
                 w.write_all(b"\n")
             }
             RowWriter::Parquet(w) => w.push(&out).map_err(parquet_io),
+            RowWriter::Book(_) => Ok(()),
         }
     }
 
-    /// Flushes what is left and gives the output back.
+    /// Flushes what is left and gives the output back, with the entries of a book.
     ///
     /// # Errors
     ///
     /// When the output cannot be written.
-    pub fn finish(self) -> io::Result<W> {
-        match self {
-            RowWriter::Csv(w) => w.into_inner().map_err(|e| io::Error::other(e.to_string())),
-            RowWriter::Jsonl(w) => w.into_inner().map_err(|e| e.into_error()),
+    pub fn finish(self) -> io::Result<(W, Option<u64>)> {
+        let out = match self {
+            RowWriter::Csv(w) => w
+                .into_inner()
+                .map_err(|e| io::Error::other(e.to_string()))?,
+            RowWriter::Jsonl(w) => w.into_inner().map_err(|e| e.into_error())?,
             RowWriter::Parquet(w) => w
                 .finish()
                 .map_err(parquet_io)?
                 .into_inner()
-                .map_err(|e| e.into_error()),
-        }
+                .map_err(|e| e.into_error())?,
+            RowWriter::Book(w) => {
+                let (out, entries) = w.finish()?;
+                return Ok((out, Some(entries)));
+            }
+        };
+        Ok((out, None))
     }
 }
