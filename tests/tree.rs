@@ -210,13 +210,12 @@ fn parquet_holds_the_rows_of_csv_and_is_looked_up_alike() {
         let mut args = vec!["tree", "-q", "--max-ply", "6", "-o", out.to_str().unwrap()];
         args.extend(files);
         pgnkit_ok(&args, None);
-        let format = pgnkit::tree::lookup::format_of(&out).unwrap();
+        let format = pgnkit::tree::read::format_of(&out).unwrap();
+        let mut reader = pgnkit::tree::read::TreeRows::open(&out, format).unwrap();
         let mut rows = Vec::new();
-        pgnkit::tree::lookup::read_rows(&out, format, |r| {
+        while let Some(r) = reader.next_row().unwrap() {
             rows.push(r);
-            Ok(true)
-        })
-        .unwrap();
+        }
         rows_of.push(rows);
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         tables.push(stdout(&pgnkit_ok(
@@ -350,4 +349,134 @@ fn book_options_without_a_book_are_refused() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("Polyglot book"), "{}", stderr(&out));
+}
+
+#[test]
+fn merged_parts_are_the_tree_of_one_run() {
+    let dir = scratch("tree-merge");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let inputs = [
+        "testdata/tree/three.pgn",
+        "testdata/tree/positions.pgn",
+        "testdata/tree/book.pgn",
+    ];
+    let parts = ["a.parquet", "b.jsonl", "c.csv"];
+    for (input, part) in inputs.iter().zip(parts) {
+        pgnkit_ok(
+            &["tree", "-q", "--max-ply", "12", "-o", &path(part), input],
+            None,
+        );
+    }
+    let mut one = vec!["tree", "-q", "--max-ply", "12", "--format", "csv"];
+    one.extend(inputs);
+    let want = stdout(&pgnkit_ok(&one, None));
+    let merged = pgnkit_ok(
+        &[
+            "tree",
+            "merge",
+            &path("a.parquet"),
+            &path("b.jsonl"),
+            &path("c.csv"),
+            "--format",
+            "csv",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&merged), want);
+    assert!(
+        stderr(&merged).starts_with("pgnkit: 3 parts, 89 rows read: 73 rows of 63 positions in "),
+        "{}",
+        stderr(&merged)
+    );
+    // --min-games applies to the merged rows; a book from the parts is the book of one run.
+    let one_book = path("one.bin");
+    let mut book = vec![
+        "tree",
+        "-q",
+        "--max-ply",
+        "12",
+        "--min-games",
+        "2",
+        "-o",
+        &one_book,
+    ];
+    book.extend(inputs);
+    pgnkit_ok(&book, None);
+    let merged_book = path("merged.bin");
+    pgnkit_ok(
+        &[
+            "tree",
+            "merge",
+            "-q",
+            "--min-games",
+            "2",
+            "-o",
+            &merged_book,
+            &path("a.parquet"),
+            &path("b.jsonl"),
+            &path("c.csv"),
+        ],
+        None,
+    );
+    let (a, b) = (
+        std::fs::read(&one_book).unwrap(),
+        std::fs::read(&merged_book).unwrap(),
+    );
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_part_that_is_no_sorted_tree_is_refused() {
+    let dir = scratch("tree-merge-wrong");
+    let tree = dir.join("tree.csv");
+    pgnkit_ok(
+        &[
+            "tree",
+            "-q",
+            "--max-ply",
+            "2",
+            "-o",
+            tree.to_str().unwrap(),
+            "testdata/tree/three.pgn",
+        ],
+        None,
+    );
+    let text = std::fs::read_to_string(&tree).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1..].reverse();
+    let shuffled = dir.join("shuffled.csv");
+    std::fs::write(&shuffled, lines.join("\n") + "\n").unwrap();
+    let out = pgnkit(
+        &[
+            "tree",
+            "merge",
+            "--format",
+            "csv",
+            shuffled.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not in a tree's order"),
+        "{}",
+        stderr(&out)
+    );
+    let out = pgnkit(
+        &[
+            "tree",
+            "merge",
+            "--format",
+            "csv",
+            "testdata/tree/three.pgn",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a row of a tree"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -6,12 +6,12 @@ use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use shakmaty::fen::Fen;
 use shakmaty::{zobrist::Zobrist64, CastlingMode, Chess, EnPassantMode, Position};
 
+use super::read::{format_of, TreeRows};
 use super::record::move_of;
-use super::rows::RowOut;
 use super::Format;
 
 /// The position of a FEN or EPD (an EPD's move counters are 0 and 1).
@@ -34,67 +34,6 @@ pub fn position_of(fen: &str) -> anyhow::Result<Chess> {
 /// The Polyglot key of `pos`.
 pub fn key_of(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal).0
-}
-
-/// The format of the tree file `path`: Parquet, a Polyglot book, JSON lines or CSV, told by
-/// its first bytes (and, for a book, which has no mark, by its extension).
-///
-/// # Errors
-///
-/// A file that cannot be read.
-pub fn format_of(path: &Path) -> anyhow::Result<Format> {
-    if Format::of_path(path) == Some(Format::Polyglot) {
-        return Ok(Format::Polyglot);
-    }
-    let mut head = [0u8; 4];
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let n = file
-        .read(&mut head)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(match &head[..n] {
-        b"PAR1" => Format::Parquet,
-        [b'{', ..] => Format::Jsonl,
-        _ => Format::Csv,
-    })
-}
-
-/// Reads the rows of the tree file `path` in order, handing each to `f` until it returns
-/// `false`.
-///
-/// # Errors
-///
-/// A file that cannot be read, or is not a tree.
-pub fn read_rows(
-    path: &Path,
-    format: Format,
-    mut f: impl FnMut(RowOut) -> anyhow::Result<bool>,
-) -> anyhow::Result<()> {
-    let name = path.display();
-    let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
-    match format {
-        Format::Parquet => super::parquet::read(file, f).with_context(|| format!("{name}")),
-        Format::Csv => {
-            let mut reader = csv::Reader::from_reader(BufReader::new(file));
-            for row in reader.deserialize::<RowOut>() {
-                let row = row.with_context(|| format!("{name}: not a row of a tree"))?;
-                if !f(row)? {
-                    break;
-                }
-            }
-            Ok(())
-        }
-        Format::Jsonl => {
-            let reader = serde_json::Deserializer::from_reader(BufReader::new(file));
-            for row in reader.into_iter::<RowOut>() {
-                let row = row.with_context(|| format!("{name}: not a row of a tree"))?;
-                if !f(row)? {
-                    break;
-                }
-            }
-            Ok(())
-        }
-        Format::Polyglot => bail!("{name} is a Polyglot book, not a table"),
-    }
 }
 
 /// One move of the position looked up.
@@ -135,7 +74,12 @@ pub fn lookup(
     if format == Format::Polyglot {
         book_lines(path, &pos, key, &mut lines)?;
     } else {
-        read_rows(path, format, |row| {
+        let mut rows = TreeRows::open(path, format)?;
+        while let Some(row) = rows.next_row()? {
+            // Rows are sorted by key: past it, nothing more is found.
+            if row.key > hex {
+                break;
+            }
             if row.key == hex && row.epd == epd {
                 lines.push(Line {
                     san: row.san,
@@ -148,9 +92,7 @@ pub fn lookup(
                     weight: None,
                 });
             }
-            // Rows are sorted by key: past it, nothing more is found.
-            Ok(row.key <= hex)
-        })?;
+        }
     }
     write_table(out, &epd, &hex, &pos, &mut lines)?;
     Ok(!lines.is_empty())

@@ -8,14 +8,15 @@
 //! ([`polyglot::BookWriter`]), and a position is looked up in a tree file by [`lookup`].
 
 pub mod lookup;
+pub mod merge;
 pub mod observer;
 pub mod parquet;
 pub mod polyglot;
+pub mod read;
 pub mod record;
 pub mod rows;
 pub mod write;
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
@@ -33,7 +34,7 @@ use polyglot::BookOptions;
 use record::{date_number, PlyRecord, Score};
 use rows::Rows;
 pub use write::Format;
-use write::RowWriter;
+use write::{counted, TreeOut};
 
 /// The default maximum ply: past the opening of nearly every game.
 pub const DEFAULT_MAX_PLY: u32 = 30;
@@ -196,8 +197,8 @@ impl Tree {
             min_score: options.min_score,
             uniform: options.uniform,
         };
-        let mut writer = RowWriter::new(self.format, out, book)
-            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+        let written = |e| WriteError::new(out_name.as_str(), e);
+        let mut output = TreeOut::new(self.format, out, book).map_err(written)?;
 
         let temp = temp_parent(options);
         let dir = TempDir::create(&temp, "tree", None).with_context(|| {
@@ -242,37 +243,15 @@ impl Tree {
         let sorted = sorter.finish().context(back)?;
         let mut records = sorted.iter().context(back)?;
         let mut rows = Rows::new();
-        let (mut written, mut positions) = (0u64, 0u64);
-        let mut last_key = None;
-        let mut put = |row: rows::Row| -> anyhow::Result<()> {
-            // A book filters its entries itself, once their counts are as make-book keeps them.
-            if row.games < options.min_games && self.format != Format::Polyglot {
-                return Ok(());
-            }
-            let key = (row.key, row.position);
-            if last_key != Some(key) {
-                positions += 1;
-                last_key = Some(key);
-            }
-            written += 1;
-            writer
-                .write(&row, &names)
-                .map_err(|e| WriteError::new(out_name.as_str(), e))?;
-            Ok(())
-        };
         while let Some(r) = records.next().context(back)? {
             if let Some(row) = rows.push(&r) {
-                put(row)?;
+                output.put(&row, &names).map_err(written)?;
             }
         }
         if let Some(row) = rows.finish() {
-            put(row)?;
+            output.put(&row, &names).map_err(written)?;
         }
-        let (mut out, entries) = writer
-            .finish()
-            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
-        out.flush()
-            .map_err(|e| WriteError::new(out_name.as_str(), e))?;
+        let (out, said) = output.finish().map_err(written)?;
         drop(out);
         drop(records);
         drop(sorted);
@@ -281,24 +260,13 @@ impl Tree {
         inputs.summary(
             options.quiet,
             format_args!(
-                "{}, {} of {}{}{}",
+                "{}, {said}{}",
                 counted(plies, "ply", "plies"),
-                counted(written, "row", "rows"),
-                counted(positions, "position", "positions"),
-                entries.map_or_else(String::new, |n| format!(
-                    ": {} in the book",
-                    counted(n, "entry", "entries")
-                )),
                 spilled_note(space.spilled())
             ),
         )?;
         Ok(inputs.outcome_with(with_errors > 0))
     }
-}
-
-/// `n` and the noun, singular for one.
-fn counted(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn spilled_note(spilled: u64) -> String {

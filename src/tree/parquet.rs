@@ -175,60 +175,82 @@ impl<W: Write + Send> TreeParquet<W> {
     }
 }
 
-/// Reads the rows of a tree's Parquet file in order, handing each to `f` until it returns
-/// `false`.
-///
-/// # Errors
-///
-/// A file that is not Parquet, lacks a column of a tree or holds one of another type.
-pub fn read(file: File, mut f: impl FnMut(RowOut) -> anyhow::Result<bool>) -> anyhow::Result<()> {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)?
-        .with_batch_size(BATCH_ROWS)
-        .build()?;
-    for batch in reader {
-        let batch = batch?;
-        let text =
-            |name: &str| -> anyhow::Result<&StringArray> { column::<StringArray>(&batch, name) };
-        let count = |name: &str| column::<UInt64Array>(&batch, name);
-        let average = |name: &str| column::<Float64Array>(&batch, name);
-        let (key, epd, uci, san) = (text("key")?, text("epd")?, text("uci")?, text("san")?);
-        let (games, white_wins, draws, black_wins) = (
-            count("games")?,
-            count("white_wins")?,
-            count("draws")?,
-            count("black_wins")?,
-        );
-        let (mover_elo, mover_rated) = (average("mover_elo")?, count("mover_rated")?);
-        let (opponent_elo, opponent_rated) = (average("opponent_elo")?, count("opponent_rated")?);
-        let (first_date, last_date) = (text("first_date")?, text("last_date")?);
-        let (example_file, example_game) = (text("example_file")?, count("example_game")?);
-        let opt_text = |a: &StringArray, i: usize| a.is_valid(i).then(|| a.value(i).to_owned());
-        let opt_f64 = |a: &Float64Array, i: usize| a.is_valid(i).then(|| a.value(i));
-        for i in 0..batch.num_rows() {
-            let row = RowOut {
-                key: key.value(i).to_owned(),
-                epd: epd.value(i).to_owned(),
-                uci: uci.value(i).to_owned(),
-                san: san.value(i).to_owned(),
-                games: games.value(i),
-                white_wins: white_wins.value(i),
-                draws: draws.value(i),
-                black_wins: black_wins.value(i),
-                mover_elo: opt_f64(mover_elo, i),
-                mover_rated: mover_rated.value(i),
-                opponent_elo: opt_f64(opponent_elo, i),
-                opponent_rated: opponent_rated.value(i),
-                first_date: opt_text(first_date, i),
-                last_date: opt_text(last_date, i),
-                example_file: example_file.value(i).to_owned(),
-                example_game: example_game.value(i),
-            };
-            if !f(row)? {
-                return Ok(());
+/// The rows of a tree's Parquet file, in order, a batch at a time.
+pub struct ParquetRows {
+    reader: parquet::arrow::arrow_reader::ParquetRecordBatchReader,
+    batch: std::vec::IntoIter<RowOut>,
+}
+
+impl ParquetRows {
+    /// # Errors
+    ///
+    /// A file that is not Parquet.
+    pub fn new(file: File) -> anyhow::Result<ParquetRows> {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)?
+            .with_batch_size(BATCH_ROWS)
+            .build()?;
+        Ok(ParquetRows {
+            reader,
+            batch: Vec::new().into_iter(),
+        })
+    }
+
+    /// The next row; `None` at the end.
+    ///
+    /// # Errors
+    ///
+    /// A file that cannot be read, lacks a column of a tree or holds one of another type.
+    pub fn next_row(&mut self) -> anyhow::Result<Option<RowOut>> {
+        loop {
+            if let Some(row) = self.batch.next() {
+                return Ok(Some(row));
+            }
+            match self.reader.next() {
+                None => return Ok(None),
+                Some(batch) => self.batch = rows_of(&batch?)?.into_iter(),
             }
         }
     }
-    Ok(())
+}
+
+/// The rows of one batch.
+fn rows_of(batch: &RecordBatch) -> anyhow::Result<Vec<RowOut>> {
+    let text = |name: &str| column::<StringArray>(batch, name);
+    let count = |name: &str| column::<UInt64Array>(batch, name);
+    let average = |name: &str| column::<Float64Array>(batch, name);
+    let (key, epd, uci, san) = (text("key")?, text("epd")?, text("uci")?, text("san")?);
+    let (games, white_wins, draws, black_wins) = (
+        count("games")?,
+        count("white_wins")?,
+        count("draws")?,
+        count("black_wins")?,
+    );
+    let (mover_elo, mover_rated) = (average("mover_elo")?, count("mover_rated")?);
+    let (opponent_elo, opponent_rated) = (average("opponent_elo")?, count("opponent_rated")?);
+    let (first_date, last_date) = (text("first_date")?, text("last_date")?);
+    let (example_file, example_game) = (text("example_file")?, count("example_game")?);
+    let opt_text = |a: &StringArray, i: usize| a.is_valid(i).then(|| a.value(i).to_owned());
+    let opt_f64 = |a: &Float64Array, i: usize| a.is_valid(i).then(|| a.value(i));
+    Ok((0..batch.num_rows())
+        .map(|i| RowOut {
+            key: key.value(i).to_owned(),
+            epd: epd.value(i).to_owned(),
+            uci: uci.value(i).to_owned(),
+            san: san.value(i).to_owned(),
+            games: games.value(i),
+            white_wins: white_wins.value(i),
+            draws: draws.value(i),
+            black_wins: black_wins.value(i),
+            mover_elo: opt_f64(mover_elo, i),
+            mover_rated: mover_rated.value(i),
+            opponent_elo: opt_f64(opponent_elo, i),
+            opponent_rated: opponent_rated.value(i),
+            first_date: opt_text(first_date, i),
+            last_date: opt_text(last_date, i),
+            example_file: example_file.value(i).to_owned(),
+            example_game: example_game.value(i),
+        })
+        .collect())
 }
 
 /// The column `name` of `batch`, of type `A`.

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::parquet::TreeParquet;
 use super::polyglot::{BookOptions, BookWriter};
+use super::record::Packed;
 use super::rows::{texts, Row, RowOut, COLUMNS};
 
 /// A Parquet error as an I/O error (of the same kind when it is one).
@@ -140,4 +141,77 @@ impl<W: Write + Send> RowWriter<W> {
         };
         Ok((out, None))
     }
+}
+
+/// Where the rows of a run go: left out below `--min-games` (a book leaves out its own
+/// entries), counted, written. What `tree` and `tree merge` share past their rows.
+pub struct TreeOut<W: Write + Send> {
+    writer: RowWriter<W>,
+    min_games: u64,
+    book: bool,
+    rows: u64,
+    positions: u64,
+    last: Option<(u64, Packed)>,
+}
+
+impl<W: Write + Send> TreeOut<W> {
+    /// Starts the output of `format` on `out`.
+    ///
+    /// # Errors
+    ///
+    /// As [`RowWriter::new`].
+    pub fn new(format: Format, out: W, book: BookOptions) -> io::Result<TreeOut<W>> {
+        Ok(TreeOut {
+            writer: RowWriter::new(format, out, book)?,
+            min_games: book.min_games,
+            book: format == Format::Polyglot,
+            rows: 0,
+            positions: 0,
+            last: None,
+        })
+    }
+
+    /// Writes `row` unless it has too few games; `names` are the inputs its example indexes.
+    ///
+    /// # Errors
+    ///
+    /// As [`RowWriter::write`].
+    pub fn put(&mut self, row: &Row, names: &[String]) -> io::Result<()> {
+        // A book filters its entries itself, once their counts are as make-book keeps them.
+        if row.games < self.min_games && !self.book {
+            return Ok(());
+        }
+        let at = (row.key, row.position);
+        if self.last != Some(at) {
+            self.positions += 1;
+            self.last = Some(at);
+        }
+        self.rows += 1;
+        self.writer.write(row, names)
+    }
+
+    /// Writes what is left and gives the output back (flushed), with what was written as the
+    /// summary says it: `5 rows of 3 positions`, and the entries of a book.
+    ///
+    /// # Errors
+    ///
+    /// When the output cannot be written.
+    pub fn finish(self) -> io::Result<(W, String)> {
+        let (mut out, entries) = self.writer.finish()?;
+        out.flush()?;
+        let mut said = format!(
+            "{} of {}",
+            counted(self.rows, "row", "rows"),
+            counted(self.positions, "position", "positions")
+        );
+        if let Some(n) = entries {
+            said += &format!(": {} in the book", counted(n, "entry", "entries"));
+        }
+        Ok((out, said))
+    }
+}
+
+/// `n` and the noun, singular for one.
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
