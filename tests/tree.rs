@@ -34,14 +34,14 @@ fn three_games_to_two_plies_by_hand() {
     assert_eq!(
         rows,
         [
-            "key,epd,uci,san,games,white_wins,draws,black_wins,mover_elo,mover_rated,opponent_elo,opponent_rated,first_date,last_date,example_file,example_game",
+            "key,epd,uci,san,games,white_wins,draws,black_wins,mover_elo,mover_rated,opponent_elo,opponent_rated,first_date,last_date,example_file,example_game,speed,rating_band",
             // 1. d4 in game 2 (drawn, unrated, 2023), 1. e4 in games 1 and 3 (both won by
             // White rated 2000 and 2200 against 1800 and 2100).
-            "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,d2d4,d4,1,0,1,0,,0,,0,2023.??.??,2023.??.??,testdata/tree/three.pgn,2",
-            "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,e4,2,2,0,0,2100.0,2,1950.0,2,2024.01.05,2024.02.01,testdata/tree/three.pgn,1",
-            "823c9b50fd114196,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -,c7c5,c5,1,1,0,0,2100.0,1,2200.0,1,2024.02.01,2024.02.01,testdata/tree/three.pgn,3",
-            "823c9b50fd114196,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -,e7e5,e5,1,1,0,0,1800.0,1,2000.0,1,2024.01.05,2024.01.05,testdata/tree/three.pgn,1",
-            "830eb9b20758d1de,rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -,d7d5,d5,1,0,1,0,,0,,0,2023.??.??,2023.??.??,testdata/tree/three.pgn,2",
+            "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,d2d4,d4,1,0,1,0,,0,,0,2023.??.??,2023.??.??,testdata/tree/three.pgn,2,,",
+            "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,e4,2,2,0,0,2100.0,2,1950.0,2,2024.01.05,2024.02.01,testdata/tree/three.pgn,1,,",
+            "823c9b50fd114196,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -,c7c5,c5,1,1,0,0,2100.0,1,2200.0,1,2024.02.01,2024.02.01,testdata/tree/three.pgn,3,,",
+            "823c9b50fd114196,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -,e7e5,e5,1,1,0,0,1800.0,1,2000.0,1,2024.01.05,2024.01.05,testdata/tree/three.pgn,1,,",
+            "830eb9b20758d1de,rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -,d7d5,d5,1,0,1,0,,0,,0,2023.??.??,2023.??.??,testdata/tree/three.pgn,2,,",
         ]
     );
 }
@@ -479,4 +479,138 @@ fn a_part_that_is_no_sorted_tree_is_refused() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The rows of `rows` as `uci:games:white_wins:draws:black_wins:speed:rating_band`.
+fn split_rows(rows: &[String]) -> Vec<String> {
+    rows[1..]
+        .iter()
+        .map(|r| {
+            let c: Vec<&str> = r.split(',').collect();
+            format!(
+                "{}:{}:{}:{}:{}:{}:{}",
+                c[2], c[4], c[5], c[6], c[7], c[16], c[17]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn rows_split_by_speed_and_rating_band_as_lichess_does() {
+    let split = |by: &str| {
+        split_rows(&csv(&[
+            "--max-ply",
+            "1",
+            "--split",
+            by,
+            "testdata/tree/split.pgn",
+        ]))
+    };
+    // 60+0 is bullet, 180+2 blitz (180 + 40 * 2 = 260 s), 600+5 rapid, `-` correspondence.
+    assert_eq!(
+        split("speed"),
+        [
+            "d2d4:1:1:0:0:correspondence:",
+            "e2e4:1:1:0:0:bullet:",
+            "e2e4:1:0:0:1:blitz:",
+            "e2e4:1:0:1:0:rapid:"
+        ]
+    );
+    // Averages 1525 and 1510 are in the 1400 band, 2525 in the 2500 one; unrated in none.
+    assert_eq!(
+        split("rating"),
+        ["d2d4:1:1:0:0::", "e2e4:2:1:1:0::1400", "e2e4:1:0:0:1::2500"]
+    );
+    assert_eq!(split("speed,rating").len(), 4);
+    // A lookup sums a move's rows.
+    let dir = scratch("tree-split");
+    let out = dir.join("split.parquet");
+    pgnkit_ok(
+        &[
+            "tree",
+            "-q",
+            "--max-ply",
+            "1",
+            "--split",
+            "speed",
+            "-o",
+            out.to_str().unwrap(),
+            "testdata/tree/split.pgn",
+        ],
+        None,
+    );
+    let table = stdout(&pgnkit_ok(
+        &["tree", "--fen", START, out.to_str().unwrap()],
+        None,
+    ));
+    assert!(
+        table
+            .lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("e4            3 ")),
+        "{table}"
+    );
+    // Split trees merge as the others do.
+    let merged = pgnkit_ok(
+        &[
+            "tree",
+            "merge",
+            "-q",
+            "--format",
+            "csv",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(
+        split_rows(
+            &stdout(&merged)
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        ),
+        split("speed")
+    );
+}
+
+#[test]
+fn where_keeps_the_games_a_select_expression_matches() {
+    // By the tags alone: only the blitz game has White rated 2000 or more.
+    let rows = csv(&[
+        "--max-ply",
+        "1",
+        "--where",
+        "WhiteElo >= 2000",
+        "testdata/tree/split.pgn",
+    ]);
+    assert_eq!(moves_of(&rows, START), ["e2e4:1:0:0:1"]);
+    // By the replay: only the first game ends in checkmate; its first two plies.
+    let out = pgnkit_ok(
+        &[
+            "tree",
+            "--format",
+            "csv",
+            "--max-ply",
+            "2",
+            "--where",
+            "termination = checkmate",
+            "testdata/tree/split.pgn",
+        ],
+        None,
+    );
+    let rows: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(moves_of(&rows, START), ["e2e4:1:1:0:0"]);
+    assert_eq!(rows.len(), 1 + 2);
+    assert!(
+        stderr(&out).contains("4 games: 1 game selected, 2 plies"),
+        "{}",
+        stderr(&out)
+    );
+    // A wrong expression is refused before any game is read.
+    let out = pgnkit(
+        &["tree", "--where", "WhiteElo >=", "testdata/tree/split.pgn"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--where"), "{}", stderr(&out));
 }

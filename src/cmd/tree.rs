@@ -12,6 +12,7 @@ use crate::dedup::parse_size;
 use crate::outcome::Outcome;
 use crate::tree::lookup::lookup;
 use crate::tree::merge::{MergeOptions, TreeMerge};
+use crate::tree::split::SplitBy;
 use crate::tree::{Format, Side, Tree, TreeOptions, DEFAULT_MAX_PLY, MAX_PLY};
 
 /// Build an opening tree: for each position of the games' first plies, the moves played from
@@ -48,6 +49,18 @@ pub struct Args {
     /// Keep only White's or only Black's moves.
     #[arg(long, value_enum, value_name = "SIDE")]
     pub only: Option<SideArg>,
+
+    /// Only the games this expression selects, in `pgnkit select`'s language (ratings,
+    /// dates, events, players, time controls...): `--where 'WhiteElo >= 2000 and Date >=
+    /// "2024"'`.
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    pub expr: Option<String>,
+
+    /// Split each row by the games' speed (lichess's ultraBullet to correspondence, from the
+    /// TimeControl tag), rating band (of the players' average rating), or both: `speed`,
+    /// `rating` or `speed,rating`.
+    #[arg(long, value_enum, value_name = "BY", value_delimiter = ',')]
+    pub split: Vec<SplitArg>,
 
     /// Print the moves of this position (a FEN or EPD) in the tree file given, instead of
     /// building a tree: `pgnkit tree --fen FEN tree.parquet`.
@@ -138,6 +151,12 @@ impl From<FormatArg> for Format {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    Speed,
+    Rating,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SideArg {
     White,
     Black,
@@ -181,6 +200,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         None => Side::Both,
         Some(SideArg::White) => Side::White,
         Some(SideArg::Black) => Side::Black,
+    };
+    options.where_expr = args.expr;
+    options.split = SplitBy {
+        speed: args.split.contains(&SplitArg::Speed),
+        rating: args.split.contains(&SplitArg::Rating),
     };
     options.min_score = args.output.min_score;
     options.uniform = args.output.uniform;

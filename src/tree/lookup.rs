@@ -44,6 +44,7 @@ struct Line {
     draws: u64,
     black_wins: u64,
     mover_elo: Option<f64>,
+    mover_rated: u64,
     last_date: Option<String>,
     /// A book's weight.
     weight: Option<u16>,
@@ -80,7 +81,21 @@ pub fn lookup(
             if row.key > hex {
                 break;
             }
-            if row.key == hex && row.epd == epd {
+            if row.key != hex || row.epd != epd {
+                continue;
+            }
+            // The rows of one move split by speed or rating are summed.
+            if let Some(line) = lines.iter_mut().find(|l| l.san == row.san) {
+                let sum = |l: &Line| l.mover_elo.unwrap_or(0.0) * l.mover_rated as f64;
+                let elo_sum = sum(line) + row.mover_elo.unwrap_or(0.0) * row.mover_rated as f64;
+                line.games += row.games;
+                line.white_wins += row.white_wins;
+                line.draws += row.draws;
+                line.black_wins += row.black_wins;
+                line.mover_rated += row.mover_rated;
+                line.mover_elo = (line.mover_rated > 0).then(|| elo_sum / line.mover_rated as f64);
+                line.last_date = line.last_date.take().max(row.last_date);
+            } else {
                 lines.push(Line {
                     san: row.san,
                     games: row.games,
@@ -88,6 +103,7 @@ pub fn lookup(
                     draws: row.draws,
                     black_wins: row.black_wins,
                     mover_elo: row.mover_elo,
+                    mover_rated: row.mover_rated,
                     last_date: row.last_date,
                     weight: None,
                 });
@@ -131,6 +147,7 @@ fn book_lines(path: &Path, pos: &Chess, key: u64, lines: &mut Vec<Line>) -> anyh
                 mover_elo: None,
                 last_date: None,
                 weight: Some(at(10..12) as u16),
+                mover_rated: 0,
             });
         }
     }

@@ -15,7 +15,7 @@ use super::lookup::position_of;
 use super::polyglot::BookOptions;
 use super::read::{format_of, TreeRows};
 use super::record::{date_number, polyglot_move, Packed};
-use super::rows::{Row, RowOut};
+use super::rows::{Place, Row, RowOut};
 use super::write::{counted, TreeOut};
 use super::Format;
 use crate::outcome::{say, Outcome, WriteError};
@@ -90,9 +90,6 @@ pub struct TreeMerge {
     options: MergeOptions,
     format: Format,
 }
-
-/// Where a row stands in a tree's order.
-type Place = (u64, Packed, u16);
 
 impl TreeMerge {
     /// Checks `options`.
@@ -169,7 +166,7 @@ impl TreeMerge {
                 heap.push(Reverse(Head(after, i)));
             }
             match &mut current {
-                Some(c) if c.same(row.key, &row.position, row.mv) => c.add(&row),
+                Some(c) if c.place() == row.place() => c.add(&row),
                 _ => {
                     if let Some(done) = current.replace(row) {
                         output.put(&done, &names.list).map_err(written)?;
@@ -199,7 +196,7 @@ struct Head(Row, usize);
 
 impl Head {
     fn place(&self) -> (Place, usize) {
-        ((self.0.key, self.0.position, self.0.mv), self.1)
+        (self.0.place(), self.1)
     }
 }
 
@@ -254,10 +251,10 @@ fn next(
         return Ok(None);
     };
     let row = row_of(out, i, names).with_context(|| format!("{}: a row", part.name()))?;
-    let place = (row.key, row.position, row.mv);
+    let place = row.place();
     if last.is_some_and(|l| l >= place) {
         bail!(
-            "{}: the rows are not in a tree's order (by key, position and move): not a tree \
+            "{}: the rows are not in a tree's order (by key, position, move and split): not a tree \
              written by pgnkit tree",
             part.name()
         );
@@ -288,6 +285,7 @@ fn row_of(out: RowOut, part: usize, names: &mut Names) -> anyhow::Result<Row> {
         key,
         position: Packed::of(&pos),
         mv: polyglot_move(&mv),
+        split: super::split::from_columns(out.speed.as_deref(), out.rating_band)?,
         games: out.games,
         white_wins: out.white_wins,
         draws: out.draws,

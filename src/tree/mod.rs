@@ -15,6 +15,7 @@ pub mod polyglot;
 pub mod read;
 pub mod record;
 pub mod rows;
+pub mod split;
 pub mod write;
 
 use std::path::PathBuf;
@@ -22,17 +23,22 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 
 use crate::diag::Severity;
+use crate::eco::EcoObserver;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
+use crate::pgn::date::GameDate;
 use crate::report::staged::{self, StagedFiles, TempDir};
 use crate::rules::game::CheckOptions;
+use crate::select::watch::Watch;
+use crate::select::{Facts, Replayed, Selection};
 use crate::sort::{Sorter, Space};
 use observer::PlyObserver;
 pub use observer::Side;
 use polyglot::BookOptions;
 use record::{date_number, PlyRecord, Score};
 use rows::Rows;
+use split::{split_of, SplitBy};
 pub use write::Format;
 use write::{counted, TreeOut};
 
@@ -57,6 +63,10 @@ pub struct TreeOptions {
     pub min_games: u64,
     /// Only one side's moves (`--only white|black`).
     pub side: Side,
+    /// Only the games this `select` expression matches (`--where`).
+    pub where_expr: Option<String>,
+    /// Split the rows by speed and rating band, as lichess's explorer does (`--split`).
+    pub split: SplitBy,
     /// With a Polyglot book: leave out the moves whose side to move scored less than this
     /// percentage (`--min-score`, 0 to 100).
     pub min_score: f64,
@@ -83,6 +93,8 @@ impl TreeOptions {
             max_ply: DEFAULT_MAX_PLY,
             min_games: 1,
             side: Side::Both,
+            where_expr: None,
+            split: SplitBy::default(),
             min_score: 0.0,
             uniform: false,
             temp_dir: None,
@@ -123,12 +135,17 @@ impl TreeOptions {
 pub struct Tree {
     options: TreeOptions,
     format: Format,
+    /// The games `--where` selects, and the opening table its `eco` and `opening` test.
+    selection: Option<Selection>,
+    eco_table: Option<&'static crate::eco::Table>,
 }
 
 /// What the work made of one game.
 struct GamePlies {
     records: Vec<PlyRecord>,
     errors: u64,
+    /// Whether `--where` selected the game (or none was given).
+    selected: bool,
 }
 
 impl crate::input::Found for GamePlies {
@@ -162,6 +179,18 @@ impl Tree {
                 options.min_score
             );
         }
+        let selection = options
+            .where_expr
+            .as_deref()
+            .map(|src| {
+                Selection::parse(src).map_err(|e| anyhow::anyhow!("--where: {}", e.render(src)))
+            })
+            .transpose()?;
+        let eco_table = selection
+            .as_ref()
+            .filter(|s| s.classifies())
+            .map(|_| crate::eco::table_at(None))
+            .transpose()?;
         let format = options.resolved_format();
         if format != Format::Polyglot && (options.min_score > 0.0 || options.uniform) {
             bail!(
@@ -169,7 +198,12 @@ impl Tree {
                  or --format bin), or drop them"
             );
         }
-        Ok(Tree { options, format })
+        Ok(Tree {
+            options,
+            format,
+            selection,
+            eco_table,
+        })
     }
 
     /// The format the tree is written in.
@@ -215,9 +249,9 @@ impl Tree {
         let mut sorter: Sorter<'_, PlyRecord> = Sorter::new(&space);
 
         let opts = CheckOptions::default();
-        let work = |_: &str, game: &mut Game<'_>| plies_of(game, &opts, options);
+        let work = |name: &str, game: &mut Game<'_>| self.plies_of(game, name, &opts);
         let mut names: Vec<String> = Vec::new();
-        let (mut order, mut plies, mut with_errors) = (0u64, 0u64, 0u64);
+        let (mut order, mut plies, mut with_errors, mut selected) = (0u64, 0u64, 0u64, 0u64);
         let temp_error = |e| WriteError::new("the tree's temporary files", e);
         let sink = |name: &str, game: GamePlies| -> Result<(), WriteError> {
             if names.last().is_none_or(|last| last != name) {
@@ -225,6 +259,7 @@ impl Tree {
             }
             let file = (names.len() - 1) as u32;
             with_errors += u64::from(game.errors > 0);
+            selected += u64::from(game.selected);
             plies += game.records.len() as u64;
             for mut r in game.records {
                 r.order |= order << 16;
@@ -260,7 +295,13 @@ impl Tree {
         inputs.summary(
             options.quiet,
             format_args!(
-                "{}, {said}{}",
+                "{}{}, {said}{}",
+                self.selection
+                    .as_ref()
+                    .map_or_else(String::new, |_| format!(
+                        "{} selected, ",
+                        counted(selected, "game", "games")
+                    )),
                 counted(plies, "ply", "plies"),
                 spilled_note(space.spilled())
             ),
@@ -297,43 +338,95 @@ fn temp_parent(options: &TreeOptions) -> PathBuf {
     }
 }
 
-/// Replays one game (on a worker) and makes the records of its first plies, with what its
-/// tags say.
-fn plies_of(game: &mut Game<'_>, opts: &CheckOptions, options: &TreeOptions) -> GamePlies {
-    let mut observer = PlyObserver::new(options.max_ply, options.side);
-    let report = game.check(opts, &mut observer);
-    let lexed = &*game.lexed;
-    let elo = |name: &str| {
-        lexed
-            .tag(name)
-            .and_then(|e| e.trim().parse::<u16>().ok())
-            .unwrap_or(0)
-    };
-    let (white, black) = (elo("WhiteElo"), elo("BlackElo"));
-    let score = Score::of_tag(lexed.tag("Result")) as u8;
-    let date = lexed
-        .tag("Date")
-        .and_then(crate::pgn::date::GameDate::parse)
-        .or_else(|| {
-            lexed
-                .tag("UTCDate")
-                .and_then(crate::pgn::date::GameDate::parse)
-        })
-        .map_or(0, |d| date_number(&d));
-    let mut records = observer.records;
-    for r in &mut records {
-        let white_moves = r.position.white_to_move();
-        r.score = score;
-        (r.mover_elo, r.opponent_elo) = if white_moves {
-            (white, black)
-        } else {
-            (black, white)
+impl Tree {
+    /// Replays one game (on a worker) and makes the records of its first plies, with what
+    /// its tags say; none when `--where` leaves the game out. The expression is tested on
+    /// the tags first, and on the replay (the same one) only when it depends on it.
+    fn plies_of(&self, game: &mut Game<'_>, name: &str, opts: &CheckOptions) -> GamePlies {
+        let options = &self.options;
+        let mut observer = PlyObserver::new(options.max_ply, options.side);
+        let by_tags = self.selection.as_ref().and_then(|s| {
+            crate::pgn::book::extract_header(game.bytes, game.lexed);
+            s.matches(&Facts {
+                lexed: game.lexed,
+                replay: None,
+                game: game.number,
+                file: name,
+            })
+        });
+        let (selected, errors) = match (&self.selection, by_tags) {
+            (_, Some(false)) => {
+                game.close();
+                (false, 0)
+            }
+            (Some(selection), None) => {
+                // The positions the expression looks for are watched in the same replay.
+                let watch = Watch::new(selection.targets()).move_by_move();
+                let eco = self.eco_table.map(EcoObserver::new);
+                let mut all = (observer, (watch, eco));
+                let report = game.check(opts, &mut all);
+                let (plies, (mut watch, eco)) = all;
+                observer = plies;
+                watch.finish(report.final_position.as_ref());
+                let matched = selection.matches(&Facts {
+                    lexed: game.lexed,
+                    replay: Some(Replayed {
+                        report: &report,
+                        reached: &watch.reached,
+                        opening: eco.as_ref().and_then(EcoObserver::result),
+                    }),
+                    game: game.number,
+                    file: name,
+                });
+                (
+                    matched.unwrap_or(false),
+                    report.count(Severity::Error) as u64,
+                )
+            }
+            _ => {
+                let report = game.check(opts, &mut observer);
+                (true, report.count(Severity::Error) as u64)
+            }
         };
-        r.date = date;
-        r.game = game.number;
-    }
-    GamePlies {
-        records,
-        errors: report.count(Severity::Error) as u64,
+        if !selected {
+            return GamePlies {
+                records: Vec::new(),
+                errors,
+                selected,
+            };
+        }
+        let lexed = &*game.lexed;
+        let elo = |name: &str| {
+            lexed
+                .tag(name)
+                .and_then(|e| e.trim().parse::<u16>().ok())
+                .unwrap_or(0)
+        };
+        let (white, black) = (elo("WhiteElo"), elo("BlackElo"));
+        let score = Score::of_tag(lexed.tag("Result")) as u8;
+        let date = lexed
+            .tag("Date")
+            .and_then(GameDate::parse)
+            .or_else(|| lexed.tag("UTCDate").and_then(GameDate::parse))
+            .map_or(0, |d| date_number(&d));
+        let split = split_of(options.split, lexed.tag("TimeControl"), white, black);
+        let mut records = observer.records;
+        for r in &mut records {
+            let white_moves = r.position.white_to_move();
+            r.score = score;
+            (r.mover_elo, r.opponent_elo) = if white_moves {
+                (white, black)
+            } else {
+                (black, white)
+            };
+            r.date = date;
+            r.split = split;
+            r.game = game.number;
+        }
+        GamePlies {
+            records,
+            errors,
+            selected,
+        }
     }
 }

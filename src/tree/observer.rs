@@ -91,6 +91,7 @@ impl Visitor for PlyObserver {
             key: key.0,
             position: Packed::of(before),
             mv: polyglot_move(&mv),
+            split: 0,
             // The game's place is the caller's to add.
             order: u64::from(ply),
             score: 0,

@@ -6,8 +6,10 @@ use std::fs::File;
 use std::io::Write;
 use std::sync::Arc;
 
-use arrow_array::builder::{Float64Builder, StringBuilder, UInt64Builder};
-use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt64Array};
+use arrow_array::builder::{Float64Builder, StringBuilder, UInt16Builder, UInt64Builder};
+use arrow_array::{
+    Array, ArrayRef, Float64Array, RecordBatch, StringArray, UInt16Array, UInt64Array,
+};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -27,16 +29,22 @@ const GROUP_ROWS: usize = 131_072;
 fn data_type(column: &str) -> DataType {
     match column {
         "mover_elo" | "opponent_elo" => DataType::Float64,
-        "key" | "epd" | "uci" | "san" | "first_date" | "last_date" | "example_file" => {
+        "key" | "epd" | "uci" | "san" | "first_date" | "last_date" | "example_file" | "speed" => {
             DataType::Utf8
         }
+        "rating_band" => DataType::UInt16,
         _ => DataType::UInt64,
     }
 }
 
 /// The schema of a tree file.
 pub fn schema() -> SchemaRef {
-    let nullable = |c: &str| matches!(c, "mover_elo" | "opponent_elo" | "first_date" | "last_date");
+    let nullable = |c: &str| {
+        matches!(
+            c,
+            "mover_elo" | "opponent_elo" | "first_date" | "last_date" | "speed" | "rating_band"
+        )
+    };
     Arc::new(Schema::new(
         COLUMNS
             .iter()
@@ -64,6 +72,8 @@ struct Columns {
     last_date: StringBuilder,
     example_file: StringBuilder,
     example_game: UInt64Builder,
+    speed: StringBuilder,
+    rating_band: UInt16Builder,
     len: usize,
 }
 
@@ -85,6 +95,8 @@ impl Columns {
         self.last_date.append_option(r.last_date.as_deref());
         self.example_file.append_value(&r.example_file);
         self.example_game.append_value(r.example_game);
+        self.speed.append_option(r.speed.as_deref());
+        self.rating_band.append_option(r.rating_band);
         self.len += 1;
     }
 
@@ -107,6 +119,8 @@ impl Columns {
             Arc::new(self.last_date.finish()),
             Arc::new(self.example_file.finish()),
             Arc::new(self.example_game.finish()),
+            Arc::new(self.speed.finish()),
+            Arc::new(self.rating_band.finish()),
         ];
         RecordBatch::try_new(Arc::clone(schema), columns)
     }
@@ -229,6 +243,7 @@ fn rows_of(batch: &RecordBatch) -> anyhow::Result<Vec<RowOut>> {
     let (opponent_elo, opponent_rated) = (average("opponent_elo")?, count("opponent_rated")?);
     let (first_date, last_date) = (text("first_date")?, text("last_date")?);
     let (example_file, example_game) = (text("example_file")?, count("example_game")?);
+    let (speed, rating_band) = (text("speed")?, column::<UInt16Array>(batch, "rating_band")?);
     let opt_text = |a: &StringArray, i: usize| a.is_valid(i).then(|| a.value(i).to_owned());
     let opt_f64 = |a: &Float64Array, i: usize| a.is_valid(i).then(|| a.value(i));
     Ok((0..batch.num_rows())
@@ -249,6 +264,8 @@ fn rows_of(batch: &RecordBatch) -> anyhow::Result<Vec<RowOut>> {
             last_date: opt_text(last_date, i),
             example_file: example_file.value(i).to_owned(),
             example_game: example_game.value(i),
+            speed: opt_text(speed, i),
+            rating_band: rating_band.is_valid(i).then(|| rating_band.value(i)),
         })
         .collect())
 }

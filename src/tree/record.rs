@@ -176,6 +176,9 @@ pub struct PlyRecord {
     pub position: Packed,
     /// [`polyglot_move`].
     pub mv: u16,
+    /// The game's speed and rating band, when the tree is split by them
+    /// ([`super::split::Split`]).
+    pub split: u16,
     /// The game's place among every game of the run (from 0) in the high 48 bits, the ply's
     /// in the game in the low 16: records in the order the games played them.
     pub order: u64,
@@ -192,11 +195,12 @@ pub struct PlyRecord {
 }
 
 impl Record for PlyRecord {
-    const SIZE: usize = 8 + Packed::SIZE + 2 + 8 + 1 + 2 + 2 + 4 + 4 + 8;
+    const SIZE: usize = 8 + Packed::SIZE + 2 + 2 + 8 + 1 + 2 + 2 + 4 + 4 + 8;
     fn put(&self, out: &mut Put<'_>) {
         self.key.put(out);
         self.position.put(out);
         self.mv.put(out);
+        self.split.put(out);
         self.order.put(out);
         self.score.put(out);
         self.mover_elo.put(out);
@@ -210,6 +214,7 @@ impl Record for PlyRecord {
             key: u64::get(bytes),
             position: Packed::get(bytes),
             mv: u16::get(bytes),
+            split: u16::get(bytes),
             order: u64::get(bytes),
             score: u8::get(bytes),
             mover_elo: u16::get(bytes),
@@ -277,6 +282,14 @@ mod tests {
             };
             assert_eq!(epd(&back), epd(&pos), "{fen}");
         }
+    }
+
+    #[test]
+    fn a_record_is_as_large_as_docs_tree_md_says() {
+        assert_eq!(
+            (std::mem::size_of::<PlyRecord>(), PlyRecord::SIZE),
+            (80, 68)
+        );
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub struct Row {
     pub key: u64,
     pub position: Packed,
     pub mv: u16,
+    /// [`super::split::Split`].
+    pub split: u16,
     pub games: u64,
     pub white_wins: u64,
     pub draws: u64,
@@ -43,6 +45,7 @@ impl Row {
             key: r.key,
             position: r.position,
             mv: r.mv,
+            split: r.split,
             games: 1,
             white_wins: u64::from(score == Score::WhiteWins as u8),
             draws: u64::from(score == Score::Draw as u8),
@@ -59,9 +62,9 @@ impl Row {
         }
     }
 
-    /// Whether `other` is the same position and move.
-    pub fn same(&self, key: u64, position: &Packed, mv: u16) -> bool {
-        self.key == key && self.position == *position && self.mv == mv
+    /// Where the row stands in a tree's order: by key, position, move and split.
+    pub fn place(&self) -> Place {
+        (self.key, self.position, self.mv, self.split)
     }
 
     /// Adds the games of `later` (the same position and move, from games after this row's):
@@ -112,7 +115,7 @@ impl Rows {
     /// Takes the next record; returns the row it completes, if it starts another.
     pub fn push(&mut self, r: &PlyRecord) -> Option<Row> {
         match &mut self.current {
-            Some(row) if row.same(r.key, &r.position, r.mv) => {
+            Some(row) if row.place() == (r.key, r.position, r.mv, r.split) => {
                 row.add(&Row::of(r));
                 None
             }
@@ -153,10 +156,17 @@ pub struct RowOut {
     pub last_date: Option<String>,
     pub example_file: String,
     pub example_game: u64,
+    /// With `--split speed`: the games' speed, as lichess names it.
+    pub speed: Option<String>,
+    /// With `--split rating`: the least average rating of the games' band.
+    pub rating_band: Option<u16>,
 }
 
+/// Where a row stands in a tree's order.
+pub type Place = (u64, Packed, u16, u16);
+
 /// The CSV header: [`RowOut`]'s fields.
-pub const COLUMNS: [&str; 16] = [
+pub const COLUMNS: [&str; 18] = [
     "key",
     "epd",
     "uci",
@@ -173,6 +183,8 @@ pub const COLUMNS: [&str; 16] = [
     "last_date",
     "example_file",
     "example_game",
+    "speed",
+    "rating_band",
 ];
 
 /// The texts of a position and a move, worked out once a row.
@@ -199,6 +211,7 @@ impl RowOut {
     pub fn of(row: &Row, texts: Texts, names: &[String]) -> RowOut {
         let average = |sum: u64, n: u64| (n > 0).then(|| sum as f64 / n as f64);
         let date = |d: u32| (d != 0).then(|| date_text(d));
+        let (speed, rating_band) = super::split::columns(row.split);
         RowOut {
             key: format!("{:016x}", row.key),
             epd: texts.epd,
@@ -219,6 +232,8 @@ impl RowOut {
                 .cloned()
                 .unwrap_or_default(),
             example_game: row.example_game,
+            speed: speed.map(str::to_owned),
+            rating_band,
         }
     }
 }
