@@ -26,6 +26,13 @@ fn moves_of(rows: &[String], epd: &str) -> Vec<String> {
         .collect()
 }
 
+/// `pgnkit tree -q -o OUT ARGS`, which must succeed.
+fn tree_to(out: &std::path::Path, args: &[&str]) {
+    let mut all = vec!["tree", "-q", "-o", out.to_str().unwrap()];
+    all.extend(args);
+    pgnkit_ok(&all, None);
+}
+
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 
 #[test]
@@ -163,18 +170,7 @@ fn the_same_tree_for_any_jobs_and_any_number_of_sorted_runs() {
 fn jsonl_holds_the_same_rows_as_csv() {
     let dir = scratch("tree-jsonl");
     let out = dir.join("tree.jsonl");
-    pgnkit_ok(
-        &[
-            "tree",
-            "-q",
-            "--max-ply",
-            "2",
-            "-o",
-            out.to_str().unwrap(),
-            "testdata/tree/three.pgn",
-        ],
-        None,
-    );
+    tree_to(&out, &["--max-ply", "2", "testdata/tree/three.pgn"]);
     let text = std::fs::read_to_string(&out).unwrap();
     let rows = common::json_lines(&text);
     assert_eq!(rows.len(), 5);
@@ -390,18 +386,10 @@ fn merged_parts_are_the_tree_of_one_run() {
     );
     // --min-games applies to the merged rows; a book from the parts is the book of one run.
     let one_book = path("one.bin");
-    let mut book = vec![
-        "tree",
-        "-q",
-        "--max-ply",
-        "12",
-        "--min-games",
-        "2",
-        "-o",
-        &one_book,
-    ];
-    book.extend(inputs);
-    pgnkit_ok(&book, None);
+    tree_to(
+        std::path::Path::new(&one_book),
+        &[&["--max-ply", "12", "--min-games", "2"][..], &inputs[..]].concat(),
+    );
     let merged_book = path("merged.bin");
     pgnkit_ok(
         &[
@@ -430,18 +418,7 @@ fn merged_parts_are_the_tree_of_one_run() {
 fn a_part_that_is_no_sorted_tree_is_refused() {
     let dir = scratch("tree-merge-wrong");
     let tree = dir.join("tree.csv");
-    pgnkit_ok(
-        &[
-            "tree",
-            "-q",
-            "--max-ply",
-            "2",
-            "-o",
-            tree.to_str().unwrap(),
-            "testdata/tree/three.pgn",
-        ],
-        None,
-    );
+    tree_to(&tree, &["--max-ply", "2", "testdata/tree/three.pgn"]);
     let text = std::fs::read_to_string(&tree).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[1..].reverse();
@@ -525,19 +502,15 @@ fn rows_split_by_speed_and_rating_band_as_lichess_does() {
     // A lookup sums a move's rows.
     let dir = scratch("tree-split");
     let out = dir.join("split.parquet");
-    pgnkit_ok(
+    tree_to(
+        &out,
         &[
-            "tree",
-            "-q",
             "--max-ply",
             "1",
             "--split",
             "speed",
-            "-o",
-            out.to_str().unwrap(),
             "testdata/tree/split.pgn",
         ],
-        None,
     );
     let table = stdout(&pgnkit_ok(
         &["tree", "--fen", START, out.to_str().unwrap()],

@@ -31,7 +31,7 @@ use crate::pgn::date::GameDate;
 use crate::report::staged::{self, StagedFiles, TempDir};
 use crate::rules::game::CheckOptions;
 use crate::select::watch::Watch;
-use crate::select::{Facts, Replayed, Selection};
+use crate::select::{Facts, Selection};
 use crate::sort::{Sorter, Space};
 use observer::PlyObserver;
 pub use observer::Side;
@@ -367,21 +367,13 @@ impl Tree {
                 let report = game.check(opts, &mut all);
                 let (plies, (mut watch, eco)) = all;
                 observer = plies;
-                watch.finish(report.final_position.as_ref());
-                let matched = selection.matches(&Facts {
-                    lexed: game.lexed,
-                    replay: Some(Replayed {
-                        report: &report,
-                        reached: &watch.reached,
-                        opening: eco.as_ref().and_then(EcoObserver::result),
-                    }),
-                    game: game.number,
-                    file: name,
-                });
-                (
-                    matched.unwrap_or(false),
-                    report.count(Severity::Error) as u64,
-                )
+                let matched = selection.matches_replayed(
+                    (game.lexed, game.number, name),
+                    &report,
+                    &mut watch,
+                    eco.as_ref(),
+                );
+                (matched, report.count(Severity::Error) as u64)
             }
             _ => {
                 let report = game.check(opts, &mut observer);
