@@ -37,6 +37,9 @@ pub enum Command {
     Dedup(cmd::dedup::Args),
     /// Split games into files by a number of games, event, ECO letter or a tag.
     Split(cmd::split::Args),
+    /// Build an opening tree (a table of positions and moves, or a Polyglot book) from the
+    /// games' first plies.
+    Tree(cmd::tree::Args),
     // No doc comment: the help of these two is their `Args`' (a variant's would replace it).
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
@@ -68,6 +71,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
 
         Command::Dedup(args) => cmd::dedup::run(args),
         Command::Split(args) => cmd::split::run(args),
+        Command::Tree(args) => cmd::tree::run(args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     }

@@ -76,4 +76,5 @@ pub mod select;
 pub mod sort;
 pub mod split;
 pub mod stats;
+pub mod tree;
 pub mod validate;

@@ -8,6 +8,7 @@ pub mod select;
 
 pub mod split;
 pub mod stats;
+pub mod tree;
 pub mod validate;
 
 use std::io::IsTerminal;

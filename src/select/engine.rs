@@ -11,7 +11,7 @@ use anyhow::bail;
 use super::criteria::{self, MatchRanges};
 use super::tags::{Nearest, TagWatch};
 use super::watch::Watch;
-use super::{Facts, Replayed, Selection};
+use super::{Facts, Selection};
 use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
 use crate::diag::Severity;
 use crate::eco::EcoObserver;
@@ -517,21 +517,13 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
                 watch = Watch::new(selection.targets()).move_by_move();
                 report = game.check(opts, &mut watch);
             }
-            watch.finish(report.final_position.as_ref());
-            let matched = selection.matches(&Facts {
-                lexed: game.lexed,
-                replay: Some(Replayed {
-                    report: &report,
-                    reached: &watch.reached,
-                    opening: eco.as_ref().and_then(EcoObserver::result),
-                }),
-                game: game.number,
-                file: name,
-            });
-            (
-                matched.unwrap_or(false),
-                report.count(Severity::Error) as u64,
-            )
+            let matched = selection.matches_replayed(
+                (game.lexed, game.number, name),
+                &report,
+                &mut watch,
+                eco.as_ref(),
+            );
+            (matched, report.count(Severity::Error) as u64)
         }
     };
     let mut picked = Picked {

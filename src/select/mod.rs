@@ -110,6 +110,30 @@ impl Selection {
     pub fn matches(&self, facts: &Facts<'_>) -> Option<bool> {
         eval(&self.expr, facts)
     }
+
+    /// Whether the game `lexed` (number `game` of the input `file`) matches, once replayed:
+    /// `report` is the replay's, `watch` watched its positions (its last one is looked at
+    /// here) and `eco` classified it when the expression [classifies](Self::classifies).
+    pub fn matches_replayed(
+        &self,
+        (lexed, game, file): (&Lexed, u64, &str),
+        report: &GameReport,
+        watch: &mut watch::Watch<'_>,
+        eco: Option<&crate::eco::EcoObserver<'_>>,
+    ) -> bool {
+        watch.finish(report.final_position.as_ref());
+        self.matches(&Facts {
+            lexed,
+            replay: Some(Replayed {
+                report,
+                reached: &watch.reached,
+                opening: eco.and_then(crate::eco::EcoObserver::result),
+            }),
+            game,
+            file,
+        })
+        .unwrap_or(false)
+    }
 }
 
 fn needs_replay(expr: &Expr) -> bool {

@@ -65,7 +65,7 @@ macro_rules! int_field {
         }
     )*};
 }
-int_field!(u64, u32, u8);
+int_field!(u64, u32, u16, u8);
 
 impl Field for bool {
     const SIZE: usize = 1;

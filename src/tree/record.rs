@@ -1,0 +1,315 @@
+//! What one main-line ply adds to the tree, as the fixed-size record the external sorter
+//! sorts: the position before the move (its Polyglot key and the position itself, packed),
+//! the move as Polyglot encodes it, and what the game says of it (result, ratings, date, and
+//! where it is). No string is made a ply: texts are written once per row of the tree.
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Piece, Position,
+    PositionError, Role, Setup, Square,
+};
+
+use crate::sort::{Field, Get, Put, Record};
+
+/// A position as the tree tells positions apart: the board, the side to move, the castling
+/// rights and the en passant square when a pawn could take there (as Polyglot keys it); the
+/// move counters are no part of it, so a position reached by transposition is one position.
+/// Packed in 27 bytes: the occupied squares, one nibble a piece in square order (a board holds
+/// at most 32 pieces), the turn with the en passant square, the castling rooks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Packed {
+    occupied: u64,
+    pieces: [u8; 16],
+    /// Bit 7: Black to move; bits 0..7: the en passant square, or 64 for none.
+    turn_ep: u8,
+    /// The castling rooks: their files on the first rank (low byte), on the eighth (high).
+    castling: u16,
+}
+
+const NO_EP: u8 = 64;
+
+impl Packed {
+    /// `pos` packed.
+    pub fn of(pos: &Chess) -> Packed {
+        let board = pos.board();
+        let occupied = board.occupied();
+        let mut pieces = [0u8; 16];
+        for (i, sq) in occupied.into_iter().take(32).enumerate() {
+            let nibble = board.piece_at(sq).map_or(0, nibble);
+            pieces[i / 2] |= nibble << (4 * (i % 2));
+        }
+        let ep = pos
+            .ep_square(EnPassantMode::PseudoLegal)
+            .map_or(NO_EP, |sq| sq as u8);
+        let turn = if pos.turn() == Color::Black { 0x80 } else { 0 };
+        let rooks = pos.castles().castling_rights();
+        let castling = (rooks.0 & 0xff) as u16 | (((rooks.0 >> 56) & 0xff) as u16) << 8;
+        Packed {
+            occupied: occupied.0,
+            pieces,
+            turn_ep: turn | ep,
+            castling,
+        }
+    }
+
+    /// The position back, its move counters at 0 and 1; `None` for bytes no position packs
+    /// to (a damaged file).
+    pub fn position(&self) -> Option<Chess> {
+        let mut board = Board::empty();
+        for (i, sq) in Bitboard(self.occupied).into_iter().enumerate() {
+            let nibble = self.pieces.get(i / 2)? >> (4 * (i % 2)) & 0xf;
+            board.set_piece_at(sq, piece(nibble)?);
+        }
+        let ep = self.turn_ep & 0x7f;
+        let rooks = u64::from(self.castling & 0xff) | u64::from(self.castling >> 8) << 56;
+        let setup = Setup {
+            board,
+            turn: if self.turn_ep & 0x80 != 0 {
+                Color::Black
+            } else {
+                Color::White
+            },
+            castling_rights: Bitboard(rooks),
+            ep_square: if ep == NO_EP {
+                None
+            } else {
+                Some(Square::try_from(ep).ok()?)
+            },
+            ..Setup::empty()
+        };
+        // As lenient as the replay is with a `FEN` tag: the position was one of a game.
+        let lenient = |mode| {
+            Chess::from_setup(setup.clone(), mode)
+                .or_else(PositionError::ignore_too_much_material)
+                .or_else(PositionError::ignore_impossible_check)
+                .ok()
+        };
+        lenient(CastlingMode::Standard).or_else(|| lenient(CastlingMode::Chess960))
+    }
+
+    /// Whether White is to move.
+    pub fn white_to_move(&self) -> bool {
+        self.turn_ep & 0x80 == 0
+    }
+}
+
+/// A piece as a nibble: its role (1 to 6), plus 8 for Black.
+fn nibble(p: Piece) -> u8 {
+    p.role as u8 | if p.color == Color::Black { 8 } else { 0 }
+}
+
+fn piece(nibble: u8) -> Option<Piece> {
+    let role = *Role::ALL.get(usize::from(nibble & 7).checked_sub(1)?)?;
+    let color = if nibble & 8 != 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    Some(Piece { color, role })
+}
+
+impl Field for Packed {
+    const SIZE: usize = 8 + 16 + 1 + 2;
+    fn put(&self, out: &mut Put<'_>) {
+        self.occupied.put(out);
+        self.pieces.put(out);
+        self.turn_ep.put(out);
+        self.castling.put(out);
+    }
+    fn get(bytes: &mut Get<'_>) -> Packed {
+        Packed {
+            occupied: u64::get(bytes),
+            pieces: <[u8; 16]>::get(bytes),
+            turn_ep: u8::get(bytes),
+            castling: u16::get(bytes),
+        }
+    }
+}
+
+/// A move as a Polyglot book stores it: the to square in bits 0..6, the from square in bits
+/// 6..12, the promotion (1 knight to 4 queen) in bits 12..15; castling as the king taking its
+/// own rook.
+pub fn polyglot_move(mv: &Move) -> u16 {
+    let (from, to) = match *mv {
+        Move::Castle { king, rook } => (king, rook),
+        _ => (mv.from().unwrap_or(Square::A1), mv.to()),
+    };
+    let promotion = mv.promotion().map_or(0, |r| r as u16 - 1);
+    (to as u16) | (from as u16) << 6 | promotion << 12
+}
+
+/// The legal move of `pos` that `code` ([`polyglot_move`]) encodes.
+pub fn move_of(pos: &Chess, code: u16) -> Option<Move> {
+    pos.legal_moves()
+        .into_iter()
+        .find(|m| polyglot_move(m) == code)
+}
+
+/// The game's result, from White's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Score {
+    WhiteWins = 0,
+    Draw = 1,
+    BlackWins = 2,
+    /// `*`, or no result tag.
+    #[default]
+    Unknown = 3,
+}
+
+impl Score {
+    pub fn of_tag(result: Option<&str>) -> Score {
+        match result.map(str::trim) {
+            Some("1-0") => Score::WhiteWins,
+            Some("0-1") => Score::BlackWins,
+            Some("1/2-1/2") => Score::Draw,
+            _ => Score::Unknown,
+        }
+    }
+}
+
+/// One main-line ply: a position, the move played from it, and its game. Sorted by position,
+/// then move, then the game's place in the input: the first record of a row is its earliest
+/// game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PlyRecord {
+    /// The Polyglot key of the position.
+    pub key: u64,
+    pub position: Packed,
+    /// [`polyglot_move`].
+    pub mv: u16,
+    /// The game's speed and rating band, when the tree is split by them
+    /// ([`super::split::Split`]).
+    pub split: u16,
+    /// The game's place among every game of the run (from 0) in the high 48 bits, the ply's
+    /// in the game in the low 16: records in the order the games played them.
+    pub order: u64,
+    /// [`Score`] as a number.
+    pub score: u8,
+    /// Ratings of the side to move and of its opponent (0: not known).
+    pub mover_elo: u16,
+    pub opponent_elo: u16,
+    /// The game's date as `YYYYMMDD` (unknown month or day 0; 0: no date).
+    pub date: u32,
+    /// The game's input (an index into the run's names) and number in it.
+    pub file: u32,
+    pub game: u64,
+}
+
+impl Record for PlyRecord {
+    const SIZE: usize = 8 + Packed::SIZE + 2 + 2 + 8 + 1 + 2 + 2 + 4 + 4 + 8;
+    fn put(&self, out: &mut Put<'_>) {
+        self.key.put(out);
+        self.position.put(out);
+        self.mv.put(out);
+        self.split.put(out);
+        self.order.put(out);
+        self.score.put(out);
+        self.mover_elo.put(out);
+        self.opponent_elo.put(out);
+        self.date.put(out);
+        self.file.put(out);
+        self.game.put(out);
+    }
+    fn get(bytes: &mut Get<'_>) -> PlyRecord {
+        PlyRecord {
+            key: u64::get(bytes),
+            position: Packed::get(bytes),
+            mv: u16::get(bytes),
+            split: u16::get(bytes),
+            order: u64::get(bytes),
+            score: u8::get(bytes),
+            mover_elo: u16::get(bytes),
+            opponent_elo: u16::get(bytes),
+            date: u32::get(bytes),
+            file: u32::get(bytes),
+            game: u64::get(bytes),
+        }
+    }
+}
+
+/// A date as [`PlyRecord::date`] keeps it.
+pub fn date_number(date: &crate::pgn::date::GameDate) -> u32 {
+    u32::from(date.year) * 10_000
+        + u32::from(date.month.unwrap_or(0)) * 100
+        + u32::from(date.day.unwrap_or(0))
+}
+
+/// [`date_number`] as PGN writes a date (`2024.03.??`); empty for 0.
+pub fn date_text(n: u32) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    let part = |v: u32| {
+        if v == 0 {
+            "??".to_owned()
+        } else {
+            format!("{v:02}")
+        }
+    };
+    format!(
+        "{:04}.{}.{}",
+        n / 10_000,
+        part(n / 100 % 100),
+        part(n % 100)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn chess(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_position_packs_and_comes_back() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 3 40",
+            "8/P7/8/8/8/8/8/k1K5 w - - 0 1",
+        ] {
+            let pos = chess(fen);
+            let back = Packed::of(&pos).position().unwrap();
+            let epd = |p: &Chess| {
+                let mut s = String::new();
+                crate::notation::fen::push_epd(p, &mut s);
+                s
+            };
+            assert_eq!(epd(&back), epd(&pos), "{fen}");
+        }
+    }
+
+    #[test]
+    fn a_record_is_as_large_as_docs_tree_md_says() {
+        assert_eq!(
+            (std::mem::size_of::<PlyRecord>(), PlyRecord::SIZE),
+            (80, 68)
+        );
+    }
+
+    #[test]
+    fn moves_encode_as_polyglot_does() {
+        let pos = chess("r3k2r/8/8/8/8/8/1p6/R3K2R b Kq - 0 1");
+        let castle = Move::Castle {
+            king: Square::E8,
+            rook: Square::A8,
+        };
+        // e8a8: from 60, to 56.
+        assert_eq!(polyglot_move(&castle), 56 | 60 << 6);
+        let promote = Move::Normal {
+            role: Role::Pawn,
+            from: Square::B2,
+            capture: Some(Role::Rook),
+            to: Square::A1,
+            promotion: Some(Role::Queen),
+        };
+        assert_eq!(polyglot_move(&promote), 9 << 6 | 4 << 12);
+        assert_eq!(move_of(&pos, polyglot_move(&promote)), Some(promote));
+        assert_eq!(date_text(20240300), "2024.03.??");
+    }
+}
