@@ -8,8 +8,10 @@
 //! and nothing here touches the command line.
 
 pub mod arrow;
+pub mod columns;
 mod engine;
 mod game;
+pub mod numbers;
 mod options;
 pub mod parquet;
 pub mod pgn;
@@ -284,6 +286,12 @@ impl Visitor for Collector {
                 })
             }),
         });
+    }
+
+    fn start(&mut self, start: &Chess) {
+        if let Some(c) = &mut self.columns {
+            c.set_start(start);
+        }
     }
 
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {

@@ -12,12 +12,13 @@
 use std::ops::Range;
 
 use super::arrow::PlyColumns;
+use super::numbers::FinalFlags;
 use super::records::{self, read_notes, Eval, MoveRecord};
 use super::{Collector, Element};
 use crate::diag::Severity;
 use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
-use crate::rules::game::GameReport;
+use crate::rules::game::{GameReport, Termination};
 
 /// One converted game: what JSON lines, CSV and the Arrow tables write of it.
 ///
@@ -58,6 +59,10 @@ pub struct GameRecord {
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<&'static str>,
     pub termination: &'static str,
+    /// How the rules ended the game (what `termination` names).
+    pub ending: Termination,
+    /// What holds in the final position; `None` when the game had no position to start from.
+    pub final_flags: Option<FinalFlags>,
     /// FEN of the position after the last main-line move.
     pub final_fen: Option<String>,
     /// Error and warning findings the game kept (errors that do not block output).
@@ -134,6 +139,11 @@ impl GameRecord {
             result: result.as_str(),
             result_by_rule: report.result_by_rule.map(GameResult::as_str),
             termination: report.termination.as_str(),
+            ending: report.termination,
+            final_flags: report
+                .final_position
+                .as_ref()
+                .map(|pos| FinalFlags::of(report.termination, pos)),
             // As `GameReport::final_fen` writes it, by the writer the plies use.
             final_fen: report.final_position.as_ref().map(|pos| {
                 let mut fen = String::with_capacity(96);
@@ -172,8 +182,8 @@ impl GameRecord {
                 *b
             })
             .unwrap_or_default();
-        // Only the moves table shows them.
-        if self.plies.has_moves() {
+        // Only the moves table shows them, when it has their columns.
+        if self.plies.has_notes() {
             self.set_notes(elements, collector);
         }
     }
