@@ -2,7 +2,7 @@
 //! model is trained on reads them as arrays, without parsing SAN or FEN.
 //!
 //! The numbers are python-chess's wherever it has one, so that `chess.Move`, `chess.Board` and
-//! these columns agree (`.ci/numbers.py` checks it ply by ply):
+//! these columns agree (`.ci/number-columns.py` checks it ply by ply):
 //!
 //! - a square is 0–63, a1 = 0, b1 = 1, …, h1 = 7, a2 = 8, …, h8 = 63 (`chess.SQUARES`);
 //! - a piece type is 1–6: pawn, knight, bishop, rook, queen, king (`chess.PAWN` … `chess.KING`);
