@@ -1097,7 +1097,9 @@ fn read_parquet(path: &Path) -> (Vec<serde_json::Map<String, serde_json::Value>>
 /// scalar columns this test looks at, by type.
 fn arrow_json_lines(out: &mut Vec<u8>) -> impl FnMut(&arrow_array::RecordBatch) + '_ {
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Date32Type, Float64Type, Int32Type, UInt32Type, UInt64Type};
+    use arrow_array::types::{
+        Date32Type, Float64Type, Int32Type, Int8Type, UInt32Type, UInt64Type, UInt8Type,
+    };
     use arrow_array::Array;
     use arrow_schema::DataType;
     move |batch| {
@@ -1114,6 +1116,16 @@ fn arrow_json_lines(out: &mut Vec<u8>) -> impl FnMut(&arrow_array::RecordBatch) 
                         DataType::Int32 => col.as_primitive::<Int32Type>().value(row).into(),
                         DataType::Date32 => col.as_primitive::<Date32Type>().value(row).into(),
                         DataType::Float64 => col.as_primitive::<Float64Type>().value(row).into(),
+                        DataType::UInt8 => col.as_primitive::<UInt8Type>().value(row).into(),
+                        DataType::Int8 => col.as_primitive::<Int8Type>().value(row).into(),
+                        DataType::Boolean => col.as_boolean().value(row).into(),
+                        DataType::FixedSizeBinary(_) => serde_json::Value::Array(
+                            col.as_fixed_size_binary()
+                                .value(row)
+                                .iter()
+                                .map(|&b| b.into())
+                                .collect(),
+                        ),
                         DataType::List(_) => {
                             let list = col.as_list::<i32>().value(row);
                             let items = list.as_primitive::<arrow_array::types::UInt16Type>();
@@ -1140,6 +1152,141 @@ fn arrow_json_lines(out: &mut Vec<u8>) -> impl FnMut(&arrow_array::RecordBatch) 
             out.push(b'\n');
         }
     }
+}
+
+/// The rows of the worked example in docs/convert.md's "Moves and positions as numbers": its
+/// header's names, then each row's cells.
+fn numbers_example() -> (Vec<String>, Vec<Vec<String>>) {
+    let doc = std::fs::read_to_string("docs/convert.md").unwrap();
+    let (_, after) = doc
+        .split_once("<!-- numbers example: testdata/convert/numbers.pgn -->\n")
+        .expect("the worked example's marker");
+    let cells = |line: &str| -> Vec<String> {
+        let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+        inner.split('|').map(|c| c.trim().to_owned()).collect()
+    };
+    let mut lines = after.lines().take_while(|l| l.starts_with('|'));
+    let header = cells(lines.next().unwrap());
+    let rows: Vec<_> = lines.skip(1).map(cells).collect();
+    (header, rows)
+}
+
+#[test]
+fn numbers_and_boards_are_those_docs_convert_md_shows() {
+    let input = "testdata/convert/numbers.pgn";
+    let dir = tempdir("numbers");
+    let out = dir.join("out");
+    let o = to_parquet(
+        &out,
+        &["--numbers", "--boards", "--moves-columns", "uci"],
+        input,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (moves, schema) = read_parquet(&out.join("moves.parquet"));
+    let (header, rows) = numbers_example();
+    // The example shows every column but the game's and the board.
+    let shown: Vec<String> = schema
+        .iter()
+        .map(|s| s.split(':').next().unwrap().to_owned())
+        .filter(|n| !["file", "game", "board"].contains(&n.as_str()))
+        .collect();
+    assert_eq!(header, shown);
+    assert_eq!(moves.len(), 16);
+    assert!(rows.len() >= 8, "{rows:?}");
+    for cells in &rows {
+        let ply: usize = cells[0].parse().unwrap();
+        let row = &moves[ply - 1];
+        for (name, cell) in header.iter().zip(cells) {
+            let want = if cell.is_empty() {
+                serde_json::Value::Null
+            } else {
+                serde_json::from_str(cell).unwrap_or_else(|_| cell.as_str().into())
+            };
+            assert_eq!(row[name.as_str()], want, "ply {ply} {name}");
+        }
+    }
+    // The board after 1. e4, as the doc spells it out.
+    let board: Vec<u64> = moves[0]["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let mut want = vec![4, 2, 3, 5, 6, 3, 2, 4, 1, 1, 1, 1, 0, 1, 1, 1];
+    want.extend([0; 32]);
+    want[28] = 1;
+    want.extend([7; 8]);
+    want.extend([10, 8, 9, 11, 12, 9, 8, 10]);
+    assert_eq!(board, want);
+    let (games, _) = read_parquet(&out.join("games.parquet"));
+    let g = &games[0];
+    assert_eq!(g["outcome"], serde_json::Value::Null);
+    assert_eq!(g["termination_code"], 0);
+    for flag in ["is_checkmate", "is_stalemate", "is_insufficient_material"] {
+        assert_eq!(g[flag], false, "{flag}");
+    }
+    assert_eq!(g["start_turn"], true);
+    assert_eq!(g["start_castling"], 15);
+    assert_eq!(g["start_ep_square"], serde_json::Value::Null);
+    assert_eq!(g["start_halfmove_clock"], 0);
+    let mut start = want.clone();
+    (start[12], start[28]) = (1, 0);
+    assert_eq!(g["start_board"], serde_json::json!(start));
+}
+
+#[test]
+fn outcomes_are_numbered_and_the_columns_apply_to_parquet_only() {
+    let dir = tempdir("outcomes");
+    let input = dir.join("ends.pgn");
+    std::fs::write(
+        &input,
+        "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+         [FEN \"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1\"]\n[SetUp \"1\"]\n[Result \"1/2-1/2\"]\n\n1/2-1/2\n\n\
+         [FEN \"7k/8/6K1/8/8/8/8/1B6 w - - 0 1\"]\n[SetUp \"1\"]\n[Result \"1-0\"]\n\n1. Kf6 1-0\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = to_parquet(
+        &out,
+        &["--numbers", "--fix-results"],
+        input.to_str().unwrap(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (games, _) = read_parquet(&out.join("games.parquet"));
+    let col = |name: &str| -> serde_json::Value { games.iter().map(|g| g[name].clone()).collect() };
+    assert_eq!(col("outcome"), serde_json::json!([-1, 0, 0]));
+    assert_eq!(col("termination_code"), serde_json::json!([1, 2, 3]));
+    assert_eq!(col("is_checkmate"), serde_json::json!([true, false, false]));
+    assert_eq!(col("is_stalemate"), serde_json::json!([false, true, false]));
+    assert_eq!(
+        col("is_insufficient_material"),
+        serde_json::json!([false, false, true])
+    );
+    // Without --boards, no start position; the moves table keeps its default columns.
+    assert!(games[0].get("start_board").is_none());
+    let (moves, _) = read_parquet(&out.join("moves.parquet"));
+    assert_eq!(moves[0]["san"], "f3");
+    assert_eq!(moves[0]["from_square"], 13);
+    for option in ["--numbers", "--boards"] {
+        let o = pgnkit(&["convert", option, input.to_str().unwrap()], None);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains(&format!("{option} applies to --format parquet only")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = to_parquet(
+        &out,
+        &["--moves-columns", "san,from"],
+        input.to_str().unwrap(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no moves column \"from\""),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@ compressed, any encoding), folders of them, ``"-"`` for standard input.
   for inputs larger than memory;
 - :func:`validate`: the diagnostics as a table (the columns of ``validate --format csv``);
 - :func:`parse_movetext`: games given as an Arrow array of movetext strings (the ``movetext``
-  column of the lichess Parquet files), as a games table and a moves table.
+  column of the lichess Parquet files), as a games table and a moves table;
+- :func:`board_array`: a ``board`` column as a NumPy array of shape (rows, 8, 8), without a
+  copy.
 
 A game that does not replay is a row like any other, with ``errors`` > 0 and what is wrong in
 its ``diagnostics`` column: never an exception.
@@ -29,7 +31,7 @@ import pyarrow as pa
 from . import _pgnkit
 
 __all__ = ["read_games", "iter_games", "read_moves", "iter_moves", "validate", "parse_movetext",
-           "Parsed", "__version__"]
+           "board_array", "Parsed", "__version__"]
 __version__ = _pgnkit.__version__
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -58,17 +60,28 @@ def _threads(threads: Optional[int]) -> Optional[int]:
     return threads
 
 
+def _columns(columns: Optional[Iterable[str]]) -> Optional[list[str]]:
+    # A string is one list of names (`"numbers,clock"`), not a sequence of letters.
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return [columns]
+    return [str(c) for c in columns]
+
+
 def _convert(paths, table: str, *, to: str, threads, fen: bool, fix_results: bool, repair: bool,
-             encoding, ext) -> pa.RecordBatchReader:
+             encoding, ext, numbers: bool = False, boards: bool = False,
+             columns=None) -> pa.RecordBatchReader:
     stream = _pgnkit.convert_stream(_paths(paths), table, to=to, fen=fen, fix_results=fix_results,
                                     repair=repair, threads=_threads(threads), encoding=encoding,
-                                    ext=None if ext is None else list(ext))
+                                    ext=None if ext is None else list(ext), numbers=numbers,
+                                    boards=boards, columns=_columns(columns))
     return pa.RecordBatchReader.from_stream(stream)
 
 
 def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream: bool = False,
                fix_results: bool = False, repair: bool = False, encoding: Optional[str] = None,
-               ext: Optional[Iterable[str]] = None):
+               ext: Optional[Iterable[str]] = None, numbers: bool = False, boards: bool = False):
     """Read games: one row a game, the columns of ``games.parquet``.
 
     Columns: ``file``, ``game``, the common tags (``Event`` … ``FEN``, ``Termination`` as
@@ -87,17 +100,23 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
     :param repair: replace an illegal move by the one legal move that fits, when one does.
     :param encoding: the inputs' encoding (``gbk``, ``big5``, ``latin1``…); guessed if ``None``.
     :param ext: file name endings to read in folders (``["pgn", "pgn.gz"]``).
+    :param numbers: add the outcome as numbers (``outcome``: 1, 0, -1 or null;
+        ``termination_code``; ``is_checkmate``, ``is_stalemate``, ``is_insufficient_material``),
+        after ``movetext``.
+    :param boards: add the start position as numbers (``start_board``, ``start_turn``,
+        ``start_castling``, ``start_ep_square``, ``start_halfmove_clock``).
     :raises ValueError: a bad option (the message says which and why).
     :raises OSError: an input that does not exist or cannot be read, with its name.
 
-    The last column, ``diagnostics``, lists each game's errors and warnings (``line``,
+    The numeric columns are those of ``convert --numbers --boards`` (docs/convert.md, "Moves and
+    positions as numbers"). The last column, ``diagnostics``, lists each game's errors and warnings (``line``,
     ``column``, ``move``, ``side``, ``severity``, ``code``, ``token``, ``message``, ``help``,
     ``fen``: the columns of :func:`validate` but the game's own). A game whose moves do not
     replay (an illegal move, bytes that are no move) is a row too: ``errors`` > 0, its
     ``movetext`` as read, ``plies`` and ``final_fen`` as far as it replayed.
     """
     reader = _convert(paths, "games", to=to, threads=threads, fen=False, fix_results=fix_results,
-                      repair=repair, encoding=encoding, ext=ext)
+                      repair=repair, encoding=encoding, ext=ext, numbers=numbers, boards=boards)
     return reader if stream else reader.read_all()
 
 
@@ -109,7 +128,8 @@ def iter_games(paths, **options) -> pa.RecordBatchReader:
 
 def read_moves(paths, *, fen: bool = False, threads: Optional[int] = None, stream: bool = False,
                repair: bool = False, encoding: Optional[str] = None,
-               ext: Optional[Iterable[str]] = None):
+               ext: Optional[Iterable[str]] = None, numbers: bool = False, boards: bool = False,
+               columns: Optional[Iterable[str]] = None):
     """Read the main-line plies: one row a ply, the columns of ``moves.parquet``.
 
     Columns: ``file``, ``game``, ``ply`` (1-based), ``san``, ``uci``, ``fen`` (the position after
@@ -118,10 +138,22 @@ def read_moves(paths, *, fen: bool = False, threads: Optional[int] = None, strea
     A game that does not replay gives the plies before its first error (its row in
     :func:`read_games` has ``errors`` > 0).
 
-    Options and errors as :func:`read_games`.
+    :param numbers: add each move as numbers: ``from_square``, ``to_square`` (0–63, a1 = 0),
+        ``piece``, ``captured``, ``promotion`` (python-chess's piece types 1–6), ``is_check``,
+        ``is_capture``, ``is_castling``, ``is_en_passant``.
+    :param boards: add the position after each ply as numbers: ``board`` (64 piece codes, a1
+        first; see :func:`board_array`), ``turn``, ``castling``, ``ep_square``,
+        ``halfmove_clock``.
+    :param columns: the columns besides ``file``, ``game`` and ``ply``, by name or group
+        (``text``, ``numbers``, ``boards``, ``notes``, ``default``), as ``--moves-columns``
+        takes them: ``["numbers", "clock"]`` leaves out the SAN and UCI strings. ``fen``,
+        ``numbers`` and ``boards`` add theirs.
+
+    Other options and errors as :func:`read_games`.
     """
     reader = _convert(paths, "moves", to="san", threads=threads, fen=fen, fix_results=False,
-                      repair=repair, encoding=encoding, ext=ext)
+                      repair=repair, encoding=encoding, ext=ext, numbers=numbers, boards=boards,
+                      columns=columns)
     return reader if stream else reader.read_all()
 
 
@@ -184,7 +216,8 @@ def _chunks(what: str, values: Any) -> list:
 
 def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = False,
                    threads: Optional[int] = None, fix_results: bool = False,
-                   repair: bool = False) -> Parsed:
+                   repair: bool = False, numbers: bool = False, boards: bool = False,
+                   columns: Optional[Iterable[str]] = None) -> Parsed:
     """Replay and check games given as movetext strings: the ``movetext`` column of the lichess
     Parquet files (``1. e4 { [%clk 0:03:00] } 1... e5 2. Nf3 1-0``), one game a value.
 
@@ -216,6 +249,13 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
     :param threads: worker threads (``None``: every core).
     :param fix_results: write the result the rules decide (checkmate, stalemate…).
     :param repair: replace an illegal move by the one legal move that fits, when one does.
+    :param numbers: add each move as numbers to ``moves`` and each game's outcome as numbers to
+        ``games``, as :func:`read_moves` and :func:`read_games` do.
+    :param boards: add the position after each ply as numbers to ``moves`` and the start
+        position to ``games`` (``positions`` is the ``fen`` column's keyword here, so the
+        boards have their own).
+    :param columns: the moves table's columns besides ``index`` and ``ply``, as
+        :func:`read_moves` takes them.
     :raises TypeError: ``movetext`` (or ``fen``) is not an array of strings.
     :raises ValueError: a bad option, or as many ``fen`` values as games.
     """
@@ -227,6 +267,40 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
         fens = _chunks("fen", fen)
     games, moves = _pgnkit.parse_movetext(_chunks("movetext", movetext), one_fen, fens, to=to,
                                           positions=positions, threads=_threads(threads),
-                                          fix_results=fix_results, repair=repair)
+                                          fix_results=fix_results, repair=repair,
+                                          numbers=numbers, boards=boards,
+                                          columns=_columns(columns))
     return Parsed(pa.RecordBatchReader.from_stream(games).read_all(),
                   pa.RecordBatchReader.from_stream(moves).read_all())
+
+
+def board_array(boards) -> "numpy.ndarray":
+    """A ``board`` (or ``start_board``) column as a NumPy array of shape (rows, 8, 8) and dtype
+    uint8, over the Arrow buffer itself: no copy, and read-only. ``array[i, rank, file]`` is the
+    piece code on that square of row ``i`` (rank 0 = rank 1, file 0 = the a-file, so
+    ``array[i].reshape(64)[square]`` is square ``square``, a1 = 0): 0 empty, 1–6 White's pawn,
+    knight, bishop, rook, queen, king, 7–12 Black's.
+
+    :param boards: a table with a ``board`` column, or the column (a
+        :class:`pyarrow.FixedSizeBinaryArray` of 64 bytes, or a chunked array of them). A table
+        of several batches (``read_moves`` gives one a 65,536 plies) is joined into one array
+        first, which copies; a single chunk (a batch of ``iter_moves``, a table of one batch)
+        is not copied. A null board (a game without a start position) reads as 64 zeros.
+    :raises TypeError: not a column of 64-byte boards.
+    """
+    import numpy as np
+
+    if isinstance(boards, (pa.Table, pa.RecordBatch)):
+        boards = boards.column("board")
+    if isinstance(boards, pa.ChunkedArray):
+        boards = boards.chunk(0) if boards.num_chunks == 1 else boards.combine_chunks()
+    kind = getattr(boards, "type", None)
+    if kind is None or not pa.types.is_fixed_size_binary(kind) or kind.byte_width != 64:
+        raise TypeError(f"board_array: a column of 64-byte boards (fixed_size_binary[64]), not "
+                        f"{kind if kind is not None else type(boards).__name__}")
+    n = len(boards)
+    data = boards.buffers()[1]
+    if data is None:
+        return np.zeros((n, 8, 8), dtype=np.uint8)
+    flat = np.frombuffer(data, dtype=np.uint8, count=n * 64, offset=boards.offset * 64)
+    return flat.reshape(n, 8, 8)

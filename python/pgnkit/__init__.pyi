@@ -22,6 +22,8 @@ def read_games(
     repair: bool = False,
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
+    numbers: bool = False,
+    boards: bool = False,
 ) -> pa.Table: ...
 @overload
 def read_games(
@@ -34,6 +36,8 @@ def read_games(
     repair: bool = False,
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
+    numbers: bool = False,
+    boards: bool = False,
 ) -> pa.RecordBatchReader: ...
 def iter_games(
     paths: _Paths,
@@ -44,6 +48,8 @@ def iter_games(
     repair: bool = False,
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
+    numbers: bool = False,
+    boards: bool = False,
 ) -> pa.RecordBatchReader: ...
 @overload
 def read_moves(
@@ -55,6 +61,9 @@ def read_moves(
     repair: bool = False,
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
+    numbers: bool = False,
+    boards: bool = False,
+    columns: Optional[Iterable[str]] = None,
 ) -> pa.Table: ...
 @overload
 def read_moves(
@@ -66,6 +75,9 @@ def read_moves(
     repair: bool = False,
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
+    numbers: bool = False,
+    boards: bool = False,
+    columns: Optional[Iterable[str]] = None,
 ) -> pa.RecordBatchReader: ...
 def iter_moves(
     paths: _Paths,
@@ -75,6 +87,9 @@ def iter_moves(
     repair: bool = False,
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
+    numbers: bool = False,
+    boards: bool = False,
+    columns: Optional[Iterable[str]] = None,
 ) -> pa.RecordBatchReader: ...
 def validate(
     paths: _Paths,
@@ -99,11 +114,22 @@ def parse_movetext(
     threads: Optional[int] = None,
     fix_results: bool = False,
     repair: bool = False,
+    numbers: bool = False,
+    boards: bool = False,
+    columns: Optional[Iterable[str]] = None,
 ) -> Parsed:
     """Replay and check games given as an Arrow array of movetext strings (no copy, the
     interpreter's lock released): the games table (``index``, ``plies``, ``result``,
     ``result_by_rule``, ``termination_by_rule``, ``final_fen``, ``errors``, ``warnings``,
     ``movetext``, ``diagnostics``) and the moves table (``index``, ``ply``, ``san``, ``uci``,
     ``fen`` with ``positions=True``, ``clock``, ``eval``, ``eval_mate``, ``comment``,
-    ``nags``). ``fen``: the start position of every game, or an array of one a game."""
+    ``nags``). ``fen``: the start position of every game, or an array of one a game;
+    ``numbers``, ``boards`` and ``columns`` as :func:`read_moves` takes them."""
+    ...
+
+def board_array(
+    boards: Union[pa.Table, pa.RecordBatch, pa.Array, pa.ChunkedArray],
+) -> Any:
+    """A ``board`` column as a read-only NumPy uint8 array of shape (rows, 8, 8), without a
+    copy for one chunk; ``[i, rank, file]``, a1 = ``[i, 0, 0]``."""
     ...

@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 
 use pgnkit::convert::arrow::{GamesBuilder, MovesBuilder};
+use pgnkit::convert::columns::{GameColumns, MoveColumns};
 use pgnkit::convert::record::GameRecord;
 use pgnkit::convert::{Convert, ConvertOptions, Format};
 
@@ -131,6 +132,27 @@ pub(crate) fn convert_options(
     })
 }
 
+/// The columns the keywords `numbers`, `boards` and `columns` (names and groups, as
+/// `--moves-columns` takes them) ask for, set in `options`.
+///
+/// # Errors
+///
+/// A `ValueError` naming `columns` for a name that is no column.
+pub(crate) fn table_columns(
+    options: &mut ConvertOptions,
+    numbers: bool,
+    boards: bool,
+    columns: Option<Vec<String>>,
+) -> PyResult<()> {
+    options.numbers = numbers;
+    options.boards = boards;
+    options.moves_columns = columns
+        .map(|c| c.join(",").parse::<MoveColumns>())
+        .transpose()
+        .map_err(|e| bad_value("columns", e))?;
+    Ok(())
+}
+
 /// The batches of one table, read from the converting thread.
 struct ChannelReader {
     schema: SchemaRef,
@@ -196,8 +218,8 @@ struct GamesOut {
 }
 
 impl GamesOut {
-    fn new() -> GamesOut {
-        let games = GamesBuilder::new();
+    fn new(columns: GameColumns) -> GamesOut {
+        let games = GamesBuilder::with_columns(columns);
         let mut fields: Vec<_> = games.schema().fields().iter().cloned().collect();
         fields.push(diagnostics::field().into());
         GamesOut {
@@ -239,7 +261,9 @@ enum Table {
 
 /// Converts the games of `paths` and streams the games or the moves table (`table`), as
 /// `pgnkit convert --format parquet` reads and replays them: `to` is the notation of the
-/// movetext, `fen` gives the moves table its positions; `threads`, `encoding`, `ext`,
+/// movetext, `fen` gives the moves table its positions, `numbers`, `boards` and `columns` its
+/// numeric columns and its choice of columns (as `--numbers`, `--boards` and
+/// `--moves-columns`); `threads`, `encoding`, `ext`,
 /// `range=(start, end)` and `row_groups=(start, end)` are the input options of `--jobs`,
 /// `--encoding`, `--ext`, `--range` and `--row-groups`. The inputs are listed here, so a missing
 /// file raises at once; a file that cannot be read during the run ends the stream with an
@@ -247,7 +271,8 @@ enum Table {
 #[pyfunction]
 #[pyo3(signature = (
     paths, table, *, to="san", fen=false, fix_results=false, repair=false, threads=None,
-    encoding=None, ext=None, range=None, row_groups=None
+    encoding=None, ext=None, range=None, row_groups=None, numbers=false, boards=false,
+    columns=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_stream(
@@ -263,6 +288,9 @@ fn convert_stream(
     ext: Option<Vec<String>>,
     range: Option<(u64, u64)>,
     row_groups: Option<(usize, usize)>,
+    numbers: bool,
+    boards: bool,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Stream> {
     let table = match table {
         "games" => Table::Games,
@@ -274,20 +302,22 @@ fn convert_stream(
     options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
     options.games_only = table == Table::Games;
+    table_columns(&mut options, numbers, boards, columns)?;
+    let (moves_columns, game_columns) = (options.table_moves_columns(), options.game_columns());
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let opts = input_options(paths, threads, encoding, ext, range, row_groups)?;
     // An input that cannot be listed is an OSError.
     let mut inputs = py.detach(|| Inputs::new(opts)).map_err(failed)?;
     let schema = match table {
-        Table::Games => GamesOut::new().schema.clone(),
-        Table::Moves => MovesBuilder::new(fen).schema(),
+        Table::Games => GamesOut::new(game_columns).schema.clone(),
+        Table::Moves => MovesBuilder::with_columns(moves_columns).schema(),
     };
     let (tx, rx) = sync_channel::<Result<RecordBatch, ArrowError>>(IN_FLIGHT);
     thread::Builder::new()
         .name("pgnkit-convert".into())
         .spawn(move || {
-            let mut games = GamesOut::new();
-            let mut moves = MovesBuilder::new(fen);
+            let mut games = GamesOut::new(game_columns);
+            let mut moves = MovesBuilder::with_columns(moves_columns);
             let gone = || WriteError::new("the reader", io::Error::from(io::ErrorKind::BrokenPipe));
             let send = |batch: Result<RecordBatch, ArrowError>| tx.send(batch).map_err(|_| gone());
             let mut each = |row: &GameRecord| -> Result<(), WriteError> {

@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use pgnkit::convert::arrow::{GamesBuilder, MovesBuilder};
+use pgnkit::convert::columns::{GameColumns, MoveColumns};
 use pgnkit::convert::Convert;
 use pgnkit::pgn::Lexed;
 
@@ -124,7 +125,8 @@ fn import(schema: &Bound<'_, PyCapsule>, array: &Bound<'_, PyCapsule>) -> PyResu
 /// What every game of a call shares.
 struct Job {
     convert: Convert,
-    positions: bool,
+    moves_columns: MoveColumns,
+    game_columns: GameColumns,
     movetext: Texts,
     /// One start position for every game, or one a game.
     fen: Option<Vec<u8>>,
@@ -134,11 +136,13 @@ struct Job {
 /// Replays the movetext strings of the arrays (`(schema, array)` capsules, in order) and gives
 /// the games table and the moves table as Arrow C streams. `fen` is one start position for
 /// every game, `fens` one a game (null: the standard one); `to`, `fix_results` and `repair`
-/// are `convert`'s options, `positions` gives the moves table its positions.
+/// are `convert`'s options, `positions` gives the moves table its positions; `numbers`,
+/// `boards` and `columns` its numeric columns and its choice of columns (as `--numbers`,
+/// `--boards` and `--moves-columns`).
 #[pyfunction]
 #[pyo3(signature = (
     movetext, fen=None, fens=None, *, to="san", positions=false, threads=None,
-    fix_results=false, repair=false
+    fix_results=false, repair=false, numbers=false, boards=false, columns=None
 ))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn parse_movetext(
@@ -151,9 +155,14 @@ pub fn parse_movetext(
     threads: Option<usize>,
     fix_results: bool,
     repair: bool,
+    numbers: bool,
+    boards: bool,
+    columns: Option<Vec<String>>,
 ) -> PyResult<(Stream, Stream)> {
     let mut options = crate::convert_options(to, fix_results, repair)?;
     options.fen = positions;
+    crate::table_columns(&mut options, numbers, boards, columns)?;
+    let (moves_columns, game_columns) = (options.table_moves_columns(), options.game_columns());
     let jobs = crate::jobs(threads)?;
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let movetext = Texts::import("movetext", &movetext)?;
@@ -169,7 +178,8 @@ pub fn parse_movetext(
     }
     let job = Job {
         convert,
-        positions,
+        moves_columns,
+        game_columns,
         movetext,
         fen: fen.map(String::into_bytes),
         fens,
@@ -217,7 +227,7 @@ fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
         games.push(g);
         moves.push(m);
     }
-    let (games_schema, moves_schema) = schemas(job.positions)?;
+    let (games_schema, moves_schema) = schemas(job)?;
     Ok((stream(games, games_schema), stream(moves, moves_schema)))
 }
 
@@ -229,10 +239,10 @@ fn stream(batches: Vec<RecordBatch>, schema: SchemaRef) -> Stream {
 }
 
 /// The schemas of the two tables (those of an empty block).
-fn schemas(positions: bool) -> Result<(SchemaRef, SchemaRef), ArrowError> {
-    let mut games = GamesBuilder::new();
+fn schemas(job: &Job) -> Result<(SchemaRef, SchemaRef), ArrowError> {
+    let mut games = GamesBuilder::with_columns(job.game_columns);
     let mut diagnostics = DiagnosticsBuilder::default();
-    let mut moves = MovesBuilder::new(positions);
+    let mut moves = MovesBuilder::with_columns(job.moves_columns);
     let (g, m) = tables(&mut games, &mut diagnostics, &mut moves)?;
     Ok((g.schema(), m.schema()))
 }
@@ -244,9 +254,9 @@ fn block(
     lexed: &mut Lexed,
     text: &mut Vec<u8>,
 ) -> Result<(RecordBatch, RecordBatch), ArrowError> {
-    let mut games = GamesBuilder::new();
+    let mut games = GamesBuilder::with_columns(job.game_columns);
     let mut diagnostics = DiagnosticsBuilder::default();
-    let mut moves = MovesBuilder::new(job.positions);
+    let mut moves = MovesBuilder::with_columns(job.moves_columns);
     for i in rows {
         text.clear();
         let fen = job.fens.as_ref().map_or(job.fen.as_deref(), |f| f.get(i));
@@ -299,6 +309,13 @@ fn tables(
             .ok_or_else(|| ArrowError::SchemaError(format!("no column {from}")))?;
         fields.push(field.with_name(to));
         columns.push(g.column(i).clone());
+    }
+    // The optional columns (the outcome and the start position as numbers) follow
+    // `movetext`, as in `games.parquet`.
+    let optional = g.schema().index_of("movetext")? + 1;
+    for (field, column) in g.schema().fields().iter().zip(g.columns()).skip(optional) {
+        fields.push(field.as_ref().clone());
+        columns.push(column.clone());
     }
     fields.push(crate::diagnostics::field());
     columns.push(diagnostics.finish());

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::convert::columns::MoveColumns;
 use crate::convert::encode::OutputEncoding;
 use crate::convert::players::PlayerSource;
 use crate::convert::{
@@ -95,6 +96,26 @@ pub struct Args {
     /// makes it about three times as large and the conversion slower.
     #[arg(long)]
     pub fen: bool,
+
+    /// With --format parquet: each move as numbers in moves.parquet (from_square, to_square,
+    /// piece, captured, promotion, is_check, is_capture, is_castling, is_en_passant) and each
+    /// game's outcome as numbers in games.parquet (outcome, termination_code, is_checkmate,
+    /// is_stalemate, is_insufficient_material).
+    #[arg(long)]
+    pub numbers: bool,
+
+    /// With --format parquet: the position after each move as numbers in moves.parquet
+    /// (board: 64 piece codes from a1; turn, castling, ep_square, halfmove_clock) and the
+    /// start position in games.parquet (start_board, start_turn, ...).
+    #[arg(long)]
+    pub boards: bool,
+
+    /// With --format parquet: the columns of moves.parquet besides file, game and ply, as a
+    /// comma-separated list of names and groups (text, numbers, boards, notes, default);
+    /// --fen, --numbers and --boards add theirs. Default: san,uci,clock,eval,eval_mate,
+    /// comment,nags.
+    #[arg(long, value_name = "LIST")]
+    pub moves_columns: Option<MoveColumns>,
 
     /// What --format parquet does without --fen, which the option asked for before --fen
     /// existed: still taken, so that scripts written then keep working.
@@ -386,6 +407,9 @@ impl Args {
             output: self.output.clone(),
             fen: self.fen,
             no_fen: self.no_fen,
+            numbers: self.numbers,
+            boards: self.boards,
+            moves_columns: self.moves_columns,
             excel: self.excel,
             raw_csv: self.raw_csv,
             rejects: self.rejects.clone(),

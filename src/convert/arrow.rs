@@ -11,8 +11,9 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    ArrayBuilder, Date32Builder, Float64Builder, Int32Builder, ListBuilder, MapBuilder,
-    PrimitiveBuilder, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder,
+    ArrayBuilder, BooleanBuilder, Date32Builder, FixedSizeBinaryBuilder, Float64Builder,
+    Int32Builder, Int8Builder, ListBuilder, MapBuilder, PrimitiveBuilder, StringBuilder,
+    UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
 use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -20,11 +21,16 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
+use super::columns::{GameColumns, MoveColumn, MoveColumns};
+use super::numbers::{self, MoveNumbers, PositionNumbers};
 use super::record::{GameRecord, PlyNote};
 use super::records::Eval;
 use crate::notation::fen;
 use crate::notation::write::{self, Notation};
 use crate::notation::CheckClaim;
+
+/// Bytes of a board: a piece code a square.
+const BOARD_BYTES: i32 = 64;
 
 /// Tags with a column of their own, as text, in this order.
 pub const TEXT_TAGS: [&str; 15] = [
@@ -88,6 +94,11 @@ fn tag_column(name: &str) -> Option<TagColumn> {
 
 /// The schema of the games table.
 pub fn games_schema() -> SchemaRef {
+    games_schema_with(GameColumns::default())
+}
+
+/// The schema of the games table with the optional columns `extra`.
+pub fn games_schema_with(extra: GameColumns) -> SchemaRef {
     let mut fields = vec![
         Field::new("file", DataType::Utf8, false),
         Field::new("game", DataType::UInt64, false),
@@ -119,29 +130,64 @@ pub fn games_schema() -> SchemaRef {
         Field::new("warnings", DataType::UInt32, false),
         Field::new("movetext", DataType::Utf8, false),
     ]);
+    if extra.numbers {
+        fields.extend([
+            Field::new("outcome", DataType::Int8, true),
+            Field::new("termination_code", DataType::UInt8, false),
+            Field::new("is_checkmate", DataType::Boolean, true),
+            Field::new("is_stalemate", DataType::Boolean, true),
+            Field::new("is_insufficient_material", DataType::Boolean, true),
+        ]);
+    }
+    if extra.boards {
+        fields.extend([
+            Field::new("start_board", DataType::FixedSizeBinary(64), true),
+            Field::new("start_turn", DataType::Boolean, true),
+            Field::new("start_castling", DataType::UInt8, true),
+            Field::new("start_ep_square", DataType::UInt8, true),
+            Field::new("start_halfmove_clock", DataType::UInt32, true),
+        ]);
+    }
     Arc::new(Schema::new(fields))
 }
 
-/// The schema of the moves table; `fen` only when asked for.
+/// The schema of the moves table with its default columns; `fen` only when asked for.
 pub fn moves_schema(fen: bool) -> SchemaRef {
+    moves_schema_of(moves_columns(fen))
+}
+
+/// The schema of the moves table with the optional columns `columns`.
+pub fn moves_schema_of(columns: MoveColumns) -> SchemaRef {
     let mut fields = vec![
         Field::new("file", DataType::Utf8, false),
         Field::new("game", DataType::UInt64, false),
         Field::new("ply", DataType::UInt32, false),
-        Field::new("san", DataType::Utf8, false),
-        Field::new("uci", DataType::Utf8, false),
     ];
-    if fen {
-        fields.push(Field::new("fen", DataType::Utf8, false));
-    }
-    fields.extend([
-        Field::new("clock", DataType::Float64, true),
-        Field::new("eval", DataType::Float64, true),
-        Field::new("eval_mate", DataType::Int32, true),
-        Field::new("comment", DataType::Utf8, true),
-        Field::new("nags", list_type(), false),
-    ]);
+    fields.extend(columns.iter().map(move_field));
     Arc::new(Schema::new(fields))
+}
+
+/// An optional column of the moves table: its name, type and whether it may be null.
+fn move_field(column: MoveColumn) -> Field {
+    use MoveColumn as C;
+    let (kind, nullable) = match column {
+        C::San | C::Uci | C::Fen => (DataType::Utf8, false),
+        // Null for a null move (no squares, no piece), or none captured or promoted to.
+        C::FromSquare | C::ToSquare | C::Piece | C::Captured | C::Promotion | C::EpSquare => {
+            (DataType::UInt8, true)
+        }
+        C::IsCheck | C::IsCapture | C::IsCastling | C::IsEnPassant | C::Turn => {
+            (DataType::Boolean, false)
+        }
+        C::Board => (DataType::FixedSizeBinary(64), false),
+        C::Castling => (DataType::UInt8, false),
+        C::HalfmoveClock => (DataType::UInt32, false),
+        C::Clock | C::Eval => (DataType::Float64, true),
+        C::EvalMate => (DataType::Int32, true),
+        C::Comment => (DataType::Utf8, true),
+        C::Nags => (list_type(), false),
+    };
+    Field::new(column.name(), kind, nullable)
 }
 
 /// The type a [`MapBuilder`] of strings makes (so the schema and the arrays agree).
@@ -189,20 +235,36 @@ fn int_written_as(n: i32, text: &str, signed: bool) -> bool {
     written.is_ok() && &buf[..len] == text.as_bytes()
 }
 
-/// SAN, UCI and (when asked) FEN of each main-line ply, as the replay plays it: the texts of a
-/// game in one buffer, so a ply costs no allocation.
+/// What the moves table keeps of each main-line ply, as the replay plays it: SAN, UCI and
+/// (when asked) FEN in one text buffer a game, so a ply costs no allocation; the move and the
+/// position after it as numbers ([`MoveNumbers`], [`PositionNumbers`]) when asked. What is not
+/// asked for is not made.
 #[derive(Debug, Default)]
 pub struct PlyColumns {
     /// Keep the position after each ply.
     pub fen: bool,
-    /// Keep each ply's SAN, UCI (and FEN): false when only the games table is built, which
+    /// Keep each ply's SAN, UCI and notes: false when only the games table is built, which
     /// shows the count of plies and nothing of each.
     moves: bool,
+    /// Keep each ply's SAN and UCI.
+    text: bool,
+    /// Keep each ply's clock, evaluation, comment and NAGs.
+    notes: bool,
+    /// Keep each move as numbers, in `numbers`.
+    with_numbers: bool,
+    /// Keep the position after each ply as numbers, in `positions`.
+    with_positions: bool,
+    /// Keep the start position as numbers, in `start`.
+    with_start: bool,
     /// Plies counted (the length of `ends` when `moves`).
     count: usize,
-    text: String,
-    /// Where each ply's SAN, UCI and FEN end in `text`.
+    text_buf: String,
+    /// Where each ply's SAN, UCI and FEN end in `text_buf`.
     ends: Vec<[u32; 3]>,
+    numbers: Vec<MoveNumbers>,
+    positions: Vec<PositionNumbers>,
+    /// The position the game starts from, as numbers (the games table's `start_*`).
+    pub start: Option<PositionNumbers>,
     /// White made the first ply (the sides alternate, null moves too).
     first_white: bool,
     /// The last ply's FEN is written (from the position after it, which the replay tells)
@@ -212,24 +274,39 @@ pub struct PlyColumns {
 }
 
 impl PlyColumns {
+    /// The table's default columns, with `fen` when asked.
     pub fn new(fen: bool) -> PlyColumns {
+        PlyColumns::with_columns(moves_columns(fen), GameColumns::default())
+    }
+
+    /// What the moves table's `columns` and the games table's `games` columns need.
+    pub fn with_columns(columns: MoveColumns, games: GameColumns) -> PlyColumns {
         PlyColumns {
-            fen,
+            fen: columns.has(MoveColumn::Fen),
             moves: true,
+            text: columns.any_of(MoveColumns::TEXT),
+            notes: columns.any_of(MoveColumns::NOTES),
+            with_numbers: columns.any_of(MoveColumns::NUMBERS),
+            with_positions: columns.any_of(MoveColumns::POSITION),
+            with_start: games.boards,
             count: 0,
-            text: String::new(),
+            text_buf: String::new(),
             ends: Vec::new(),
+            numbers: Vec::new(),
+            positions: Vec::new(),
+            start: None,
             first_white: true,
             unsettled: false,
         }
     }
 
     /// Plies counted only, for a games table alone: no text a ply, and the row gets no
-    /// clocks, evaluations or comments of its plies ([`PlyColumns::has_moves`] is false).
-    pub fn count_only() -> PlyColumns {
+    /// clocks, evaluations or comments of its plies ([`PlyColumns::has_moves`] is false);
+    /// the start position as numbers when `games` asks for it.
+    pub fn count_only(games: GameColumns) -> PlyColumns {
         PlyColumns {
             moves: false,
-            ..PlyColumns::new(false)
+            ..PlyColumns::with_columns(MoveColumns::NONE, games)
         }
     }
 
@@ -239,7 +316,14 @@ impl PlyColumns {
     pub fn reserve(&mut self, plies: usize) {
         if self.moves {
             self.ends.reserve(plies);
-            self.text.reserve(plies * if self.fen { 72 } else { 12 });
+            let bytes = if self.text { 12 } else { 0 } + if self.fen { 72 } else { 0 };
+            self.text_buf.reserve(plies * bytes);
+            if self.with_numbers {
+                self.numbers.reserve(plies);
+            }
+            if self.with_positions {
+                self.positions.reserve(plies);
+            }
         }
     }
 
@@ -248,11 +332,19 @@ impl PlyColumns {
         self.moves
     }
 
+    /// Whether each ply's clock, evaluation, comment and NAGs are kept.
+    pub fn has_notes(&self) -> bool {
+        self.moves && self.notes
+    }
+
     pub fn clear(&mut self) {
         self.unsettled = false;
         self.count = 0;
-        self.text.clear();
+        self.text_buf.clear();
         self.ends.clear();
+        self.numbers.clear();
+        self.positions.clear();
+        self.start = None;
     }
 
     pub fn len(&self) -> usize {
@@ -266,6 +358,13 @@ impl PlyColumns {
 
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+
+    /// The position the game starts from (the replay tells it once, before the moves).
+    pub fn set_start(&mut self, start: &Chess) {
+        if self.with_start {
+            self.start = Some(PositionNumbers::of(start));
+        }
     }
 
     /// A main-line move from `before` to `after`, with its SAN when the token was written so.
@@ -287,17 +386,29 @@ impl PlyColumns {
         if self.fen {
             self.settle();
         }
-        match san {
-            Some(san) => self.text.push_str(san),
-            None => write::write(before, mv, check, Notation::San, &mut self.text),
+        if self.text {
+            match san {
+                Some(san) => self.text_buf.push_str(san),
+                None => write::write(before, mv, check, Notation::San, &mut self.text_buf),
+            }
         }
         let san_end = self.end();
-        // As `write::write` writes UCI, without the formatting machinery (a ply's cost counts).
-        mv.to_uci(before.castles().mode())
-            .append_to_string(&mut self.text);
+        if self.text {
+            // As `write::write` writes UCI, without the formatting machinery (a ply's cost
+            // counts).
+            mv.to_uci(before.castles().mode())
+                .append_to_string(&mut self.text_buf);
+        }
         let uci_end = self.end();
         // Its FEN is counted in with the next ply, or with `settle`.
         self.ends.push([san_end, uci_end, uci_end]);
+        if self.with_numbers {
+            let mode = before.castles().mode();
+            self.numbers.push(MoveNumbers::of(mv, mode, check));
+        }
+        if self.with_positions {
+            self.positions.push(PositionNumbers::of(after));
+        }
         if self.fen {
             self.push_fen(after);
             self.unsettled = true;
@@ -316,12 +427,22 @@ impl PlyColumns {
         if self.fen {
             self.settle();
         }
-        self.text.push_str("--");
+        if self.text {
+            self.text_buf.push_str("--");
+        }
         let san_end = self.end();
-        self.text.push_str("0000");
+        if self.text {
+            self.text_buf.push_str("0000");
+        }
         let uci_end = self.end();
         if self.fen {
             self.push_fen(after);
+        }
+        if self.with_numbers {
+            self.numbers.push(MoveNumbers::null(after.is_check()));
+        }
+        if self.with_positions {
+            self.positions.push(PositionNumbers::of(after));
         }
         self.ends.push([san_end, uci_end, self.end()]);
     }
@@ -339,24 +460,29 @@ impl PlyColumns {
     }
 
     fn push_fen(&mut self, after: &Chess) {
-        let start = self.text.len();
-        fen::push_fen(after, &mut self.text);
+        let start = self.text_buf.len();
+        fen::push_fen(after, &mut self.text_buf);
         debug_assert_eq!(
-            self.text[start..],
+            self.text_buf[start..],
             Fen::from_position(after, EnPassantMode::Legal).to_string(),
         );
     }
 
     fn end(&self) -> u32 {
-        u32::try_from(self.text.len()).unwrap_or(u32::MAX)
+        u32::try_from(self.text_buf.len()).unwrap_or(u32::MAX)
     }
 
     /// SAN, UCI and FEN (empty when not kept) of ply `i`.
     fn ply(&self, i: usize) -> [&str; 3] {
         let start = if i == 0 { 0 } else { self.ends[i - 1][2] };
         let [san, uci, fen] = self.ends[i];
-        let at = |a: u32, b: u32| &self.text[a as usize..b as usize];
+        let at = |a: u32, b: u32| &self.text_buf[a as usize..b as usize];
         [at(start, san), at(san, uci), at(uci, fen)]
+    }
+
+    /// Ply `i` as numbers (when kept).
+    fn numbers(&self, i: usize) -> MoveNumbers {
+        self.numbers.get(i).copied().unwrap_or_default()
     }
 }
 
@@ -407,6 +533,20 @@ impl<T: ArrowPrimitiveType> Refill for PrimitiveBuilder<T> {
     }
 }
 
+impl Refill for BooleanBuilder {
+    fn refill(&mut self) -> ArrayRef {
+        let next = BooleanBuilder::with_capacity(self.len());
+        Arc::new(std::mem::replace(self, next).finish())
+    }
+}
+
+impl Refill for FixedSizeBinaryBuilder {
+    fn refill(&mut self) -> ArrayRef {
+        let next = FixedSizeBinaryBuilder::with_capacity(self.len(), BOARD_BYTES);
+        Arc::new(std::mem::replace(self, next).finish())
+    }
+}
+
 impl Refill for ListBuilder<UInt16Builder> {
     fn refill(&mut self) -> ArrayRef {
         let values = UInt16Builder::with_capacity(self.values_ref().len());
@@ -443,7 +583,74 @@ pub struct GamesBuilder {
     errors: UInt32Builder,
     warnings: UInt32Builder,
     movetext: StringBuilder,
+    /// The optional columns' builders, when asked for.
+    numbers: Option<Box<OutcomeBuilders>>,
+    start: Option<Box<PositionBuilders>>,
     rows: usize,
+}
+
+/// The games table's outcome as numbers.
+#[derive(Default)]
+struct OutcomeBuilders {
+    outcome: Int8Builder,
+    termination: UInt8Builder,
+    checkmate: BooleanBuilder,
+    stalemate: BooleanBuilder,
+    insufficient: BooleanBuilder,
+}
+
+/// A position a row as numbers: the moves table's position after each ply, the games
+/// table's start position.
+struct PositionBuilders {
+    board: FixedSizeBinaryBuilder,
+    turn: BooleanBuilder,
+    castling: UInt8Builder,
+    ep_square: UInt8Builder,
+    halfmove_clock: UInt32Builder,
+}
+
+impl Default for PositionBuilders {
+    fn default() -> Self {
+        PositionBuilders {
+            board: FixedSizeBinaryBuilder::new(BOARD_BYTES),
+            turn: BooleanBuilder::new(),
+            castling: UInt8Builder::new(),
+            ep_square: UInt8Builder::new(),
+            halfmove_clock: UInt32Builder::new(),
+        }
+    }
+}
+
+impl PositionBuilders {
+    fn append(&mut self, pos: Option<&PositionNumbers>) {
+        match pos {
+            Some(p) => {
+                // A slice of 64 bytes into a builder of 64-byte values: never an error.
+                let _ = self.board.append_value(p.board);
+                self.turn.append_value(p.white_to_move);
+                self.castling.append_value(p.castling);
+                self.ep_square.append_option(p.ep_square);
+                self.halfmove_clock.append_value(p.halfmove_clock);
+            }
+            None => {
+                self.board.append_null();
+                self.turn.append_null();
+                self.castling.append_null();
+                self.ep_square.append_null();
+                self.halfmove_clock.append_null();
+            }
+        }
+    }
+
+    fn refill(&mut self) -> [ArrayRef; 5] {
+        [
+            self.board.refill(),
+            self.turn.refill(),
+            self.castling.refill(),
+            self.ep_square.refill(),
+            self.halfmove_clock.refill(),
+        ]
+    }
 }
 
 impl Default for GamesBuilder {
@@ -453,9 +660,15 @@ impl Default for GamesBuilder {
 }
 
 impl GamesBuilder {
+    /// The games table's default columns.
     pub fn new() -> GamesBuilder {
+        GamesBuilder::with_columns(GameColumns::default())
+    }
+
+    /// The games table with the optional columns `extra`.
+    pub fn with_columns(extra: GameColumns) -> GamesBuilder {
         GamesBuilder {
-            schema: games_schema(),
+            schema: games_schema_with(extra),
             file: StringBuilder::new(),
             game: UInt64Builder::new(),
             text: TEXT_TAGS.iter().map(|_| StringBuilder::new()).collect(),
@@ -469,6 +682,8 @@ impl GamesBuilder {
             errors: UInt32Builder::new(),
             warnings: UInt32Builder::new(),
             movetext: StringBuilder::new(),
+            numbers: extra.numbers.then(Box::default),
+            start: extra.boards.then(Box::default),
             rows: 0,
         }
     }
@@ -532,11 +747,25 @@ impl GamesBuilder {
         self.plies
             .append_value(u32::try_from(row.plies.len()).unwrap_or(u32::MAX));
         self.by_rule.append_option(row.result_by_rule);
-        self.termination.append_value(row.termination);
+        self.termination.append_value(row.termination());
         self.final_fen.append_option(row.final_fen.as_deref());
         self.errors.append_value(row.errors);
         self.warnings.append_value(row.warnings);
         self.movetext.append_value(&row.movetext);
+        if let Some(n) = &mut self.numbers {
+            n.outcome.append_option(numbers::outcome(row.result));
+            n.termination
+                .append_value(numbers::termination_code(row.ending));
+            n.checkmate
+                .append_option(row.final_flags.map(|f| f.checkmate));
+            n.stalemate
+                .append_option(row.final_flags.map(|f| f.stalemate));
+            n.insufficient
+                .append_option(row.final_flags.map(|f| f.insufficient_material));
+        }
+        if let Some(b) = &mut self.start {
+            b.append(row.plies.start.as_ref());
+        }
         self.rows += 1;
         Ok(())
     }
@@ -561,6 +790,18 @@ impl GamesBuilder {
             self.warnings.refill(),
             self.movetext.refill(),
         ]);
+        if let Some(n) = &mut self.numbers {
+            columns.extend([
+                n.outcome.refill(),
+                n.termination.refill(),
+                n.checkmate.refill(),
+                n.stalemate.refill(),
+                n.insufficient.refill(),
+            ]);
+        }
+        if let Some(b) = &mut self.start {
+            columns.extend(b.refill());
+        }
         self.batch(columns)
     }
 }
@@ -568,13 +809,21 @@ impl GamesBuilder {
 /// The moves table being built, a game's plies at a time.
 pub struct MovesBuilder {
     schema: SchemaRef,
-    with_fen: bool,
+    columns: MoveColumns,
     file: StringBuilder,
     game: UInt64Builder,
     ply: UInt32Builder,
     san: StringBuilder,
     uci: StringBuilder,
     fen: StringBuilder,
+    from: UInt8Builder,
+    to: UInt8Builder,
+    piece: UInt8Builder,
+    captured: UInt8Builder,
+    promotion: UInt8Builder,
+    /// [`MoveNumbers`]'s flags, a builder each: check, capture, castling, en passant.
+    flags: [BooleanBuilder; 4],
+    position: PositionBuilders,
     clock: Float64Builder,
     eval: Float64Builder,
     mate: Int32Builder,
@@ -583,18 +832,38 @@ pub struct MovesBuilder {
     rows: usize,
 }
 
+/// [`MoveNumbers`]'s flags, in the order of the moves table's columns.
+const FLAGS: [u8; 4] = [
+    MoveNumbers::CHECK,
+    MoveNumbers::CAPTURE,
+    MoveNumbers::CASTLING,
+    MoveNumbers::EN_PASSANT,
+];
+
 impl MovesBuilder {
-    /// `fen`: the table has the position after each ply.
+    /// The default columns; `fen`: the table has the position after each ply.
     pub fn new(fen: bool) -> MovesBuilder {
+        MovesBuilder::with_columns(moves_columns(fen))
+    }
+
+    /// The table with the optional columns `columns`.
+    pub fn with_columns(columns: MoveColumns) -> MovesBuilder {
         MovesBuilder {
-            schema: moves_schema(fen),
-            with_fen: fen,
+            schema: moves_schema_of(columns),
+            columns,
             file: StringBuilder::new(),
             game: UInt64Builder::new(),
             ply: UInt32Builder::new(),
             san: StringBuilder::new(),
             uci: StringBuilder::new(),
             fen: StringBuilder::new(),
+            from: UInt8Builder::new(),
+            to: UInt8Builder::new(),
+            piece: UInt8Builder::new(),
+            captured: UInt8Builder::new(),
+            promotion: UInt8Builder::new(),
+            flags: Default::default(),
+            position: PositionBuilders::default(),
             clock: Float64Builder::new(),
             eval: Float64Builder::new(),
             mate: Int32Builder::new(),
@@ -608,48 +877,130 @@ impl MovesBuilder {
 
     /// Appends the main-line plies of a game.
     pub fn append(&mut self, row: &GameRecord) {
+        use MoveColumn as C;
         let none = PlyNote::default();
         // A row made for the games table alone has no plies to give (a bug to append it).
         debug_assert!(row.plies.has_moves(), "a games-only row in the moves table");
+        let cols = self.columns;
+        let text = cols.any_of(MoveColumns::TEXT) || cols.has(C::Fen);
+        let numbers = cols.any_of(MoveColumns::NUMBERS);
+        let position = cols.any_of(MoveColumns::POSITION);
+        let notes = cols.any_of(MoveColumns::NOTES);
         let plies = row.plies.ends.len();
         for i in 0..plies {
-            let [san, uci, fen] = row.plies.ply(i);
-            let note = row.ply_notes.get(i).unwrap_or(&none);
             self.file.append_value(&row.file);
             self.game.append_value(row.game);
             self.ply
                 .append_value(u32::try_from(i + 1).unwrap_or(u32::MAX));
-            self.san.append_value(san);
-            self.uci.append_value(uci);
-            if self.with_fen {
-                self.fen.append_value(fen);
+            if text {
+                let [san, uci, fen] = row.plies.ply(i);
+                if cols.has(C::San) {
+                    self.san.append_value(san);
+                }
+                if cols.has(C::Uci) {
+                    self.uci.append_value(uci);
+                }
+                if cols.has(C::Fen) {
+                    self.fen.append_value(fen);
+                }
             }
+            if numbers {
+                self.append_numbers(row.plies.numbers(i));
+            }
+            if position {
+                self.append_position(row.plies.positions.get(i));
+            }
+            if notes {
+                let note = row.ply_notes.get(i).unwrap_or(&none);
+                self.append_note(row, note);
+            }
+        }
+        self.rows += plies;
+    }
+
+    fn append_numbers(&mut self, n: MoveNumbers) {
+        use MoveColumn as C;
+        let cols = self.columns;
+        let square = |s: u8| (s != MoveNumbers::NONE).then_some(s);
+        let piece = |p: u8| (p != 0).then_some(p);
+        if cols.has(C::FromSquare) {
+            self.from.append_option(square(n.from));
+        }
+        if cols.has(C::ToSquare) {
+            self.to.append_option(square(n.to));
+        }
+        if cols.has(C::Piece) {
+            self.piece.append_option(piece(n.piece));
+        }
+        if cols.has(C::Captured) {
+            self.captured.append_option(piece(n.captured));
+        }
+        if cols.has(C::Promotion) {
+            self.promotion.append_option(piece(n.promotion));
+        }
+        let flag_columns = [C::IsCheck, C::IsCapture, C::IsCastling, C::IsEnPassant];
+        for ((b, flag), column) in self.flags.iter_mut().zip(FLAGS).zip(flag_columns) {
+            if cols.has(column) {
+                b.append_value(n.has(flag));
+            }
+        }
+    }
+
+    fn append_position(&mut self, p: Option<&PositionNumbers>) {
+        use MoveColumn as C;
+        let cols = self.columns;
+        // Every ply kept has its position when these columns are asked for.
+        let Some(p) = p else {
+            debug_assert!(false, "a ply without its position");
+            return;
+        };
+        if cols.has(C::Board) {
+            let _ = self.position.board.append_value(p.board);
+        }
+        if cols.has(C::Turn) {
+            self.position.turn.append_value(p.white_to_move);
+        }
+        if cols.has(C::Castling) {
+            self.position.castling.append_value(p.castling);
+        }
+        if cols.has(C::EpSquare) {
+            self.position.ep_square.append_option(p.ep_square);
+        }
+        if cols.has(C::HalfmoveClock) {
+            self.position.halfmove_clock.append_value(p.halfmove_clock);
+        }
+    }
+
+    fn append_note(&mut self, row: &GameRecord, note: &PlyNote) {
+        use MoveColumn as C;
+        let cols = self.columns;
+        if cols.has(C::Clock) {
             self.clock.append_option(note.clock);
-            match note.eval {
-                Some(Eval::Pawns(p)) => {
-                    self.eval.append_value(p);
-                    self.mate.append_null();
-                }
-                Some(Eval::Mate(n)) => {
-                    self.eval.append_null();
-                    self.mate.append_value(n);
-                }
-                None => {
-                    self.eval.append_null();
-                    self.mate.append_null();
-                }
-            }
+        }
+        let (pawns, mate) = match note.eval {
+            Some(Eval::Pawns(p)) => (Some(p), None),
+            Some(Eval::Mate(n)) => (None, Some(n)),
+            None => (None, None),
+        };
+        if cols.has(C::Eval) {
+            self.eval.append_option(pawns);
+        }
+        if cols.has(C::EvalMate) {
+            self.mate.append_option(mate);
+        }
+        if cols.has(C::Comment) {
             self.comment.append_option(
                 note.comment
                     .as_ref()
                     .map(|r| &row.notes_text[r.start as usize..r.end as usize]),
             );
+        }
+        if cols.has(C::Nags) {
             self.nags
                 .values()
                 .append_slice(&row.nags[note.nags.start as usize..note.nags.end as usize]);
             self.nags.append(true);
         }
-        self.rows += plies;
     }
 
     /// The rows appended so far as a batch; the builder starts again empty.
@@ -658,24 +1009,51 @@ impl MovesBuilder {
     ///
     /// When the columns disagree with the schema (a bug).
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        let mut columns: Vec<ArrayRef> = vec![
-            self.file.refill(),
-            self.game.refill(),
-            self.ply.refill(),
-            self.san.refill(),
-            self.uci.refill(),
-        ];
-        if self.with_fen {
-            columns.push(self.fen.refill());
+        let mut columns: Vec<ArrayRef> =
+            vec![self.file.refill(), self.game.refill(), self.ply.refill()];
+        for column in self.columns.iter() {
+            let array = self.column(column);
+            columns.push(array);
         }
-        columns.extend([
-            self.clock.refill(),
-            self.eval.refill(),
-            self.mate.refill(),
-            self.comment.refill(),
-            self.nags.refill(),
-        ]);
         self.batch(columns)
+    }
+
+    /// The array of an optional column, its builder left empty.
+    fn column(&mut self, column: MoveColumn) -> ArrayRef {
+        use MoveColumn as C;
+        match column {
+            C::San => self.san.refill(),
+            C::Uci => self.uci.refill(),
+            C::Fen => self.fen.refill(),
+            C::FromSquare => self.from.refill(),
+            C::ToSquare => self.to.refill(),
+            C::Piece => self.piece.refill(),
+            C::Captured => self.captured.refill(),
+            C::Promotion => self.promotion.refill(),
+            C::IsCheck => self.flags[0].refill(),
+            C::IsCapture => self.flags[1].refill(),
+            C::IsCastling => self.flags[2].refill(),
+            C::IsEnPassant => self.flags[3].refill(),
+            C::Board => self.position.board.refill(),
+            C::Turn => self.position.turn.refill(),
+            C::Castling => self.position.castling.refill(),
+            C::EpSquare => self.position.ep_square.refill(),
+            C::HalfmoveClock => self.position.halfmove_clock.refill(),
+            C::Clock => self.clock.refill(),
+            C::Eval => self.eval.refill(),
+            C::EvalMate => self.mate.refill(),
+            C::Comment => self.comment.refill(),
+            C::Nags => self.nags.refill(),
+        }
+    }
+}
+
+/// The moves table's default columns, with `fen` when asked.
+pub fn moves_columns(fen: bool) -> MoveColumns {
+    if fen {
+        MoveColumns::DEFAULT.with(MoveColumn::Fen)
+    } else {
+        MoveColumns::DEFAULT
     }
 }
 

@@ -9,10 +9,12 @@
 
 pub mod arrow;
 mod broken;
+pub mod columns;
 pub mod encode;
 mod engine;
 mod game;
 pub mod layout;
+pub mod numbers;
 mod options;
 pub mod parquet;
 pub mod pgn;
@@ -291,6 +293,12 @@ impl Visitor for Collector {
                 })
             }),
         });
+    }
+
+    fn start(&mut self, start: &Chess) {
+        if let Some(c) = &mut self.columns {
+            c.set_start(start);
+        }
     }
 
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {

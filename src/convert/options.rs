@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::arrow::PlyColumns;
+use super::columns::{GameColumns, MoveColumn, MoveColumns};
 use super::encode::OutputEncoding;
 use super::rewrite::Rewrite;
 use super::{Collector, GameVisitor, Keep};
@@ -138,6 +139,16 @@ pub struct ConvertOptions {
     pub fen: bool,
     /// `--no-fen`, what [`Format::Parquet`] does without `fen` (refused with another format).
     pub no_fen: bool,
+    /// With [`Format::Parquet`]: each move as numbers in moves.parquet (squares, pieces,
+    /// flags) and each game's outcome as numbers in games.parquet (`--numbers`).
+    pub numbers: bool,
+    /// With [`Format::Parquet`]: the position after each move as numbers in moves.parquet
+    /// (board, turn, castling rights, en passant square, half-move clock) and the start
+    /// position in games.parquet (`--boards`).
+    pub boards: bool,
+    /// With [`Format::Parquet`]: the optional columns of moves.parquet, instead of the
+    /// default ones (`--moves-columns`); `fen`, `numbers` and `boards` add theirs.
+    pub moves_columns: Option<MoveColumns>,
     /// With [`Format::Csv`]: a UTF-8 byte order mark first.
     pub excel: bool,
     /// With [`Format::Csv`]: cells a spreadsheet would run as formulas kept as they are.
@@ -193,6 +204,9 @@ impl Default for ConvertOptions {
             output: None,
             fen: false,
             no_fen: false,
+            numbers: false,
+            boards: false,
+            moves_columns: None,
             excel: false,
             raw_csv: false,
             rejects: None,
@@ -263,9 +277,34 @@ impl ConvertOptions {
     /// What of each ply the Arrow rows keep: a count alone for the games table only.
     pub(super) fn ply_columns(&self) -> PlyColumns {
         if self.games_only {
-            PlyColumns::count_only()
+            PlyColumns::count_only(self.game_columns())
         } else {
-            PlyColumns::new(self.fen)
+            PlyColumns::with_columns(self.table_moves_columns(), self.game_columns())
+        }
+    }
+
+    /// The optional columns of the moves table: `moves_columns` (or the default ones), with
+    /// those `fen`, `numbers` and `boards` add.
+    pub fn table_moves_columns(&self) -> MoveColumns {
+        let mut columns = self.moves_columns.unwrap_or(MoveColumns::DEFAULT);
+        if self.fen {
+            columns = columns.with(MoveColumn::Fen);
+        }
+        if self.numbers {
+            columns = columns.union(MoveColumns::NUMBERS);
+        }
+        if self.boards {
+            columns = columns.union(MoveColumns::POSITION);
+        }
+        columns
+    }
+
+    /// The optional columns of the games table: the outcome as numbers with `numbers`, the
+    /// start position with `boards`.
+    pub fn game_columns(&self) -> GameColumns {
+        GameColumns {
+            numbers: self.numbers,
+            boards: self.boards,
         }
     }
 
@@ -337,6 +376,19 @@ impl ConvertOptions {
             );
         }
         self.refuse_rewrites_that_do_not_apply()?;
+        let table_options = [
+            ("--numbers", self.numbers),
+            ("--boards", self.boards),
+            ("--moves-columns", self.moves_columns.is_some()),
+        ];
+        for (option, given) in table_options {
+            if given && self.format != Format::Parquet {
+                anyhow::bail!(
+                    "{option} applies to --format parquet only (it chooses the columns of its \
+                     tables); drop it, or add --format parquet"
+                );
+            }
+        }
         if (self.fen || self.no_fen) && self.format != Format::Parquet {
             anyhow::bail!(
                 "{} applies to --format parquet only (--fen adds the fen column to \

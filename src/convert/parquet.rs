@@ -17,6 +17,7 @@ use parquet::schema::types::ColumnPath;
 
 pub use super::arrow::{date32, games_schema, int_tag, moves_schema};
 use super::arrow::{GamesBuilder, MovesBuilder};
+use super::columns::{GameColumns, MoveColumns};
 pub use super::record::GameRecord;
 
 /// Games a row group of `games.parquet` holds at most.
@@ -56,6 +57,22 @@ impl<W: Write + Send> ParquetOut<W> {
     ///
     /// Errors of the writers.
     pub fn new(games: W, moves: W, fen: bool) -> Result<Self, ParquetError> {
+        let moves_columns = super::arrow::moves_columns(fen);
+        Self::with_columns(games, moves, moves_columns, GameColumns::default())
+    }
+
+    /// Starts both files, with the optional columns `moves_columns` in `moves.parquet` and
+    /// `game_columns` in `games.parquet`.
+    ///
+    /// # Errors
+    ///
+    /// Errors of the writers.
+    pub fn with_columns(
+        games: W,
+        moves: W,
+        moves_columns: MoveColumns,
+        game_columns: GameColumns,
+    ) -> Result<Self, ParquetError> {
         let props = |rows| {
             let mut props = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -71,8 +88,8 @@ impl<W: Write + Send> ParquetOut<W> {
             }
             props.build()
         };
-        let games_rows = GamesBuilder::new();
-        let moves_rows = MovesBuilder::new(fen);
+        let games_rows = GamesBuilder::with_columns(game_columns);
+        let moves_rows = MovesBuilder::with_columns(moves_columns);
         Ok(ParquetOut {
             games: ArrowWriter::try_new(games, games_rows.schema(), Some(props(GAME_ROWS)))?,
             moves: ArrowWriter::try_new(moves, moves_rows.schema(), Some(props(MOVE_ROWS)))?,

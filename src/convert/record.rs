@@ -18,12 +18,13 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::arrow::PlyColumns;
+use super::numbers::FinalFlags;
 use super::records::{self, read_notes, Eval, MoveRecord};
 use super::{Collector, Element};
 use crate::diag::Severity;
 use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
-use crate::rules::game::GameReport;
+use crate::rules::game::{GameReport, Termination};
 
 /// One converted game: what JSON lines, CSV and the Arrow tables write of it.
 ///
@@ -43,7 +44,7 @@ use crate::rules::game::GameReport;
 ///     .expect("it replays");
 /// // The result the rules give is the one written, in the tags too.
 /// assert_eq!((record.result, record.tag("Result")), ("0-1", Some("0-1")));
-/// assert_eq!((record.termination, record.plies.len()), ("checkmate", 4));
+/// assert_eq!((record.termination(), record.plies.len()), ("checkmate", 4));
 /// assert_eq!(record.tags().map(|t| t.0).collect::<Vec<_>>(), ["Result", "White"]);
 /// # Ok::<(), anyhow::Error>(())
 /// ```
@@ -62,7 +63,10 @@ pub struct GameRecord<'a> {
     pub result: &'static str,
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<&'static str>,
-    pub termination: &'static str,
+    /// How the rules ended the game ([`GameRecord::termination`] names it).
+    pub ending: Termination,
+    /// What holds in the final position; `None` when the game had no position to start from.
+    pub final_flags: Option<FinalFlags>,
     /// FEN of the position after the last main-line move.
     pub final_fen: Option<String>,
     /// Error and warning findings the game kept (errors that do not block output).
@@ -151,7 +155,11 @@ impl<'a> GameRecord<'a> {
             tags: Tags::Borrowed(Vec::new()),
             result: result.as_str(),
             result_by_rule: report.result_by_rule.map(GameResult::as_str),
-            termination: report.termination.as_str(),
+            ending: report.termination,
+            final_flags: report
+                .final_position
+                .as_ref()
+                .map(|pos| FinalFlags::of(report.termination, pos)),
             // As `GameReport::final_fen` writes it, by the writer the plies use.
             final_fen: report.final_position.as_ref().map(|pos| {
                 let mut fen = String::with_capacity(96);
@@ -190,8 +198,8 @@ impl<'a> GameRecord<'a> {
                 *b
             })
             .unwrap_or_default();
-        // Only the moves table shows them.
-        if self.plies.has_moves() {
+        // Only the moves table shows them, when it has their columns.
+        if self.plies.has_notes() {
             self.set_notes(elements, collector);
         }
     }
@@ -210,8 +218,9 @@ impl<'a> GameRecord<'a> {
             tags,
             result: self.result,
             result_by_rule: self.result_by_rule,
-            termination: self.termination,
+            ending: self.ending,
             final_fen: self.final_fen,
+            final_flags: self.final_flags,
             errors: self.errors,
             warnings: self.warnings,
             notes: self.notes,
@@ -235,6 +244,11 @@ impl<'a> GameRecord<'a> {
         extra: &[(&'a str, &'a str)],
     ) {
         self.tags = Tags::Borrowed(sorted(lexed, result, extra));
+    }
+
+    /// How the rules ended the game, as every output spells it: `checkmate`, `none`...
+    pub fn termination(&self) -> &'static str {
+        self.ending.as_str()
     }
 
     /// The tag of that name.

@@ -1,0 +1,309 @@
+//! Moves, positions and outcomes as numbers, for the numeric columns of the tables: what a
+//! model is trained on reads them as arrays, without parsing SAN or FEN.
+//!
+//! The numbers are python-chess's wherever it has one, so that `chess.Move`, `chess.Board` and
+//! these columns agree (`.ci/number-columns.py` checks it ply by ply):
+//!
+//! - a square is 0–63, a1 = 0, b1 = 1, …, h1 = 7, a2 = 8, …, h8 = 63 (`chess.SQUARES`);
+//! - a piece type is 1–6: pawn, knight, bishop, rook, queen, king (`chess.PAWN` … `chess.KING`);
+//! - a square of a board holds 0 when empty, the piece type for White's piece, the piece type
+//!   plus 6 for Black's (1–6 = `PNBRQK`, 7–12 = `pnbrqk`);
+//! - castling is the king's move as UCI writes it, as python-chess's `Move.to_square` gives
+//!   it: e1g1 in standard chess, and the king onto its rook (e1h1) in Chess960. (shakmaty's
+//!   `Move::Castle` is always king → rook.)
+
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role};
+
+use crate::notation::CheckClaim;
+use crate::rules::game::Termination;
+
+/// A main-line ply as numbers: the numeric columns of the moves table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveNumbers {
+    /// The square moved from (0–63); [`MoveNumbers::NONE`] for a null move.
+    pub from: u8,
+    /// The square moved to; for castling see the module's note.
+    pub to: u8,
+    /// The piece type moved (1–6); 0 for a null move.
+    pub piece: u8,
+    /// The piece type captured (a pawn for en passant); 0 for none.
+    pub captured: u8,
+    /// The piece type promoted to (2–5); 0 for none.
+    pub promotion: u8,
+    /// [`MoveNumbers::CHECK`], [`MoveNumbers::CAPTURE`], [`MoveNumbers::CASTLING`],
+    /// [`MoveNumbers::EN_PASSANT`].
+    pub flags: u8,
+}
+
+impl MoveNumbers {
+    /// A square that is none (a null move's).
+    pub const NONE: u8 = u8::MAX;
+    /// The move gives check (or mate).
+    pub const CHECK: u8 = 1;
+    /// The move captures (en passant too).
+    pub const CAPTURE: u8 = 2;
+    pub const CASTLING: u8 = 4;
+    pub const EN_PASSANT: u8 = 8;
+
+    /// A null move: no squares, no piece; it may give check (the side that passed was in it).
+    pub fn null(check: bool) -> MoveNumbers {
+        MoveNumbers {
+            from: Self::NONE,
+            to: Self::NONE,
+            flags: if check { Self::CHECK } else { 0 },
+            ..MoveNumbers::default()
+        }
+    }
+
+    /// `mv`, played in a game of castling `mode`, which leaves the other side as `check` says.
+    ///
+    /// ```
+    /// use pgnkit::convert::numbers::MoveNumbers;
+    /// use pgnkit::notation::CheckClaim;
+    /// use shakmaty::{CastlingMode, Move, Role, Square};
+    ///
+    /// let castle = Move::Castle { king: Square::E1, rook: Square::H1 };
+    /// let n = MoveNumbers::of(castle, CastlingMode::Standard, CheckClaim::None);
+    /// // e1 = 4 to g1 = 6, as python-chess's Move.from_uci("e1g1").
+    /// assert_eq!((n.from, n.to, n.piece), (4, 6, 6));
+    /// assert_eq!(n.flags, MoveNumbers::CASTLING);
+    /// let n = MoveNumbers::of(castle, CastlingMode::Chess960, CheckClaim::None);
+    /// assert_eq!(n.to, 7, "the king onto its rook");
+    /// ```
+    pub fn of(mv: Move, mode: CastlingMode, check: CheckClaim) -> MoveNumbers {
+        let (from, to, promotion) = match mv.to_uci(mode) {
+            UciMove::Normal {
+                from,
+                to,
+                promotion,
+            } => (from as u8, to as u8, promotion.map_or(0, role_code)),
+            // No drops in the games replayed; a drop would have no square it came from.
+            UciMove::Put { to, .. } => (Self::NONE, to as u8, 0),
+            UciMove::Null => (Self::NONE, Self::NONE, 0),
+        };
+        let mut flags = 0;
+        if check != CheckClaim::None {
+            flags |= Self::CHECK;
+        }
+        if mv.is_capture() {
+            flags |= Self::CAPTURE;
+        }
+        if mv.is_castle() {
+            flags |= Self::CASTLING;
+        }
+        if mv.is_en_passant() {
+            flags |= Self::EN_PASSANT;
+        }
+        MoveNumbers {
+            from,
+            to,
+            piece: role_code(mv.role()),
+            captured: mv.capture().map_or(0, role_code),
+            promotion,
+            flags,
+        }
+    }
+
+    /// Whether flag `flag` is set.
+    pub fn has(self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// python-chess's piece type of a role: 1 (pawn) to 6 (king).
+pub fn role_code(role: Role) -> u8 {
+    role as u8
+}
+
+/// A position as numbers: the board, whose turn, castling rights, the en passant square and
+/// the half-move clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionNumbers {
+    /// A square's piece code, by square (a1 = 0): see the module's note.
+    pub board: [u8; 64],
+    /// White is to move (python-chess's `board.turn`, `chess.WHITE` = True).
+    pub white_to_move: bool,
+    /// Castling rights, a bit a right: see [`castling_mask`].
+    pub castling: u8,
+    /// The square a pawn passed over on a double step just made, whether or not a capture en
+    /// passant is possible (as python-chess's `board.ep_square`); `None` otherwise.
+    pub ep_square: Option<u8>,
+    /// Plies since the last capture or pawn move.
+    pub halfmove_clock: u32,
+}
+
+impl PositionNumbers {
+    /// The numbers of `pos`.
+    ///
+    /// ```
+    /// use pgnkit::convert::numbers::PositionNumbers;
+    ///
+    /// let start = PositionNumbers::of(&shakmaty::Chess::default());
+    /// assert_eq!(start.board[..8], [4, 2, 3, 5, 6, 3, 2, 4]); // a1..h1: R N B Q K B N R
+    /// assert_eq!(start.board[60], 12); // e8: Black's king
+    /// assert_eq!((start.white_to_move, start.castling, start.ep_square), (true, 0b1111, None));
+    /// ```
+    pub fn of(pos: &Chess) -> PositionNumbers {
+        PositionNumbers {
+            board: board_codes(pos),
+            white_to_move: pos.turn() == Color::White,
+            castling: castling_mask(pos),
+            ep_square: pos.ep_square(EnPassantMode::Always).map(|sq| sq as u8),
+            halfmove_clock: pos.halfmoves(),
+        }
+    }
+}
+
+/// The board of `pos` as 64 piece codes, by square: a role's squares at once from its
+/// bitboard, not a look-up for each of 64 squares.
+pub fn board_codes(pos: &Chess) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    let board = pos.board();
+    for role in Role::ALL {
+        let code = role_code(role);
+        for sq in board.by_role(role) & board.white() {
+            out[sq as usize] = code;
+        }
+        for sq in board.by_role(role) & board.black() {
+            out[sq as usize] = code + 6;
+        }
+    }
+    out
+}
+
+/// Castling rights as bits: 1 White's king side (`K`), 2 White's queen side (`Q`), 4 Black's
+/// king side (`k`), 8 Black's queen side (`q`). A side is the side of the king its rook is on,
+/// in Chess960 too (python-chess's `has_kingside_castling_rights`).
+pub fn castling_mask(pos: &Chess) -> u8 {
+    let castles = pos.castles();
+    let mut mask = 0;
+    for (bit, color, side) in [
+        (1, Color::White, CastlingSide::KingSide),
+        (2, Color::White, CastlingSide::QueenSide),
+        (4, Color::Black, CastlingSide::KingSide),
+        (8, Color::Black, CastlingSide::QueenSide),
+    ] {
+        if castles.has(color, side) {
+            mask |= bit;
+        }
+    }
+    mask
+}
+
+/// What holds in a game's final position, as python-chess's `board.is_checkmate()`,
+/// `is_stalemate()` and `is_insufficient_material()` say it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FinalFlags {
+    pub checkmate: bool,
+    pub stalemate: bool,
+    /// Neither side has the material to mate (a bare king, a king and a minor piece, kings
+    /// and bishops all on one colour): not every dead position.
+    pub insufficient_material: bool,
+}
+
+impl FinalFlags {
+    /// The flags of a game the rules ended as `termination` in `pos`: a checkmate or a
+    /// stalemate is the end of the main line, and the replay found it there already.
+    pub fn of(termination: Termination, pos: &Chess) -> FinalFlags {
+        FinalFlags {
+            checkmate: termination == Termination::Checkmate,
+            stalemate: termination == Termination::Stalemate,
+            insufficient_material: pos.is_insufficient_material(),
+        }
+    }
+}
+
+/// The result written as a number: 1 White won, 0 a draw, -1 Black won; `None` for `*` (or
+/// anything else).
+pub fn outcome(result: &str) -> Option<i8> {
+    match result {
+        "1-0" => Some(1),
+        "1/2-1/2" => Some(0),
+        "0-1" => Some(-1),
+        _ => None,
+    }
+}
+
+/// How the rules ended the game, as a number: 0 none (resignation, time, agreement, or not
+/// over), 1 checkmate, 2 stalemate, 3 dead position, 4 fivefold repetition, 5 seventy-five
+/// moves.
+pub fn termination_code(t: Termination) -> u8 {
+    match t {
+        Termination::None => 0,
+        Termination::Checkmate => 1,
+        Termination::Stalemate => 2,
+        Termination::DeadPosition => 3,
+        Termination::Fivefold => 4,
+        Termination::SeventyFive => 5,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::san::San;
+
+    fn play(fen: &str, san: &str) -> (Chess, Move) {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mv = San::from_ascii(san.as_bytes())
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        (pos, mv)
+    }
+
+    #[test]
+    fn promotions_captures_and_en_passant_are_numbered() {
+        let (_, mv) = play("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "axb8=Q");
+        let n = MoveNumbers::of(mv, CastlingMode::Standard, CheckClaim::Check);
+        // a7 = 48, b8 = 57; a pawn takes a knight and becomes a queen.
+        assert_eq!(
+            (n.from, n.to, n.piece, n.captured, n.promotion),
+            (48, 57, 1, 2, 5)
+        );
+        assert!(n.has(MoveNumbers::CHECK) && n.has(MoveNumbers::CAPTURE));
+        let (_, mv) = play("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "exd6");
+        let n = MoveNumbers::of(mv, CastlingMode::Standard, CheckClaim::None);
+        assert_eq!((n.from, n.to, n.captured), (36, 43, 1));
+        assert_eq!(n.flags, MoveNumbers::CAPTURE | MoveNumbers::EN_PASSANT);
+        let n = MoveNumbers::null(false);
+        assert_eq!((n.from, n.piece, n.flags), (MoveNumbers::NONE, 0, 0));
+    }
+
+    #[test]
+    fn the_en_passant_square_is_set_by_every_double_step() {
+        // No pawn of Black's can take on e3, and the square is there still.
+        let (mut pos, mv) = play(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "e4",
+        );
+        pos.play_unchecked(mv);
+        let n = PositionNumbers::of(&pos);
+        assert_eq!(n.ep_square, Some(20));
+        assert!(!n.white_to_move);
+        assert_eq!(n.board[28], 1);
+    }
+
+    #[test]
+    fn castling_rights_are_four_bits() {
+        let (pos, _) = play("r3k2r/8/8/8/8/8/8/R3K2R w Kq - 3 9", "Kf1");
+        assert_eq!(castling_mask(&pos), 1 | 8);
+        assert_eq!(PositionNumbers::of(&pos).halfmove_clock, 3);
+    }
+
+    #[test]
+    fn results_and_terminations_are_numbered() {
+        assert_eq!(
+            ["1-0", "1/2-1/2", "0-1", "*"].map(outcome),
+            [Some(1), Some(0), Some(-1), None]
+        );
+        assert_eq!(termination_code(Termination::Checkmate), 1);
+        assert_eq!(termination_code(Termination::SeventyFive), 5);
+    }
+}
