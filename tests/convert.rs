@@ -1835,3 +1835,18 @@ fn line_width_80_is_the_usual_layout() {
         );
     }
 }
+
+#[test]
+fn the_book_layout_in_gbk_reads_back() {
+    let args = ["--format", "book", "--to", "zh", CHINESE];
+    let utf8 = convert(&args, None);
+    let mut gbk_args = vec!["convert", "-q", "--output-encoding", "gbk"];
+    gbk_args.extend(args);
+    let gbk = pgnkit_ok(&gbk_args, None).stdout;
+    assert!(std::str::from_utf8(&gbk).is_err(), "GBK is not UTF-8");
+    let back = convert(
+        &["--format", "book", "--to", "zh", "--encoding", "gbk"],
+        Some(&gbk),
+    );
+    assert_eq!(back, utf8);
+}
