@@ -11,7 +11,8 @@ compressed, any encoding), folders of them, ``"-"`` for standard input.
   for inputs larger than memory;
 - :func:`validate`: the diagnostics as a table (the columns of ``validate --format csv``);
 - :func:`parse_movetext`: games given as an Arrow array of movetext strings (the ``movetext``
-  column of the lichess Parquet files), as a games table and a moves table.
+  column of the lichess Parquet files), as a games table and a moves table;
+- :func:`read_tree`: the opening tree of ``pgnkit tree``, one row a (position, move).
 
 A game that does not replay is a row like any other, with ``errors`` > 0 and what is wrong in
 its ``diagnostics`` column: never an exception.
@@ -29,7 +30,7 @@ import pyarrow as pa
 from . import _pgnkit
 
 __all__ = ["read_games", "iter_games", "read_moves", "iter_moves", "validate", "parse_movetext",
-           "Parsed", "__version__"]
+           "Parsed", "read_tree", "__version__"]
 __version__ = _pgnkit.__version__
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -230,3 +231,37 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
                                           fix_results=fix_results, repair=repair)
     return Parsed(pa.RecordBatchReader.from_stream(games).read_all(),
                   pa.RecordBatchReader.from_stream(moves).read_all())
+
+
+def read_tree(paths, *, max_ply: int = 30, min_games: int = 1, only: Optional[str] = None,
+              where: Optional[str] = None, split: Optional[Iterable[str]] = None,
+              threads: Optional[int] = None, encoding: Optional[str] = None,
+              ext: Optional[Iterable[str]] = None) -> pa.Table:
+    """The opening tree of the games, as ``pgnkit tree`` builds it: one row a (position,
+    move), the columns of ``tree.parquet`` (``key``, ``epd``, ``uci``, ``san``, ``games``,
+    ``white_wins``, ``draws``, ``black_wins``, ``mover_elo``, ``mover_rated``,
+    ``opponent_elo``, ``opponent_rated``, ``first_date``, ``last_date``, ``example_file``,
+    ``example_game``, ``speed``, ``rating_band``), sorted by key.
+
+    ``max_ply``, ``min_games``, ``only`` (``"white"`` or ``"black"``), ``where`` (an
+    expression of ``pgnkit select``) and ``split`` (``["speed"]``, ``["rating"]`` or both)
+    are the options of ``--max-ply``, ``--min-games``, ``--only``, ``--where`` and
+    ``--split``; the others are :func:`read_games`'s. The tree goes through a temporary
+    Parquet file, which memory never holds whole.
+    """
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    if isinstance(split, str):
+        split = [split]
+    with tempfile.TemporaryDirectory(prefix="pgnkit-tree-") as folder:
+        out = os.path.join(folder, "tree.parquet")
+        status = _pgnkit.tree_parquet(_paths(paths), out, max_ply=max_ply, min_games=min_games,
+                                      only=only, where=where,
+                                      split=None if split is None else list(split),
+                                      threads=_threads(threads), encoding=encoding,
+                                      ext=None if ext is None else list(ext))
+        if status >= 2:
+            raise OSError(f"pgnkit tree failed (exit status {status}): see standard error")
+        return pq.read_table(out)

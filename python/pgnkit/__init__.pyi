@@ -107,3 +107,15 @@ def parse_movetext(
     ``fen`` with ``positions=True``, ``clock``, ``eval``, ``eval_mate``, ``comment``,
     ``nags``). ``fen``: the start position of every game, or an array of one a game."""
     ...
+def read_tree(
+    paths: _Paths,
+    *,
+    max_ply: int = 30,
+    min_games: int = 1,
+    only: Optional[str] = None,
+    where: Optional[str] = None,
+    split: Optional[Iterable[str]] = None,
+    threads: Optional[int] = None,
+    encoding: Optional[str] = None,
+    ext: Optional[Iterable[str]] = None,
+) -> pa.Table: ...
