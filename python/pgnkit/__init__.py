@@ -14,6 +14,7 @@ compressed, any encoding), folders of them, ``"-"`` for standard input.
   column of the lichess Parquet files), as a games table and a moves table;
 - :func:`board_array`: a ``board`` column as a NumPy array of shape (rows, 8, 8), without a
   copy.
+- :func:`read_tree`: the opening tree of ``pgnkit tree``, one row a (position, move).
 
 A game that does not replay is a row like any other, with ``errors`` > 0 and what is wrong in
 its ``diagnostics`` column: never an exception.
@@ -31,7 +32,7 @@ import pyarrow as pa
 from . import _pgnkit
 
 __all__ = ["read_games", "iter_games", "read_moves", "iter_moves", "validate", "parse_movetext",
-           "board_array", "Parsed", "__version__"]
+           "board_array", "Parsed", "read_tree", "__version__"]
 __version__ = _pgnkit.__version__
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -304,3 +305,37 @@ def board_array(boards) -> "numpy.ndarray":
         return np.zeros((n, 8, 8), dtype=np.uint8)
     flat = np.frombuffer(data, dtype=np.uint8, count=n * 64, offset=boards.offset * 64)
     return flat.reshape(n, 8, 8)
+
+
+def read_tree(paths, *, max_ply: int = 30, min_games: int = 1, only: Optional[str] = None,
+              where: Optional[str] = None, split: Optional[Iterable[str]] = None,
+              threads: Optional[int] = None, encoding: Optional[str] = None,
+              ext: Optional[Iterable[str]] = None) -> pa.Table:
+    """The opening tree of the games, as ``pgnkit tree`` builds it: one row a (position,
+    move), the columns of ``tree.parquet`` (``key``, ``epd``, ``uci``, ``san``, ``games``,
+    ``white_wins``, ``draws``, ``black_wins``, ``mover_elo``, ``mover_rated``,
+    ``opponent_elo``, ``opponent_rated``, ``first_date``, ``last_date``, ``example_file``,
+    ``example_game``, ``speed``, ``rating_band``), sorted by key.
+
+    ``max_ply``, ``min_games``, ``only`` (``"white"`` or ``"black"``), ``where`` (an
+    expression of ``pgnkit select``) and ``split`` (``["speed"]``, ``["rating"]`` or both)
+    are the options of ``--max-ply``, ``--min-games``, ``--only``, ``--where`` and
+    ``--split``; the others are :func:`read_games`'s. The tree goes through a temporary
+    Parquet file, which memory never holds whole.
+    """
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    if isinstance(split, str):
+        split = [split]
+    with tempfile.TemporaryDirectory(prefix="pgnkit-tree-") as folder:
+        out = os.path.join(folder, "tree.parquet")
+        status = _pgnkit.tree_parquet(_paths(paths), out, max_ply=max_ply, min_games=min_games,
+                                      only=only, where=where,
+                                      split=None if split is None else list(split),
+                                      threads=_threads(threads), encoding=encoding,
+                                      ext=None if ext is None else list(ext))
+        if status >= 2:
+            raise OSError(f"pgnkit tree failed (exit status {status}): see standard error")
+        return pq.read_table(out)

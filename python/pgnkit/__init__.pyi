@@ -133,3 +133,15 @@ def board_array(
     """A ``board`` column as a read-only NumPy uint8 array of shape (rows, 8, 8), without a
     copy for one chunk; ``[i, rank, file]``, a1 = ``[i, 0, 0]``."""
     ...
+def read_tree(
+    paths: _Paths,
+    *,
+    max_ply: int = 30,
+    min_games: int = 1,
+    only: Optional[str] = None,
+    where: Optional[str] = None,
+    split: Optional[Iterable[str]] = None,
+    threads: Optional[int] = None,
+    encoding: Optional[str] = None,
+    ext: Optional[Iterable[str]] = None,
+) -> pa.Table: ...

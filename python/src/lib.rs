@@ -8,6 +8,7 @@
 mod diagnostics;
 mod movetext;
 mod spark;
+mod tree;
 
 use std::io;
 use std::path::PathBuf;
@@ -37,7 +38,7 @@ const IN_FLIGHT: usize = 2;
 /// Plies a moves batch holds at most.
 const BATCH_PLIES: usize = 65_536;
 
-fn failed(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn failed(e: impl std::fmt::Display) -> PyErr {
     PyOSError::new_err(format!("{e:#}"))
 }
 
@@ -399,6 +400,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_stream, m)?)?;
     m.add_function(wrap_pyfunction!(validate_csv, m)?)?;
     m.add_function(wrap_pyfunction!(movetext::parse_movetext, m)?)?;
+    m.add_function(wrap_pyfunction!(tree::tree_parquet, m)?)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // `threads` is checked in Python against the bound `--jobs` has, so that the error names
