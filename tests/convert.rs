@@ -1290,6 +1290,33 @@ fn outcomes_are_numbered_and_the_columns_apply_to_parquet_only() {
 }
 
 #[test]
+fn no_movetext_leaves_the_column_out_and_the_rest_as_it_was() {
+    let input = "testdata/convert/parquet-games.pgn";
+    let dir = tempdir("no-movetext");
+    let (full, lean) = (dir.join("full"), dir.join("lean"));
+    let o = to_parquet(&full, &["--numbers"], input);
+    let o2 = to_parquet(&lean, &["--numbers", "--no-movetext"], input);
+    assert_eq!(o.status.code(), o2.status.code());
+    assert_eq!(stderr(&o), stderr(&o2));
+    let (mut games, _) = read_parquet(&full.join("games.parquet"));
+    let (lean_games, schema) = read_parquet(&lean.join("games.parquet"));
+    assert!(
+        !schema.iter().any(|s| s.starts_with("movetext")),
+        "{schema:?}"
+    );
+    for g in &mut games {
+        g.remove("movetext").expect("the full table has it");
+    }
+    assert_eq!(games, lean_games);
+    // The moves table keeps its clocks and comments, read from the movetext's comments.
+    let (moves, _) = read_parquet(&full.join("moves.parquet"));
+    let (lean_moves, _) = read_parquet(&lean.join("moves.parquet"));
+    assert_eq!(moves, lean_moves);
+    let o = pgnkit(&["convert", "--no-movetext", input], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
 fn parquet_output_holds_what_jsonl_holds_game_by_game() {
     let input = "testdata/convert/parquet-games.pgn";
     let dir = tempdir("parquet");

@@ -72,17 +72,19 @@ def _columns(columns: Optional[Iterable[str]]) -> Optional[list[str]]:
 
 def _convert(paths, table: str, *, to: str, threads, fen: bool, fix_results: bool, repair: bool,
              encoding, ext, numbers: bool = False, boards: bool = False,
-             columns=None) -> pa.RecordBatchReader:
+             columns=None, movetext_column: bool = True) -> pa.RecordBatchReader:
     stream = _pgnkit.convert_stream(_paths(paths), table, to=to, fen=fen, fix_results=fix_results,
                                     repair=repair, threads=_threads(threads), encoding=encoding,
                                     ext=None if ext is None else list(ext), numbers=numbers,
-                                    boards=boards, columns=_columns(columns))
+                                    boards=boards, columns=_columns(columns),
+                                    movetext=movetext_column)
     return pa.RecordBatchReader.from_stream(stream)
 
 
 def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream: bool = False,
                fix_results: bool = False, repair: bool = False, encoding: Optional[str] = None,
-               ext: Optional[Iterable[str]] = None, numbers: bool = False, boards: bool = False):
+               ext: Optional[Iterable[str]] = None, numbers: bool = False, boards: bool = False,
+               movetext_column: bool = True):
     """Read games: one row a game, the columns of ``games.parquet``.
 
     Columns: ``file``, ``game``, the common tags (``Event`` … ``FEN``, ``Termination`` as
@@ -106,6 +108,8 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
         after ``movetext``.
     :param boards: add the start position as numbers (``start_board``, ``start_turn``,
         ``start_castling``, ``start_ep_square``, ``start_halfmove_clock``).
+    :param movetext_column: ``False`` leaves the ``movetext`` column out: no move is written
+        again, which makes the reading faster (``convert --no-movetext``).
     :raises ValueError: a bad option (the message says which and why).
     :raises OSError: an input that does not exist or cannot be read, with its name.
 
@@ -117,7 +121,8 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
     ``movetext`` as read, ``plies`` and ``final_fen`` as far as it replayed.
     """
     reader = _convert(paths, "games", to=to, threads=threads, fen=False, fix_results=fix_results,
-                      repair=repair, encoding=encoding, ext=ext, numbers=numbers, boards=boards)
+                      repair=repair, encoding=encoding, ext=ext, numbers=numbers, boards=boards,
+                      movetext_column=movetext_column)
     return reader if stream else reader.read_all()
 
 
@@ -218,7 +223,8 @@ def _chunks(what: str, values: Any) -> list:
 def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = False,
                    threads: Optional[int] = None, fix_results: bool = False,
                    repair: bool = False, numbers: bool = False, boards: bool = False,
-                   columns: Optional[Iterable[str]] = None) -> Parsed:
+                   columns: Optional[Iterable[str]] = None,
+                   movetext_column: bool = True) -> Parsed:
     """Replay and check games given as movetext strings: the ``movetext`` column of the lichess
     Parquet files (``1. e4 { [%clk 0:03:00] } 1... e5 2. Nf3 1-0``), one game a value.
 
@@ -257,6 +263,8 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
         boards have their own).
     :param columns: the moves table's columns besides ``index`` and ``ply``, as
         :func:`read_moves` takes them.
+    :param movetext_column: ``False`` leaves the games table's ``movetext`` out: no move is
+        written again, which makes the call faster.
     :raises TypeError: ``movetext`` (or ``fen``) is not an array of strings.
     :raises ValueError: a bad option, or as many ``fen`` values as games.
     """
@@ -270,7 +278,7 @@ def parse_movetext(movetext, fen=None, *, to: str = "san", positions: bool = Fal
                                           positions=positions, threads=_threads(threads),
                                           fix_results=fix_results, repair=repair,
                                           numbers=numbers, boards=boards,
-                                          columns=_columns(columns))
+                                          columns=_columns(columns), movetext_column=movetext_column)
     return Parsed(pa.RecordBatchReader.from_stream(games).read_all(),
                   pa.RecordBatchReader.from_stream(moves).read_all())
 

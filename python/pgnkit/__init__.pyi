@@ -24,6 +24,7 @@ def read_games(
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
     boards: bool = False,
+    movetext_column: bool = True,
 ) -> pa.Table: ...
 @overload
 def read_games(
@@ -38,6 +39,7 @@ def read_games(
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
     boards: bool = False,
+    movetext_column: bool = True,
 ) -> pa.RecordBatchReader: ...
 def iter_games(
     paths: _Paths,
@@ -50,6 +52,7 @@ def iter_games(
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
     boards: bool = False,
+    movetext_column: bool = True,
 ) -> pa.RecordBatchReader: ...
 @overload
 def read_moves(
@@ -117,6 +120,7 @@ def parse_movetext(
     numbers: bool = False,
     boards: bool = False,
     columns: Optional[Iterable[str]] = None,
+    movetext_column: bool = True,
 ) -> Parsed:
     """Replay and check games given as an Arrow array of movetext strings (no copy, the
     interpreter's lock released): the games table (``index``, ``plies``, ``result``,

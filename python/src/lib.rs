@@ -133,8 +133,8 @@ pub(crate) fn convert_options(
     })
 }
 
-/// The columns the keywords `numbers`, `boards` and `columns` (names and groups, as
-/// `--moves-columns` takes them) ask for, set in `options`.
+/// The columns the keywords `numbers`, `boards`, `columns` (names and groups, as
+/// `--moves-columns` takes them) and `movetext` ask for, set in `options`.
 ///
 /// # Errors
 ///
@@ -144,7 +144,9 @@ pub(crate) fn table_columns(
     numbers: bool,
     boards: bool,
     columns: Option<Vec<String>>,
+    movetext: bool,
 ) -> PyResult<()> {
+    options.no_movetext = !movetext;
     options.numbers = numbers;
     options.boards = boards;
     options.moves_columns = columns
@@ -264,7 +266,8 @@ enum Table {
 /// `pgnkit convert --format parquet` reads and replays them: `to` is the notation of the
 /// movetext, `fen` gives the moves table its positions, `numbers`, `boards` and `columns` its
 /// numeric columns and its choice of columns (as `--numbers`, `--boards` and
-/// `--moves-columns`); `threads`, `encoding`, `ext`,
+/// `--moves-columns`), `movetext=False` leaves the games table's movetext out (`--no-movetext`);
+/// `threads`, `encoding`, `ext`,
 /// `range=(start, end)` and `row_groups=(start, end)` are the input options of `--jobs`,
 /// `--encoding`, `--ext`, `--range` and `--row-groups`. The inputs are listed here, so a missing
 /// file raises at once; a file that cannot be read during the run ends the stream with an
@@ -273,7 +276,7 @@ enum Table {
 #[pyo3(signature = (
     paths, table, *, to="san", fen=false, fix_results=false, repair=false, threads=None,
     encoding=None, ext=None, range=None, row_groups=None, numbers=false, boards=false,
-    columns=None
+    columns=None, movetext=true
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_stream(
@@ -292,6 +295,7 @@ fn convert_stream(
     numbers: bool,
     boards: bool,
     columns: Option<Vec<String>>,
+    movetext: bool,
 ) -> PyResult<Stream> {
     let table = match table {
         "games" => Table::Games,
@@ -303,7 +307,7 @@ fn convert_stream(
     options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
     options.games_only = table == Table::Games;
-    table_columns(&mut options, numbers, boards, columns)?;
+    table_columns(&mut options, numbers, boards, columns, movetext)?;
     let (moves_columns, game_columns) = (options.table_moves_columns(), options.game_columns());
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let opts = input_options(paths, threads, encoding, ext, range, row_groups)?;

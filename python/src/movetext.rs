@@ -138,11 +138,12 @@ struct Job {
 /// every game, `fens` one a game (null: the standard one); `to`, `fix_results` and `repair`
 /// are `convert`'s options, `positions` gives the moves table its positions; `numbers`,
 /// `boards` and `columns` its numeric columns and its choice of columns (as `--numbers`,
-/// `--boards` and `--moves-columns`).
+/// `--boards` and `--moves-columns`), `movetext_column` the games table's movetext column.
 #[pyfunction]
 #[pyo3(signature = (
     movetext, fen=None, fens=None, *, to="san", positions=false, threads=None,
-    fix_results=false, repair=false, numbers=false, boards=false, columns=None
+    fix_results=false, repair=false, numbers=false, boards=false, columns=None,
+    movetext_column=true
 ))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn parse_movetext(
@@ -158,10 +159,11 @@ pub fn parse_movetext(
     numbers: bool,
     boards: bool,
     columns: Option<Vec<String>>,
+    movetext_column: bool,
 ) -> PyResult<(Stream, Stream)> {
     let mut options = crate::convert_options(to, fix_results, repair)?;
     options.fen = positions;
-    crate::table_columns(&mut options, numbers, boards, columns)?;
+    crate::table_columns(&mut options, numbers, boards, columns, movetext_column)?;
     let (moves_columns, game_columns) = (options.table_moves_columns(), options.game_columns());
     let jobs = crate::jobs(threads)?;
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
@@ -302,18 +304,26 @@ fn tables(
     let mut fields = Vec::new();
     let mut columns = Vec::new();
     for (from, to) in GAME_COLUMNS {
-        let (i, field) = g
+        let Some((i, field)) = g
             .schema()
             .column_with_name(from)
             .map(|(i, f)| (i, f.clone()))
-            .ok_or_else(|| ArrowError::SchemaError(format!("no column {from}")))?;
+        else {
+            // Left out when asked (`movetext=False`).
+            if from == "movetext" {
+                continue;
+            }
+            return Err(ArrowError::SchemaError(format!("no column {from}")));
+        };
         fields.push(field.with_name(to));
         columns.push(g.column(i).clone());
     }
     // The optional columns (the outcome and the start position as numbers) follow
-    // `movetext`, as in `games.parquet`.
-    let optional = g.schema().index_of("movetext")? + 1;
-    for (field, column) in g.schema().fields().iter().zip(g.columns()).skip(optional) {
+    // `warnings` and `movetext`, as in `games.parquet`.
+    let optional = g.schema().index_of("warnings")? + 1;
+    let schema = g.schema();
+    let columns_after = schema.fields().iter().zip(g.columns()).skip(optional);
+    for (field, column) in columns_after.filter(|(f, _)| f.name() != "movetext") {
         fields.push(field.as_ref().clone());
         columns.push(column.clone());
     }

@@ -87,6 +87,19 @@ def test_the_default_tables_are_unchanged_and_columns_choose():
         pgnkit.parse_movetext(pa.array(MOVETEXT[:1]), columns=["square"])
 
 
+def test_the_movetext_column_can_be_left_out():
+    games, moves = pgnkit.parse_movetext(pa.array(MOVETEXT), numbers=True, movetext_column=False,
+                                         columns=["numbers"])
+    full, _ = pgnkit.parse_movetext(pa.array(MOVETEXT), numbers=True, columns=["numbers"])
+    assert "movetext" not in games.column_names
+    assert games.column_names == [c for c in full.column_names if c != "movetext"]
+    assert games.to_pylist() == full.drop_columns(["movetext"]).to_pylist()
+    assert moves.num_rows == 16 + 4 + 5
+    table = pgnkit.read_games(GAMES, movetext_column=False)
+    assert "movetext" not in table.column_names
+    assert table["plies"].to_pylist() == pgnkit.read_games(GAMES)["plies"].to_pylist()
+
+
 def test_read_games_and_read_moves_give_the_numbers_of_the_command():
     moves = pgnkit.read_moves(NUMBERS, numbers=True, columns=[])
     assert moves.column_names[:4] == ["file", "game", "ply", "from_square"]

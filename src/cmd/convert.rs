@@ -117,6 +117,11 @@ pub struct Args {
     #[arg(long, value_name = "LIST")]
     pub moves_columns: Option<MoveColumns>,
 
+    /// With --format parquet: leave the movetext column out of games.parquet; no move is
+    /// written again, which makes the conversion faster.
+    #[arg(long)]
+    pub no_movetext: bool,
+
     /// What --format parquet does without --fen, which the option asked for before --fen
     /// existed: still taken, so that scripts written then keep working.
     #[arg(long, hide = true, conflicts_with = "fen")]
@@ -410,6 +415,7 @@ impl Args {
             numbers: self.numbers,
             boards: self.boards,
             moves_columns: self.moves_columns,
+            no_movetext: self.no_movetext,
             excel: self.excel,
             raw_csv: self.raw_csv,
             rejects: self.rejects.clone(),

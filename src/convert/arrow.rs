@@ -16,7 +16,10 @@ use arrow_array::builder::{
     UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
 use arrow_array::types::ArrowPrimitiveType;
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, RecordBatch, UInt32Array, UInt8Array,
+};
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
@@ -128,8 +131,10 @@ pub fn games_schema_with(extra: GameColumns) -> SchemaRef {
         Field::new("final_fen", DataType::Utf8, true),
         Field::new("errors", DataType::UInt32, false),
         Field::new("warnings", DataType::UInt32, false),
-        Field::new("movetext", DataType::Utf8, false),
     ]);
+    if extra.movetext {
+        fields.push(Field::new("movetext", DataType::Utf8, false));
+    }
     if extra.numbers {
         fields.extend([
             Field::new("outcome", DataType::Int8, true),
@@ -479,11 +484,6 @@ impl PlyColumns {
         let at = |a: u32, b: u32| &self.text_buf[a as usize..b as usize];
         [at(start, san), at(san, uci), at(uci, fen)]
     }
-
-    /// Ply `i` as numbers (when kept).
-    fn numbers(&self, i: usize) -> MoveNumbers {
-        self.numbers.get(i).copied().unwrap_or_default()
-    }
 }
 
 /// What the two table builders share: the schema, the count of rows since the last batch, and
@@ -582,7 +582,8 @@ pub struct GamesBuilder {
     final_fen: StringBuilder,
     errors: UInt32Builder,
     warnings: UInt32Builder,
-    movetext: StringBuilder,
+    /// `None` without the movetext column.
+    movetext: Option<StringBuilder>,
     /// The optional columns' builders, when asked for.
     numbers: Option<Box<OutcomeBuilders>>,
     start: Option<Box<PositionBuilders>>,
@@ -681,7 +682,7 @@ impl GamesBuilder {
             final_fen: StringBuilder::new(),
             errors: UInt32Builder::new(),
             warnings: UInt32Builder::new(),
-            movetext: StringBuilder::new(),
+            movetext: extra.movetext.then(StringBuilder::new),
             numbers: extra.numbers.then(Box::default),
             start: extra.boards.then(Box::default),
             rows: 0,
@@ -692,7 +693,7 @@ impl GamesBuilder {
 
     /// Bytes of movetext appended since the last `finish` (most of a batch's size).
     pub fn movetext_bytes(&self) -> usize {
-        self.movetext.values_slice().len()
+        self.movetext.as_ref().map_or(0, |m| m.values_slice().len())
     }
 
     /// Appends a game.
@@ -751,7 +752,9 @@ impl GamesBuilder {
         self.final_fen.append_option(row.final_fen.as_deref());
         self.errors.append_value(row.errors);
         self.warnings.append_value(row.warnings);
-        self.movetext.append_value(&row.movetext);
+        if let Some(m) = &mut self.movetext {
+            m.append_value(&row.movetext);
+        }
         if let Some(n) = &mut self.numbers {
             n.outcome.append_option(numbers::outcome(row.result));
             n.termination
@@ -788,8 +791,8 @@ impl GamesBuilder {
             self.final_fen.refill(),
             self.errors.refill(),
             self.warnings.refill(),
-            self.movetext.refill(),
         ]);
+        columns.extend(self.movetext.as_mut().map(Refill::refill));
         if let Some(n) = &mut self.numbers {
             columns.extend([
                 n.outcome.refill(),
@@ -816,14 +819,11 @@ pub struct MovesBuilder {
     san: StringBuilder,
     uci: StringBuilder,
     fen: StringBuilder,
-    from: UInt8Builder,
-    to: UInt8Builder,
-    piece: UInt8Builder,
-    captured: UInt8Builder,
-    promotion: UInt8Builder,
-    /// [`MoveNumbers`]'s flags, a builder each: check, capture, castling, en passant.
-    flags: [BooleanBuilder; 4],
-    position: PositionBuilders,
+    /// The plies as numbers, and the positions after them, as the games give them: a game's
+    /// are copied at once, and the columns made of them at the batch's end (a builder's call
+    /// for each value of nine columns cost more than the rest of a ply's row).
+    numbers: Vec<MoveNumbers>,
+    positions: Vec<PositionNumbers>,
     clock: Float64Builder,
     eval: Float64Builder,
     mate: Int32Builder,
@@ -831,14 +831,6 @@ pub struct MovesBuilder {
     nags: ListBuilder<UInt16Builder>,
     rows: usize,
 }
-
-/// [`MoveNumbers`]'s flags, in the order of the moves table's columns.
-const FLAGS: [u8; 4] = [
-    MoveNumbers::CHECK,
-    MoveNumbers::CAPTURE,
-    MoveNumbers::CASTLING,
-    MoveNumbers::EN_PASSANT,
-];
 
 impl MovesBuilder {
     /// The default columns; `fen`: the table has the position after each ply.
@@ -857,13 +849,8 @@ impl MovesBuilder {
             san: StringBuilder::new(),
             uci: StringBuilder::new(),
             fen: StringBuilder::new(),
-            from: UInt8Builder::new(),
-            to: UInt8Builder::new(),
-            piece: UInt8Builder::new(),
-            captured: UInt8Builder::new(),
-            promotion: UInt8Builder::new(),
-            flags: Default::default(),
-            position: PositionBuilders::default(),
+            numbers: Vec::new(),
+            positions: Vec::new(),
             clock: Float64Builder::new(),
             eval: Float64Builder::new(),
             mate: Int32Builder::new(),
@@ -904,71 +891,20 @@ impl MovesBuilder {
                     self.fen.append_value(fen);
                 }
             }
-            if numbers {
-                self.append_numbers(row.plies.numbers(i));
-            }
-            if position {
-                self.append_position(row.plies.positions.get(i));
-            }
             if notes {
                 let note = row.ply_notes.get(i).unwrap_or(&none);
                 self.append_note(row, note);
             }
         }
+        if numbers {
+            debug_assert_eq!(row.plies.numbers.len(), plies);
+            self.numbers.extend_from_slice(&row.plies.numbers);
+        }
+        if position {
+            debug_assert_eq!(row.plies.positions.len(), plies);
+            self.positions.extend_from_slice(&row.plies.positions);
+        }
         self.rows += plies;
-    }
-
-    fn append_numbers(&mut self, n: MoveNumbers) {
-        use MoveColumn as C;
-        let cols = self.columns;
-        let square = |s: u8| (s != MoveNumbers::NONE).then_some(s);
-        let piece = |p: u8| (p != 0).then_some(p);
-        if cols.has(C::FromSquare) {
-            self.from.append_option(square(n.from));
-        }
-        if cols.has(C::ToSquare) {
-            self.to.append_option(square(n.to));
-        }
-        if cols.has(C::Piece) {
-            self.piece.append_option(piece(n.piece));
-        }
-        if cols.has(C::Captured) {
-            self.captured.append_option(piece(n.captured));
-        }
-        if cols.has(C::Promotion) {
-            self.promotion.append_option(piece(n.promotion));
-        }
-        let flag_columns = [C::IsCheck, C::IsCapture, C::IsCastling, C::IsEnPassant];
-        for ((b, flag), column) in self.flags.iter_mut().zip(FLAGS).zip(flag_columns) {
-            if cols.has(column) {
-                b.append_value(n.has(flag));
-            }
-        }
-    }
-
-    fn append_position(&mut self, p: Option<&PositionNumbers>) {
-        use MoveColumn as C;
-        let cols = self.columns;
-        // Every ply kept has its position when these columns are asked for.
-        let Some(p) = p else {
-            debug_assert!(false, "a ply without its position");
-            return;
-        };
-        if cols.has(C::Board) {
-            let _ = self.position.board.append_value(p.board);
-        }
-        if cols.has(C::Turn) {
-            self.position.turn.append_value(p.white_to_move);
-        }
-        if cols.has(C::Castling) {
-            self.position.castling.append_value(p.castling);
-        }
-        if cols.has(C::EpSquare) {
-            self.position.ep_square.append_option(p.ep_square);
-        }
-        if cols.has(C::HalfmoveClock) {
-            self.position.halfmove_clock.append_value(p.halfmove_clock);
-        }
     }
 
     fn append_note(&mut self, row: &GameRecord, note: &PlyNote) {
@@ -1015,6 +951,9 @@ impl MovesBuilder {
             let array = self.column(column);
             columns.push(array);
         }
+        // Emptied, their room kept for the next batch.
+        self.numbers.clear();
+        self.positions.clear();
         self.batch(columns)
     }
 
@@ -1025,20 +964,30 @@ impl MovesBuilder {
             C::San => self.san.refill(),
             C::Uci => self.uci.refill(),
             C::Fen => self.fen.refill(),
-            C::FromSquare => self.from.refill(),
-            C::ToSquare => self.to.refill(),
-            C::Piece => self.piece.refill(),
-            C::Captured => self.captured.refill(),
-            C::Promotion => self.promotion.refill(),
-            C::IsCheck => self.flags[0].refill(),
-            C::IsCapture => self.flags[1].refill(),
-            C::IsCastling => self.flags[2].refill(),
-            C::IsEnPassant => self.flags[3].refill(),
-            C::Board => self.position.board.refill(),
-            C::Turn => self.position.turn.refill(),
-            C::Castling => self.position.castling.refill(),
-            C::EpSquare => self.position.ep_square.refill(),
-            C::HalfmoveClock => self.position.halfmove_clock.refill(),
+            C::FromSquare => bytes(&self.numbers, |n| n.from, MoveNumbers::NONE.into()),
+            C::ToSquare => bytes(&self.numbers, |n| n.to, MoveNumbers::NONE.into()),
+            C::Piece => bytes(&self.numbers, |n| n.piece, 0u16),
+            C::Captured => bytes(&self.numbers, |n| n.captured, 0u16),
+            C::Promotion => bytes(&self.numbers, |n| n.promotion, 0u16),
+            C::IsCheck => flags(&self.numbers, MoveNumbers::CHECK),
+            C::IsCapture => flags(&self.numbers, MoveNumbers::CAPTURE),
+            C::IsCastling => flags(&self.numbers, MoveNumbers::CASTLING),
+            C::IsEnPassant => flags(&self.numbers, MoveNumbers::EN_PASSANT),
+            C::Board => boards(self.positions.iter().map(|p| &p.board)),
+            C::Turn => {
+                let p = &self.positions;
+                let bits = BooleanBuffer::collect_bool(p.len(), |i| p[i].white_to_move);
+                Arc::new(BooleanArray::new(bits, None))
+            }
+            C::Castling => bytes(&self.positions, |p| p.castling, NO_NULL),
+            C::EpSquare => bytes(
+                &self.positions,
+                |p| p.ep_square.unwrap_or(MoveNumbers::NONE),
+                MoveNumbers::NONE.into(),
+            ),
+            C::HalfmoveClock => Arc::new(UInt32Array::from_iter_values(
+                self.positions.iter().map(|p| p.halfmove_clock),
+            )),
             C::Clock => self.clock.refill(),
             C::Eval => self.eval.refill(),
             C::EvalMate => self.mate.refill(),
@@ -1046,6 +995,40 @@ impl MovesBuilder {
             C::Nags => self.nags.refill(),
         }
     }
+}
+
+/// No value of a column of bytes is null (see [`bytes`]): not one a byte can be. (A `u16` so
+/// that no `u8` equals it.)
+const NO_NULL: u16 = u16::MAX;
+
+/// A column of bytes, `value` of each of `items`, null where it is `none`. The buffers are
+/// made whole (the validity packed 64 values a word): an Arrow builder's call a value cost more
+/// than the rest of the ply's row.
+fn bytes<T>(items: &[T], value: impl Fn(&T) -> u8, none: u16) -> ArrayRef {
+    let values: Vec<u8> = items.iter().map(&value).collect();
+    let nulls = values
+        .iter()
+        .any(|&v| u16::from(v) == none)
+        .then(|| BooleanBuffer::collect_bool(values.len(), |i| u16::from(values[i]) != none));
+    Arc::new(UInt8Array::new(
+        ScalarBuffer::from(values),
+        nulls.map(NullBuffer::new),
+    ))
+}
+
+/// A column of one of [`MoveNumbers`]'s flags, packed 64 a word.
+fn flags(numbers: &[MoveNumbers], flag: u8) -> ArrayRef {
+    let bits = BooleanBuffer::collect_bool(numbers.len(), |i| numbers[i].has(flag));
+    Arc::new(BooleanArray::new(bits, None))
+}
+
+/// A column of boards, 64 bytes each.
+fn boards<'a>(items: impl ExactSizeIterator<Item = &'a [u8; 64]>) -> ArrayRef {
+    let mut bytes = Vec::with_capacity(items.len() * 64);
+    for b in items {
+        bytes.extend_from_slice(b);
+    }
+    Arc::new(FixedSizeBinaryArray::new(BOARD_BYTES, bytes.into(), None))
 }
 
 /// The moves table's default columns, with `fen` when asked.

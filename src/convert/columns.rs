@@ -229,14 +229,28 @@ impl fmt::Display for MoveColumns {
 }
 
 /// The games table's optional columns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameColumns {
+    /// The movetext rewritten in the notation asked for (`movetext`): without it, no move is
+    /// written again.
+    pub movetext: bool,
     /// The outcome as numbers: `outcome`, `termination_code`, `is_checkmate`,
     /// `is_stalemate`, `is_insufficient_material`.
     pub numbers: bool,
     /// The start position as numbers: `start_board`, `start_turn`, `start_castling`,
     /// `start_ep_square`, `start_halfmove_clock`.
     pub boards: bool,
+}
+
+impl Default for GameColumns {
+    /// The table as it was before there was a choice: the movetext, no numbers.
+    fn default() -> GameColumns {
+        GameColumns {
+            movetext: true,
+            numbers: false,
+            boards: false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -158,7 +158,15 @@ fn convert_game(
     }
     let result = super::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
-    let elements = super::elements(game.bytes, collector, keep);
+    // The tables read the elements for their movetext column and the plies' notes only.
+    let tables_without_them = args.format == Format::Parquet
+        && args.no_movetext
+        && !collector.columns.as_ref().is_some_and(|c| c.has_notes());
+    let elements = if tables_without_them {
+        Vec::new()
+    } else {
+        super::elements(game.bytes, collector, keep)
+    };
     if super::has_replacement(&elements) {
         let _ = writeln!(
             done.diagnostics,
@@ -227,8 +235,11 @@ fn convert_game(
             }
         }
         Format::Parquet => {
-            let mut movetext = String::with_capacity(game.bytes.len());
-            if rejected {
+            let mut movetext = String::new();
+            if args.no_movetext {
+                // No column to write it to.
+            } else if rejected {
+                movetext.reserve(game.bytes.len());
                 // Not converted: as read, so that nothing of it is lost.
                 movetext.push_str(&String::from_utf8_lossy(movetext_as_read(
                     game.bytes,
@@ -236,6 +247,7 @@ fn convert_game(
                     game.movetext,
                 )));
             } else {
+                movetext.reserve(game.bytes.len());
                 pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
             }
             let mut row = Box::new(record().into_owned());

@@ -130,6 +130,9 @@ pub struct Collector {
     recorded: Vec<Recorded>,
     /// SAN, UCI and FEN of the main-line plies, for the Arrow tables: only when asked for.
     pub columns: Option<Box<arrow::PlyColumns>>,
+    /// Write each move in the target notation ([`Collector::written`]): not for the Arrow
+    /// tables without their movetext column, which is all that would read them.
+    pub write_moves: bool,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
     /// (see [`Collector::set_budget`]).
     budget: usize,
@@ -166,6 +169,7 @@ impl Collector {
             pending_repair: None,
             recorded: Vec::new(),
             columns: None,
+            write_moves: true,
             budget: usize::MAX,
             spent: 0,
             over_budget: false,
@@ -270,6 +274,7 @@ impl Visitor for Collector {
         };
         self.recorded.push(Recorded::Move(self.plies.len()));
         match (notation, san) {
+            _ if !self.write_moves => {}
             // The token was canonical SAN already: copy it.
             (Notation::San, Some(san)) => self.text.push_str(san),
             _ => write::write(before, mv, check, notation, &mut self.text),

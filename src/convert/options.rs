@@ -146,6 +146,9 @@ pub struct ConvertOptions {
     /// (board, turn, castling rights, en passant square, half-move clock) and the start
     /// position in games.parquet (`--boards`).
     pub boards: bool,
+    /// With [`Format::Parquet`]: no `movetext` column in games.parquet, so no move is written
+    /// again (`--no-movetext`).
+    pub no_movetext: bool,
     /// With [`Format::Parquet`]: the optional columns of moves.parquet, instead of the
     /// default ones (`--moves-columns`); `fen`, `numbers` and `boards` add theirs.
     pub moves_columns: Option<MoveColumns>,
@@ -207,6 +210,7 @@ impl Default for ConvertOptions {
             numbers: false,
             boards: false,
             moves_columns: None,
+            no_movetext: false,
             excel: false,
             raw_csv: false,
             rejects: None,
@@ -303,6 +307,7 @@ impl ConvertOptions {
     /// start position with `boards`.
     pub fn game_columns(&self) -> GameColumns {
         GameColumns {
+            movetext: !self.no_movetext,
             numbers: self.numbers,
             boards: self.boards,
         }
@@ -322,6 +327,7 @@ impl ConvertOptions {
         let mut collector = Collector::new(self.notation(), positions);
         if self.format == Format::Parquet {
             collector.columns = Some(Box::new(self.ply_columns()));
+            collector.write_moves = !self.no_movetext;
         }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
@@ -380,6 +386,7 @@ impl ConvertOptions {
             ("--numbers", self.numbers),
             ("--boards", self.boards),
             ("--moves-columns", self.moves_columns.is_some()),
+            ("--no-movetext", self.no_movetext),
         ];
         for (option, given) in table_options {
             if given && self.format != Format::Parquet {

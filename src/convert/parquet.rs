@@ -37,8 +37,15 @@ pub const BATCH_BYTES: usize = 8 << 20;
 /// Text columns whose values are nearly all different (a position a ply, a game's movetext):
 /// no dictionary, which overflows after hashing every value into it, and no minimum and
 /// maximum, which no query prunes by. Both cost instructions for nothing (benches/NOTES.md,
-/// branch arrow2).
-const UNIQUE_TEXT: [&str; 4] = ["fen", "comment", "movetext", "final_fen"];
+/// branch arrow2). The boards (64 bytes a position) are so too.
+const UNIQUE_TEXT: [&str; 6] = [
+    "fen",
+    "comment",
+    "movetext",
+    "final_fen",
+    "board",
+    "start_board",
+];
 
 /// Writes the two Parquet files, a batch of games at a time.
 pub struct ParquetOut<W: Write + Send> {
