@@ -6,7 +6,6 @@ use std::path::Path;
 
 use super::parquet::TreeParquet;
 use super::polyglot::{BookOptions, BookWriter};
-use super::record::Packed;
 use super::rows::{texts, Row, RowOut, COLUMNS};
 
 /// A Parquet error as an I/O error (of the same kind when it is one).
@@ -151,7 +150,7 @@ pub struct TreeOut<W: Write + Send> {
     book: bool,
     rows: u64,
     positions: u64,
-    last: Option<(u64, Packed)>,
+    last: Option<u64>,
 }
 
 impl<W: Write + Send> TreeOut<W> {
@@ -181,10 +180,9 @@ impl<W: Write + Send> TreeOut<W> {
         if row.games < self.min_games && !self.book {
             return Ok(());
         }
-        let at = (row.key, row.position);
-        if self.last != Some(at) {
+        if self.last != Some(row.key) {
             self.positions += 1;
-            self.last = Some(at);
+            self.last = Some(row.key);
         }
         self.rows += 1;
         self.writer.write(row, names)
