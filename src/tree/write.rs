@@ -59,7 +59,7 @@ impl Format {
 
 /// Writes rows in one format.
 pub enum RowWriter<W: Write + Send> {
-    Csv(csv::Writer<W>),
+    Csv(Box<csv::Writer<W>>),
     Jsonl(BufWriter<W>),
     Parquet(Box<TreeParquet<BufWriter<W>>>),
     Book(BookWriter<W>),
@@ -79,7 +79,7 @@ impl<W: Write + Send> RowWriter<W> {
                     .has_headers(false)
                     .from_writer(out);
                 w.write_record(COLUMNS).map_err(crate::outcome::csv_io)?;
-                RowWriter::Csv(w)
+                RowWriter::Csv(Box::new(w))
             }
             Format::Jsonl => RowWriter::Jsonl(BufWriter::with_capacity(1 << 16, out)),
             Format::Parquet => RowWriter::Parquet(Box::new(
