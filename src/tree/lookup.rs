@@ -24,11 +24,12 @@ pub fn position_of(fen: &str) -> anyhow::Result<Chess> {
         .trim()
         .parse()
         .map_err(|e| anyhow::anyhow!("--fen {fen:?}: {e}"))?;
-    parsed
-        .clone()
-        .into_position(CastlingMode::Standard)
-        .or_else(|_| parsed.into_position(CastlingMode::Chess960))
-        .map_err(|e| anyhow::anyhow!("--fen {fen:?}: {e}"))
+    match parsed.clone().into_position(CastlingMode::Standard) {
+        Ok(pos) => Ok(pos),
+        Err(_) => parsed
+            .into_position(CastlingMode::Chess960)
+            .map_err(|e| anyhow::anyhow!("--fen {fen:?}: {e}")),
+    }
 }
 
 /// The Polyglot key of `pos`.
@@ -189,8 +190,8 @@ fn write_table(
     writeln!(out, "{epd}  key {hex}: {total} games")?;
     writeln!(
         out,
-        "{:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}",
-        "move", "games", "white", "draws", "black", "score", "elo", "last"
+        "{:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  last",
+        "move", "games", "white", "draws", "black", "score", "elo"
     )?;
     let white_moves = pos.turn().is_white();
     for l in lines.iter() {

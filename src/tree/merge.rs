@@ -254,7 +254,7 @@ fn next(
     let place = row.place();
     if last.is_some_and(|l| l >= place) {
         bail!(
-            "{}: the rows are not in a tree's order (by key, position, move and split): not a tree \
+            "{}: the rows are not in a tree's order (by key, move and split): not a tree \
              written by pgnkit tree",
             part.name()
         );

@@ -413,7 +413,7 @@ impl Tree {
             };
             r.date = date;
             r.split = split;
-            r.game = game.number;
+            r.game = u32::try_from(game.number).unwrap_or(u32::MAX);
         }
         GamePlies {
             records,

@@ -15,14 +15,19 @@ use crate::sort::{Field, Get, Put, Record};
 /// move counters are no part of it, so a position reached by transposition is one position.
 /// Packed in 27 bytes: the occupied squares, one nibble a piece in square order (a board holds
 /// at most 32 pieces), the turn with the en passant square, the castling rooks.
+///
+/// Bytes all (alignment 1), so that a record of the sort is 64 bytes, not 80: the sort in
+/// memory moves records, and a fifth fewer bytes is a fifth less of its time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Packed {
-    occupied: u64,
+    /// Little-endian.
+    occupied: [u8; 8],
     pieces: [u8; 16],
     /// Bit 7: Black to move; bits 0..7: the en passant square, or 64 for none.
     turn_ep: u8,
-    /// The castling rooks: their files on the first rank (low byte), on the eighth (high).
-    castling: u16,
+    /// The castling rooks: their files on the first rank (low byte), on the eighth (high),
+    /// little-endian.
+    castling: [u8; 2],
 }
 
 const NO_EP: u8 = 64;
@@ -31,11 +36,20 @@ impl Packed {
     /// `pos` packed.
     pub fn of(pos: &Chess) -> Packed {
         let board = pos.board();
-        let occupied = board.occupied();
+        let occupied = board.occupied().0;
         let mut pieces = [0u8; 16];
-        for (i, sq) in occupied.into_iter().take(32).enumerate() {
-            let nibble = board.piece_at(sq).map_or(0, nibble);
-            pieces[i / 2] |= nibble << (4 * (i % 2));
+        // A piece's place among the occupied squares is the count of those below it: one
+        // popcount a piece, no look-up of each square's piece.
+        for color in [Color::White, Color::Black] {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                for sq in board.by_piece(piece) {
+                    let i = (occupied & ((1u64 << sq as u32) - 1)).count_ones() as usize;
+                    if let Some(byte) = pieces.get_mut(i / 2) {
+                        *byte |= nibble(piece) << (4 * (i % 2));
+                    }
+                }
+            }
         }
         let ep = pos
             .ep_square(EnPassantMode::PseudoLegal)
@@ -44,10 +58,10 @@ impl Packed {
         let rooks = pos.castles().castling_rights();
         let castling = (rooks.0 & 0xff) as u16 | (((rooks.0 >> 56) & 0xff) as u16) << 8;
         Packed {
-            occupied: occupied.0,
+            occupied: occupied.to_le_bytes(),
             pieces,
             turn_ep: turn | ep,
-            castling,
+            castling: castling.to_le_bytes(),
         }
     }
 
@@ -55,12 +69,16 @@ impl Packed {
     /// to (a damaged file).
     pub fn position(&self) -> Option<Chess> {
         let mut board = Board::empty();
-        for (i, sq) in Bitboard(self.occupied).into_iter().enumerate() {
+        for (i, sq) in Bitboard(u64::from_le_bytes(self.occupied))
+            .into_iter()
+            .enumerate()
+        {
             let nibble = self.pieces.get(i / 2)? >> (4 * (i % 2)) & 0xf;
             board.set_piece_at(sq, piece(nibble)?);
         }
         let ep = self.turn_ep & 0x7f;
-        let rooks = u64::from(self.castling & 0xff) | u64::from(self.castling >> 8) << 56;
+        let castling = u16::from_le_bytes(self.castling);
+        let rooks = u64::from(castling & 0xff) | u64::from(castling >> 8) << 56;
         let setup = Setup {
             board,
             turn: if self.turn_ep & 0x80 != 0 {
@@ -117,10 +135,10 @@ impl Field for Packed {
     }
     fn get(bytes: &mut Get<'_>) -> Packed {
         Packed {
-            occupied: u64::get(bytes),
+            occupied: <[u8; 8]>::get(bytes),
             pieces: <[u8; 16]>::get(bytes),
             turn_ep: u8::get(bytes),
-            castling: u16::get(bytes),
+            castling: <[u8; 2]>::get(bytes),
         }
     }
 }
@@ -166,10 +184,10 @@ impl Score {
     }
 }
 
-/// One main-line ply: a position, the move played from it, and its game. Sorted by position,
-/// then move, then the game's place in the input: the first record of a row is its earliest
-/// game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// One main-line ply: a position, the move played from it, and its game. Sorted by key, then
+/// move, then split, then the game's place in the input ([`PlyRecord::cmp`]): the first
+/// record of a row is its earliest game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlyRecord {
     /// The Polyglot key of the position.
     pub key: u64,
@@ -189,13 +207,41 @@ pub struct PlyRecord {
     pub opponent_elo: u16,
     /// The game's date as `YYYYMMDD` (unknown month or day 0; 0: no date).
     pub date: u32,
-    /// The game's input (an index into the run's names) and number in it.
+    /// The game's input (an index into the run's names) and number in it (a file of more
+    /// than 4 billion games is not met).
     pub file: u32,
-    pub game: u64,
+    pub game: u32,
+}
+
+/// By key, move, split and place: integers only. The place (a game and a ply) is one
+/// record's alone, so the packed position, which the key stands for, is never compared (the
+/// fields after it only keep the order total).
+impl Ord for PlyRecord {
+    fn cmp(&self, other: &PlyRecord) -> std::cmp::Ordering {
+        (self.key, self.mv, self.split, self.order)
+            .cmp(&(other.key, other.mv, other.split, other.order))
+            .then_with(|| {
+                (self.position, self.score, self.mover_elo, self.opponent_elo).cmp(&(
+                    other.position,
+                    other.score,
+                    other.mover_elo,
+                    other.opponent_elo,
+                ))
+            })
+            .then_with(|| {
+                (self.date, self.file, self.game).cmp(&(other.date, other.file, other.game))
+            })
+    }
+}
+
+impl PartialOrd for PlyRecord {
+    fn partial_cmp(&self, other: &PlyRecord) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl Record for PlyRecord {
-    const SIZE: usize = 8 + Packed::SIZE + 2 + 2 + 8 + 1 + 2 + 2 + 4 + 4 + 8;
+    const SIZE: usize = 8 + Packed::SIZE + 2 + 2 + 8 + 1 + 2 + 2 + 4 + 4 + 4;
     fn put(&self, out: &mut Put<'_>) {
         self.key.put(out);
         self.position.put(out);
@@ -221,7 +267,7 @@ impl Record for PlyRecord {
             opponent_elo: u16::get(bytes),
             date: u32::get(bytes),
             file: u32::get(bytes),
-            game: u64::get(bytes),
+            game: u32::get(bytes),
         }
     }
 }
@@ -288,7 +334,7 @@ mod tests {
     fn a_record_is_as_large_as_docs_tree_md_says() {
         assert_eq!(
             (std::mem::size_of::<PlyRecord>(), PlyRecord::SIZE),
-            (80, 68)
+            (64, 64)
         );
     }
 

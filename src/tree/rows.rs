@@ -57,14 +57,14 @@ impl Row {
             first_date: r.date,
             last_date: r.date,
             example_file: r.file,
-            example_game: r.game,
+            example_game: u64::from(r.game),
             first_order: r.order,
         }
     }
 
-    /// Where the row stands in a tree's order: by key, position, move and split.
+    /// Where the row stands in a tree's order: by key, move and split.
     pub fn place(&self) -> Place {
-        (self.key, self.position, self.mv, self.split)
+        (self.key, self.mv, self.split)
     }
 
     /// Adds the games of `later` (the same position and move, from games after this row's):
@@ -115,7 +115,7 @@ impl Rows {
     /// Takes the next record; returns the row it completes, if it starts another.
     pub fn push(&mut self, r: &PlyRecord) -> Option<Row> {
         match &mut self.current {
-            Some(row) if row.place() == (r.key, r.position, r.mv, r.split) => {
+            Some(row) if row.place() == (r.key, r.mv, r.split) => {
                 row.add(&Row::of(r));
                 None
             }
@@ -162,8 +162,10 @@ pub struct RowOut {
     pub rating_band: Option<u16>,
 }
 
-/// Where a row stands in a tree's order.
-pub type Place = (u64, Packed, u16, u16);
+/// Where a row stands in a tree's order: its key, move and split. The position is the key's
+/// (two positions of one key, which 64 bits make practically impossible, are one position,
+/// as in a Polyglot book: the first game's).
+pub type Place = (u64, u16, u16);
 
 /// The CSV header: [`RowOut`]'s fields.
 pub const COLUMNS: [&str; 18] = [

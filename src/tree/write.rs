@@ -6,7 +6,6 @@ use std::path::Path;
 
 use super::parquet::TreeParquet;
 use super::polyglot::{BookOptions, BookWriter};
-use super::record::Packed;
 use super::rows::{texts, Row, RowOut, COLUMNS};
 
 /// A Parquet error as an I/O error (of the same kind when it is one).
@@ -60,7 +59,7 @@ impl Format {
 
 /// Writes rows in one format.
 pub enum RowWriter<W: Write + Send> {
-    Csv(csv::Writer<W>),
+    Csv(Box<csv::Writer<W>>),
     Jsonl(BufWriter<W>),
     Parquet(Box<TreeParquet<BufWriter<W>>>),
     Book(BookWriter<W>),
@@ -80,7 +79,7 @@ impl<W: Write + Send> RowWriter<W> {
                     .has_headers(false)
                     .from_writer(out);
                 w.write_record(COLUMNS).map_err(crate::outcome::csv_io)?;
-                RowWriter::Csv(w)
+                RowWriter::Csv(Box::new(w))
             }
             Format::Jsonl => RowWriter::Jsonl(BufWriter::with_capacity(1 << 16, out)),
             Format::Parquet => RowWriter::Parquet(Box::new(
@@ -151,7 +150,7 @@ pub struct TreeOut<W: Write + Send> {
     book: bool,
     rows: u64,
     positions: u64,
-    last: Option<(u64, Packed)>,
+    last: Option<u64>,
 }
 
 impl<W: Write + Send> TreeOut<W> {
@@ -181,10 +180,9 @@ impl<W: Write + Send> TreeOut<W> {
         if row.games < self.min_games && !self.book {
             return Ok(());
         }
-        let at = (row.key, row.position);
-        if self.last != Some(at) {
+        if self.last != Some(row.key) {
             self.positions += 1;
-            self.last = Some(at);
+            self.last = Some(row.key);
         }
         self.rows += 1;
         self.writer.write(row, names)
