@@ -139,6 +139,14 @@ impl Ending {
         ENDINGS[self.index()].2
     }
 
+    /// A draw that could have been claimed, not an ending by rule.
+    pub fn is_claimable(self) -> bool {
+        matches!(
+            self,
+            Ending::ThreefoldClaimable | Ending::PerpetualCheck | Ending::FiftyClaimable
+        )
+    }
+
     /// The ending its one spelling names.
     pub fn parse(spelling: &str) -> Option<Ending> {
         ENDINGS
