@@ -502,3 +502,30 @@ fn every_console_example_in_docs_prints_what_it_shows() {
         );
     }
 }
+
+/// The table "How endings are spelled" in docs/rules.md is the one the code spells and
+/// numbers endings by, row for row.
+#[test]
+fn rules_md_lists_the_spellings_of_endings() {
+    let text = std::fs::read_to_string(root().join("docs/rules.md")).unwrap();
+    let section = text
+        .split("## How endings are spelled")
+        .nth(1)
+        .expect("docs/rules.md has a section How endings are spelled");
+    let rows: Vec<(String, u8)> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (
+                cells[1].trim_matches('`').to_owned(),
+                cells[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    let table: Vec<(String, u8)> = pgnkit::rules::outcome::ENDINGS
+        .iter()
+        .map(|&(_, spelling, code)| (spelling.to_owned(), code))
+        .collect();
+    assert_eq!(rows, table);
+}

@@ -25,12 +25,13 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::columns::{GameColumns, MoveColumn, MoveColumns};
-use super::numbers::{self, MoveNumbers, PositionNumbers};
+use super::numbers::{MoveNumbers, PositionNumbers};
 use super::record::{GameRecord, PlyNote};
 use super::records::Eval;
 use crate::notation::fen;
 use crate::notation::write::{self, Notation};
 use crate::notation::CheckClaim;
+use crate::rules::outcome::GameResult;
 
 /// Bytes of a board: a piece code a square.
 const BOARD_BYTES: i32 = 64;
@@ -756,9 +757,9 @@ impl GamesBuilder {
             m.append_value(&row.movetext);
         }
         if let Some(n) = &mut self.numbers {
-            n.outcome.append_option(numbers::outcome(row.result));
-            n.termination
-                .append_value(numbers::termination_code(row.ending));
+            n.outcome
+                .append_option(GameResult::of_tag(row.result).and_then(GameResult::code));
+            n.termination.append_value(row.ending.code());
             n.checkmate
                 .append_option(row.final_flags.map(|f| f.checkmate));
             n.stalemate

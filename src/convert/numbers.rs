@@ -214,34 +214,10 @@ impl FinalFlags {
     }
 }
 
-/// The result written as a number: 1 White won, 0 a draw, -1 Black won; `None` for `*` (or
-/// anything else).
-pub fn outcome(result: &str) -> Option<i8> {
-    match result {
-        "1-0" => Some(1),
-        "1/2-1/2" => Some(0),
-        "0-1" => Some(-1),
-        _ => None,
-    }
-}
-
-/// How the rules ended the game, as a number: 0 none (resignation, time, agreement, or not
-/// over), 1 checkmate, 2 stalemate, 3 dead position, 4 fivefold repetition, 5 seventy-five
-/// moves.
-pub fn termination_code(t: Termination) -> u8 {
-    match t {
-        Termination::None => 0,
-        Termination::Checkmate => 1,
-        Termination::Stalemate => 2,
-        Termination::DeadPosition => 3,
-        Termination::Fivefold => 4,
-        Termination::SeventyFive => 5,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::outcome::GameResult;
     use shakmaty::fen::Fen;
     use shakmaty::san::San;
 
@@ -300,10 +276,11 @@ mod tests {
     #[test]
     fn results_and_terminations_are_numbered() {
         assert_eq!(
-            ["1-0", "1/2-1/2", "0-1", "*"].map(outcome),
+            ["1-0", "1/2-1/2", "0-1", "*"]
+                .map(|r| GameResult::of_tag(r).and_then(GameResult::code)),
             [Some(1), Some(0), Some(-1), None]
         );
-        assert_eq!(termination_code(Termination::Checkmate), 1);
-        assert_eq!(termination_code(Termination::SeventyFive), 5);
+        assert_eq!(Termination::Checkmate.code(), 1);
+        assert_eq!(Termination::SeventyFive.code(), 5);
     }
 }

@@ -12,7 +12,7 @@ use anyhow::{bail, Context};
 use crate::dedup::finder::{Decision, Row};
 use crate::dedup::observer::DigestObserver;
 use crate::dedup::spill::{Place, Spill};
-use crate::dedup::{completeness, text_hash, Digest, Finder, Identity, Keep, Kind, Recorded};
+use crate::dedup::{completeness, recorded, text_hash, Digest, Finder, Identity, Keep, Kind};
 use crate::diag::Severity;
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{Found, InputOptions, Inputs, ReadFrom, Verbatim};
@@ -382,7 +382,7 @@ fn digest(
     let mut observer = DigestObserver::new(fuzzy);
     let report = game.check(opts, &mut observer);
     let [white, black, event, round, date, site, result] = tags_of(game.lexed);
-    let result = Recorded::of_tag(result);
+    let result = recorded(result);
     // Only `--keep best` reads how complete a game is: the comments are not counted (a pass
     // over the game's bytes) for `--keep first`.
     let completeness = match keep {

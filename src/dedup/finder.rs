@@ -14,7 +14,8 @@ use std::io;
 use std::path::Path;
 
 use super::{
-    line_key, Digest, Duplicate, Identity, Keep, Kind, MoveHash, Recorded, NONE, SHORT_PLIES,
+    conflicts, line_key, result_code, result_of_code, Digest, Duplicate, Identity, Keep, Kind,
+    MoveHash, Recorded, NONE, SHORT_PLIES,
 };
 use crate::sort::{
     Field, Get, Peek, Put, Record, Records, Sorted, Sorter, Space, Tape, TapeReader,
@@ -85,10 +86,10 @@ macro_rules! record {
 impl Field for Recorded {
     const SIZE: usize = 1;
     fn put(&self, out: &mut Put<'_>) {
-        self.code().put(out);
+        result_code(*self).put(out);
     }
     fn get(bytes: &mut Get<'_>) -> Recorded {
-        Recorded::of_code(u8::get(bytes))
+        result_of_code(u8::get(bytes))
     }
 }
 
@@ -650,7 +651,7 @@ fn prefixes<'s>(
         let mut member = Some(first);
         while let Some(m) = member {
             if let Some(j) =
-                longer.filter(|j| m.who.agrees(&j.who) && !m.result.conflicts(j.result))
+                longer.filter(|j| m.who.agrees(&j.who) && !conflicts(m.result, j.result))
             {
                 nodes.push(Node {
                     from: m.idx,
@@ -695,7 +696,7 @@ fn prefixes<'s>(
                     let steps = w.steps + 1;
                     if steps <= MAX_STEPS
                         && w.who.agrees(&node.who)
-                        && !w.result.conflicts(node.result)
+                        && !conflicts(w.result, node.result)
                     {
                         any = true;
                         next.push(Walk {
@@ -825,11 +826,11 @@ fn fates<'s>(
         };
         let of = if m.tag == Member::NO_MOVES {
             k
-        } else if k.result.conflicts(m.result) && !k.who.agrees(&m.who) {
-            match others[m.result.code() as usize] {
+        } else if conflicts(k.result, m.result) && !k.who.agrees(&m.who) {
+            match others[usize::from(result_code(m.result))] {
                 Some(o) => o,
                 None => {
-                    others[m.result.code() as usize] = Some(m);
+                    others[usize::from(result_code(m.result))] = Some(m);
                     kept_here(&m)?;
                     continue;
                 }
@@ -867,7 +868,7 @@ fn fates<'s>(
 fn copy_kind(of: &Member, m: &Member) -> Kind {
     if of.text == m.text {
         Kind::Identical
-    } else if of.result.conflicts(m.result) {
+    } else if conflicts(of.result, m.result) {
         Kind::ConflictingResult
     } else {
         Kind::SameMoves

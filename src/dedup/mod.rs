@@ -14,6 +14,7 @@ pub mod observer;
 mod spill;
 
 use crate::pgn::date::GameDate;
+use crate::rules::outcome::GameResult;
 pub use engine::{parse_size, Dedup, DedupOptions, MIN_MEMORY_BUDGET};
 pub use finder::Finder;
 
@@ -65,46 +66,41 @@ pub enum Keep {
     Best,
 }
 
-/// A recorded result, as far as it can conflict with another.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Recorded {
-    /// `*`, a missing or unreadable result: no conflict with any.
-    #[default]
-    Unknown,
-    WhiteWins,
-    BlackWins,
-    Draw,
+/// A recorded result, as far as it can conflict with another: `*`, a missing or an unreadable
+/// `Result` is [`GameResult::Unknown`], in conflict with none.
+pub type Recorded = GameResult;
+
+/// The recorded result of a `Result` tag's value (blanks around it aside).
+pub fn recorded(value: Option<&str>) -> Recorded {
+    value
+        .and_then(|v| GameResult::of_tag(v.trim()))
+        .unwrap_or_default()
 }
 
-impl Recorded {
-    /// The result of a `Result` tag's value.
-    pub fn of_tag(value: Option<&str>) -> Recorded {
-        match value.map(str::trim) {
-            Some("1-0") => Recorded::WhiteWins,
-            Some("0-1") => Recorded::BlackWins,
-            Some("1/2-1/2") => Recorded::Draw,
-            _ => Recorded::Unknown,
-        }
+/// The result as one byte, for the records on disk (0 unknown, 1 White won, 2 Black won, 3 a
+/// draw: the format `docs/dedup.md` pins).
+fn result_code(result: Recorded) -> u8 {
+    match result {
+        GameResult::Unknown => 0,
+        GameResult::WhiteWins => 1,
+        GameResult::BlackWins => 2,
+        GameResult::Draw => 3,
     }
+}
 
-    /// The result as one byte, for the records on disk.
-    pub fn code(self) -> u8 {
-        self as u8
+/// The result of [`result_code`]'s byte.
+fn result_of_code(code: u8) -> Recorded {
+    match code {
+        1 => GameResult::WhiteWins,
+        2 => GameResult::BlackWins,
+        3 => GameResult::Draw,
+        _ => GameResult::Unknown,
     }
+}
 
-    /// The result of [`Recorded::code`]'s byte.
-    pub fn of_code(code: u8) -> Recorded {
-        match code {
-            1 => Recorded::WhiteWins,
-            2 => Recorded::BlackWins,
-            3 => Recorded::Draw,
-            _ => Recorded::Unknown,
-        }
-    }
-
-    fn conflicts(self, other: Recorded) -> bool {
-        self != Recorded::Unknown && other != Recorded::Unknown && self != other
-    }
+/// Two results conflict when both are known and differ.
+fn conflicts(a: Recorded, b: Recorded) -> bool {
+    a != GameResult::Unknown && b != GameResult::Unknown && a != b
 }
 
 /// What is kept of one game to find its duplicates: a fixed number of bytes (see

@@ -15,6 +15,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::str::FromStr;
 
+use crate::pgn::GameResult;
+
 /// A byte range of a file, `START:END` (END excluded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ByteRange {
@@ -70,7 +72,7 @@ fn starts_game(before: &[u8], line: &[u8]) -> bool {
         .iter()
         .rposition(|&b| matches!(b, b' ' | b'\t'))
         .map_or(0, |i| i + 1);
-    matches!(&prev[first..end], b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+    GameResult::is_standard(&prev[first..end])
 }
 
 /// The first game start at or after `at`, or the file's length when there is none.

@@ -12,6 +12,7 @@
 use memchr::{memchr, memchr2_iter, memrchr2_iter};
 
 use super::lexer::{count_chars, is_bare_cr, last_line_start};
+use super::GameResult;
 
 /// Whether a result token ends at `data[end]` (delimited by a space or the line's start).
 fn result_before(data: &[u8], start: usize, end: usize) -> bool {
@@ -22,7 +23,7 @@ fn result_before(data: &[u8], start: usize, end: usize) -> bool {
             return false;
         }
     }
-    matches!(&data[token_start..end], b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+    GameResult::is_standard(&data[token_start..end])
 }
 
 /// Where a game likely ends in the line `data[start..end]` (without its line break): right

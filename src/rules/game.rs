@@ -16,6 +16,7 @@ use crate::pgn::{
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
 use crate::rules::explain::{fen, plural};
+use crate::rules::outcome::Ending;
 use crate::rules::replay::{place_spans, MovetextFacts, Replay, Replayed, UNPLACED};
 use crate::rules::start::start_position;
 use crate::rules::tags::{lex_findings, tag_findings};
@@ -70,16 +71,16 @@ pub enum Termination {
 }
 
 impl Termination {
-    /// How reports name it: `checkmate`, `fivefold repetition`, `none`.
+    /// How every output names it: `checkmate`, `fivefold repetition`, `none` (the one
+    /// spelling of [`Ending`]).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Termination::Checkmate => "checkmate",
-            Termination::Stalemate => "stalemate",
-            Termination::DeadPosition => "dead position",
-            Termination::Fivefold => "fivefold repetition",
-            Termination::SeventyFive => "seventy-five moves",
-            Termination::None => "none",
-        }
+        Ending::from(self).as_str()
+    }
+
+    /// Its number in the numeric columns: 0 none, 1 checkmate, 2 stalemate, 3 dead position,
+    /// 4 fivefold repetition, 5 seventy-five moves (that of [`Ending`]).
+    pub fn code(self) -> u8 {
+        Ending::from(self).code()
     }
 }
 

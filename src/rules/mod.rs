@@ -6,6 +6,7 @@ mod ending;
 mod explain;
 pub mod game;
 pub mod matcher;
+pub mod outcome;
 mod replay;
 pub use replay::{passed_over, play_slice, SliceError};
 mod start;

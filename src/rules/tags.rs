@@ -91,7 +91,7 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
         }
     }
     if let Some(t) = known.get(KnownTag::Result) {
-        if !matches!(t.value, "1-0" | "0-1" | "1/2-1/2" | "*") {
+        if GameResult::of_tag(t.value).is_none() {
             let mut f = Finding::new(
                 Code::UnknownResultTag,
                 Some(t.span),

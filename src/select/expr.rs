@@ -8,6 +8,7 @@ use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode
 
 use super::round::Round;
 use crate::pgn::date::GameDate;
+use crate::rules::outcome::{Ending, GameResult, ENDINGS};
 
 /// A problem in an expression: what is wrong, and where (a byte offset into it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,33 +151,53 @@ pub enum Count {
     Warnings,
 }
 
-/// How a game ended by rule, as `termination =` names it.
+/// What `termination =` tests: an ending by its one spelling ([`ENDINGS`]), or a claim
+/// that could be made at some ply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
-    Checkmate,
-    Stalemate,
-    DeadPosition,
-    Fivefold,
-    SeventyFive,
-    /// A threefold repetition could be claimed at some ply.
+pub enum EndingTest {
+    /// The game ended so: a rule ending (and `none`) as the replay's termination says it; a
+    /// claimable draw as the first draw that could be claimed in a game no rule ended.
+    Is(Ending),
+    /// `threefold`: a threefold repetition could be claimed at some ply (the game may go on).
     Threefold,
-    /// A fifty-move draw could be claimed at some ply.
+    /// `fifty-moves`: a fifty-move draw could be claimed at some ply.
     FiftyMoves,
-    /// No rule ended the game.
-    None,
 }
 
-/// The names of [`Ending`], as written in expressions.
-pub const ENDINGS: &[(&str, Ending)] = &[
-    ("checkmate", Ending::Checkmate),
-    ("stalemate", Ending::Stalemate),
-    ("dead-position", Ending::DeadPosition),
-    ("fivefold", Ending::Fivefold),
-    ("seventy-five-moves", Ending::SeventyFive),
-    ("threefold", Ending::Threefold),
-    ("fifty-moves", Ending::FiftyMoves),
-    ("none", Ending::None),
+/// The keywords `termination =` took before the one spelling: kept, so that no expression
+/// breaks.
+pub const ENDING_KEYWORDS: &[(&str, EndingTest)] = &[
+    ("dead-position", EndingTest::Is(Ending::DeadPosition)),
+    ("fivefold", EndingTest::Is(Ending::Fivefold)),
+    ("seventy-five-moves", EndingTest::Is(Ending::SeventyFive)),
+    ("threefold", EndingTest::Threefold),
+    ("fifty-moves", EndingTest::FiftyMoves),
 ];
+
+/// What `termination = NAME` tests: NAME is an ending's one spelling or one of the
+/// [`ENDING_KEYWORDS`].
+fn ending_test(name: &str) -> Option<EndingTest> {
+    Ending::parse(name).map(EndingTest::Is).or_else(|| {
+        ENDING_KEYWORDS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, test)| test)
+    })
+}
+
+/// The names `termination =` takes, as the "unknown termination" message lists them: the
+/// spellings (quoted where they hold a space), then the keywords.
+fn ending_names() -> String {
+    let spellings = ENDINGS.iter().map(|&(_, s, _)| {
+        if s.contains(' ') {
+            format!("\"{s}\"")
+        } else {
+            s.to_owned()
+        }
+    });
+    let keywords = ENDING_KEYWORDS.iter().map(|(n, _)| (*n).to_owned());
+    spellings.chain(keywords).collect::<Vec<_>>().join(", ")
+}
 
 /// pgnkit's own fields (lowercase; a capitalised name is a tag), each with what it is: the
 /// one list that `select --help`, its man page and the "unknown field" message show.
@@ -341,7 +362,7 @@ pub enum Test {
     },
     Termination {
         equal: bool,
-        ending: Ending,
+        ending: EndingTest,
     },
     /// The result the rules decide, compared as text.
     ResultByRule {
@@ -910,22 +931,18 @@ impl Parser {
             "termination" => {
                 let equal = only_equality("termination")?;
                 let name = text_of(&value);
-                match ENDINGS.iter().find(|(n, _)| *n == name) {
-                    Some(&(_, ending)) => Ok(Test::Termination { equal, ending }),
+                match ending_test(name) {
+                    Some(ending) => Ok(Test::Termination { equal, ending }),
                     None => err(format!(
                         "unknown termination '{name}': expected one of {}",
-                        ENDINGS
-                            .iter()
-                            .map(|(n, _)| *n)
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        ending_names()
                     )),
                 }
             }
             "result_by_rule" => {
                 let equal = only_equality("result_by_rule")?;
                 let value = text_of(&value);
-                if !matches!(value, "1-0" | "0-1" | "1/2-1/2") {
+                if GameResult::of_tag(value).is_none_or(|r| r == GameResult::Unknown) {
                     return err(format!(
                         "a result by rule is 1-0, 0-1 or 1/2-1/2, not '{value}'"
                     ));
@@ -1187,6 +1204,34 @@ mod tests {
 
     fn error(src: &str) -> ParseError {
         parse(src).expect_err(src)
+    }
+
+    /// The one spelling, quoted, and the keywords of earlier versions name the same ending.
+    #[test]
+    fn endings_are_named_by_their_spelling_or_an_old_keyword() {
+        let ending = |src: &str| match parse(src).expect(src).expr {
+            Expr::Test(Test::Termination {
+                equal: true,
+                ending,
+            }) => ending,
+            other => panic!("{src}: {other:?}"),
+        };
+        for (spelled, keyword) in [
+            ("\"dead position\"", "dead-position"),
+            ("\"fivefold repetition\"", "fivefold"),
+            ("\"seventy-five moves\"", "seventy-five-moves"),
+            ("checkmate", "\"checkmate\""),
+        ] {
+            assert_eq!(
+                ending(&format!("termination = {spelled}")),
+                ending(&format!("termination = {keyword}"))
+            );
+        }
+        assert_eq!(
+            ending("termination = \"perpetual check\""),
+            EndingTest::Is(Ending::PerpetualCheck)
+        );
+        assert_eq!(ending("termination = threefold"), EndingTest::Threefold);
     }
 
     #[test]

@@ -21,12 +21,13 @@ pub use engine::{Select, SelectOptions};
 
 use std::cmp::Ordering;
 
-use expr::{Classified, Count, Ending, Expr, Literal, Op, ParseError, Sides, Test, Watched};
+use expr::{Classified, Count, EndingTest, Expr, Literal, Op, ParseError, Sides, Test, Watched};
 
 use crate::diag::Severity;
 use crate::pgn::date::GameDate;
 use crate::pgn::Lexed;
-use crate::rules::game::{GameReport, Termination};
+use crate::rules::game::GameReport;
+use crate::rules::outcome::Ending;
 
 /// A parsed `--where` expression, ready to test games.
 #[derive(Debug)]
@@ -240,14 +241,10 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
         Test::Termination { equal, ending } => {
             let r = facts.replay.as_ref()?.report;
             let ended = match ending {
-                Ending::Checkmate => r.termination == Termination::Checkmate,
-                Ending::Stalemate => r.termination == Termination::Stalemate,
-                Ending::DeadPosition => r.termination == Termination::DeadPosition,
-                Ending::Fivefold => r.termination == Termination::Fivefold,
-                Ending::SeventyFive => r.termination == Termination::SeventyFive,
-                Ending::Threefold => r.threefold_ply.is_some(),
-                Ending::FiftyMoves => r.fifty_ply.is_some(),
-                Ending::None => r.termination == Termination::None,
+                EndingTest::Is(e) if e.is_claimable() => Ending::of(r).0 == *e,
+                EndingTest::Is(e) => Ending::from(r.termination) == *e,
+                EndingTest::Threefold => r.threefold_ply.is_some(),
+                EndingTest::FiftyMoves => r.fifty_ply.is_some(),
             };
             Some(ended == *equal)
         }

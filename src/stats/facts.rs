@@ -10,8 +10,9 @@ use crate::input::pipeline::Game;
 use crate::pgn::lexer::Lexed;
 use crate::report::stats::GameRow;
 use crate::rules::game::CheckOptions;
+use crate::rules::outcome::Ending;
 use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
-use crate::stats::tally::{result_text, termination_by_rule, TerminationKey};
+use crate::stats::tally::{result_text, TerminationKey};
 use crate::stats::tiebreak::event::Play;
 use crate::stats::{GameDate, Score};
 
@@ -166,7 +167,8 @@ pub(crate) fn game_facts(
     // is kept only when rows are written: a string, or a FEN, a game is a cost otherwise.
     // (Texts pgnkit names, and the standard results, are borrowed: kept either way.)
     let only_in_rows = |s: &str| if rows { s.to_owned() } else { String::new() };
-    let (termination, termination_ply) = termination_by_rule(&report);
+    let (ending, termination_ply) = Ending::of(&report);
+    let termination = ending.as_str();
     let errors = report.count(Severity::Error);
     let first_error = report
         .findings
@@ -175,6 +177,7 @@ pub(crate) fn game_facts(
         .map(|f| f.code.as_str());
     let result = report.result_tag.as_deref().unwrap_or("");
     let date = GameDate::parse(tag(tags.date));
+    let score = Score::from_pgn(result);
     let result_by_rule = report.result_by_rule.map(|r| r.as_str());
     let opening_key = if plies > 0 {
         opening.moves
@@ -186,7 +189,7 @@ pub(crate) fn game_facts(
     };
     GameFacts {
         opening: opening_key,
-        score: Score::from_pgn(result),
+        score,
         date,
         termination: TerminationKey {
             termination: Cow::Borrowed(termination),
@@ -198,8 +201,7 @@ pub(crate) fn game_facts(
         black_team: tags.black_team.map(str::to_owned),
         white_elo: elo(tags.white_elo),
         black_elo: elo(tags.black_elo),
-        play: Score::from_pgn(result)
-            .map_or(Play::Moves, |s| Play::of(tags.termination, report.plies, s)),
+        play: score.map_or(Play::Moves, |s| Play::of(tags.termination, report.plies, s)),
         white_fide_id: tags.white_fide_id.map(str::to_owned),
         black_fide_id: tags.black_fide_id.map(str::to_owned),
         board: tags.board.and_then(|b| b.trim().parse().ok()),

@@ -32,6 +32,7 @@ pub mod tiebreak;
 
 pub use crate::pgn::date::GameDate;
 
+use crate::rules::outcome::GameResult;
 use std::cmp::Ordering;
 use std::fmt;
 use std::io;
@@ -84,14 +85,20 @@ impl Score {
         f64::from(self.white_half_points()) / 2.0
     }
 
-    /// Parses a PGN result token; `*` and anything else give `None`.
-    pub fn from_pgn(result: &str) -> Option<Score> {
+    /// The score of a result; `*` has none.
+    pub fn of(result: GameResult) -> Option<Score> {
         match result {
-            "1-0" => Some(Score::WhiteWin),
-            "1/2-1/2" => Some(Score::Draw),
-            "0-1" => Some(Score::BlackWin),
-            _ => None,
+            GameResult::WhiteWins => Some(Score::WhiteWin),
+            GameResult::Draw => Some(Score::Draw),
+            GameResult::BlackWins => Some(Score::BlackWin),
+            GameResult::Unknown => None,
         }
+    }
+
+    /// Parses a `Result` tag's value ([`GameResult::of_tag`]); `*` and anything else give
+    /// `None`.
+    pub fn from_pgn(result: &str) -> Option<Score> {
+        GameResult::of_tag(result).and_then(Score::of)
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{pairs, GameDate, PlayerKey, Score};
-use crate::rules::game::{GameReport, Termination};
+use crate::rules::outcome::GameResult;
 
 /// Wins, draws and losses of one side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +116,7 @@ impl OpeningTally {
 /// result) are borrowed: a key is made for every game, and most are already in the tally.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TerminationKey {
-    /// What the rules say ended the game (see [`termination_by_rule`]).
+    /// What the rules say ended the game ([`crate::rules::outcome::Ending`]'s spelling).
     pub termination: Cow<'static, str>,
     /// The result the rules allow, when they decide it.
     pub result_by_rule: Option<Cow<'static, str>>,
@@ -130,13 +130,10 @@ pub struct TerminationKey {
 /// A result tag's value as text to keep: the standard results (and none) borrowed, anything
 /// else copied.
 pub fn result_text(value: &str) -> Cow<'static, str> {
-    match value {
-        "1-0" => Cow::Borrowed("1-0"),
-        "0-1" => Cow::Borrowed("0-1"),
-        "1/2-1/2" => Cow::Borrowed("1/2-1/2"),
-        "*" => Cow::Borrowed("*"),
-        "" => Cow::Borrowed(""),
-        other => Cow::Owned(other.to_owned()),
+    match GameResult::of_tag(value) {
+        Some(result) => Cow::Borrowed(result.as_str()),
+        None if value.is_empty() => Cow::Borrowed(""),
+        None => Cow::Owned(value.to_owned()),
     }
 }
 
@@ -327,36 +324,4 @@ fn widen(first: &mut Option<GameDate>, last: &mut Option<GameDate>, date: Option
     if last.is_none_or(|l| date > l) {
         *last = Some(date);
     }
-}
-
-/// What ended a game by rule, and at which main-line ply: `checkmate`, `stalemate`,
-/// `dead position`, `fivefold`, `seventy-five moves`; when no rule ended it, the first draw
-/// that could have been claimed (`threefold claimable`, `perpetual check` when that
-/// repetition came from perpetual check, `fifty claimable`); else `none`.
-pub fn termination_by_rule(report: &GameReport) -> (&'static str, Option<u32>) {
-    let ended = match report.termination {
-        Termination::Checkmate => "checkmate",
-        Termination::Stalemate => "stalemate",
-        Termination::DeadPosition => "dead position",
-        Termination::Fivefold => "fivefold",
-        Termination::SeventyFive => "seventy-five moves",
-        Termination::None => {
-            let threefold = report.threefold_ply.map(|p| {
-                let what = if report.perpetual_check {
-                    "perpetual check"
-                } else {
-                    "threefold claimable"
-                };
-                (what, p)
-            });
-            let fifty = report.fifty_ply.map(|p| ("fifty claimable", p));
-            return match (threefold, fifty) {
-                (Some(t), Some(f)) if f.1 < t.1 => (f.0, Some(f.1)),
-                (Some(t), _) => (t.0, Some(t.1)),
-                (None, Some(f)) => (f.0, Some(f.1)),
-                (None, None) => ("none", None),
-            };
-        }
-    };
-    (ended, report.termination_ply)
 }
