@@ -195,10 +195,6 @@ impl<'a> GameRecord<'a> {
             .find(|f| f.severity == Severity::Error)
             .map_or("", |f| f.code.as_str());
         GameRecord {
-            file,
-            game: number,
-            line,
-            tags: Tags::Borrowed(Vec::new()),
             result: result.as_str(),
             result_by_rule: report.result_by_rule.map(GameResult::as_str),
             termination: report.termination.as_str(),
@@ -220,14 +216,7 @@ impl<'a> GameRecord<'a> {
             ending: Cow::Borrowed(ending),
             ending_ply,
             first_error: Cow::Borrowed(first_error),
-            comments: Vec::new(),
-            moves: Vec::new(),
-            plies: PlyColumns::default(),
-            ply_notes: Vec::new(),
-            notes_text: String::new(),
-            nags: Vec::new(),
-            movetext: String::new(),
-            findings: Vec::new(),
+            ..GameRecord::blank(file, number, line)
         }
     }
 
@@ -263,11 +252,18 @@ impl<'a> GameRecord<'a> {
         line: u32,
         tags: &[(&str, &str)],
     ) -> GameRecord<'static> {
+        let mut record = GameRecord::blank(Cow::Owned(file), game, line);
+        record.tags = packed(keyed_and_sorted(tags).iter().copied());
+        record
+    }
+
+    /// A record of nothing but its file name, number and line.
+    fn blank(file: Cow<'a, str>, game: u64, line: u32) -> GameRecord<'a> {
         GameRecord {
-            file: Cow::Owned(file),
+            file,
             game,
             line,
-            tags: packed(keyed_and_sorted(tags).iter().copied()),
+            tags: Tags::Borrowed(Vec::new()),
             result: "*",
             result_by_rule: None,
             termination: "none",

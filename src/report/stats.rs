@@ -95,9 +95,10 @@ fn share(part: u64, whole: u64) -> Cell<'static> {
     })
 }
 
-/// A game's row of `games.csv` as a partial file keeps it (the values as read, so that a
-/// merge writes it again with its own options): the [`GameRecord`]'s fields under the
-/// names and spellings of games.csv.
+/// A game's row of `games.csv`, and how a partial file keeps it (the values as read, so
+/// that a merge writes it again with its own options): the [`GameRecord`]'s fields under
+/// the names and spellings of games.csv (a missing tag, result by rule, final FEN or first
+/// error empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRow<'a> {
     pub file: Cow<'a, str>,
@@ -268,42 +269,40 @@ fn termination_of(spelled: &str) -> Termination {
     }
 }
 
-/// Writes one row of `games.csv`: the record's file, number and line, its tags of
-/// [`GAMES_HEADER`] (a missing one empty), and what the check found, spelled as games.csv
-/// spells it (`legal` as `yes`/`no`, no result by rule, final FEN or first error as empty).
+/// Writes one row of `games.csv`: the record as [`GameRow`] spells it, `legal` as
+/// `yes`/`no`.
 ///
 /// # Errors
 ///
 /// Errors of the underlying writer.
 pub fn write_game<W: Write>(
     out: &mut csv::Writer<W>,
-    row: &GameRecord<'_>,
+    record: &GameRecord<'_>,
     opts: CsvOptions,
 ) -> csv::Result<()> {
-    let [black, black_elo, date, eco, event, result, round, site, termination, time_control, white, white_elo] =
-        row.tags_in(&ROW_TAGS).map(|t| Cell::Input(t.unwrap_or("")));
+    let row = GameRow::of(record);
     let cells = [
         // A file name is text from outside pgnkit, as a tag's value is.
         Cell::Input(&row.file),
         Cell::Int(row.game),
         Cell::Int(row.line.into()),
-        event,
-        site,
-        date,
-        round,
-        white,
-        black,
-        result,
-        white_elo,
-        black_elo,
-        eco,
-        time_control,
-        termination,
-        Cell::Int(row.ply_count.into()),
-        own(row.result_by_rule.unwrap_or("")),
-        own(&*row.ending),
-        row.ending_ply.map_or(own(""), |p| Cell::Int(p.into())),
-        own(row.final_fen.as_deref().unwrap_or("")),
+        Cell::Input(&row.event),
+        Cell::Input(&row.site),
+        Cell::Input(&row.date),
+        Cell::Input(&row.round),
+        Cell::Input(&row.white),
+        Cell::Input(&row.black),
+        Cell::Input(&row.result),
+        Cell::Input(&row.white_elo),
+        Cell::Input(&row.black_elo),
+        Cell::Input(&row.eco),
+        Cell::Input(&row.time_control),
+        Cell::Input(&row.termination),
+        Cell::Int(row.plies.into()),
+        own(&*row.result_by_rule),
+        own(&*row.termination_by_rule),
+        row.termination_ply.map_or(own(""), |p| Cell::Int(p.into())),
+        own(&*row.final_fen),
         own(if row.legal { "yes" } else { "no" }),
         Cell::Int(row.errors.into()),
         Cell::Int(row.warnings.into()),
