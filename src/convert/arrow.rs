@@ -749,7 +749,7 @@ impl GamesBuilder {
         self.plies
             .append_value(u32::try_from(row.plies.len()).unwrap_or(u32::MAX));
         self.by_rule.append_option(row.result_by_rule);
-        self.termination.append_value(row.termination());
+        self.termination.append_value(row.termination.as_str());
         self.final_fen.append_option(row.final_fen.as_deref());
         self.errors.append_value(row.errors);
         self.warnings.append_value(row.warnings);
@@ -759,7 +759,7 @@ impl GamesBuilder {
         if let Some(n) = &mut self.numbers {
             n.outcome
                 .append_option(GameResult::of_tag(row.result).and_then(GameResult::code));
-            n.termination.append_value(row.ending.code());
+            n.termination.append_value(row.termination.code());
             n.checkmate
                 .append_option(row.final_flags.map(|f| f.checkmate));
             n.stalemate

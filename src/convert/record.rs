@@ -15,6 +15,7 @@
 //! text.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::ops::Range;
 
 use super::arrow::PlyColumns;
@@ -25,6 +26,7 @@ use crate::diag::Severity;
 use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::{GameReport, Termination};
+use crate::rules::outcome::Ending;
 
 /// One converted game: what JSON lines, CSV and the Arrow tables write of it.
 ///
@@ -63,8 +65,8 @@ pub struct GameRecord<'a> {
     pub result: &'static str,
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<&'static str>,
-    /// How the rules ended the game ([`GameRecord::termination`] names it).
-    pub ending: Termination,
+    /// How the rules ended the game.
+    pub termination: Termination,
     /// What holds in the final position; `None` when the game had no position to start from.
     pub final_flags: Option<FinalFlags>,
     /// FEN of the position after the last main-line move.
@@ -73,6 +75,18 @@ pub struct GameRecord<'a> {
     pub errors: u32,
     pub warnings: u32,
     pub notes: u32,
+    /// Main-line plies replayed.
+    pub ply_count: u32,
+    /// Every main-line move matched one legal move (warnings allowed).
+    pub legal: bool,
+    /// How the main line ended by rule or could have been claimed to (`stats`' games.csv):
+    /// [`termination`](Self::termination), and when no rule ended it, the first claim; see
+    /// [`Ending::of`].
+    pub ending: Ending,
+    /// The ply of [`ending`](Self::ending).
+    pub ending_ply: Option<u32>,
+    /// The code of the game's first error, empty without one.
+    pub first_error: Cow<'static, str>,
     /// Comments before the first move (JSON lines).
     pub comments: Vec<String>,
     /// Every line of play with every notation (JSON lines, CSV): see
@@ -100,7 +114,8 @@ enum Tags<'a> {
     Game(&'a Lexed),
     Borrowed(Vec<(u64, &'a str, &'a str)>),
     Owned {
-        spans: Vec<(Range<u32>, Range<u32>)>,
+        /// Each name's sort key, and where name and value are in `text`.
+        spans: Vec<(u64, Range<u32>, Range<u32>)>,
         text: String,
     },
 }
@@ -119,7 +134,8 @@ impl<'a> GameRecord<'a> {
         result: GameResult,
         extra_tags: &[(&'a str, &'a str)],
     ) -> GameRecord<'a> {
-        let mut record = GameRecord::of_report(file, number, line, report, result);
+        let mut record =
+            GameRecord::of_report(Cow::Borrowed(file), number, line, report, result, true);
         record.set_tags(lexed, Some(result), extra_tags);
         record
     }
@@ -135,48 +151,80 @@ impl<'a> GameRecord<'a> {
         report: &GameReport,
     ) -> GameRecord<'a> {
         let result = super::final_result(lexed, report, false);
-        let mut record = GameRecord::of_report(file, number, line, report, result);
+        let mut record =
+            GameRecord::of_report(Cow::Borrowed(file), number, line, report, result, true);
         record.tags = Tags::Game(lexed);
+        record
+    }
+
+    /// The record of a game that `stats` counts, which outlives the game (games.csv is
+    /// written on another thread): the file name, the tags of `set` that have `values` (the
+    /// first of each name, as the caller read them from the game: those that `stats` reads,
+    /// found in the one pass it makes over a game's tags) in texts of its own, and the final
+    /// FEN only `with_fen`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn counted<const N: usize>(
+        file: &str,
+        number: u64,
+        line: u32,
+        lexed: &Lexed,
+        report: &GameReport,
+        with_fen: bool,
+        set: &TagSet<N>,
+        values: [Option<&str>; N],
+    ) -> GameRecord<'static> {
+        let result = super::final_result(lexed, report, false);
+        let file = Cow::Owned(file.to_owned());
+        let mut record = GameRecord::of_report(file, number, line, report, result, with_fen);
+        // Sorted already, with their keys: into one text.
+        let tags = set.names.iter().zip(set.keys).zip(values);
+        let tags = tags.filter_map(|((&name, key), value)| Some((key, name, value?)));
+        record.tags = packed(tags);
         record
     }
 
     /// What the replay `report`s of a game, without its tags.
     fn of_report(
-        file: &'a str,
+        file: Cow<'a, str>,
         number: u64,
         line: u32,
         report: &GameReport,
         result: GameResult,
+        with_fen: bool,
     ) -> GameRecord<'a> {
+        let (ending, ending_ply) = Ending::of(report);
+        let first_error = report
+            .findings
+            .iter()
+            .find(|f| f.severity == Severity::Error)
+            .map_or("", |f| f.code.as_str());
         GameRecord {
-            file: Cow::Borrowed(file),
-            game: number,
-            line,
-            tags: Tags::Borrowed(Vec::new()),
             result: result.as_str(),
             result_by_rule: report.result_by_rule.map(GameResult::as_str),
-            ending: report.termination,
+            termination: report.termination,
             final_flags: report
                 .final_position
                 .as_ref()
                 .map(|pos| FinalFlags::of(report.termination, pos)),
             // As `GameReport::final_fen` writes it, by the writer the plies use.
-            final_fen: report.final_position.as_ref().map(|pos| {
-                let mut fen = String::with_capacity(96);
-                fen::push_fen(pos, &mut fen);
-                fen
-            }),
+            final_fen: report
+                .final_position
+                .as_ref()
+                .filter(|_| with_fen)
+                .map(|pos| {
+                    let mut fen = String::with_capacity(96);
+                    fen::push_fen(pos, &mut fen);
+                    fen
+                }),
             errors: count(report, Severity::Error),
             warnings: count(report, Severity::Warning),
             notes: count(report, Severity::Note),
-            comments: Vec::new(),
-            moves: Vec::new(),
-            plies: PlyColumns::default(),
-            ply_notes: Vec::new(),
-            notes_text: String::new(),
-            nags: Vec::new(),
-            movetext: String::new(),
-            findings: Vec::new(),
+            ply_count: report.plies,
+            legal: report.legal,
+            ending,
+            ending_ply,
+            first_error: Cow::Borrowed(first_error),
+            ..GameRecord::blank(file, number, line)
         }
     }
 
@@ -203,14 +251,63 @@ impl<'a> GameRecord<'a> {
             self.set_notes(elements, collector);
         }
     }
+    /// A record of what a `stats` partial file keeps of a game: its file name, number and
+    /// line, and the tags given (sorted here), in texts of its own; the rest is set by the
+    /// caller.
+    pub fn of_tags(
+        file: String,
+        game: u64,
+        line: u32,
+        tags: &[(&str, &str)],
+    ) -> GameRecord<'static> {
+        let mut record = GameRecord::blank(Cow::Owned(file), game, line);
+        record.tags = packed(keyed_and_sorted(tags).iter().copied());
+        record
+    }
+
+    /// A record of nothing but its file name, number and line.
+    fn blank(file: Cow<'a, str>, game: u64, line: u32) -> GameRecord<'a> {
+        GameRecord {
+            file,
+            game,
+            line,
+            tags: Tags::Borrowed(Vec::new()),
+            result: "*",
+            result_by_rule: None,
+            termination: Termination::None,
+            final_flags: None,
+            final_fen: None,
+            errors: 0,
+            warnings: 0,
+            notes: 0,
+            ply_count: 0,
+            legal: false,
+            ending: Ending::None,
+            ending_ply: None,
+            first_error: Cow::Borrowed(""),
+            comments: Vec::new(),
+            moves: Vec::new(),
+            plies: PlyColumns::default(),
+            ply_notes: Vec::new(),
+            notes_text: String::new(),
+            nags: Vec::new(),
+            movetext: String::new(),
+            findings: Vec::new(),
+        }
+    }
+
     /// The record with its file name and tags in texts of its own, so that it outlives the
     /// game (a table's row, written on another thread).
-    pub fn into_owned(self) -> GameRecord<'static> {
-        let tags = match self.tags {
-            Tags::Game(lexed) => packed(sorted(lexed, None, &[])),
-            Tags::Borrowed(tags) => packed(tags),
+    pub fn into_owned(mut self) -> GameRecord<'static> {
+        let tags = match std::mem::replace(&mut self.tags, Tags::Borrowed(Vec::new())) {
+            Tags::Game(lexed) => packed(sorted(lexed, None, &[]).iter().copied()),
+            Tags::Borrowed(tags) => packed(tags.iter().copied()),
             Tags::Owned { spans, text } => Tags::Owned { spans, text },
         };
+        self.with_tags(tags)
+    }
+
+    fn with_tags(self, tags: Tags<'static>) -> GameRecord<'static> {
         GameRecord {
             file: Cow::Owned(self.file.into_owned()),
             game: self.game,
@@ -218,12 +315,17 @@ impl<'a> GameRecord<'a> {
             tags,
             result: self.result,
             result_by_rule: self.result_by_rule,
-            ending: self.ending,
+            termination: self.termination,
             final_fen: self.final_fen,
             final_flags: self.final_flags,
             errors: self.errors,
             warnings: self.warnings,
             notes: self.notes,
+            ply_count: self.ply_count,
+            legal: self.legal,
+            ending: self.ending,
+            ending_ply: self.ending_ply,
+            first_error: self.first_error,
             comments: self.comments,
             moves: self.moves,
             plies: self.plies,
@@ -246,26 +348,97 @@ impl<'a> GameRecord<'a> {
         self.tags = Tags::Borrowed(sorted(lexed, result, extra));
     }
 
-    /// How the rules ended the game, as every output spells it: `checkmate`, `none`...
-    pub fn termination(&self) -> &'static str {
-        self.ending.as_str()
-    }
-
     /// The tag of that name.
     pub fn tag(&self, name: &str) -> Option<&str> {
         match &self.tags {
             // The first of the name, as sorting them would keep.
             Tags::Game(lexed) => lexed.tag(name),
+            // By the sort key first: names are compared only where their first bytes agree.
             Tags::Borrowed(tags) => {
-                let i = tags.binary_search_by(|t| t.1.cmp(name)).ok()?;
+                let key = name_key(name);
+                let i = tags
+                    .binary_search_by(|t| {
+                        t.0.cmp(&key)
+                            .then_with(|| same_key_order(t.1.as_bytes(), name.as_bytes()))
+                    })
+                    .ok()?;
                 Some(tags[i].2)
             }
             Tags::Owned { spans, text } => {
-                let at = |r: &Range<u32>| &text[r.start as usize..r.end as usize];
-                let i = spans.binary_search_by(|(n, _)| at(n).cmp(name)).ok()?;
-                Some(at(&spans[i].1))
+                let bytes = |r: &Range<u32>| &text.as_bytes()[r.start as usize..r.end as usize];
+                let key = name_key(name);
+                let i = spans
+                    .binary_search_by(|(k, n, _)| {
+                        k.cmp(&key)
+                            .then_with(|| same_key_order(bytes(n), name.as_bytes()))
+                    })
+                    .ok()?;
+                let value = &spans[i].2;
+                text.get(value.start as usize..value.end as usize)
             }
         }
+    }
+
+    /// The tags of the names of `set`, in one walk over the record's sorted tags: what a
+    /// writer of a few columns of tags reads a game.
+    ///
+    /// ```
+    /// use pgnkit::convert::record::TagSet;
+    /// use pgnkit::convert::{Convert, ConvertOptions, Format};
+    /// use pgnkit::pgn::Lexed;
+    ///
+    /// const PLAYERS: TagSet<3> = TagSet::new(["Black", "Event", "White"]);
+    /// let convert = Convert::new(ConvertOptions { format: Format::Parquet, ..ConvertOptions::default() })?;
+    /// let game = b"[White \"A\"]\n[Black \"B\"]\n\n1. e4 *\n";
+    /// let record = convert.game_row(game, "g.pgn", 1, &mut Lexed::default()).expect("it replays");
+    /// assert_eq!(record.tags_in(&PLAYERS), [Some("B"), None, Some("A")]);
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    pub fn tags_in<const N: usize>(&self, set: &TagSet<N>) -> [Option<&str>; N] {
+        let mut found = [None; N];
+        // Both lists are sorted: one walk down the two.
+        let step = |i: usize, key: u64, name: &[u8]| {
+            set.keys[i]
+                .cmp(&key)
+                .then_with(|| same_key_order(set.names[i].as_bytes(), name))
+        };
+        match &self.tags {
+            Tags::Game(lexed) => {
+                for (slot, name) in found.iter_mut().zip(set.names) {
+                    *slot = lexed.tag(name);
+                }
+            }
+            Tags::Borrowed(tags) => {
+                let (mut i, mut j) = (0, 0);
+                while i < N && j < tags.len() {
+                    let (key, name, value) = tags[j];
+                    match step(i, key, name.as_bytes()) {
+                        Ordering::Less => i += 1,
+                        Ordering::Greater => j += 1,
+                        Ordering::Equal => {
+                            found[i] = Some(value);
+                            (i, j) = (i + 1, j + 1);
+                        }
+                    }
+                }
+            }
+            Tags::Owned { spans, text } => {
+                let (mut i, mut j) = (0, 0);
+                while i < N && j < spans.len() {
+                    let (key, name, value) = &spans[j];
+                    let name = &text.as_bytes()[name.start as usize..name.end as usize];
+                    match step(i, *key, name) {
+                        Ordering::Less => i += 1,
+                        Ordering::Greater => j += 1,
+                        Ordering::Equal => {
+                            found[i] = text.get(value.start as usize..value.end as usize);
+                            (i, j) = (i + 1, j + 1);
+                        }
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// Tag names and values, sorted by name.
@@ -280,7 +453,7 @@ impl<'a> GameRecord<'a> {
             Tags::Owned { spans, text } => (&[][..], spans.as_slice(), text.as_str()),
         };
         let at = move |r: &Range<u32>| &text[r.start as usize..r.end as usize];
-        let owned = spans.iter().map(move |(n, v)| (at(n), at(v)));
+        let owned = spans.iter().map(move |(_, n, v)| (at(n), at(v)));
         let listed = game.into_iter().chain(borrowed.iter().copied());
         listed.map(|t| (t.1, t.2)).chain(owned)
     }
@@ -363,12 +536,7 @@ fn sorted<'a>(
     result: Option<GameResult>,
     extra: &[(&'a str, &'a str)],
 ) -> Vec<(u64, &'a str, &'a str)> {
-    let keyed = |(name, value): (&'a str, &'a str)| {
-        let mut first = [0u8; 8];
-        let n = name.len().min(8);
-        first[..n].copy_from_slice(&name.as_bytes()[..n]);
-        (u64::from_be_bytes(first), name, value)
-    };
+    let keyed = |(name, value): (&'a str, &'a str)| (name_key(name), name, value);
     let mut tags: Vec<(u64, &str, &str)> = Vec::with_capacity(extra.len() + lexed.tag_count() + 1);
     tags.extend(extra.iter().copied().map(keyed));
     let own = lexed.tags().map(|t| keyed((t.name, t.value)));
@@ -385,19 +553,106 @@ fn sorted<'a>(
     tags
 }
 
+/// The byte order of two names of the same [`name_key`]: when neither is longer than the
+/// key, they are the same but for trailing NULs, so the shorter is first and the lengths
+/// tell it without comparing bytes.
+fn same_key_order(a: &[u8], b: &[u8]) -> Ordering {
+    if a.len() <= 8 && b.len() <= 8 {
+        a.len().cmp(&b.len())
+    } else {
+        a.cmp(b)
+    }
+}
+
+/// A tag name's first eight bytes as a number (see [`sorted`]).
+const fn name_key(name: &str) -> u64 {
+    // Byte by byte: a copy of a length known only at run time is a call.
+    let bytes = name.as_bytes();
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        key <<= 8;
+        if i < bytes.len() {
+            key |= bytes[i] as u64;
+        }
+        i += 1;
+    }
+    key
+}
+
+/// Tags given by name and value, with their sort keys, sorted, the first of each name kept.
+fn keyed_and_sorted<'t>(tags: &[(&'t str, &'t str)]) -> Vec<(u64, &'t str, &'t str)> {
+    let mut sorted: Vec<(u64, &str, &str)> =
+        tags.iter().map(|&(n, v)| (name_key(n), n, v)).collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    sorted.dedup_by(|later, first| later.1 == first.1);
+    sorted
+}
+
 /// Sorted tags in one text.
-fn packed(tags: Vec<(u64, &str, &str)>) -> Tags<'static> {
-    let mut spans = Vec::with_capacity(tags.len());
-    let mut text = String::with_capacity(tags.iter().map(|t| t.1.len() + t.2.len()).sum());
+fn packed<'t>(tags: impl IntoIterator<Item = (u64, &'t str, &'t str)> + Clone) -> Tags<'static> {
+    let bytes = tags
+        .clone()
+        .into_iter()
+        .map(|t| t.1.len() + t.2.len())
+        .sum();
+    let tags = tags.into_iter();
+    let mut spans = Vec::with_capacity(tags.size_hint().0);
+    let mut text = String::with_capacity(bytes);
     let end = |text: &String| u32::try_from(text.len()).unwrap_or(u32::MAX);
-    for (_, name, value) in tags {
+    for (key, name, value) in tags {
         let a = end(&text);
         text.push_str(name);
         let b = end(&text);
         text.push_str(value);
-        spans.push((a..b, b..end(&text)));
+        spans.push((key, a..b, b..end(&text)));
     }
     Tags::Owned { spans, text }
+}
+
+/// Tag names to read from records ([`GameRecord::tags_in`]), sorted by their bytes, with
+/// their sort keys worked out once (at compile time for a `const`).
+#[derive(Debug, Clone, Copy)]
+pub struct TagSet<const N: usize> {
+    names: [&'static str; N],
+    keys: [u64; N],
+}
+
+impl<const N: usize> TagSet<N> {
+    /// The set of these names, which must be sorted by their bytes and differ (a `const`
+    /// that is not fails to compile).
+    pub const fn new(names: [&'static str; N]) -> TagSet<N> {
+        let mut keys = [0u64; N];
+        let mut i = 0;
+        while i < N {
+            keys[i] = name_key(names[i]);
+            if i > 0 {
+                assert!(
+                    before(names[i - 1].as_bytes(), names[i].as_bytes()),
+                    "names not sorted"
+                );
+            }
+            i += 1;
+        }
+        TagSet { names, keys }
+    }
+
+    /// The names.
+    pub fn names(&self) -> &[&'static str; N] {
+        &self.names
+    }
+}
+
+/// Whether `a` sorts strictly before `b` by their bytes (in a `const fn`).
+const fn before(a: &[u8], b: &[u8]) -> bool {
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
 }
 
 fn count(report: &GameReport, severity: Severity) -> u32 {

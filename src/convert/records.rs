@@ -533,7 +533,7 @@ impl<'a> JsonGame<'a> {
             moves: &r.moves,
             result: r.result,
             result_by_rule: r.result_by_rule,
-            termination: r.termination(),
+            termination: r.termination.as_str(),
             final_fen: r.final_fen.as_deref(),
         }
     }

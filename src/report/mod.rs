@@ -364,7 +364,7 @@ pub fn write_game_json(
         result_tag: r.result_tag.as_deref(),
         result_token: r.result_token.map(|t| t.as_str()),
         result_by_rule: record.result_by_rule,
-        termination: record.termination(),
+        termination: record.termination.as_str(),
         termination_ply: r.termination_ply,
         threefold_ply: r.threefold_ply,
         fifty_ply: r.fifty_ply,

@@ -6,6 +6,8 @@ use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
+use crate::convert::record::{GameRecord, TagSet};
+use crate::rules::outcome::Ending;
 use crate::stats::club::{self, ClubConfig, Level};
 use crate::stats::elo::{self, EloConfig};
 use crate::stats::standings::{EventKind, KindChoice};
@@ -93,35 +95,133 @@ fn share(part: u64, whole: u64) -> Cell<'static> {
     })
 }
 
-/// One row of `games.csv`, kept with the values as read so that a merge can write it again
-/// with its own options.
+/// A game's row of `games.csv`, and how a partial file keeps it (the values as read, so
+/// that a merge writes it again with its own options): the [`GameRecord`]'s fields under
+/// the names and spellings of games.csv (a missing tag, result by rule, final FEN or first
+/// error empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameRow {
-    pub file: String,
+pub struct GameRow<'a> {
+    pub file: Cow<'a, str>,
     pub game: u64,
     pub line: u32,
-    pub event: String,
-    pub site: String,
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
-    /// See [`crate::stats::tally::result_text`].
-    pub result: Cow<'static, str>,
-    pub white_elo: String,
-    pub black_elo: String,
-    pub eco: String,
-    pub time_control: String,
-    pub termination: String,
+    pub event: Cow<'a, str>,
+    pub site: Cow<'a, str>,
+    pub date: Cow<'a, str>,
+    pub round: Cow<'a, str>,
+    pub white: Cow<'a, str>,
+    pub black: Cow<'a, str>,
+    /// The `Result` tag as written.
+    pub result: Cow<'a, str>,
+    pub white_elo: Cow<'a, str>,
+    pub black_elo: Cow<'a, str>,
+    pub eco: Cow<'a, str>,
+    pub time_control: Cow<'a, str>,
+    pub termination: Cow<'a, str>,
     pub plies: u32,
-    pub result_by_rule: Cow<'static, str>,
-    pub termination_by_rule: Cow<'static, str>,
+    pub result_by_rule: Cow<'a, str>,
+    pub termination_by_rule: Cow<'a, str>,
     pub termination_ply: Option<u32>,
-    pub final_fen: String,
+    pub final_fen: Cow<'a, str>,
     pub legal: bool,
     pub errors: u32,
     pub warnings: u32,
-    pub first_error: Cow<'static, str>,
+    pub first_error: Cow<'a, str>,
+}
+
+/// The tags of games.csv, sorted by name (as [`GameRecord::tags_in`] reads them).
+pub(crate) const ROW_TAGS: TagSet<12> = TagSet::new([
+    "Black",
+    "BlackElo",
+    "Date",
+    "ECO",
+    "Event",
+    "Result",
+    "Round",
+    "Site",
+    "Termination",
+    "TimeControl",
+    "White",
+    "WhiteElo",
+]);
+
+impl<'a> GameRow<'a> {
+    /// The row of `record`, borrowed.
+    pub fn of(record: &'a GameRecord<'_>) -> GameRow<'a> {
+        let [black, black_elo, date, eco, event, result, round, site, termination, time_control, white, white_elo] =
+            record
+                .tags_in(&ROW_TAGS)
+                .map(|t| Cow::Borrowed(t.unwrap_or("")));
+        GameRow {
+            file: Cow::Borrowed(&record.file),
+            game: record.game,
+            line: record.line,
+            event,
+            site,
+            date,
+            round,
+            white,
+            black,
+            result,
+            white_elo,
+            black_elo,
+            eco,
+            time_control,
+            termination,
+            plies: record.ply_count,
+            result_by_rule: Cow::Borrowed(record.result_by_rule.unwrap_or("")),
+            termination_by_rule: Cow::Borrowed(record.ending.as_str()),
+            termination_ply: record.ending_ply,
+            final_fen: Cow::Borrowed(record.final_fen.as_deref().unwrap_or("")),
+            legal: record.legal,
+            errors: record.errors,
+            warnings: record.warnings,
+            first_error: Cow::Borrowed(&record.first_error),
+        }
+    }
+
+    /// The record this row was written from, as far as games.csv shows it: an empty tag
+    /// is left out (games.csv writes a missing one empty too).
+    pub fn into_record(self) -> GameRecord<'static> {
+        let values = [
+            &self.black,
+            &self.black_elo,
+            &self.date,
+            &self.eco,
+            &self.event,
+            &self.result,
+            &self.round,
+            &self.site,
+            &self.termination,
+            &self.time_control,
+            &self.white,
+            &self.white_elo,
+        ];
+        let tags: Vec<(&str, &str)> = ROW_TAGS
+            .names()
+            .iter()
+            .zip(values)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(&n, v)| (n, &**v))
+            .collect();
+        let mut record = GameRecord::of_tags(self.file.into_owned(), self.game, self.line, &tags);
+        record.result_by_rule = ["1-0", "0-1", "1/2-1/2", "*"]
+            .into_iter()
+            .find(|r| *r == self.result_by_rule);
+        let spelled = &*self.termination_by_rule;
+        let ending = Ending::parse(spelled)
+            .or_else(|| Ending::parse_old(spelled))
+            .unwrap_or(Ending::None);
+        record.termination = ending.termination();
+        record.ply_count = self.plies;
+        record.ending = ending;
+        record.ending_ply = self.termination_ply;
+        record.final_fen = Some(self.final_fen.into_owned()).filter(|f| !f.is_empty());
+        record.legal = self.legal;
+        record.errors = self.errors;
+        record.warnings = self.warnings;
+        record.first_error = Cow::Owned(self.first_error.into_owned());
+        record
+    }
 }
 
 /// The columns of `games.csv`.
@@ -161,16 +261,18 @@ pub fn write_games_header<W: Write>(out: &mut csv::Writer<W>) -> csv::Result<()>
     out.write_record(GAMES_HEADER)
 }
 
-/// Writes one row of `games.csv`.
+/// Writes one row of `games.csv`: the record as [`GameRow`] spells it, `legal` as
+/// `yes`/`no`.
 ///
 /// # Errors
 ///
 /// Errors of the underlying writer.
 pub fn write_game<W: Write>(
     out: &mut csv::Writer<W>,
-    row: &GameRow,
+    record: &GameRecord<'_>,
     opts: CsvOptions,
 ) -> csv::Result<()> {
+    let row = GameRow::of(record);
     let cells = [
         // A file name is text from outside pgnkit, as a tag's value is.
         Cell::Input(&row.file),
@@ -192,7 +294,7 @@ pub fn write_game<W: Write>(
         own(&*row.result_by_rule),
         own(&*row.termination_by_rule),
         row.termination_ply.map_or(own(""), |p| Cell::Int(p.into())),
-        own(&row.final_fen),
+        own(&*row.final_fen),
         own(if row.legal { "yes" } else { "no" }),
         Cell::Int(row.errors.into()),
         Cell::Int(row.warnings.into()),

@@ -147,12 +147,34 @@ impl Ending {
         )
     }
 
+    /// The ending by rule it is: [`Termination::None`] for a draw that could only have been
+    /// claimed.
+    pub fn termination(self) -> Termination {
+        match self {
+            Ending::Checkmate => Termination::Checkmate,
+            Ending::Stalemate => Termination::Stalemate,
+            Ending::DeadPosition => Termination::DeadPosition,
+            Ending::Fivefold => Termination::Fivefold,
+            Ending::SeventyFive => Termination::SeventyFive,
+            Ending::ThreefoldClaimable
+            | Ending::PerpetualCheck
+            | Ending::FiftyClaimable
+            | Ending::None => Termination::None,
+        }
+    }
+
     /// The ending its one spelling names.
     pub fn parse(spelling: &str) -> Option<Ending> {
         ENDINGS
             .iter()
             .find(|(_, s, _)| *s == spelling)
             .map(|&(e, _, _)| e)
+    }
+
+    /// The ending a spelling of older pgnkit outputs names: `fivefold` (stats' games.csv,
+    /// terminations.csv and partial files before the spellings became one).
+    pub fn parse_old(spelling: &str) -> Option<Ending> {
+        (spelling == "fivefold").then_some(Ending::Fivefold)
     }
 
     /// Where it stands in [`ENDINGS`].

@@ -11,6 +11,7 @@ use anyhow::{bail, Context};
 use super::facts::{game_facts, GameFacts};
 use super::partial::{PartHeader, PartLine, PartLineOut, PartTotals, PART_FORMAT, PART_VERSION};
 use super::reports::{self, ReportName, ReportOptions, TieTables};
+use crate::convert::record::{GameRecord, TagSet};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::Outcome;
@@ -196,16 +197,18 @@ impl Stats {
         let sink = |_: &str, f: GameFacts| -> Result<(), WriteError> {
             // The global game index: merged parts renumber theirs to match.
             let order = tally.games;
-            let row = &f.row;
+            let row = &f.record;
+            let [black, event, round, site, white] =
+                row.tags_in(&COUNTED_TAGS).map(|t| t.unwrap_or(""));
             if row.errors > 0 {
                 crate::outcome::found(Outcome::Problems);
             }
             tally.add(GameSummary {
-                white: &row.white,
-                black: &row.black,
+                white,
+                black,
                 score: f.score,
                 date: f.date,
-                plies: row.plies,
+                plies: row.ply_count,
                 opening: &f.opening,
                 termination: f.termination,
                 has_error: row.errors > 0,
@@ -213,7 +216,7 @@ impl Stats {
             });
             if let Some(score) = f.score {
                 // A bye's game is a bye whatever its moves; any other without moves is told.
-                let bye = names_a_bye(&row.white) || names_a_bye(&row.black);
+                let bye = names_a_bye(white) || names_a_bye(black);
                 if options.tiebreaks.is_some() && f.play == Play::NoMoves && !bye {
                     moveless += 1;
                 }
@@ -224,16 +227,16 @@ impl Stats {
                     play: f.play,
                 });
                 let game = ScoredGame {
-                    event: &row.event,
-                    site: &row.site,
-                    white: &row.white,
-                    black: &row.black,
+                    event,
+                    site,
+                    white,
+                    black,
                     white_team: f.white_team.as_deref(),
                     black_team: f.black_team.as_deref(),
                     score,
                     date: f.date,
                     // A missing tag reads as "", which sorts as an unknown round too.
-                    round: Some(&row.round),
+                    round: Some(round),
                     white_elo: f.white_elo,
                     black_elo: f.black_elo,
                     order,
@@ -325,6 +328,9 @@ impl Stats {
     }
 }
 
+/// The tags every game is counted by (tallies, standings).
+const COUNTED_TAGS: TagSet<5> = TagSet::new(["Black", "Event", "Round", "Site", "White"]);
+
 /// Where games.csv rows go while games are read.
 struct GameSinks {
     csv: Option<csv::Writer<Box<dyn Write>>>,
@@ -333,12 +339,12 @@ struct GameSinks {
 }
 
 impl GameSinks {
-    fn write(&mut self, row: &GameRow) -> anyhow::Result<()> {
+    fn write(&mut self, record: &GameRecord<'_>) -> anyhow::Result<()> {
         if let Some(w) = self.csv.as_mut() {
-            csvout::write_game(w, row, self.csv_opts)?;
+            csvout::write_game(w, record, self.csv_opts)?;
         }
         if let Some(p) = self.partial.as_mut() {
-            serde_json::to_writer(&mut *p, &PartLineOut::Game(row))?;
+            serde_json::to_writer(&mut *p, &PartLineOut::Game(&GameRow::of(record)))?;
             p.write_all(b"\n")?;
         }
         Ok(())

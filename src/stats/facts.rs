@@ -5,12 +5,10 @@ use std::borrow::Cow;
 
 use shakmaty::san::San;
 
-use crate::diag::Severity;
+use crate::convert::record::GameRecord;
 use crate::input::pipeline::Game;
 use crate::pgn::lexer::Lexed;
-use crate::report::stats::GameRow;
 use crate::rules::game::CheckOptions;
-use crate::rules::outcome::Ending;
 use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 use crate::stats::tally::{result_text, TerminationKey};
 use crate::stats::tiebreak::event::Play;
@@ -55,7 +53,9 @@ impl Visitor for OpeningMoves {
 
 /// What one game contributes to the reports, worked out on a worker thread.
 pub(crate) struct GameFacts {
-    pub row: GameRow,
+    /// The game's record, with the tags `stats` reads (those only games.csv shows, the file
+    /// name and the final FEN only when rows are written).
+    pub record: GameRecord<'static>,
     pub opening: String,
     pub score: Option<Score>,
     pub date: Option<GameDate>,
@@ -74,7 +74,7 @@ pub(crate) struct GameFacts {
 
 impl crate::input::Found for GameFacts {
     fn errors(&self) -> u64 {
-        u64::from(self.row.errors)
+        u64::from(self.record.errors)
     }
 }
 
@@ -88,6 +88,7 @@ struct StatsTags<'a> {
     round: Option<&'a str>,
     white: Option<&'a str>,
     black: Option<&'a str>,
+    result: Option<&'a str>,
     white_elo: Option<&'a str>,
     black_elo: Option<&'a str>,
     eco: Option<&'a str>,
@@ -111,6 +112,7 @@ impl<'a> StatsTags<'a> {
                 "Round" => &mut tags.round,
                 "White" => &mut tags.white,
                 "Black" => &mut tags.black,
+                "Result" => &mut tags.result,
                 "WhiteElo" => &mut tags.white_elo,
                 "BlackElo" => &mut tags.black_elo,
                 "ECO" => &mut tags.eco,
@@ -163,18 +165,36 @@ pub(crate) fn game_facts(
         t.and_then(|e| e.trim().parse::<u32>().ok())
             .filter(|&e| e > 0)
     };
-    // What only games.csv and partial files show (the tallies and standings read the rest)
-    // is kept only when rows are written: a string, or a FEN, a game is a cost otherwise.
-    // (Texts pgnkit names, and the standard results, are borrowed: kept either way.)
-    let only_in_rows = |s: &str| if rows { s.to_owned() } else { String::new() };
-    let (ending, termination_ply) = Ending::of(&report);
-    let termination = ending.as_str();
-    let errors = report.count(Severity::Error);
-    let first_error = report
-        .findings
-        .iter()
-        .find(|f| f.severity == Severity::Error)
-        .map(|f| f.code.as_str());
+    // What only games.csv and partial files show (the tallies and standings read the rest:
+    // the event, the round and the players) is kept only when rows are written: a tag, or a
+    // FEN, a game is a cost otherwise. In the order of `ROW_TAGS`.
+    let t = &tags;
+    let row = |value: Option<_>| value.filter(|_| rows);
+    let values = [
+        t.black,
+        row(t.black_elo),
+        row(t.date),
+        row(t.eco),
+        t.event,
+        row(t.result),
+        t.round,
+        t.site,
+        row(t.termination),
+        row(t.time_control),
+        t.white,
+        row(t.white_elo),
+    ];
+    let file = if rows { name } else { "" };
+    let record = GameRecord::counted(
+        file,
+        game.number,
+        game.line,
+        game.lexed,
+        &report,
+        rows,
+        &crate::report::stats::ROW_TAGS,
+        values,
+    );
     let result = report.result_tag.as_deref().unwrap_or("");
     let date = GameDate::parse(tag(tags.date));
     let score = Score::from_pgn(result);
@@ -192,7 +212,7 @@ pub(crate) fn game_facts(
         score,
         date,
         termination: TerminationKey {
-            termination: Cow::Borrowed(termination),
+            termination: Cow::Borrowed(record.ending.as_str()),
             result_by_rule: result_by_rule.map(Cow::Borrowed),
             result: result_text(result),
             tag: tag(tags.termination).into(),
@@ -205,35 +225,6 @@ pub(crate) fn game_facts(
         white_fide_id: tags.white_fide_id.map(str::to_owned),
         black_fide_id: tags.black_fide_id.map(str::to_owned),
         board: tags.board.and_then(|b| b.trim().parse().ok()),
-        row: GameRow {
-            file: only_in_rows(name),
-            game: game.number,
-            line: game.line,
-            event: tag(tags.event).into(),
-            site: tag(tags.site).into(),
-            date: only_in_rows(tag(tags.date)),
-            round: tag(tags.round).into(),
-            white: tag(tags.white).into(),
-            black: tag(tags.black).into(),
-            result: result_text(result),
-            white_elo: only_in_rows(tag(tags.white_elo)),
-            black_elo: only_in_rows(tag(tags.black_elo)),
-            eco: only_in_rows(tag(tags.eco)),
-            time_control: only_in_rows(tag(tags.time_control)),
-            termination: only_in_rows(tag(tags.termination)),
-            plies: report.plies,
-            result_by_rule: Cow::Borrowed(result_by_rule.unwrap_or("")),
-            termination_by_rule: Cow::Borrowed(termination),
-            termination_ply,
-            final_fen: if rows {
-                report.final_fen().unwrap_or_default()
-            } else {
-                String::new()
-            },
-            legal: report.legal,
-            errors: errors as u32,
-            warnings: report.count(Severity::Warning) as u32,
-            first_error: Cow::Borrowed(first_error.unwrap_or("")),
-        },
+        record,
     }
 }

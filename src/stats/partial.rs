@@ -2,6 +2,7 @@
 //! games of events, the totals) and the merge of partial files into the reports of all their
 //! games (`stats merge`, and the Spark job's driver).
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -10,6 +11,7 @@ use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
 use super::reports::{self, ReportOptions};
+use crate::convert::record::GameRecord;
 use crate::outcome::Outcome;
 use crate::report::staged::StagedFiles;
 use crate::report::stats::{self as csvout, CsvOptions, GameRow};
@@ -51,7 +53,7 @@ pub(crate) struct PartTotals {
 #[serde(rename_all = "lowercase")]
 pub(crate) enum PartLine<'a> {
     Header(PartHeader),
-    Game(Box<GameRow>),
+    Game(Box<GameRow<'static>>),
     #[serde(borrow)]
     Rated(RatedEntry<'a>),
     #[serde(borrow)]
@@ -64,7 +66,7 @@ pub(crate) enum PartLine<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum PartLineOut<'a> {
-    Game(&'a GameRow),
+    Game(&'a GameRow<'a>),
     Rated(&'a RatedEntry<'a>),
     Event(&'a EventEntry<'a>),
 }
@@ -89,18 +91,18 @@ pub struct Renumber {
 }
 
 impl Renumber {
-    fn apply(&self, row: &mut GameRow) -> anyhow::Result<()> {
+    fn apply(&self, row: &mut GameRecord<'_>) -> anyhow::Result<()> {
         let rest = row
             .file
             .strip_prefix(self.local.as_str())
             .unwrap_or(&row.file);
         // A range's name: `FILE@START`, whose lines count from START.
         let ranged = rest.starts_with('@');
-        row.file = if ranged {
+        row.file = Cow::Owned(if ranged {
             self.display.clone()
         } else {
             format!("{}{rest}", self.display)
-        };
+        });
         row.game = row
             .game
             .checked_add(self.games_before)
@@ -256,12 +258,13 @@ impl Merger {
         let moveless = &mut self.moveless;
         let on_line = |line: PartLine<'_>| -> anyhow::Result<()> {
             match line {
-                PartLine::Game(mut row) => {
+                PartLine::Game(row) => {
+                    let mut record = row.into_record();
                     if let Some(r) = renumber {
-                        r.apply(&mut row)?;
+                        r.apply(&mut record)?;
                     }
                     if let Some(w) = games_csv.as_mut() {
-                        csvout::write_game(w, &row, csv_opts)?;
+                        csvout::write_game(w, &record, csv_opts)?;
                     }
                 }
                 PartLine::Rated(mut entry) => {

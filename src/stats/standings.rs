@@ -1007,6 +1007,17 @@ mod tests {
         rows.into_iter().collect()
     }
 
+    /// Pseudo-random numbers below `n` from `seed` (a linear congruential generator): the
+    /// same games at every run.
+    fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        }
+    }
+
     /// Sums per player and per pair give what the per-game algorithm gives, games against
     /// oneself and against the unknown bucket included, whether the pairs of the event stay
     /// in memory or go to the scratch store, and whether the games are in runs or not.
@@ -1023,13 +1034,7 @@ mod tests {
             site: "S",
             year: None,
         };
-        let mut seed = 12345u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = numbers(12345);
         let mut games = Vec::new();
         for _ in 0..400 {
             let (w, b) = (players[next(6) as usize], players[next(6) as usize]);
@@ -1098,13 +1103,7 @@ mod tests {
             .chain([PlayerId::UNKNOWN])
             .collect();
         let index = |p: PlayerId| players.iter().position(|&q| q == p).unwrap();
-        let mut seed = 777u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = numbers(777);
         let mut games = Vec::new();
         for _ in 0..300 {
             let (w, b) = (players[next(6) as usize], players[next(6) as usize]);

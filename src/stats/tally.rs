@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{pairs, GameDate, PlayerKey, Score};
-use crate::rules::outcome::GameResult;
+use crate::rules::outcome::{Ending, GameResult};
 
 /// Wins, draws and losses of one side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,6 +117,7 @@ impl OpeningTally {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TerminationKey {
     /// What the rules say ended the game ([`crate::rules::outcome::Ending`]'s spelling).
+    #[serde(deserialize_with = "ending_spelled")]
     pub termination: Cow<'static, str>,
     /// The result the rules allow, when they decide it.
     pub result_by_rule: Option<Cow<'static, str>>,
@@ -125,6 +126,18 @@ pub struct TerminationKey {
     /// The `Termination` tag as written (empty when missing): how the organiser says the game
     /// ended (`Normal`, `Time forfeit`, `adjudication`...), which the rules cannot see.
     pub tag: String,
+}
+
+/// An ending as a partial file spells it, in the one spelling: parts written before the
+/// spellings became one say `fivefold` for a fivefold repetition.
+fn ending_spelled<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Cow<'static, str>, D::Error> {
+    let spelled = String::deserialize(d)?;
+    Ok(
+        match Ending::parse(&spelled).or_else(|| Ending::parse_old(&spelled)) {
+            Some(ending) => Cow::Borrowed(ending.as_str()),
+            None => Cow::Owned(spelled),
+        },
+    )
 }
 
 /// A result tag's value as text to keep: the standard results (and none) borrowed, anything
@@ -323,5 +336,24 @@ fn widen(first: &mut Option<GameDate>, last: &mut Option<GameDate>, date: Option
     }
     if last.is_none_or(|l| date > l) {
         *last = Some(date);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_written_before_the_one_spelling_merges_with_one_written_after() {
+        let key = |termination: &str| -> TerminationKey {
+            let json = format!(
+                r#"{{"termination":"{termination}","result_by_rule":"1/2-1/2","result":"1/2-1/2","tag":""}}"#
+            );
+            serde_json::from_str(&json).unwrap()
+        };
+        assert_eq!(key("fivefold"), key("fivefold repetition"));
+        assert_eq!(key("fivefold").termination, "fivefold repetition");
+        // A spelling pgnkit never wrote is kept as it is.
+        assert_eq!(key("adjourned").termination, "adjourned");
     }
 }
