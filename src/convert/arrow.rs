@@ -356,6 +356,13 @@ impl PlyColumns {
         self.count
     }
 
+    /// The count of plies, from the replay's report, when it told not all of them (see
+    /// [`super::Collector::needs_nothing`]); only for a games table alone.
+    pub fn set_count(&mut self, plies: usize) {
+        debug_assert!(!self.moves);
+        self.count = plies;
+    }
+
     /// Whether White made the first ply (the sides alternate, null moves too).
     pub fn first_white(&self) -> bool {
         self.first_white
@@ -1177,6 +1184,41 @@ mod games_only {
             games.append(&row).unwrap();
         }
         (games.finish().unwrap(), plies)
+    }
+
+    #[test]
+    fn a_row_without_the_movetext_is_the_same_row_without_it() {
+        let (full, plies) = rows(false);
+        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        let convert = Convert::new(ConvertOptions {
+            format: Format::Parquet,
+            every_row: true,
+            games_only: true,
+            no_movetext: true,
+            ..ConvertOptions::default()
+        })
+        .unwrap();
+        let mut games = GamesBuilder::with_columns(convert.options().game_columns());
+        let mut lexed = Lexed::default();
+        let mut lean_plies = Vec::new();
+        for (i, game) in text.split("\n\n[Event").enumerate() {
+            let game = if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            };
+            let row = convert
+                .game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &mut lexed)
+                .unwrap();
+            lean_plies.push(row.plies.len());
+            games.append(&row).unwrap();
+        }
+        // The replay told no move, and the count is the same, null moves too.
+        assert_eq!(lean_plies, plies);
+        let lean = games.finish().unwrap();
+        let mut want = full.clone();
+        want.remove_column(full.schema().index_of("movetext").unwrap());
+        assert_eq!(lean, want);
     }
 
     #[test]

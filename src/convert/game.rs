@@ -166,6 +166,10 @@ pub(super) fn convert_one(
             }
             let mut row = Box::new(record());
             row.set_plies(&elements, collector);
+            if collector.needs_nothing {
+                // The replay told no move: its report counts them.
+                row.plies.set_count(report.plies as usize);
+            }
             row.movetext = movetext;
             if every_row {
                 let shown = report
