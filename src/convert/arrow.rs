@@ -1159,15 +1159,21 @@ mod games_only {
     use crate::pgn::Lexed;
 
     fn rows(games_only: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
+        rows_with(games_only, false)
+    }
+
+    /// The games table of the test file's games, and each row's plies.
+    fn rows_with(games_only: bool, no_movetext: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
         let text = include_str!("../../testdata/parquet/games-only.pgn");
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
             games_only,
+            no_movetext,
             ..ConvertOptions::default()
         })
         .unwrap();
-        let mut games = GamesBuilder::new();
+        let mut games = GamesBuilder::with_columns(convert.options().game_columns());
         let mut plies = Vec::new();
         let mut lexed = Lexed::default();
         for (i, game) in text.split("\n\n[Event").enumerate() {
@@ -1189,33 +1195,9 @@ mod games_only {
     #[test]
     fn a_row_without_the_movetext_is_the_same_row_without_it() {
         let (full, plies) = rows(false);
-        let text = include_str!("../../testdata/parquet/games-only.pgn");
-        let convert = Convert::new(ConvertOptions {
-            format: Format::Parquet,
-            every_row: true,
-            games_only: true,
-            no_movetext: true,
-            ..ConvertOptions::default()
-        })
-        .unwrap();
-        let mut games = GamesBuilder::with_columns(convert.options().game_columns());
-        let mut lexed = Lexed::default();
-        let mut lean_plies = Vec::new();
-        for (i, game) in text.split("\n\n[Event").enumerate() {
-            let game = if i == 0 {
-                game.to_owned()
-            } else {
-                format!("[Event{game}")
-            };
-            let row = convert
-                .game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &mut lexed)
-                .unwrap();
-            lean_plies.push(row.plies.len());
-            games.append(&row).unwrap();
-        }
+        let (lean, lean_plies) = rows_with(true, true);
         // The replay told no move, and the count is the same, null moves too.
         assert_eq!(lean_plies, plies);
-        let lean = games.finish().unwrap();
         let mut want = full.clone();
         want.remove_column(full.schema().index_of("movetext").unwrap());
         assert_eq!(lean, want);
