@@ -419,7 +419,12 @@ impl PlyColumns {
             self.numbers.push(MoveNumbers::of(mv, mode, check));
         }
         if self.with_positions {
-            self.positions.push(PositionNumbers::of(after));
+            // From the last ply's board: the main line's plies follow one another.
+            let numbers = match self.positions.last() {
+                Some(last) => PositionNumbers::after_move(&last.board, mv, after),
+                None => PositionNumbers::after_move(&numbers::board_codes(before), mv, after),
+            };
+            self.positions.push(numbers);
         }
         if self.fen {
             self.push_fen(after);
