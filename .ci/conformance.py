@@ -287,6 +287,32 @@ def read_known(path: Path) -> dict[tuple[str, str], str]:
 # ---------------------------------------------------------------------------------------------
 
 
+def corpus_files(corpus: Path) -> list[tuple[str, Path]]:
+    """The PGN files of the corpus folders the steps read, each with its name (`lichess/x.pgn`)."""
+    return [(f"{folder}/{p.name}", p) for folder in CORPUS_FOLDERS
+            for p in sorted((corpus / folder).glob("*.pgn"))]
+
+
+def step_arguments(step: str, description: str):
+    """The options of a corpus step (--pgnkit, --corpus, --known) read and checked: (pgnkit,
+    corpus, known), or None once what is missing is said on standard error (exit status 2)."""
+    parser = argparse.ArgumentParser(description=description)
+    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
+    parser.add_argument("--pgnkit", default=f"{target}/release/pgnkit")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--known", type=Path, default=DEFAULT_KNOWN)
+    args = parser.parse_args()
+    pgnkit = str(Path(args.pgnkit).resolve())
+    if not os.access(pgnkit, os.X_OK):
+        print(f"{step}: no pgnkit binary at {pgnkit}; run cargo build --release",
+              file=sys.stderr)
+        return None
+    if not args.corpus.is_dir():
+        print(f"{step}: no corpus at {args.corpus}", file=sys.stderr)
+        return None
+    return pgnkit, args.corpus, read_known(args.known)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))

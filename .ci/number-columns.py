@@ -20,8 +20,6 @@ Exit status: 0 when every column agrees, 1 on a disagreement, 2 on a setup probl
 
 from __future__ import annotations
 
-import argparse
-import os
 import re
 import subprocess
 import sys
@@ -33,9 +31,7 @@ import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pychess import read_games  # noqa: E402
-from conformance import (  # noqa: E402
-    CORPUS_FOLDERS, DEFAULT_CORPUS, DEFAULT_KNOWN, REPO, STANDARD_TAGS, read_known,
-)
+from conformance import STANDARD_TAGS, corpus_files, step_arguments  # noqa: E402
 
 try:
     import pyarrow.parquet as pq
@@ -151,26 +147,14 @@ def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tu
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
-    parser.add_argument("--pgnkit", default=f"{target}/release/pgnkit")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--known", type=Path, default=DEFAULT_KNOWN)
-    args = parser.parse_args()
-    pgnkit = str(Path(args.pgnkit).resolve())
-    if not os.access(pgnkit, os.X_OK):
-        print(f"numbers: no pgnkit binary at {pgnkit}; run cargo build --release",
-              file=sys.stderr)
+    checked = step_arguments("numbers", __doc__.split("\n\n")[0])
+    if checked is None:
         return 2
-    if not args.corpus.is_dir():
-        print(f"numbers: no corpus at {args.corpus}", file=sys.stderr)
-        return 2
-    known = read_known(args.known)
+    pgnkit, corpus, known = checked
     total = skipped = 0
     problems: list[str] = []
+    files = corpus_files(corpus)
     with tempfile.TemporaryDirectory(prefix="pgnkit-numbers-") as tmp:
-        files = [(f"{folder}/{p.name}", p) for folder in CORPUS_FOLDERS
-                 for p in sorted((args.corpus / folder).glob("*.pgn"))]
         for i, (name, path) in enumerate(files):
             compared, hits, found = check_file(pgnkit, name, path, Path(tmp) / str(i), known)
             total += compared

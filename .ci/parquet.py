@@ -28,7 +28,6 @@ no corpus, pyarrow or duckdb missing).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -43,7 +42,7 @@ import chess.pgn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pychess import read_games  # noqa: E402
 from conformance import (  # noqa: E402
-    CORPUS_FOLDERS, DEFAULT_CORPUS, DEFAULT_KNOWN, REPO, STANDARD_TAGS, read_known,
+    REPO, STANDARD_TAGS, corpus_files, step_arguments,
 )
 
 try:
@@ -208,28 +207,16 @@ def docs_query(con_dir: Path) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
-    parser.add_argument("--pgnkit", default=f"{target}/release/pgnkit")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--known", type=Path, default=DEFAULT_KNOWN)
-    args = parser.parse_args()
-    pgnkit = str(Path(args.pgnkit).resolve())
-    if not os.access(pgnkit, os.X_OK):
-        print(f"parquet: no pgnkit binary at {pgnkit}; run cargo build --release",
-              file=sys.stderr)
+    checked = step_arguments("parquet", __doc__.split("\n\n")[0])
+    if checked is None:
         return 2
-    if not args.corpus.is_dir():
-        print(f"parquet: no corpus at {args.corpus}", file=sys.stderr)
-        return 2
-    known = read_known(args.known)
+    pgnkit, corpus, known = checked
     print(f"python-chess {chess.__version__}; duckdb {duckdb.__version__}; "
           f"pyarrow {pq.__name__ and __import__('pyarrow').__version__}")
     total = known_total = 0
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="pgnkit-parquet-") as tmp:
-        files = [(f"{folder}/{p.name}", p) for folder in CORPUS_FOLDERS
-                 for p in sorted((args.corpus / folder).glob("*.pgn"))]
+        files = corpus_files(corpus)
         for i, (name, path) in enumerate(files):
             compared, hits, found = check_file(pgnkit, name, path, Path(tmp) / str(i), known)
             total += compared

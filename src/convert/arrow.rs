@@ -25,7 +25,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::columns::{GameColumns, MoveColumn, MoveColumns};
-use super::numbers::{MoveNumbers, PositionNumbers};
+use super::numbers::{self, MoveNumbers, PositionNumbers};
 use super::record::{GameRecord, PlyNote};
 use super::records::Eval;
 use crate::notation::fen;
@@ -357,6 +357,13 @@ impl PlyColumns {
         self.count
     }
 
+    /// The count of plies, from the replay's report, when it told not all of them (see
+    /// [`super::Collector::needs_nothing`]); only for a games table alone.
+    pub fn set_count(&mut self, plies: usize) {
+        debug_assert!(!self.moves);
+        self.count = plies;
+    }
+
     /// Whether White made the first ply (the sides alternate, null moves too).
     pub fn first_white(&self) -> bool {
         self.first_white
@@ -413,7 +420,12 @@ impl PlyColumns {
             self.numbers.push(MoveNumbers::of(mv, mode, check));
         }
         if self.with_positions {
-            self.positions.push(PositionNumbers::of(after));
+            // From the last ply's board: the main line's plies follow one another.
+            let numbers = match self.positions.last() {
+                Some(last) => PositionNumbers::after_move(&last.board, mv, after),
+                None => PositionNumbers::after_move(&numbers::board_codes(before), mv, after),
+            };
+            self.positions.push(numbers);
         }
         if self.fen {
             self.push_fen(after);
@@ -1153,15 +1165,21 @@ mod games_only {
     use crate::pgn::Lexed;
 
     fn rows(games_only: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
+        rows_with(games_only, false)
+    }
+
+    /// The games table of the test file's games, and each row's plies.
+    fn rows_with(games_only: bool, no_movetext: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
         let text = include_str!("../../testdata/parquet/games-only.pgn");
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
             games_only,
+            no_movetext,
             ..ConvertOptions::default()
         })
         .unwrap();
-        let mut games = GamesBuilder::new();
+        let mut games = GamesBuilder::with_columns(convert.options().game_columns());
         let mut plies = Vec::new();
         let mut lexed = Lexed::default();
         for (i, game) in text.split("\n\n[Event").enumerate() {
@@ -1178,6 +1196,17 @@ mod games_only {
             games.append(&row).unwrap();
         }
         (games.finish().unwrap(), plies)
+    }
+
+    #[test]
+    fn a_row_without_the_movetext_is_the_same_row_without_it() {
+        let (full, plies) = rows(false);
+        let (lean, lean_plies) = rows_with(true, true);
+        // The replay told no move, and the count is the same, null moves too.
+        assert_eq!(lean_plies, plies);
+        let mut want = full.clone();
+        want.remove_column(full.schema().index_of("movetext").unwrap());
+        assert_eq!(lean, want);
     }
 
     #[test]

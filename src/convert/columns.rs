@@ -111,35 +111,15 @@ impl MoveColumns {
     /// No optional column.
     pub const NONE: MoveColumns = MoveColumns(0);
     /// The move as text: `san`, `uci`.
-    pub const TEXT: MoveColumns = MoveColumns::of(&[MoveColumn::San, MoveColumn::Uci]);
+    pub const TEXT: MoveColumns = MoveColumns::span(MoveColumn::San, MoveColumn::Uci);
     /// The move as numbers: `from_square` … `is_en_passant`.
-    pub const NUMBERS: MoveColumns = MoveColumns::of(&[
-        MoveColumn::FromSquare,
-        MoveColumn::ToSquare,
-        MoveColumn::Piece,
-        MoveColumn::Captured,
-        MoveColumn::Promotion,
-        MoveColumn::IsCheck,
-        MoveColumn::IsCapture,
-        MoveColumn::IsCastling,
-        MoveColumn::IsEnPassant,
-    ]);
+    pub const NUMBERS: MoveColumns =
+        MoveColumns::span(MoveColumn::FromSquare, MoveColumn::IsEnPassant);
     /// The position after the move as numbers: `board` … `halfmove_clock`.
-    pub const POSITION: MoveColumns = MoveColumns::of(&[
-        MoveColumn::Board,
-        MoveColumn::Turn,
-        MoveColumn::Castling,
-        MoveColumn::EpSquare,
-        MoveColumn::HalfmoveClock,
-    ]);
+    pub const POSITION: MoveColumns =
+        MoveColumns::span(MoveColumn::Board, MoveColumn::HalfmoveClock);
     /// What the comments and glyphs say: `clock`, `eval`, `eval_mate`, `comment`, `nags`.
-    pub const NOTES: MoveColumns = MoveColumns::of(&[
-        MoveColumn::Clock,
-        MoveColumn::Eval,
-        MoveColumn::EvalMate,
-        MoveColumn::Comment,
-        MoveColumn::Nags,
-    ]);
+    pub const NOTES: MoveColumns = MoveColumns::span(MoveColumn::Clock, MoveColumn::Nags);
     /// The table's columns when none are asked for (as before there was a choice).
     pub const DEFAULT: MoveColumns = MoveColumns(MoveColumns::TEXT.0 | MoveColumns::NOTES.0);
 
@@ -151,6 +131,11 @@ impl MoveColumns {
         ("notes", MoveColumns::NOTES),
         ("default", MoveColumns::DEFAULT),
     ];
+
+    /// The columns from `first` to `last`, in the table's order.
+    const fn span(first: MoveColumn, last: MoveColumn) -> MoveColumns {
+        MoveColumns((last.bit() << 1) - first.bit())
+    }
 
     /// The set of `columns`.
     pub const fn of(columns: &[MoveColumn]) -> MoveColumns {

@@ -255,6 +255,7 @@ impl Convert {
         let mut collector = Collector::new(args.notation(), false);
         collector.columns = Some(Box::new(args.ply_columns()));
         collector.write_moves = !args.no_movetext;
+        collector.needs_nothing = args.rows_need_no_moves();
         collector.reserve(PLIES_RESERVED);
         let (opts, keep) = (args.check_options(), args.keep());
         let mut visitor = (collector, None);

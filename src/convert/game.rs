@@ -252,6 +252,10 @@ fn convert_game(
             }
             let mut row = Box::new(record().into_owned());
             row.set_plies(&elements, collector);
+            if collector.needs_nothing {
+                // The replay told no move: its report counts them.
+                row.plies.set_count(report.plies as usize);
+            }
             row.movetext = movetext;
             if every_row {
                 let shown = report

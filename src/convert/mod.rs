@@ -133,6 +133,10 @@ pub struct Collector {
     /// Write each move in the target notation ([`Collector::written`]): not for the Arrow
     /// tables without their movetext column, which is all that would read them.
     pub write_moves: bool,
+    /// The rows keep nothing of the moves (a games table alone, without its movetext): the
+    /// replay tells nothing and keeps to its bytes loop, as for `validate`, and the plies are
+    /// counted from its report ([`arrow::PlyColumns::set_count`]).
+    pub needs_nothing: bool,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
     /// (see [`Collector::set_budget`]).
     budget: usize,
@@ -170,6 +174,7 @@ impl Collector {
             recorded: Vec::new(),
             columns: None,
             write_moves: true,
+            needs_nothing: false,
             budget: usize::MAX,
             spent: 0,
             over_budget: false,
@@ -243,6 +248,9 @@ impl Collector {
 
 impl Visitor for Collector {
     fn needs(&self) -> Needs {
+        if self.needs_nothing {
+            return Needs::NOTHING;
+        }
         Needs {
             positions: Positions::All,
             movetext: true,

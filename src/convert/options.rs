@@ -287,6 +287,12 @@ impl ConvertOptions {
         }
     }
 
+    /// Whether the Arrow rows need nothing of the moves but their count: a games table alone
+    /// without its movetext (nor repairs to count, which the moves tell).
+    pub(super) fn rows_need_no_moves(&self) -> bool {
+        self.games_only && self.no_movetext && !self.repair
+    }
+
     /// The optional columns of the moves table: `moves_columns` (or the default ones), with
     /// those `fen`, `numbers` and `boards` add.
     pub fn table_moves_columns(&self) -> MoveColumns {
@@ -328,6 +334,7 @@ impl ConvertOptions {
         if self.format == Format::Parquet {
             collector.columns = Some(Box::new(self.ply_columns()));
             collector.write_moves = !self.no_movetext;
+            collector.needs_nothing = self.rows_need_no_moves();
         }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
