@@ -1,12 +1,12 @@
 //! Replaying a game's movetext through shakmaty: every line of play (variations too) move by
 //! move, what the visitor is told, and where a line breaks. The main line's own bookkeeping
-//! is in [`main_line`], the bytes loop over a movetext's bytes in [`plain`], and the findings about
-//! how moves are written in [`findings`]; a slice of tokens from a given position, for the
-//! lines of a table, in [`slice`].
+//! is in [`main_line`], the events of the movetext's lexer loop ([`crate::pgn::movetext`])
+//! in [`events`], and the findings about how moves are written in [`findings`]; a slice of
+//! tokens from a given position, for the lines of a table, in [`slice`].
 
+mod events;
 mod findings;
 mod main_line;
-mod plain;
 mod slice;
 
 use shakmaty::{
@@ -16,9 +16,9 @@ use shakmaty::{
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
-use crate::pgn::lexer::count_chars;
+use crate::pgn::movetext::{may_be_sign, span_within};
 use crate::pgn::Movetext;
-use crate::pgn::{GameResult, LexProblem, Lexed, Span, TokenKind};
+use crate::pgn::{GameResult, Lexed, Span, TokenKind};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Termination};
@@ -27,7 +27,6 @@ use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
-pub(super) use plain::{place_spans, UNPLACED};
 pub use slice::{passed_over, play_slice, SliceError};
 
 /// A line that stopped being replayed: at a move that could not be, or where the game ended
@@ -98,31 +97,6 @@ impl ReplayBuffers {
     }
 }
 
-/// What the end of a check needs to know of the movetext's tokens.
-pub(super) struct MovetextFacts {
-    pub has_move: bool,
-    /// The (last) result token.
-    pub result_span: Option<Span>,
-    /// Where the game ends in the bytes.
-    pub end: usize,
-}
-
-impl MovetextFacts {
-    /// The facts of a movetext lexed whole, whose game ends with `bytes`.
-    pub(super) fn of_tokens(bytes: &[u8], lexed: &Lexed) -> Self {
-        MovetextFacts {
-            has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
-            result_span: lexed
-                .tokens
-                .iter()
-                .rev()
-                .find(|t| matches!(t.kind, TokenKind::Result { .. }))
-                .map(|t| t.span),
-            end: bytes.len(),
-        }
-    }
-}
-
 /// What a finished replay leaves for the report.
 pub(super) struct Replayed {
     /// The main line's state at its end (its history buffer given back).
@@ -134,8 +108,6 @@ pub(super) struct Replayed {
     pub main_broken: bool,
     /// Moves read in Chinese (or other non-SAN) notation.
     pub chinese_moves: u32,
-    /// The lexer's problems of a movetext the bytes loop handed on to it part-way.
-    pub rest_problems: Vec<LexProblem>,
 }
 
 /// The replay of one game's movetext: its lines of play, the main line's state, and where
@@ -177,11 +149,9 @@ pub(super) struct Replay<'a> {
     /// Moves that had findings about how SAN is written (before the game turned out to be
     /// Chinese: [`Self::turns_chinese`]).
     san_noted: u32,
-    /// The start position, from which the bytes loop's moves make a position again that it
+    /// The start position, from which the movetext loop's moves make a position again that it
     /// did not keep ([`Self::keep_before_last`]).
     start: Chess,
-    /// The lexer's problems of the part of the movetext the bytes loop handed on to it.
-    rest_problems: Vec<LexProblem>,
     /// Findings that repeat the same way all through the game, reported once with a count.
     repeated: findings::Repeated,
 }
@@ -240,7 +210,6 @@ impl<'a> Replay<'a> {
             chinese_moves: 0,
             san_noted: 0,
             start: start.clone(),
-            rest_problems: Vec::new(),
             repeated: findings::Repeated::default(),
         };
         replay.main.restart_hash(&start);
@@ -270,7 +239,6 @@ impl<'a> Replay<'a> {
             result_token,
             main_broken,
             chinese_moves,
-            rest_problems,
             ..
         } = self;
         let main_pos = lines.swap_remove(0).pos;
@@ -287,7 +255,6 @@ impl<'a> Replay<'a> {
             result_token,
             main_broken,
             chinese_moves,
-            rest_problems,
         }
     }
 }
@@ -387,7 +354,7 @@ impl Replay<'_> {
     }
 
     /// The visitor still wants the position before the next main-line move
-    /// ([`Positions::First`], [`Positions::All`]). Past those, the bytes loop's inline play
+    /// ([`Positions::First`], [`Positions::All`]). Past those, the movetext loop's inline play
     /// serves it: it gathers the moves of a visitor that wants every move
     /// ([`Visitor::main_line`]), and tells nothing to one that does not.
     #[inline(always)]
@@ -517,12 +484,7 @@ impl Replay<'_> {
                     self.glued_moves(token, span, &moves);
                 }
                 for (i, m) in moves.iter().enumerate() {
-                    let sub = Span {
-                        start: span.start + u32::from(m.start),
-                        end: span.start + u32::from(m.end),
-                        line: span.line,
-                        col: span.col + count_chars(&token[..usize::from(m.start)]),
-                    };
+                    let sub = span_within(span, token, u32::from(m.start), u32::from(m.end));
                     if !self.play::<true>(depth, m, sub) {
                         // The moves glued after it in the token are not replayed either.
                         let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
@@ -567,19 +529,19 @@ impl Replay<'_> {
 
     /// Plays one read move on line `depth`. Returns false when the line breaks.
     ///
-    /// `ANY` is false for the bytes loop ([`Replay::run_plain`]): the main line, a move of
+    /// `ANY` is false for the movetext loop ([`crate::pgn::movetext::read_movetext`]): the main line, a move of
     /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
     /// moves need.
     fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         self.play_inline::<ANY>(depth, m, span)
     }
 
-    /// [`Self::play`], inline: in the bytes loop only.
+    /// [`Self::play`], inline: in the movetext loop only.
     #[inline(always)]
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
             ANY || (depth == 0 && !self.wants_positions() && !self.variation_follows),
-            "the bytes loop plays main-line moves only"
+            "the movetext loop plays main-line moves only"
         );
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
@@ -593,7 +555,7 @@ impl Replay<'_> {
             return self.play_null(depth, span, label);
         }
         let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
-        // The two ways to the move each go on to `played` (inline for the bytes loop): merged
+        // The two ways to the move each go on to `played` (inline for the movetext loop): merged
         // into one value first, the move was read back from memory in other widths than it
         // was written, a stall on every ply.
         match matcher::find_move_fast(&line.pos, m, checkers) {
@@ -602,7 +564,7 @@ impl Replay<'_> {
         }
     }
 
-    /// [`Self::play`] for a move the bytes loop's inline play did not find.
+    /// [`Self::play`] for a move the movetext loop's inline play did not find.
     #[inline(never)]
     fn play_slow<const ANY: bool>(
         &mut self,
@@ -707,7 +669,7 @@ impl Replay<'_> {
         true
     }
 
-    /// The move `m` stands for, when the bytes loop's inline play has not found it: the full matcher,
+    /// The move `m` stands for, when the movetext loop's inline play has not found it: the full matcher,
     /// then a repair if asked for. `None` when the line breaks here (reported). Apart from
     /// [`Self::play_slow`], which is compiled for each `ANY`, so that this is compiled once.
     #[inline(never)]
@@ -953,15 +915,6 @@ fn looked_past(kind: TokenKind) -> bool {
             | TokenKind::Nag(_)
             | TokenKind::MoveNumber { .. }
     )
-}
-
-/// A cheap screen before [`notation::trailing_sign`]: moves start with a file or piece letter.
-fn may_be_sign(token: &[u8]) -> bool {
-    match token.first() {
-        Some(b'x' | b'#' | b'+' | b'=' | b'(' | 0x80..) => true,
-        Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
-        _ => false,
-    }
 }
 
 /// The text of a token, shown in a finding.

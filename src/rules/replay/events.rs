@@ -1,0 +1,157 @@
+//! The replay as the movetext lexer's visitor: the events of [`crate::pgn::movetext`]'s loop
+//! (moves, move numbers, comments, NAGs, the result, and the rest of a game the loop does not
+//! read itself) played on the game's lines.
+
+use shakmaty::{Chess, Move, Position};
+
+use crate::notation::{self, ReadMove};
+use crate::pgn::movetext::{lex_movetext, MovetextEvents};
+use crate::pgn::{GameResult, Lexed, MovetextStart, Span, Token, TokenKind};
+use crate::rules::matcher;
+use crate::rules::visit::Ply;
+
+use super::Replay;
+
+impl MovetextEvents for Replay<'_> {
+    #[inline(always)]
+    fn wants_movetext(&self) -> bool {
+        self.record_movetext
+    }
+
+    #[inline(always)]
+    fn comment(&mut self, start: u32, end: u32) {
+        self.visitor.comment(start, end);
+    }
+
+    #[inline(always)]
+    fn nag(&mut self, nag: u16) {
+        self.visitor.nag(nag);
+    }
+
+    #[inline(always)]
+    fn move_number(&mut self, number: u32, dots: u8, span: Span) {
+        self.lines[0].pending_number = Some((number, dots, span));
+    }
+
+    #[inline(always)]
+    fn san(&mut self, m: &ReadMove, span: Span) -> bool {
+        self.variation_follows = false;
+        let played = self.play_main(m, span);
+        if !played {
+            // The line is broken: the token loop reads the rest.
+            self.visitor.unplayed(self.at(0));
+        }
+        played
+    }
+
+    fn result(&mut self, result: GameResult) {
+        self.result_token = Some(result);
+        self.close_line_note(0);
+    }
+
+    /// The rest of the game, replayed by the token loop: the same report and the same events
+    /// as the token loop gives on the whole game. What the token loop needs and the loop did
+    /// not keep is made here: the position before a move a variation follows, the findings of
+    /// a game that turns out to be in Chinese notation. (A move a sign may follow was left
+    /// to the token loop.)
+    #[cold]
+    #[inline(never)]
+    fn rest(&mut self, at: MovetextStart, has_move: bool, rest: &Lexed) {
+        let bytes = self.bytes;
+        let moves = || rest.tokens.iter().filter(|t| t.kind == TokenKind::Move);
+        let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
+        if moves().any(|t| !text(t).is_ascii()) {
+            self.turns_chinese();
+        }
+        let mut kinds = rest.tokens.iter().map(|t| t.kind);
+        // After an illegal move the line keeps the position a variation starts from.
+        if has_move
+            && self.lines[0].before_last.is_none()
+            && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart)
+        {
+            self.keep_before_last(at);
+        }
+        self.run(rest);
+    }
+}
+
+impl Replay<'_> {
+    /// The position before the movetext loop's last move, which a variation after that move
+    /// starts from, made again: the movetext loop keeps no position nobody asked for, nor a list
+    /// of its moves (a cost on every ply). The visitor is told of the move then, as the token
+    /// loop tells it of a move a variation follows.
+    #[cold]
+    #[inline(never)]
+    fn keep_before_last(&mut self, at: MovetextStart) {
+        let Some((before, last, mnotes)) = self.replay_to_last(at) else {
+            return;
+        };
+        let (start, end) = (self.token.0 as usize, self.token.1 as usize);
+        let text = &self.bytes[start..end];
+        let pos = &self.lines[0].pos;
+        let actual = super::check_claim(pos, pos.checkers());
+        let san = notation::ascii::plain_san(text)
+            .and_then(|m| super::written_san(text, &m, &mnotes, actual));
+        self.visitor.play(&Ply {
+            at: self.at(0),
+            before: &before,
+            after: pos,
+            mv: last,
+            check: actual,
+            san,
+        });
+        self.main_moves_told += 1;
+        self.lines[0].before_last = Some(before);
+    }
+
+    /// The movetext loop's moves played again from the start position, up to its last one: the
+    /// position before that move, the move, and what matching it noted (nothing for a
+    /// repaired move). The moves are strict SAN the movetext loop played, each its own token.
+    fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, matcher::MatchNotes)> {
+        let bytes = self.bytes.get(..self.token.1 as usize)?;
+        if bytes.len() <= at.offset {
+            return None;
+        }
+        let lexed = lex_movetext(bytes, at);
+        let mut pos = self.start.clone();
+        let mut moves = lexed.tokens.iter().filter(|t| t.kind == TokenKind::Move);
+        let last = moves.next_back()?;
+        let play = |pos: &Chess, token: &Token| {
+            let text = &bytes[token.span.start as usize..token.span.end as usize];
+            let m = notation::ascii::plain_san(text)?;
+            match matcher::find_move_noting(pos, &m, pos.checkers()) {
+                Ok(found) => Some(found),
+                Err(_) => match matcher::suggest(pos, &m, &String::from_utf8_lossy(text))[..] {
+                    [only] if self.opts.repair => Some((only, matcher::MatchNotes::default())),
+                    _ => None,
+                },
+            }
+        };
+        for token in moves {
+            let (mv, _) = play(&pos, token)?;
+            pos.play_unchecked(mv);
+        }
+        let (mv, notes) = play(&pos, last)?;
+        Some((pos, mv, notes))
+    }
+
+    /// Plays a main-line move of the movetext loop: without anything only other moves need, unless
+    /// the visitor wants the position before it. Inline in the movetext loop, which then
+    /// makes no call per ply but to the matcher and shakmaty.
+    #[inline(always)]
+    fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
+        // The move is its token: the movetext loop reads one move a token.
+        self.token = (span.start, span.end);
+        if self.wants_positions() {
+            self.play_main_keeping(m, span)
+        } else {
+            self.play_inline::<false>(0, m, span)
+        }
+    }
+
+    /// [`Self::play_main`] for a visitor that wants positions: out of the movetext loop's line.
+    #[inline(never)]
+    fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
+        self.play::<true>(0, m, span)
+    }
+}
