@@ -1,45 +1,83 @@
-//! The movetext's lexer loop: a game's movetext read straight from its bytes, in one pass,
-//! each token pushed as an event to a [`MovetextEvents`] (the replay implements it).
+//! The movetext's lexer loop: a game's movetext read in one pass, each token pushed as an
+//! event to a [`MovetextEvents`] (the replay implements it).
 //!
 //! The design, after pgn-reader's `Reader::read_game`: one loop over the bytes, events pushed
 //! to a visitor that is a type parameter (static dispatch, its hot events inline in the loop).
-//! The common tokens are the loop's fast cases: strict SAN moves on the main line (parsed to a
-//! [`ReadMove`] here, in the same pass), move numbers, brace comments, NAGs and glyphs, a
-//! standard result. Whatever else comes (a variation, a line comment, a sign standing apart,
-//! a move the visitor could not play, a problem the lexer reports) is the rare branch: the
-//! game's tokens from there on, lexed as the lexer goes on there, pushed at once
-//! ([`MovetextEvents::rest`]). Where a game ends is found here, never by the visitor.
+//! The common tokens are the loop's fast cases, read straight from the bytes: strict SAN
+//! moves on the main line (parsed to a [`ReadMove`] in the same pass), move numbers, brace
+//! comments, NAGs and glyphs, a standard result. Whatever else comes (a variation, a line
+//! comment, a sign standing apart, a move the visitor could not play, a problem the lexer
+//! reports) is the loop's rare branch: the rest of the movetext lexed from there on as the
+//! lexer goes on there, and pushed token by token as events of the same kind
+//! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). A game lexed
+//! whole ([`Movetext::Tokens`]) is pushed the same way. The visitor never sees a token, and
+//! where a game ends is found here, never by the visitor.
 //!
 //! Spans come without their line and column ([`UNPLACED`]): only a span that ends up in a
 //! report needs them, and [`place_spans`] gives them afterwards, as the lexer counts them.
 
-use crate::notation::{self, ReadMove};
+use crate::notation::{self, ReadMove, TrailingSign};
 use crate::pgn::lexer::{
     all_spaces, comment, count_chars, count_lines, ends_symbol, is_space, last_line_start,
     lex_rest, move_number, nag_glyph, skip_spaces, wide_space, Comment, Resume, DELIMITER,
     MAX_SYMBOL,
 };
-use crate::pgn::{GameResult, LexProblem, Lexed, MovetextStart, Span, Token, TokenKind};
+use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
 
 /// What the loop pushes a movetext's tokens to: the replay. The loop reads the tokens; what
-/// they mean for the game (a legal move, a finding) is the visitor's.
+/// they mean for the game (a legal move, a finding) is the visitor's. Every movetext ends
+/// with [`Self::end`].
 pub(crate) trait MovetextEvents {
     /// The visitor wants the comments and NAGs ([`Self::comment`], [`Self::nag`]).
     fn wants_movetext(&self) -> bool;
-    /// A brace comment, bytes `start..end` with its braces.
+    /// A comment, bytes `start..end` with its braces (or its `;` and the rest of the line).
     fn comment(&mut self, start: u32, end: u32);
     /// A NAG, or the glyph glued to a move (`e4!?`) as its NAG.
     fn nag(&mut self, nag: u16);
     /// A move number, with 1 for `12.` and 3 for `12...`, before the next move.
     fn move_number(&mut self, number: u32, dots: u8, span: Span);
-    /// A main-line move in strict SAN, read. False when it could not be played: the line is
-    /// broken, and the rest of the game comes as [`Self::rest`].
+    /// A main-line move in strict SAN, read, in the loop's fast cases (no variation has
+    /// started). False when it could not be played: the line is broken, and the rest of the
+    /// game comes as tokens ([`Self::rest_starts`]).
     fn san(&mut self, m: &ReadMove, span: Span) -> bool;
-    /// The game's result token, which ends it.
+    /// A move token as written, in any notation, perhaps several moves glued (`Nf3Nf6`),
+    /// with a sign standing apart after it that belongs to it (`Qh5 +`). `variation_follows`:
+    /// the next token but comments, NAGs and move numbers starts a variation, which replaces
+    /// this move.
+    fn move_token(
+        &mut self,
+        span: Span,
+        sign: Option<(TrailingSign, Span)>,
+        variation_follows: bool,
+    );
+    /// A variation starts (`(` at `span`).
+    fn begin_variation(&mut self, span: Span);
+    /// A variation ends.
+    fn end_variation(&mut self);
+    /// A result token (on the main line or in a variation).
     fn result(&mut self, result: GameResult);
-    /// The rest of the movetext from a token the fast cases do not read, lexed: the same
-    /// tokens the lexer gives there on the whole game. `has_move`: a move came before.
-    fn rest(&mut self, at: MovetextStart, has_move: bool, rest: &Lexed);
+    /// Bytes that are no token of a movetext (the lexer's `Unknown`), not reported by the
+    /// lexer already.
+    fn unexpected(&mut self, span: Span);
+    /// From here on the movetext comes as tokens: what the visitor needs to know of them first.
+    fn rest_starts(&mut self, rest: RestStart);
+    /// The movetext ended.
+    fn end(&mut self);
+}
+
+/// The rest of a movetext that comes as tokens, before the first of them: what the loop's
+/// fast cases did not keep and a visitor may need made again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RestStart {
+    /// Where the movetext starts.
+    pub at: MovetextStart,
+    /// A move came before, in the fast cases.
+    pub after_move: bool,
+    /// A move token of the rest is not ASCII (Chinese or other non-SAN notation).
+    pub foreign_moves: bool,
+    /// The rest's first token but comments, NAGs and move numbers starts a variation (which
+    /// replaces the last move before).
+    pub variation_first: bool,
 }
 
 /// What the end of a check needs to know of a movetext, once it is read.
@@ -50,7 +88,7 @@ pub(crate) struct MovetextFacts {
     pub result_span: Option<Span>,
     /// Where the game ends in the bytes.
     pub end: usize,
-    /// The lexer's problems in the rest of the movetext ([`MovetextEvents::rest`]).
+    /// The lexer's problems in the rest of the movetext ([`MovetextEvents::rest_starts`]).
     pub rest_problems: Vec<LexProblem>,
 }
 
@@ -59,12 +97,7 @@ impl MovetextFacts {
     pub(crate) fn of_tokens(bytes: &[u8], lexed: &Lexed) -> Self {
         MovetextFacts {
             has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
-            result_span: lexed
-                .tokens
-                .iter()
-                .rev()
-                .find(|t| matches!(t.kind, TokenKind::Result { .. }))
-                .map(|t| t.span),
+            result_span: last_result(&lexed.tokens),
             end: bytes.len(),
             rest_problems: Vec::new(),
         }
@@ -238,7 +271,7 @@ pub(crate) fn may_be_sign(token: &[u8]) -> bool {
 ///
 /// With `open` the bytes run on past the game, up to where it surely ends: it ends with its
 /// result token, or where the lexer ends it.
-pub(crate) fn read_movetext<E: MovetextEvents>(
+pub(crate) fn read_bytes<E: MovetextEvents>(
     bytes: &[u8],
     at: MovetextStart,
     open: bool,
@@ -407,6 +440,7 @@ pub(crate) fn read_movetext<E: MovetextEvents>(
                         events.move_number(value, dots, nspan);
                     }
                     events.result(result);
+                    events.end();
                     facts.result_span = Some(span(start, end));
                     return facts;
                 }
@@ -421,7 +455,7 @@ pub(crate) fn read_movetext<E: MovetextEvents>(
     }
 }
 
-/// The rare branch of [`read_movetext`]: the rest of the game from the token at `from` on,
+/// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
 /// lexed as the lexer would have gone on there, and pushed whole. `number` is the span of a
 /// move number pushed with no move after it yet.
 #[cold]
@@ -474,24 +508,118 @@ fn rest<E: MovetextEvents>(
     };
     let mut rest = Lexed::default();
     let end = lex_rest(bytes, &resume, &mut rest);
-    events.rest(at, facts.has_move, &rest);
-    facts.has_move |= rest
-        .tokens
-        .iter()
-        .any(|t: &Token| t.kind == TokenKind::Move);
-    if let Some(result) = rest
-        .tokens
-        .iter()
-        .rev()
-        .find(|t| matches!(t.kind, TokenKind::Result { .. }))
-    {
-        facts.result_span = Some(result.span);
-    } else {
-        facts.result_span = None;
-    }
+    let kinds = rest.tokens.iter().map(|t| t.kind);
+    events.rest_starts(RestStart {
+        at,
+        after_move: facts.has_move,
+        foreign_moves: foreign_moves(bytes, &rest.tokens),
+        variation_first: kinds.clone().find(|&k| !passed_over(k))
+            == Some(TokenKind::VariationStart),
+    });
+    push_tokens(bytes, &rest.tokens, events);
+    facts.has_move |= rest.tokens.iter().any(|t| t.kind == TokenKind::Move);
+    facts.result_span = last_result(&rest.tokens);
     if open {
         facts.end = end;
     }
     facts.rest_problems = rest.problems;
     facts
+}
+
+/// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
+/// whole, [`Movetext::Tokens`]) or from its bytes ([`read_bytes`]), as `movetext` says.
+pub(crate) fn read_movetext<E: MovetextEvents>(
+    bytes: &[u8],
+    lexed: &Lexed,
+    movetext: Movetext,
+    events: &mut E,
+) -> MovetextFacts {
+    match movetext {
+        Movetext::Tokens => {
+            push_tokens(bytes, &lexed.tokens, events);
+            MovetextFacts::of_tokens(bytes, lexed)
+        }
+        Movetext::Bytes(at) => read_bytes(bytes, at, false, events),
+        Movetext::Open(at) => read_bytes(bytes, at, true, events),
+    }
+}
+
+/// Pushes a movetext's `tokens` (spans into `bytes`) to `events`, then its end: the loop's
+/// branch for every token its fast cases do not read. A sign standing apart after a move
+/// (`11.后f5-f7 ×`) is pushed with it.
+fn push_tokens<E: MovetextEvents>(bytes: &[u8], tokens: &[Token], events: &mut E) {
+    let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
+    let mut tokens = tokens.iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token.kind {
+            TokenKind::Move => {
+                let sign = match tokens.peek() {
+                    Some(next) if next.kind == TokenKind::Move => {
+                        let b = text(next);
+                        may_be_sign(b)
+                            .then(|| notation::trailing_sign(b))
+                            .flatten()
+                            .map(|s| (s, next.span))
+                    }
+                    _ => None,
+                };
+                if sign.is_some() {
+                    tokens.next();
+                }
+                let variation_follows = tokens.clone().map(|t| t.kind).find(|&k| !passed_over(k))
+                    == Some(TokenKind::VariationStart);
+                events.move_token(token.span, sign, variation_follows);
+            }
+            TokenKind::MoveNumber { number, dots } => {
+                events.move_number(number, dots, token.span);
+            }
+            TokenKind::VariationStart => events.begin_variation(token.span),
+            TokenKind::VariationEnd => events.end_variation(),
+            TokenKind::Result { result, .. } => events.result(result),
+            // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
+            // `)` that closes no variation, reported already as P006 at the same place.
+            TokenKind::Unknown if matches!(text(token).first(), Some(b'[' | b')')) => {}
+            TokenKind::Unknown => events.unexpected(token.span),
+            TokenKind::Nag(nag) if events.wants_movetext() => events.nag(nag),
+            TokenKind::Comment | TokenKind::LineComment if events.wants_movetext() => {
+                events.comment(token.span.start, token.span.end);
+            }
+            TokenKind::Tag(_)
+            | TokenKind::Nag(_)
+            | TokenKind::Comment
+            | TokenKind::LineComment
+            | TokenKind::Escape => {}
+        }
+    }
+    events.end();
+}
+
+/// Whether a move token of `tokens` (spans into `bytes`) is not ASCII: moves in Chinese (or
+/// other non-SAN) notation.
+pub(crate) fn foreign_moves(bytes: &[u8], tokens: &[Token]) -> bool {
+    tokens.iter().any(|t| {
+        t.kind == TokenKind::Move && !bytes[t.span.start as usize..t.span.end as usize].is_ascii()
+    })
+}
+
+/// The span of the last result token of `tokens`.
+fn last_result(tokens: &[Token]) -> Option<Span> {
+    tokens
+        .iter()
+        .rev()
+        .find(|t| matches!(t.kind, TokenKind::Result { .. }))
+        .map(|t| t.span)
+}
+
+/// Whether a token of this kind is passed over by a reader looking for what comes after a
+/// move (move numbers, NAGs, comments): a variation after them still replaces the move.
+pub fn passed_over(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::MoveNumber { .. }
+            | TokenKind::Nag(_)
+            | TokenKind::Comment
+            | TokenKind::LineComment
+            | TokenKind::Escape
+    )
 }

@@ -345,14 +345,7 @@ fn check_movetext(
     let mut replay = Replay::new(
         bytes, lexed, opts, visitor, needs, movetext, findings, start, ended,
     );
-    let mut facts = match movetext {
-        Movetext::Tokens => {
-            replay.run(lexed);
-            MovetextFacts::of_tokens(bytes, lexed)
-        }
-        Movetext::Bytes(at) => read_movetext(bytes, at, false, &mut replay),
-        Movetext::Open(at) => read_movetext(bytes, at, true, &mut replay),
-    };
+    let mut facts = read_movetext(bytes, lexed, movetext, &mut replay);
     let replayed = replay.finish();
     if !facts.rest_problems.is_empty() {
         let problems = std::mem::take(&mut facts.rest_problems);

@@ -16,9 +16,9 @@ use shakmaty::{
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
-use crate::pgn::movetext::{may_be_sign, span_within};
+use crate::pgn::movetext::{foreign_moves, span_within};
 use crate::pgn::Movetext;
-use crate::pgn::{GameResult, Lexed, Span, TokenKind};
+use crate::pgn::{GameResult, Lexed, Span};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Termination};
@@ -200,13 +200,7 @@ impl<'a> Replay<'a> {
             main_broken: false,
             // A book game's moves are Chinese long notation by the layout's convention.
             chinese_game: lexed.book
-                || matches!(movetext, Movetext::Tokens)
-                    && lexed.tokens.iter().any(|t| {
-                        t.kind == TokenKind::Move
-                            && bytes[t.span.start as usize..t.span.end as usize]
-                                .iter()
-                                .any(|&b| b >= 0x80)
-                    }),
+                || matches!(movetext, Movetext::Tokens) && foreign_moves(bytes, &lexed.tokens),
             chinese_moves: 0,
             san_noted: 0,
             start: start.clone(),
@@ -267,90 +261,6 @@ impl Replay<'_> {
             end: self.token.1,
             depth,
         }
-    }
-
-    pub(super) fn run(&mut self, lexed: &Lexed) {
-        let mut tokens = lexed.tokens.iter().enumerate().peekable();
-        while let Some((_, token)) = tokens.next() {
-            match token.kind {
-                TokenKind::Move => {
-                    self.token = (token.span.start, token.span.end);
-                    // A sign standing alone after a move (`11.后f5-f7 ×`) belongs to it.
-                    let sign = match tokens.peek() {
-                        Some((_, next)) if next.kind == TokenKind::Move => {
-                            let b = &self.bytes[next.span.start as usize..next.span.end as usize];
-                            may_be_sign(b)
-                                .then(|| notation::trailing_sign(b))
-                                .flatten()
-                                .map(|s| (s, next.span))
-                        }
-                        _ => None,
-                    };
-                    if sign.is_some() {
-                        tokens.next();
-                    }
-                    self.variation_follows = tokens
-                        .clone()
-                        .map(|(_, t)| t.kind)
-                        .find(|&k| !looked_past(k))
-                        == Some(TokenKind::VariationStart);
-                    if self.skipped_depth == 0 {
-                        self.move_token(token.span, sign);
-                    } else {
-                        // In a variation nested too deep to replay.
-                        let depth = self.lines.len() - 1 + self.skipped_depth;
-                        self.visitor.unplayed(self.at(depth));
-                    }
-                }
-                TokenKind::MoveNumber { number, dots } => {
-                    if self.skipped_depth == 0 {
-                        if let Some(line) = self.lines.last_mut() {
-                            line.pending_number = Some((number, dots, token.span));
-                        }
-                    }
-                }
-                TokenKind::VariationStart => self.start_variation(token.span),
-                TokenKind::VariationEnd => {
-                    self.end_variation();
-                    self.visitor.end_variation();
-                }
-                TokenKind::Result { result, .. } => {
-                    if self.lines.len() == 1 && self.skipped_depth == 0 {
-                        self.result_token = Some(result);
-                    }
-                }
-                // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
-                // `)` that closes no variation, reported already as P006 at the same place.
-                TokenKind::Unknown
-                    if matches!(self.bytes.get(token.span.start as usize), Some(b'[' | b')')) => {}
-                TokenKind::Unknown => {
-                    let text = quote_bytes(
-                        &self.bytes[token.span.start as usize..token.span.end as usize],
-                    );
-                    self.findings.push(
-                        Finding::new(
-                            Code::UnexpectedToken,
-                            Some(token.span),
-                            format!("unexpected '{}' in the movetext", text.escape_debug()),
-                        )
-                        .help("remove it, or put commentary inside { braces }"),
-                    );
-                }
-                TokenKind::Nag(nag) if self.record_movetext => self.visitor.nag(nag),
-                TokenKind::Comment | TokenKind::LineComment if self.record_movetext => {
-                    self.visitor.comment(token.span.start, token.span.end);
-                }
-                TokenKind::Tag(_)
-                | TokenKind::Nag(_)
-                | TokenKind::Comment
-                | TokenKind::LineComment
-                | TokenKind::Escape => {}
-            }
-        }
-        while self.lines.len() > 1 {
-            self.end_variation();
-        }
-        self.close_line_note(0);
     }
 
     /// The visitor still wants the position before the next main-line move
@@ -417,7 +327,7 @@ impl Replay<'_> {
         self.visitor.begin_variation();
     }
 
-    fn end_variation(&mut self) {
+    fn close_variation(&mut self) {
         if self.skipped_depth > 0 {
             self.skipped_depth -= 1;
             return;
@@ -450,7 +360,7 @@ impl Replay<'_> {
         }
     }
 
-    fn move_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
+    fn play_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
         let depth = self.lines.len() - 1;
         let token = &self.bytes[span.start as usize..span.end as usize];
         if self.lines[depth].broken.is_some() {
@@ -529,7 +439,8 @@ impl Replay<'_> {
 
     /// Plays one read move on line `depth`. Returns false when the line breaks.
     ///
-    /// `ANY` is false for the movetext loop ([`crate::pgn::movetext::read_movetext`]): the main line, a move of
+    /// `ANY` is false for the movetext loop's fast cases
+    /// ([`crate::pgn::movetext::read_bytes`]): the main line, a move of
     /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
     /// moves need.
     fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
@@ -902,19 +813,6 @@ fn written_san<'t>(
             matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-')
         });
     canonical.then(|| std::str::from_utf8(text).ok()).flatten()
-}
-
-/// A token between a move and a variation that still replaces that move: what the look for
-/// a variation after a move passes over.
-fn looked_past(kind: TokenKind) -> bool {
-    matches!(
-        kind,
-        TokenKind::Comment
-            | TokenKind::LineComment
-            | TokenKind::Escape
-            | TokenKind::Nag(_)
-            | TokenKind::MoveNumber { .. }
-    )
 }
 
 /// The text of a token, shown in a finding.

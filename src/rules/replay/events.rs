@@ -4,9 +4,10 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use crate::notation::{self, ReadMove};
-use crate::pgn::movetext::{lex_movetext, MovetextEvents};
-use crate::pgn::{GameResult, Lexed, MovetextStart, Span, Token, TokenKind};
+use crate::diag::{quote_bytes, Code, Finding};
+use crate::notation::{self, ReadMove, TrailingSign};
+use crate::pgn::movetext::{lex_movetext, MovetextEvents, RestStart};
+use crate::pgn::{GameResult, MovetextStart, Span, Token, TokenKind};
 use crate::rules::matcher;
 use crate::rules::visit::Ply;
 
@@ -30,7 +31,11 @@ impl MovetextEvents for Replay<'_> {
 
     #[inline(always)]
     fn move_number(&mut self, number: u32, dots: u8, span: Span) {
-        self.lines[0].pending_number = Some((number, dots, span));
+        if self.skipped_depth == 0 {
+            if let Some(line) = self.lines.last_mut() {
+                line.pending_number = Some((number, dots, span));
+            }
+        }
     }
 
     #[inline(always)]
@@ -38,40 +43,77 @@ impl MovetextEvents for Replay<'_> {
         self.variation_follows = false;
         let played = self.play_main(m, span);
         if !played {
-            // The line is broken: the token loop reads the rest.
+            // The line is broken: the rest comes as tokens.
             self.visitor.unplayed(self.at(0));
         }
         played
     }
 
-    fn result(&mut self, result: GameResult) {
-        self.result_token = Some(result);
-        self.close_line_note(0);
+    fn move_token(
+        &mut self,
+        span: Span,
+        sign: Option<(TrailingSign, Span)>,
+        variation_follows: bool,
+    ) {
+        self.token = (span.start, span.end);
+        self.variation_follows = variation_follows;
+        if self.skipped_depth == 0 {
+            self.play_token(span, sign);
+        } else {
+            // In a variation nested too deep to replay.
+            let depth = self.lines.len() - 1 + self.skipped_depth;
+            self.visitor.unplayed(self.at(depth));
+        }
     }
 
-    /// The rest of the game, replayed by the token loop: the same report and the same events
-    /// as the token loop gives on the whole game. What the token loop needs and the loop did
-    /// not keep is made here: the position before a move a variation follows, the findings of
-    /// a game that turns out to be in Chinese notation. (A move a sign may follow was left
-    /// to the token loop.)
+    fn begin_variation(&mut self, span: Span) {
+        self.start_variation(span);
+    }
+
+    fn end_variation(&mut self) {
+        self.close_variation();
+        self.visitor.end_variation();
+    }
+
+    fn result(&mut self, result: GameResult) {
+        if self.lines.len() == 1 && self.skipped_depth == 0 {
+            self.result_token = Some(result);
+        }
+    }
+
+    #[cold]
+    fn unexpected(&mut self, span: Span) {
+        let text = quote_bytes(&self.bytes[span.start as usize..span.end as usize]);
+        self.findings.push(
+            Finding::new(
+                Code::UnexpectedToken,
+                Some(span),
+                format!("unexpected '{}' in the movetext", text.escape_debug()),
+            )
+            .help("remove it, or put commentary inside { braces }"),
+        );
+    }
+
+    /// What the token loop needs and the fast cases did not keep is made here: the position
+    /// before a move a variation follows, the findings of a game that turns out to be in
+    /// Chinese notation. (A move a sign may follow was left to the tokens.)
     #[cold]
     #[inline(never)]
-    fn rest(&mut self, at: MovetextStart, has_move: bool, rest: &Lexed) {
-        let bytes = self.bytes;
-        let moves = || rest.tokens.iter().filter(|t| t.kind == TokenKind::Move);
-        let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
-        if moves().any(|t| !text(t).is_ascii()) {
+    fn rest_starts(&mut self, rest: RestStart) {
+        if rest.foreign_moves {
             self.turns_chinese();
         }
-        let mut kinds = rest.tokens.iter().map(|t| t.kind);
         // After an illegal move the line keeps the position a variation starts from.
-        if has_move
-            && self.lines[0].before_last.is_none()
-            && kinds.find(|&k| !super::looked_past(k)) == Some(TokenKind::VariationStart)
-        {
-            self.keep_before_last(at);
+        if rest.after_move && self.lines[0].before_last.is_none() && rest.variation_first {
+            self.keep_before_last(rest.at);
         }
-        self.run(rest);
+    }
+
+    fn end(&mut self) {
+        while self.lines.len() > 1 {
+            self.close_variation();
+        }
+        self.close_line_note(0);
     }
 }
 
