@@ -290,14 +290,14 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
         line: UNPLACED,
         col: 0,
     };
-    // The span of the move number last pushed, while no move has come after it: periods
-    // after it belong to it, for the lexer.
-    let mut number: Option<Span> = None;
+    // Where the last move number pushed alone starts (`usize::MAX`: none yet): periods after
+    // it belong to it, for the lexer. (One offset, which the loop carries at little cost.)
+    let mut number_start = usize::MAX;
     let mut i = at.offset;
     // The rare branch: the rest of the game from the token at `from`.
     macro_rules! rest {
         ($from:expr) => {
-            return rest(bytes, at, open, $from, number, facts, events)
+            return rest(bytes, at, open, $from, number_start, facts, events)
         };
     }
     loop {
@@ -342,7 +342,7 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
             // The common move number, `12.` or `12...` before a space: read here (the
             // general reading below gives the same, and handles every other case).
             b'1'..=b'9' if let Some((value, dots, next)) = spaced_move_number(bytes, i) => {
-                number = Some(span(i, next));
+                number_start = i;
                 events.move_number(value, dots, span(i, next));
                 i = next;
             }
@@ -356,7 +356,6 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
                     rest!(i)
                 }
                 facts.has_move = true;
-                number = None;
                 if !events.san(&m, span(i, end)) {
                     rest!(end)
                 }
@@ -404,7 +403,6 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
                             events.move_number(value, dots, nspan);
                         }
                         facts.has_move = true;
-                        number = None;
                         let played = events.san(&m, span(start, mv_end));
                         if events.wants_movetext() {
                             if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
@@ -446,7 +444,7 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
                 }
                 // A symbol of move numbers only.
                 if let Some((value, dots, nspan)) = glued {
-                    number = Some(nspan);
+                    number_start = nspan.start as usize;
                     events.move_number(value, dots, nspan);
                 }
             }
@@ -456,8 +454,8 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
 }
 
 /// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
-/// lexed as the lexer would have gone on there, and pushed whole. `number` is the span of a
-/// move number pushed with no move after it yet.
+/// lexed as the lexer would have gone on there, and pushed whole. `number_start` is where the
+/// last move number pushed alone starts (`usize::MAX`: none).
 #[cold]
 #[inline(never)]
 fn rest<E: MovetextEvents>(
@@ -465,7 +463,7 @@ fn rest<E: MovetextEvents>(
     at: MovetextStart,
     open: bool,
     from: usize,
-    number: Option<Span>,
+    number_start: usize,
     mut facts: MovetextFacts,
     events: &mut E,
 ) -> MovetextFacts {
@@ -473,14 +471,20 @@ fn rest<E: MovetextEvents>(
     // Periods after a move number with only spaces between are the number's (`1. ...
     // e5`): the lexer reads them from the number on (and the number again).
     let token = from + bytes[from..].iter().take_while(|&&b| is_space(b)).count();
-    if bytes.get(token) == Some(&b'.') {
-        if let Some(number) = number {
-            if bytes[number.end as usize..token]
-                .iter()
-                .all(|&b| is_space(b))
-            {
-                from = number.start as usize;
-            }
+    // (With only spaces between, no move came after the number.)
+    if bytes.get(token) == Some(&b'.') && number_start != usize::MAX {
+        // The number as the loop read it: digits, then ASCII dots.
+        let digits = bytes[number_start..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let dots = bytes[number_start + digits..]
+            .iter()
+            .take_while(|&&b| b == b'.')
+            .count();
+        let number_end = number_start + digits + dots;
+        if bytes[number_end..token].iter().all(|&b| is_space(b)) {
+            from = number_start;
         }
     }
     // Where the lexer would be: the line of `from` and whether a token started on it, and
