@@ -36,6 +36,9 @@ pub(crate) trait MovetextEvents {
     fn nag(&mut self, nag: u16);
     /// A move number, with 1 for `12.` and 3 for `12...`, before the next move.
     fn move_number(&mut self, number: u32, dots: u8, span: Span);
+    /// A move number in the loop's fast cases: on the main line, no variation started (what
+    /// [`Self::move_number`] is there, without asking where).
+    fn main_move_number(&mut self, number: u32, dots: u8, span: Span);
     /// A main-line move in strict SAN, read, in the loop's fast cases (no variation has
     /// started). False when it could not be played: the line is broken, and the rest of the
     /// game comes as tokens ([`Self::rest_starts`]).
@@ -139,22 +142,6 @@ pub(crate) fn span_within(token: Span, text: &[u8], start: u32, end: u32) -> Spa
         line: token.line,
         col: token.col + count_chars(&text[..start as usize]),
     }
-}
-
-/// The movetext of `bytes` from `at`, lexed up to its end (which the end of `bytes` is at the
-/// latest), as the lexer lexes it inside the whole game.
-pub(crate) fn lex_movetext(bytes: &[u8], at: MovetextStart) -> Lexed {
-    let resume = Resume {
-        at: at.offset,
-        line: at.line,
-        line_start: at.line_start,
-        first_col: at.first_col,
-        token_on_line: false,
-        last_end: at.offset,
-    };
-    let mut lexed = Lexed::default();
-    lex_rest(bytes, &resume, &mut lexed);
-    lexed
 }
 
 /// Bytes that end a symbol for the loop: the lexer's delimiters, and any non-ASCII byte
@@ -269,12 +256,11 @@ pub(crate) fn may_be_sign(token: &[u8]) -> bool {
 /// Reads the movetext of `bytes` from `at`, pushing its tokens to `events`, with the places
 /// the lexer would give (line, and column in characters) left for [`place_spans`].
 ///
-/// With `open` the bytes run on past the game, up to where it surely ends: it ends with its
+/// With `OPEN` the bytes run on past the game, up to where it surely ends: it ends with its
 /// result token, or where the lexer ends it.
-pub(crate) fn read_bytes<E: MovetextEvents>(
+pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
     bytes: &[u8],
     at: MovetextStart,
-    open: bool,
     events: &mut E,
 ) -> MovetextFacts {
     let n = bytes.len();
@@ -297,7 +283,7 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
     // The rare branch: the rest of the game from the token at `from`.
     macro_rules! rest {
         ($from:expr) => {
-            return rest(bytes, at, open, $from, number_start, facts, events)
+            return rest(bytes, at, OPEN, $from, number_start, facts, events)
         };
     }
     loop {
@@ -343,7 +329,7 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
             // general reading below gives the same, and handles every other case).
             b'1'..=b'9' if let Some((value, dots, next)) = spaced_move_number(bytes, i) => {
                 number_start = i;
-                events.move_number(value, dots, span(i, next));
+                events.main_move_number(value, dots, span(i, next));
                 i = next;
             }
             // The common move, strict SAN before a space or other delimiter: read in one
@@ -400,7 +386,7 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
                             rest!(token)
                         }
                         if let Some((value, dots, nspan)) = glued {
-                            events.move_number(value, dots, nspan);
+                            events.main_move_number(value, dots, nspan);
                         }
                         facts.has_move = true;
                         let played = events.san(&m, span(start, mv_end));
@@ -428,14 +414,14 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
                         b"*" => GameResult::Unknown,
                         _ => rest!(token),
                     };
-                    if open {
+                    if OPEN {
                         facts.end = end;
                     } else if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
                         // The result ends the game: nothing may follow it.
                         rest!(token)
                     }
                     if let Some((value, dots, nspan)) = glued {
-                        events.move_number(value, dots, nspan);
+                        events.main_move_number(value, dots, nspan);
                     }
                     events.result(result);
                     events.end();
@@ -445,7 +431,7 @@ pub(crate) fn read_bytes<E: MovetextEvents>(
                 // A symbol of move numbers only.
                 if let Some((value, dots, nspan)) = glued {
                     number_start = nspan.start as usize;
-                    events.move_number(value, dots, nspan);
+                    events.main_move_number(value, dots, nspan);
                 }
             }
             _ => rest!(i),
@@ -543,8 +529,8 @@ pub(crate) fn read_movetext<E: MovetextEvents>(
             push_tokens(bytes, &lexed.tokens, events);
             MovetextFacts::of_tokens(bytes, lexed)
         }
-        Movetext::Bytes(at) => read_bytes(bytes, at, false, events),
-        Movetext::Open(at) => read_bytes(bytes, at, true, events),
+        Movetext::Bytes(at) => read_bytes::<E, false>(bytes, at, events),
+        Movetext::Open(at) => read_bytes::<E, true>(bytes, at, events),
     }
 }
 

@@ -6,8 +6,8 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::diag::{quote_bytes, Code, Finding};
 use crate::notation::{self, ReadMove, TrailingSign};
-use crate::pgn::movetext::{lex_movetext, MovetextEvents, RestStart};
-use crate::pgn::{GameResult, MovetextStart, Span, Token, TokenKind};
+use crate::pgn::movetext::{read_bytes, MovetextEvents, RestStart};
+use crate::pgn::{GameResult, MovetextStart, Span};
 use crate::rules::matcher;
 use crate::rules::visit::Ply;
 
@@ -36,6 +36,11 @@ impl MovetextEvents for Replay<'_> {
                 line.pending_number = Some((number, dots, span));
             }
         }
+    }
+
+    #[inline(always)]
+    fn main_move_number(&mut self, number: u32, dots: u8, span: Span) {
+        self.lines[0].pending_number = Some((number, dots, span));
     }
 
     #[inline(always)]
@@ -146,35 +151,23 @@ impl Replay<'_> {
         self.lines[0].before_last = Some(before);
     }
 
-    /// The movetext loop's moves played again from the start position, up to its last one: the
+    /// The fast cases' moves played again from the start position, up to the last one: the
     /// position before that move, the move, and what matching it noted (nothing for a
-    /// repaired move). The moves are strict SAN the movetext loop played, each its own token.
+    /// repaired move). The movetext loop reads them again from the bytes up to that move.
     fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, matcher::MatchNotes)> {
         let bytes = self.bytes.get(..self.token.1 as usize)?;
         if bytes.len() <= at.offset {
             return None;
         }
-        let lexed = lex_movetext(bytes, at);
-        let mut pos = self.start.clone();
-        let mut moves = lexed.tokens.iter().filter(|t| t.kind == TokenKind::Move);
-        let last = moves.next_back()?;
-        let play = |pos: &Chess, token: &Token| {
-            let text = &bytes[token.span.start as usize..token.span.end as usize];
-            let m = notation::ascii::plain_san(text)?;
-            match matcher::find_move_noting(pos, &m, pos.checkers()) {
-                Ok(found) => Some(found),
-                Err(_) => match matcher::suggest(pos, &m, &String::from_utf8_lossy(text))[..] {
-                    [only] if self.opts.repair => Some((only, matcher::MatchNotes::default())),
-                    _ => None,
-                },
-            }
+        let mut again = PlayedAgain {
+            bytes,
+            repair: self.opts.repair,
+            pos: self.start.clone(),
+            last: None,
+            failed: false,
         };
-        for token in moves {
-            let (mv, _) = play(&pos, token)?;
-            pos.play_unchecked(mv);
-        }
-        let (mv, notes) = play(&pos, last)?;
-        Some((pos, mv, notes))
+        read_bytes::<_, false>(bytes, at, &mut again);
+        again.last.filter(|_| !again.failed)
     }
 
     /// Plays a main-line move of the movetext loop: without anything only other moves need, unless
@@ -196,4 +189,57 @@ impl Replay<'_> {
     fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
         self.play::<true>(0, m, span)
     }
+}
+
+/// The fast cases' moves of a movetext played again from its start position
+/// ([`Replay::replay_to_last`]): they were all played (or repaired) the first time.
+struct PlayedAgain<'a> {
+    bytes: &'a [u8],
+    repair: bool,
+    pos: Chess,
+    /// The position before the last move played, the move, and what matching it noted.
+    last: Option<(Chess, Move, matcher::MatchNotes)>,
+    /// A move did not play after all.
+    failed: bool,
+}
+
+impl MovetextEvents for PlayedAgain<'_> {
+    fn wants_movetext(&self) -> bool {
+        false
+    }
+
+    fn san(&mut self, m: &ReadMove, span: Span) -> bool {
+        let pos = &self.pos;
+        let found = match matcher::find_move_noting(pos, m, pos.checkers()) {
+            Ok(found) => Some(found),
+            Err(_) => {
+                let text = &self.bytes[span.start as usize..span.end as usize];
+                match matcher::suggest(pos, m, &String::from_utf8_lossy(text))[..] {
+                    [only] if self.repair => Some((only, matcher::MatchNotes::default())),
+                    _ => None,
+                }
+            }
+        };
+        let Some((mv, notes)) = found.filter(|_| !self.failed) else {
+            self.failed = true;
+            return false;
+        };
+        let before = self.pos.clone();
+        self.pos.play_unchecked(mv);
+        self.last = Some((before, mv, notes));
+        true
+    }
+
+    // Nothing but the fast cases' moves counts.
+    fn comment(&mut self, _: u32, _: u32) {}
+    fn nag(&mut self, _: u16) {}
+    fn move_number(&mut self, _: u32, _: u8, _: Span) {}
+    fn main_move_number(&mut self, _: u32, _: u8, _: Span) {}
+    fn move_token(&mut self, _: Span, _: Option<(TrailingSign, Span)>, _: bool) {}
+    fn begin_variation(&mut self, _: Span) {}
+    fn end_variation(&mut self) {}
+    fn result(&mut self, _: GameResult) {}
+    fn unexpected(&mut self, _: Span) {}
+    fn rest_starts(&mut self, _: RestStart) {}
+    fn end(&mut self) {}
 }
