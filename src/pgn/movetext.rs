@@ -159,7 +159,7 @@ static SYMBOL_END: [bool; 256] = {
 /// A move number of one to eight digits with its dots and a space, tab or line break after
 /// them, at `bytes[i]`: its number, its dots as [`move_number`] counts them, and where it
 /// ends. `None` for anything else.
-#[inline]
+#[inline(always)]
 fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
     let mut j = i;
     let mut number = 0u32;
@@ -276,14 +276,11 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
         line: UNPLACED,
         col: 0,
     };
-    // Where the last move number pushed alone starts (`usize::MAX`: none yet): periods after
-    // it belong to it, for the lexer. (One offset, which the loop carries at little cost.)
-    let mut number_start = usize::MAX;
     let mut i = at.offset;
     // The rare branch: the rest of the game from the token at `from`.
     macro_rules! rest {
         ($from:expr) => {
-            return rest(bytes, at, OPEN, $from, number_start, facts, events)
+            return rest(bytes, at, OPEN, $from, facts, events)
         };
     }
     loop {
@@ -328,7 +325,6 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
             // The common move number, `12.` or `12...` before a space: read here (the
             // general reading below gives the same, and handles every other case).
             b'1'..=b'9' if let Some((value, dots, next)) = spaced_move_number(bytes, i) => {
-                number_start = i;
                 events.main_move_number(value, dots, span(i, next));
                 i = next;
             }
@@ -430,7 +426,6 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
                 }
                 // A symbol of move numbers only.
                 if let Some((value, dots, nspan)) = glued {
-                    number_start = nspan.start as usize;
                     events.main_move_number(value, dots, nspan);
                 }
             }
@@ -440,8 +435,7 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
 }
 
 /// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
-/// lexed as the lexer would have gone on there, and pushed whole. `number_start` is where the
-/// last move number pushed alone starts (`usize::MAX`: none).
+/// lexed as the lexer would have gone on there, and pushed whole.
 #[cold]
 #[inline(never)]
 fn rest<E: MovetextEvents>(
@@ -449,7 +443,6 @@ fn rest<E: MovetextEvents>(
     at: MovetextStart,
     open: bool,
     from: usize,
-    number_start: usize,
     mut facts: MovetextFacts,
     events: &mut E,
 ) -> MovetextFacts {
@@ -457,20 +450,18 @@ fn rest<E: MovetextEvents>(
     // Periods after a move number with only spaces between are the number's (`1. ...
     // e5`): the lexer reads them from the number on (and the number again).
     let token = from + bytes[from..].iter().take_while(|&&b| is_space(b)).count();
-    // (With only spaces between, no move came after the number.)
-    if bytes.get(token) == Some(&b'.') && number_start != usize::MAX {
-        // The number as the loop read it: digits, then ASCII dots.
-        let digits = bytes[number_start..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let dots = bytes[number_start + digits..]
-            .iter()
-            .take_while(|&&b| b == b'.')
-            .count();
-        let number_end = number_start + digits + dots;
-        if bytes[number_end..token].iter().all(|&b| is_space(b)) {
-            from = number_start;
+    // (With only spaces between, no move came after the number.) The loop keeps no note of
+    // its last move number, a cost on every token: it reads its tokens again to find it.
+    if bytes.get(token) == Some(&b'.') {
+        let mut last = LastNumber(None);
+        read_bytes::<_, false>(&bytes[..from], at, &mut last);
+        if let Some(number) = last.0 {
+            if bytes[number.end as usize..token]
+                .iter()
+                .all(|&b| is_space(b))
+            {
+                from = number.start as usize;
+            }
         }
     }
     // Where the lexer would be: the line of `from` and whether a token started on it, and
@@ -514,6 +505,32 @@ fn rest<E: MovetextEvents>(
     }
     facts.rest_problems = rest.problems;
     facts
+}
+
+/// The last move number of the loop's fast cases ([`rest`]).
+struct LastNumber(Option<Span>);
+
+impl MovetextEvents for LastNumber {
+    fn wants_movetext(&self) -> bool {
+        false
+    }
+    fn main_move_number(&mut self, _: u32, _: u8, span: Span) {
+        self.0 = Some(span);
+    }
+    fn san(&mut self, _: &ReadMove, _: Span) -> bool {
+        true
+    }
+    // The fast cases' numbers are all that counts.
+    fn comment(&mut self, _: u32, _: u32) {}
+    fn nag(&mut self, _: u16) {}
+    fn move_number(&mut self, _: u32, _: u8, _: Span) {}
+    fn move_token(&mut self, _: Span, _: Option<(TrailingSign, Span)>, _: bool) {}
+    fn begin_variation(&mut self, _: Span) {}
+    fn end_variation(&mut self) {}
+    fn result(&mut self, _: GameResult) {}
+    fn unexpected(&mut self, _: Span) {}
+    fn rest_starts(&mut self, _: RestStart) {}
+    fn end(&mut self) {}
 }
 
 /// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
