@@ -30,42 +30,45 @@ use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, T
 pub(crate) trait MovetextEvents {
     /// The visitor wants the comments and NAGs ([`Self::comment`], [`Self::nag`]).
     fn wants_movetext(&self) -> bool;
-    /// A comment, bytes `start..end` with its braces (or its `;` and the rest of the line).
-    fn comment(&mut self, start: u32, end: u32);
-    /// A NAG, or the glyph glued to a move (`e4!?`) as its NAG.
-    fn nag(&mut self, nag: u16);
-    /// A move number, with 1 for `12.` and 3 for `12...`, before the next move.
-    fn move_number(&mut self, number: u32, dots: u8, span: Span);
-    /// A move number in the loop's fast cases: on the main line, no variation started (what
-    /// [`Self::move_number`] is there, without asking where).
-    fn main_move_number(&mut self, number: u32, dots: u8, span: Span);
     /// A main-line move in strict SAN, read, in the loop's fast cases (no variation has
     /// started). False when it could not be played: the line is broken, and the rest of the
     /// game comes as tokens ([`Self::rest_starts`]).
     fn san(&mut self, m: &ReadMove, span: Span) -> bool;
+    // The other events are passed over by a visitor that does not override them (as
+    // pgn-reader's are): the replay takes them all.
+    /// A comment, bytes `start..end` with its braces (or its `;` and the rest of the line).
+    fn comment(&mut self, _start: u32, _end: u32) {}
+    /// A NAG, or the glyph glued to a move (`e4!?`) as its NAG.
+    fn nag(&mut self, _nag: u16) {}
+    /// A move number, with 1 for `12.` and 3 for `12...`, before the next move.
+    fn move_number(&mut self, _number: u32, _dots: u8, _span: Span) {}
+    /// A move number in the loop's fast cases: on the main line, no variation started (what
+    /// [`Self::move_number`] is there, without asking where).
+    fn main_move_number(&mut self, _number: u32, _dots: u8, _span: Span) {}
     /// A move token as written, in any notation, perhaps several moves glued (`Nf3Nf6`),
     /// with a sign standing apart after it that belongs to it (`Qh5 +`). `variation_follows`:
     /// the next token but comments, NAGs and move numbers starts a variation, which replaces
     /// this move.
     fn move_token(
         &mut self,
-        span: Span,
-        sign: Option<(TrailingSign, Span)>,
-        variation_follows: bool,
-    );
+        _span: Span,
+        _sign: Option<(TrailingSign, Span)>,
+        _variation_follows: bool,
+    ) {
+    }
     /// A variation starts (`(` at `span`).
-    fn begin_variation(&mut self, span: Span);
+    fn begin_variation(&mut self, _span: Span) {}
     /// A variation ends.
-    fn end_variation(&mut self);
+    fn end_variation(&mut self) {}
     /// A result token (on the main line or in a variation).
-    fn result(&mut self, result: GameResult);
+    fn result(&mut self, _result: GameResult) {}
     /// Bytes that are no token of a movetext (the lexer's `Unknown`), not reported by the
     /// lexer already.
-    fn unexpected(&mut self, span: Span);
+    fn unexpected(&mut self, _span: Span) {}
     /// From here on the movetext comes as tokens: what the visitor needs to know of them first.
-    fn rest_starts(&mut self, rest: RestStart);
+    fn rest_starts(&mut self, _rest: RestStart) {}
     /// The movetext ended.
-    fn end(&mut self);
+    fn end(&mut self) {}
 }
 
 /// The rest of a movetext that comes as tokens, before the first of them: what the loop's
@@ -520,17 +523,6 @@ impl MovetextEvents for LastNumber {
     fn san(&mut self, _: &ReadMove, _: Span) -> bool {
         true
     }
-    // The fast cases' numbers are all that counts.
-    fn comment(&mut self, _: u32, _: u32) {}
-    fn nag(&mut self, _: u16) {}
-    fn move_number(&mut self, _: u32, _: u8, _: Span) {}
-    fn move_token(&mut self, _: Span, _: Option<(TrailingSign, Span)>, _: bool) {}
-    fn begin_variation(&mut self, _: Span) {}
-    fn end_variation(&mut self) {}
-    fn result(&mut self, _: GameResult) {}
-    fn unexpected(&mut self, _: Span) {}
-    fn rest_starts(&mut self, _: RestStart) {}
-    fn end(&mut self) {}
 }
 
 /// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed

@@ -229,17 +229,4 @@ impl MovetextEvents for PlayedAgain<'_> {
         self.last = Some((before, mv, notes));
         true
     }
-
-    // Nothing but the fast cases' moves counts.
-    fn comment(&mut self, _: u32, _: u32) {}
-    fn nag(&mut self, _: u16) {}
-    fn move_number(&mut self, _: u32, _: u8, _: Span) {}
-    fn main_move_number(&mut self, _: u32, _: u8, _: Span) {}
-    fn move_token(&mut self, _: Span, _: Option<(TrailingSign, Span)>, _: bool) {}
-    fn begin_variation(&mut self, _: Span) {}
-    fn end_variation(&mut self) {}
-    fn result(&mut self, _: GameResult) {}
-    fn unexpected(&mut self, _: Span) {}
-    fn rest_starts(&mut self, _: RestStart) {}
-    fn end(&mut self) {}
 }
