@@ -232,7 +232,7 @@ fn sign_may_follow_slow(bytes: &[u8], end: usize) -> bool {
 }
 
 /// [`sign_may_follow`], the slow way: the next token (after spaces, wide ones too) read as the
-/// token loop reads a sign after a move. Non-ASCII bytes may start a sign too.
+/// rare branch reads a sign after a move. Non-ASCII bytes may start a sign too.
 #[cold]
 #[inline(never)]
 fn next_is_sign(bytes: &[u8], end: usize) -> bool {

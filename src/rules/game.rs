@@ -244,7 +244,7 @@ fn new_report(known: &KnownTags) -> GameReport {
 }
 
 /// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
-/// lexed whole, tokens and all (for the token loop), and where it ends in `bytes` (which may
+/// lexed whole, tokens and all (pushed as the movetext's events), and where it ends in `bytes` (which may
 /// run on past it, up to where it surely ends).
 pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> (Lexed, usize) {
     let mut lexed = Lexed::default();
@@ -560,7 +560,7 @@ mod tests {
         }
     }
 
-    /// Each game, read from its bytes, gets the report the token loop gives it and tells
+    /// Each game, read from its bytes, gets the report its tokens give it and tells
     /// visitors of several needs the same events.
     fn assert_fast_reports(games: &[&str]) {
         assert_fast_reports_with(games, &CheckOptions::default());

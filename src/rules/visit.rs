@@ -16,9 +16,10 @@
 //! - Where a move was written is a [`MoveAt`]: its token's bytes, and the variation depth.
 //!   The events say everything a writer keeps of the movetext (moves, comments, NAGs,
 //!   variations, and the tokens that could not be played), so no visitor needs the tokens.
-//! - A game is replayed once: its common tokens straight from the bytes, the rest (from the
-//!   first token the movetext loop does not read) from the lexer's tokens, and the events are
-//!   the same whichever reads a token.
+//! - A game is replayed once, from the events of the movetext's one loop
+//!   ([`crate::pgn::movetext`]): its common tokens read straight from the bytes, the rest
+//!   (from the first token those fast cases do not read) lexed, and the events are the same
+//!   whichever reads a token.
 //! - Visitors compose: `(A, B)` is a visitor that needs what either needs
 //!   ([`Needs::union`]) and tells each event to `A`, then to `B`; an `Option<V>` that is
 //!   `None` needs nothing. So the classifier of openings runs beside a writer, a filter or

@@ -99,7 +99,7 @@ impl MovetextEvents for Replay<'_> {
         );
     }
 
-    /// What the token loop needs and the fast cases did not keep is made here: the position
+    /// What the rest's events need and the fast cases did not keep is made here: the position
     /// before a move a variation follows, the findings of a game that turns out to be in
     /// Chinese notation. (A move a sign may follow was left to the tokens.)
     #[cold]
