@@ -527,13 +527,10 @@ impl MovetextEvents for LastNumber {
 
 /// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
 /// whole, [`Movetext::Tokens`]) or from its bytes ([`read_bytes`]), as `movetext` says.
-/// Without `fast` (moves that are not English SAN, which the fast cases read) every token of
-/// the bytes is lexed: the rare branch from the movetext's start.
 pub(crate) fn read_movetext<E: MovetextEvents>(
     bytes: &[u8],
     lexed: &Lexed,
     movetext: Movetext,
-    fast: bool,
     events: &mut E,
 ) -> MovetextFacts {
     match movetext {
@@ -541,16 +538,8 @@ pub(crate) fn read_movetext<E: MovetextEvents>(
             push_tokens(bytes, &lexed.tokens, events);
             MovetextFacts::of_tokens(bytes, lexed)
         }
-        Movetext::Bytes(at) if fast => read_bytes::<E, false>(bytes, at, events),
-        Movetext::Open(at) if fast => read_bytes::<E, true>(bytes, at, events),
-        Movetext::Bytes(at) | Movetext::Open(at) => {
-            let open = matches!(movetext, Movetext::Open(_));
-            let facts = MovetextFacts {
-                end: bytes.len(),
-                ..MovetextFacts::default()
-            };
-            rest(bytes, at, open, at.offset, facts, events)
-        }
+        Movetext::Bytes(at) => read_bytes::<E, false>(bytes, at, events),
+        Movetext::Open(at) => read_bytes::<E, true>(bytes, at, events),
     }
 }
 

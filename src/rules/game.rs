@@ -189,7 +189,7 @@ pub(crate) fn check_lexed(
 ) -> (GameReport, usize) {
     match movetext {
         Movetext::Tokens => (check_tokens(bytes, lexed, opts, visitor), bytes.len()),
-        Movetext::Bytes(_) | Movetext::Open(_) if tags_only(lexed) => {
+        Movetext::Bytes(_) | Movetext::Open(_) if fast_path_fits(lexed, opts) => {
             check(bytes, lexed, opts, visitor, movetext)
         }
         Movetext::Bytes(at) => {
@@ -214,12 +214,14 @@ fn check_tokens(
     check(bytes, lexed, opts, visitor, Movetext::Tokens).0
 }
 
-/// Whether the movetext may be read from the game's bytes: whatever comes before it is tags.
-fn tags_only(lexed: &Lexed) -> bool {
-    lexed
-        .tokens
-        .iter()
-        .all(|t| matches!(t.kind, TokenKind::Tag(_)))
+/// Whether the movetext loop may replay this game: the moves are in English SAN, and whatever
+/// comes before the movetext is tags.
+fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
+    opts.lang.is_none_or(|l| l == notation::Lang::En)
+        && lexed
+            .tokens
+            .iter()
+            .all(|t| matches!(t.kind, TokenKind::Tag(_)))
 }
 
 /// A report with nothing found yet.
@@ -343,9 +345,7 @@ fn check_movetext(
     let mut replay = Replay::new(
         bytes, lexed, opts, visitor, needs, movetext, findings, start, ended,
     );
-    // The fast cases read English SAN: moves in other letters are read from their tokens.
-    let english = opts.lang.is_none_or(|l| l == notation::Lang::En);
-    let mut facts = read_movetext(bytes, lexed, movetext, english, &mut replay);
+    let mut facts = read_movetext(bytes, lexed, movetext, &mut replay);
     let replayed = replay.finish();
     if !facts.rest_problems.is_empty() {
         let problems = std::mem::take(&mut facts.rest_problems);
