@@ -137,7 +137,7 @@ pub(crate) fn lex_game_at(
 /// book header lines. A game without movetext, a tagless game whose first move is not ASCII,
 /// and a game whose tag section may go on after comments are lexed whole:
 /// [`Movetext::Tokens`]. The movetext's bytes are for a reader that needs no tokens
-/// (the replay's bytes loop); one that needs them lexes the game again with [`lex_game`].
+/// (the replay's movetext loop); one that needs them lexes the game again with [`lex_game`].
 ///
 /// ```
 /// use pgnkit::pgn::{lex_game_tags, Lexed, Movetext};
@@ -560,7 +560,7 @@ impl Lexer<'_> {
     /// comments may come first, and are then where it starts; but a `[` after them goes on
     /// with the tag section, and a `)` before any token of the movetext leaves the tag
     /// section open too: such a game is lexed whole (`tags_only` off), as the replay's
-    /// bytes loop, which reads on from the movetext's start, would read it otherwise.
+    /// movetext loop, which reads on from the movetext's start, would read it otherwise.
     fn tags_end(&mut self, b: u8, at: &Between) -> Option<LexEnd> {
         let here = MovetextStart {
             offset: self.i,

@@ -4,13 +4,14 @@ pub mod book;
 pub mod cut;
 pub mod date;
 pub mod lexer;
+pub(crate) mod movetext;
 pub mod reader;
 
 pub use lexer::{
     lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
     Lexed, Movetext, MovetextStart, Span, Tag, Token, TokenKind,
 };
-pub(crate) use lexer::{lex_game_at, lex_game_tags_open, lex_rest, Resume};
+pub(crate) use lexer::{lex_game_at, lex_game_tags_open};
 pub use reader::{GameReader, Origin, Peeked, RawGame};
 
 /// A tag value as PGN quotes it, handed to `out` in pieces: `"` and `\` escaped, a line

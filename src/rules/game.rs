@@ -9,6 +9,7 @@ use shakmaty::Chess;
 use crate::diag::{Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation;
 use crate::pgn::book;
+use crate::pgn::movetext::{place_spans, read_movetext, MovetextFacts, UNPLACED};
 use crate::pgn::{
     lex_game_at, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed,
     Movetext, MovetextStart, Span, TokenKind,
@@ -17,7 +18,7 @@ use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
 use crate::rules::explain::{fen, plural};
 use crate::rules::outcome::Ending;
-use crate::rules::replay::{place_spans, MovetextFacts, Replay, Replayed, UNPLACED};
+use crate::rules::replay::{Replay, Replayed};
 use crate::rules::start::start_position;
 use crate::rules::tags::{lex_findings, tag_findings};
 use crate::rules::visit::{Needs, Visitor};
@@ -214,7 +215,7 @@ fn check_tokens(
     check(bytes, lexed, opts, visitor, Movetext::Tokens).0
 }
 
-/// Whether the bytes loop may replay this game: the moves are in English SAN, and whatever
+/// Whether the movetext loop may replay this game: the moves are in English SAN, and whatever
 /// comes before the movetext is tags.
 fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
     opts.lang.is_none_or(|l| l == notation::Lang::En)
@@ -244,7 +245,7 @@ fn new_report(known: &KnownTags) -> GameReport {
 }
 
 /// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
-/// lexed whole, tokens and all (for the token loop), and where it ends in `bytes` (which may
+/// lexed whole, tokens and all (pushed as the movetext's events), and where it ends in `bytes` (which may
 /// run on past it, up to where it surely ends).
 pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> (Lexed, usize) {
     let mut lexed = Lexed::default();
@@ -301,7 +302,7 @@ fn check_movetext(
         &lexed.problems,
         &mut Capped::new(&mut report.findings, &mut counts),
     );
-    // Where the lexer's problems of a movetext the bytes loop handed on go (after these).
+    // Where the lexer's problems of a movetext the movetext loop handed on go (after these).
     let lex_end = report.findings.len();
     if lexed.problems.iter().any(|p| {
         matches!(
@@ -345,17 +346,10 @@ fn check_movetext(
     let mut replay = Replay::new(
         bytes, lexed, opts, visitor, needs, movetext, findings, start, ended,
     );
-    let facts = match movetext {
-        Movetext::Tokens => {
-            replay.run(lexed);
-            MovetextFacts::of_tokens(bytes, lexed)
-        }
-        Movetext::Bytes(at) => replay.run_plain(at, false),
-        Movetext::Open(at) => replay.run_plain(at, true),
-    };
-    let mut replayed = replay.finish();
-    if !replayed.rest_problems.is_empty() {
-        let problems = std::mem::take(&mut replayed.rest_problems);
+    let mut facts = read_movetext(bytes, lexed, movetext, &mut replay);
+    let replayed = replay.finish();
+    if !facts.rest_problems.is_empty() {
+        let problems = std::mem::take(&mut facts.rest_problems);
         insert_lex_findings(&mut report, lex_end, &problems, &mut counts);
     }
     // In the book layout Chinese notation is the layout's own, not a departure from SAN.
@@ -488,7 +482,7 @@ fn moves_after_end_finding(replayed: &Replayed) -> Option<Finding> {
     Some(f)
 }
 
-/// Gives the spans the bytes loop left unplaced in the report their lines and columns.
+/// Gives the spans the movetext loop left unplaced in the report their lines and columns.
 fn place_report_spans(report: &mut GameReport, bytes: &[u8], at: MovetextStart) {
     let mut spans: Vec<&mut Span> = report
         .findings
@@ -560,7 +554,7 @@ mod tests {
         }
     }
 
-    /// Each game, read from its bytes, gets the report the token loop gives it and tells
+    /// Each game, read from its bytes, gets the report its tokens give it and tells
     /// visitors of several needs the same events.
     fn assert_fast_reports(games: &[&str]) {
         assert_fast_reports_with(games, &CheckOptions::default());
@@ -690,7 +684,7 @@ mod tests {
             // Lexer problems of the rest come before the tag findings, as lexing whole gives.
             "[Event \"a\"]\n\n1. e4 {open\n[Date \"x\"]",
             "[Event \"a\"]\n\n1. e4 e5 $300 2. Nf3 ) 2... Nc6 (2... d6 3. d4 *",
-            // A variation that follows no move of the bytes loop's.
+            // A variation that follows no move of the movetext loop's.
             "[Event \"a\"]\n\n{c} ; x\n(1. d4) 1. e4 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 ; c\n2... Nc6 (2... d6 3. d4) 3. Bb5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 -- 3. Bc4 *",
@@ -703,9 +697,9 @@ mod tests {
             // Periods that belong to the move number before them.
             "[Event \"a\"]\n\n1. e4 1. ... e5 2 . .. Nf3 *",
             "[Event \"a\"]\n\n1. e4 1. {c} ... e5 *",
-            // Spaces the bytes loop leaves to the lexer between the number and its periods.
+            // Spaces the movetext loop leaves to the lexer between the number and its periods.
             "[Event \"a\"]\n\n1\r\r\x0c\r. e4 -- 2. d4 *",
-            // Variations after moves whose position the bytes loop did not keep.
+            // Variations after moves whose position the movetext loop did not keep.
             "[Event \"a\"]\n\n1. e4 (1. d4) e5 *",
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 {c} $1 ; x\n2... (2. Nc3 Nf6) Nc6 *",
             // SAN moves, one with findings (Nbd2 names more than needed), then Chinese ones.

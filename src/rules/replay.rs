@@ -1,12 +1,12 @@
 //! Replaying a game's movetext through shakmaty: every line of play (variations too) move by
 //! move, what the visitor is told, and where a line breaks. The main line's own bookkeeping
-//! is in [`main_line`], the bytes loop over a movetext's bytes in [`plain`], and the findings about
-//! how moves are written in [`findings`]; a slice of tokens from a given position, for the
-//! lines of a table, in [`slice`].
+//! is in [`main_line`], the events of the movetext's lexer loop ([`crate::pgn::movetext`])
+//! in [`events`], and the findings about how moves are written in [`findings`]; a slice of
+//! tokens from a given position, for the lines of a table, in [`slice`].
 
+mod events;
 mod findings;
 mod main_line;
-mod plain;
 mod slice;
 
 use shakmaty::{
@@ -16,9 +16,9 @@ use shakmaty::{
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
-use crate::pgn::lexer::count_chars;
+use crate::pgn::movetext::{foreign_moves, span_within};
 use crate::pgn::Movetext;
-use crate::pgn::{GameResult, LexProblem, Lexed, Span, TokenKind};
+use crate::pgn::{GameResult, Lexed, Span};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Termination};
@@ -27,7 +27,6 @@ use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
-pub(super) use plain::{place_spans, UNPLACED};
 pub use slice::{passed_over, play_slice, SliceError};
 
 /// A line that stopped being replayed: at a move that could not be, or where the game ended
@@ -98,31 +97,6 @@ impl ReplayBuffers {
     }
 }
 
-/// What the end of a check needs to know of the movetext's tokens.
-pub(super) struct MovetextFacts {
-    pub has_move: bool,
-    /// The (last) result token.
-    pub result_span: Option<Span>,
-    /// Where the game ends in the bytes.
-    pub end: usize,
-}
-
-impl MovetextFacts {
-    /// The facts of a movetext lexed whole, whose game ends with `bytes`.
-    pub(super) fn of_tokens(bytes: &[u8], lexed: &Lexed) -> Self {
-        MovetextFacts {
-            has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
-            result_span: lexed
-                .tokens
-                .iter()
-                .rev()
-                .find(|t| matches!(t.kind, TokenKind::Result { .. }))
-                .map(|t| t.span),
-            end: bytes.len(),
-        }
-    }
-}
-
 /// What a finished replay leaves for the report.
 pub(super) struct Replayed {
     /// The main line's state at its end (its history buffer given back).
@@ -134,8 +108,6 @@ pub(super) struct Replayed {
     pub main_broken: bool,
     /// Moves read in Chinese (or other non-SAN) notation.
     pub chinese_moves: u32,
-    /// The lexer's problems of a movetext the bytes loop handed on to it part-way.
-    pub rest_problems: Vec<LexProblem>,
 }
 
 /// The replay of one game's movetext: its lines of play, the main line's state, and where
@@ -177,11 +149,9 @@ pub(super) struct Replay<'a> {
     /// Moves that had findings about how SAN is written (before the game turned out to be
     /// Chinese: [`Self::turns_chinese`]).
     san_noted: u32,
-    /// The start position, from which the bytes loop's moves make a position again that it
+    /// The start position, from which the movetext loop's moves make a position again that it
     /// did not keep ([`Self::keep_before_last`]).
     start: Chess,
-    /// The lexer's problems of the part of the movetext the bytes loop handed on to it.
-    rest_problems: Vec<LexProblem>,
     /// Findings that repeat the same way all through the game, reported once with a count.
     repeated: findings::Repeated,
 }
@@ -230,17 +200,10 @@ impl<'a> Replay<'a> {
             main_broken: false,
             // A book game's moves are Chinese long notation by the layout's convention.
             chinese_game: lexed.book
-                || matches!(movetext, Movetext::Tokens)
-                    && lexed.tokens.iter().any(|t| {
-                        t.kind == TokenKind::Move
-                            && bytes[t.span.start as usize..t.span.end as usize]
-                                .iter()
-                                .any(|&b| b >= 0x80)
-                    }),
+                || matches!(movetext, Movetext::Tokens) && foreign_moves(bytes, &lexed.tokens),
             chinese_moves: 0,
             san_noted: 0,
             start: start.clone(),
-            rest_problems: Vec::new(),
             repeated: findings::Repeated::default(),
         };
         replay.main.restart_hash(&start);
@@ -270,7 +233,6 @@ impl<'a> Replay<'a> {
             result_token,
             main_broken,
             chinese_moves,
-            rest_problems,
             ..
         } = self;
         let main_pos = lines.swap_remove(0).pos;
@@ -287,7 +249,6 @@ impl<'a> Replay<'a> {
             result_token,
             main_broken,
             chinese_moves,
-            rest_problems,
         }
     }
 }
@@ -302,92 +263,8 @@ impl Replay<'_> {
         }
     }
 
-    pub(super) fn run(&mut self, lexed: &Lexed) {
-        let mut tokens = lexed.tokens.iter().enumerate().peekable();
-        while let Some((_, token)) = tokens.next() {
-            match token.kind {
-                TokenKind::Move => {
-                    self.token = (token.span.start, token.span.end);
-                    // A sign standing alone after a move (`11.后f5-f7 ×`) belongs to it.
-                    let sign = match tokens.peek() {
-                        Some((_, next)) if next.kind == TokenKind::Move => {
-                            let b = &self.bytes[next.span.start as usize..next.span.end as usize];
-                            may_be_sign(b)
-                                .then(|| notation::trailing_sign(b))
-                                .flatten()
-                                .map(|s| (s, next.span))
-                        }
-                        _ => None,
-                    };
-                    if sign.is_some() {
-                        tokens.next();
-                    }
-                    self.variation_follows = tokens
-                        .clone()
-                        .map(|(_, t)| t.kind)
-                        .find(|&k| !looked_past(k))
-                        == Some(TokenKind::VariationStart);
-                    if self.skipped_depth == 0 {
-                        self.move_token(token.span, sign);
-                    } else {
-                        // In a variation nested too deep to replay.
-                        let depth = self.lines.len() - 1 + self.skipped_depth;
-                        self.visitor.unplayed(self.at(depth));
-                    }
-                }
-                TokenKind::MoveNumber { number, dots } => {
-                    if self.skipped_depth == 0 {
-                        if let Some(line) = self.lines.last_mut() {
-                            line.pending_number = Some((number, dots, token.span));
-                        }
-                    }
-                }
-                TokenKind::VariationStart => self.start_variation(token.span),
-                TokenKind::VariationEnd => {
-                    self.end_variation();
-                    self.visitor.end_variation();
-                }
-                TokenKind::Result { result, .. } => {
-                    if self.lines.len() == 1 && self.skipped_depth == 0 {
-                        self.result_token = Some(result);
-                    }
-                }
-                // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
-                // `)` that closes no variation, reported already as P006 at the same place.
-                TokenKind::Unknown
-                    if matches!(self.bytes.get(token.span.start as usize), Some(b'[' | b')')) => {}
-                TokenKind::Unknown => {
-                    let text = quote_bytes(
-                        &self.bytes[token.span.start as usize..token.span.end as usize],
-                    );
-                    self.findings.push(
-                        Finding::new(
-                            Code::UnexpectedToken,
-                            Some(token.span),
-                            format!("unexpected '{}' in the movetext", text.escape_debug()),
-                        )
-                        .help("remove it, or put commentary inside { braces }"),
-                    );
-                }
-                TokenKind::Nag(nag) if self.record_movetext => self.visitor.nag(nag),
-                TokenKind::Comment | TokenKind::LineComment if self.record_movetext => {
-                    self.visitor.comment(token.span.start, token.span.end);
-                }
-                TokenKind::Tag(_)
-                | TokenKind::Nag(_)
-                | TokenKind::Comment
-                | TokenKind::LineComment
-                | TokenKind::Escape => {}
-            }
-        }
-        while self.lines.len() > 1 {
-            self.end_variation();
-        }
-        self.close_line_note(0);
-    }
-
     /// The visitor still wants the position before the next main-line move
-    /// ([`Positions::First`], [`Positions::All`]). Past those, the bytes loop's inline play
+    /// ([`Positions::First`], [`Positions::All`]). Past those, the movetext loop's inline play
     /// serves it: it gathers the moves of a visitor that wants every move
     /// ([`Visitor::main_line`]), and tells nothing to one that does not.
     #[inline(always)]
@@ -450,7 +327,7 @@ impl Replay<'_> {
         self.visitor.begin_variation();
     }
 
-    fn end_variation(&mut self) {
+    fn close_variation(&mut self) {
         if self.skipped_depth > 0 {
             self.skipped_depth -= 1;
             return;
@@ -483,7 +360,7 @@ impl Replay<'_> {
         }
     }
 
-    fn move_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
+    fn play_token(&mut self, span: Span, sign: Option<(notation::TrailingSign, Span)>) {
         let depth = self.lines.len() - 1;
         let token = &self.bytes[span.start as usize..span.end as usize];
         if self.lines[depth].broken.is_some() {
@@ -517,12 +394,7 @@ impl Replay<'_> {
                     self.glued_moves(token, span, &moves);
                 }
                 for (i, m) in moves.iter().enumerate() {
-                    let sub = Span {
-                        start: span.start + u32::from(m.start),
-                        end: span.start + u32::from(m.end),
-                        line: span.line,
-                        col: span.col + count_chars(&token[..usize::from(m.start)]),
-                    };
+                    let sub = span_within(span, token, u32::from(m.start), u32::from(m.end));
                     if !self.play::<true>(depth, m, sub) {
                         // The moves glued after it in the token are not replayed either.
                         let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
@@ -567,19 +439,20 @@ impl Replay<'_> {
 
     /// Plays one read move on line `depth`. Returns false when the line breaks.
     ///
-    /// `ANY` is false for the bytes loop ([`Replay::run_plain`]): the main line, a move of
+    /// `ANY` is false for the movetext loop's fast cases
+    /// ([`crate::pgn::movetext::read_bytes`]): the main line, a move of
     /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
     /// moves need.
     fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         self.play_inline::<ANY>(depth, m, span)
     }
 
-    /// [`Self::play`], inline: in the bytes loop only.
+    /// [`Self::play`], inline: in the movetext loop only.
     #[inline(always)]
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(
             ANY || (depth == 0 && !self.wants_positions() && !self.variation_follows),
-            "the bytes loop plays main-line moves only"
+            "the movetext loop plays main-line moves only"
         );
         let line = &mut self.lines[depth];
         let label = ply_label(&line.pos);
@@ -593,7 +466,7 @@ impl Replay<'_> {
             return self.play_null(depth, span, label);
         }
         let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
-        // The two ways to the move each go on to `played` (inline for the bytes loop): merged
+        // The two ways to the move each go on to `played` (inline for the movetext loop): merged
         // into one value first, the move was read back from memory in other widths than it
         // was written, a stall on every ply.
         match matcher::find_move_fast(&line.pos, m, checkers) {
@@ -602,7 +475,7 @@ impl Replay<'_> {
         }
     }
 
-    /// [`Self::play`] for a move the bytes loop's inline play did not find.
+    /// [`Self::play`] for a move the movetext loop's inline play did not find.
     #[inline(never)]
     fn play_slow<const ANY: bool>(
         &mut self,
@@ -707,7 +580,7 @@ impl Replay<'_> {
         true
     }
 
-    /// The move `m` stands for, when the bytes loop's inline play has not found it: the full matcher,
+    /// The move `m` stands for, when the movetext loop's inline play has not found it: the full matcher,
     /// then a repair if asked for. `None` when the line breaks here (reported). Apart from
     /// [`Self::play_slow`], which is compiled for each `ANY`, so that this is compiled once.
     #[inline(never)]
@@ -940,28 +813,6 @@ fn written_san<'t>(
             matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-')
         });
     canonical.then(|| std::str::from_utf8(text).ok()).flatten()
-}
-
-/// A token between a move and a variation that still replaces that move: what the look for
-/// a variation after a move passes over.
-fn looked_past(kind: TokenKind) -> bool {
-    matches!(
-        kind,
-        TokenKind::Comment
-            | TokenKind::LineComment
-            | TokenKind::Escape
-            | TokenKind::Nag(_)
-            | TokenKind::MoveNumber { .. }
-    )
-}
-
-/// A cheap screen before [`notation::trailing_sign`]: moves start with a file or piece letter.
-fn may_be_sign(token: &[u8]) -> bool {
-    match token.first() {
-        Some(b'x' | b'#' | b'+' | b'=' | b'(' | 0x80..) => true,
-        Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
-        _ => false,
-    }
 }
 
 /// The text of a token, shown in a finding.

@@ -16,9 +16,10 @@
 //! - Where a move was written is a [`MoveAt`]: its token's bytes, and the variation depth.
 //!   The events say everything a writer keeps of the movetext (moves, comments, NAGs,
 //!   variations, and the tokens that could not be played), so no visitor needs the tokens.
-//! - A game is replayed once: its common tokens straight from the bytes, the rest (from the
-//!   first token the bytes loop does not read) from the lexer's tokens, and the events are
-//!   the same whichever reads a token.
+//! - A game is replayed once, from the events of the movetext's one loop
+//!   ([`crate::pgn::movetext`]): its common tokens read straight from the bytes, the rest
+//!   (from the first token those fast cases do not read) lexed, and the events are the same
+//!   whichever reads a token.
 //! - Visitors compose: `(A, B)` is a visitor that needs what either needs
 //!   ([`Needs::union`]) and tells each event to `A`, then to `B`; an `Option<V>` that is
 //!   `None` needs nothing. So the classifier of openings runs beside a writer, a filter or
@@ -44,7 +45,7 @@ pub struct Needs {
     pub tags: bool,
     /// Every main-line move, told once after the movetext by [`Visitor::main_line`] (whether
     /// [`Visitor::play`] was told of it or not): the moves past [`Needs::positions`] cost no
-    /// copy of their position and no call, and the replay keeps to its bytes loop.
+    /// copy of their position and no call, and the replay keeps to its movetext loop.
     pub main_moves: bool,
 }
 

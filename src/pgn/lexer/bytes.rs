@@ -212,7 +212,7 @@ pub(crate) fn count_chars(s: &[u8]) -> u32 {
     s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32
 }
 
-/// A brace comment as the replay's bytes loop reads it: from the
+/// A brace comment as the replay's movetext loop reads it: from the
 /// body after its `{`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Comment {

@@ -454,7 +454,7 @@ impl Lexed {
 }
 
 /// Where a game's movetext is once the game is lexed: in its tokens, or in its bytes from a
-/// place on, for a reader that needs no tokens (the replay's bytes loop).
+/// place on, for a reader that needs no tokens (the replay's movetext loop).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Movetext {
     /// The game was lexed whole: the movetext, if any, is in [`Lexed::tokens`].

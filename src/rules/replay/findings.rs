@@ -293,7 +293,7 @@ impl Replay<'_> {
     }
 
     /// The game turns out to have moves in Chinese (or other non-SAN) notation after the
-    /// bytes loop read some in SAN: their findings become what they are in such a game (one
+    /// movetext loop read some in SAN: their findings become what they are in such a game (one
     /// count for the game, and wrong capture signs), as if that had been known from the
     /// start.
     #[cold]

@@ -7,6 +7,7 @@
 use shakmaty::{Chess, Move, Position};
 
 use crate::notation::ascii::plain_san;
+pub use crate::pgn::movetext::passed_over;
 use crate::pgn::{Token, TokenKind};
 use crate::rules::matcher;
 
@@ -49,19 +50,6 @@ pub fn play_slice(
         }
     }
     Ok(())
-}
-
-/// Whether [`play_slice`] passes over a token of this kind (move numbers, NAGs, comments),
-/// rather than playing it or failing at it.
-pub fn passed_over(kind: TokenKind) -> bool {
-    matches!(
-        kind,
-        TokenKind::MoveNumber { .. }
-            | TokenKind::Nag(_)
-            | TokenKind::Comment
-            | TokenKind::LineComment
-            | TokenKind::Escape
-    )
 }
 
 /// The legal move the strict SAN `text` names in `pos`. An origin given where SAN needs none

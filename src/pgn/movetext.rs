@@ -1,0 +1,624 @@
+//! The movetext's lexer loop: a game's movetext read in one pass, each token pushed as an
+//! event to a [`MovetextEvents`] (the replay implements it).
+//!
+//! The design, after pgn-reader's `Reader::read_game`: one loop over the bytes, events pushed
+//! to a visitor that is a type parameter (static dispatch, its hot events inline in the loop).
+//! The common tokens are the loop's fast cases, read straight from the bytes: strict SAN
+//! moves on the main line (parsed to a [`ReadMove`] in the same pass), move numbers, brace
+//! comments, NAGs and glyphs, a standard result. Whatever else comes (a variation, a line
+//! comment, a sign standing apart, a move the visitor could not play, a problem the lexer
+//! reports) is the loop's rare branch: the rest of the movetext lexed from there on as the
+//! lexer goes on there, and pushed token by token as events of the same kind
+//! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). A game lexed
+//! whole ([`Movetext::Tokens`]) is pushed the same way. The visitor never sees a token, and
+//! where a game ends is found here, never by the visitor.
+//!
+//! Spans come without their line and column ([`UNPLACED`]): only a span that ends up in a
+//! report needs them, and [`place_spans`] gives them afterwards, as the lexer counts them.
+
+use crate::notation::{self, ReadMove, TrailingSign};
+use crate::pgn::lexer::{
+    all_spaces, comment, count_chars, count_lines, ends_symbol, is_space, last_line_start,
+    lex_rest, move_number, nag_glyph, skip_spaces, wide_space, Comment, Resume, DELIMITER,
+    MAX_SYMBOL,
+};
+use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
+
+/// What the loop pushes a movetext's tokens to: the replay. The loop reads the tokens; what
+/// they mean for the game (a legal move, a finding) is the visitor's. Every movetext ends
+/// with [`Self::end`].
+pub(crate) trait MovetextEvents {
+    /// The visitor wants the comments and NAGs ([`Self::comment`], [`Self::nag`]).
+    fn wants_movetext(&self) -> bool;
+    /// A main-line move in strict SAN, read, in the loop's fast cases (no variation has
+    /// started). False when it could not be played: the line is broken, and the rest of the
+    /// game comes as tokens ([`Self::rest_starts`]).
+    fn san(&mut self, m: &ReadMove, span: Span) -> bool;
+    // The other events are passed over by a visitor that does not override them (as
+    // pgn-reader's are): the replay takes them all.
+    /// A comment, bytes `start..end` with its braces (or its `;` and the rest of the line).
+    fn comment(&mut self, _start: u32, _end: u32) {}
+    /// A NAG, or the glyph glued to a move (`e4!?`) as its NAG.
+    fn nag(&mut self, _nag: u16) {}
+    /// A move number, with 1 for `12.` and 3 for `12...`, before the next move.
+    fn move_number(&mut self, _number: u32, _dots: u8, _span: Span) {}
+    /// A move number in the loop's fast cases: on the main line, no variation started (what
+    /// [`Self::move_number`] is there, without asking where).
+    fn main_move_number(&mut self, _number: u32, _dots: u8, _span: Span) {}
+    /// A move token as written, in any notation, perhaps several moves glued (`Nf3Nf6`),
+    /// with a sign standing apart after it that belongs to it (`Qh5 +`). `variation_follows`:
+    /// the next token but comments, NAGs and move numbers starts a variation, which replaces
+    /// this move.
+    fn move_token(
+        &mut self,
+        _span: Span,
+        _sign: Option<(TrailingSign, Span)>,
+        _variation_follows: bool,
+    ) {
+    }
+    /// A variation starts (`(` at `span`).
+    fn begin_variation(&mut self, _span: Span) {}
+    /// A variation ends.
+    fn end_variation(&mut self) {}
+    /// A result token (on the main line or in a variation).
+    fn result(&mut self, _result: GameResult) {}
+    /// Bytes that are no token of a movetext (the lexer's `Unknown`), not reported by the
+    /// lexer already.
+    fn unexpected(&mut self, _span: Span) {}
+    /// From here on the movetext comes as tokens: what the visitor needs to know of them first.
+    fn rest_starts(&mut self, _rest: RestStart) {}
+    /// The movetext ended.
+    fn end(&mut self) {}
+}
+
+/// The rest of a movetext that comes as tokens, before the first of them: what the loop's
+/// fast cases did not keep and a visitor may need made again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RestStart {
+    /// Where the movetext starts.
+    pub at: MovetextStart,
+    /// A move came before, in the fast cases.
+    pub after_move: bool,
+    /// A move token of the rest is not ASCII (Chinese or other non-SAN notation).
+    pub foreign_moves: bool,
+    /// The rest's first token but comments, NAGs and move numbers starts a variation (which
+    /// replaces the last move before).
+    pub variation_first: bool,
+}
+
+/// What the end of a check needs to know of a movetext, once it is read.
+#[derive(Default)]
+pub(crate) struct MovetextFacts {
+    pub has_move: bool,
+    /// The (last) result token.
+    pub result_span: Option<Span>,
+    /// Where the game ends in the bytes.
+    pub end: usize,
+    /// The lexer's problems in the rest of the movetext ([`MovetextEvents::rest_starts`]).
+    pub rest_problems: Vec<LexProblem>,
+}
+
+impl MovetextFacts {
+    /// The facts of a movetext lexed whole, whose game ends with `bytes`.
+    pub(crate) fn of_tokens(bytes: &[u8], lexed: &Lexed) -> Self {
+        MovetextFacts {
+            has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
+            result_span: last_result(&lexed.tokens),
+            end: bytes.len(),
+            rest_problems: Vec::new(),
+        }
+    }
+}
+
+/// The line of a span not placed yet (no real line is 0): see [`place_spans`].
+pub(crate) const UNPLACED: u32 = 0;
+
+/// Gives every unplaced span its line and column as the lexer counts them: lines by their
+/// breaks (`\n`, `\r\n`, `\r`), columns in characters from the start of the line.
+pub(crate) fn place_spans(bytes: &[u8], at: MovetextStart, spans: &mut [&mut Span]) {
+    spans.sort_unstable_by_key(|s| s.start);
+    let mut pos = at.line_start;
+    let mut line = at.line;
+    let mut col = if at.line_start == 0 { at.first_col } else { 1 };
+    for span in spans.iter_mut() {
+        let target = span.start as usize;
+        let gap = &bytes[pos..target];
+        match last_line_start(gap) {
+            0 => col += count_chars(gap),
+            start => {
+                line += count_lines(gap);
+                col = 1 + count_chars(&gap[start..]);
+            }
+        }
+        pos = target;
+        span.line = line;
+        span.col = col;
+    }
+}
+
+/// The span of bytes `start..end` inside a token with span `token` and bytes `text` (a move
+/// glued to others in one token): on the token's line, the column counted in characters.
+pub(crate) fn span_within(token: Span, text: &[u8], start: u32, end: u32) -> Span {
+    Span {
+        start: token.start + start,
+        end: token.start + end,
+        line: token.line,
+        col: token.col + count_chars(&text[..start as usize]),
+    }
+}
+
+/// Bytes that end a symbol for the loop: the lexer's delimiters, and any non-ASCII byte
+/// (which only the rare branch reads).
+static SYMBOL_END: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = DELIMITER[b];
+        b += 1;
+    }
+    table
+};
+
+/// A move number of one to eight digits with its dots and a space, tab or line break after
+/// them, at `bytes[i]`: its number, its dots as [`move_number`] counts them, and where it
+/// ends. `None` for anything else.
+#[inline(always)]
+fn spaced_move_number(bytes: &[u8], i: usize) -> Option<(u32, u8, usize)> {
+    let mut j = i;
+    let mut number = 0u32;
+    while let Some(&d @ b'0'..=b'9') = bytes.get(j) {
+        if j - i == 8 {
+            return None;
+        }
+        number = number * 10 + u32::from(d - b'0');
+        j += 1;
+    }
+    let digits_end = j;
+    while bytes.get(j) == Some(&b'.') {
+        j += 1;
+    }
+    let dots = j - digits_end;
+    if dots == 0 || !matches!(bytes.get(j), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        return None;
+    }
+    debug_assert_eq!(
+        move_number(&bytes[i..j]),
+        Some((number, if dots >= 2 { 3 } else { 1 }, j - i))
+    );
+    Some((number, if dots >= 2 { 3 } else { 1 }, j))
+}
+
+/// Whether the token after a move that ends at `end` may be a sign standing alone, which
+/// belongs to that move (`Qh5 +`, `exd6 e.p.`): the move is then left to the rare branch,
+/// which reads them together. Most moves are followed by a space and a move number, a move or
+/// a comment, which this tells at once.
+#[inline(always)]
+fn sign_may_follow(bytes: &[u8], end: usize) -> bool {
+    match bytes.get(end..end + 2) {
+        Some(&[b' ', next]) if NO_SIGN_STARTS[usize::from(next)] => false,
+        _ => sign_may_follow_slow(bytes, end),
+    }
+}
+
+/// Bytes that start no sign standing alone (see [`may_be_sign`]): of ASCII, all but `#`,
+/// `+`, `=`, `x`, `e` (`ep`, `e.p.`) and spaces. (A `(` is always a variation's start for
+/// the lexer, never a move token.)
+static NO_SIGN_STARTS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x21;
+    while b < 0x7f {
+        table[b] = !matches!(b as u8, b'#' | b'+' | b'=' | b'x' | b'e');
+        b += 1;
+    }
+    table
+};
+
+/// [`sign_may_follow`] past the common case (a space, then a byte that starts no sign).
+#[inline(never)]
+fn sign_may_follow_slow(bytes: &[u8], end: usize) -> bool {
+    // A delimiter other than a space ends the move with a token that is no move.
+    let at = match bytes.get(end) {
+        Some(b' ' | b'\n') => end + 1,
+        Some(b'\r') if bytes.get(end + 1) == Some(&b'\n') => end + 2,
+        Some(b'\t' | b'\r' | 0x0b | 0x0c) => return next_is_sign(bytes, end),
+        _ => return false,
+    };
+    match bytes.get(at) {
+        Some(&c) if NO_SIGN_STARTS[usize::from(c)] => false,
+        Some(b'e') => matches!(bytes.get(at + 1), Some(b'p' | b'.')) && next_is_sign(bytes, end),
+        Some(_) => next_is_sign(bytes, end),
+        None => false,
+    }
+}
+
+/// [`sign_may_follow`], the slow way: the next token (after spaces, wide ones too) read as the
+/// rare branch reads a sign after a move. Non-ASCII bytes may start a sign too.
+#[cold]
+#[inline(never)]
+fn next_is_sign(bytes: &[u8], end: usize) -> bool {
+    let i = skip_spaces(bytes, end);
+    // A longer symbol is no move for the lexer.
+    let window = &bytes[i..bytes.len().min(i + MAX_SYMBOL + 1)];
+    let len = (0..window.len())
+        .find(|&j| window[j] < 0x80 && ends_symbol(window[j]) || wide_space(&window[j..]) > 0)
+        .unwrap_or(window.len());
+    let token = &window[..len];
+    len > 0 && len <= MAX_SYMBOL && may_be_sign(token) && notation::trailing_sign(token).is_some()
+}
+
+/// A cheap screen before [`notation::trailing_sign`] for a move token that may be a sign
+/// standing after a move: moves start with a file or piece letter.
+pub(crate) fn may_be_sign(token: &[u8]) -> bool {
+    match token.first() {
+        Some(b'x' | b'#' | b'+' | b'=' | b'(' | 0x80..) => true,
+        Some(b'e') => token == b"ep" || token.starts_with(b"e.p"),
+        _ => false,
+    }
+}
+
+/// Reads the movetext of `bytes` from `at`, pushing its tokens to `events`, with the places
+/// the lexer would give (line, and column in characters) left for [`place_spans`].
+///
+/// With `OPEN` the bytes run on past the game, up to where it surely ends: it ends with its
+/// result token, or where the lexer ends it.
+pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
+    bytes: &[u8],
+    at: MovetextStart,
+    events: &mut E,
+) -> MovetextFacts {
+    let n = bytes.len();
+    let mut facts = MovetextFacts {
+        has_move: false,
+        result_span: None,
+        end: n,
+        rest_problems: Vec::new(),
+    };
+    let span = |start: usize, end: usize| Span {
+        start: start as u32,
+        end: end as u32,
+        line: UNPLACED,
+        col: 0,
+    };
+    let mut i = at.offset;
+    // The rare branch: the rest of the game from the token at `from`.
+    macro_rules! rest {
+        ($from:expr) => {
+            return rest(bytes, at, OPEN, $from, facts, events)
+        };
+    }
+    loop {
+        // Most tokens are one space apart.
+        if i + 1 < n && bytes[i] == b' ' && bytes[i + 1] > b' ' {
+            i += 1;
+        } else {
+            while i < n && matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t') {
+                i += 1;
+            }
+        }
+        // No result token: the lexer reports that.
+        let Some(&b) = bytes.get(i) else { rest!(i) };
+        match b {
+            b'{' => {
+                // A comment left open, or one the lexer may end at a tag line inside it, is
+                // for the lexer.
+                let Comment::Closed { close, .. } = comment(&bytes[i + 1..]) else {
+                    rest!(i)
+                };
+                if events.wants_movetext() {
+                    events.comment(i as u32, (i + close + 2) as u32);
+                }
+                i += close + 2;
+            }
+            b'$' => {
+                let mut j = i + 1;
+                while j < n && bytes[j].is_ascii_digit() && j - i < 8 {
+                    j += 1;
+                }
+                let value = bytes[i + 1..j]
+                    .iter()
+                    .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+                if j == i + 1 || value > 255 {
+                    rest!(i)
+                }
+                if events.wants_movetext() {
+                    events.nag(value as u16);
+                }
+                i = j;
+            }
+            // The common move number, `12.` or `12...` before a space: read here (the
+            // general reading below gives the same, and handles every other case).
+            b'1'..=b'9' if let Some((value, dots, next)) = spaced_move_number(bytes, i) => {
+                events.main_move_number(value, dots, span(i, next));
+                i = next;
+            }
+            // The common move, strict SAN before a space or other delimiter: read in one
+            // pass (the general reading below gives the same).
+            b'a'..=b'h' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O'
+                if let Some((m, len)) = notation::ascii::san_at(&bytes[i..]) =>
+            {
+                let end = i + len;
+                if sign_may_follow(bytes, end) {
+                    rest!(i)
+                }
+                facts.has_move = true;
+                if !events.san(&m, span(i, end)) {
+                    rest!(end)
+                }
+                i = end;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' => {
+                let mut end = i;
+                while end < n && !SYMBOL_END[usize::from(bytes[end])] {
+                    end += 1;
+                }
+                if end < n && bytes[end] >= 0x80 || end - i > MAX_SYMBOL {
+                    rest!(i)
+                }
+                // The symbol goes to the rare branch whole if it is not read here: a move
+                // number glued before it (`12.e4`) is pushed with the move, not before.
+                let token = i;
+                let mut glued: Option<(u32, u8, Span)> = None;
+                let mut start = i;
+                i = end;
+                while start < end {
+                    let s = &bytes[start..end];
+                    if s[0].is_ascii_alphabetic() {
+                        // A move, perhaps with a glyph glued to it (`e4!?`).
+                        let mut mv_end = end;
+                        while matches!(bytes[mv_end - 1], b'!' | b'?') {
+                            mv_end -= 1;
+                        }
+                        let mv = &bytes[start..mv_end];
+                        if mv.len() < 2
+                            || (mv_end != end
+                                && !matches!(
+                                    &bytes[mv_end..end],
+                                    b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
+                                ))
+                        {
+                            rest!(token)
+                        }
+                        let Some(m) = notation::ascii::plain_san(mv) else {
+                            rest!(token)
+                        };
+                        if sign_may_follow(bytes, end) {
+                            rest!(token)
+                        }
+                        if let Some((value, dots, nspan)) = glued {
+                            events.main_move_number(value, dots, nspan);
+                        }
+                        facts.has_move = true;
+                        let played = events.san(&m, span(start, mv_end));
+                        if events.wants_movetext() {
+                            if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
+                                events.nag(nag);
+                            }
+                        }
+                        if !played {
+                            rest!(end)
+                        }
+                        glued = None;
+                        break;
+                    }
+                    if let Some((value, dots, len)) = move_number(s) {
+                        let next = start + len;
+                        glued = Some((value, dots, span(start, next)));
+                        start = next;
+                        continue;
+                    }
+                    let result = match s {
+                        b"1-0" => GameResult::WhiteWins,
+                        b"0-1" => GameResult::BlackWins,
+                        b"1/2-1/2" => GameResult::Draw,
+                        b"*" => GameResult::Unknown,
+                        _ => rest!(token),
+                    };
+                    if OPEN {
+                        facts.end = end;
+                    } else if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+                        // The result ends the game: nothing may follow it.
+                        rest!(token)
+                    }
+                    if let Some((value, dots, nspan)) = glued {
+                        events.main_move_number(value, dots, nspan);
+                    }
+                    events.result(result);
+                    events.end();
+                    facts.result_span = Some(span(start, end));
+                    return facts;
+                }
+                // A symbol of move numbers only.
+                if let Some((value, dots, nspan)) = glued {
+                    events.main_move_number(value, dots, nspan);
+                }
+            }
+            _ => rest!(i),
+        }
+    }
+}
+
+/// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
+/// lexed as the lexer would have gone on there, and pushed whole.
+#[cold]
+#[inline(never)]
+fn rest<E: MovetextEvents>(
+    bytes: &[u8],
+    at: MovetextStart,
+    open: bool,
+    from: usize,
+    mut facts: MovetextFacts,
+    events: &mut E,
+) -> MovetextFacts {
+    let mut from = from;
+    // Periods after a move number with only spaces between are the number's (`1. ...
+    // e5`): the lexer reads them from the number on (and the number again).
+    let token = from + bytes[from..].iter().take_while(|&&b| is_space(b)).count();
+    // (With only spaces between, no move came after the number.) The loop keeps no note of
+    // its last move number, a cost on every token: it reads its tokens again to find it.
+    if bytes.get(token) == Some(&b'.') {
+        let mut last = LastNumber(None);
+        read_bytes::<_, false>(&bytes[..from], at, &mut last);
+        if let Some(number) = last.0 {
+            if bytes[number.end as usize..token]
+                .iter()
+                .all(|&b| is_space(b))
+            {
+                from = number.start as usize;
+            }
+        }
+    }
+    // Where the lexer would be: the line of `from` and whether a token started on it, and
+    // the end of the token before (tokens are apart by spaces, or touch).
+    let gap = &bytes[at.line_start..from];
+    let (line, line_start) = match last_line_start(gap) {
+        0 => (at.line, at.line_start),
+        start => (at.line + count_lines(gap), at.line_start + start),
+    };
+    let before = &bytes[line_start..from];
+    let token_on_line = (line_start == 0 && at.first_col > 1) || !all_spaces(before);
+    let last_end = from
+        - bytes[at.offset.min(from)..from]
+            .iter()
+            .rev()
+            .take_while(|&&b| is_space(b) || b == b'\n' || b == b'\r')
+            .count();
+    let resume = Resume {
+        at: from,
+        line,
+        line_start,
+        first_col: at.first_col,
+        token_on_line,
+        last_end,
+    };
+    let mut rest = Lexed::default();
+    let end = lex_rest(bytes, &resume, &mut rest);
+    let kinds = rest.tokens.iter().map(|t| t.kind);
+    events.rest_starts(RestStart {
+        at,
+        after_move: facts.has_move,
+        foreign_moves: foreign_moves(bytes, &rest.tokens),
+        variation_first: kinds.clone().find(|&k| !passed_over(k))
+            == Some(TokenKind::VariationStart),
+    });
+    push_tokens(bytes, &rest.tokens, events);
+    facts.has_move |= rest.tokens.iter().any(|t| t.kind == TokenKind::Move);
+    facts.result_span = last_result(&rest.tokens);
+    if open {
+        facts.end = end;
+    }
+    facts.rest_problems = rest.problems;
+    facts
+}
+
+/// The last move number of the loop's fast cases ([`rest`]).
+struct LastNumber(Option<Span>);
+
+impl MovetextEvents for LastNumber {
+    fn wants_movetext(&self) -> bool {
+        false
+    }
+    fn main_move_number(&mut self, _: u32, _: u8, span: Span) {
+        self.0 = Some(span);
+    }
+    fn san(&mut self, _: &ReadMove, _: Span) -> bool {
+        true
+    }
+}
+
+/// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
+/// whole, [`Movetext::Tokens`]) or from its bytes ([`read_bytes`]), as `movetext` says.
+pub(crate) fn read_movetext<E: MovetextEvents>(
+    bytes: &[u8],
+    lexed: &Lexed,
+    movetext: Movetext,
+    events: &mut E,
+) -> MovetextFacts {
+    match movetext {
+        Movetext::Tokens => {
+            push_tokens(bytes, &lexed.tokens, events);
+            MovetextFacts::of_tokens(bytes, lexed)
+        }
+        Movetext::Bytes(at) => read_bytes::<E, false>(bytes, at, events),
+        Movetext::Open(at) => read_bytes::<E, true>(bytes, at, events),
+    }
+}
+
+/// Pushes a movetext's `tokens` (spans into `bytes`) to `events`, then its end: the loop's
+/// branch for every token its fast cases do not read. A sign standing apart after a move
+/// (`11.后f5-f7 ×`) is pushed with it.
+fn push_tokens<E: MovetextEvents>(bytes: &[u8], tokens: &[Token], events: &mut E) {
+    let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
+    let mut tokens = tokens.iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token.kind {
+            TokenKind::Move => {
+                let sign = match tokens.peek() {
+                    Some(next) if next.kind == TokenKind::Move => {
+                        let b = text(next);
+                        may_be_sign(b)
+                            .then(|| notation::trailing_sign(b))
+                            .flatten()
+                            .map(|s| (s, next.span))
+                    }
+                    _ => None,
+                };
+                if sign.is_some() {
+                    tokens.next();
+                }
+                let variation_follows = tokens.clone().map(|t| t.kind).find(|&k| !passed_over(k))
+                    == Some(TokenKind::VariationStart);
+                events.move_token(token.span, sign, variation_follows);
+            }
+            TokenKind::MoveNumber { number, dots } => {
+                events.move_number(number, dots, token.span);
+            }
+            TokenKind::VariationStart => events.begin_variation(token.span),
+            TokenKind::VariationEnd => events.end_variation(),
+            TokenKind::Result { result, .. } => events.result(result),
+            // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
+            // `)` that closes no variation, reported already as P006 at the same place.
+            TokenKind::Unknown if matches!(text(token).first(), Some(b'[' | b')')) => {}
+            TokenKind::Unknown => events.unexpected(token.span),
+            TokenKind::Nag(nag) if events.wants_movetext() => events.nag(nag),
+            TokenKind::Comment | TokenKind::LineComment if events.wants_movetext() => {
+                events.comment(token.span.start, token.span.end);
+            }
+            TokenKind::Tag(_)
+            | TokenKind::Nag(_)
+            | TokenKind::Comment
+            | TokenKind::LineComment
+            | TokenKind::Escape => {}
+        }
+    }
+    events.end();
+}
+
+/// Whether a move token of `tokens` (spans into `bytes`) is not ASCII: moves in Chinese (or
+/// other non-SAN) notation.
+pub(crate) fn foreign_moves(bytes: &[u8], tokens: &[Token]) -> bool {
+    tokens.iter().any(|t| {
+        t.kind == TokenKind::Move && !bytes[t.span.start as usize..t.span.end as usize].is_ascii()
+    })
+}
+
+/// The span of the last result token of `tokens`.
+fn last_result(tokens: &[Token]) -> Option<Span> {
+    tokens
+        .iter()
+        .rev()
+        .find(|t| matches!(t.kind, TokenKind::Result { .. }))
+        .map(|t| t.span)
+}
+
+/// Whether a token of this kind is passed over by a reader looking for what comes after a
+/// move (move numbers, NAGs, comments): a variation after them still replaces the move.
+pub fn passed_over(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::MoveNumber { .. }
+            | TokenKind::Nag(_)
+            | TokenKind::Comment
+            | TokenKind::LineComment
+            | TokenKind::Escape
+    )
+}

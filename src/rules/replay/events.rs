@@ -1,0 +1,232 @@
+//! The replay as the movetext lexer's visitor: the events of [`crate::pgn::movetext`]'s loop
+//! (moves, move numbers, comments, NAGs, the result, and the rest of a game the loop does not
+//! read itself) played on the game's lines.
+
+use shakmaty::{Chess, Move, Position};
+
+use crate::diag::{quote_bytes, Code, Finding};
+use crate::notation::{self, ReadMove, TrailingSign};
+use crate::pgn::movetext::{read_bytes, MovetextEvents, RestStart};
+use crate::pgn::{GameResult, MovetextStart, Span};
+use crate::rules::matcher;
+use crate::rules::visit::Ply;
+
+use super::Replay;
+
+impl MovetextEvents for Replay<'_> {
+    #[inline(always)]
+    fn wants_movetext(&self) -> bool {
+        self.record_movetext
+    }
+
+    #[inline(always)]
+    fn comment(&mut self, start: u32, end: u32) {
+        self.visitor.comment(start, end);
+    }
+
+    #[inline(always)]
+    fn nag(&mut self, nag: u16) {
+        self.visitor.nag(nag);
+    }
+
+    #[inline(always)]
+    fn move_number(&mut self, number: u32, dots: u8, span: Span) {
+        if self.skipped_depth == 0 {
+            if let Some(line) = self.lines.last_mut() {
+                line.pending_number = Some((number, dots, span));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn main_move_number(&mut self, number: u32, dots: u8, span: Span) {
+        self.lines[0].pending_number = Some((number, dots, span));
+    }
+
+    #[inline(always)]
+    fn san(&mut self, m: &ReadMove, span: Span) -> bool {
+        self.variation_follows = false;
+        let played = self.play_main(m, span);
+        if !played {
+            // The line is broken: the rest comes as tokens.
+            self.visitor.unplayed(self.at(0));
+        }
+        played
+    }
+
+    fn move_token(
+        &mut self,
+        span: Span,
+        sign: Option<(TrailingSign, Span)>,
+        variation_follows: bool,
+    ) {
+        self.token = (span.start, span.end);
+        self.variation_follows = variation_follows;
+        if self.skipped_depth == 0 {
+            self.play_token(span, sign);
+        } else {
+            // In a variation nested too deep to replay.
+            let depth = self.lines.len() - 1 + self.skipped_depth;
+            self.visitor.unplayed(self.at(depth));
+        }
+    }
+
+    fn begin_variation(&mut self, span: Span) {
+        self.start_variation(span);
+    }
+
+    fn end_variation(&mut self) {
+        self.close_variation();
+        self.visitor.end_variation();
+    }
+
+    fn result(&mut self, result: GameResult) {
+        if self.lines.len() == 1 && self.skipped_depth == 0 {
+            self.result_token = Some(result);
+        }
+    }
+
+    #[cold]
+    fn unexpected(&mut self, span: Span) {
+        let text = quote_bytes(&self.bytes[span.start as usize..span.end as usize]);
+        self.findings.push(
+            Finding::new(
+                Code::UnexpectedToken,
+                Some(span),
+                format!("unexpected '{}' in the movetext", text.escape_debug()),
+            )
+            .help("remove it, or put commentary inside { braces }"),
+        );
+    }
+
+    /// What the rest's events need and the fast cases did not keep is made here: the position
+    /// before a move a variation follows, the findings of a game that turns out to be in
+    /// Chinese notation. (A move a sign may follow was left to the tokens.)
+    #[cold]
+    #[inline(never)]
+    fn rest_starts(&mut self, rest: RestStart) {
+        if rest.foreign_moves {
+            self.turns_chinese();
+        }
+        // After an illegal move the line keeps the position a variation starts from.
+        if rest.after_move && self.lines[0].before_last.is_none() && rest.variation_first {
+            self.keep_before_last(rest.at);
+        }
+    }
+
+    fn end(&mut self) {
+        while self.lines.len() > 1 {
+            self.close_variation();
+        }
+        self.close_line_note(0);
+    }
+}
+
+impl Replay<'_> {
+    /// The position before the movetext loop's last move, which a variation after that move
+    /// starts from, made again: the movetext loop keeps no position nobody asked for, nor a list
+    /// of its moves (a cost on every ply). The visitor is told of the move then, as the token
+    /// loop tells it of a move a variation follows.
+    #[cold]
+    #[inline(never)]
+    fn keep_before_last(&mut self, at: MovetextStart) {
+        let Some((before, last, mnotes)) = self.replay_to_last(at) else {
+            return;
+        };
+        let (start, end) = (self.token.0 as usize, self.token.1 as usize);
+        let text = &self.bytes[start..end];
+        let pos = &self.lines[0].pos;
+        let actual = super::check_claim(pos, pos.checkers());
+        let san = notation::ascii::plain_san(text)
+            .and_then(|m| super::written_san(text, &m, &mnotes, actual));
+        self.visitor.play(&Ply {
+            at: self.at(0),
+            before: &before,
+            after: pos,
+            mv: last,
+            check: actual,
+            san,
+        });
+        self.main_moves_told += 1;
+        self.lines[0].before_last = Some(before);
+    }
+
+    /// The fast cases' moves played again from the start position, up to the last one: the
+    /// position before that move, the move, and what matching it noted (nothing for a
+    /// repaired move). The movetext loop reads them again from the bytes up to that move.
+    fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, matcher::MatchNotes)> {
+        let bytes = self.bytes.get(..self.token.1 as usize)?;
+        if bytes.len() <= at.offset {
+            return None;
+        }
+        let mut again = PlayedAgain {
+            bytes,
+            repair: self.opts.repair,
+            pos: self.start.clone(),
+            last: None,
+            failed: false,
+        };
+        read_bytes::<_, false>(bytes, at, &mut again);
+        again.last.filter(|_| !again.failed)
+    }
+
+    /// Plays a main-line move of the movetext loop: without anything only other moves need, unless
+    /// the visitor wants the position before it. Inline in the movetext loop, which then
+    /// makes no call per ply but to the matcher and shakmaty.
+    #[inline(always)]
+    fn play_main(&mut self, m: &ReadMove, span: Span) -> bool {
+        // The move is its token: the movetext loop reads one move a token.
+        self.token = (span.start, span.end);
+        if self.wants_positions() {
+            self.play_main_keeping(m, span)
+        } else {
+            self.play_inline::<false>(0, m, span)
+        }
+    }
+
+    /// [`Self::play_main`] for a visitor that wants positions: out of the movetext loop's line.
+    #[inline(never)]
+    fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
+        self.play::<true>(0, m, span)
+    }
+}
+
+/// The fast cases' moves of a movetext played again from its start position
+/// ([`Replay::replay_to_last`]): they were all played (or repaired) the first time.
+struct PlayedAgain<'a> {
+    bytes: &'a [u8],
+    repair: bool,
+    pos: Chess,
+    /// The position before the last move played, the move, and what matching it noted.
+    last: Option<(Chess, Move, matcher::MatchNotes)>,
+    /// A move did not play after all.
+    failed: bool,
+}
+
+impl MovetextEvents for PlayedAgain<'_> {
+    fn wants_movetext(&self) -> bool {
+        false
+    }
+
+    fn san(&mut self, m: &ReadMove, span: Span) -> bool {
+        let pos = &self.pos;
+        let found = match matcher::find_move_noting(pos, m, pos.checkers()) {
+            Ok(found) => Some(found),
+            Err(_) => {
+                let text = &self.bytes[span.start as usize..span.end as usize];
+                match matcher::suggest(pos, m, &String::from_utf8_lossy(text))[..] {
+                    [only] if self.repair => Some((only, matcher::MatchNotes::default())),
+                    _ => None,
+                }
+            }
+        };
+        let Some((mv, notes)) = found.filter(|_| !self.failed) else {
+            self.failed = true;
+            return false;
+        };
+        let before = self.pos.clone();
+        self.pos.play_unchecked(mv);
+        self.last = Some((before, mv, notes));
+        true
+    }
+}
