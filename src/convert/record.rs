@@ -591,13 +591,12 @@ fn keyed_and_sorted<'t>(tags: &[(&'t str, &'t str)]) -> Vec<(u64, &'t str, &'t s
 
 /// Sorted tags in one text.
 fn packed<'t>(tags: impl IntoIterator<Item = (u64, &'t str, &'t str)> + Clone) -> Tags<'static> {
-    let bytes = tags
+    // Sized once: the length of a filtered list is not known ahead.
+    let (count, bytes) = tags
         .clone()
         .into_iter()
-        .map(|t| t.1.len() + t.2.len())
-        .sum();
-    let tags = tags.into_iter();
-    let mut spans = Vec::with_capacity(tags.size_hint().0);
+        .fold((0, 0), |(n, b), t| (n + 1, b + t.1.len() + t.2.len()));
+    let mut spans = Vec::with_capacity(count);
     let mut text = String::with_capacity(bytes);
     let end = |text: &String| u32::try_from(text.len()).unwrap_or(u32::MAX);
     for (key, name, value) in tags {
