@@ -46,7 +46,7 @@ use crate::rules::outcome::Ending;
 ///     .expect("it replays");
 /// // The result the rules give is the one written, in the tags too.
 /// assert_eq!((record.result, record.tag("Result")), ("0-1", Some("0-1")));
-/// assert_eq!((record.termination(), record.plies.len()), ("checkmate", 4));
+/// assert_eq!((record.termination.as_str(), record.plies.len()), ("checkmate", 4));
 /// assert_eq!(record.tags().map(|t| t.0).collect::<Vec<_>>(), ["Result", "White"]);
 /// # Ok::<(), anyhow::Error>(())
 /// ```
