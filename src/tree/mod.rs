@@ -3,10 +3,12 @@
 //! packed position before the move, the move, the game's result, ratings and date), the
 //! records go through the one external sorter ([`crate::sort`]) sorted by position and move,
 //! and one streaming pass sums them into rows ([`rows::Row`]): memory stays within the
-//! sorter's budget however many games are read. The rows are written as a table
+//! sorter's budget however many games are read; the hot places (the first plies of nearly
+//! every game) are summed in memory before the sorter ([`hot`]). The rows are written as a table
 //! ([`write::RowWriter`]: CSV, JSON lines, Parquet) or as a Polyglot book
 //! ([`polyglot::BookWriter`]), and a position is looked up in a tree file by [`lookup`].
 
+pub mod hot;
 pub mod lookup;
 pub mod merge;
 pub mod observer;
@@ -33,6 +35,7 @@ use crate::rules::game::CheckOptions;
 use crate::select::watch::Watch;
 use crate::select::{Facts, Selection};
 use crate::sort::{Sorter, Space};
+use hot::{HotRows, Joined};
 use observer::PlyObserver;
 pub use observer::Side;
 use polyglot::BookOptions;
@@ -241,12 +244,18 @@ impl Tree {
                 temp.display()
             )
         })?;
-        let share = match options.run_records {
-            Some(n) => n.max(1) * std::mem::size_of::<PlyRecord>(),
-            None => usize::try_from(options.memory_budget).unwrap_or(usize::MAX),
+        // An eighth of the budget sums the hot places in memory, the rest holds the sorter's
+        // records.
+        let (share, hot_places) = match options.run_records {
+            Some(n) => (n.max(1) * std::mem::size_of::<PlyRecord>(), n),
+            None => {
+                let budget = usize::try_from(options.memory_budget).unwrap_or(usize::MAX);
+                (budget - budget / 8, HotRows::capacity_in(budget / 8))
+            }
         };
         let space = Space::new(dir.path(), share);
         let mut sorter: Sorter<'_, PlyRecord> = Sorter::new(&space);
+        let mut hot = HotRows::new(hot_places);
 
         let opts = CheckOptions::default();
         let work = |name: &str, game: &mut Game<'_>| self.plies_of(game, name, &opts);
@@ -264,7 +273,9 @@ impl Tree {
             for mut r in game.records {
                 r.order |= order << 16;
                 r.file = file;
-                sorter.push(r).map_err(temp_error)?;
+                if let Some(r) = hot.take(r) {
+                    sorter.push(r).map_err(temp_error)?;
+                }
             }
             order += 1;
             Ok(())
@@ -278,14 +289,17 @@ impl Tree {
         let sorted = sorter.finish().context(back)?;
         let mut records = sorted.iter().context(back)?;
         let mut rows = Rows::new();
+        let mut joined = Joined::new(hot.into_sorted());
+        let mut put = |row: &rows::Row| output.put(row, &names).map_err(written);
         while let Some(r) = records.next().context(back)? {
             if let Some(row) = rows.push(&r) {
-                output.put(&row, &names).map_err(written)?;
+                joined.push(row, &mut put)?;
             }
         }
         if let Some(row) = rows.finish() {
-            output.put(&row, &names).map_err(written)?;
+            joined.push(row, &mut put)?;
         }
+        joined.finish(&mut put)?;
         let (out, said) = output.finish().map_err(written)?;
         drop(out);
         drop(records);
