@@ -4,6 +4,7 @@ pub mod completions;
 pub mod convert;
 pub mod dedup;
 pub mod man;
+pub mod rewrite;
 pub mod select;
 
 pub mod split;
