@@ -527,6 +527,40 @@ fn a_tag_file_reads_as_pgn_extract_reads_it() {
 }
 
 #[test]
+fn fen_pattern_i_matches_the_pattern_or_its_colours_swapped() {
+    // A White knight on f3; swapped, a Black knight on f6. Round 1 has only Black's, round 2
+    // neither, round 3 only White's.
+    let dir = common::scratch("select-fen-pattern-i");
+    let games = dir.join("knights.pgn");
+    let game = |round: u32, moves: &str| {
+        format!("[Event \"k\"]\n[Round \"{round}\"]\n[Result \"*\"]\n\n{moves} *\n\n")
+    };
+    let text = [
+        game(1, "1. e4 Nf6"),
+        game(2, "1. d4 d5"),
+        game(3, "1. Nf3 d5"),
+    ]
+    .concat();
+    std::fs::write(&games, text).expect("write");
+    let tags = dir.join("tags.txt");
+    let picked = |line: &str| {
+        std::fs::write(&tags, line).expect("write");
+        let args = ["select", "-q", "-j", "1", "--tag-file"];
+        let o = pgnkit(
+            &[
+                &args[..],
+                &[tags.to_str().unwrap(), games.to_str().unwrap()],
+            ]
+            .concat(),
+            None,
+        );
+        rounds(&stdout(&o))
+    };
+    assert_eq!(picked("FENPattern \"*/*/*/*/*/5N2/*/*\"\n"), ["3"]);
+    assert_eq!(picked("FENPatternI \"*/*/*/*/*/5N2/*/*\"\n"), ["1", "3"]);
+}
+
+#[test]
 fn selectonly_and_skipmatching_count_the_matches() {
     let all = ["-w", "Round ~ \"\""];
     let with = |extra: &[&'static str]| {

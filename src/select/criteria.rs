@@ -51,7 +51,8 @@ pub fn quote(text: &str) -> String {
 /// OP one of `< <= > >= = <>`; lines of the same tag are or-ed, tags and-ed. `Player` is
 /// `White` or `Black`, `Elo` is `WhiteElo` or `BlackElo`; `FEN` is a position the main line
 /// reaches (its board and side to move), `FENPattern` a [pattern](super::pattern) (a label
-/// after it is ignored). Lines starting with `%` are comments.
+/// after it is ignored), `FENPatternI` that pattern or the same with the colours swapped.
+/// Lines starting with `%` are comments.
 ///
 /// # Errors
 ///
@@ -106,7 +107,17 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
                 let pattern = value.split_whitespace().next().unwrap_or_default();
                 format!("pattern = {}", quote(pattern))
             }
-            ("FEN" | "FENPattern", Some(_)) => {
+            ("FENPatternI", None) => {
+                // As written, or with the colours swapped (pgn-extract's FENPatternI).
+                let pattern = value.split_whitespace().next().unwrap_or_default();
+                let inverted = super::pattern::inverted(pattern);
+                format!(
+                    "pattern = {} or pattern = {}",
+                    quote(pattern),
+                    quote(&inverted)
+                )
+            }
+            ("FEN" | "FENPattern" | "FENPatternI", Some(_)) => {
                 return Err(bad(format!("{name} takes no operator")));
             }
             (_, None) => {
@@ -127,7 +138,7 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
             }
         };
         let group = match name {
-            "FEN" | "FENPattern" => "FEN",
+            "FEN" | "FENPattern" | "FENPatternI" => "FEN",
             name => name,
         };
         match groups.iter_mut().find(|(g, _)| g == group) {

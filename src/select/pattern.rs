@@ -38,6 +38,43 @@ fn piece_bit(c: char) -> Option<Allowed> {
     }
 }
 
+/// The board of a pattern as the other side sees it (pgn-extract's FENPatternI): the ranks
+/// in the other order and each piece of the other colour (`K` for `k`, `A` for `a`, inside
+/// `[...]` too); what names no colour (`?`, `!`, `_`, `*`, digits) is kept. A side to move
+/// after the board changes side too.
+///
+/// ```
+/// use pgnkit::select::pattern::inverted;
+///
+/// assert_eq!(inverted("?????rk?/?????aaa/*/*/*/8/P[BP]P*/??KR????"),
+///            "??kr????/p[bp]p*/8/*/*/*/?????AAA/?????RK?");
+/// assert_eq!(inverted("*/*/*/*/*/*/*/4K3 w"), "4k3/*/*/*/*/*/*/* b");
+/// ```
+pub fn inverted(pattern: &str) -> String {
+    let mut fields = pattern.split_whitespace();
+    let board = fields.next().unwrap_or_default();
+    let swap = |c: char| match c {
+        'a'..='z' => c.to_ascii_uppercase(),
+        'A'..='Z' => c.to_ascii_lowercase(),
+        c => c,
+    };
+    let ranks: Vec<String> = board
+        .split('/')
+        .rev()
+        .map(|rank| rank.chars().map(swap).collect())
+        .collect();
+    let mut out = ranks.join("/");
+    for field in fields {
+        out.push(' ');
+        out.push_str(match field {
+            "w" => "b",
+            "b" => "w",
+            other => other,
+        });
+    }
+    out
+}
+
 /// A compiled pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pattern {
