@@ -516,6 +516,13 @@ fn a_tag_file_reads_as_pgn_extract_reads_it() {
         ("Elo >= \"2800\"\nResult <> \"*\"\n", &["1", "2"]),
         ("Date < \"2024\"\n", &["2"]),
         ("White \"Roe\"\nWhite \"Loyd\"\n", &["3", "4"]),
+        // Comparisons of one tag make a range (before: either held, 1, 2, 4, 5 and 7).
+        (
+            "WhiteElo >= \"2000\"\nWhiteElo <= \"2800\"\n",
+            &["4", "5", "7"],
+        ),
+        // A game without the tag is not equal to the value (before: only 1 and 4).
+        ("BlackElo <> \"2850\"\n", &["1", "3", "4", "6", "7"]),
     ] {
         std::fs::write(&tags, text).expect("write");
         assert_eq!(

@@ -48,7 +48,9 @@ pub fn quote(text: &str) -> String {
 /// pgn-extract's tag file (`-t FILE`), as one expression of the language.
 ///
 /// Each line is `Tag "value"` (the tag's value starts with `value`) or `Tag OP "value"` with
-/// OP one of `< <= > >= = <>`; lines of the same tag are or-ed, tags and-ed. `Player` is
+/// OP one of `< <= > >= = <>`; as pgn-extract reads them, lines of the same tag without an
+/// operator are or-ed, its comparisons and-ed (a range; `TimeControl`'s or-ed), tags and-ed,
+/// and `<>` holds for a game without the tag. `Player` is
 /// `White` or `Black`, `Elo` is `WhiteElo` or `BlackElo`; `FEN` is a position the main line
 /// reaches (its board and side to move), `FENPattern` a [pattern](super::pattern) (a label
 /// after it is ignored), `FENPatternI` that pattern or the same with the colours swapped.
@@ -58,8 +60,10 @@ pub fn quote(text: &str) -> String {
 ///
 /// The first line that is none of these, with its number; or a file with no criterion.
 pub fn tag_file(text: &str) -> Result<String, LineError> {
-    // Groups of alternatives, in the order their tag first appears.
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    // Groups by tag, in the order their tag first appears: the lines any of which will do
+    // (values as prefixes, positions), and the comparisons all of which must hold (pgn-extract
+    // ands them: `WhiteElo >= "800"` and `WhiteElo <= "899"` is a range).
+    let mut groups: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('%') {
@@ -133,18 +137,28 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
                 match name {
                     "Player" => format!("White {op} {value} or Black {op} {value}"),
                     "Elo" => format!("WhiteElo {op} {value} or BlackElo {op} {value}"),
+                    // A game without the tag is not equal to the value, as pgn-extract has it.
+                    tag if op == "!=" => format!("not {tag} = {value}"),
                     tag => format!("{tag} {op} {value}"),
                 }
             }
         };
+        // TimeControl's comparisons are alternatives in pgn-extract, unlike the others'.
+        let all_must_hold =
+            op.is_some() && !matches!(name, "FEN" | "FENPattern" | "FENPatternI" | "TimeControl");
         let group = match name {
             "FEN" | "FENPattern" | "FENPatternI" => "FEN",
             name => name,
         };
-        match groups.iter_mut().find(|(g, _)| g == group) {
-            Some((_, tests)) => tests.push(test),
-            None => groups.push((group.to_owned(), vec![test])),
-        }
+        let at = match groups.iter().position(|(g, _, _)| g == group) {
+            Some(at) => at,
+            None => {
+                groups.push((group.to_owned(), Vec::new(), Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let (_, any, all) = &mut groups[at];
+        if all_must_hold { all } else { any }.push(test);
     }
     if groups.is_empty() {
         return Err(LineError {
@@ -152,11 +166,14 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
             message: "no criterion in the file (lines such as White \"Tal\")".into(),
         });
     }
-    Ok(groups
-        .iter()
-        .map(|(_, tests)| format!("({})", tests.join(" or ")))
-        .collect::<Vec<_>>()
-        .join(" and "))
+    let mut tests = Vec::new();
+    for (_, any, all) in &groups {
+        if !any.is_empty() {
+            tests.push(format!("({})", any.join(" or ")));
+        }
+        tests.extend(all.iter().map(|t| format!("({t})")));
+    }
+    Ok(tests.join(" and "))
 }
 
 /// pgn-extract's material file (`-y FILE` with `either` false, `-z FILE` with it true), as
@@ -239,7 +256,7 @@ mod tests {
         assert_eq!(
             tag_file(text).expect("reads"),
             "(White matches \"^Tal\") and (Date matches \"^1960\" or Date matches \"^1962\") \
-             and (WhiteElo >= \"2500\" or BlackElo >= \"2500\") and (Result != \"1-0\")"
+             and (WhiteElo >= \"2500\" or BlackElo >= \"2500\") and (not Result = \"1-0\")"
         );
         assert_eq!(
             tag_file("White \"a.b\\\"\n").expect("reads"),
