@@ -149,6 +149,16 @@ fn a_game_with_an_error_adds_its_plies_before_it_and_exits_1() {
         ["g1f3:1:0:0:1"]
     );
     assert_eq!(rows.len(), 1 + 3, "{rows:?}");
+    // The error is said, where it is and what to do, as `convert` says it; warnings are
+    // `validate`'s to give.
+    let said = stderr(&out);
+    assert!(
+        said.contains("error[M001]: 'Ke3' is not a legal move for White")
+            && said.contains("testdata/tree/illegal.pgn:")
+            && said.contains("help: did you mean Ke2?"),
+        "{said}"
+    );
+    assert!(!said.contains("warning"), "{said}");
 }
 
 #[test]

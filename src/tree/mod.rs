@@ -20,6 +20,7 @@ pub mod rows;
 pub mod split;
 pub mod write;
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
@@ -31,7 +32,8 @@ use crate::input::{InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
 use crate::pgn::date::GameDate;
 use crate::report::staged::{self, StagedFiles, TempDir};
-use crate::rules::game::CheckOptions;
+use crate::report::{self, GameContext, RenderOptions};
+use crate::rules::game::{CheckOptions, GameReport};
 use crate::select::watch::Watch;
 use crate::select::{Facts, Selection};
 use crate::sort::{Sorter, Space};
@@ -147,6 +149,8 @@ pub struct Tree {
 struct GamePlies {
     records: Vec<PlyRecord>,
     errors: u64,
+    /// The errors, written out for standard error (a game's plies stop at its first).
+    diagnostics: Vec<u8>,
     /// Whether `--where` selected the game (or none was given).
     selected: bool,
 }
@@ -268,6 +272,12 @@ impl Tree {
             }
             let file = (names.len() - 1) as u32;
             with_errors += u64::from(game.errors > 0);
+            if !game.diagnostics.is_empty() {
+                std::io::stderr()
+                    .lock()
+                    .write_all(&game.diagnostics)
+                    .map_err(|e| WriteError::new("to standard error", e))?;
+            }
             selected += u64::from(game.selected);
             plies += game.records.len() as u64;
             for mut r in game.records {
@@ -368,6 +378,7 @@ impl Tree {
                 file: name,
             })
         });
+        let mut diagnostics = Vec::new();
         let (selected, errors) = match (&self.selection, by_tags) {
             (_, Some(false)) => {
                 game.close();
@@ -387,10 +398,12 @@ impl Tree {
                     &mut watch,
                     eco.as_ref(),
                 );
+                write_errors(&mut diagnostics, game, name, &report);
                 (matched, report.count(Severity::Error) as u64)
             }
             _ => {
                 let report = game.check(opts, &mut observer);
+                write_errors(&mut diagnostics, game, name, &report);
                 (true, report.count(Severity::Error) as u64)
             }
         };
@@ -398,6 +411,7 @@ impl Tree {
             return GamePlies {
                 records: Vec::new(),
                 errors,
+                diagnostics,
                 selected,
             };
         }
@@ -432,7 +446,30 @@ impl Tree {
         GamePlies {
             records,
             errors,
+            diagnostics,
             selected,
         }
+    }
+}
+
+/// The game's errors as `convert` shows a rejected game's, for standard error: the tree
+/// keeps the plies before the first, and the user should know which game stopped where.
+/// Warnings are left to `validate`.
+fn write_errors(out: &mut Vec<u8>, game: &Game<'_>, name: &str, report: &GameReport) {
+    if report.count(Severity::Error) == 0 {
+        return;
+    }
+    let ctx = GameContext {
+        file: name,
+        number: game.number,
+        line: game.line,
+        white: game.lexed.tag("White").unwrap_or("?"),
+        black: game.lexed.tag("Black").unwrap_or("?"),
+        bytes: game.bytes,
+    };
+    let render = RenderOptions::default();
+    for f in report.findings.iter().filter(|f| f.severity == Severity::Error) {
+        // Writing into a vector cannot fail.
+        let _ = report::write_text(out, &ctx, f, &render);
     }
 }
