@@ -119,6 +119,12 @@ pub enum Literal {
         round: Round,
     },
     Regex(Regex),
+    /// A number compared with a `TimeControl` tag's base seconds (`180` for `180+5`), as
+    /// pgn-extract compares them.
+    Seconds {
+        text: String,
+        seconds: f64,
+    },
 }
 
 impl Literal {
@@ -128,7 +134,8 @@ impl Literal {
             Literal::Text { text, .. }
             | Literal::Number { text, .. }
             | Literal::Date { text, .. }
-            | Literal::Round { text, .. } => text,
+            | Literal::Round { text, .. }
+            | Literal::Seconds { text, .. } => text,
             Literal::Regex(re) => re.as_str(),
         }
     }
@@ -348,6 +355,14 @@ pub enum Test {
         name: String,
         op: Op,
         value: Literal,
+    },
+    /// A tag compared with another of the same game (`WhiteElo > BlackElo`): as numbers when
+    /// both are, as dates when either name ends in `Date`, else as text; false when either
+    /// is missing.
+    TagPair {
+        name: String,
+        op: Op,
+        other: String,
     },
     /// `player`, `white`, `black`: `=` takes `*` as any run of characters.
     Name {
@@ -1050,14 +1065,58 @@ impl Parser {
                         at,
                     ));
                 }
+                if let Tok::Word(other) = &value {
+                    // A tag's name as tags are named (WhiteElo, Date), not a code (C20, KQ).
+                    if other.starts_with(|c: char| c.is_ascii_uppercase())
+                        && other.contains(|c: char| c.is_ascii_lowercase())
+                    {
+                        if matches!(op, Op::Contains | Op::NotContains) {
+                            return Err(ParseError::new(
+                                format!(
+                                    "a tag compares with another ({other}) by = != < <= > >=; \
+                                     quote the word to look for it: \"{other}\""
+                                ),
+                                op_at,
+                            ));
+                        }
+                        return Ok(Test::TagPair {
+                            name: name.to_owned(),
+                            op,
+                            other: other.clone(),
+                        });
+                    }
+                }
                 let values = if name.ends_with("Date") {
                     Values::Date
                 } else if name == "Round" {
                     Values::Round
+                } else if name == "TimeControl" {
+                    Values::TimeControl
                 } else {
                     Values::Text
                 };
                 let value = literal(&value, op, values).map_err(bad_value)?;
+                let ordered = matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge);
+                if ordered
+                    && numeric_tag(name)
+                    && matches!(value, Literal::Text { number: None, .. })
+                {
+                    return err(format!(
+                        "{name} is a number: compare it with one, as {name} {} {} (the \
+                         value '{}' is no number)",
+                        op.as_str(),
+                        if name.ends_with("Elo") { 2500 } else { 40 },
+                        value.text()
+                    ));
+                }
+                if ordered && name == "TimeControl" && !matches!(value, Literal::Seconds { .. }) {
+                    return err(format!(
+                        "TimeControl compares by its base seconds: give a number, as \
+                         TimeControl {} 180 (the value '{}' is none)",
+                        op.as_str(),
+                        value.text()
+                    ));
+                }
                 Ok(Test::Tag {
                     name: name.to_owned(),
                     op,
@@ -1092,6 +1151,16 @@ enum Values {
     Date,
     /// `Round`: rounds of parts (`5.2`), never dates or decimal numbers.
     Round,
+    /// `TimeControl`: a number is its base seconds (`180` for `180+5`).
+    TimeControl,
+}
+
+/// Whether a tag holds a number (a rating, a count, an id): a bound on it that is no number
+/// is a mistake, not a comparison of text.
+fn numeric_tag(name: &str) -> bool {
+    ["Elo", "PlyCount", "FideId", "RatingDiff", "USCF"]
+        .iter()
+        .any(|end| name.ends_with(end))
 }
 
 /// The literal a tag or name is compared with, read as the tag's `values` are.
@@ -1119,6 +1188,11 @@ fn literal(tok: &Tok, op: Op, values: Values) -> Result<Literal, String> {
             return Ok(Literal::Round { text, round });
         }
         return Ok(Literal::Text { text, number: None });
+    }
+    if values == Values::TimeControl && ordered {
+        if let Some(seconds) = text.parse::<f64>().ok().filter(|n| n.is_finite()) {
+            return Ok(Literal::Seconds { text, seconds });
+        }
     }
     let date_like = matches!(tok, Tok::Bare(s) if s.contains('.') || s.contains('?'));
     if ordered && (values == Values::Date || date_like) {

@@ -143,7 +143,11 @@ fn needs_replay(expr: &Expr) -> bool {
         Expr::Not(a) => needs_replay(a),
         Expr::Test(t) => !matches!(
             t,
-            Test::Tag { .. } | Test::Name { .. } | Test::GameNumber { .. } | Test::File { .. }
+            Test::Tag { .. }
+                | Test::TagPair { .. }
+                | Test::Name { .. }
+                | Test::GameNumber { .. }
+                | Test::File { .. }
         ),
     }
 }
@@ -155,6 +159,13 @@ fn tag_names(expr: &Expr, names: &mut Vec<String>) {
         Expr::Test(Test::Tag { name, .. }) => {
             if !names.contains(name) {
                 names.push(name.clone());
+            }
+        }
+        Expr::Test(Test::TagPair { name, other, .. }) => {
+            for name in [name, other] {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
             }
         }
         Expr::Test(_) => {}
@@ -201,6 +212,25 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
                 .tag(name)
                 .is_some_and(|v| compare(v, *op, value, false)),
         ),
+        Test::TagPair { name, op, other } => {
+            let (Some(a), Some(b)) = (facts.lexed.tag(name), facts.lexed.tag(other)) else {
+                return Some(false);
+            };
+            let ordering = if name.ends_with("Date") || other.ends_with("Date") {
+                match (GameDate::parse_whole(a), GameDate::parse_whole(b)) {
+                    (Some(a), Some(b)) => Some(a.compare_known(&b)),
+                    _ => None,
+                }
+            } else {
+                match (number_in(a), number_in(b)) {
+                    (Some(a), Some(b)) => a.partial_cmp(&b),
+                    (None, None) => Some(a.cmp(b)),
+                    // A number and text: no order (a rating against "-").
+                    _ => None,
+                }
+            };
+            Some(ordering.is_some_and(|o| op.holds(o)))
+        }
         Test::Name { sides, op, value } => {
             let name = |tag| {
                 facts
@@ -301,6 +331,9 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
                 GameDate::parse_whole(v).is_some_and(|d| op.holds(d.compare_known(date)))
             }
             Literal::Round { round, .. } => round.compare_with(v).is_some_and(|o| op.holds(o)),
+            Literal::Seconds { seconds, .. } => base_seconds(v)
+                .and_then(|s| s.partial_cmp(seconds))
+                .is_some_and(|o| op.holds(o)),
             Literal::Number { number, .. } => number_in(v)
                 .and_then(|n| n.partial_cmp(number))
                 .is_some_and(|o| op.holds(o)),
@@ -316,6 +349,28 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
             }
             Literal::Regex(_) => false,
         },
+    }
+}
+
+/// The seconds of a `TimeControl`'s first period, as pgn-extract reads them: `180` of
+/// `180+5`, `7200` of `40/7200:3600`, `60` of sandclock `*60`, `300` of `300`; none of `?`,
+/// `-` or text.
+fn base_seconds(v: &str) -> Option<f64> {
+    let first = v.split(':').next().unwrap_or_default().trim();
+    let digits = |s: &str| {
+        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        s[..end].parse::<f64>().ok()
+    };
+    if first.contains('+') {
+        digits(first)
+    } else if let Some(rest) = first.strip_prefix('*') {
+        digits(rest)
+    } else if let Some((_, seconds)) = first.split_once('/') {
+        digits(seconds)
+    } else if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+        digits(first)
+    } else {
+        None
     }
 }
 
@@ -381,6 +436,61 @@ mod tests {
         assert!(!compare("B89", op, &lit, false));
         let (op, lit) = parsed("WhiteElo = \"2500\"");
         assert!(compare("2500.0", op, &lit, false));
+    }
+
+    #[test]
+    fn time_controls_compare_by_their_base_seconds() {
+        for (tc, seconds) in [
+            ("180+5", Some(180.0)),
+            ("40/7200:3600", Some(7200.0)),
+            ("*60", Some(60.0)),
+            ("300", Some(300.0)),
+            ("?", None),
+            ("-", None),
+            ("blitz", None),
+        ] {
+            assert_eq!(base_seconds(tc), seconds, "{tc}");
+        }
+        let Expr::Test(Test::Tag { op, value, .. }) =
+            expr::parse("TimeControl >= 180").expect("parses").expr
+        else {
+            unreachable!()
+        };
+        assert!(compare("180+5", op, &value, false));
+        assert!(!compare("60+0", op, &value, false));
+        for wrong in [
+            "WhiteElo <= \"x\"",
+            "PlyCount > abc",
+            "TimeControl < \"40/\"",
+        ] {
+            assert!(expr::parse(wrong).is_err(), "{wrong}");
+        }
+        assert!(expr::parse("WhiteElo = \"-\"").is_ok());
+    }
+
+    #[test]
+    fn a_capitalised_name_on_the_right_is_the_games_tag() {
+        let mut lexed = Lexed::default();
+        crate::pgn::lex_game(
+            b"[WhiteElo \"2400\"]\n[BlackElo \"900\"]\n[Date \"2024.05.01\"]\n\
+              [EventDate \"2024.??.??\"]\n\n*\n",
+            true,
+            1,
+            &mut lexed,
+        );
+        let selects = |src: &str| {
+            Selection::parse(src).expect(src).matches(&Facts {
+                lexed: &lexed,
+                replay: None,
+                game: 1,
+                file: "-",
+            })
+        };
+        // As numbers (text would put "900" after "2400").
+        assert_eq!(selects("WhiteElo > BlackElo"), Some(true));
+        assert_eq!(selects("Date = EventDate"), Some(true));
+        assert_eq!(selects("WhiteElo > Missing"), Some(false));
+        assert_eq!(selects("ECO = C20"), Some(false), "a code stays a value");
     }
 
     #[test]
