@@ -2,7 +2,8 @@
 //! `testdata/extract/cases.tsv` runs pgnkit on `testdata/extract/games.pgn` and compares its
 //! output with what pgn-extract wrote for the same case (`expected/NAME.pgn`, made once by
 //! `.ci/extract-suite.sh --regenerate`): byte for byte for rewrites, the same games in the same
-//! order for selections. Where pgnkit differs on purpose, the case says why, pgnkit's output
+//! order for selections, and where they put their marks (`--mark-matches MATCH`: after which
+//! main-line move of each game, and its `MatchLabel` tag). Where pgnkit differs on purpose, the case says why, pgnkit's output
 //! is `expected/NAME.pgnkit.pgn`, and it must differ from pgn-extract's. No pgn-extract is
 //! needed here.
 
@@ -79,6 +80,61 @@ fn games(text: &str) -> Vec<String> {
     games
 }
 
+/// Each game's `MatchLabel` tag and the main-line plies before its `{MATCH}` comment (none
+/// when it has none): variations, other comments, move numbers, NAGs and the layout aside.
+fn marks(text: &str) -> Vec<(Option<String>, Option<usize>)> {
+    let mut games: Vec<(Option<String>, Option<usize>)> = Vec::new();
+    let (mut depth, mut plies) = (0usize, 0usize);
+    let mut comment: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with("[Event ") {
+            games.push((None, None));
+            plies = 0;
+        }
+        if line.starts_with('[') && comment.is_none() && depth == 0 {
+            if let (Some(label), Some(game)) = (line.strip_prefix("[MatchLabel "), games.last_mut())
+            {
+                game.0 = Some(label.to_owned());
+            }
+            continue;
+        }
+        let mut word = String::new();
+        for c in line.chars().chain([' ']) {
+            if let Some(text) = comment.as_mut() {
+                if c == '}' {
+                    if text.trim() == "MATCH" && depth == 0 {
+                        if let Some(game) = games.last_mut() {
+                            game.1 = Some(plies);
+                        }
+                    }
+                    comment = None;
+                } else {
+                    text.push(c);
+                }
+                continue;
+            }
+            match c {
+                '{' | '(' | ')' | ' ' => {
+                    let w = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+                    let result = ["1-0", "0-1", "1/2-1/2", "*"].contains(&word.as_str());
+                    if depth == 0 && !w.is_empty() && !w.starts_with('$') && !result {
+                        plies += 1;
+                    }
+                    word.clear();
+                    match c {
+                        '{' => comment = Some(String::new()),
+                        '(' => depth += 1,
+                        ')' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                c => word.push(c),
+            }
+        }
+    }
+    games
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -107,6 +163,7 @@ fn pgnkit_writes_what_pgn_extract_wrote_case_by_case() {
         let same = |a: &str, b: &str| match case.compare.as_str() {
             "bytes" => a == b,
             "games" => games(a) == games(b),
+            "marks" => games(a) == games(b) && marks(a) == marks(b),
             other => panic!("{}: unknown comparison '{other}'", case.name),
         };
         if case.note == "same" {
@@ -143,6 +200,18 @@ fn every_case_is_in_the_mapping_of_docs() {
             case.target
         );
     }
+}
+
+#[test]
+fn marks_are_counted_in_plies_of_the_main_line() {
+    let pgnkit = "[Event \"E\"]\n[MatchLabel \"p\"]\n\n{c} 1. e4 {MATCH} e5 (1... c5) 2. Nf3 *\n";
+    let extract = "[Event \"E\"]\n[MatchLabel \"p\"]\n\n{ c }\n\n1. e4 { MATCH } 1... e5 (1... c5 { MATCH })\n2. Nf3 *\n";
+    assert_eq!(marks(pgnkit), [(Some("\"p\"]".to_owned()), Some(1))]);
+    assert_eq!(marks(pgnkit), marks(extract));
+    assert_ne!(
+        marks(pgnkit),
+        marks("[Event \"E\"]\n\n1. e4 e5 {MATCH} *\n")
+    );
 }
 
 #[test]

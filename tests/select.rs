@@ -738,3 +738,50 @@ fn a_null_move_on_the_main_line_keeps_the_positions_right() {
         assert_eq!(stdout(&o), want, "{expr}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn marks_go_only_on_games_written_as_read() {
+    for (extra, refused) in [
+        (&["--count"][..], "drop --count, --to and --format"),
+        (&["--to", "uci"][..], "drop --count, --to and --format"),
+        (&["--invert"][..], "--invert writes those that did not"),
+    ] {
+        let mut args = vec!["select", "--mark-matches", "M", "-w", "plies > 0"];
+        args.extend_from_slice(extra);
+        args.push(GAMES);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&o).contains(refused), "{extra:?}: {}", stderr(&o));
+    }
+    let o = pgnkit(
+        &[
+            "select",
+            "--mark-matches",
+            "a } b",
+            "-w",
+            "plies > 0",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot hold"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_game_decided_by_its_tags_is_written_unmarked() {
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--mark-matches",
+            "M",
+            "-w",
+            "Round = 2",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stdout(&o).contains("{M}"), "{}", stdout(&o));
+}

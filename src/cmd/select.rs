@@ -68,6 +68,17 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub non_matching: Option<PathBuf>,
 
+    /// Put this comment after the move where each game selected first matched a test of
+    /// positions (position, pattern, material, balance; a threefold or fifty-move claim):
+    /// pgn-extract's --markmatches.
+    #[arg(long, alias = "markmatches", value_name = "TEXT")]
+    pub mark_matches: Option<String>,
+
+    /// Add a MatchLabel tag naming the test that matched first, when it has a name (a tag
+    /// file's FENPattern label, `label "..."` in --where): pgn-extract's --addlabeltag.
+    #[arg(long, alias = "addlabeltag")]
+    pub add_label_tag: bool,
+
     /// Select the games that do not match.
     #[arg(long)]
     pub invert: bool,
@@ -153,6 +164,8 @@ impl Args {
             select_only: self.selectonly.clone(),
             skip_matching: self.skipmatching.clone(),
             non_matching: self.non_matching.clone(),
+            mark_matches: self.mark_matches.clone(),
+            add_label_tag: self.add_label_tag,
         }
     }
 }

@@ -53,8 +53,8 @@ pub fn quote(text: &str) -> String {
 /// and `<>` holds for a game without the tag. `Player` is
 /// `White` or `Black`, `Elo` is `WhiteElo` or `BlackElo`; `FEN` is a position the main line
 /// reaches (its board and side to move), `FENPattern` a [pattern](super::pattern) (a label
-/// after it is ignored), `FENPatternI` that pattern or the same with the colours swapped.
-/// Lines starting with `%` are comments.
+/// after it names the test, for `--add-label-tag`), `FENPatternI` that pattern or the same
+/// with the colours swapped. Lines starting with `%` are comments.
 ///
 /// # Errors
 ///
@@ -109,14 +109,15 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
             }
             ("FENPattern", None) => {
                 let pattern = value.split_whitespace().next().unwrap_or_default();
-                format!("pattern = {}", quote(pattern))
+                format!("pattern = {}{}", quote(pattern), label_of(rest))
             }
             ("FENPatternI", None) => {
                 // As written, or with the colours swapped (pgn-extract's FENPatternI).
                 let pattern = value.split_whitespace().next().unwrap_or_default();
                 let inverted = super::pattern::inverted(pattern);
+                let label = label_of(rest);
                 format!(
-                    "pattern = {} or pattern = {}",
+                    "pattern = {}{label} or pattern = {}{label}",
                     quote(pattern),
                     quote(&inverted)
                 )
@@ -174,6 +175,17 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
         tests.extend(all.iter().map(|t| format!("({t})")));
     }
     Ok(tests.join(" and "))
+}
+
+/// The label after a `FENPattern` line's quoted pattern (pgn-extract's, for its
+/// `--addlabeltag`), as the language's `label "..."`; empty when there is none. `rest` starts
+/// at the pattern's opening quote.
+fn label_of(rest: &str) -> String {
+    let after = rest[1..].find('"').map_or("", |end| &rest[end + 2..]);
+    match after.trim() {
+        "" => String::new(),
+        label => format!(" label {}", quote(label)),
+    }
 }
 
 /// pgn-extract's material file (`-y FILE` with `either` false, `-z FILE` with it true), as
@@ -261,6 +273,10 @@ mod tests {
         assert_eq!(
             tag_file("White \"a.b\\\"\n").expect("reads"),
             "(White matches \"^a\\\\.b\\\\\\\\\")"
+        );
+        assert_eq!(
+            tag_file("FENPattern \"8/*/*/*/*/*/*/*\" empty eighth\n").expect("reads"),
+            "(pattern = \"8/*/*/*/*/*/*/*\" label \"empty eighth\")"
         );
         for (text, line) in [("White Tal", 1), ("\n\nWhite ~ \"x\"", 3), ("% only", 0)] {
             assert_eq!(tag_file(text).expect_err(text).line, line, "{text}");

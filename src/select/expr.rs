@@ -312,6 +312,9 @@ pub struct Watched {
     pub lasts: u32,
     /// The first and last plies (0: the start position) it is looked for at (`at A..B`).
     pub plies: (u32, u32),
+    /// A name for it (`label "x"`): select's `--add-label-tag` writes it in a `MatchLabel`
+    /// tag when it is the test that matched first (pgn-extract's `FENPattern` label).
+    pub label: Option<String>,
 }
 
 impl Watched {
@@ -324,6 +327,7 @@ impl Watched {
             target,
             lasts,
             plies: (0, u32::MAX),
+            label: None,
         }
     }
 }
@@ -787,13 +791,13 @@ impl Parser {
         self.suffixes(test).map(Expr::Test)
     }
 
-    /// `for N` (held for N half-moves) and `at A..B` (only at these plies) after a test of
-    /// positions (`position`, `pattern`, `material`, `balance`...).
+    /// `for N` (held for N half-moves), `at A..B` (only at these plies) and `label "NAME"`
+    /// after a test of positions (`position`, `pattern`, `material`, `balance`...).
     fn suffixes(&mut self, test: Test) -> Result<Test, ParseError> {
         loop {
             let at = self.here();
             let word = match self.peek() {
-                Some(Tok::Word(w)) if w == "for" || w == "at" => w.clone(),
+                Some(Tok::Word(w)) if w == "for" || w == "at" || w == "label" => w.clone(),
                 _ => return Ok(test),
             };
             let Test::Reached { target, .. } = test else {
@@ -804,6 +808,17 @@ impl Parser {
             };
             self.pos += 1;
             let value_at = self.here();
+            if word == "label" {
+                let Some((Tok::Str(name) | Tok::Word(name), _)) = self.toks.get(self.pos) else {
+                    return Err(ParseError::new(
+                        "expected a name after 'label', as label \"french\"",
+                        value_at,
+                    ));
+                };
+                self.targets[target].label = Some(name.clone());
+                self.pos += 1;
+                continue;
+            }
             let value = match self.toks.get(self.pos) {
                 Some((Tok::Bare(v), _)) => v.clone(),
                 // No number: refused below.

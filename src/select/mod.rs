@@ -11,6 +11,7 @@
 pub mod criteria;
 mod engine;
 pub mod expr;
+pub mod mark;
 pub mod material;
 pub mod pattern;
 pub mod round;
@@ -134,6 +135,55 @@ impl Selection {
             file,
         })
         .unwrap_or(false)
+    }
+}
+
+impl Selection {
+    /// Where a game that matched matched first, for `--mark-matches`: the earliest ply at
+    /// which a test of positions was reached (`reached_at`, from the
+    /// [watch](watch::Watch::reached_at)), or a threefold repetition or a fifty-move draw
+    /// could first be claimed, when the expression tests for it (`termination = threefold`,
+    /// `fifty-moves`); with the label of the test. `None` when no test of the expression
+    /// happens at a ply (tags, counts, how the game ended).
+    pub fn first_match(
+        &self,
+        reached_at: &[Option<u32>],
+        report: &GameReport,
+    ) -> Option<mark::Match> {
+        let positions = self
+            .targets
+            .iter()
+            .zip(reached_at)
+            .filter_map(|(t, at)| Some((at.as_ref().copied()?, t.label.as_deref())));
+        let mut endings = Vec::new();
+        claims(&self.expr, &mut endings);
+        let claims = endings.into_iter().filter_map(|e| {
+            let ply = match e {
+                EndingTest::Threefold => report.threefold_ply,
+                _ => report.fifty_ply,
+            };
+            Some((ply?, None))
+        });
+        positions
+            .chain(claims)
+            .min_by_key(|(ply, _)| *ply)
+            .map(|(ply, label)| mark::Match {
+                ply,
+                label: label.map(str::to_owned),
+            })
+    }
+}
+
+/// The claims of draws (`termination = threefold`, `fifty-moves`) the expression tests for.
+fn claims(expr: &Expr, found: &mut Vec<EndingTest>) {
+    match expr {
+        Expr::And(all) | Expr::Or(all) => all.iter().for_each(|e| claims(e, found)),
+        Expr::Not(_) => {}
+        Expr::Test(Test::Termination {
+            equal: true,
+            ending: e @ (EndingTest::Threefold | EndingTest::FiftyMoves),
+        }) => found.push(*e),
+        Expr::Test(_) => {}
     }
 }
 
