@@ -785,3 +785,21 @@ fn a_game_decided_by_its_tags_is_written_unmarked() {
     assert_eq!(o.status.code(), Some(0));
     assert!(!stdout(&o).contains("{M}"), "{}", stdout(&o));
 }
+
+#[test]
+fn at_counts_the_plies_once_in_a_game_with_variations() {
+    // The replay tells the move a variation follows as well as the main line's moves: the
+    // watch counted its ply twice, and `at 1` missed the position after 1. e4.
+    let game = b"[Event \"V\"]\n\n1. e4 (1. d4 d5) 1... e5 2. Nf3 *\n";
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--count",
+            "-w",
+            "pattern = \"*/*/*/*/4P3/*/*/*\" at 1",
+        ],
+        Some(game),
+    );
+    assert_eq!(stdout(&o), "1\n");
+}
