@@ -102,6 +102,16 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
                 )))
             }
         };
+        let numeric = name == "Elo" || name == "TimeControl" || super::expr::numeric_tag(name);
+        let ordered = matches!(op, Some("<" | "<=" | ">" | ">="));
+        if numeric && ordered && value.trim().parse::<f64>().is_err() {
+            let example = if name == "TimeControl" { "180" } else { "2500" };
+            return Err(bad(format!(
+                "{name} compares as a number, and \"{value}\" is none: write a number, as \
+                 {name} {} \"{example}\"",
+                op.unwrap_or_default()
+            )));
+        }
         let test = match (name, op) {
             ("FEN", None) => {
                 let fields: Vec<&str> = value.split_whitespace().take(2).collect();
@@ -278,7 +288,14 @@ mod tests {
             tag_file("FENPattern \"8/*/*/*/*/*/*/*\" empty eighth\n").expect("reads"),
             "(pattern = \"8/*/*/*/*/*/*/*\" label \"empty eighth\")"
         );
-        for (text, line) in [("White Tal", 1), ("\n\nWhite ~ \"x\"", 3), ("% only", 0)] {
+        for (text, line) in [
+            ("White Tal", 1),
+            ("\n\nWhite ~ \"x\"", 3),
+            ("% only", 0),
+            ("White \"A\"\nWhiteElo <= \"x\"", 2),
+            ("Elo > \"2,500\"", 1),
+            ("TimeControl >= \"40/\"", 1),
+        ] {
             assert_eq!(tag_file(text).expect_err(text).line, line, "{text}");
         }
     }

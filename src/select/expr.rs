@@ -1172,7 +1172,7 @@ enum Values {
 
 /// Whether a tag holds a number (a rating, a count, an id): a bound on it that is no number
 /// is a mistake, not a comparison of text.
-fn numeric_tag(name: &str) -> bool {
+pub(crate) fn numeric_tag(name: &str) -> bool {
     ["Elo", "PlyCount", "FideId", "RatingDiff", "USCF"]
         .iter()
         .any(|end| name.ends_with(end))
