@@ -803,3 +803,26 @@ fn at_counts_the_plies_once_in_a_game_with_variations() {
     );
     assert_eq!(stdout(&o), "1\n");
 }
+
+#[test]
+fn start_ply_starts_the_search_for_positions_as_pgn_extracts_startply() {
+    let game = b"[Event \"P\"]\n\n1. e4 e5 2. d4 *\n";
+    let count = |n: &str| {
+        let args = ["select", "-q", "--count", "--startply", n, "--fen-pattern"];
+        let o = pgnkit(&[&args[..], &["*/*/*/*/4P3/*/*/*"]].concat(), Some(game));
+        stdout(&o)
+    };
+    // The pawn stands alone on e4 after the first and second moves, not after the third.
+    assert_eq!(count("2"), "1\n");
+    assert_eq!(count("3"), "0\n");
+    let o = pgnkit(
+        &["select", "--start-ply", "3", "-w", "plies > 1"],
+        Some(game),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no test looks for one"),
+        "{}",
+        stderr(&o)
+    );
+}

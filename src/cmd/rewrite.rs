@@ -18,8 +18,8 @@ pub struct RewriteArgs {
     #[arg(long, value_name = "N", conflicts_with = "drop_ply")]
     pub start_ply: Option<u32>,
 
-    /// pgn-extract's --startply starts matching positions at ply N, a selection: refused
-    /// here with the commands to use (docs/pgn-extract.md).
+    /// pgn-extract's --startply starts matching positions at ply N, which select's
+    /// --start-ply does: refused here with the commands to use (docs/pgn-extract.md).
     #[arg(long, hide = true, value_name = "N")]
     pub startply: Option<u32>,
 
@@ -131,8 +131,8 @@ impl RewriteArgs {
         if let Some(n) = self.startply {
             anyhow::bail!(
                 "--startply is pgn-extract's: it starts matching positions at ply {n}, which \
-                 `pgnkit select --where 'pattern = \"...\" at {n}..'` does; to drop the plies \
-                 before ply {n} from each game, use --start-ply {n}"
+                 `pgnkit select --startply {n}` does; to drop the plies before ply {n} from \
+                 each game, use convert --start-ply {n}"
             );
         }
         let tag_order = match &self.tag_order {

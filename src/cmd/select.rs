@@ -56,6 +56,11 @@ pub struct Args {
     #[arg(long, short = 'z', value_name = "FILE")]
     pub materialz: Option<PathBuf>,
 
+    /// Look for positions from main-line ply N on (N moves played; 0 is the start): every
+    /// test of positions as if written with `at N..` (pgn-extract's --startply).
+    #[arg(long, alias = "startply", value_name = "N")]
+    pub start_ply: Option<u32>,
+
     /// Write only these of the matched games, counted from 1 in output order: `1:10,15`.
     #[arg(long, value_name = "RANGES")]
     pub selectonly: Option<MatchRanges>,
@@ -166,6 +171,7 @@ impl Args {
             non_matching: self.non_matching.clone(),
             mark_matches: self.mark_matches.clone(),
             add_label_tag: self.add_label_tag,
+            start_ply: self.start_ply,
         }
     }
 }

@@ -69,6 +69,9 @@ pub struct SelectOptions {
     /// Add a `MatchLabel` tag naming the test that matched, when it has a name
     /// (`--add-label-tag`, pgn-extract's `--addlabeltag`).
     pub add_label_tag: bool,
+    /// Look for positions from this ply on (`--start-ply`, pgn-extract's `--startply`): every
+    /// test of positions as if written with `at N..`.
+    pub start_ply: Option<u32>,
 }
 
 impl SelectOptions {
@@ -95,6 +98,7 @@ impl SelectOptions {
             non_matching: None,
             mark_matches: None,
             add_label_tag: false,
+            start_ply: None,
         }
     }
 }
@@ -399,7 +403,18 @@ fn selection_of(options: &SelectOptions) -> anyhow::Result<Selection> {
             .collect::<Vec<_>>()
             .join(" and "),
     };
-    Selection::parse(&src).map_err(|e| anyhow::anyhow!("the criteria together: {}", e.render(&src)))
+    let mut selection = Selection::parse(&src)
+        .map_err(|e| anyhow::anyhow!("the criteria together: {}", e.render(&src)))?;
+    if let Some(ply) = options.start_ply {
+        if selection.targets().is_empty() {
+            bail!(
+                "--start-ply starts the search for positions at a ply, and no test looks for \
+                 one (position, pattern, material, balance...): drop --start-ply"
+            );
+        }
+        selection.start_at(ply);
+    }
+    Ok(selection)
 }
 
 /// Refuses options that would change nothing with the others given.

@@ -86,6 +86,14 @@ impl Selection {
         }
     }
 
+    /// Looks for every position from ply `ply` on (pgn-extract's `--startply`): each test of
+    /// positions is as if written with `at ply..` as well.
+    pub fn start_at(&mut self, ply: u32) {
+        for target in &mut self.targets {
+            target.plies.0 = target.plies.0.max(ply);
+        }
+    }
+
     /// Whether some test needs the game's opening classified (`eco`, `opening`).
     pub fn classifies(&self) -> bool {
         self.classifies
