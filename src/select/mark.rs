@@ -18,6 +18,18 @@ pub struct Match {
 /// The game `bytes` with `comment` after the move of `at`'s ply (before the first move for
 /// the start position; after the move's NAGs and comments, as pgn-extract appends it) and,
 /// when `label` is asked and the test has one, a `MatchLabel` tag after its tags.
+///
+/// ```
+/// use pgnkit::select::mark::{marked, Match};
+///
+/// let game = b"[White \"A\"]\n\n1. e4 e5 2. Nf3 *\n";
+/// let at = Match { ply: 2, label: Some("open".into()) };
+/// let out = marked(game, &at, Some("MATCH"), true);
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "[White \"A\"]\n[MatchLabel \"open\"]\n\n1. e4 e5 {MATCH} 2. Nf3 *\n"
+/// );
+/// ```
 pub fn marked(bytes: &[u8], at: &Match, comment: Option<&str>, label: bool) -> Vec<u8> {
     let mut lexed = Lexed::default();
     lex_game(bytes, true, 1, &mut lexed);
