@@ -54,7 +54,8 @@ pub fn quote(text: &str) -> String {
 /// `White` or `Black`, `Elo` is `WhiteElo` or `BlackElo`; `FEN` is a position the main line
 /// reaches (its board and side to move), `FENPattern` a [pattern](super::pattern) (a label
 /// after it names the test, for `--add-label-tag`), `FENPatternI` that pattern or the same
-/// with the colours swapped. Lines starting with `%` are comments.
+/// with the colours swapped; `EloDiff` the difference of the ratings (`elo_diff`). Lines
+/// starting with `%` are comments.
 ///
 /// # Errors
 ///
@@ -102,7 +103,8 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
                 )))
             }
         };
-        let numeric = name == "Elo" || name == "TimeControl" || super::expr::numeric_tag(name);
+        let numeric =
+            matches!(name, "Elo" | "EloDiff" | "TimeControl") || super::expr::numeric_tag(name);
         let ordered = matches!(op, Some("<" | "<=" | ">" | ">="));
         if numeric && ordered && value.trim().parse::<f64>().is_err() {
             let example = if name == "TimeControl" { "180" } else { "2500" };
@@ -131,6 +133,12 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
                     quote(pattern),
                     quote(&inverted)
                 )
+            }
+            ("EloDiff", Some(op)) => format!("elo_diff {op} {}", quote(value)),
+            ("EloDiff", None) => {
+                return Err(bad(format!(
+                    "EloDiff takes an operator, as EloDiff <= \"50\": {line}"
+                )));
             }
             ("FEN" | "FENPattern" | "FENPatternI", Some(_)) => {
                 return Err(bad(format!("{name} takes no operator")));
@@ -294,6 +302,7 @@ mod tests {
             ("% only", 0),
             ("White \"A\"\nWhiteElo <= \"x\"", 2),
             ("Elo > \"2,500\"", 1),
+            ("EloDiff \"50\"", 1),
             ("TimeControl >= \"40/\"", 1),
         ] {
             assert_eq!(tag_file(text).expect_err(text).line, line, "{text}");

@@ -267,6 +267,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     ("opening", "the name of that classified opening"),
     (
+        "elo_diff",
+        "the difference of the WhiteElo and BlackElo tags, either way (pgn-extract's EloDiff)",
+    ),
+    (
         "game",
         "the game's number in its file, from 1, as validate reports it",
     ),
@@ -392,6 +396,11 @@ pub enum Test {
     Reached {
         equal: bool,
         target: usize,
+    },
+    /// `elo_diff`: |WhiteElo − BlackElo|; false when either is missing or no number.
+    EloDiff {
+        op: Op,
+        value: f64,
     },
     /// `game`: the game's number in its file (from 1), as `validate` reports it.
     GameNumber {
@@ -1029,6 +1038,13 @@ impl Parser {
                 let equal = only_equality("material")?;
                 let target = material_target(text_of(&value)).map_err(bad_value)?;
                 Ok(self.watch(target, equal))
+            }
+            "elo_diff" => {
+                only_order("elo_diff")?;
+                match number_of(&value) {
+                    Some(value) => Ok(Test::EloDiff { op, value }),
+                    None => err("elo_diff is a difference of ratings: expected a number".into()),
+                }
             }
             "game" => {
                 only_order("game")?;

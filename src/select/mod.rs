@@ -203,6 +203,7 @@ fn needs_replay(expr: &Expr) -> bool {
             t,
             Test::Tag { .. }
                 | Test::TagPair { .. }
+                | Test::EloDiff { .. }
                 | Test::Name { .. }
                 | Test::GameNumber { .. }
                 | Test::File { .. }
@@ -306,6 +307,14 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
                 },
             };
             Some(found.is_some_and(|f| f != negated(*op)))
+        }
+        Test::EloDiff { op, value } => {
+            let elo = |tag| facts.lexed.tag(tag).and_then(number_in);
+            let diff = match (elo("WhiteElo"), elo("BlackElo")) {
+                (Some(w), Some(b)) => (w - b).abs(),
+                _ => return Some(false),
+            };
+            Some(diff.partial_cmp(value).is_some_and(|o| op.holds(o)))
         }
         Test::GameNumber { op, value } => Some(
             (facts.game as f64)
@@ -549,6 +558,9 @@ mod tests {
         assert_eq!(selects("Date = EventDate"), Some(true));
         assert_eq!(selects("WhiteElo > Missing"), Some(false));
         assert_eq!(selects("ECO = C20"), Some(false), "a code stays a value");
+        // pgn-extract's EloDiff, either way round.
+        assert_eq!(selects("elo_diff = 1500"), Some(true));
+        assert_eq!(selects("elo_diff < 1500"), Some(false));
     }
 
     #[test]
