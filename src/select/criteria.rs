@@ -121,15 +121,16 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
             }
             ("FENPattern", None) => {
                 let pattern = value.split_whitespace().next().unwrap_or_default();
-                format!("pattern = {}{}", quote(pattern), label_of(rest))
+                format!("pattern = {}{}", quote(pattern), label_of(rest, ""))
             }
             ("FENPatternI", None) => {
                 // As written, or with the colours swapped (pgn-extract's FENPatternI).
                 let pattern = value.split_whitespace().next().unwrap_or_default();
                 let inverted = super::pattern::inverted(pattern);
-                let label = label_of(rest);
+                // The inverted pattern's label ends in I, as pgn-extract names it.
+                let (label, label_i) = (label_of(rest, ""), label_of(rest, "I"));
                 format!(
-                    "pattern = {}{label} or pattern = {}{label}",
+                    "pattern = {}{label} or pattern = {}{label_i}",
                     quote(pattern),
                     quote(&inverted)
                 )
@@ -196,13 +197,13 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
 }
 
 /// The label after a `FENPattern` line's quoted pattern (pgn-extract's, for its
-/// `--addlabeltag`), as the language's `label "..."`; empty when there is none. `rest` starts
-/// at the pattern's opening quote.
-fn label_of(rest: &str) -> String {
+/// `--addlabeltag`), with `suffix` after it, as the language's `label "..."`; empty when there
+/// is none. `rest` starts at the pattern's opening quote.
+fn label_of(rest: &str, suffix: &str) -> String {
     let after = rest[1..].find('"').map_or("", |end| &rest[end + 2..]);
     match after.trim() {
         "" => String::new(),
-        label => format!(" label {}", quote(label)),
+        label => format!(" label {}", quote(&format!("{label}{suffix}"))),
     }
 }
 
@@ -295,6 +296,11 @@ mod tests {
         assert_eq!(
             tag_file("FENPattern \"8/*/*/*/*/*/*/*\" empty eighth\n").expect("reads"),
             "(pattern = \"8/*/*/*/*/*/*/*\" label \"empty eighth\")"
+        );
+        assert_eq!(
+            tag_file("FENPatternI \"8/*/*/*/*/*/*/*\" e\n").expect("reads"),
+            "(pattern = \"8/*/*/*/*/*/*/*\" label \"e\" or pattern = \"*/*/*/*/*/*/*/8\" \
+             label \"eI\")"
         );
         for (text, line) in [
             ("White Tal", 1),
