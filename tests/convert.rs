@@ -1877,3 +1877,23 @@ fn the_book_layout_in_gbk_reads_back() {
     );
     assert_eq!(back, utf8);
 }
+
+#[test]
+fn a_roster_file_that_cannot_be_read_stops_the_run() {
+    let o = pgnkit(
+        &[
+            "convert",
+            "--tag-order",
+            "testdata/extract/no-such-roster.txt",
+            "testdata/extract/games.pgn",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read the roster file testdata/extract/no-such-roster.txt"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o), "");
+}

@@ -738,3 +738,91 @@ fn a_null_move_on_the_main_line_keeps_the_positions_right() {
         assert_eq!(stdout(&o), want, "{expr}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn marks_go_only_on_games_written_as_read() {
+    for (extra, refused) in [
+        (&["--count"][..], "drop --count, --to and --format"),
+        (&["--to", "uci"][..], "drop --count, --to and --format"),
+        (&["--invert"][..], "--invert writes those that did not"),
+    ] {
+        let mut args = vec!["select", "--mark-matches", "M", "-w", "plies > 0"];
+        args.extend_from_slice(extra);
+        args.push(GAMES);
+        let o = pgnkit(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&o).contains(refused), "{extra:?}: {}", stderr(&o));
+    }
+    let o = pgnkit(
+        &[
+            "select",
+            "--mark-matches",
+            "a } b",
+            "-w",
+            "plies > 0",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot hold"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_game_decided_by_its_tags_is_written_unmarked() {
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--mark-matches",
+            "M",
+            "-w",
+            "Round = 2",
+            GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stdout(&o).contains("{M}"), "{}", stdout(&o));
+}
+
+#[test]
+fn at_counts_the_plies_once_in_a_game_with_variations() {
+    // The replay tells the move a variation follows as well as the main line's moves: the
+    // watch counted its ply twice, and `at 1` missed the position after 1. e4.
+    let game = b"[Event \"V\"]\n\n1. e4 (1. d4 d5) 1... e5 2. Nf3 *\n";
+    let o = pgnkit(
+        &[
+            "select",
+            "-q",
+            "--count",
+            "-w",
+            "pattern = \"*/*/*/*/4P3/*/*/*\" at 1",
+        ],
+        Some(game),
+    );
+    assert_eq!(stdout(&o), "1\n");
+}
+
+#[test]
+fn start_ply_starts_the_search_for_positions_as_pgn_extracts_startply() {
+    let game = b"[Event \"P\"]\n\n1. e4 e5 2. d4 *\n";
+    let count = |n: &str| {
+        let args = ["select", "-q", "--count", "--startply", n, "--fen-pattern"];
+        let o = pgnkit(&[&args[..], &["*/*/*/*/4P3/*/*/*"]].concat(), Some(game));
+        stdout(&o)
+    };
+    // The pawn stands alone on e4 after the first and second moves, not after the third.
+    assert_eq!(count("2"), "1\n");
+    assert_eq!(count("3"), "0\n");
+    let o = pgnkit(
+        &["select", "--start-ply", "3", "-w", "plies > 1"],
+        Some(game),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no test looks for one"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -248,8 +248,12 @@ impl From<FormatArg> for Format {
 
 impl Args {
     /// The conversion the flags ask for.
-    pub fn options(&self) -> ConvertOptions {
-        ConvertOptions {
+    ///
+    /// # Errors
+    ///
+    /// A roster file (`--tag-order`) that cannot be read, or pgn-extract's `--startply`.
+    pub fn options(&self) -> anyhow::Result<ConvertOptions> {
+        Ok(ConvertOptions {
             to: self.to.into(),
             format: self.format.into(),
             traditional: self.traditional,
@@ -282,8 +286,8 @@ impl Args {
             games_only: false,
             keep_broken: self.keep_broken,
             output_encoding: self.output_encoding,
-            rewrite: self.rewrite.rewrite(),
-        }
+            rewrite: self.rewrite.rewrite()?,
+        })
     }
 }
 
@@ -295,6 +299,6 @@ impl Args {
 /// output or the rejects file cannot be created or written, or a rewrite in place would lose
 /// games.
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let convert = Convert::new(args.options())?;
+    let convert = Convert::new(args.options()?)?;
     convert.run(args.input.resolve()?)
 }

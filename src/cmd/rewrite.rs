@@ -15,13 +15,13 @@ use crate::convert::{AddTag, FenAt, MoveNumbers, PgnLayout, Rewrite};
 pub struct RewriteArgs {
     /// Start each game at its main-line ply N (1 is its first move): the plies before are
     /// dropped, and the position N is played from is written as a FEN tag with SetUp "1".
-    #[arg(
-        long,
-        alias = "startply",
-        value_name = "N",
-        conflicts_with = "drop_ply"
-    )]
+    #[arg(long, value_name = "N", conflicts_with = "drop_ply")]
     pub start_ply: Option<u32>,
+
+    /// pgn-extract's --startply starts matching positions at ply N, which select's
+    /// --start-ply does: refused here with the commands to use (docs/pgn-extract.md).
+    #[arg(long, hide = true, value_name = "N")]
+    pub startply: Option<u32>,
 
     /// Drop the first N plies of each game (as --start-ply N+1); with a negative N, all but
     /// the last -N (pgn-extract's --dropply).
@@ -79,6 +79,20 @@ pub struct RewriteArgs {
     #[arg(long, alias = "nomovenumbers")]
     pub no_move_numbers: bool,
 
+    /// Write no `+` or `#` after the moves (pgn-extract's --nochecks).
+    #[arg(long, alias = "nochecks")]
+    pub no_checks: bool,
+
+    /// Write no result after the moves; the Result tag stays (pgn-extract's --noresults).
+    #[arg(long, alias = "noresults")]
+    pub no_results: bool,
+
+    /// Write the tags named in this file first, in its order (the first word of each line;
+    /// `%` starts a comment), then the rest of the Seven Tag Roster, then the others as read:
+    /// pgn-extract's -R.
+    #[arg(long, short = 'R', value_name = "FILE")]
+    pub tag_order: Option<PathBuf>,
+
     /// Write the number of every move, Black's as 1... too.
     #[arg(long, conflicts_with = "no_move_numbers")]
     pub every_move_number: bool,
@@ -108,8 +122,29 @@ pub enum LayoutArg {
 }
 
 impl RewriteArgs {
-    pub(super) fn rewrite(&self) -> Rewrite {
-        Rewrite {
+    /// The rewrites the flags ask for.
+    ///
+    /// # Errors
+    ///
+    /// A roster file that cannot be read, or pgn-extract's `--startply` (a selection there).
+    pub(super) fn rewrite(&self) -> anyhow::Result<Rewrite> {
+        if let Some(n) = self.startply {
+            anyhow::bail!(
+                "--startply is pgn-extract's: it starts matching positions at ply {n}, which \
+                 `pgnkit select --startply {n}` does; to drop the plies before ply {n} from \
+                 each game, use convert --start-ply {n}"
+            );
+        }
+        let tag_order = match &self.tag_order {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    anyhow::anyhow!("cannot read the roster file {}: {e}", path.display())
+                })?;
+                Some(crate::convert::roster(&text))
+            }
+            None => None,
+        };
+        Ok(Rewrite {
             start_ply: self.start_ply,
             drop_ply: self.drop_ply,
             ply_limit: self.ply_limit,
@@ -132,7 +167,10 @@ impl RewriteArgs {
                 MoveNumbers::Usual
             },
             player_tags: self.player_sources(),
-        }
+            tag_order,
+            no_checks: self.no_checks,
+            no_results: self.no_results,
+        })
     }
 
     fn player_sources(&self) -> Vec<PlayerSource> {

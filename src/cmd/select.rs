@@ -56,6 +56,11 @@ pub struct Args {
     #[arg(long, short = 'z', value_name = "FILE")]
     pub materialz: Option<PathBuf>,
 
+    /// Look for positions from main-line ply N on (N moves played; 0 is the start): every
+    /// test of positions as if written with `at N..` (pgn-extract's --startply).
+    #[arg(long, alias = "startply", value_name = "N")]
+    pub start_ply: Option<u32>,
+
     /// Write only these of the matched games, counted from 1 in output order: `1:10,15`.
     #[arg(long, value_name = "RANGES")]
     pub selectonly: Option<MatchRanges>,
@@ -67,6 +72,17 @@ pub struct Args {
     /// Also write the games not selected to this file, in the same pass (staged as -o).
     #[arg(long, value_name = "FILE")]
     pub non_matching: Option<PathBuf>,
+
+    /// Put this comment after the move where each game selected first matched a test of
+    /// positions (position, pattern, material, balance; a threefold or fifty-move claim):
+    /// pgn-extract's --markmatches.
+    #[arg(long, alias = "markmatches", value_name = "TEXT")]
+    pub mark_matches: Option<String>,
+
+    /// Add a MatchLabel tag naming the test that matched first, when it has a name (a tag
+    /// file's FENPattern label, `label "..."` in --where): pgn-extract's --addlabeltag.
+    #[arg(long, alias = "addlabeltag")]
+    pub add_label_tag: bool,
 
     /// Select the games that do not match.
     #[arg(long)]
@@ -153,6 +169,9 @@ impl Args {
             select_only: self.selectonly.clone(),
             skip_matching: self.skipmatching.clone(),
             non_matching: self.non_matching.clone(),
+            mark_matches: self.mark_matches.clone(),
+            add_label_tag: self.add_label_tag,
+            start_ply: self.start_ply,
         }
     }
 }

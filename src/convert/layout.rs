@@ -49,6 +49,10 @@ pub(super) struct Style {
     pub(super) layout: Layout,
     pub(super) width: usize,
     pub(super) numbers: MoveNumbers,
+    /// No `+` or `#` after a move (`--no-checks`).
+    pub(super) no_checks: bool,
+    /// No result after the moves (`--no-results`).
+    pub(super) no_results: bool,
 }
 
 /// Fills lines of words up to a width; a `(` joins the word after it, a `)` the word before.
@@ -202,7 +206,12 @@ pub(super) fn write_movetext(
                         word.clear();
                     }
                 }
-                word.push_str(collector.written(ply));
+                let written = collector.written(ply);
+                if style.no_checks {
+                    word.push_str(written.trim_end_matches(['+', '#']));
+                } else {
+                    word.push_str(written);
+                }
                 lines.word(&word);
                 need_number = false;
                 if let Some(from) = &ply.repaired_from {
@@ -252,6 +261,8 @@ pub(super) fn write_movetext(
         lines.end_line();
         lines.out.push('\n');
     }
-    lines.word(result.as_str());
+    if !style.no_results {
+        lines.word(result.as_str());
+    }
     lines.end_line();
 }

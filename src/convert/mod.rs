@@ -26,7 +26,7 @@ mod rewrite;
 pub use engine::{Convert, RowSink};
 pub use layout::{Layout as PgnLayout, MoveNumbers};
 pub use options::{ConvertOptions, Format, ToNotation};
-pub use rewrite::{AddTag, FenAt, Rewrite};
+pub use rewrite::{roster, AddTag, FenAt, Rewrite};
 
 use std::borrow::Cow;
 use std::ops::Range;

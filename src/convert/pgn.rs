@@ -35,40 +35,99 @@ pub fn write_tags_with(
     set: &[(&str, &str)],
     out: &mut String,
 ) {
-    write_tags_kept(lexed, result, fix_result, set, |_| true, out);
+    write_tags_kept(
+        lexed,
+        result,
+        fix_result,
+        set,
+        |_| true,
+        TagOrder::AsRead,
+        out,
+    );
+}
+
+/// How the tags after the Seven Tag Roster are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TagOrder<'a> {
+    /// As read, the tags set but not read after them (pgnkit's layout).
+    #[default]
+    AsRead,
+    /// As read, but `SetUp` right before `FEN`: PGN's export format (§8.1.1), as pgn-extract
+    /// writes it.
+    Export,
+    /// These tags first, in this order (a roster tag among them takes its place here), then
+    /// the roster's others, then the rest as read (`--tag-order`, pgn-extract's `-R`).
+    Listed(&'a [String]),
 }
 
 /// [`write_tags_with`] with the tags beyond the Seven Tag Roster that `keep` refuses left out
-/// (`--keep-tags`, `--seven-tag-roster`).
+/// (`--keep-tags`, `--seven-tag-roster`), in `order`.
 pub fn write_tags_kept(
     lexed: &Lexed,
     result: GameResult,
     fix_result: bool,
     set: &[(&str, &str)],
     keep: impl Fn(&str) -> bool,
+    order: TagOrder<'_>,
     out: &mut String,
 ) {
     let set_value = |name: &str| set.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-    for (name, default) in ROSTER {
-        let value = if name == "Result" && (fix_result || lexed.tag("Result").is_none()) {
+    let roster_value = |name: &str, default: &'static str| {
+        if name == "Result" && (fix_result || lexed.tag("Result").is_none()) {
             result.as_str()
         } else {
             lexed.tag(name).unwrap_or(default)
-        };
-        tag(name, value, out);
+        }
+    };
+    let listed: &[String] = match order {
+        TagOrder::Listed(list) => list,
+        _ => &[],
+    };
+    let mut roster_written = [false; 7];
+    for name in listed {
+        if let Some(i) = ROSTER.iter().position(|(n, _)| n == name) {
+            if !roster_written[i] {
+                roster_written[i] = true;
+                tag(name, roster_value(name, ROSTER[i].1), out);
+            }
+        } else if let Some(value) = set_value(name).or_else(|| lexed.tag(name)) {
+            if keep(name) {
+                tag(name, value, out);
+            }
+        }
     }
+    for (i, (name, default)) in ROSTER.into_iter().enumerate() {
+        if !roster_written[i] {
+            tag(name, roster_value(name, default), out);
+        }
+    }
+    // SetUp goes right before FEN in export order, when the game has both.
+    let setup_moves = order == TagOrder::Export
+        && set_value("FEN").or_else(|| lexed.tag("FEN")).is_some()
+        && set_value("SetUp").or_else(|| lexed.tag("SetUp")).is_some()
+        && keep("SetUp");
+    let write = |name: &str, value: &str, out: &mut String| {
+        if listed.iter().any(|l| l == name) || (setup_moves && name == "SetUp") {
+            return;
+        }
+        if setup_moves && name == "FEN" {
+            let setup = set_value("SetUp").or_else(|| lexed.tag("SetUp"));
+            tag("SetUp", setup.unwrap_or("1"), out);
+        }
+        tag(name, value, out);
+    };
     let mut seen_roster = [false; 7];
     for t in lexed.tags() {
         match ROSTER.iter().position(|(n, _)| *n == t.name) {
             // Only the first of duplicated roster tags was written above.
             Some(i) if !seen_roster[i] => seen_roster[i] = true,
             _ if !keep(t.name) => {}
-            _ => tag(t.name, set_value(t.name).unwrap_or(t.value), out),
+            _ => write(t.name, set_value(t.name).unwrap_or(t.value), out),
         }
     }
     for (name, value) in set {
         if lexed.tag(name).is_none() && keep(name) {
-            tag(name, value, out);
+            write(name, value, out);
         }
     }
 }

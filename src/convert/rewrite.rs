@@ -82,6 +82,24 @@ pub struct Rewrite {
     /// Tables of players whose tags are added to their games (`--player-tags`,
     /// `--addelotags`, `--addfideidtags`); read by [`super::Convert::new`].
     pub player_tags: Vec<PlayerSource>,
+    /// These tags first, in this order, then the rest of the Seven Tag Roster, then the
+    /// others as read (`--tag-order`, pgn-extract's `-R`; [`roster`] reads its file).
+    pub tag_order: Option<Vec<String>>,
+    /// No `+` or `#` after the moves (`--no-checks`, pgn-extract's `--nochecks`).
+    pub no_checks: bool,
+    /// No result at the end of the movetext (`--no-results`, pgn-extract's `--noresults`);
+    /// the `Result` tag stays.
+    pub no_results: bool,
+}
+
+/// The tag names of a roster file (pgn-extract's `-R`): the first word of each line; blank
+/// lines and lines starting with `%` or `#` are left out.
+pub fn roster(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| !name.starts_with(['%', '#']))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A tag `--add-tags` adds.
@@ -182,6 +200,8 @@ impl Rewrite {
         self.layout != Layout::Pgnkit
             || self.line_width.is_some()
             || self.move_numbers != MoveNumbers::Usual
+            || self.no_checks
+            || self.no_results
     }
 
     /// Whether the plies written are not the game's.
@@ -407,7 +427,12 @@ pub(super) fn write_pgn(
             };
             needed || listed || (added && !rewrite.seven_tag_roster)
         };
-        pgn_out::write_tags_kept(game.lexed, game.result, game.fixed, &set, keep, out);
+        let order = match (&rewrite.tag_order, rewrite.layout) {
+            (Some(list), _) => pgn_out::TagOrder::Listed(list),
+            (None, Layout::Export) => pgn_out::TagOrder::Export,
+            (None, Layout::Pgnkit) => pgn_out::TagOrder::AsRead,
+        };
+        pgn_out::write_tags_kept(game.lexed, game.result, game.fixed, &set, keep, order, out);
         out.push('\n');
     }
     let result = movetext_result(&cut, game.result);
@@ -416,6 +441,8 @@ pub(super) fn write_pgn(
             layout: rewrite.layout,
             width: rewrite.line_width.unwrap_or(rewrite.layout.width()),
             numbers: rewrite.move_numbers,
+            no_checks: rewrite.no_checks,
+            no_results: rewrite.no_results,
         };
         layout::write_movetext(&cut.elements, collector, result, style, out);
     } else {

@@ -53,8 +53,9 @@ pub fn quote(text: &str) -> String {
 /// and `<>` holds for a game without the tag. `Player` is
 /// `White` or `Black`, `Elo` is `WhiteElo` or `BlackElo`; `FEN` is a position the main line
 /// reaches (its board and side to move), `FENPattern` a [pattern](super::pattern) (a label
-/// after it is ignored), `FENPatternI` that pattern or the same with the colours swapped.
-/// Lines starting with `%` are comments.
+/// after it names the test, for `--add-label-tag`), `FENPatternI` that pattern or the same
+/// with the colours swapped; `EloDiff` the difference of the ratings (`elo_diff`). Lines
+/// starting with `%` are comments.
 ///
 /// # Errors
 ///
@@ -102,6 +103,17 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
                 )))
             }
         };
+        let numeric =
+            matches!(name, "Elo" | "EloDiff" | "TimeControl") || super::expr::numeric_tag(name);
+        let ordered = matches!(op, Some("<" | "<=" | ">" | ">="));
+        if numeric && ordered && value.trim().parse::<f64>().is_err() {
+            let example = if name == "TimeControl" { "180" } else { "2500" };
+            return Err(bad(format!(
+                "{name} compares as a number, and \"{value}\" is none: write a number, as \
+                 {name} {} \"{example}\"",
+                op.unwrap_or_default()
+            )));
+        }
         let test = match (name, op) {
             ("FEN", None) => {
                 let fields: Vec<&str> = value.split_whitespace().take(2).collect();
@@ -109,17 +121,25 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
             }
             ("FENPattern", None) => {
                 let pattern = value.split_whitespace().next().unwrap_or_default();
-                format!("pattern = {}", quote(pattern))
+                format!("pattern = {}{}", quote(pattern), label_of(rest, ""))
             }
             ("FENPatternI", None) => {
                 // As written, or with the colours swapped (pgn-extract's FENPatternI).
                 let pattern = value.split_whitespace().next().unwrap_or_default();
                 let inverted = super::pattern::inverted(pattern);
+                // The inverted pattern's label ends in I, as pgn-extract names it.
+                let (label, label_i) = (label_of(rest, ""), label_of(rest, "I"));
                 format!(
-                    "pattern = {} or pattern = {}",
+                    "pattern = {}{label} or pattern = {}{label_i}",
                     quote(pattern),
                     quote(&inverted)
                 )
+            }
+            ("EloDiff", Some(op)) => format!("elo_diff {op} {}", quote(value)),
+            ("EloDiff", None) => {
+                return Err(bad(format!(
+                    "EloDiff takes an operator, as EloDiff <= \"50\": {line}"
+                )));
             }
             ("FEN" | "FENPattern" | "FENPatternI", Some(_)) => {
                 return Err(bad(format!("{name} takes no operator")));
@@ -174,6 +194,17 @@ pub fn tag_file(text: &str) -> Result<String, LineError> {
         tests.extend(all.iter().map(|t| format!("({t})")));
     }
     Ok(tests.join(" and "))
+}
+
+/// The label after a `FENPattern` line's quoted pattern (pgn-extract's, for its
+/// `--addlabeltag`), with `suffix` after it, as the language's `label "..."`; empty when there
+/// is none. `rest` starts at the pattern's opening quote.
+fn label_of(rest: &str, suffix: &str) -> String {
+    let after = rest[1..].find('"').map_or("", |end| &rest[end + 2..]);
+    match after.trim() {
+        "" => String::new(),
+        label => format!(" label {}", quote(&format!("{label}{suffix}"))),
+    }
 }
 
 /// pgn-extract's material file (`-y FILE` with `either` false, `-z FILE` with it true), as
@@ -262,7 +293,24 @@ mod tests {
             tag_file("White \"a.b\\\"\n").expect("reads"),
             "(White matches \"^a\\\\.b\\\\\\\\\")"
         );
-        for (text, line) in [("White Tal", 1), ("\n\nWhite ~ \"x\"", 3), ("% only", 0)] {
+        assert_eq!(
+            tag_file("FENPattern \"8/*/*/*/*/*/*/*\" empty eighth\n").expect("reads"),
+            "(pattern = \"8/*/*/*/*/*/*/*\" label \"empty eighth\")"
+        );
+        assert_eq!(
+            tag_file("FENPatternI \"8/*/*/*/*/*/*/*\" e\n").expect("reads"),
+            "(pattern = \"8/*/*/*/*/*/*/*\" label \"e\" or pattern = \"*/*/*/*/*/*/*/8\" \
+             label \"eI\")"
+        );
+        for (text, line) in [
+            ("White Tal", 1),
+            ("\n\nWhite ~ \"x\"", 3),
+            ("% only", 0),
+            ("White \"A\"\nWhiteElo <= \"x\"", 2),
+            ("Elo > \"2,500\"", 1),
+            ("EloDiff \"50\"", 1),
+            ("TimeControl >= \"40/\"", 1),
+        ] {
             assert_eq!(tag_file(text).expect_err(text).line, line, "{text}");
         }
     }

@@ -63,6 +63,15 @@ pub struct SelectOptions {
     pub skip_matching: Option<MatchRanges>,
     /// Also write the games not selected to this file (`--non-matching`), in the same pass.
     pub non_matching: Option<PathBuf>,
+    /// Put this comment after the move where a selected game first matched
+    /// (`--mark-matches`, pgn-extract's `--markmatches`); see [`super::mark`].
+    pub mark_matches: Option<String>,
+    /// Add a `MatchLabel` tag naming the test that matched, when it has a name
+    /// (`--add-label-tag`, pgn-extract's `--addlabeltag`).
+    pub add_label_tag: bool,
+    /// Look for positions from this ply on (`--start-ply`, pgn-extract's `--startply`): every
+    /// test of positions as if written with `at N..`.
+    pub start_ply: Option<u32>,
 }
 
 impl SelectOptions {
@@ -87,6 +96,9 @@ impl SelectOptions {
             select_only: None,
             skip_matching: None,
             non_matching: None,
+            mark_matches: None,
+            add_label_tag: false,
+            start_ply: None,
         }
     }
 }
@@ -391,7 +403,18 @@ fn selection_of(options: &SelectOptions) -> anyhow::Result<Selection> {
             .collect::<Vec<_>>()
             .join(" and "),
     };
-    Selection::parse(&src).map_err(|e| anyhow::anyhow!("the criteria together: {}", e.render(&src)))
+    let mut selection = Selection::parse(&src)
+        .map_err(|e| anyhow::anyhow!("the criteria together: {}", e.render(&src)))?;
+    if let Some(ply) = options.start_ply {
+        if selection.targets().is_empty() {
+            bail!(
+                "--start-ply starts the search for positions at a ply, and no test looks for \
+                 one (position, pattern, material, balance...): drop --start-ply"
+            );
+        }
+        selection.start_at(ply);
+    }
+    Ok(selection)
 }
 
 /// Refuses options that would change nothing with the others given.
@@ -419,6 +442,28 @@ fn refuse_options_that_do_not_apply(
                 bail!("--count prints only the number of games and writes none: drop {option}");
             }
         }
+    }
+    let marks = [
+        ("--mark-matches", args.mark_matches.is_some()),
+        ("--add-label-tag", args.add_label_tag),
+    ];
+    for (option, _) in marks.into_iter().filter(|(_, given)| *given) {
+        if args.count || args.to.is_some() || args.format.is_some() {
+            bail!(
+                "{option} marks the games written as read: drop --count, --to and --format \
+                 (convert the games it writes afterwards)"
+            );
+        }
+        if args.invert {
+            bail!("{option} marks where a game matched, and --invert writes those that did not");
+        }
+    }
+    if args
+        .mark_matches
+        .as_deref()
+        .is_some_and(|c| c.contains(['{', '}']))
+    {
+        bail!("--mark-matches: a comment cannot hold {{ or }}");
     }
     if args.format == Some(Format::Parquet) {
         bail!(
@@ -489,6 +534,7 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
     // A tagless game in the book layout has its header read as tags, as the replay does.
     crate::pgn::book::extract_header(game.bytes, game.lexed);
     let nearest = tag_watch.look(game.lexed);
+    let mut first_match = None;
     let by_tags = selection.matches(&Facts {
         lexed: game.lexed,
         replay: None,
@@ -523,6 +569,9 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
                 &mut watch,
                 eco.as_ref(),
             );
+            if matched && (args.mark_matches.is_some() || args.add_label_tag) {
+                first_match = selection.first_match(&watch.reached_at, &report);
+            }
             (matched, report.count(Severity::Error) as u64)
         }
     };
@@ -571,16 +620,23 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
             picked.text = body.unwrap_or_default();
         }
         None => {
-            // The game as read, and one blank line after it.
-            picked.text.reserve(game.bytes.len() + 2);
-            picked.text.extend_from_slice(game.bytes);
-            picked
-                .text
-                .extend_from_slice(if game.bytes.ends_with(b"\n") {
-                    b"\n"
-                } else {
-                    b"\n\n"
-                });
+            // The game as read (marked where it matched), and one blank line after it.
+            let marked = first_match.as_ref().filter(|_| picked.selected).map(|at| {
+                super::mark::marked(
+                    game.bytes,
+                    at,
+                    args.mark_matches.as_deref(),
+                    args.add_label_tag,
+                )
+            });
+            let bytes = marked.as_deref().unwrap_or(game.bytes);
+            picked.text.reserve(bytes.len() + 2);
+            picked.text.extend_from_slice(bytes);
+            picked.text.extend_from_slice(if bytes.ends_with(b"\n") {
+                b"\n"
+            } else {
+                b"\n\n"
+            });
         }
     }
     picked

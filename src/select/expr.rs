@@ -119,6 +119,12 @@ pub enum Literal {
         round: Round,
     },
     Regex(Regex),
+    /// A number compared with a `TimeControl` tag's base seconds (`180` for `180+5`), as
+    /// pgn-extract compares them.
+    Seconds {
+        text: String,
+        seconds: f64,
+    },
 }
 
 impl Literal {
@@ -128,7 +134,8 @@ impl Literal {
             Literal::Text { text, .. }
             | Literal::Number { text, .. }
             | Literal::Date { text, .. }
-            | Literal::Round { text, .. } => text,
+            | Literal::Round { text, .. }
+            | Literal::Seconds { text, .. } => text,
             Literal::Regex(re) => re.as_str(),
         }
     }
@@ -260,6 +267,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     ("opening", "the name of that classified opening"),
     (
+        "elo_diff",
+        "the difference of the WhiteElo and BlackElo tags, either way (pgn-extract's EloDiff)",
+    ),
+    (
         "game",
         "the game's number in its file, from 1, as validate reports it",
     ),
@@ -305,6 +316,9 @@ pub struct Watched {
     pub lasts: u32,
     /// The first and last plies (0: the start position) it is looked for at (`at A..B`).
     pub plies: (u32, u32),
+    /// A name for it (`label "x"`): select's `--add-label-tag` writes it in a `MatchLabel`
+    /// tag when it is the test that matched first (pgn-extract's `FENPattern` label).
+    pub label: Option<String>,
 }
 
 impl Watched {
@@ -317,6 +331,7 @@ impl Watched {
             target,
             lasts,
             plies: (0, u32::MAX),
+            label: None,
         }
     }
 }
@@ -349,6 +364,14 @@ pub enum Test {
         op: Op,
         value: Literal,
     },
+    /// A tag compared with another of the same game (`WhiteElo > BlackElo`): as numbers when
+    /// both are, as dates when either name ends in `Date`, else as text; false when either
+    /// is missing.
+    TagPair {
+        name: String,
+        op: Op,
+        other: String,
+    },
     /// `player`, `white`, `black`: `=` takes `*` as any run of characters.
     Name {
         sides: Sides,
@@ -373,6 +396,11 @@ pub enum Test {
     Reached {
         equal: bool,
         target: usize,
+    },
+    /// `elo_diff`: |WhiteElo − BlackElo|; false when either is missing or no number.
+    EloDiff {
+        op: Op,
+        value: f64,
     },
     /// `game`: the game's number in its file (from 1), as `validate` reports it.
     GameNumber {
@@ -772,13 +800,13 @@ impl Parser {
         self.suffixes(test).map(Expr::Test)
     }
 
-    /// `for N` (held for N half-moves) and `at A..B` (only at these plies) after a test of
-    /// positions (`position`, `pattern`, `material`, `balance`...).
+    /// `for N` (held for N half-moves), `at A..B` (only at these plies) and `label "NAME"`
+    /// after a test of positions (`position`, `pattern`, `material`, `balance`...).
     fn suffixes(&mut self, test: Test) -> Result<Test, ParseError> {
         loop {
             let at = self.here();
             let word = match self.peek() {
-                Some(Tok::Word(w)) if w == "for" || w == "at" => w.clone(),
+                Some(Tok::Word(w)) if w == "for" || w == "at" || w == "label" => w.clone(),
                 _ => return Ok(test),
             };
             let Test::Reached { target, .. } = test else {
@@ -789,6 +817,17 @@ impl Parser {
             };
             self.pos += 1;
             let value_at = self.here();
+            if word == "label" {
+                let Some((Tok::Str(name) | Tok::Word(name), _)) = self.toks.get(self.pos) else {
+                    return Err(ParseError::new(
+                        "expected a name after 'label', as label \"french\"",
+                        value_at,
+                    ));
+                };
+                self.targets[target].label = Some(name.clone());
+                self.pos += 1;
+                continue;
+            }
             let value = match self.toks.get(self.pos) {
                 Some((Tok::Bare(v), _)) => v.clone(),
                 // No number: refused below.
@@ -1000,6 +1039,13 @@ impl Parser {
                 let target = material_target(text_of(&value)).map_err(bad_value)?;
                 Ok(self.watch(target, equal))
             }
+            "elo_diff" => {
+                only_order("elo_diff")?;
+                match number_of(&value) {
+                    Some(value) => Ok(Test::EloDiff { op, value }),
+                    None => err("elo_diff is a difference of ratings: expected a number".into()),
+                }
+            }
             "game" => {
                 only_order("game")?;
                 match number_of(&value) {
@@ -1050,14 +1096,58 @@ impl Parser {
                         at,
                     ));
                 }
+                if let Tok::Word(other) = &value {
+                    // A tag's name as tags are named (WhiteElo, Date), not a code (C20, KQ).
+                    if other.starts_with(|c: char| c.is_ascii_uppercase())
+                        && other.contains(|c: char| c.is_ascii_lowercase())
+                    {
+                        if matches!(op, Op::Contains | Op::NotContains) {
+                            return Err(ParseError::new(
+                                format!(
+                                    "a tag compares with another ({other}) by = != < <= > >=; \
+                                     quote the word to look for it: \"{other}\""
+                                ),
+                                op_at,
+                            ));
+                        }
+                        return Ok(Test::TagPair {
+                            name: name.to_owned(),
+                            op,
+                            other: other.clone(),
+                        });
+                    }
+                }
                 let values = if name.ends_with("Date") {
                     Values::Date
                 } else if name == "Round" {
                     Values::Round
+                } else if name == "TimeControl" {
+                    Values::TimeControl
                 } else {
                     Values::Text
                 };
                 let value = literal(&value, op, values).map_err(bad_value)?;
+                let ordered = matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge);
+                if ordered
+                    && numeric_tag(name)
+                    && matches!(value, Literal::Text { number: None, .. })
+                {
+                    return err(format!(
+                        "{name} is a number: compare it with one, as {name} {} {} (the \
+                         value '{}' is no number)",
+                        op.as_str(),
+                        if name.ends_with("Elo") { 2500 } else { 40 },
+                        value.text()
+                    ));
+                }
+                if ordered && name == "TimeControl" && !matches!(value, Literal::Seconds { .. }) {
+                    return err(format!(
+                        "TimeControl compares by its base seconds: give a number, as \
+                         TimeControl {} 180 (the value '{}' is none)",
+                        op.as_str(),
+                        value.text()
+                    ));
+                }
                 Ok(Test::Tag {
                     name: name.to_owned(),
                     op,
@@ -1092,6 +1182,16 @@ enum Values {
     Date,
     /// `Round`: rounds of parts (`5.2`), never dates or decimal numbers.
     Round,
+    /// `TimeControl`: a number is its base seconds (`180` for `180+5`).
+    TimeControl,
+}
+
+/// Whether a tag holds a number (a rating, a count, an id): a bound on it that is no number
+/// is a mistake, not a comparison of text.
+pub(crate) fn numeric_tag(name: &str) -> bool {
+    ["Elo", "PlyCount", "FideId", "RatingDiff", "USCF"]
+        .iter()
+        .any(|end| name.ends_with(end))
 }
 
 /// The literal a tag or name is compared with, read as the tag's `values` are.
@@ -1119,6 +1219,11 @@ fn literal(tok: &Tok, op: Op, values: Values) -> Result<Literal, String> {
             return Ok(Literal::Round { text, round });
         }
         return Ok(Literal::Text { text, number: None });
+    }
+    if values == Values::TimeControl && ordered {
+        if let Some(seconds) = text.parse::<f64>().ok().filter(|n| n.is_finite()) {
+            return Ok(Literal::Seconds { text, seconds });
+        }
     }
     let date_like = matches!(tok, Tok::Bare(s) if s.contains('.') || s.contains('?'));
     if ordered && (values == Values::Date || date_like) {

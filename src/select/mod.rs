@@ -11,6 +11,7 @@
 pub mod criteria;
 mod engine;
 pub mod expr;
+pub mod mark;
 pub mod material;
 pub mod pattern;
 pub mod round;
@@ -85,6 +86,14 @@ impl Selection {
         }
     }
 
+    /// Looks for every position from ply `ply` on (pgn-extract's `--startply`): each test of
+    /// positions is as if written with `at ply..` as well.
+    pub fn start_at(&mut self, ply: u32) {
+        for target in &mut self.targets {
+            target.plies.0 = target.plies.0.max(ply);
+        }
+    }
+
     /// Whether some test needs the game's opening classified (`eco`, `opening`).
     pub fn classifies(&self) -> bool {
         self.classifies
@@ -137,13 +146,67 @@ impl Selection {
     }
 }
 
+impl Selection {
+    /// Where a game that matched matched first, for `--mark-matches`: the earliest ply at
+    /// which a test of positions was reached (`reached_at`, from the
+    /// [watch](watch::Watch::reached_at)), or a threefold repetition or a fifty-move draw
+    /// could first be claimed, when the expression tests for it (`termination = threefold`,
+    /// `fifty-moves`); with the label of the test. `None` when no test of the expression
+    /// happens at a ply (tags, counts, how the game ended).
+    pub fn first_match(
+        &self,
+        reached_at: &[Option<u32>],
+        report: &GameReport,
+    ) -> Option<mark::Match> {
+        let positions = self
+            .targets
+            .iter()
+            .zip(reached_at)
+            .filter_map(|(t, at)| Some((at.as_ref().copied()?, t.label.as_deref())));
+        let mut endings = Vec::new();
+        claims(&self.expr, &mut endings);
+        let claims = endings.into_iter().filter_map(|e| {
+            let ply = match e {
+                EndingTest::Threefold => report.threefold_ply,
+                _ => report.fifty_ply,
+            };
+            Some((ply?, None))
+        });
+        positions
+            .chain(claims)
+            .min_by_key(|(ply, _)| *ply)
+            .map(|(ply, label)| mark::Match {
+                ply,
+                label: label.map(str::to_owned),
+            })
+    }
+}
+
+/// The claims of draws (`termination = threefold`, `fifty-moves`) the expression tests for.
+fn claims(expr: &Expr, found: &mut Vec<EndingTest>) {
+    match expr {
+        Expr::And(all) | Expr::Or(all) => all.iter().for_each(|e| claims(e, found)),
+        Expr::Not(_) => {}
+        Expr::Test(Test::Termination {
+            equal: true,
+            ending: e @ (EndingTest::Threefold | EndingTest::FiftyMoves),
+        }) => found.push(*e),
+        Expr::Test(_) => {}
+    }
+}
+
 fn needs_replay(expr: &Expr) -> bool {
     match expr {
         Expr::And(all) | Expr::Or(all) => all.iter().any(needs_replay),
         Expr::Not(a) => needs_replay(a),
         Expr::Test(t) => !matches!(
             t,
-            Test::Tag { .. } | Test::Name { .. } | Test::GameNumber { .. } | Test::File { .. }
+            Test::Tag { .. }
+                | Test::TagPair { .. }
+                | Test::EloDiff { .. }
+                | Test::Name { .. }
+                | Test::GameNumber { .. }
+                | Test::File { .. }
         ),
     }
 }
@@ -155,6 +218,13 @@ fn tag_names(expr: &Expr, names: &mut Vec<String>) {
         Expr::Test(Test::Tag { name, .. }) => {
             if !names.contains(name) {
                 names.push(name.clone());
+            }
+        }
+        Expr::Test(Test::TagPair { name, other, .. }) => {
+            for name in [name, other] {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
             }
         }
         Expr::Test(_) => {}
@@ -201,6 +271,25 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
                 .tag(name)
                 .is_some_and(|v| compare(v, *op, value, false)),
         ),
+        Test::TagPair { name, op, other } => {
+            let (Some(a), Some(b)) = (facts.lexed.tag(name), facts.lexed.tag(other)) else {
+                return Some(false);
+            };
+            let ordering = if name.ends_with("Date") || other.ends_with("Date") {
+                match (GameDate::parse_whole(a), GameDate::parse_whole(b)) {
+                    (Some(a), Some(b)) => Some(a.compare_known(&b)),
+                    _ => None,
+                }
+            } else {
+                match (number_in(a), number_in(b)) {
+                    (Some(a), Some(b)) => a.partial_cmp(&b),
+                    (None, None) => Some(a.cmp(b)),
+                    // A number and text: no order (a rating against "-").
+                    _ => None,
+                }
+            };
+            Some(ordering.is_some_and(|o| op.holds(o)))
+        }
         Test::Name { sides, op, value } => {
             let name = |tag| {
                 facts
@@ -218,6 +307,14 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
                 },
             };
             Some(found.is_some_and(|f| f != negated(*op)))
+        }
+        Test::EloDiff { op, value } => {
+            let elo = |tag| facts.lexed.tag(tag).and_then(number_in);
+            let diff = match (elo("WhiteElo"), elo("BlackElo")) {
+                (Some(w), Some(b)) => (w - b).abs(),
+                _ => return Some(false),
+            };
+            Some(diff.partial_cmp(value).is_some_and(|o| op.holds(o)))
         }
         Test::GameNumber { op, value } => Some(
             (facts.game as f64)
@@ -301,6 +398,9 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
                 GameDate::parse_whole(v).is_some_and(|d| op.holds(d.compare_known(date)))
             }
             Literal::Round { round, .. } => round.compare_with(v).is_some_and(|o| op.holds(o)),
+            Literal::Seconds { seconds, .. } => base_seconds(v)
+                .and_then(|s| s.partial_cmp(seconds))
+                .is_some_and(|o| op.holds(o)),
             Literal::Number { number, .. } => number_in(v)
                 .and_then(|n| n.partial_cmp(number))
                 .is_some_and(|o| op.holds(o)),
@@ -316,6 +416,28 @@ fn compare(v: &str, op: Op, lit: &Literal, glob: bool) -> bool {
             }
             Literal::Regex(_) => false,
         },
+    }
+}
+
+/// The seconds of a `TimeControl`'s first period, as pgn-extract reads them: `180` of
+/// `180+5`, `7200` of `40/7200:3600`, `60` of sandclock `*60`, `300` of `300`; none of `?`,
+/// `-` or text.
+fn base_seconds(v: &str) -> Option<f64> {
+    let first = v.split(':').next().unwrap_or_default().trim();
+    let digits = |s: &str| {
+        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        s[..end].parse::<f64>().ok()
+    };
+    if first.contains('+') {
+        digits(first)
+    } else if let Some(rest) = first.strip_prefix('*') {
+        digits(rest)
+    } else if let Some((_, seconds)) = first.split_once('/') {
+        digits(seconds)
+    } else if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+        digits(first)
+    } else {
+        None
     }
 }
 
@@ -381,6 +503,64 @@ mod tests {
         assert!(!compare("B89", op, &lit, false));
         let (op, lit) = parsed("WhiteElo = \"2500\"");
         assert!(compare("2500.0", op, &lit, false));
+    }
+
+    #[test]
+    fn time_controls_compare_by_their_base_seconds() {
+        for (tc, seconds) in [
+            ("180+5", Some(180.0)),
+            ("40/7200:3600", Some(7200.0)),
+            ("*60", Some(60.0)),
+            ("300", Some(300.0)),
+            ("?", None),
+            ("-", None),
+            ("blitz", None),
+        ] {
+            assert_eq!(base_seconds(tc), seconds, "{tc}");
+        }
+        let Expr::Test(Test::Tag { op, value, .. }) =
+            expr::parse("TimeControl >= 180").expect("parses").expr
+        else {
+            unreachable!()
+        };
+        assert!(compare("180+5", op, &value, false));
+        assert!(!compare("60+0", op, &value, false));
+        for wrong in [
+            "WhiteElo <= \"x\"",
+            "PlyCount > abc",
+            "TimeControl < \"40/\"",
+        ] {
+            assert!(expr::parse(wrong).is_err(), "{wrong}");
+        }
+        assert!(expr::parse("WhiteElo = \"-\"").is_ok());
+    }
+
+    #[test]
+    fn a_capitalised_name_on_the_right_is_the_games_tag() {
+        let mut lexed = Lexed::default();
+        crate::pgn::lex_game(
+            b"[WhiteElo \"2400\"]\n[BlackElo \"900\"]\n[Date \"2024.05.01\"]\n\
+              [EventDate \"2024.??.??\"]\n\n*\n",
+            true,
+            1,
+            &mut lexed,
+        );
+        let selects = |src: &str| {
+            Selection::parse(src).expect(src).matches(&Facts {
+                lexed: &lexed,
+                replay: None,
+                game: 1,
+                file: "-",
+            })
+        };
+        // As numbers (text would put "900" after "2400").
+        assert_eq!(selects("WhiteElo > BlackElo"), Some(true));
+        assert_eq!(selects("Date = EventDate"), Some(true));
+        assert_eq!(selects("WhiteElo > Missing"), Some(false));
+        assert_eq!(selects("ECO = C20"), Some(false), "a code stays a value");
+        // pgn-extract's EloDiff, either way round.
+        assert_eq!(selects("elo_diff = 1500"), Some(true));
+        assert_eq!(selects("elo_diff < 1500"), Some(false));
     }
 
     #[test]

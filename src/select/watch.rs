@@ -14,6 +14,8 @@ pub struct Watch<'a> {
     targets: &'a [Watched],
     /// One flag a target.
     pub reached: Vec<bool>,
+    /// For each target reached, the ply of the position where it was (0: the start).
+    pub reached_at: Vec<Option<u32>>,
     /// For each target, the consecutive positions it has held at so far: with the first
     /// set White's, and Black's (`balance`, which either side may have).
     runs: Vec<[u32; 2]>,
@@ -49,6 +51,7 @@ impl<'a> Watch<'a> {
         Watch {
             targets,
             reached: vec![false; targets.len()],
+            reached_at: vec![None; targets.len()],
             runs: vec![[0; 2]; targets.len()],
             ply: 0,
             full: any(|t| matches!(t, Target::Full { .. })),
@@ -120,7 +123,8 @@ impl<'a> Watch<'a> {
             .filter(|_| self.board)
             .map(|p| board_hash(p.board(), p.turn()));
         let targets = self.targets.iter().zip(&mut self.runs);
-        for ((watched, runs), reached) in targets.zip(self.reached.iter_mut()) {
+        let flags = self.reached.iter_mut().zip(self.reached_at.iter_mut());
+        for ((watched, runs), (reached, reached_at)) in targets.zip(flags) {
             if *reached {
                 continue;
             }
@@ -172,6 +176,9 @@ impl<'a> Watch<'a> {
             for (run, holds) in runs.iter_mut().zip(holds) {
                 *run = if holds { *run + 1 } else { 0 };
                 *reached |= *run > watched.lasts;
+            }
+            if *reached {
+                *reached_at = Some(ply);
             }
         }
     }
@@ -245,6 +252,11 @@ impl Visitor for Watch<'_> {
     }
 
     fn play(&mut self, ply: &Ply<'_>) {
+        // Watching from the moves, the positions come from `main_line`: a move told here
+        // (one a variation follows, whose position the replay kept) would be counted twice.
+        if self.by_moves {
+            return;
+        }
         // Once every target is reached, nothing is left to look at; the plies are counted.
         if ply.at.depth == 0 {
             if self.reached.iter().any(|r| !r) {
