@@ -343,9 +343,7 @@ fn check_movetext(
     let ended = start_ended(&known, &start, opts);
     visitor.start(&start);
     let findings = Capped::new(&mut report.findings, &mut counts);
-    let mut replay = Replay::new(
-        bytes, lexed, opts, visitor, needs, movetext, findings, start, ended,
-    );
+    let mut replay = Replay::new(bytes, lexed, opts, visitor, needs, findings, start, ended);
     let mut facts = read_movetext(bytes, lexed, movetext, &mut replay);
     let replayed = replay.finish();
     if !facts.rest_problems.is_empty() {
