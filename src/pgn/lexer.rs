@@ -203,7 +203,7 @@ pub(crate) fn last_tag_line(data: &[u8]) -> Option<usize> {
         })
 }
 
-/// Where [`lex_rest`] starts: the first byte of a token inside a movetext that has begun
+/// Where a [`RestLexer`] starts: the first byte of a token inside a movetext that has begun
 /// (no variation open, no result read), and what the lexer knows there.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Resume {

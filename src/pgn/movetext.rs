@@ -61,7 +61,7 @@ pub(crate) trait MovetextEvents {
     /// A variation ends.
     fn end_variation(&mut self) {}
     /// A result token (on the main line or in a variation).
-    fn result(&mut self, _result: GameResult) {}
+    fn result(&mut self, _result: GameResult, _span: Span) {}
     /// Bytes that are no token of a movetext (the lexer's `Unknown`), not reported by the
     /// lexer already.
     fn unexpected(&mut self, _span: Span) {}
@@ -273,7 +273,7 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
     // The rare branch: the rest of the game from the token at `from`.
     macro_rules! rest {
         ($from:expr) => {
-            return rest(bytes, at, OPEN, $from, facts, events)
+            return rest(bytes, at, OPEN, $from, facts, &[], events)
         };
     }
     loop {
@@ -412,9 +412,10 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
                     if let Some((value, dots, nspan)) = glued {
                         events.main_move_number(value, dots, nspan);
                     }
-                    events.result(result);
+                    let result_span = span(start, end);
+                    events.result(result, result_span);
                     events.end();
-                    facts.result_span = Some(span(start, end));
+                    facts.result_span = Some(result_span);
                     return facts;
                 }
                 // A symbol of move numbers only.
@@ -428,7 +429,8 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
 }
 
 /// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
-/// read by the lexer as it would have gone on there, each token pushed as it comes.
+/// read by the lexer as it would have gone on there, each token pushed as it comes, after
+/// the tokens `lead` (those before the movetext that are no tags: a book header's lines).
 #[cold]
 #[inline(never)]
 fn rest<E: MovetextEvents>(
@@ -437,6 +439,7 @@ fn rest<E: MovetextEvents>(
     open: bool,
     from: usize,
     mut facts: MovetextFacts,
+    lead: &[Token],
     events: &mut E,
 ) -> MovetextFacts {
     let mut from = from;
@@ -482,6 +485,7 @@ fn rest<E: MovetextEvents>(
     };
     let mut lexed = Lexed::default();
     let mut lexer = RestLexer::new(bytes, &resume, &mut lexed);
+    lexer.tokens().extend(lead);
     let mut taker = Taker {
         start: Some(RestStart {
             at,
@@ -525,13 +529,22 @@ impl MovetextEvents for LastNumber {
 }
 
 /// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
-/// whole, [`Movetext::Tokens`]) or from its bytes ([`read_bytes`]), as `movetext` says.
+/// whole, [`Movetext::Tokens`]) or from its bytes, as `movetext` says. From the bytes the
+/// loop's fast cases read what they can ([`read_bytes`]) when `fast`; without (moves that
+/// are not English SAN, tokens before the movetext that are no tags, no replay) every token
+/// is read by the lexer as it comes, the rare branch from the movetext's start on. Either way
+/// a game is read once, and where it ends is found here.
 pub(crate) fn read_movetext<E: MovetextEvents>(
     bytes: &[u8],
     lexed: &Lexed,
     movetext: Movetext,
+    fast: bool,
     events: &mut E,
 ) -> MovetextFacts {
+    let facts = MovetextFacts {
+        end: bytes.len(),
+        ..MovetextFacts::default()
+    };
     match movetext {
         Movetext::Tokens => {
             let mut taker = Taker::default();
@@ -540,12 +553,20 @@ pub(crate) fn read_movetext<E: MovetextEvents>(
             MovetextFacts {
                 has_move: taker.has_move,
                 result_span: taker.result_span,
-                end: bytes.len(),
-                rest_problems: Vec::new(),
+                ..facts
             }
         }
-        Movetext::Bytes(at) => read_bytes::<E, false>(bytes, at, events),
-        Movetext::Open(at) => read_bytes::<E, true>(bytes, at, events),
+        Movetext::Bytes(at) if fast => read_bytes::<E, false>(bytes, at, events),
+        Movetext::Open(at) if fast => read_bytes::<E, true>(bytes, at, events),
+        Movetext::Bytes(at) | Movetext::Open(at) => {
+            let open = matches!(movetext, Movetext::Open(_));
+            let tags = |t: &&Token| matches!(t.kind, TokenKind::Tag(_));
+            let lead = match lexed.tokens.iter().position(|t| !tags(&t)) {
+                Some(first) => &lexed.tokens[first..],
+                None => &[],
+            };
+            rest(bytes, at, open, at.offset, facts, lead, events)
+        }
     }
 }
 
@@ -630,7 +651,7 @@ impl Taker {
                 TokenKind::VariationEnd => events.end_variation(),
                 TokenKind::Result { result, .. } => {
                     self.result_span = Some(token.span);
-                    events.result(result);
+                    events.result(result, token.span);
                 }
                 // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
                 // `)` that closes no variation, reported already as P006 at the same place.

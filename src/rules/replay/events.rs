@@ -80,7 +80,7 @@ impl MovetextEvents for Replay<'_> {
         self.visitor.end_variation();
     }
 
-    fn result(&mut self, result: GameResult) {
+    fn result(&mut self, result: GameResult, _: Span) {
         if self.lines.len() == 1 && self.skipped_depth == 0 {
             self.result_token = Some(result);
         }
