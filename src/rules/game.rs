@@ -177,21 +177,6 @@ pub fn check_game(
     check_lexed(bytes, lexed, movetext, opts, visitor).0
 }
 
-/// [`check_game`] on a game whose book header, if any, is read already, and where the game
-/// ends in `bytes`: their length, unless the movetext is [`Movetext::Open`], whose game ends
-/// at its result or where the lexer ends it (the bytes run on, up to where it surely ends:
-/// [`crate::pgn::lexer::last_tag_line`]). The movetext loop finds that end. The report is the
-/// one the game gets on exactly those bytes.
-pub(crate) fn check_lexed(
-    bytes: &[u8],
-    lexed: &Lexed,
-    movetext: Movetext,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> (GameReport, usize) {
-    check(bytes, lexed, opts, visitor, movetext)
-}
-
 /// Whether the movetext loop may replay this game: the moves are in English SAN, and whatever
 /// comes before the movetext is tags.
 fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
@@ -221,14 +206,17 @@ fn new_report(known: &KnownTags) -> GameReport {
     }
 }
 
-/// The check of one game, and where the game ends in `bytes` (their length unless the
-/// movetext is [`Movetext::Open`]).
-fn check(
+/// [`check_game`] on a game whose book header, if any, is read already, and where the game
+/// ends in `bytes`: their length, unless the movetext is [`Movetext::Open`], whose game ends
+/// at its result or where the lexer ends it (the bytes run on, up to where it surely ends:
+/// [`crate::pgn::lexer::last_tag_line`]). The movetext loop finds that end; the report is the
+/// one the game gets on exactly those bytes.
+pub(crate) fn check_lexed(
     bytes: &[u8],
     lexed: &Lexed,
+    movetext: Movetext,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-    movetext: Movetext,
 ) -> (GameReport, usize) {
     let needs = visitor.needs();
     if needs.tags {
@@ -243,7 +231,7 @@ fn check(
     checked
 }
 
-/// [`check`] after the tag events.
+/// [`check_lexed`] after the tag events.
 fn check_movetext(
     bytes: &[u8],
     lexed: &Lexed,
@@ -577,7 +565,8 @@ mod tests {
                     needs,
                     events: Vec::new(),
                 };
-                let (fast, _) = check(bytes, &tags, opts, &mut fast_events, Movetext::Bytes(at));
+                let (fast, _) =
+                    check_lexed(bytes, &tags, Movetext::Bytes(at), opts, &mut fast_events);
                 let mut general_events = Recorder {
                     needs,
                     events: Vec::new(),
@@ -585,7 +574,7 @@ mod tests {
                 let mut whole = Lexed::default();
                 lex_game(bytes, true, 1, &mut whole);
                 let (general, _) =
-                    check(bytes, &whole, opts, &mut general_events, Movetext::Tokens);
+                    check_lexed(bytes, &whole, Movetext::Tokens, opts, &mut general_events);
                 assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
                 assert_eq!(
                     fast_events.events, general_events.events,
