@@ -582,6 +582,9 @@ struct Taker {
     has_move: bool,
     /// The last result token.
     result_span: Option<Span>,
+    /// Tokens from a move that waits on (it is the first token then) known to be passed over,
+    /// so that a move followed by many comments is not looked past again at every token.
+    passed: usize,
 }
 
 impl Taker {
@@ -622,13 +625,16 @@ impl Taker {
                         _ => None,
                     };
                     let after = i + usize::from(sign.is_some());
-                    let follows = tokens[after..]
+                    let follows = tokens[after.max(self.passed)..]
                         .iter()
                         .map(|t| t.kind)
                         .find(|&k| !passed_over(k));
                     if follows.is_none() && !done {
+                        // The caller drops the tokens before the move: it comes first again.
+                        self.passed = tokens.len() - (i - 1);
                         return i - 1;
                     }
+                    self.passed = 0;
                     i = after;
                     if !self.foreign
                         && !(text(&token).is_ascii()
