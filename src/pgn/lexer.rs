@@ -182,7 +182,7 @@ pub(crate) fn lex_game_tags_open(
     let mut lx = Lexer::new(data, eof, (first_line, first_col), true, out);
     lx.tags_only = true;
     lx.run();
-    lx.movetext.map(|m| MovetextStart { first_line, ..m })
+    lx.movetext
 }
 
 /// Where the last line of `data` that starts like a tag pair begins: at its line break (before
@@ -583,8 +583,6 @@ impl Lexer<'_> {
             offset: self.i,
             line: self.line,
             line_start: self.line_start,
-            // Filled in by `lex_game_tags_open`.
-            first_line: 0,
             first_col: self.first_col,
         };
         match b {

@@ -636,10 +636,9 @@ impl Taker {
                     }
                     self.passed = 0;
                     i = after;
-                    if !self.foreign
-                        && !(text(&token).is_ascii()
-                            && sign.is_none_or(|(_, s)| text(&s).is_ascii()))
-                    {
+                    let ascii =
+                        text(&token).is_ascii() && sign.is_none_or(|(_, s)| text(&s).is_ascii());
+                    if !ascii && !self.foreign {
                         self.foreign = true;
                         events.other_notation();
                     }
