@@ -468,11 +468,7 @@ fn write_errors(out: &mut Vec<u8>, game: &Game<'_>, name: &str, report: &GameRep
         bytes: game.bytes,
     };
     let render = RenderOptions::default();
-    for f in report
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-    {
+    for f in report.findings.iter().filter(|f| f.severity == Severity::Error) {
         // Writing into a vector cannot fail.
         let _ = report::write_text(out, &ctx, f, &render);
     }
