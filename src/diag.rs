@@ -291,20 +291,19 @@ impl<'a> Capped<'a> {
         Some(self.list.len() - 1)
     }
 
-    /// Takes back every finding of `codes`, kept or left out, and says where the finding at
-    /// `index` (of another code) is then.
-    pub(crate) fn take_back(&mut self, codes: &[Code], index: Option<usize>) -> Option<usize> {
+    /// Takes back every finding of `codes`, kept or left out, and moves each of `indices` (of
+    /// findings of other codes) to where its finding is then.
+    pub(crate) fn take_back(&mut self, codes: &[Code], indices: &mut [&mut usize]) {
         let taken = |f: &Finding| codes.contains(&f.code);
-        let index = index.map(|i| {
-            let i = i.min(self.list.len());
-            i - self.list[..i].iter().filter(|f| taken(f)).count()
-        });
+        for index in indices.iter_mut() {
+            let i = (**index).min(self.list.len());
+            **index = i - self.list[..i].iter().filter(|f| taken(f)).count();
+        }
         self.list.retain(|f| !taken(f));
         for &code in codes {
             self.counts.kept[code as usize] = 0;
             self.counts.left_out[code as usize] = 0;
         }
-        index
     }
 
     /// Adds `note` to the last kept finding of `code` at `span`; nothing when there is none

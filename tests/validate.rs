@@ -1335,3 +1335,16 @@ fn a_stray_closing_parenthesis_is_reported_once() {
         .collect();
     assert_eq!(found, [("P006".to_owned(), 7), ("P006".to_owned(), 28)]);
 }
+
+/// Regression: with `--lang` a book-layout game whose first move is in ASCII was lexed again
+/// whole without its header read, so the header lines were reported as stray tokens of the
+/// movetext (P008); its header is its tags with any `--lang`.
+#[test]
+fn a_book_header_is_read_with_lang_too() {
+    let book = "白方:张三 黑方:李四\n1.e4 e5 2.马f3 马c6 *\n".as_bytes();
+    for args in [&["validate", "-"][..], &["validate", "--lang", "de", "-"]] {
+        let o = pgnkit(args, Some(book));
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stdout(&o));
+        assert_eq!(stdout(&o), "", "{args:?}");
+    }
+}

@@ -182,7 +182,7 @@ pub(crate) fn lex_game_tags_open(
     let mut lx = Lexer::new(data, eof, (first_line, first_col), true, out);
     lx.tags_only = true;
     lx.run();
-    lx.movetext.map(|m| MovetextStart { first_line, ..m })
+    lx.movetext
 }
 
 /// Where the last line of `data` that starts like a tag pair begins: at its line break (before
@@ -203,7 +203,7 @@ pub(crate) fn last_tag_line(data: &[u8]) -> Option<usize> {
         })
 }
 
-/// Where [`lex_rest`] starts: the first byte of a token inside a movetext that has begun
+/// Where a [`RestLexer`] starts: the first byte of a token inside a movetext that has begun
 /// (no variation open, no result read), and what the lexer knows there.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Resume {
@@ -220,33 +220,50 @@ pub(crate) struct Resume {
     pub last_end: usize,
 }
 
-/// Lexes the rest of a game from inside its movetext, as [`lex_game_at`] goes on there: the
-/// same tokens and problems from `resume.at` on, and the same end, which the end of `data`
-/// is at the latest. For the replay's bytes
-/// loop, which reads the common tokens itself and hands the rest of a game to the lexer.
-pub(crate) fn lex_rest(data: &[u8], resume: &Resume, out: &mut Lexed) -> usize {
-    let mut lx = Lexer::new(data, true, (resume.line, resume.first_col), true, out);
-    lx.i = resume.at;
-    lx.line_start = resume.line_start;
-    lx.col_pos = resume.line_start;
-    if resume.line_start > 0 {
-        lx.col_at = 1;
-    }
-    lx.token_on_line = resume.token_on_line;
-    let mut at = Between {
-        movetext: true,
-        last_end: resume.last_end,
-        // No book header inside a movetext.
-        header_end: usize::MAX,
-        ..Between::default()
-    };
-    loop {
-        match lx.step(&mut at) {
-            Some(LexEnd::Complete(end)) => return end,
-            // The end of `data` ends the game: the lexer never asks for more.
-            Some(LexEnd::NeedMore) => return data.len(),
-            None => {}
+/// The lexer inside a game's movetext, as [`lex_game_at`] goes on there from a
+/// [`Resume`]: the same tokens and problems from `resume.at` on, and the same end, which the
+/// end of `data` is at the latest. Stepped a token at a time by the movetext loop's rare
+/// branch ([`crate::pgn::movetext`]), which takes the tokens as they come.
+pub(crate) struct RestLexer<'a> {
+    lx: Lexer<'a>,
+    at: Between,
+}
+
+impl<'a> RestLexer<'a> {
+    /// The lexer at `resume`, its tokens and problems going to `out` (cleared).
+    pub(crate) fn new(data: &'a [u8], resume: &Resume, out: &'a mut Lexed) -> Self {
+        let mut lx = Lexer::new(data, true, (resume.line, resume.first_col), true, out);
+        lx.i = resume.at;
+        lx.line_start = resume.line_start;
+        lx.col_pos = resume.line_start;
+        if resume.line_start > 0 {
+            lx.col_at = 1;
         }
+        lx.token_on_line = resume.token_on_line;
+        let at = Between {
+            movetext: true,
+            last_end: resume.last_end,
+            // No book header inside a movetext.
+            header_end: usize::MAX,
+            ..Between::default()
+        };
+        RestLexer { lx, at }
+    }
+
+    /// Reads the next token (or none: spaces, periods that join the move number before):
+    /// `Some` where the game ends, once it has.
+    pub(crate) fn step(&mut self) -> Option<usize> {
+        match self.lx.step(&mut self.at)? {
+            LexEnd::Complete(end) => Some(end),
+            // The end of `data` ends the game: the lexer never asks for more.
+            LexEnd::NeedMore => Some(self.lx.data.len()),
+        }
+    }
+
+    /// The tokens read and not taken yet. A taker leaves a move number until a token after
+    /// it has come (or the game has ended): periods read later may still be its own.
+    pub(crate) fn tokens(&mut self) -> &mut Vec<Token> {
+        &mut self.lx.out.tokens
     }
 }
 
@@ -566,8 +583,6 @@ impl Lexer<'_> {
             offset: self.i,
             line: self.line,
             line_start: self.line_start,
-            // Filled in by `lex_game_tags_open`.
-            first_line: 0,
             first_col: self.first_col,
         };
         match b {

@@ -7,8 +7,8 @@
 //! moves on the main line (parsed to a [`ReadMove`] in the same pass), move numbers, brace
 //! comments, NAGs and glyphs, a standard result. Whatever else comes (a variation, a line
 //! comment, a sign standing apart, a move the visitor could not play, a problem the lexer
-//! reports) is the loop's rare branch: the rest of the movetext lexed from there on as the
-//! lexer goes on there, and pushed token by token as events of the same kind
+//! reports) is the loop's rare branch: from there on the lexer steps a token at a time, as it
+//! goes on there, and each token is pushed as it comes, as an event of the same kind
 //! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). A game lexed
 //! whole ([`Movetext::Tokens`]) is pushed the same way. The visitor never sees a token, and
 //! where a game ends is found here, never by the visitor.
@@ -19,7 +19,7 @@
 use crate::notation::{self, ReadMove, TrailingSign};
 use crate::pgn::lexer::{
     all_spaces, comment, count_chars, count_lines, ends_symbol, is_space, last_line_start,
-    lex_rest, move_number, nag_glyph, skip_spaces, wide_space, Comment, Resume, DELIMITER,
+    move_number, nag_glyph, skip_spaces, wide_space, Comment, RestLexer, Resume, DELIMITER,
     MAX_SYMBOL,
 };
 use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
@@ -61,28 +61,30 @@ pub(crate) trait MovetextEvents {
     /// A variation ends.
     fn end_variation(&mut self) {}
     /// A result token (on the main line or in a variation).
-    fn result(&mut self, _result: GameResult) {}
+    fn result(&mut self, _result: GameResult, _span: Span) {}
     /// Bytes that are no token of a movetext (the lexer's `Unknown`), not reported by the
     /// lexer already.
     fn unexpected(&mut self, _span: Span) {}
-    /// From here on the movetext comes as tokens: what the visitor needs to know of them first.
+    /// From here on the movetext comes as tokens: what the visitor needs to know before the
+    /// first of them but comments, NAGs and move numbers.
     fn rest_starts(&mut self, _rest: RestStart) {}
+    /// A move token not in ASCII comes next (perhaps as the sign after a move): the game's
+    /// moves are in Chinese (or other non-SAN) notation. Told once.
+    fn other_notation(&mut self) {}
     /// The movetext ended.
     fn end(&mut self) {}
 }
 
-/// The rest of a movetext that comes as tokens, before the first of them: what the loop's
-/// fast cases did not keep and a visitor may need made again.
+/// The rest of a movetext that comes as tokens, before the first of them but comments, NAGs
+/// and move numbers: what the loop's fast cases did not keep and a visitor may need made
+/// again.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RestStart {
     /// Where the movetext starts.
     pub at: MovetextStart,
     /// A move came before, in the fast cases.
     pub after_move: bool,
-    /// A move token of the rest is not ASCII (Chinese or other non-SAN notation).
-    pub foreign_moves: bool,
-    /// The rest's first token but comments, NAGs and move numbers starts a variation (which
-    /// replaces the last move before).
+    /// That token starts a variation (which replaces the last move before).
     pub variation_first: bool,
 }
 
@@ -96,18 +98,6 @@ pub(crate) struct MovetextFacts {
     pub end: usize,
     /// The lexer's problems in the rest of the movetext ([`MovetextEvents::rest_starts`]).
     pub rest_problems: Vec<LexProblem>,
-}
-
-impl MovetextFacts {
-    /// The facts of a movetext lexed whole, whose game ends with `bytes`.
-    pub(crate) fn of_tokens(bytes: &[u8], lexed: &Lexed) -> Self {
-        MovetextFacts {
-            has_move: lexed.tokens.iter().any(|t| t.kind == TokenKind::Move),
-            result_span: last_result(&lexed.tokens),
-            end: bytes.len(),
-            rest_problems: Vec::new(),
-        }
-    }
 }
 
 /// The line of a span not placed yet (no real line is 0): see [`place_spans`].
@@ -283,7 +273,7 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
     // The rare branch: the rest of the game from the token at `from`.
     macro_rules! rest {
         ($from:expr) => {
-            return rest(bytes, at, OPEN, $from, facts, events)
+            return rest(bytes, at, OPEN, $from, facts, &[], events)
         };
     }
     loop {
@@ -422,9 +412,10 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
                     if let Some((value, dots, nspan)) = glued {
                         events.main_move_number(value, dots, nspan);
                     }
-                    events.result(result);
+                    let result_span = span(start, end);
+                    events.result(result, result_span);
                     events.end();
-                    facts.result_span = Some(span(start, end));
+                    facts.result_span = Some(result_span);
                     return facts;
                 }
                 // A symbol of move numbers only.
@@ -438,7 +429,8 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
 }
 
 /// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
-/// lexed as the lexer would have gone on there, and pushed whole.
+/// read by the lexer as it would have gone on there, each token pushed as it comes, after
+/// the tokens `lead` (those before the movetext that are no tags: a book header's lines).
 #[cold]
 #[inline(never)]
 fn rest<E: MovetextEvents>(
@@ -447,6 +439,7 @@ fn rest<E: MovetextEvents>(
     open: bool,
     from: usize,
     mut facts: MovetextFacts,
+    lead: &[Token],
     events: &mut E,
 ) -> MovetextFacts {
     let mut from = from;
@@ -490,23 +483,33 @@ fn rest<E: MovetextEvents>(
         token_on_line,
         last_end,
     };
-    let mut rest = Lexed::default();
-    let end = lex_rest(bytes, &resume, &mut rest);
-    let kinds = rest.tokens.iter().map(|t| t.kind);
-    events.rest_starts(RestStart {
-        at,
-        after_move: facts.has_move,
-        foreign_moves: foreign_moves(bytes, &rest.tokens),
-        variation_first: kinds.clone().find(|&k| !passed_over(k))
-            == Some(TokenKind::VariationStart),
-    });
-    push_tokens(bytes, &rest.tokens, events);
-    facts.has_move |= rest.tokens.iter().any(|t| t.kind == TokenKind::Move);
-    facts.result_span = last_result(&rest.tokens);
+    let mut lexed = Lexed::default();
+    let mut lexer = RestLexer::new(bytes, &resume, &mut lexed);
+    lexer.tokens().extend(lead);
+    let mut taker = Taker {
+        start: Some(RestStart {
+            at,
+            after_move: facts.has_move,
+            variation_first: false,
+        }),
+        ..Taker::default()
+    };
+    let end = loop {
+        let end = lexer.step();
+        let tokens = lexer.tokens();
+        let taken = taker.take(bytes, tokens, end.is_some(), events);
+        tokens.drain(..taken);
+        if let Some(end) = end {
+            break end;
+        }
+    };
+    events.end();
+    facts.has_move |= taker.has_move;
+    facts.result_span = taker.result_span;
     if open {
         facts.end = end;
     }
-    facts.rest_problems = rest.problems;
+    facts.rest_problems = lexed.problems;
     facts
 }
 
@@ -526,88 +529,152 @@ impl MovetextEvents for LastNumber {
 }
 
 /// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
-/// whole, [`Movetext::Tokens`]) or from its bytes ([`read_bytes`]), as `movetext` says.
+/// whole, [`Movetext::Tokens`]) or from its bytes, as `movetext` says. From the bytes the
+/// loop's fast cases read what they can ([`read_bytes`]) when `fast`; without (moves that
+/// are not English SAN, tokens before the movetext that are no tags, no replay) every token
+/// is read by the lexer as it comes, the rare branch from the movetext's start on. Either way
+/// a game is read once, and where it ends is found here.
 pub(crate) fn read_movetext<E: MovetextEvents>(
     bytes: &[u8],
     lexed: &Lexed,
     movetext: Movetext,
+    fast: bool,
     events: &mut E,
 ) -> MovetextFacts {
+    let facts = MovetextFacts {
+        end: bytes.len(),
+        ..MovetextFacts::default()
+    };
     match movetext {
         Movetext::Tokens => {
-            push_tokens(bytes, &lexed.tokens, events);
-            MovetextFacts::of_tokens(bytes, lexed)
+            let mut taker = Taker::default();
+            taker.take(bytes, &lexed.tokens, true, events);
+            events.end();
+            MovetextFacts {
+                has_move: taker.has_move,
+                result_span: taker.result_span,
+                ..facts
+            }
         }
-        Movetext::Bytes(at) => read_bytes::<E, false>(bytes, at, events),
-        Movetext::Open(at) => read_bytes::<E, true>(bytes, at, events),
+        Movetext::Bytes(at) if fast => read_bytes::<E, false>(bytes, at, events),
+        Movetext::Open(at) if fast => read_bytes::<E, true>(bytes, at, events),
+        Movetext::Bytes(at) | Movetext::Open(at) => {
+            let open = matches!(movetext, Movetext::Open(_));
+            let tags = |t: &&Token| matches!(t.kind, TokenKind::Tag(_));
+            let lead = match lexed.tokens.iter().position(|t| !tags(&t)) {
+                Some(first) => &lexed.tokens[first..],
+                None => &[],
+            };
+            rest(bytes, at, open, at.offset, facts, lead, events)
+        }
     }
 }
 
-/// Pushes a movetext's `tokens` (spans into `bytes`) to `events`, then its end: the loop's
-/// branch for every token its fast cases do not read. A sign standing apart after a move
-/// (`11.后f5-f7 ×`) is pushed with it.
-fn push_tokens<E: MovetextEvents>(bytes: &[u8], tokens: &[Token], events: &mut E) {
-    let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
-    let mut tokens = tokens.iter().peekable();
-    while let Some(token) = tokens.next() {
-        match token.kind {
-            TokenKind::Move => {
-                let sign = match tokens.peek() {
-                    Some(next) if next.kind == TokenKind::Move => {
-                        let b = text(next);
-                        may_be_sign(b)
-                            .then(|| notation::trailing_sign(b))
-                            .flatten()
-                            .map(|s| (s, next.span))
+/// Pushes a movetext's tokens to events as they come, the loop's branch for every token its
+/// fast cases do not read: what it carries from one token to the next.
+#[derive(Default)]
+struct Taker {
+    /// The rest of a movetext that comes as tokens, told at its first token but those passed
+    /// over ([`passed_over`]), before that token.
+    start: Option<RestStart>,
+    /// A move token not in ASCII was told ([`MovetextEvents::other_notation`]).
+    foreign: bool,
+    has_move: bool,
+    /// The last result token.
+    result_span: Option<Span>,
+    /// Tokens from a move that waits on (it is the first token then) known to be passed over,
+    /// so that a move followed by many comments is not looked past again at every token.
+    passed: usize,
+}
+
+impl Taker {
+    /// Pushes the tokens at the front of `tokens` (spans into `bytes`) whose events are
+    /// known: all of them once the game has ended (`done`); before that, a move waits for the
+    /// tokens that say whether a sign standing apart belongs to it (`11.后f5-f7 ×`, pushed
+    /// with it) and whether a variation follows it, and a move number for the token after it.
+    /// Returns how many were taken.
+    fn take<E: MovetextEvents>(
+        &mut self,
+        bytes: &[u8],
+        tokens: &[Token],
+        done: bool,
+        events: &mut E,
+    ) -> usize {
+        let text = |t: &Token| &bytes[t.span.start as usize..t.span.end as usize];
+        let mut i = 0;
+        while let Some(&token) = tokens.get(i) {
+            if let Some(start) = self.start.filter(|_| !passed_over(token.kind)) {
+                self.start = None;
+                events.rest_starts(RestStart {
+                    variation_first: token.kind == TokenKind::VariationStart,
+                    ..start
+                });
+            }
+            i += 1;
+            match token.kind {
+                TokenKind::Move => {
+                    let sign = match tokens.get(i) {
+                        None if !done => return i - 1,
+                        Some(next) if next.kind == TokenKind::Move => {
+                            let b = text(next);
+                            may_be_sign(b)
+                                .then(|| notation::trailing_sign(b))
+                                .flatten()
+                                .map(|s| (s, *next))
+                        }
+                        _ => None,
+                    };
+                    let after = i + usize::from(sign.is_some());
+                    let follows = tokens[after.max(self.passed)..]
+                        .iter()
+                        .map(|t| t.kind)
+                        .find(|&k| !passed_over(k));
+                    if follows.is_none() && !done {
+                        // The caller drops the tokens before the move: it comes first again.
+                        self.passed = tokens.len() - (i - 1);
+                        return i - 1;
                     }
-                    _ => None,
-                };
-                if sign.is_some() {
-                    tokens.next();
+                    self.passed = 0;
+                    i = after;
+                    let ascii =
+                        text(&token).is_ascii() && sign.is_none_or(|(_, s)| text(&s).is_ascii());
+                    if !ascii && !self.foreign {
+                        self.foreign = true;
+                        events.other_notation();
+                    }
+                    self.has_move = true;
+                    let sign = sign.map(|(s, t)| (s, t.span));
+                    events.move_token(token.span, sign, follows == Some(TokenKind::VariationStart));
                 }
-                let variation_follows = tokens.clone().map(|t| t.kind).find(|&k| !passed_over(k))
-                    == Some(TokenKind::VariationStart);
-                events.move_token(token.span, sign, variation_follows);
+                TokenKind::MoveNumber { number, dots } => {
+                    if i == tokens.len() && !done {
+                        return i - 1;
+                    }
+                    events.move_number(number, dots, token.span);
+                }
+                TokenKind::VariationStart => events.begin_variation(token.span),
+                TokenKind::VariationEnd => events.end_variation(),
+                TokenKind::Result { result, .. } => {
+                    self.result_span = Some(token.span);
+                    events.result(result, token.span);
+                }
+                // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
+                // `)` that closes no variation, reported already as P006 at the same place.
+                TokenKind::Unknown if matches!(text(&token).first(), Some(b'[' | b')')) => {}
+                TokenKind::Unknown => events.unexpected(token.span),
+                TokenKind::Nag(nag) if events.wants_movetext() => events.nag(nag),
+                TokenKind::Comment | TokenKind::LineComment if events.wants_movetext() => {
+                    events.comment(token.span.start, token.span.end);
+                }
+                TokenKind::Tag(_)
+                | TokenKind::Nag(_)
+                | TokenKind::Comment
+                | TokenKind::LineComment
+                | TokenKind::Escape => {}
             }
-            TokenKind::MoveNumber { number, dots } => {
-                events.move_number(number, dots, token.span);
-            }
-            TokenKind::VariationStart => events.begin_variation(token.span),
-            TokenKind::VariationEnd => events.end_variation(),
-            TokenKind::Result { result, .. } => events.result(result),
-            // A `[` the lexer reported already (P002, P017), with the tag it starts, and a
-            // `)` that closes no variation, reported already as P006 at the same place.
-            TokenKind::Unknown if matches!(text(token).first(), Some(b'[' | b')')) => {}
-            TokenKind::Unknown => events.unexpected(token.span),
-            TokenKind::Nag(nag) if events.wants_movetext() => events.nag(nag),
-            TokenKind::Comment | TokenKind::LineComment if events.wants_movetext() => {
-                events.comment(token.span.start, token.span.end);
-            }
-            TokenKind::Tag(_)
-            | TokenKind::Nag(_)
-            | TokenKind::Comment
-            | TokenKind::LineComment
-            | TokenKind::Escape => {}
         }
+        i
     }
-    events.end();
-}
-
-/// Whether a move token of `tokens` (spans into `bytes`) is not ASCII: moves in Chinese (or
-/// other non-SAN) notation.
-pub(crate) fn foreign_moves(bytes: &[u8], tokens: &[Token]) -> bool {
-    tokens.iter().any(|t| {
-        t.kind == TokenKind::Move && !bytes[t.span.start as usize..t.span.end as usize].is_ascii()
-    })
-}
-
-/// The span of the last result token of `tokens`.
-fn last_result(tokens: &[Token]) -> Option<Span> {
-    tokens
-        .iter()
-        .rev()
-        .find(|t| matches!(t.kind, TokenKind::Result { .. }))
-        .map(|t| t.span)
 }
 
 /// Whether a token of this kind is passed over by a reader looking for what comes after a

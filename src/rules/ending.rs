@@ -4,7 +4,7 @@
 use shakmaty::{Chess, Color, Position};
 
 use crate::diag::{Code, Finding};
-use crate::pgn::{GameResult, KnownTag, KnownTags, Lexed, Span, TokenKind};
+use crate::pgn::{GameResult, KnownTag, KnownTags, Span};
 use crate::rules::adjudicate::{self, Mateable};
 use crate::rules::game::{CheckOptions, GameReport, Termination};
 use crate::rules::matcher;
@@ -51,17 +51,7 @@ pub(super) struct Ended {
 
 /// For a game that cannot be replayed (no start position): the result token of the main line
 /// still has to agree with the `Result` tag, though no rule can be applied.
-pub(super) fn unreplayed_result(lexed: &Lexed, report: &mut GameReport) {
-    let mut depth = 0usize;
-    let mut last = None;
-    for t in &lexed.tokens {
-        match t.kind {
-            TokenKind::VariationStart => depth += 1,
-            TokenKind::VariationEnd => depth = depth.saturating_sub(1),
-            TokenKind::Result { result, .. } if depth == 0 => last = Some((result, t.span)),
-            _ => {}
-        }
-    }
+pub(super) fn unreplayed_result(last: Option<(GameResult, Span)>, report: &mut GameReport) {
     report.result_token = last.map(|(r, _)| r);
     result_tag_against_token(last.map(|(_, s)| s), report);
 }

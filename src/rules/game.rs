@@ -9,10 +9,10 @@ use shakmaty::Chess;
 use crate::diag::{Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation;
 use crate::pgn::book;
-use crate::pgn::movetext::{place_spans, read_movetext, MovetextFacts, UNPLACED};
+use crate::pgn::movetext::{place_spans, read_movetext, MovetextEvents, MovetextFacts, UNPLACED};
 use crate::pgn::{
-    lex_game_at, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed,
-    Movetext, MovetextStart, Span, TokenKind,
+    GameResult, KnownTag, KnownTags, LexProblem, LexProblemKind, Lexed, Movetext, MovetextStart,
+    Span, TokenKind,
 };
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
@@ -137,8 +137,9 @@ impl GameReport {
 ///
 /// `lexed` is the game lexed whole ([`crate::pgn::lex_game`]: `movetext` is then
 /// [`Movetext::Tokens`]) or lexed to its tags ([`crate::pgn::lex_game_tags`], which says
-/// where the movetext is); a movetext of plain SAN is then replayed straight from the bytes,
-/// without tokens. The report, and what the visitor is told, are the same either way. A
+/// where the movetext is); the movetext is then read from the bytes once, each token as the
+/// replay takes it, in any notation. The report, and what the visitor is told, are the same
+/// either way. A
 /// Chinese book header (header lines instead of tags) is read as the game's tags.
 ///
 /// ```
@@ -176,45 +177,6 @@ pub fn check_game(
     check_lexed(bytes, lexed, movetext, opts, visitor).0
 }
 
-/// [`check_game`] on a game whose book header, if any, is read already, and where the game
-/// ends in `bytes`: their length, unless the movetext is [`Movetext::Open`], whose game ends
-/// at its result or where the lexer ends it (the bytes run on, up to where it surely ends:
-/// [`crate::pgn::lexer::last_tag_line`]). The report is the one the game gets on exactly
-/// those bytes.
-pub(crate) fn check_lexed(
-    bytes: &[u8],
-    lexed: &Lexed,
-    movetext: Movetext,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> (GameReport, usize) {
-    match movetext {
-        Movetext::Tokens => (check_tokens(bytes, lexed, opts, visitor), bytes.len()),
-        Movetext::Bytes(_) | Movetext::Open(_) if fast_path_fits(lexed, opts) => {
-            check(bytes, lexed, opts, visitor, movetext)
-        }
-        Movetext::Bytes(at) => {
-            let whole = lex_whole(bytes, at).0;
-            (check_tokens(bytes, &whole, opts, visitor), bytes.len())
-        }
-        Movetext::Open(at) => {
-            // Lexed whole, the game ends where the lexer ends it.
-            let (whole, len) = lex_whole(bytes, at);
-            (check_tokens(&bytes[..len], &whole, opts, visitor), len)
-        }
-    }
-}
-
-/// Checks a game lexed whole, replaying its tokens.
-fn check_tokens(
-    bytes: &[u8],
-    lexed: &Lexed,
-    opts: &CheckOptions,
-    visitor: &mut dyn Visitor,
-) -> GameReport {
-    check(bytes, lexed, opts, visitor, Movetext::Tokens).0
-}
-
 /// Whether the movetext loop may replay this game: the moves are in English SAN, and whatever
 /// comes before the movetext is tags.
 fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
@@ -244,33 +206,17 @@ fn new_report(known: &KnownTags) -> GameReport {
     }
 }
 
-/// A game lexed by [`crate::pgn::lex_game_tags`] (tags, and where its movetext starts),
-/// lexed whole, tokens and all (pushed as the movetext's events), and where it ends in `bytes` (which may
-/// run on past it, up to where it surely ends).
-pub(crate) fn lex_whole(bytes: &[u8], movetext: MovetextStart) -> (Lexed, usize) {
-    let mut lexed = Lexed::default();
-    let end = match lex_game_at(
-        bytes,
-        true,
-        movetext.first_line,
-        movetext.first_col,
-        &mut lexed,
-    ) {
-        LexEnd::Complete(end) => end,
-        // Not with the end of the bytes taken as the end of the input.
-        LexEnd::NeedMore => bytes.len(),
-    };
-    (lexed, end)
-}
-
-/// The check of one game, and where the game ends in `bytes` (their length unless the
-/// movetext is [`Movetext::Open`]).
-fn check(
+/// [`check_game`] on a game whose book header, if any, is read already, and where the game
+/// ends in `bytes`: their length, unless the movetext is [`Movetext::Open`], whose game ends
+/// at its result or where the lexer ends it (the bytes run on, up to where it surely ends:
+/// [`crate::pgn::lexer::last_tag_line`]). The movetext loop finds that end; the report is the
+/// one the game gets on exactly those bytes.
+pub(crate) fn check_lexed(
     bytes: &[u8],
     lexed: &Lexed,
+    movetext: Movetext,
     opts: &CheckOptions,
     visitor: &mut dyn Visitor,
-    movetext: Movetext,
 ) -> (GameReport, usize) {
     let needs = visitor.needs();
     if needs.tags {
@@ -285,7 +231,7 @@ fn check(
     checked
 }
 
-/// [`check`] after the tag events.
+/// [`check_lexed`] after the tag events.
 fn check_movetext(
     bytes: &[u8],
     lexed: &Lexed,
@@ -324,29 +270,23 @@ fn check_movetext(
     let Some(start) = start_position(&known, &mut report) else {
         // Without a start position no move can be replayed; a game without moves has
         // nothing illegal in it. The movetext's tokens say which, and how it ends.
-        let whole;
-        let (lexed, end) = match movetext.start() {
-            None => (lexed, bytes.len()),
-            Some(at) => {
-                let end;
-                (whole, end) = lex_whole(bytes, at);
-                let rest = whole.problems.get(lexed.problems.len()..).unwrap_or(&[]);
-                insert_lex_findings(&mut report, lex_end, rest, &mut counts);
-                (&whole, end)
-            }
-        };
-        report.legal = !lexed.tokens.iter().any(|t| t.kind == TokenKind::Move);
-        unreplayed_result(lexed, &mut report);
+        let mut unreplayed = Unreplayed::default();
+        let facts = read_movetext(bytes, lexed, movetext, false, &mut unreplayed);
+        insert_lex_findings(&mut report, lex_end, &facts.rest_problems, &mut counts);
+        report.legal = !facts.has_move;
+        unreplayed_result(unreplayed.result, &mut report);
+        if let Some(at) = movetext.start() {
+            place_report_spans(&mut report, &bytes[..facts.end], at);
+        }
         counts.note_left_out(&mut report.findings);
-        return (report, end);
+        return (report, facts.end);
     };
     let ended = start_ended(&known, &start, opts);
     visitor.start(&start);
     let findings = Capped::new(&mut report.findings, &mut counts);
-    let mut replay = Replay::new(
-        bytes, lexed, opts, visitor, needs, movetext, findings, start, ended,
-    );
-    let mut facts = read_movetext(bytes, lexed, movetext, &mut replay);
+    let mut replay = Replay::new(bytes, lexed, opts, visitor, needs, findings, start, ended);
+    let fast = fast_path_fits(lexed, opts);
+    let mut facts = read_movetext(bytes, lexed, movetext, fast, &mut replay);
     let replayed = replay.finish();
     if !facts.rest_problems.is_empty() {
         let problems = std::mem::take(&mut facts.rest_problems);
@@ -482,6 +422,36 @@ fn moves_after_end_finding(replayed: &Replayed) -> Option<Finding> {
     Some(f)
 }
 
+/// The movetext of a game that cannot be replayed (no start position): read for its moves,
+/// its end and the result token of its main line.
+#[derive(Default)]
+struct Unreplayed {
+    /// Variations open.
+    depth: u32,
+    /// The last result token of the main line.
+    result: Option<(GameResult, Span)>,
+}
+
+impl MovetextEvents for Unreplayed {
+    fn wants_movetext(&self) -> bool {
+        false
+    }
+    fn san(&mut self, _: &notation::ReadMove, _: Span) -> bool {
+        true
+    }
+    fn begin_variation(&mut self, _: Span) {
+        self.depth += 1;
+    }
+    fn end_variation(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+    fn result(&mut self, result: GameResult, span: Span) {
+        if self.depth == 0 {
+            self.result = Some((result, span));
+        }
+    }
+}
+
 /// Gives the spans the movetext loop left unplaced in the report their lines and columns.
 fn place_report_spans(report: &mut GameReport, bytes: &[u8], at: MovetextStart) {
     let mut spans: Vec<&mut Span> = report
@@ -595,13 +565,16 @@ mod tests {
                     needs,
                     events: Vec::new(),
                 };
-                let (fast, _) = check(bytes, &tags, opts, &mut fast_events, Movetext::Bytes(at));
+                let (fast, _) =
+                    check_lexed(bytes, &tags, Movetext::Bytes(at), opts, &mut fast_events);
                 let mut general_events = Recorder {
                     needs,
                     events: Vec::new(),
                 };
-                let general =
-                    check_tokens(bytes, &lex_whole(bytes, at).0, opts, &mut general_events);
+                let mut whole = Lexed::default();
+                lex_game(bytes, true, 1, &mut whole);
+                let (general, _) =
+                    check_lexed(bytes, &whole, Movetext::Tokens, opts, &mut general_events);
                 assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{pgn:?}");
                 assert_eq!(
                     fast_events.events, general_events.events,

@@ -16,8 +16,7 @@ use shakmaty::{
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
-use crate::pgn::movetext::{foreign_moves, span_within};
-use crate::pgn::Movetext;
+use crate::pgn::movetext::span_within;
 use crate::pgn::{GameResult, Lexed, Span};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
@@ -166,7 +165,6 @@ impl<'a> Replay<'a> {
         opts: &'a CheckOptions,
         visitor: &'a mut dyn Visitor,
         needs: Needs,
-        movetext: Movetext,
         findings: Capped<'a>,
         start: Chess,
         ended: Option<Ended>,
@@ -199,8 +197,7 @@ impl<'a> Replay<'a> {
             result_token: None,
             main_broken: false,
             // A book game's moves are Chinese long notation by the layout's convention.
-            chinese_game: lexed.book
-                || matches!(movetext, Movetext::Tokens) && foreign_moves(bytes, &lexed.tokens),
+            chinese_game: lexed.book,
             chinese_moves: 0,
             san_noted: 0,
             start: start.clone(),

@@ -486,8 +486,6 @@ pub struct MovetextStart {
     pub line: u32,
     /// Byte offset of the start of that line in the game (0 on the game's first line).
     pub line_start: usize,
-    /// Line of the game's first byte.
-    pub first_line: u32,
     /// Column of the game's first byte.
     pub first_col: u32,
 }

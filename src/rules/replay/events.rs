@@ -80,7 +80,7 @@ impl MovetextEvents for Replay<'_> {
         self.visitor.end_variation();
     }
 
-    fn result(&mut self, result: GameResult) {
+    fn result(&mut self, result: GameResult, _: Span) {
         if self.lines.len() == 1 && self.skipped_depth == 0 {
             self.result_token = Some(result);
         }
@@ -100,18 +100,20 @@ impl MovetextEvents for Replay<'_> {
     }
 
     /// What the rest's events need and the fast cases did not keep is made here: the position
-    /// before a move a variation follows, the findings of a game that turns out to be in
-    /// Chinese notation. (A move a sign may follow was left to the tokens.)
+    /// before a move a variation follows. (A move a sign may follow was left to the tokens.)
     #[cold]
     #[inline(never)]
     fn rest_starts(&mut self, rest: RestStart) {
-        if rest.foreign_moves {
-            self.turns_chinese();
-        }
         // After an illegal move the line keeps the position a variation starts from.
         if rest.after_move && self.lines[0].before_last.is_none() && rest.variation_first {
             self.keep_before_last(rest.at);
         }
+    }
+
+    /// The findings of the moves read so far become those of a game in Chinese notation.
+    #[cold]
+    fn other_notation(&mut self) {
+        self.turns_chinese();
     }
 
     fn end(&mut self) {

@@ -312,13 +312,15 @@ impl Replay<'_> {
             Code::OverDisambiguated,
             Code::OtherNotation,
         ];
-        let broken = self.lines[0].broken.and_then(|b| b.finding);
-        let moved = self.findings.take_back(&SAN_ONLY, broken);
+        // The findings that broke the lines open (which get a note at their end) move up.
+        let mut broken: Vec<&mut usize> = self
+            .lines
+            .iter_mut()
+            .filter_map(|l| l.broken.as_mut()?.finding.as_mut())
+            .collect();
+        self.findings.take_back(&SAN_ONLY, &mut broken);
         // The UCI moves taken back are counted as the game's notation now.
         self.repeated.uci = None;
-        if let Some(b) = self.lines[0].broken.as_mut() {
-            b.finding = moved;
-        }
         self.chinese_moves += std::mem::take(&mut self.san_noted);
     }
 
