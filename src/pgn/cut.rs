@@ -39,13 +39,12 @@ const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 /// `data` holds before `at` is looked at back to [`LOOKBACK`] bytes: a caller that has fewer
 /// has the stream's start there.
 pub fn starts_game(data: &[u8], at: usize) -> bool {
-    let line = &data[at..data.len().min(at + LINE_PEEK)];
-    let line = line.strip_prefix(BOM).unwrap_or(line);
-    if !looks_like_tag(line) {
+    if at == 0 || !matches!(data[at - 1], b'\n' | b'\r') {
         return false;
     }
     let floor = at.saturating_sub(LOOKBACK);
-    // The last byte before `at` that is not a line's break or space.
+    // The last byte before `at` that is not a line's break or space: most lines that start
+    // with `[` follow a tag line, which this tells first.
     let Some(last) = data[floor..at]
         .iter()
         .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
@@ -53,8 +52,11 @@ pub fn starts_game(data: &[u8], at: usize) -> bool {
         // The stream's start, or further back than the rule looks.
         return false;
     };
-    let last = floor + last;
-    data[last] != b']' && matches!(data[at - 1], b'\n' | b'\r')
+    if data[floor + last] == b']' {
+        return false;
+    }
+    let line = &data[at..data.len().min(at + LINE_PEEK)];
+    looks_like_tag(line.strip_prefix(BOM).unwrap_or(line))
 }
 
 /// Whether a line that starts at `p` may start a game, by its first byte.
