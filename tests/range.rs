@@ -112,6 +112,27 @@ fn ranges_of_a_larger_generated_file_read_every_game_once() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// Regression: ranges were cut at any `[` and letter at the start of a line after a blank
+/// line, which the reader does not always start a game at: in a comment (`[see the game
+/// below]`), and inside a tag section. The range before then read half a game.
+#[test]
+fn a_bracket_after_a_blank_line_in_a_comment_or_a_tag_section_cuts_no_range() {
+    let file = "testdata/range/brackets.pgn";
+    let text = std::fs::read_to_string(file).unwrap();
+    let whole = validate(file, None);
+    for needle in ["[see the game below]", "[White \"c\"]"] {
+        let at = text.find(needle).unwrap() as u64;
+        for cut in [at - 1, at, at + 1] {
+            assert_eq!(
+                by_ranges(file, &[cut], validate),
+                whole,
+                "{file} cut at {cut} ({needle})"
+            );
+        }
+    }
+    check_random_cuts(file, 5, 12);
+}
+
 #[test]
 fn a_range_is_named_by_its_first_game_and_counts_lines_from_there() {
     let file = "testdata/range/tricky.pgn";

@@ -4,8 +4,8 @@
 //! - One job: games are read in order on the caller's thread. With [`Lexing::Tags`], the
 //!   work is first asked to find where the next game ends itself ([`Movetext::Open`]), which
 //!   saves a split pass; the results are the same.
-//! - More jobs, when the stream has lines that likely end games ([`crate::pgn::cut`]): one
-//!   thread cuts the stream into pieces without reading its games, workers read each
+//! - More jobs, when the stream has lines where games start ([`crate::pgn::cut`]): one
+//!   thread cuts the stream into pieces there without reading its games, workers read each
 //!   piece's games as one job does, and a piece's results are used only when the piece is
 //!   confirmed (`run_pieces`).
 //! - More jobs otherwise: one thread splits the stream into games, workers lex them and do
@@ -135,12 +135,12 @@ where
 enum Strategy {
     /// One job: every game read and worked on this thread.
     Inline,
-    /// Pieces of the stream go to the workers, each cut after a line that likely ends a game
+    /// Pieces of the stream go to the workers, each cut where a game starts
     /// ([`run_pieces`]).
     Pieces,
     /// The reader thread splits the stream into games and lends its buffers to the workers,
-    /// each as one batch: for a stream whose first piece holds no likely game end (a first
-    /// game of a huge comment), where cutting pieces would find nothing to cut after.
+    /// each as one batch: for a stream whose first piece holds no game start (a first game
+    /// of a huge comment), where cutting pieces would find nothing to cut at.
     Batches,
 }
 
@@ -149,7 +149,7 @@ enum Strategy {
 fn strategy(jobs: usize, first: &[u8]) -> Strategy {
     if jobs <= 1 {
         Strategy::Inline
-    } else if first.len() < PIECE || crate::pgn::cut::last_likely_end(first).is_some() {
+    } else if first.len() < PIECE || crate::pgn::cut::last_game_start(first).is_some() {
         Strategy::Pieces
     } else {
         Strategy::Batches
@@ -190,7 +190,7 @@ where
         run_inline(&mut reader, lexing, &work, &mut sink, &mut scratch)?;
         return Ok(reader.bytes_read());
     }
-    // Pieces are cut after lines that likely end games, which knows nothing of where the
+    // Pieces are cut where games start, which knows nothing of where the
     // records of a stream of records end: the reader thread splits such a stream.
     if !reader.records() && strategy(jobs, reader.prefetch(PIECE)?) == Strategy::Pieces {
         return run_pieces(reader, jobs, lexing, PIECE, work, sink);
@@ -586,7 +586,7 @@ mod tests {
     #[test]
     fn pieces_are_used_again_after_one_read_in_order() {
         // A game without tags near the start: its piece holds one game more than it likely
-        // holds (its tag sections), so it is read in order up to the next piece. The pieces
+        // holds (its game starts), so it is read in order up to the next piece. The pieces
         // already sent, numbered from the count that was off, go back to the workers
         // renumbered; the reader numbers the next ones from the corrected count.
         let mut input = Vec::new();
@@ -695,8 +695,8 @@ mod tests {
                 }
             }
         }
-        // Pieces: a game in the middle larger than a piece may grow to, without a line that
-        // likely ends a game; the rest is read in order.
+        // Pieces: a game in the middle larger than a piece may grow to, without a game start;
+        // the rest is read in order.
         let piece = 4096;
         let mut grown = Vec::new();
         games(&mut grown, 0);

@@ -1,114 +1,108 @@
-//! Where a stream can likely be cut between games without reading it: for the parallel
-//! pipeline, whose reader thread hands workers pieces of the stream instead of games.
+//! Where a game starts, told from the bytes around a line without reading the stream from its
+//! start: the one rule by which `--range` finds where its games begin
+//! ([`crate::input::range`]) and the parallel pipeline cuts the stream into pieces for its
+//! workers ([`crate::input::pipeline`]).
 //!
-//! A game *likely ends* at a result token (`1-0`, `0-1`, `1/2-1/2`, `*`) that is the last
-//! token of its line or is followed by a `;` comment (as some engine tournaments write
-//! `1-0 ; { Game Nr. 1 ... }`): that is how database programs write games. A piece of the
-//! stream is cut right after one; the games it likely holds are its tag sections. Both
-//! are only likely (a comment can hold the same bytes, a game can lack its tags),
-//! so the pipeline checks every piece against what the lexer really found and reads the
-//! stream the exact way where they differ. Nothing here decides a game boundary on its own.
+//! A game *starts* at a line that looks like a tag pair (`[`, a name, spaces, `"`; a byte order
+//! mark left by `cat a.pgn b.pgn` may come first) when the last line before it that is not
+//! blank is no tag pair's: it does not end with `]`. The reader starts a game there too
+//! whenever a movetext has begun before it: a line that looks like a tag pair ends a game,
+//! even inside a comment or a variation left open, and a result has ended it anyway. So the
+//! rule errs only where a tag section is broken by something else (a comment, `;` or `%`
+//! line between two tags), which no program writes. It is cautious the other way: the reader
+//! also starts games where it sees none (a tag repeated after a tag section without moves,
+//! blank lines reaching further back than [`LOOKBACK`]), which makes a range or a piece run
+//! on over one game more, as the reader of the stream does.
+//!
+//! Whether a line starts a game depends on at most [`LOOKBACK`] bytes before it and
+//! [`LINE_PEEK`] bytes of it, never on where a caller's bytes begin: so the ranges of any
+//! cut points read every byte once.
+//!
+//! A piece of the stream holds the games that start in it; the pipeline checks every piece
+//! against what the reader really found, and reads the stream the exact way where they
+//! differ.
 
-use memchr::{memchr, memchr2_iter, memrchr2_iter};
+use memchr::{memchr2_iter, memrchr2_iter};
 
-use super::lexer::{count_chars, is_bare_cr, last_line_start};
-use super::GameResult;
+use super::lexer::{count_chars, is_bare_cr, last_line_start, looks_like_tag};
 
-/// Whether a result token ends at `data[end]` (delimited by a space or the line's start).
-fn result_before(data: &[u8], start: usize, end: usize) -> bool {
-    let mut token_start = end;
-    while token_start > start && !matches!(data[token_start - 1], b' ' | b'\t' | b'\r') {
-        token_start -= 1;
-        if end - token_start > 7 {
-            return false;
-        }
+/// Bytes before a line that [`starts_game`] looks at, at most.
+pub const LOOKBACK: usize = 256;
+
+/// Bytes of a line that [`starts_game`] looks at, at most.
+pub const LINE_PEEK: usize = 256;
+
+/// The byte order mark, which `cat a.pgn b.pgn` leaves before a tag line.
+const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+
+/// Whether a game starts at `data[at]`, the start of a line (see the module's rule). What
+/// `data` holds before `at` is looked at back to [`LOOKBACK`] bytes: a caller that has fewer
+/// has the stream's start there.
+pub fn starts_game(data: &[u8], at: usize) -> bool {
+    if at == 0 || !matches!(data[at - 1], b'\n' | b'\r') {
+        return false;
     }
-    GameResult::is_standard(&data[token_start..end])
+    let floor = at.saturating_sub(LOOKBACK);
+    // The last byte before `at` that is not a line's break or space: most lines that start
+    // with `[` follow a tag line, which this tells first.
+    let Some(last) = data[floor..at]
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    else {
+        // The stream's start, or further back than the rule looks.
+        return false;
+    };
+    if data[floor + last] == b']' {
+        return false;
+    }
+    let line = &data[at..data.len().min(at + LINE_PEEK)];
+    looks_like_tag(line.strip_prefix(BOM).unwrap_or(line))
 }
 
-/// Where a game likely ends in the line `data[start..end]` (without its line break): right
-/// after its result token.
-fn end_in_line(data: &[u8], start: usize, end: usize) -> Option<usize> {
-    let spaces_before = |mut at: usize| {
-        while at > start && matches!(data[at - 1], b' ' | b'\t' | b'\r') {
-            at -= 1;
-        }
-        at
-    };
-    // Tag lines are most lines, and never end a game.
-    if data.get(start) == Some(&b'[') {
+/// Whether a line that starts at `p` may start a game, by its first byte.
+fn may_start(data: &[u8], p: usize) -> bool {
+    matches!(data.get(p), Some(b'[' | 0xEF))
+}
+
+/// The first place in `data[from..to]` where a game starts ([`starts_game`]), `data[..from]`
+/// being what comes before it in the stream. `data[0]` is never one: nothing is known before.
+pub fn next_game_start(data: &[u8], from: usize, to: usize) -> Option<usize> {
+    let (from, to) = (from.max(1), to.min(data.len()));
+    if from >= to {
         return None;
     }
-    let last = spaces_before(end);
-    // A result ends in `0`, `1`, `2` or `*`.
-    if last > start
-        && matches!(data[last - 1], b'0' | b'1' | b'2' | b'*')
-        && result_before(data, start, last)
-    {
-        return Some(last);
-    }
-    let semicolon = start + memchr(b';', &data[start..end])?;
-    let token_end = spaces_before(semicolon);
-    (token_end > start
-        && matches!(data[token_end - 1], b'0' | b'1' | b'2' | b'*')
-        && result_before(data, start, token_end))
-    .then_some(token_end)
+    memchr2_iter(b'\n', b'\r', &data[from - 1..to])
+        .map(|i| from + i)
+        .find(|&p| p < to && may_start(data, p) && starts_game(data, p))
 }
 
-/// The last place in `data` where a game likely ends, in a line that ends (with its line
-/// break: `\n`, `\r\n` or `\r`) in `data`.
-pub(crate) fn last_likely_end(data: &[u8]) -> Option<usize> {
-    // Backwards: the last game end is usually within the last game. (The `\r` and the `\n`
-    // of `\r\n` make an empty line between them, which ends nothing.)
-    let mut breaks = memrchr2_iter(b'\n', b'\r', data).peekable();
-    while let Some(end) = breaks.next() {
-        let start = breaks.peek().map_or(0, |&p| p + 1);
-        if let Some(at) = end_in_line(data, start, end) {
-            return Some(at);
-        }
-    }
-    None
+/// The last place in `data` where a game starts ([`starts_game`]), after its first byte.
+pub(crate) fn last_game_start(data: &[u8]) -> Option<usize> {
+    // Backwards: the last game start is within the last game.
+    memrchr2_iter(b'\n', b'\r', data)
+        .map(|i| i + 1)
+        .find(|&p| may_start(data, p) && starts_game(data, p))
 }
 
-/// The line breaks in a piece of the stream (cut after likely game ends), and the games it
-/// likely holds: its tag sections, that is, its lines that start with `[` and a letter
-/// and do not follow another such line (blank lines between do not count). A game's
-/// commentary before its tags, its missing result or a comment after its result change
-/// nothing to that count. One pass.
+/// The line breaks in a piece of the stream (cut where games start, or the stream's start),
+/// and the games it likely holds: one when it starts with a tag line (after spaces, at the
+/// stream's start), and one at each line where a game starts ([`starts_game`]). One pass.
 pub(crate) fn scan_piece(data: &[u8]) -> (u64, u64) {
-    let (mut lines, mut games, mut start) = (0, 0, 0);
-    // Whether the last line that is not blank was a tag line (none yet: no).
-    let mut after_tag = false;
-    let mut line = |from: usize, to: usize, after_tag: &mut bool| {
-        let mut text = &data[from..to];
-        // A byte order mark left by `cat a.pgn b.pgn` before a tag line.
-        if text.first() == Some(&0xEF) {
-            text = text.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(text);
-        }
-        let Some(&first) = text.first() else {
-            return;
-        };
-        let tag = first == b'[' && text.get(1).is_some_and(u8::is_ascii_alphabetic);
-        if tag {
-            games += u64::from(!*after_tag);
-            *after_tag = true;
-        } else if !text
-            .iter()
-            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
-        {
-            *after_tag = false;
-        }
-    };
+    let first = data
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
+        .unwrap_or(data.len());
+    let head = &data[first..];
+    let mut games = u64::from(looks_like_tag(head.strip_prefix(BOM).unwrap_or(head)));
+    let mut lines = 0;
     for p in memchr2_iter(b'\n', b'\r', data) {
         if data[p] == b'\r' && !is_bare_cr(data, p) {
             // The `\r` of `\r\n`: a space at the end of its line.
             continue;
         }
         lines += 1;
-        line(start, p, &mut after_tag);
-        start = p + 1;
+        games += u64::from(may_start(data, p + 1) && starts_game(data, p + 1));
     }
-    line(start, data.len(), &mut after_tag);
     (lines, games)
 }
 
@@ -124,63 +118,97 @@ pub(crate) fn column_after(data: &[u8], col: u32) -> u32 {
 mod tests {
     use super::*;
 
-    /// The places in `data` where a game likely ends, in order (a last line without a line
-    /// break is not looked at).
-    fn likely_ends(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
-        let mut start = 0;
-        memchr::memchr_iter(b'\n', data).filter_map(move |p| {
-            let line_start = std::mem::replace(&mut start, p + 1);
-            end_in_line(data, line_start, p)
-        })
+    /// Whether a game starts at `line`, after `before`.
+    fn starts(before: &[u8], line: &[u8]) -> bool {
+        starts_game(&[before, line].concat(), before.len())
+    }
+
+    /// The places in `data` where games start, in order.
+    fn game_starts(data: &[u8]) -> Vec<usize> {
+        let mut starts = Vec::new();
+        while let Some(p) = next_game_start(data, starts.last().map_or(0, |p| p + 1), data.len()) {
+            starts.push(p);
+        }
+        starts
+    }
+
+    #[test]
+    fn game_starts_by_the_line_before() {
+        assert!(starts(b"1. e4 *\n\n", b"[Event \"x\"]\n"));
+        assert!(starts(b"1. e4 1-0\n", b"[Event \"x\"]\n"));
+        assert!(starts(b"1. e4 1/2-1/2\r\n", b"[Event \"x\"]\r\n"));
+        assert!(starts(b"1. e4 *\r\n\r\n", b"[Event \"x\"]\r\n"));
+        // A tag after a tag, a `[%clk` annotation line, moves.
+        assert!(!starts(b"[Event \"x\"]\n", b"[Site \"y\"]\n"));
+        assert!(!starts(b"1. e4 *\n\n", b"[%clk 0:01:00]\n"));
+        assert!(!starts(b"1. e4 *\n\n", b"1. d4\n"));
+        // A tag pair after moves, even in a comment left open: the reader ends the game
+        // there (`testdata/range/tricky.pgn`).
+        assert!(starts(b"1. e4 { see\n", b"[Event \"x\"] }\n"));
+        assert!(starts(b"1. e4 e5\n", b"[Event \"x\"]\n"));
+        // A blank line inside a tag section; a comment's line after a blank one; the stream's
+        // start, or blank lines further back than the rule looks.
+        assert!(!starts(b"[Event \"x\"]\n\n", b"[Site \"y\"]\n"));
+        assert!(!starts(b"[Event \"x\"]  \r\n\r\n", b"[Site \"y\"]\n"));
+        assert!(!starts(b"1. e4 { see\n\n", b"[the game above] }\n"));
+        assert!(!starts(b"\n\n", b"[Event \"x\"]\n"));
+        let far = [&b"1. e4 *"[..], &[b'\n'; LOOKBACK]].concat();
+        assert!(!starts(&far, b"[Event \"x\"]\n"));
+        assert!(starts(&far[..LOOKBACK - 1], b"[Event \"x\"]\n"));
+        // A byte order mark before the tags; not at a line's start.
+        assert!(starts(b"1. e4 *\n\n", b"\xEF\xBB\xBF[Event \"x\"]\n"));
+        assert!(!starts(b"1. e4 * ", b"[Event \"x\"]\n"));
     }
 
     const THREE: &[u8] = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\r\n\r\n[Event \"c\"]\n\n1. c4 1/2-1/2";
 
     #[test]
-    fn games_likely_end_with_a_result_at_a_line_end() {
-        let ends: Vec<usize> = likely_ends(THREE).collect();
-        assert_eq!(ends.len(), 2);
-        assert!(THREE[..ends[0]].ends_with(b"e5 1-0"));
-        assert!(THREE[..ends[1]].ends_with(b"d4 *"));
-        assert_eq!(last_likely_end(THREE), Some(ends[1]));
-        // A line without its break is not looked at; a `\r` is a break (old Mac files).
-        assert_eq!(last_likely_end(&THREE[..ends[1]]), Some(ends[0]));
-        assert_eq!(last_likely_end(&THREE[..ends[1] + 1]), Some(ends[1]));
+    fn games_start_at_tag_lines_after_a_game() {
+        let starts = game_starts(THREE);
+        assert_eq!(starts.len(), 2);
+        assert!(THREE[..starts[0]].ends_with(b"e5 1-0\n\n"));
+        assert!(THREE[..starts[1]].ends_with(b"d4 *\r\n\r\n"));
+        assert_eq!(last_game_start(THREE), Some(starts[1]));
+        assert_eq!(last_game_start(&THREE[..starts[1]]), Some(starts[0]));
+        assert_eq!(next_game_start(THREE, starts[0] + 1, starts[1]), None);
+        // A `\r` is a line break (old Mac files).
         let cr = b"[Event \"a\"]\r\r1. e4 e5 1-0\r\r[Event \"b\"]\r\r1. d4 *";
-        assert_eq!(last_likely_end(cr), Some(25));
+        assert_eq!(last_game_start(cr), Some(27));
         assert_eq!(scan_piece(cr), (6, 2));
         assert_eq!(column_after(&cr[..25], 1), 13);
         let lines = THREE.iter().filter(|&&b| b == b'\n').count() as u64;
         assert_eq!(scan_piece(THREE), (lines, 3));
-        assert_eq!(scan_piece(&THREE[..ends[1]]), (6, 2));
-        assert_eq!(scan_piece(&THREE[ends[0]..]).1, 2);
+        assert_eq!(scan_piece(&THREE[..starts[1]]), (8, 2));
+        assert_eq!(scan_piece(&THREE[starts[0]..]).1, 2);
         assert_eq!(scan_piece(b" \n\n"), (2, 0));
         // Commentary after the result, as some engine tournaments write it.
         let trailer = b"1. e4 1-0 ; { Game Nr. 1 }\n\n[Event \"b\"]\n";
-        assert_eq!(likely_ends(trailer).collect::<Vec<_>>(), [9]);
+        assert_eq!(game_starts(trailer), [28]);
         assert_eq!(column_after(&trailer[..9], 1), 10);
         assert_eq!(column_after("\n马f3 1-0".as_bytes(), 7), 8);
     }
 
     #[test]
-    fn other_lines_do_not_likely_end_games() {
+    fn other_lines_do_not_start_games() {
         for text in [
-            &b"[Result \"1-0\"]\n"[..],
-            b"1. e4 x1-0\n",
-            b"1. e4 1-0 {won}\n",
-            b"1. e4 e5\n\n",
-            b"1-0x\n",
-            b"1. e4 {a; b} e5\n",
-            b"; 1-0 is not here\n",
-            b"[Event \"x\"] 1-0\n",
+            &b"[Result \"1-0\"]\n[Event \"x\"]\n"[..],
+            b"1. e4 1-0\n[%clk 0:01]\n",
+            b"1. e4 {a; b} e5 1-0\n [Event \"x\"]\n",
+            b"[Event \"x\"]\n\n\n[Site \"y\"]\n",
+            b"[Event \"x\"] [Site \"y\"]\n[Date \"z\"]\n",
         ] {
-            assert_eq!(likely_ends(text).count(), 0, "{:?}", text);
-            assert_eq!(last_likely_end(text), None);
+            assert_eq!(
+                game_starts(text),
+                Vec::<usize>::new(),
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+            assert_eq!(last_game_start(text), None);
         }
     }
 
     #[test]
-    fn games_likely_held_are_tag_sections() {
+    fn games_likely_held_are_game_starts() {
         for (text, games) in [
             (
                 &b"[Event \"a\"]\n[Site \"b\"]\n\n1. e4 1-0\n\n[Event \"c\"]\n\n1. d4 *\n"[..],

@@ -41,12 +41,12 @@ pub struct RawGame<'a> {
     /// Game number in the stream (1-based).
     pub number: u64,
     /// Where `bytes` start in the reader's buffer (see [`GameReader::lend_buffers`]).
-    pub at: usize,
+    pub(crate) at: usize,
 }
 
 /// What [`GameReader::peek_next`] shows: the next game's bytes and more.
 #[derive(Debug)]
-pub struct Peeked<'a> {
+pub(crate) struct Peeked<'a> {
     /// From the game's first byte to the end of what is buffered.
     pub bytes: &'a [u8],
     /// Nothing follows `bytes` in the stream.
@@ -68,7 +68,10 @@ pub struct Peeked<'a> {
     pub ends_by: Option<usize>,
 }
 
-/// Splits a byte stream into games.
+/// Splits a byte stream into games. Its public face is small: made with [`GameReader::new`]
+/// (or [`GameReader::with_limit`]), it gives the next game ([`GameReader::next_game`]) and
+/// says how far it got ([`GameReader::games`], [`GameReader::bytes_read`]); the rest serves
+/// the crate's pipeline (pieces, lent buffers, records, open games).
 ///
 /// ```
 /// use pgnkit::pgn::{GameReader, Lexed};
@@ -140,7 +143,7 @@ pub struct GameReader<R> {
 
 /// Where a piece of a stream starts in it, for [`GameReader::from_piece`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Origin {
+pub(crate) struct Origin {
     /// Byte offset in the stream.
     pub offset: u64,
     /// Line of the first byte.
@@ -201,13 +204,13 @@ impl<R: Read> GameReader<R> {
     /// records one for one. For a source whose games come one a record, as a Parquet file's
     /// rows do, and must not run into each other as PGN text would.
     #[must_use]
-    pub fn with_records(mut self) -> Self {
+    pub(crate) fn with_records(mut self) -> Self {
         self.records = true;
         self
     }
 
     /// Whether the stream is records ([`GameReader::with_records`]).
-    pub fn records(&self) -> bool {
+    pub(crate) fn records(&self) -> bool {
         self.records
     }
 
@@ -225,7 +228,7 @@ impl<R: Read> GameReader<R> {
     }
 
     /// A reader of the stream `inner`, which starts at `origin` of a larger one.
-    pub fn with_origin(inner: R, max_game: usize, origin: Origin) -> Self {
+    pub(crate) fn with_origin(inner: R, max_game: usize, origin: Origin) -> Self {
         let mut reader = Self::with_limit(inner, max_game);
         reader.offset = origin.offset;
         reader.line = origin.line;
@@ -238,18 +241,18 @@ impl<R: Read> GameReader<R> {
     /// Whether an open-ended reader ([`GameReader::from_piece`]) stopped before a game its
     /// source could not finish: the games after the last one it returned must be read with
     /// more of the stream.
-    pub fn unfinished(&self) -> bool {
+    pub(crate) fn unfinished(&self) -> bool {
         self.unfinished
     }
 
     /// Whether an open-ended reader met a game too large to keep: where the stream's own
     /// reader gives up on such a game depends on how its bytes arrive, so only it can say.
-    pub fn met_oversized(&self) -> bool {
+    pub(crate) fn met_oversized(&self) -> bool {
         self.oversized
     }
 
     /// The limit on one game's size.
-    pub fn max_game(&self) -> usize {
+    pub(crate) fn max_game(&self) -> usize {
         self.max_game
     }
 
@@ -259,7 +262,7 @@ impl<R: Read> GameReader<R> {
     /// # Errors
     ///
     /// Errors of the underlying reader.
-    pub fn prefetch(&mut self, n: usize) -> io::Result<&[u8]> {
+    pub(crate) fn prefetch(&mut self, n: usize) -> io::Result<&[u8]> {
         debug_assert_eq!(self.offset, 0, "only before the first game");
         while self.end - self.start < n && self.fill()? {}
         Ok(&self.buf[self.start..self.end])
@@ -267,7 +270,7 @@ impl<R: Read> GameReader<R> {
 
     /// The source, what was read from it and not consumed, and whether that is all: for a
     /// caller that reads the rest of the stream itself, before any game is read.
-    pub fn into_parts(mut self) -> (R, Vec<u8>, bool) {
+    pub(crate) fn into_parts(mut self) -> (R, Vec<u8>, bool) {
         debug_assert_eq!(self.offset, 0, "only before the first game");
         self.buf.truncate(self.end);
         self.buf.drain(..self.start);
@@ -281,22 +284,22 @@ impl<R: Read> GameReader<R> {
     }
 
     /// The source.
-    pub fn inner(&self) -> &R {
+    pub(crate) fn inner(&self) -> &R {
         &self.inner
     }
 
     /// The source, to change.
-    pub fn inner_mut(&mut self) -> &mut R {
+    pub(crate) fn inner_mut(&mut self) -> &mut R {
         &mut self.inner
     }
 
     /// The source, giving up what is buffered.
-    pub fn into_inner(self) -> R {
+    pub(crate) fn into_inner(self) -> R {
         self.inner
     }
 
     /// What is read from the source and not consumed yet (from [`GameReader::bytes_read`]).
-    pub fn buffered(&self) -> &[u8] {
+    pub(crate) fn buffered(&self) -> &[u8] {
         &self.buf[self.start..self.end]
     }
 
@@ -306,7 +309,9 @@ impl<R: Read> GameReader<R> {
     }
 
     /// Only split the stream into games: `next_game` then fills in tags and problems but no
-    /// tokens (lex each game's bytes afterwards with [`super::lex_game_at`]).
+    /// tokens (lex each game's bytes afterwards with [`super::lex_game_at`]). Public for the
+    /// tests that hold splitting to lexing, as the pipeline's other hooks are.
+    #[doc(hidden)]
     pub fn set_split_only(&mut self, split_only: bool) {
         self.split_only = split_only;
     }
@@ -317,23 +322,23 @@ impl<R: Read> GameReader<R> {
     /// then takes it with [`GameReader::take_retired`]: it holds every game returned before
     /// the call that retired it. Buffers given back with [`GameReader::give_spare`] are
     /// read into again, so memory stays flat.
-    pub fn lend_buffers(&mut self) {
+    pub(crate) fn lend_buffers(&mut self) {
         self.lend = true;
     }
 
     /// The buffer the last `next_game` call retired, if it did (lending mode).
-    pub fn take_retired(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn take_retired(&mut self) -> Option<Vec<u8>> {
         self.retired.take()
     }
 
     /// The buffer holding the games returned since the last retired one, at the end of the
     /// stream (lending mode).
-    pub fn take_buffer(&mut self) -> Vec<u8> {
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
     }
 
     /// A buffer to read into again (lending mode). Its contents do not matter.
-    pub fn give_spare(&mut self, buf: Vec<u8>) {
+    pub(crate) fn give_spare(&mut self, buf: Vec<u8>) {
         self.spares.push(buf);
     }
 
@@ -350,7 +355,7 @@ impl<R: Read> GameReader<R> {
 
     /// Reads about `n` bytes from the source at a time (instead of a MiB): for a source
     /// whose bytes the caller wants read no further ahead than needed.
-    pub fn set_read_size(&mut self, n: usize) {
+    pub(crate) fn set_read_size(&mut self, n: usize) {
         self.read_size = Some(n.max(1));
     }
 
@@ -611,7 +616,7 @@ impl<R: Read> GameReader<R> {
     /// # Errors
     ///
     /// Only errors of the underlying reader.
-    pub fn peek_next(&mut self) -> io::Result<Option<Peeked<'_>>> {
+    pub(crate) fn peek_next(&mut self) -> io::Result<Option<Peeked<'_>>> {
         self.skip_space()?;
         if (self.start == self.end && !self.fill()?) || self.at_limit() {
             return Ok(None);
@@ -647,7 +652,7 @@ impl<R: Read> GameReader<R> {
     /// the pipeline tests hold one job (games ended here) to two (games split by the lexer)
     /// game by game, on stitched inputs read in pieces of every size, and CI does the same
     /// on real files.
-    pub fn take_peeked(&mut self, len: usize) -> bool {
+    pub(crate) fn take_peeked(&mut self, len: usize) -> bool {
         if len == 0
             || len > self.end - self.start
             || len > self.max_game
@@ -751,7 +756,7 @@ impl GameReader<io::Empty> {
     /// a game the end of what is there would decide is not read ([`GameReader::unfinished`]
     /// says so, as it does for a game that runs past `len`). The piece is read where it
     /// is; [`GameReader::take_buffer`] gives it back.
-    pub fn from_piece(
+    pub(crate) fn from_piece(
         piece: Vec<u8>,
         (len, valid): (usize, usize),
         origin: Origin,

@@ -1,5 +1,6 @@
-//! The pieces strategy of the pipeline: for two jobs or more on a stream with lines that
-//! likely end games, a reader thread cuts the stream into pieces without reading its games,
+//! The pieces strategy of the pipeline: for two jobs or more on a stream with lines where
+//! games start ([`crate::pgn::cut`]), a reader thread cuts the stream into pieces there without
+//! reading its games,
 //! workers read each piece's games, and a piece's results are delivered only once it is
 //! confirmed; from a piece that is not, the games are read again in order.
 
@@ -43,18 +44,17 @@ where
     run_pieces(reader, jobs.max(1), lexing, piece.max(1), work, sink)
 }
 
-/// Bytes the reader thread reads for a piece, before cutting it after its last line that
-/// likely ends a game.
+/// Bytes the reader thread reads for a piece, before cutting it at its last game start.
 pub(super) const PIECE: usize = 256 << 10;
 
-/// A piece grows to this size at most while no line that likely ends a game is found in
-/// it; then the rest of the stream is read in order, on one thread.
+/// A piece grows to this size at most while no game start is found in it; then the rest of
+/// the stream is read in order, on one thread.
 const MAX_PIECE: usize = 8 << 20;
 
 /// How a piece of the stream ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PieceEnd {
-    /// After a line that likely ends a game: the stream goes on.
+    /// Where a game starts: the stream goes on.
     Cut,
     /// Where the stream ends.
     Eof,
@@ -63,7 +63,7 @@ enum PieceEnd {
 }
 
 /// A piece of the stream for a worker: `bytes[..len]`, starting at `origin`, and the games
-/// it likely holds ([`crate::pgn::cut::scan_piece`]), by which its games are numbered.
+/// that start in it ([`crate::pgn::cut::scan_piece`]), by which its games are numbered.
 /// `bytes[len..valid]` is what follows in the stream (the start of the next piece): it shows
 /// where the piece's last game ends.
 struct Piece {
@@ -128,8 +128,8 @@ where
     }
 }
 
-/// [`run_with`] for two jobs or more when the stream has lines that likely end games. The
-/// reader thread cuts the stream into pieces after such lines without reading its games,
+/// [`run_with`] for two jobs or more when the stream has lines where games start. The
+/// reader thread cuts the stream into pieces there without reading its games,
 /// and numbers each piece's games from the tag sections counted before it. Workers read
 /// each piece's games whole (a replay that finds game ends itself reads the stream once).
 /// The results are delivered in order, each piece's only once it is confirmed: it held
@@ -217,7 +217,7 @@ where
 }
 
 /// The reader thread of [`run_pieces`]: reads the stream (after `first`, already read, and
-/// `eof` if that is all) in pieces cut after lines that likely end games, and sends them to
+/// `eof` if that is all) in pieces cut where games start, and sends them to
 /// the workers, numbered from the likely counts plus the delivering end's correction
 /// (`drift`). Returns the bytes read.
 fn cut_pieces<R: Read>(
@@ -238,7 +238,7 @@ fn cut_pieces<R: Read>(
         stream_start: true,
     };
     let mut want = piece;
-    // Set when no likely game end was found for too long: the rest goes to the delivering
+    // Set when no game start was found for too long: the rest goes to the delivering
     // end unread, to be read in order.
     let mut in_order = false;
     let mut send = |bytes: Vec<u8>, (len, valid), end: PieceEnd, in_order, origin: &mut Origin| {
@@ -322,17 +322,17 @@ fn cut_pieces<R: Read>(
         let cut = if in_order {
             Some(filled)
         } else {
-            crate::pgn::cut::last_likely_end(&buf[..filled])
+            crate::pgn::cut::last_game_start(&buf[..filled])
         };
         let cut = match cut {
             Some(cut) => cut,
             None if filled < max_piece => {
-                // A long game, or no game end seen yet: read on.
+                // A long game, or no game start seen yet: read on.
                 want = (2 * filled).min(max_piece);
                 continue;
             }
             None => {
-                // Too long without a likely game end: read the rest in order.
+                // Too long without a game start: read the rest in order.
                 in_order = true;
                 filled
             }
@@ -535,6 +535,11 @@ impl<T> Delivery<'_, T> {
 /// from a count that was off; the delivery then has them read again.
 fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
     let at = reader.bytes_read();
+    // Pieces start at a game's tag line: the reader may have read a game to its end with only
+    // the line breaks before the next piece left, and not that piece yet.
+    if reader.buffered().iter().all(|b| b.is_ascii_whitespace()) {
+        reader.inner_mut().read_on();
+    }
     // Pieces wholly read are not needed again.
     let feed = reader.inner_mut();
     while let Some(old) = feed.taken.front() {
@@ -575,6 +580,28 @@ struct Feed<'d, 'a, T> {
 }
 
 impl<T> Feed<'_, '_, T> {
+    /// Moves on to the next piece when the current one is read to its end and the stream
+    /// goes on after it.
+    fn read_on(&mut self) {
+        let Some(done) = &self.current else {
+            return;
+        };
+        if self.at < done.piece.len || done.piece.end != PieceEnd::Cut {
+            return;
+        }
+        self.at = 0;
+        // Keep only the last few pieces read (for where reading in order may stop): the
+        // reader thread waits for pieces to come back.
+        while self.taken.len() >= FEED_KEEP {
+            if let Some(old) = self.taken.pop_front() {
+                let _ = self.delivery.spare_tx.send(old.piece.bytes);
+            }
+        }
+        let next = self.delivery.next_piece();
+        self.taken
+            .extend(std::mem::replace(&mut self.current, next));
+    }
+
     /// The pieces read from, in order.
     fn into_pieces(self) -> VecDeque<PieceDone<T>> {
         let mut pieces = self.taken;
@@ -600,19 +627,8 @@ impl<T> Read for Feed<'_, '_, T> {
             match piece.end {
                 PieceEnd::Eof => return Ok(0),
                 PieceEnd::Error => return Err(io::Error::other("the input could not be read")),
-                PieceEnd::Cut => {}
+                PieceEnd::Cut => self.read_on(),
             }
-            self.at = 0;
-            // Keep only the last few pieces read (for where reading in order may stop): the
-            // reader thread waits for pieces to come back.
-            while self.taken.len() >= FEED_KEEP {
-                if let Some(old) = self.taken.pop_front() {
-                    let _ = self.delivery.spare_tx.send(old.piece.bytes);
-                }
-            }
-            let next = self.delivery.next_piece();
-            self.taken
-                .extend(std::mem::replace(&mut self.current, next));
         }
     }
 }
