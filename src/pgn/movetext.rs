@@ -9,9 +9,11 @@
 //! comment, a sign standing apart, a move the visitor could not play, a problem the lexer
 //! reports) is the loop's rare branch: from there on the lexer steps a token at a time, as it
 //! goes on there, and each token is pushed as it comes, as an event of the same kind
-//! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). A game lexed
-//! whole ([`Movetext::Tokens`]) is pushed the same way. The visitor never sees a token, and
-//! where a game ends is found here, never by the visitor.
+//! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). Moves in other
+//! letters (`--lang`), a movetext after tokens that are no tags (a book header no header was
+//! read from) and a game with no replay take the rare branch from the movetext's start; a game
+//! lexed whole ([`Movetext::Tokens`]) is pushed the same way. The visitor never sees a token,
+//! and where a game ends is found here, never by the visitor.
 //!
 //! Spans come without their line and column ([`UNPLACED`]): only a span that ends up in a
 //! report needs them, and [`place_spans`] gives them afterwards, as the lexer counts them.
