@@ -1097,10 +1097,9 @@ impl Parser {
                     ));
                 }
                 if let Tok::Word(other) = &value {
-                    // A tag's name as tags are named (WhiteElo, Date), not a code (C20, KQ).
-                    if other.starts_with(|c: char| c.is_ascii_uppercase())
-                        && other.contains(|c: char| c.is_ascii_lowercase())
-                    {
+                    // Only a tag everyone knows by name: a bare word was always a value
+                    // (`White = Carlsen`, `Result = Draw`), and stays one.
+                    if tag_on_the_right(other) {
                         if matches!(op, Op::Contains | Op::NotContains) {
                             return Err(ParseError::new(
                                 format!(
@@ -1188,6 +1187,49 @@ enum Values {
 
 /// Whether a tag holds a number (a rating, a count, an id): a bound on it that is no number
 /// is a mistake, not a comparison of text.
+/// Whether a bare name on the right of a test is the game's tag of that name rather than a
+/// word: a tag of the PGN standard's roster and supplement (§8.1, §9), lichess's and FIDE's
+/// common ones, or a name ending as a rating, a date or an id does (`BlackElo`, `EventDate`,
+/// `BlackFideId`).
+fn tag_on_the_right(name: &str) -> bool {
+    const KNOWN: [&str; 33] = [
+        "Event",
+        "Site",
+        "Date",
+        "Round",
+        "White",
+        "Black",
+        "Result",
+        "WhiteTitle",
+        "BlackTitle",
+        "WhiteNA",
+        "BlackNA",
+        "WhiteType",
+        "BlackType",
+        "EventSponsor",
+        "Section",
+        "Stage",
+        "Board",
+        "Opening",
+        "Variation",
+        "SubVariation",
+        "ECO",
+        "NIC",
+        "Time",
+        "UTCTime",
+        "TimeControl",
+        "SetUp",
+        "FEN",
+        "Termination",
+        "Annotator",
+        "Mode",
+        "Variant",
+        "WhiteTeam",
+        "BlackTeam",
+    ];
+    numeric_tag(name) || name.ends_with("Date") || KNOWN.contains(&name)
+}
+
 pub(crate) fn numeric_tag(name: &str) -> bool {
     ["Elo", "PlyCount", "FideId", "RatingDiff", "USCF"]
         .iter()

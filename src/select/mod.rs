@@ -536,11 +536,11 @@ mod tests {
     }
 
     #[test]
-    fn a_capitalised_name_on_the_right_is_the_games_tag() {
+    fn a_tag_named_on_the_right_is_the_games_tag_and_a_word_a_value() {
         let mut lexed = Lexed::default();
         crate::pgn::lex_game(
-            b"[WhiteElo \"2400\"]\n[BlackElo \"900\"]\n[Date \"2024.05.01\"]\n\
-              [EventDate \"2024.??.??\"]\n\n*\n",
+            b"[White \"Carlsen\"]\n[WhiteElo \"2400\"]\n[BlackElo \"900\"]\n\
+              [Date \"2024.05.01\"]\n[EventDate \"2024.??.??\"]\n\n*\n",
             true,
             1,
             &mut lexed,
@@ -556,8 +556,11 @@ mod tests {
         // As numbers (text would put "900" after "2400").
         assert_eq!(selects("WhiteElo > BlackElo"), Some(true));
         assert_eq!(selects("Date = EventDate"), Some(true));
-        assert_eq!(selects("WhiteElo > Missing"), Some(false));
+        assert_eq!(selects("WhiteElo > BlackUSCF"), Some(false), "a missing tag");
         assert_eq!(selects("ECO = C20"), Some(false), "a code stays a value");
+        // Any other word is a value, as before tags could be compared.
+        assert_eq!(selects("White = Carlsen"), Some(true));
+        assert_eq!(selects("White != Carlsen"), Some(false));
         // pgn-extract's EloDiff, either way round.
         assert_eq!(selects("elo_diff = 1500"), Some(true));
         assert_eq!(selects("elo_diff < 1500"), Some(false));
