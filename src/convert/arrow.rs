@@ -351,6 +351,7 @@ impl PlyColumns {
         self.numbers.clear();
         self.positions.clear();
         self.start = None;
+        self.first_white = true;
     }
 
     pub fn len(&self) -> usize {
