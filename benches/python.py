@@ -44,6 +44,9 @@ import pgnkit  # noqa: E402 (after the thread setting, which must come before Nu
 NUMBERS_CALLS = {
     "parse_movetext numbers": {"columns": ["numbers"]},
     "parse_movetext numbers, no movetext": {"columns": ["numbers"], "movetext_column": False},
+    "parse_movetext boards, no notes, no movetext": {
+        "numbers": True, "boards": True, "columns": ["numbers", "boards"],
+        "movetext_column": False},
     "parse_movetext boards, no movetext": {
         "numbers": True, "boards": True, "columns": ["numbers", "boards", "clock", "eval"],
         "movetext_column": False},

@@ -434,6 +434,18 @@ impl PlyColumns {
         }
     }
 
+    /// A main-line move of a game that starts at `start`, to `after`, when no text is kept
+    /// (the main line told at once, [`super::Collector::main_line_only`]): the position before
+    /// the move is then read only for what the start gives, the side of the first ply, its
+    /// board and the castling mode.
+    pub fn push_played(&mut self, start: &Chess, after: &Chess, mv: Move, check: CheckClaim) {
+        debug_assert!(
+            !self.text && !self.fen,
+            "the text of a move needs its position"
+        );
+        self.push_move(start, after, mv, check, None);
+    }
+
     /// A main-line null move: `--` in SAN, `0000` in UCI, so that the moves still replay.
     pub fn push_null(&mut self, after: &Chess) {
         if self.count == 0 {
@@ -843,6 +855,8 @@ pub struct MovesBuilder {
     mate: Int32Builder,
     comment: StringBuilder,
     nags: ListBuilder<UInt16Builder>,
+    /// 1, 2, 3…: the `ply` column of a game, copied at once.
+    ply_numbers: Vec<u32>,
     rows: usize,
 }
 
@@ -870,6 +884,7 @@ impl MovesBuilder {
             mate: Int32Builder::new(),
             comment: StringBuilder::new(),
             nags: ListBuilder::new(UInt16Builder::new()),
+            ply_numbers: Vec::new(),
             rows: 0,
         }
     }
@@ -888,12 +903,19 @@ impl MovesBuilder {
         let position = cols.any_of(MoveColumns::POSITION);
         let notes = cols.any_of(MoveColumns::NOTES);
         let plies = row.plies.ends.len();
-        for i in 0..plies {
-            self.file.append_value(&row.file);
-            self.game.append_value(row.game);
-            self.ply
-                .append_value(u32::try_from(i + 1).unwrap_or(u32::MAX));
-            if text {
+        // A game's plies share its file and number and count from 1, and a game without
+        // notes has none a ply: whole runs, not a builder's call a value (which cost more
+        // than the rest of a ply's row).
+        self.file.append_value_n(&*row.file, plies);
+        self.game.append_value_n(row.game, plies);
+        if self.ply_numbers.len() < plies {
+            let next = u32::try_from(self.ply_numbers.len() + 1).unwrap_or(u32::MAX);
+            let last = u32::try_from(plies).unwrap_or(u32::MAX);
+            self.ply_numbers.extend(next..=last);
+        }
+        self.ply.append_slice(&self.ply_numbers[..plies]);
+        if text {
+            for i in 0..plies {
                 let [san, uci, fen] = row.plies.ply(i);
                 if cols.has(C::San) {
                     self.san.append_value(san);
@@ -905,7 +927,11 @@ impl MovesBuilder {
                     self.fen.append_value(fen);
                 }
             }
-            if notes {
+        }
+        if notes && row.ply_notes.is_empty() {
+            self.append_no_notes(plies);
+        } else if notes {
+            for i in 0..plies {
                 let note = row.ply_notes.get(i).unwrap_or(&none);
                 self.append_note(row, note);
             }
@@ -919,6 +945,29 @@ impl MovesBuilder {
             self.positions.extend_from_slice(&row.plies.positions);
         }
         self.rows += plies;
+    }
+
+    /// `plies` plies without a clock, an evaluation, a comment or a NAG.
+    fn append_no_notes(&mut self, plies: usize) {
+        use MoveColumn as C;
+        let cols = self.columns;
+        if cols.has(C::Clock) {
+            self.clock.append_nulls(plies);
+        }
+        if cols.has(C::Eval) {
+            self.eval.append_nulls(plies);
+        }
+        if cols.has(C::EvalMate) {
+            self.mate.append_nulls(plies);
+        }
+        if cols.has(C::Comment) {
+            self.comment.append_nulls(plies);
+        }
+        if cols.has(C::Nags) {
+            for _ in 0..plies {
+                self.nags.append(true);
+            }
+        }
     }
 
     fn append_note(&mut self, row: &GameRecord, note: &PlyNote) {

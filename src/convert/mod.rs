@@ -349,6 +349,7 @@ impl Visitor for Collector {
         c.reserve(moves.len() + self.main_nulls.len());
         let mut nulls = self.main_nulls.iter().peekable();
         let mut moves = moves.iter();
+        // One position, played in place: no copy a ply.
         let mut pos = start.clone();
         for ply in 0.. {
             if let Some((_, after)) = nulls.next_if(|(at, _)| *at == ply) {
@@ -357,17 +358,15 @@ impl Visitor for Collector {
                 continue;
             }
             let Some(&mv) = moves.next() else { break };
-            let mut after = pos.clone();
-            after.play_unchecked(mv);
+            pos.play_unchecked(mv);
             // Check or not is all the numbers say: no text is written from it, so a mate
             // need not be told apart.
-            let check = if after.checkers().any() {
+            let check = if pos.checkers().any() {
                 CheckClaim::Check
             } else {
                 CheckClaim::None
             };
-            c.push_move(&pos, &after, mv, check, None);
-            pos = after;
+            c.push_played(start, &pos, mv, check);
         }
     }
 
