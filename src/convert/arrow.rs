@@ -1270,3 +1270,50 @@ mod games_only {
         assert_eq!(lean, full);
     }
 }
+
+/// A moves table of numbers and boards made from the main line told at once (no movetext
+/// column) is the table made from every move told with its positions.
+#[cfg(test)]
+mod main_line_only {
+    use super::MovesBuilder;
+    use crate::convert::columns::MoveColumns;
+    use crate::convert::{Convert, ConvertOptions, Format, RowScratch};
+
+    fn moves(no_movetext: bool) -> arrow_array::RecordBatch {
+        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        let convert = Convert::new(ConvertOptions {
+            format: Format::Parquet,
+            every_row: true,
+            no_movetext,
+            numbers: true,
+            boards: true,
+            moves_columns: Some(MoveColumns::NUMBERS.union(MoveColumns::POSITION)),
+            ..ConvertOptions::default()
+        })
+        .unwrap();
+        assert_eq!(convert.options().rows_need_main_line_only(), no_movetext);
+        let mut moves = MovesBuilder::with_columns(convert.options().table_moves_columns());
+        let mut scratch = RowScratch::default();
+        for (i, game) in text.split("\n\n[Event").enumerate() {
+            let game = if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            };
+            let row = convert
+                .game_row_in(game.as_bytes(), "t.pgn", i as u64 + 1, &mut scratch)
+                .unwrap();
+            moves.append(&row);
+            scratch.recycle(row);
+        }
+        moves.finish().unwrap()
+    }
+
+    #[test]
+    fn the_main_line_told_at_once_gives_the_same_moves_table() {
+        let all = moves(false);
+        // Null moves count as plies; game 3 stops before its illegal move.
+        assert_eq!(all.num_rows(), 9 + 5 + 2 + 5);
+        assert_eq!(moves(true), all);
+    }
+}
