@@ -1220,7 +1220,6 @@ mod games_only {
 
     /// The games table of the test file's games, and each row's plies.
     fn rows_with(games_only: bool, no_movetext: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
-        let text = include_str!("../../testdata/parquet/games-only.pgn");
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
@@ -1232,12 +1231,7 @@ mod games_only {
         let mut games = GamesBuilder::with_columns(convert.options().game_columns());
         let mut plies = Vec::new();
         let mut lexed = Lexed::default();
-        for (i, game) in text.split("\n\n[Event").enumerate() {
-            let game = if i == 0 {
-                game.to_owned()
-            } else {
-                format!("[Event{game}")
-            };
+        for (i, game) in test_games().iter().enumerate() {
             let row = convert
                 .game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &mut lexed)
                 .unwrap_or_else(|| panic!("game {} gave no row", i + 1));
@@ -1246,6 +1240,20 @@ mod games_only {
             games.append(&row).unwrap();
         }
         (games.finish().unwrap(), plies)
+    }
+
+    /// The games of the test file, each whole.
+    pub(super) fn test_games() -> Vec<String> {
+        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        let games = text.split("\n\n[Event").enumerate();
+        let whole = |(i, game): (usize, &str)| {
+            if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            }
+        };
+        games.map(whole).collect()
     }
 
     #[test]
@@ -1280,7 +1288,6 @@ mod main_line_only {
     use crate::convert::{Convert, ConvertOptions, Format, RowScratch};
 
     fn moves(no_movetext: bool) -> arrow_array::RecordBatch {
-        let text = include_str!("../../testdata/parquet/games-only.pgn");
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
@@ -1294,12 +1301,7 @@ mod main_line_only {
         assert_eq!(convert.options().rows_need_main_line_only(), no_movetext);
         let mut moves = MovesBuilder::with_columns(convert.options().table_moves_columns());
         let mut scratch = RowScratch::default();
-        for (i, game) in text.split("\n\n[Event").enumerate() {
-            let game = if i == 0 {
-                game.to_owned()
-            } else {
-                format!("[Event{game}")
-            };
+        for (i, game) in super::games_only::test_games().iter().enumerate() {
             let row = convert
                 .game_row_in(game.as_bytes(), "t.pgn", i as u64 + 1, &mut scratch)
                 .unwrap();
