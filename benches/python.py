@@ -38,6 +38,25 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pgnkit  # noqa: E402 (after the thread setting, which must come before NumPy loads)
 
 
+# `parse_movetext` asked for what the binding's `parse_games` gives: the moves as numbers
+# (`numbers`), and with the boards, clocks and evaluations too (`boards`); the games table
+# without its movetext column, which the binding does not write.
+NUMBERS_CALLS = {
+    "parse_movetext numbers": {"columns": ["numbers"]},
+    "parse_movetext numbers, no movetext": {"columns": ["numbers"], "movetext_column": False},
+    "parse_movetext boards, no notes, no movetext": {
+        "numbers": True, "boards": True, "columns": ["numbers", "boards"],
+        "movetext_column": False},
+    "parse_movetext boards, no movetext": {
+        "numbers": True, "boards": True, "columns": ["numbers", "boards", "clock", "eval"],
+        "movetext_column": False},
+}
+# The checks asked for: every rule (the default), and legality alone where the package takes
+# `checks="legal"`.
+CHECKS = ["full"] + (["legal"] if "checks" in inspect.signature(pgnkit.parse_movetext).parameters
+                     else [])
+
+
 def split_games(text: str) -> list[str]:
     parts = re.split(r"\n\s*\n(?=\[)", text)
     return [p for p in parts if p.strip()]
@@ -102,7 +121,8 @@ def main() -> int:
         n = len(games)
         table = pgnkit.read_games(path, threads=args.threads)
         print(f"{os.path.basename(path)}: {mib:.1f} MiB, {n} games ({table.num_rows} in the table)")
-        contenders = {"pgnkit.read_games": lambda: pgnkit.read_games(path, threads=args.threads)}
+        contenders = {"pgnkit.read_games": lambda: pgnkit.read_games(path, threads=args.threads),
+                      "pgnkit.read_moves": lambda: pgnkit.read_moves(path, threads=args.threads)}
         if args.validate:
             # Its exit status says whether the games have problems, not whether it ran.
             command = [args.validate, "validate", "-q", "-j", str(args.threads), path]
@@ -121,6 +141,15 @@ def main() -> int:
             contenders["rust_pgn_reader strings"] = lambda: parse(games, **kwargs)
             contenders["pgnkit.parse_movetext"] = lambda: pgnkit.parse_movetext(array, threads=args.threads)
             contenders["rust_pgn_reader parse_games"] = lambda: rpr.parse_games(array, **kwargs)
+            # The binding's parse_games gives each move as numbers and the board after it: the
+            # same asked of pgnkit, with the full checks and with `checks="legal"` (legality
+            # only, as the binding checks) where the package has it.
+            for label, options in NUMBERS_CALLS.items():
+                for checks in CHECKS:
+                    extra = {"checks": checks} if checks != "full" else {}
+                    contenders[f"{label} {checks}"] = (
+                        lambda o=options, e=extra: pgnkit.parse_movetext(
+                            array, threads=args.threads, **o, **e))
         t = interleaved(contenders, args.repeat)
         for name, secs in t.items():
             print(f"  {name:32} {secs:8.3f} s  {mib / secs:8.1f} MiB/s")
@@ -129,6 +158,12 @@ def main() -> int:
                   f"{t['rust_pgn_reader strings'] / t['pgnkit.read_games']:.2f}x")
             print(f"  parse_movetext / parse_games (same array): pgnkit is "
                   f"{t['rust_pgn_reader parse_games'] / t['pgnkit.parse_movetext']:.2f}x")
+            print(f"  read_moves / parse_games_from_strings: pgnkit is "
+                  f"{t['rust_pgn_reader strings'] / t['pgnkit.read_moves']:.2f}x")
+            for name in t:
+                if name.startswith(tuple(NUMBERS_CALLS)):
+                    print(f"  {name} / parse_games: pgnkit is "
+                          f"{t['rust_pgn_reader parse_games'] / t[name]:.2f}x")
             if args.validate:
                 print(f"  validate (CLI) / parse_games_from_strings: validate is "
                       f"{t['rust_pgn_reader strings'] / t['pgnkit validate (CLI)']:.2f}x")

@@ -307,7 +307,16 @@ fn convert_stream(
     options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
     options.games_only = table == Table::Games;
-    table_columns(&mut options, numbers, boards, columns, movetext)?;
+    // The moves table is streamed alone: the games table's movetext, which nobody reads, is
+    // not written (a sixth of `read_moves`'s time), and a moves table of numbers and boards
+    // alone is made from the main line told at once.
+    table_columns(
+        &mut options,
+        numbers,
+        boards,
+        columns,
+        movetext && table == Table::Games,
+    )?;
     let (moves_columns, game_columns) = (options.table_moves_columns(), options.game_columns());
     let convert = Convert::new(options).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let opts = input_options(paths, threads, encoding, ext, range, row_groups)?;

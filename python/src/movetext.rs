@@ -18,8 +18,7 @@ use pyo3::types::PyCapsule;
 
 use pgnkit::convert::arrow::{GamesBuilder, MovesBuilder};
 use pgnkit::convert::columns::{GameColumns, MoveColumns};
-use pgnkit::convert::Convert;
-use pgnkit::pgn::Lexed;
+use pgnkit::convert::{Convert, RowScratch};
 
 use crate::diagnostics::DiagnosticsBuilder;
 use crate::Stream;
@@ -204,7 +203,7 @@ fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
     thread::scope(|s| {
         for _ in 0..jobs.clamp(1, blocks.max(1)) {
             s.spawn(|| {
-                let mut lexed = Lexed::default();
+                let mut scratch = RowScratch::default();
                 let mut text = Vec::new();
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
@@ -212,7 +211,7 @@ fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
                         break;
                     }
                     let rows = b * BLOCK..((b + 1) * BLOCK).min(n);
-                    let out = block(job, rows, &mut lexed, &mut text);
+                    let out = block(job, rows, &mut scratch, &mut text);
                     if let Ok(mut done) = done.lock() {
                         done[b] = Some(out);
                     }
@@ -253,7 +252,7 @@ fn schemas(job: &Job) -> Result<(SchemaRef, SchemaRef), ArrowError> {
 fn block(
     job: &Job,
     rows: std::ops::Range<usize>,
-    lexed: &mut Lexed,
+    scratch: &mut RowScratch,
     text: &mut Vec<u8>,
 ) -> Result<(RecordBatch, RecordBatch), ArrowError> {
     let mut games = GamesBuilder::with_columns(job.game_columns);
@@ -280,7 +279,7 @@ fn block(
         text.extend_from_slice(job.movetext.get(i).unwrap_or_default());
         let row = job
             .convert
-            .game_row(text, "", i as u64, lexed)
+            .game_row_in(text, "", i as u64, scratch)
             .ok_or_else(|| {
                 ArrowError::ComputeError(format!("game {i} was not converted (a bug in pgnkit)"))
             })?;
@@ -290,6 +289,7 @@ fn block(
             (line > shift).then(|| (line - shift, column))
         });
         moves.append(&row);
+        scratch.recycle(row);
     }
     tables(&mut games, &mut diagnostics, &mut moves)
 }

@@ -351,6 +351,7 @@ impl PlyColumns {
         self.numbers.clear();
         self.positions.clear();
         self.start = None;
+        self.first_white = true;
     }
 
     pub fn len(&self) -> usize {
@@ -431,6 +432,18 @@ impl PlyColumns {
             self.push_fen(after);
             self.unsettled = true;
         }
+    }
+
+    /// A main-line move of a game that starts at `start`, to `after`, when no text is kept
+    /// (the main line told at once, [`super::Collector::main_line_only`]): the position before
+    /// the move is then read only for what the start gives, the side of the first ply, its
+    /// board and the castling mode.
+    pub fn push_played(&mut self, start: &Chess, after: &Chess, mv: Move, check: CheckClaim) {
+        debug_assert!(
+            !self.text && !self.fen,
+            "the text of a move needs its position"
+        );
+        self.push_move(start, after, mv, check, None);
     }
 
     /// A main-line null move: `--` in SAN, `0000` in UCI, so that the moves still replay.
@@ -842,6 +855,8 @@ pub struct MovesBuilder {
     mate: Int32Builder,
     comment: StringBuilder,
     nags: ListBuilder<UInt16Builder>,
+    /// 1, 2, 3…: the `ply` column of a game, copied at once.
+    ply_numbers: Vec<u32>,
     rows: usize,
 }
 
@@ -869,6 +884,7 @@ impl MovesBuilder {
             mate: Int32Builder::new(),
             comment: StringBuilder::new(),
             nags: ListBuilder::new(UInt16Builder::new()),
+            ply_numbers: Vec::new(),
             rows: 0,
         }
     }
@@ -887,12 +903,19 @@ impl MovesBuilder {
         let position = cols.any_of(MoveColumns::POSITION);
         let notes = cols.any_of(MoveColumns::NOTES);
         let plies = row.plies.ends.len();
-        for i in 0..plies {
-            self.file.append_value(&row.file);
-            self.game.append_value(row.game);
-            self.ply
-                .append_value(u32::try_from(i + 1).unwrap_or(u32::MAX));
-            if text {
+        // A game's plies share its file and number and count from 1, and a game without
+        // notes has none a ply: whole runs, not a builder's call a value (which cost more
+        // than the rest of a ply's row).
+        self.file.append_value_n(&*row.file, plies);
+        self.game.append_value_n(row.game, plies);
+        if self.ply_numbers.len() < plies {
+            let next = u32::try_from(self.ply_numbers.len() + 1).unwrap_or(u32::MAX);
+            let last = u32::try_from(plies).unwrap_or(u32::MAX);
+            self.ply_numbers.extend(next..=last);
+        }
+        self.ply.append_slice(&self.ply_numbers[..plies]);
+        if text {
+            for i in 0..plies {
                 let [san, uci, fen] = row.plies.ply(i);
                 if cols.has(C::San) {
                     self.san.append_value(san);
@@ -904,7 +927,11 @@ impl MovesBuilder {
                     self.fen.append_value(fen);
                 }
             }
-            if notes {
+        }
+        if notes && row.ply_notes.is_empty() {
+            self.append_no_notes(plies);
+        } else if notes {
+            for i in 0..plies {
                 let note = row.ply_notes.get(i).unwrap_or(&none);
                 self.append_note(row, note);
             }
@@ -918,6 +945,29 @@ impl MovesBuilder {
             self.positions.extend_from_slice(&row.plies.positions);
         }
         self.rows += plies;
+    }
+
+    /// `plies` plies without a clock, an evaluation, a comment or a NAG.
+    fn append_no_notes(&mut self, plies: usize) {
+        use MoveColumn as C;
+        let cols = self.columns;
+        if cols.has(C::Clock) {
+            self.clock.append_nulls(plies);
+        }
+        if cols.has(C::Eval) {
+            self.eval.append_nulls(plies);
+        }
+        if cols.has(C::EvalMate) {
+            self.mate.append_nulls(plies);
+        }
+        if cols.has(C::Comment) {
+            self.comment.append_nulls(plies);
+        }
+        if cols.has(C::Nags) {
+            for _ in 0..plies {
+                self.nags.append(true);
+            }
+        }
     }
 
     fn append_note(&mut self, row: &GameRecord, note: &PlyNote) {
@@ -1170,7 +1220,6 @@ mod games_only {
 
     /// The games table of the test file's games, and each row's plies.
     fn rows_with(games_only: bool, no_movetext: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
-        let text = include_str!("../../testdata/parquet/games-only.pgn");
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
@@ -1182,12 +1231,7 @@ mod games_only {
         let mut games = GamesBuilder::with_columns(convert.options().game_columns());
         let mut plies = Vec::new();
         let mut lexed = Lexed::default();
-        for (i, game) in text.split("\n\n[Event").enumerate() {
-            let game = if i == 0 {
-                game.to_owned()
-            } else {
-                format!("[Event{game}")
-            };
+        for (i, game) in test_games().iter().enumerate() {
             let row = convert
                 .game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &mut lexed)
                 .unwrap_or_else(|| panic!("game {} gave no row", i + 1));
@@ -1196,6 +1240,20 @@ mod games_only {
             games.append(&row).unwrap();
         }
         (games.finish().unwrap(), plies)
+    }
+
+    /// The games of the test file, each whole.
+    pub(super) fn test_games() -> Vec<String> {
+        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        let games = text.split("\n\n[Event").enumerate();
+        let whole = |(i, game): (usize, &str)| {
+            if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            }
+        };
+        games.map(whole).collect()
     }
 
     #[test]
@@ -1218,5 +1276,46 @@ mod games_only {
         assert_eq!(full_plies, [9, 5, 2, 5]);
         assert_eq!(lean_plies, full_plies);
         assert_eq!(lean, full);
+    }
+}
+
+/// A moves table of numbers and boards made from the main line told at once (no movetext
+/// column) is the table made from every move told with its positions.
+#[cfg(test)]
+mod main_line_only {
+    use super::MovesBuilder;
+    use crate::convert::columns::MoveColumns;
+    use crate::convert::{Convert, ConvertOptions, Format, RowScratch};
+
+    fn moves(no_movetext: bool) -> arrow_array::RecordBatch {
+        let convert = Convert::new(ConvertOptions {
+            format: Format::Parquet,
+            every_row: true,
+            no_movetext,
+            numbers: true,
+            boards: true,
+            moves_columns: Some(MoveColumns::NUMBERS.union(MoveColumns::POSITION)),
+            ..ConvertOptions::default()
+        })
+        .unwrap();
+        assert_eq!(convert.options().rows_need_main_line_only(), no_movetext);
+        let mut moves = MovesBuilder::with_columns(convert.options().table_moves_columns());
+        let mut scratch = RowScratch::default();
+        for (i, game) in super::games_only::test_games().iter().enumerate() {
+            let row = convert
+                .game_row_in(game.as_bytes(), "t.pgn", i as u64 + 1, &mut scratch)
+                .unwrap();
+            moves.append(&row);
+            scratch.recycle(row);
+        }
+        moves.finish().unwrap()
+    }
+
+    #[test]
+    fn the_main_line_told_at_once_gives_the_same_moves_table() {
+        let all = moves(false);
+        // Null moves count as plies; game 3 stops before its illegal move.
+        assert_eq!(all.num_rows(), 9 + 5 + 2 + 5);
+        assert_eq!(moves(true), all);
     }
 }

@@ -13,7 +13,7 @@ use super::options::{ConvertOptions, Format, PLIES_RESERVED};
 use super::parquet::ParquetOut;
 use super::players::PlayerTags;
 use super::record::GameRecord;
-use super::{records, Collector};
+use super::{records, Collector, GameVisitor};
 use crate::input::pipeline::{Game, Lexing};
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::{say, Outcome, WriteError};
@@ -241,6 +241,71 @@ impl Convert {
         number: u64,
         lexed: &mut Lexed,
     ) -> Option<Box<GameRecord<'static>>> {
+        let mut visitor = (self.row_collector(), None);
+        self.row_with(bytes, name, number, lexed, &mut visitor)
+    }
+
+    /// [`Convert::game_row`] for a caller that converts game after game on a thread (the
+    /// Python package's `parse_movetext`): `scratch` keeps the lexed tags and the collector
+    /// with its vectors from one game to the next; hand it each row back once read
+    /// ([`RowScratch::recycle`]) and the next game allocates nothing for its plies.
+    ///
+    /// ```
+    /// use pgnkit::convert::{Convert, ConvertOptions, Format, RowScratch};
+    ///
+    /// let convert = Convert::new(ConvertOptions {
+    ///     format: Format::Parquet,
+    ///     numbers: true,
+    ///     no_movetext: true,
+    ///     ..ConvertOptions::default()
+    /// })?;
+    /// let mut scratch = RowScratch::default();
+    /// for (i, game) in [&b"1. e4 e5 2. Qh5 Nc6 *"[..], b"1. d4 -- 2. c4 e5 *"].iter().enumerate() {
+    ///     let row = convert.game_row_in(game, "", i as u64, &mut scratch).expect("it replays");
+    ///     assert_eq!(row.plies.len(), 4);
+    ///     scratch.recycle(row);
+    /// }
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    pub fn game_row_in(
+        &self,
+        bytes: &[u8],
+        name: &str,
+        number: u64,
+        scratch: &mut RowScratch,
+    ) -> Option<Box<GameRecord<'static>>> {
+        let visitor = scratch
+            .visitor
+            .get_or_insert_with(|| (self.row_collector(), None));
+        let collector = &mut visitor.0;
+        collector.clear();
+        if collector.columns.is_none() {
+            collector.columns = Some(Box::new(self.options.ply_columns()));
+        }
+        self.row_with(bytes, name, number, &mut scratch.lexed, visitor)
+    }
+
+    /// The collector of a game's row ([`Convert::game_row`]).
+    fn row_collector(&self) -> Collector {
+        let args = &self.options;
+        let mut collector = Collector::new(args.notation(), false);
+        collector.columns = Some(Box::new(args.ply_columns()));
+        collector.write_moves = !args.no_movetext;
+        collector.needs_nothing = args.rows_need_no_moves();
+        collector.main_line_only = args.rows_need_main_line_only();
+        collector.reserve(PLIES_RESERVED);
+        collector
+    }
+
+    /// A game's row, replayed with `visitor` (emptied).
+    fn row_with(
+        &self,
+        bytes: &[u8],
+        name: &str,
+        number: u64,
+        lexed: &mut Lexed,
+        visitor: &mut GameVisitor,
+    ) -> Option<Box<GameRecord<'static>>> {
         let args = &self.options;
         let movetext = crate::pgn::lex_game_tags(bytes, 1, 1, lexed);
         let mut game = Game {
@@ -252,15 +317,9 @@ impl Convert {
             offset: 0,
             movetext,
         };
-        let mut collector = Collector::new(args.notation(), false);
-        collector.columns = Some(Box::new(args.ply_columns()));
-        collector.write_moves = !args.no_movetext;
-        collector.needs_nothing = args.rows_need_no_moves();
-        collector.reserve(PLIES_RESERVED);
         let (opts, keep) = (args.check_options(), args.keep());
-        let mut visitor = (collector, None);
         let players = self.players.as_ref();
-        convert_one(&mut game, name, &opts, keep, players, args, &mut visitor).row
+        convert_one(&mut game, name, &opts, keep, players, args, visitor).row
     }
 
     /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
@@ -391,6 +450,29 @@ impl Convert {
             ),
         )?;
         Ok(totals)
+    }
+}
+
+/// What [`Convert::game_row_in`] keeps from one game to the next on a thread: the game's
+/// lexed tags, and the collector with its vectors. Made anew for each game, the collector and
+/// its vectors cost about a tenth of a row (benches/NOTES.md, issue 43).
+#[derive(Default)]
+pub struct RowScratch {
+    lexed: Lexed,
+    visitor: Option<GameVisitor>,
+}
+
+impl RowScratch {
+    /// Hands the collector back the vectors of the plies of `row` (one of
+    /// [`Convert::game_row_in`]'s), once the row was read.
+    pub fn recycle(&mut self, row: Box<GameRecord<'_>>) {
+        let Some((collector, _)) = &mut self.visitor else {
+            return;
+        };
+        if collector.columns.is_none() {
+            let GameRecord { plies, .. } = *row;
+            collector.columns = Some(Box::new(plies));
+        }
     }
 }
 

@@ -23,7 +23,7 @@ pub mod record;
 pub mod records;
 mod rewrite;
 
-pub use engine::{Convert, RowSink};
+pub use engine::{Convert, RowScratch, RowSink};
 pub use layout::{Layout as PgnLayout, MoveNumbers};
 pub use options::{ConvertOptions, Format, ToNotation};
 pub use rewrite::{roster, AddTag, FenAt, Rewrite};
@@ -137,6 +137,16 @@ pub struct Collector {
     /// replay tells nothing and keeps to its bytes loop, as for `validate`, and the plies are
     /// counted from its report ([`arrow::PlyColumns::set_count`]).
     pub needs_nothing: bool,
+    /// The rows keep of the moves only what the main line's moves themselves give (their
+    /// numbers, the boards after them): the replay then keeps to its movetext loop and copies
+    /// no position a ply, and tells the moves at once after the movetext
+    /// ([`Visitor::main_line`]), which the columns play again from the start position.
+    pub main_line_only: bool,
+    /// For `main_line_only`: the position the game starts from, and the main line's null
+    /// moves (which [`Visitor::main_line`] leaves out) by the ply they are, with the position
+    /// after each.
+    start_pos: Option<Chess>,
+    main_nulls: Vec<(usize, Chess)>,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
     /// (see [`Collector::set_budget`]).
     budget: usize,
@@ -175,6 +185,9 @@ impl Collector {
             columns: None,
             write_moves: true,
             needs_nothing: false,
+            main_line_only: false,
+            start_pos: None,
+            main_nulls: Vec::new(),
             budget: usize::MAX,
             spent: 0,
             over_budget: false,
@@ -228,6 +241,7 @@ impl Collector {
         self.recorded.clear();
         self.spent = 0;
         self.over_budget = false;
+        self.main_nulls.clear();
         if let Some(c) = &mut self.columns {
             c.clear();
         }
@@ -251,6 +265,12 @@ impl Visitor for Collector {
         if self.needs_nothing {
             return Needs::NOTHING;
         }
+        if self.main_line_only {
+            return Needs {
+                main_moves: true,
+                ..Needs::NOTHING
+            };
+        }
         Needs {
             positions: Positions::All,
             movetext: true,
@@ -263,7 +283,9 @@ impl Visitor for Collector {
     // ([`GameVisitor`]): a call of its own costs a move as much as the pair's.
     #[inline(always)]
     fn play(&mut self, ply: &visit::Ply<'_>) {
-        if !self.afford(self.ply_cost()) {
+        // The main line comes at once (`main_line`); a move told here is one a variation
+        // follows, which the rows do not keep.
+        if self.main_line_only || !self.afford(self.ply_cost()) {
             return;
         }
         let visit::Ply {
@@ -312,9 +334,52 @@ impl Visitor for Collector {
         if let Some(c) = &mut self.columns {
             c.set_start(start);
         }
+        if self.main_line_only {
+            self.start_pos = Some(start.clone());
+        }
+    }
+
+    fn main_line(&mut self, moves: &[Move]) {
+        if !self.main_line_only {
+            return;
+        }
+        let (Some(c), Some(start)) = (self.columns.as_deref_mut(), self.start_pos.as_ref()) else {
+            return;
+        };
+        c.reserve(moves.len() + self.main_nulls.len());
+        let mut nulls = self.main_nulls.iter().peekable();
+        let mut moves = moves.iter();
+        // One position, played in place: no copy a ply.
+        let mut pos = start.clone();
+        for ply in 0.. {
+            if let Some((_, after)) = nulls.next_if(|(at, _)| *at == ply) {
+                c.push_null(after);
+                pos = after.clone();
+                continue;
+            }
+            let Some(&mv) = moves.next() else { break };
+            pos.play_unchecked(mv);
+            // Check or not is all the numbers say: no text is written from it, so a mate
+            // need not be told apart.
+            let check = if pos.checkers().any() {
+                CheckClaim::Check
+            } else {
+                CheckClaim::None
+            };
+            c.push_played(start, &pos, mv, check);
+        }
     }
 
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
+        if self.main_line_only {
+            if let (0, Some(start)) = (at.depth, &self.start_pos) {
+                // The plies before it, from the move numbers (null moves count them too).
+                let half = |p: &Chess| 2 * p.fullmoves().get() + u32::from(p.turn().is_black());
+                let ply = half(before).saturating_sub(half(start)) as usize;
+                self.main_nulls.push((ply, after.clone()));
+            }
+            return;
+        }
         if !self.afford(self.ply_cost()) {
             return;
         }

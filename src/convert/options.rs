@@ -293,6 +293,19 @@ impl ConvertOptions {
         self.games_only && self.no_movetext && !self.repair
     }
 
+    /// Whether the Arrow rows need of the moves only what the main line's moves give (see
+    /// [`Collector::main_line_only`]): no movetext column, no SAN, UCI, FEN or notes a ply, no
+    /// repairs to count.
+    pub(super) fn rows_need_main_line_only(&self) -> bool {
+        let columns = self.table_moves_columns();
+        !self.games_only
+            && self.no_movetext
+            && !self.repair
+            && !columns.any_of(MoveColumns::TEXT)
+            && !columns.any_of(MoveColumns::NOTES)
+            && !columns.has(MoveColumn::Fen)
+    }
+
     /// The optional columns of the moves table: `moves_columns` (or the default ones), with
     /// those `fen`, `numbers` and `boards` add.
     pub fn table_moves_columns(&self) -> MoveColumns {
@@ -335,6 +348,7 @@ impl ConvertOptions {
             collector.columns = Some(Box::new(self.ply_columns()));
             collector.write_moves = !self.no_movetext;
             collector.needs_nothing = self.rows_need_no_moves();
+            collector.main_line_only = self.rows_need_main_line_only();
         }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
