@@ -569,21 +569,30 @@ def _empty_schema(table: str) -> pa.Schema:
         return reader.read_all().schema
 
 
+def partials(spark, splits, task, schema: pa.Schema):
+    """Each split's partial, made by ``task`` (a function of the splits' rows), kept on the
+    executors' disks for the driver to stream with ``toLocalIterator``.
+
+    toLocalIterator runs one job a partition, one after the other: alone it would keep all
+    but one core idle. The partials are made by all tasks at once into Spark's block store
+    (on the executors' disks, so the driver's memory is not what bounds them) and then
+    streamed to the driver a partition at a time, each merged as it comes. Fetching while the
+    tasks still run does not pay: the first fetch runs a job over every partition, which
+    waits for all of them."""
+    from pyspark import StorageLevel
+    df = splits_frame(spark, splits).mapInArrow(lambda b: task(split_rows(b, splits)),
+                                                spark_schema(schema))
+    df = df.persist(StorageLevel.DISK_ONLY)
+    df.count()
+    return df
+
+
 def run_stats(spark, args, splits) -> int:
     options = {"opening_plies": args.opening_plies, "add_eco": args.add_eco}
     fail_once = args.fail_once
-    from pyspark import StorageLevel
-    df = splits_frame(spark, splits).mapInArrow(
-        lambda b: stats_task(split_rows(b, splits), options, fail_once),
-        spark_schema(STATS_SCHEMA))
-    # toLocalIterator runs one job a partition, one after the other: alone it would keep all
-    # but one core idle. The partials are made by all tasks at once into Spark's block store
-    # (on the executors' disks, so the driver's memory is not what bounds them) and then
-    # streamed to the driver a partition at a time, each merged as it comes (on a thread of
-    # the package's, while the next is fetched). Fetching while the tasks still run does not
-    # pay: the first fetch runs a job over every partition, which waits for all of them.
-    df = df.persist(StorageLevel.DISK_ONLY)
-    df.count()
+    # Each partial is merged on a thread of the package's while the next is fetched.
+    df = partials(spark, splits, lambda rows: stats_task(rows, options, fail_once),
+                  STATS_SCHEMA)
     reports = {"out": args.out, "excel": args.excel, "raw_csv": args.raw_csv,
                "tiebreaks": args.tiebreaks, "team_tiebreaks": args.team_tiebreaks,
                "played_without_moves": args.played_without_moves}
@@ -623,14 +632,7 @@ def check_tree_options(build: dict, merge: dict, out: str) -> None:
 def run_tree(spark, args, splits) -> int:
     options, merge = tree_options(args)
     fail_once = args.fail_once
-    from pyspark import StorageLevel
-    df = splits_frame(spark, splits).mapInArrow(
-        lambda b: tree_task(split_rows(b, splits), options, fail_once),
-        spark_schema(TREE_SCHEMA))
-    # As stats: the partials are made by all tasks at once into the block store, then
-    # streamed to the driver a partition at a time.
-    df = df.persist(StorageLevel.DISK_ONLY)
-    df.count()
+    df = partials(spark, splits, lambda rows: tree_task(rows, options, fail_once), TREE_SCHEMA)
     # The partials go beside the output, as `pgnkit tree`'s sorted runs do.
     parent = os.path.dirname(os.path.abspath(args.out))
     try:
