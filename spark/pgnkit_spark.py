@@ -2,6 +2,7 @@
 datasets on a cluster, with pgnkit's Python package as each task's engine.
 
     spark-submit spark/pgnkit_spark.py {validate,convert,stats} --out DIR INPUT...
+    spark-submit spark/pgnkit_spark.py tree --out FILE INPUT...
 
 INPUT is a file or a folder (walked as ``pgnkit`` walks it: ``*.pgn``, compressed copies and
 ``*.parquet``, sorted by path), on the local filesystem, HDFS or S3 (any URI pyarrow.fs reads).
@@ -16,7 +17,9 @@ The driver cuts the inputs into splits, one Spark task each:
 ``pgnkit validate --format csv``) as Parquet and prints the CLI's summary; ``convert`` writes
 DIR/games and DIR/moves (the tables of ``pgnkit convert --format parquet``); ``stats`` writes
 the CSV reports of ``pgnkit stats --out DIR``, merged by ``pgnkit stats merge``'s code from one
-partial a split. Every result is keyed by its split: a retried or speculative task's copy is
+partial a split; ``tree`` writes FILE (``tree.parquet``, or a Polyglot book ``book.bin``, as
+``pgnkit tree -o FILE``), merged on the driver by ``pgnkit tree merge``'s code from one partial
+tree a split. Every result is keyed by its split: a retried or speculative task's copy is
 counted once. A broken game is a diagnostic, never a failed task. See docs/spark.md.
 """
 
@@ -340,6 +343,27 @@ def stats_task(batches, options: dict, fail_once: Optional[int]):
                                   schema=STATS_SCHEMA)
 
 
+TREE_SCHEMA = pa.schema([("split", pa.int64()), ("chunk", pa.int64()), ("chunks", pa.int64()),
+                         ("local", pa.string()), ("games", pa.int64()), ("status", pa.int64()),
+                         ("data", pa.binary())])
+
+
+def tree_task(batches, options: dict, fail_once: Optional[int]):
+    """Each split's partial tree (Parquet, every row kept: ``min_games`` is the merge's), in
+    chunks, with the games it read (each split numbers its games from 1) and its status."""
+    from pgnkit import _pgnkit
+    for s in splits_of(batches):
+        maybe_fail(s["split"], fail_once)
+        with Local(s) as local:
+            data, games, status = _pgnkit.tree_partial(local.path, **local.options, **options)
+        chunks = [data[i:i + CHUNK] for i in range(0, len(data), CHUNK)] or [b""]
+        for i, c in enumerate(chunks):
+            yield pa.record_batch([pa.array([s["split"]], pa.int64()), pa.array([i], pa.int64()),
+                                   pa.array([len(chunks)], pa.int64()), pa.array([local.path]),
+                                   pa.array([games], pa.int64()), pa.array([status], pa.int64()),
+                                   pa.array([c], pa.binary())], schema=TREE_SCHEMA)
+
+
 # ---------------------------------------------------------------------------------------------
 # On the driver.
 
@@ -378,6 +402,66 @@ def merge_partials(rows, splits: list[dict], options: dict) -> None:
         missing = [want["split"], *(s["split"] for s in order)]
         raise RuntimeError(f"no partial for splits {missing[:10]}")
     merger.finish()
+
+
+# Partial trees a merge reads side by side: more are merged in groups first (each group into
+# one Parquet tree, in order), so that the driver's memory (a batch of rows a part) stays
+# bounded however many splits there are.
+TREE_FAN_IN = 64
+
+
+def merge_trees(rows, splits: list[dict], out: str, options: dict, folder: str) -> int:
+    """Writes each split's partial tree, put together from its chunks, into ``folder``, then
+    merges them in input order into ``out`` with the package's tree merge (the code of
+    ``pgnkit tree merge``), each split's example games named and numbered as one machine's
+    run over the whole input names them. ``options``: ``tree_merge``'s keywords (format,
+    min_games, min_score, uniform). Keyed by split: a chunk that comes twice is taken once;
+    a split that never comes fails the merge. Returns the exit status ``pgnkit tree`` would
+    have: 1 when a game had an error or no game was read."""
+    from pgnkit import _pgnkit
+    done: dict[int, dict] = {}
+    pending: dict[int, dict] = {}
+    for r in rows:
+        split = r["split"]
+        if split in done:
+            continue
+        entry = pending.setdefault(split, {"chunks": {}, "n": r["chunks"], "local": r["local"],
+                                           "games": r["games"], "status": r["status"]})
+        entry["chunks"].setdefault(r["chunk"], r["data"])
+        if len(entry["chunks"]) == entry["n"]:
+            del pending[split]
+            entry["path"] = os.path.join(folder, f"split-{split}.parquet")
+            with open(entry["path"], "wb") as f:
+                for i in range(entry["n"]):
+                    f.write(entry["chunks"][i])
+            entry["chunks"] = None
+            done[split] = entry
+    missing = [s["split"] for s in splits if s["split"] not in done]
+    if missing:
+        raise RuntimeError(f"no partial for splits {missing[:10]}")
+    parts, renumber, before = [], [], {}
+    for s in splits:
+        e = done[s["split"]]
+        games = before.get(s["display"], 0)
+        parts.append(e["path"])
+        renumber.append((e["local"], s["display"], games))
+        before[s["display"]] = games + e["games"]
+    # The inputs in order: a book's moves of one weight are ordered by their first games.
+    inputs = list(dict.fromkeys(s["display"] for s in splits))
+    level = 0
+    while len(parts) > TREE_FAN_IN:
+        merged = []
+        for i in range(0, len(parts), TREE_FAN_IN):
+            path = os.path.join(folder, f"level-{level}-{i // TREE_FAN_IN}.parquet")
+            _pgnkit.tree_merge(parts[i:i + TREE_FAN_IN], path,
+                               renumber=renumber[i:i + TREE_FAN_IN] if renumber else None,
+                               inputs=inputs)
+            merged.append(path)
+        parts, renumber, level = merged, None, level + 1
+    _pgnkit.tree_merge(parts, out, renumber=renumber, inputs=inputs, quiet=False, **options)
+    games = sum(e["games"] for e in done.values())
+    problems = any(e["status"] == 1 and e["games"] > 0 for e in done.values())
+    return 1 if problems or games == 0 else 0
 
 
 def plural(n: int, word: str) -> str:
@@ -485,21 +569,30 @@ def _empty_schema(table: str) -> pa.Schema:
         return reader.read_all().schema
 
 
+def partials(spark, splits, task, schema: pa.Schema):
+    """Each split's partial, made by ``task`` (a function of the splits' rows), kept on the
+    executors' disks for the driver to stream with ``toLocalIterator``.
+
+    toLocalIterator runs one job a partition, one after the other: alone it would keep all
+    but one core idle. The partials are made by all tasks at once into Spark's block store
+    (on the executors' disks, so the driver's memory is not what bounds them) and then
+    streamed to the driver a partition at a time, each merged as it comes. Fetching while the
+    tasks still run does not pay: the first fetch runs a job over every partition, which
+    waits for all of them."""
+    from pyspark import StorageLevel
+    df = splits_frame(spark, splits).mapInArrow(lambda b: task(split_rows(b, splits)),
+                                                spark_schema(schema))
+    df = df.persist(StorageLevel.DISK_ONLY)
+    df.count()
+    return df
+
+
 def run_stats(spark, args, splits) -> int:
     options = {"opening_plies": args.opening_plies, "add_eco": args.add_eco}
     fail_once = args.fail_once
-    from pyspark import StorageLevel
-    df = splits_frame(spark, splits).mapInArrow(
-        lambda b: stats_task(split_rows(b, splits), options, fail_once),
-        spark_schema(STATS_SCHEMA))
-    # toLocalIterator runs one job a partition, one after the other: alone it would keep all
-    # but one core idle. The partials are made by all tasks at once into Spark's block store
-    # (on the executors' disks, so the driver's memory is not what bounds them) and then
-    # streamed to the driver a partition at a time, each merged as it comes (on a thread of
-    # the package's, while the next is fetched). Fetching while the tasks still run does not
-    # pay: the first fetch runs a job over every partition, which waits for all of them.
-    df = df.persist(StorageLevel.DISK_ONLY)
-    df.count()
+    # Each partial is merged on a thread of the package's while the next is fetched.
+    df = partials(spark, splits, lambda rows: stats_task(rows, options, fail_once),
+                  STATS_SCHEMA)
     reports = {"out": args.out, "excel": args.excel, "raw_csv": args.raw_csv,
                "tiebreaks": args.tiebreaks, "team_tiebreaks": args.team_tiebreaks,
                "played_without_moves": args.played_without_moves}
@@ -510,15 +603,57 @@ def run_stats(spark, args, splits) -> int:
     return 0
 
 
+def tree_options(args) -> tuple[dict, dict]:
+    """The keywords of ``tree_partial`` and of ``tree_merge`` that the arguments give."""
+    build = {"max_ply": args.max_ply, "only": args.only, "where": args.where,
+             "split": [s.strip() for s in args.split.split(",")] if args.split else None}
+    merge = {"format": args.format, "min_games": args.min_games, "min_score": args.min_score,
+             "uniform": args.uniform}
+    return build, merge
+
+
+def check_tree_options(build: dict, merge: dict, out: str) -> None:
+    """Raises the ValueError the library gives for options that do not fit (a bad --where,
+    --min-score without a book...), on the driver before any task runs: a tree of one game,
+    merged into a file named as ``out`` is."""
+    from pgnkit import _pgnkit
+    with tempfile.TemporaryDirectory(prefix="pgnkit-tree-check-") as folder:
+        games = os.path.join(folder, "one.pgn")
+        with open(games, "wb") as f:
+            f.write(b'[Result "*"]\n\n1. e4 *\n')
+        data, _, _ = _pgnkit.tree_partial(games, **build)
+        part = os.path.join(folder, "part.parquet")
+        with open(part, "wb") as f:
+            f.write(data)
+        _pgnkit.tree_merge([part], os.path.join(folder, "out" + os.path.splitext(out)[1]),
+                           **merge)
+
+
+def run_tree(spark, args, splits) -> int:
+    options, merge = tree_options(args)
+    fail_once = args.fail_once
+    df = partials(spark, splits, lambda rows: tree_task(rows, options, fail_once), TREE_SCHEMA)
+    # The partials go beside the output, as `pgnkit tree`'s sorted runs do.
+    parent = os.path.dirname(os.path.abspath(args.out))
+    try:
+        with tempfile.TemporaryDirectory(prefix="pgnkit-tree-", dir=parent) as folder:
+            return merge_trees(df.toLocalIterator(prefetchPartitions=True), splits, args.out,
+                               merge, folder)
+    finally:
+        df.unpersist()
+
+
 def join(base: str, name: str) -> str:
     return base.rstrip("/") + "/" + name
 
 
-def main(argv=None) -> int:
+def parse(argv=None) -> argparse.Namespace:
+    """The job's arguments, checked (a wrong one exits with status 2, as argparse does)."""
     p = argparse.ArgumentParser(prog="pgnkit_spark.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("command", choices=["validate", "convert", "stats"])
+    p.add_argument("command", choices=["validate", "convert", "stats", "tree"])
     p.add_argument("inputs", nargs="+", metavar="INPUT")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the output folder; tree: the output file, on the driver")
     p.add_argument("--split-size", type=int, default=128 << 20, metavar="BYTES",
                    help="bytes of uncompressed PGN a task reads (default 128 MiB)")
     p.add_argument("--row-groups-per-split", type=int, default=1, metavar="N",
@@ -535,6 +670,15 @@ def main(argv=None) -> int:
     p.add_argument("--tiebreaks", metavar="LIST", help="stats: as pgnkit stats")
     p.add_argument("--team-tiebreaks", metavar="LIST", help="stats: as pgnkit stats")
     p.add_argument("--played-without-moves", action="store_true", help="stats: as pgnkit stats")
+    p.add_argument("--max-ply", type=int, default=30, help="tree: as pgnkit tree")
+    p.add_argument("--min-games", type=int, default=1, help="tree: as pgnkit tree")
+    p.add_argument("--only", choices=["white", "black"], help="tree: as pgnkit tree")
+    p.add_argument("--where", metavar="EXPR", help="tree: as pgnkit tree")
+    p.add_argument("--split", metavar="BY", help="tree: speed, rating or speed,rating")
+    p.add_argument("--format", choices=["parquet", "csv", "jsonl", "bin"],
+                   help="tree: as pgnkit tree (default: --out's extension, else parquet)")
+    p.add_argument("--min-score", type=float, default=0.0, help="tree: as pgnkit tree")
+    p.add_argument("--uniform", action="store_true", help="tree: as pgnkit tree")
     p.add_argument("--fail-once", type=int, metavar="SPLIT",
                    default=int(os.environ["PGNKIT_SPARK_FAIL_ONCE"])
                    if os.environ.get("PGNKIT_SPARK_FAIL_ONCE") else None,
@@ -543,6 +687,16 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.split_size < 1 or args.row_groups_per_split < 1:
         p.error("--split-size and --row-groups-per-split must be 1 or more")
+    if args.command == "tree":
+        try:
+            check_tree_options(*tree_options(args), args.out)
+        except (ValueError, OverflowError) as e:
+            p.error(str(e))
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
     extensions = [e.strip().lstrip(".").lower() for e in args.ext.split(",") if e.strip()]
     splits = plan(args.inputs, args.split_size, args.row_groups_per_split, extensions)
     if not splits:
@@ -550,7 +704,8 @@ def main(argv=None) -> int:
         return 2
     spark = session(args.command)
     try:
-        run = {"validate": run_validate, "convert": run_convert, "stats": run_stats}[args.command]
+        run = {"validate": run_validate, "convert": run_convert, "stats": run_stats,
+               "tree": run_tree}[args.command]
         return run(spark, args, splits)
     finally:
         spark.stop()

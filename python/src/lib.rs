@@ -413,7 +413,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_stream, m)?)?;
     m.add_function(wrap_pyfunction!(validate_csv, m)?)?;
     m.add_function(wrap_pyfunction!(movetext::parse_movetext, m)?)?;
-    m.add_function(wrap_pyfunction!(tree::tree_parquet, m)?)?;
+    tree::register(m)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // `threads` is checked in Python against the bound `--jobs` has, so that the error names

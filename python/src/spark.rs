@@ -297,7 +297,7 @@ pub fn validate_split<'py>(
 }
 
 /// A file name no other call of this process uses, in the system's temporary folder.
-fn scratch_path(what: &str) -> PathBuf {
+pub(crate) fn scratch_path(what: &str) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);

@@ -149,6 +149,72 @@ def test_partials_arriving_out_of_order_merge_in_input_order(tmp_path):
     same_reports(out, tmp_path / "cli")
 
 
+TREES = [GAMES, GZ, GROUPS, *(str(ROOT / "testdata" / "tree" / f"{n}.pgn")
+                              for n in ("three", "positions", "split", "book"))]
+
+
+def tree_merged(tmp_path, splits, out, build, merge):
+    """Each split's partial tree made by the task function as an executor makes it, and the
+    partials merged into ``out`` as the driver merges them; returns the job's status."""
+    rows = []
+    for s in splits:
+        rows += [r for b in job.tree_task([pa.RecordBatch.from_pylist([s])], build, None)
+                 for r in b.to_pylist()]
+    # A speculative copy of every task's result arrives too, and out of order.
+    rows = list(reversed(rows)) + rows
+    folder = tmp_path / "partials"
+    folder.mkdir()
+    return job.merge_trees(rows, splits, str(out), merge, str(folder))
+
+
+def same_tree(a: Path, b: Path):
+    if a.suffix == ".parquet":
+        import pyarrow.parquet as pq
+        ta, tb = pq.read_table(a), pq.read_table(b)
+        assert ta.schema == tb.schema
+        assert ta.num_rows > 10 and ta.to_pylist() == tb.to_pylist()
+    else:
+        assert a.stat().st_size > 0 and a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize("size,fan_in", [(300, 64), (1000, 3)])
+@pytest.mark.parametrize("ext,options", [
+    ("parquet", []), ("csv", ["--split", "speed,rating"]), ("jsonl", ["--only", "black"]),
+    ("bin", ["--min-games", "2"]), ("csv", ["--where", "WhiteElo >= 2000", "--min-games", "2"]),
+])
+def test_merged_partial_trees_are_pgnkit_tree(tmp_path, monkeypatch, size, fan_in, ext, options):
+    # The merge of many splits in groups (fan_in 3) gives the same tree as of all at once.
+    monkeypatch.setattr(job, "TREE_FAN_IN", fan_in)
+    args = ["--max-ply", "12", *options]
+    cli = pgnkit("tree", "-q", "-o", tmp_path / f"cli.{ext}", *args, *TREES)
+    splits = job.plan(TREES, size, 1, ["pgn"])
+    assert len(splits) > 6
+    build, merge = job.tree_options(job.parse(["tree", "--out", "x", *args, *TREES]))
+    status = tree_merged(tmp_path, splits, tmp_path / f"spark.{ext}", build, merge)
+    assert status == cli.returncode == 1  # games.pgn has a game that does not replay
+    same_tree(tmp_path / f"spark.{ext}", tmp_path / f"cli.{ext}")
+
+
+def test_the_example_games_are_named_and_numbered_as_one_run_s(tmp_path):
+    splits = job.plan([GAMES], 500, 1, ["pgn"])
+    assert len(splits) > 3
+    tree_merged(tmp_path, splits, tmp_path / "spark.csv", {"max_ply": 2}, {})
+    pgnkit("tree", "-q", "--max-ply", "2", "-o", tmp_path / "cli.csv", GAMES)
+    text = (tmp_path / "spark.csv").read_text()
+    assert f",{GAMES}," in text and "@" not in text
+    assert text == (tmp_path / "cli.csv").read_text()
+
+
+def test_the_tree_job_s_options_are_checked_before_it_starts(capsys):
+    with pytest.raises(SystemExit) as exit:
+        job.main(["tree", "--out", "book.parquet", "--min-score", "50", GAMES])
+    assert exit.value.code == 2
+    assert "--min-score and --uniform make a Polyglot book" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        job.main(["tree", "--out", "t.parquet", "--where", "WhiteElo >=", GAMES])
+    assert "--where" in capsys.readouterr().err
+
+
 def test_a_bad_keyword_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="^range: end"):
         _pgnkit.validate_split(GAMES, range=(500, 100))
@@ -196,6 +262,20 @@ def test_the_job_s_tiebreaks_are_pgnkit_stats_tiebreaks(tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     same_reports(tmp_path / "spark", tmp_path / "cli")
     assert "team:BBE" in (tmp_path / "spark" / "standings.csv").read_text()
+
+
+@pytest.mark.skipif(subprocess.run(["java", "-version"], capture_output=True).returncode != 0,
+                    reason="no java")
+def test_the_tree_job_writes_pgnkit_tree_s_book(tmp_path):
+    pgnkit("tree", "-q", "--max-ply", "16", "-o", tmp_path / "cli.bin", *TREES)
+    p = subprocess.run([spark_submit(), "--master", "local[2,4]", "--conf", "spark.ui.enabled=false",
+                        str(ROOT / "spark" / "pgnkit_spark.py"), "tree", "--out",
+                        str(tmp_path / "spark.bin"), "--max-ply", "16", "--split-size", "400",
+                        "--fail-once", "1", *TREES], capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr[-3000:]
+    # spark-submit gives the driver's standard error to its standard output.
+    assert "--fail-once 1" in p.stderr and " parts, " in p.stdout + p.stderr
+    same_tree(tmp_path / "spark.bin", tmp_path / "cli.bin")
 
 
 def test_the_convert_job_finds_its_schemas_without_a_word_on_stderr(capfd):

@@ -74,7 +74,7 @@ pub(crate) enum PartLineOut<'a> {
 /// How a part's games are named and numbered when it is one split of a larger input (the
 /// Spark job's byte ranges): as one machine's run over the whole input names and numbers
 /// them. The merge does it as it reads the part, so the part is parsed once.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Renumber {
     /// The input's name in the part: its games' `file` starts with it, followed by
     /// `@START` for a byte range.
@@ -91,18 +91,22 @@ pub struct Renumber {
 }
 
 impl Renumber {
-    fn apply(&self, row: &mut GameRecord<'_>) -> anyhow::Result<()> {
-        let rest = row
-            .file
-            .strip_prefix(self.local.as_str())
-            .unwrap_or(&row.file);
-        // A range's name: `FILE@START`, whose lines count from START.
+    /// The name one machine's run gives the input a game of the part names `file`, and
+    /// whether `file` is a byte range's (`FILE@START`, whose lines count from START).
+    pub fn file_name(&self, file: &str) -> (String, bool) {
+        let rest = file.strip_prefix(self.local.as_str()).unwrap_or(file);
         let ranged = rest.starts_with('@');
-        row.file = Cow::Owned(if ranged {
+        let name = if ranged {
             self.display.clone()
         } else {
             format!("{}{rest}", self.display)
-        });
+        };
+        (name, ranged)
+    }
+
+    fn apply(&self, row: &mut GameRecord<'_>) -> anyhow::Result<()> {
+        let (name, ranged) = self.file_name(&row.file);
+        row.file = Cow::Owned(name);
         row.game = row
             .game
             .checked_add(self.games_before)

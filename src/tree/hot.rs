@@ -167,6 +167,18 @@ mod tests {
     }
 
     #[test]
+    fn the_rows_come_out_by_place() {
+        let mut hot = HotRows::new(10);
+        for (i, key) in [9, 3, 7, 1, 5].into_iter().enumerate() {
+            assert_eq!(hot.take(ply(key, i as u64, 0)), None);
+        }
+        assert_eq!(hot.take(ply(7, 5, 1)), None);
+        let rows = hot.into_sorted();
+        let seen: Vec<_> = rows.iter().map(|r| (r.key, r.games)).collect();
+        assert_eq!(seen, [(1, 1), (3, 1), (5, 1), (7, 2), (9, 1)]);
+    }
+
+    #[test]
     fn joined_rows_keep_the_earliest_example() {
         let hot = vec![Row::of(&ply(5, 3, 0)), Row::of(&ply(8, 0, 0))];
         let mut out = Vec::new();

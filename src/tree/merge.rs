@@ -21,6 +21,7 @@ use super::Format;
 use crate::outcome::{say, Outcome, WriteError};
 use crate::pgn::date::GameDate;
 use crate::report::staged::{self, StagedFiles};
+use crate::stats::Renumber;
 
 /// What `pgnkit tree merge` reads and writes, each named after its flag.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +41,15 @@ pub struct MergeOptions {
     pub uniform: bool,
     /// No closing summary.
     pub quiet: bool,
+    /// How the parts' example games are named and numbered when the parts are splits of
+    /// larger inputs (the Spark job's byte ranges and row groups, whose games count from 1):
+    /// empty, or one a part (`None`: as the part names them).
+    pub renumber: Vec<Option<Renumber>>,
+    /// The inputs of the parts' games, in the order one run reads them, when the parts are
+    /// splits of them (the Spark job's): a book's moves of one weight are then ordered by
+    /// their first games (input, then game number) however the parts were grouped into
+    /// earlier merges. Empty: by part, then game number.
+    pub inputs: Vec<String>,
 }
 
 impl MergeOptions {
@@ -53,6 +63,8 @@ impl MergeOptions {
             min_score: 0.0,
             uniform: false,
             quiet: false,
+            renumber: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 }
@@ -96,10 +108,18 @@ impl TreeMerge {
     ///
     /// # Errors
     ///
-    /// No part, a minimum of games of 0, book options without a book.
+    /// No part, a minimum of games of 0, book options without a book, renumberings that are
+    /// not one a part.
     pub fn new(options: MergeOptions) -> anyhow::Result<TreeMerge> {
         if options.parts.is_empty() {
             bail!("nothing to merge: give the partial trees");
+        }
+        if !options.renumber.is_empty() && options.renumber.len() != options.parts.len() {
+            bail!(
+                "{} renumberings for {} parts: give one a part, or none",
+                options.renumber.len(),
+                options.parts.len()
+            );
         }
         let tree = super::TreeOptions {
             format: options.format,
@@ -134,10 +154,19 @@ impl TreeMerge {
             }
         }
         let mut parts = Vec::with_capacity(options.parts.len());
-        for path in &options.parts {
+        for (index, path) in options.parts.iter().enumerate() {
             let format = format_of(path)?;
-            parts.push(TreeRows::open(path, format)?);
+            parts.push(Part {
+                rows: TreeRows::open(path, format)?,
+                index,
+                renumber: options.renumber.get(index).cloned().flatten(),
+                last: None,
+            });
         }
+        let ranks: HashMap<&str, u64> = (options.inputs.iter())
+            .enumerate()
+            .map(|(i, name)| (name.as_str(), i as u64))
+            .collect();
         let mut staged = StagedFiles::new();
         let out_name = staged::display_name(options.output.as_deref());
         let written = |e| WriteError::new(out_name.as_str(), e);
@@ -152,9 +181,8 @@ impl TreeMerge {
         let mut names = Names::default();
         // The next row of each part, smallest first; of equal rows, the earlier part's.
         let mut heap = BinaryHeap::new();
-        let mut last_of: Vec<Option<Place>> = vec![None; parts.len()];
         for (i, part) in parts.iter_mut().enumerate() {
-            if let Some(row) = next(part, i, &mut names, &mut last_of[i])? {
+            if let Some(row) = part.next(&mut names, &ranks)? {
                 heap.push(Reverse(Head(row, i)));
             }
         }
@@ -162,7 +190,7 @@ impl TreeMerge {
         let mut read = 0u64;
         while let Some(Reverse(Head(row, i))) = heap.pop() {
             read += 1;
-            if let Some(after) = next(&mut parts[i], i, &mut names, &mut last_of[i])? {
+            if let Some(after) = parts[i].next(&mut names, &ranks)? {
                 heap.push(Reverse(Head(after, i)));
             }
             match &mut current {
@@ -239,34 +267,61 @@ impl Names {
     }
 }
 
-/// The next row of part `i` as the tree's rows are summed, checked to come in a tree's order
-/// after `last`.
-fn next(
-    part: &mut TreeRows,
-    i: usize,
-    names: &mut Names,
-    last: &mut Option<Place>,
-) -> anyhow::Result<Option<Row>> {
-    let Some(out) = part.next_row()? else {
-        return Ok(None);
-    };
-    let row = row_of(out, i, names).with_context(|| format!("{}: a row", part.name()))?;
-    let place = row.place();
-    if last.is_some_and(|l| l >= place) {
-        bail!(
-            "{}: the rows are not in a tree's order (by key, move and split): not a tree \
-             written by pgnkit tree",
-            part.name()
-        );
+/// One part as the merge reads it.
+struct Part {
+    rows: TreeRows,
+    /// Its place among the parts.
+    index: usize,
+    renumber: Option<Renumber>,
+    /// The place of the row read last.
+    last: Option<Place>,
+}
+
+impl Part {
+    /// The next row as the tree's rows are summed, checked to come in a tree's order, its
+    /// example game renamed and renumbered by `renumber`; `ranks` are the places of the
+    /// inputs in [`MergeOptions::inputs`].
+    fn next(
+        &mut self,
+        names: &mut Names,
+        ranks: &HashMap<&str, u64>,
+    ) -> anyhow::Result<Option<Row>> {
+        let Some(mut out) = self.rows.next_row()? else {
+            return Ok(None);
+        };
+        let name = self.rows.name();
+        if let Some(r) = &self.renumber {
+            out.example_file = r.file_name(&out.example_file).0;
+            out.example_game = out
+                .example_game
+                .checked_add(r.games_before)
+                .with_context(|| format!("{name}: a game number too large"))?;
+        }
+        // What orders a book's moves of one weight: a part's games come after the earlier
+        // parts', and in a part the example is the row's first game (game numbers are those
+        // of its input, so this is its order when the part is of one input).
+        let first = match ranks.get(out.example_file.as_str()) {
+            Some(&rank) => rank,
+            None => (ranks.len() + self.index) as u64,
+        };
+        let row = row_of(out, first, names).with_context(|| format!("{name}: a row"))?;
+        let place = row.place();
+        if self.last.is_some_and(|l| l >= place) {
+            bail!(
+                "{name}: the rows are not in a tree's order (by key, move and split): not a \
+                 tree written by pgnkit tree"
+            );
+        }
+        self.last = Some(place);
+        Ok(Some(row))
     }
-    *last = Some(place);
-    Ok(Some(row))
 }
 
 /// A written row back as the tree sums it: the position and move from its EPD and UCI, the
 /// sums of ratings from the averages and counts (exact: an average times its count is within
 /// a rounding of the whole sum), the dates as numbers.
-fn row_of(out: RowOut, part: usize, names: &mut Names) -> anyhow::Result<Row> {
+/// `first` orders the row's first game among the parts' (see [`Part::next`]).
+fn row_of(out: RowOut, first: u64, names: &mut Names) -> anyhow::Result<Row> {
     let key = u64::from_str_radix(&out.key, 16).with_context(|| format!("key {:?}", out.key))?;
     let pos = position_of(&out.epd)?;
     let uci: UciMove = out
@@ -298,10 +353,7 @@ fn row_of(out: RowOut, part: usize, names: &mut Names) -> anyhow::Result<Row> {
         last_date: date(out.last_date.as_deref()),
         example_file: names.of(out.example_file),
         example_game: out.example_game,
-        // What orders a book's moves of one weight: a part's games come after the earlier
-        // parts', and in a part the example is the row's first game (game numbers are those
-        // of its input, so this is its order when the part is of one input).
-        first_order: (part as u64) << 48 | out.example_game.min((1 << 48) - 1),
+        first_order: first << 48 | out.example_game.min((1 << 48) - 1),
     })
 }
 

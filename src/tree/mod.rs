@@ -227,6 +227,17 @@ impl Tree {
     /// An output that is an input, or that cannot be written; a temporary file that cannot be
     /// written or read back.
     pub fn run(&self, input: InputOptions) -> anyhow::Result<Outcome> {
+        Ok(self.run_counted(input)?.0)
+    }
+
+    /// As [`Tree::run`], and the number of games read: what the Spark job adds to the game
+    /// numbers of the next split of an input (each split's count from 1) to merge the
+    /// partial trees into one run's.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tree::run`].
+    pub fn run_counted(&self, input: InputOptions) -> anyhow::Result<(Outcome, u64)> {
         let options = &self.options;
         let mut inputs = Inputs::new(input)?;
         staged::refuse_inputs_as_outputs(&[("-o", options.output.as_deref())], inputs.sources())?;
@@ -291,8 +302,9 @@ impl Tree {
             Ok(())
         };
         inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        let games = inputs.totals.games;
         if inputs.totals.broken_pipe {
-            return Ok(crate::outcome::found_so_far());
+            return Ok((crate::outcome::found_so_far(), games));
         }
 
         let back = "cannot read back the tree's temporary files";
@@ -330,7 +342,7 @@ impl Tree {
                 spilled_note(space.spilled())
             ),
         )?;
-        Ok(inputs.outcome_with(with_errors > 0))
+        Ok((inputs.outcome_with(with_errors > 0), games))
     }
 }
 

@@ -40,6 +40,10 @@ pub struct PlyObserver {
     ply: u32,
     /// A null move or a move that could not be played ended the line the tree follows.
     stopped: bool,
+    /// The key of the position after the last main-line ply, when shakmaty could work it out
+    /// from the key before (a move that changes no castling right and makes no en passant
+    /// square): the next ply's key, without hashing every piece again.
+    next_key: Option<u64>,
     pub records: Vec<PlyRecord>,
 }
 
@@ -50,7 +54,10 @@ impl PlyObserver {
             side,
             ply: 0,
             stopped: false,
-            records: Vec::new(),
+            next_key: None,
+            // Room for the plies of most games at once: growing a vector from empty moves its
+            // records five times on the way to 30.
+            records: Vec::with_capacity(max_ply.min(64) as usize),
         }
     }
 }
@@ -75,10 +82,18 @@ impl Visitor for PlyObserver {
         }
         let ply = self.ply;
         self.ply += 1;
+        // The main line's plies come in order: this ply's position is the last one's after.
+        let key = match self.next_key.take() {
+            Some(key) => Zobrist64(key),
+            None => before.zobrist_hash(EnPassantMode::PseudoLegal),
+        };
+        self.next_key = before
+            .update_zobrist_hash(key, mv, EnPassantMode::PseudoLegal)
+            .map(|k| k.0);
+        debug_assert_eq!(key, before.zobrist_hash(EnPassantMode::PseudoLegal));
         if !self.side.keeps(before.turn()) {
             return;
         }
-        let key: Zobrist64 = before.zobrist_hash(EnPassantMode::PseudoLegal);
         self.records.push(PlyRecord {
             key: key.0,
             position: Packed::of(before),

@@ -208,6 +208,15 @@ pub fn texts(position: &Packed, mv: u16) -> Option<Texts> {
     Some(Texts { epd, uci, san })
 }
 
+/// A Polyglot key as written: 16 lowercase hexadecimal digits (as `{:016x}` writes it, without
+/// the formatting machinery, once a row).
+pub fn key_text(key: u64) -> String {
+    (0..16)
+        .rev()
+        .map(|nibble| char::from(b"0123456789abcdef"[(key >> (4 * nibble) & 0xf) as usize]))
+        .collect()
+}
+
 impl RowOut {
     /// `row` as written; `names` are the run's inputs, which `example_file` indexes.
     pub fn of(row: &Row, texts: Texts, names: &[String]) -> RowOut {
@@ -215,7 +224,7 @@ impl RowOut {
         let date = |d: u32| (d != 0).then(|| date_text(d));
         let (speed, rating_band) = super::split::columns(row.split);
         RowOut {
-            key: format!("{:016x}", row.key),
+            key: key_text(row.key),
             epd: texts.epd,
             uci: texts.uci,
             san: texts.san,
@@ -236,6 +245,18 @@ impl RowOut {
             example_game: row.example_game,
             speed: speed.map(str::to_owned),
             rating_band,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_text;
+
+    #[test]
+    fn keys_are_written_as_the_format_machinery_writes_them() {
+        for key in [0, 1, 0x463b_9618_1691_fc9c, u64::MAX, 0xf0] {
+            assert_eq!(key_text(key), format!("{key:016x}"));
         }
     }
 }
