@@ -2,11 +2,15 @@
 
 use std::fmt;
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Move};
 
 use super::Opening;
+use crate::notation::ascii::plain_san;
+use crate::notation::{CaptureClaim, MovePattern, ReadMove};
+use crate::pgn::movetext::passed_over;
 use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
-use crate::rules::{passed_over, play_slice, SliceError};
+use crate::rules::game::replay_movetext;
+use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,6 +200,167 @@ fn text<'a>(line: &'a str, token: &Token) -> &'a [u8] {
     &line.as_bytes()[token.span.start as usize..token.span.end as usize]
 }
 
+/// Why a token of a line did not play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LineError {
+    /// Not a move in SAN: a lenient spelling, or no move at all (a variation, stray bytes).
+    NotSan,
+    /// A move in SAN that is not legal in the position: no legal move fits, or several do,
+    /// or it claims a capture the move is not (or misses one it is).
+    Illegal,
+}
+
+/// Plays `tokens` (spans into `line`) from `start` with the one replay, taking only strict
+/// SAN, up to a result token or the slice's end; move numbers, NAGs and comments are passed
+/// over. `played(i, mv, after)` is told each move played, with its token's index in `tokens`
+/// and the position after it.
+///
+/// # Errors
+///
+/// At the first token that does not play: its index in `tokens` and why.
+pub(super) fn play_tokens(
+    line: &str,
+    tokens: &[Token],
+    start: Chess,
+    played: impl FnMut(usize, Move, &Chess),
+) -> Result<(), (usize, LineError)> {
+    let end = tokens
+        .iter()
+        .position(|t| matches!(t.kind, TokenKind::Result { .. }))
+        .unwrap_or(tokens.len());
+    let tokens = &tokens[..end];
+    let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
+        return Ok(());
+    };
+    // The movetext is the line's bytes from its first token to its last: a result or what
+    // follows it is no part of it.
+    let bytes = &line.as_bytes()[..last.span.end as usize];
+    let mut strict = StrictLine {
+        bytes,
+        tokens,
+        next: 0,
+        error: None,
+        played,
+    };
+    replay_movetext(bytes, first.span.start as usize, start, &mut strict);
+    strict.pass_over();
+    match strict.error {
+        Some(e) => Err(e),
+        // A token the replay told nothing of (stray bytes, a sign standing apart) plays not.
+        None if strict.next < tokens.len() => Err((strict.next, LineError::NotSan)),
+        None => Ok(()),
+    }
+}
+
+/// A visitor of the replay of a line's tokens: tells each main-line move played in strict
+/// SAN, up to the first token that is not one.
+struct StrictLine<'a, F> {
+    bytes: &'a [u8],
+    tokens: &'a [Token],
+    /// The tokens before this one played.
+    next: usize,
+    /// The first token that did not play, and why.
+    error: Option<(usize, LineError)>,
+    played: F,
+}
+
+impl<F> StrictLine<'_, F> {
+    /// The token at `at`, once every token before it played; `None` after an error, or when
+    /// one before it did not play (the error is then set there).
+    fn token_at(&mut self, at: MoveAt) -> Option<(usize, Option<ReadMove>)> {
+        if self.error.is_some() {
+            return None;
+        }
+        self.pass_over();
+        match self.tokens.get(self.next) {
+            Some(t) if at.depth == 0 && t.span.start == at.start => {
+                let text = &self.bytes[t.span.start as usize..t.span.end as usize];
+                Some((self.next, plain_san(text)))
+            }
+            _ => {
+                self.fail(self.next, LineError::NotSan);
+                None
+            }
+        }
+    }
+
+    /// Moves on past move numbers, NAGs and comments.
+    fn pass_over(&mut self) {
+        while self
+            .tokens
+            .get(self.next)
+            .is_some_and(|t| passed_over(t.kind))
+        {
+            self.next += 1;
+        }
+    }
+
+    /// Token `at` did not play: the first such is kept.
+    fn fail(&mut self, at: usize, why: LineError) {
+        self.error.get_or_insert((at, why));
+    }
+}
+
+impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            ..Needs::NOTHING
+        }
+    }
+
+    fn play(&mut self, ply: &Ply<'_>) {
+        let Some((i, read)) = self.token_at(ply.at) else {
+            return;
+        };
+        match read {
+            None => self.fail(i, LineError::NotSan),
+            Some(m) if !capture_as_written(&m, &ply.mv) => self.fail(i, LineError::Illegal),
+            Some(_) => {
+                self.next = i + 1;
+                (self.played)(i, ply.mv, ply.after);
+            }
+        }
+    }
+
+    fn unplayed(&mut self, at: MoveAt) {
+        if let Some((i, read)) = self.token_at(at) {
+            let why = if read.is_some() {
+                LineError::Illegal
+            } else {
+                LineError::NotSan
+            };
+            self.fail(i, why);
+        }
+    }
+
+    fn null_move(&mut self, at: MoveAt, _: &Chess, _: &Chess) {
+        if let Some((i, _)) = self.token_at(at) {
+            self.fail(i, LineError::NotSan);
+        }
+    }
+
+    fn begin_variation(&mut self) {
+        // The `(` is the token after the move it follows (and what is passed over).
+        self.pass_over();
+        if self.error.is_none() {
+            self.fail(self.next, LineError::NotSan);
+        }
+    }
+}
+
+/// Whether the capture sign of `m`, strict SAN, is what `mv` is: the replay takes a missing
+/// or wrong one (and notes it), SAN does not.
+fn capture_as_written(m: &ReadMove, mv: &Move) -> bool {
+    // As the matcher notes it: a move without a piece letter or a sign (UCI) claims nothing.
+    match (m.pattern, m.capture) {
+        (MovePattern::Normal(_), CaptureClaim::Capture) => mv.is_capture(),
+        (MovePattern::Normal(_), CaptureClaim::Quiet) => !mv.is_capture(),
+        (MovePattern::Normal(n), CaptureClaim::Unwritten) => n.role.is_none() || !mv.is_capture(),
+        _ => true,
+    }
+}
+
 /// The position at the end of each line (SAN movetext from the standard start).
 ///
 /// The lines of a table share most of their moves (the 3,807 lines of lichess's table have
@@ -228,17 +393,17 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
             .take_while(|((a, _), b)| a == b)
             .count();
         path.truncate(shared);
-        let mut pos = path.last().map_or(&start, |(_, p)| p).clone();
+        let pos = path.last().map_or(&start, |(_, p)| p).clone();
         let rest = &line[shared..];
-        let played = play_slice(lines[i].as_bytes(), rest, &mut pos, |k, _, after| {
+        let played = play_tokens(lines[i], rest, pos, |k, _, after| {
             path.push((text(lines[i], &rest[k]), after.clone()));
         });
         if let Err((k, why)) = played {
             let token = &rest[k];
             let san = String::from_utf8_lossy(text(lines[i], token));
             let message = match why {
-                SliceError::NotSan => format!("{san:?} is not a move in SAN"),
-                SliceError::Illegal => format!(
+                LineError::NotSan => format!("{san:?} is not a move in SAN"),
+                LineError::Illegal => format!(
                     "{san:?} is not legal here (after {})",
                     played_before(lines[i], token)
                 ),
@@ -270,6 +435,37 @@ fn played_before<'a>(moves: &'a str, token: &Token) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn play(line: &str) -> (Result<(), (usize, LineError)>, Vec<String>) {
+        let mut lexed = Lexed::default();
+        lex_game(line.as_bytes(), true, 1, &mut lexed);
+        let mut moves = Vec::new();
+        let r = play_tokens(line, &lexed.tokens, Chess::default(), |i, _, _| {
+            let s = lexed.tokens[i].span;
+            moves.push(line[s.start as usize..s.end as usize].to_owned());
+        });
+        (r, moves)
+    }
+
+    #[test]
+    fn numbers_nags_and_comments_are_passed_over_up_to_the_result() {
+        let (r, moves) = play("1. e4 $1 {best} e5 2.Nf3 Nc6 * 3. Bb5");
+        assert_eq!(r, Ok(()));
+        assert_eq!(moves, ["e4", "e5", "Nf3", "Nc6"]);
+    }
+
+    #[test]
+    fn the_first_token_that_does_not_play_is_named() {
+        assert_eq!(play("1. e4 e5 2. Ke3").0, Err((4, LineError::Illegal)));
+        assert_eq!(play("1. e2e4").0, Err((1, LineError::NotSan)));
+        assert_eq!(play("1. e4 (1. d4)").0, Err((2, LineError::NotSan)));
+        // A capture sign is SAN's: a wrong or missing one does not name the move.
+        assert_eq!(play("1. e4 d5 2. ed5").0, Err((4, LineError::NotSan)));
+        assert_eq!(play("1. e4 a6 2. e5 d5 3. exd6").0, Ok(()));
+        assert_eq!(play("1. e4 e5 2. Nxf3").0, Err((4, LineError::Illegal)));
+        // An origin SAN does not need is taken.
+        assert_eq!(play("1. Ngf3").0, Ok(()));
+    }
 
     #[test]
     fn a_tsv_line_that_does_not_replay_says_where_and_why() {
