@@ -273,9 +273,15 @@ impl Table {
         let tokens = table::LineTokens::new([line]);
         let mut moves = Vec::new();
         // The moves up to the first that does not play.
-        let _ = table::play_tokens(line, tokens.of(0), Chess::default(), |_, mv, _| {
-            moves.push(mv);
-        });
+        let _ = table::play_tokens(
+            line,
+            tokens.of(0),
+            Chess::default(),
+            &mut Vec::new(),
+            |_, mv, _| {
+                moves.push(mv);
+            },
+        );
         classify(self, &Chess::default(), moves)
     }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Move, Position};
 
 use super::Opening;
 use crate::notation::ascii::plain_san;
@@ -10,7 +10,7 @@ use crate::notation::{CaptureClaim, MovePattern, ReadMove};
 use crate::pgn::movetext::passed_over;
 use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
 use crate::rules::game::replay_movetext;
-use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
+use crate::rules::visit::{Needs, Ply, Visitor};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,7 +213,7 @@ pub(super) enum LineError {
 /// Plays `tokens` (spans into `line`) from `start` with the one replay, taking only strict
 /// SAN, up to a result token or the slice's end; move numbers, NAGs and comments are passed
 /// over. `played(i, mv, after)` is told each move played, with its token's index in `tokens`
-/// and the position after it.
+/// and the position after it. `movetext` is a buffer to reuse.
 ///
 /// # Errors
 ///
@@ -222,6 +222,7 @@ pub(super) fn play_tokens(
     line: &str,
     tokens: &[Token],
     start: Chess,
+    movetext: &mut Vec<u8>,
     played: impl FnMut(usize, Move, &Chess),
 ) -> Result<(), (usize, LineError)> {
     let end = tokens
@@ -232,119 +233,75 @@ pub(super) fn play_tokens(
     let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
         return Ok(());
     };
-    // The movetext is the line's bytes from its first token to its last: a result or what
-    // follows it is no part of it.
-    let bytes = &line.as_bytes()[..last.span.end as usize];
+    // The movetext is the line's bytes from its first token to its last (a result or what
+    // follows it is no part of it), and a result: without one, the movetext loop would hand
+    // the end of every line to the lexer, to find how the game ends.
+    movetext.clear();
+    movetext.extend_from_slice(&line.as_bytes()[..last.span.end as usize]);
+    movetext.extend_from_slice(b" *");
+    let bytes = &movetext[..];
     let mut strict = StrictLine {
         bytes,
         tokens,
-        next: 0,
-        error: None,
+        pos: start.clone(),
+        outcome: Ok(()),
         played,
     };
     replay_movetext(bytes, first.span.start as usize, start, &mut strict);
-    strict.pass_over();
-    match strict.error {
-        Some(e) => Err(e),
-        // A token the replay told nothing of (stray bytes, a sign standing apart) plays not.
-        None if strict.next < tokens.len() => Err((strict.next, LineError::NotSan)),
-        None => Ok(()),
-    }
+    strict.outcome
 }
 
-/// A visitor of the replay of a line's tokens: tells each main-line move played in strict
-/// SAN, up to the first token that is not one.
+/// A visitor of the replay of a line's tokens that wants only its main-line moves: with them
+/// it walks the tokens, telling each move played in strict SAN and the position after it, up
+/// to the first token that is not one. So the replay keeps to its movetext loop, and no
+/// position is copied but those the caller keeps.
 struct StrictLine<'a, F> {
     bytes: &'a [u8],
     tokens: &'a [Token],
-    /// The tokens before this one played.
-    next: usize,
+    /// The position the line started from, then after each move told.
+    pos: Chess,
     /// The first token that did not play, and why.
-    error: Option<(usize, LineError)>,
+    outcome: Result<(), (usize, LineError)>,
     played: F,
-}
-
-impl<F> StrictLine<'_, F> {
-    /// The token at `at`, once every token before it played; `None` after an error, or when
-    /// one before it did not play (the error is then set there).
-    fn token_at(&mut self, at: MoveAt) -> Option<(usize, Option<ReadMove>)> {
-        if self.error.is_some() {
-            return None;
-        }
-        self.pass_over();
-        match self.tokens.get(self.next) {
-            Some(t) if at.depth == 0 && t.span.start == at.start => {
-                let text = &self.bytes[t.span.start as usize..t.span.end as usize];
-                Some((self.next, plain_san(text)))
-            }
-            _ => {
-                self.fail(self.next, LineError::NotSan);
-                None
-            }
-        }
-    }
-
-    /// Moves on past move numbers, NAGs and comments.
-    fn pass_over(&mut self) {
-        while self
-            .tokens
-            .get(self.next)
-            .is_some_and(|t| passed_over(t.kind))
-        {
-            self.next += 1;
-        }
-    }
-
-    /// Token `at` did not play: the first such is kept.
-    fn fail(&mut self, at: usize, why: LineError) {
-        self.error.get_or_insert((at, why));
-    }
 }
 
 impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
     fn needs(&self) -> Needs {
         Needs {
-            positions: Positions::All,
+            main_moves: true,
             ..Needs::NOTHING
         }
     }
 
-    fn play(&mut self, ply: &Ply<'_>) {
-        let Some((i, read)) = self.token_at(ply.at) else {
-            return;
-        };
-        match read {
-            None => self.fail(i, LineError::NotSan),
-            Some(m) if !capture_as_written(&m, &ply.mv) => self.fail(i, LineError::Illegal),
-            Some(_) => {
-                self.next = i + 1;
-                (self.played)(i, ply.mv, ply.after);
-            }
-        }
-    }
+    fn play(&mut self, _: &Ply<'_>) {}
 
-    fn unplayed(&mut self, at: MoveAt) {
-        if let Some((i, read)) = self.token_at(at) {
-            let why = if read.is_some() {
-                LineError::Illegal
-            } else {
-                LineError::NotSan
+    fn main_line(&mut self, moves: &[Move]) {
+        let text = |t: &Token| &self.bytes[t.span.start as usize..t.span.end as usize];
+        let mut tokens = self
+            .tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !passed_over(t.kind));
+        let mut moves = moves.iter();
+        // The moves the replay played are the tokens' in order, until a token that is not a
+        // move in strict SAN (a glued pair, a null move, a variation, stray bytes).
+        while let Some((i, token)) = tokens.next() {
+            let read = (token.kind == TokenKind::Move)
+                .then(|| plain_san(text(token)))
+                .flatten();
+            let why = match (read, moves.next()) {
+                (None, _) => LineError::NotSan,
+                // The main line broke here: a move in SAN, not legal.
+                (Some(_), None) => LineError::Illegal,
+                (Some(m), Some(mv)) if !capture_as_written(&m, mv) => LineError::Illegal,
+                (Some(_), Some(&mv)) => {
+                    self.pos.play_unchecked(mv);
+                    (self.played)(i, mv, &self.pos);
+                    continue;
+                }
             };
-            self.fail(i, why);
-        }
-    }
-
-    fn null_move(&mut self, at: MoveAt, _: &Chess, _: &Chess) {
-        if let Some((i, _)) = self.token_at(at) {
-            self.fail(i, LineError::NotSan);
-        }
-    }
-
-    fn begin_variation(&mut self) {
-        // The `(` is the token after the move it follows (and what is passed over).
-        self.pass_over();
-        if self.error.is_none() {
-            self.fail(self.next, LineError::NotSan);
+            self.outcome = Err((i, why));
+            return;
         }
     }
 }
@@ -385,6 +342,7 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
     // The moves of the line visited last that replayed, and the position after each.
     let mut path: Vec<(&[u8], Chess)> = Vec::new();
     let mut first_error: Option<(usize, String)> = None;
+    let mut movetext = Vec::new();
     for i in order {
         let line = tokens.of(i);
         let shared = path
@@ -395,7 +353,7 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
         path.truncate(shared);
         let pos = path.last().map_or(&start, |(_, p)| p).clone();
         let rest = &line[shared..];
-        let played = play_tokens(lines[i], rest, pos, |k, _, after| {
+        let played = play_tokens(lines[i], rest, pos, &mut movetext, |k, _, after| {
             path.push((text(lines[i], &rest[k]), after.clone()));
         });
         if let Err((k, why)) = played {
@@ -440,10 +398,16 @@ mod tests {
         let mut lexed = Lexed::default();
         lex_game(line.as_bytes(), true, 1, &mut lexed);
         let mut moves = Vec::new();
-        let r = play_tokens(line, &lexed.tokens, Chess::default(), |i, _, _| {
-            let s = lexed.tokens[i].span;
-            moves.push(line[s.start as usize..s.end as usize].to_owned());
-        });
+        let r = play_tokens(
+            line,
+            &lexed.tokens,
+            Chess::default(),
+            &mut Vec::new(),
+            |i, _, _| {
+                let s = lexed.tokens[i].span;
+                moves.push(line[s.start as usize..s.end as usize].to_owned());
+            },
+        );
         (r, moves)
     }
 
