@@ -277,7 +277,7 @@ impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
 
     fn main_line(&mut self, moves: &[Move]) {
         let text = |t: &Token| &self.bytes[t.span.start as usize..t.span.end as usize];
-        let mut tokens = self
+        let tokens = self
             .tokens
             .iter()
             .enumerate()
@@ -285,7 +285,7 @@ impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
         let mut moves = moves.iter();
         // The moves the replay played are the tokens' in order, until a token that is not a
         // move in strict SAN (a glued pair, a null move, a variation, stray bytes).
-        while let Some((i, token)) = tokens.next() {
+        for (i, token) in tokens {
             let read = (token.kind == TokenKind::Move)
                 .then(|| plain_san(text(token)))
                 .flatten();
