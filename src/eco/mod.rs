@@ -23,8 +23,6 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Ran
 pub use observer::EcoObserver;
 pub use table::TableError;
 
-use crate::rules;
-
 /// A named opening of the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opening {
@@ -274,11 +272,16 @@ impl Table {
     pub fn classify_line(&self, line: &str) -> Option<Classification<'_>> {
         let tokens = table::LineTokens::new([line]);
         let mut moves = Vec::new();
-        let mut pos = Chess::default();
         // The moves up to the first that does not play.
-        let _ = rules::play_slice(line.as_bytes(), tokens.of(0), &mut pos, |_, mv, _| {
-            moves.push(mv);
-        });
+        let _ = table::play_tokens(
+            line,
+            tokens.of(0),
+            Chess::default(),
+            &mut Vec::new(),
+            |_, mv, _| {
+                moves.push(mv);
+            },
+        );
         classify(self, &Chess::default(), moves)
     }
 

@@ -2,11 +2,15 @@
 
 use std::fmt;
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Move, Position};
 
 use super::Opening;
+use crate::notation::ascii::plain_san;
+use crate::notation::{CaptureClaim, MovePattern, ReadMove};
+use crate::pgn::movetext::passed_over;
 use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
-use crate::rules::{passed_over, play_slice, SliceError};
+use crate::rules::game::replay_movetext;
+use crate::rules::visit::{Needs, Ply, Visitor};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,6 +200,124 @@ fn text<'a>(line: &'a str, token: &Token) -> &'a [u8] {
     &line.as_bytes()[token.span.start as usize..token.span.end as usize]
 }
 
+/// Why a token of a line did not play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LineError {
+    /// Not a move in SAN: a lenient spelling, or no move at all (a variation, stray bytes).
+    NotSan,
+    /// A move in SAN that is not legal in the position: no legal move fits, or several do,
+    /// or it claims a capture the move is not (or misses one it is).
+    Illegal,
+}
+
+/// Plays `tokens` (spans into `line`) from `start` with the one replay, taking only strict
+/// SAN, up to a result token or the slice's end; move numbers, NAGs and comments are passed
+/// over. `played(i, mv, after)` is told each move played, with its token's index in `tokens`
+/// and the position after it. `movetext` is a buffer to reuse.
+///
+/// # Errors
+///
+/// At the first token that does not play: its index in `tokens` and why.
+pub(super) fn play_tokens(
+    line: &str,
+    tokens: &[Token],
+    start: Chess,
+    movetext: &mut Vec<u8>,
+    played: impl FnMut(usize, Move, &Chess),
+) -> Result<(), (usize, LineError)> {
+    let end = tokens
+        .iter()
+        .position(|t| matches!(t.kind, TokenKind::Result { .. }))
+        .unwrap_or(tokens.len());
+    let tokens = &tokens[..end];
+    let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
+        return Ok(());
+    };
+    // The movetext is the line's bytes from its first token to its last (a result or what
+    // follows it is no part of it), and a result: without one, the movetext loop would hand
+    // the end of every line to the lexer, to find how the game ends.
+    movetext.clear();
+    movetext.extend_from_slice(&line.as_bytes()[..last.span.end as usize]);
+    movetext.extend_from_slice(b" *");
+    let bytes = &movetext[..];
+    let mut strict = StrictLine {
+        bytes,
+        tokens,
+        pos: start.clone(),
+        outcome: Ok(()),
+        played,
+    };
+    replay_movetext(bytes, first.span.start as usize, start, &mut strict);
+    strict.outcome
+}
+
+/// A visitor of the replay of a line's tokens that wants only its main-line moves: with them
+/// it walks the tokens, telling each move played in strict SAN and the position after it, up
+/// to the first token that is not one. So the replay keeps to its movetext loop, and no
+/// position is copied but those the caller keeps.
+struct StrictLine<'a, F> {
+    bytes: &'a [u8],
+    tokens: &'a [Token],
+    /// The position the line started from, then after each move told.
+    pos: Chess,
+    /// The first token that did not play, and why.
+    outcome: Result<(), (usize, LineError)>,
+    played: F,
+}
+
+impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
+    fn needs(&self) -> Needs {
+        Needs {
+            main_moves: true,
+            ..Needs::NOTHING
+        }
+    }
+
+    fn play(&mut self, _: &Ply<'_>) {}
+
+    fn main_line(&mut self, moves: &[Move]) {
+        let text = |t: &Token| &self.bytes[t.span.start as usize..t.span.end as usize];
+        let tokens = self
+            .tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !passed_over(t.kind));
+        let mut moves = moves.iter();
+        // The moves the replay played are the tokens' in order, until a token that is not a
+        // move in strict SAN (a glued pair, a null move, a variation, stray bytes).
+        for (i, token) in tokens {
+            let read = (token.kind == TokenKind::Move)
+                .then(|| plain_san(text(token)))
+                .flatten();
+            let why = match (read, moves.next()) {
+                (None, _) => LineError::NotSan,
+                // The main line broke here: a move in SAN, not legal.
+                (Some(_), None) => LineError::Illegal,
+                (Some(m), Some(mv)) if !capture_as_written(&m, mv) => LineError::Illegal,
+                (Some(_), Some(&mv)) => {
+                    self.pos.play_unchecked(mv);
+                    (self.played)(i, mv, &self.pos);
+                    continue;
+                }
+            };
+            self.outcome = Err((i, why));
+            return;
+        }
+    }
+}
+
+/// Whether the capture sign of `m`, strict SAN, is what `mv` is: the replay takes a missing
+/// or wrong one (and notes it), SAN does not.
+fn capture_as_written(m: &ReadMove, mv: &Move) -> bool {
+    // As the matcher notes it: a move without a piece letter or a sign (UCI) claims nothing.
+    match (m.pattern, m.capture) {
+        (MovePattern::Normal(_), CaptureClaim::Capture) => mv.is_capture(),
+        (MovePattern::Normal(_), CaptureClaim::Quiet) => !mv.is_capture(),
+        (MovePattern::Normal(n), CaptureClaim::Unwritten) => n.role.is_none() || !mv.is_capture(),
+        _ => true,
+    }
+}
+
 /// The position at the end of each line (SAN movetext from the standard start).
 ///
 /// The lines of a table share most of their moves (the 3,807 lines of lichess's table have
@@ -220,6 +342,7 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
     // The moves of the line visited last that replayed, and the position after each.
     let mut path: Vec<(&[u8], Chess)> = Vec::new();
     let mut first_error: Option<(usize, String)> = None;
+    let mut movetext = Vec::new();
     for i in order {
         let line = tokens.of(i);
         let shared = path
@@ -228,17 +351,17 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
             .take_while(|((a, _), b)| a == b)
             .count();
         path.truncate(shared);
-        let mut pos = path.last().map_or(&start, |(_, p)| p).clone();
+        let pos = path.last().map_or(&start, |(_, p)| p).clone();
         let rest = &line[shared..];
-        let played = play_slice(lines[i].as_bytes(), rest, &mut pos, |k, _, after| {
+        let played = play_tokens(lines[i], rest, pos, &mut movetext, |k, _, after| {
             path.push((text(lines[i], &rest[k]), after.clone()));
         });
         if let Err((k, why)) = played {
             let token = &rest[k];
             let san = String::from_utf8_lossy(text(lines[i], token));
             let message = match why {
-                SliceError::NotSan => format!("{san:?} is not a move in SAN"),
-                SliceError::Illegal => format!(
+                LineError::NotSan => format!("{san:?} is not a move in SAN"),
+                LineError::Illegal => format!(
                     "{san:?} is not legal here (after {})",
                     played_before(lines[i], token)
                 ),
@@ -270,6 +393,43 @@ fn played_before<'a>(moves: &'a str, token: &Token) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn play(line: &str) -> (Result<(), (usize, LineError)>, Vec<String>) {
+        let mut lexed = Lexed::default();
+        lex_game(line.as_bytes(), true, 1, &mut lexed);
+        let mut moves = Vec::new();
+        let r = play_tokens(
+            line,
+            &lexed.tokens,
+            Chess::default(),
+            &mut Vec::new(),
+            |i, _, _| {
+                let s = lexed.tokens[i].span;
+                moves.push(line[s.start as usize..s.end as usize].to_owned());
+            },
+        );
+        (r, moves)
+    }
+
+    #[test]
+    fn numbers_nags_and_comments_are_passed_over_up_to_the_result() {
+        let (r, moves) = play("1. e4 $1 {best} e5 2.Nf3 Nc6 * 3. Bb5");
+        assert_eq!(r, Ok(()));
+        assert_eq!(moves, ["e4", "e5", "Nf3", "Nc6"]);
+    }
+
+    #[test]
+    fn the_first_token_that_does_not_play_is_named() {
+        assert_eq!(play("1. e4 e5 2. Ke3").0, Err((4, LineError::Illegal)));
+        assert_eq!(play("1. e2e4").0, Err((1, LineError::NotSan)));
+        assert_eq!(play("1. e4 (1. d4)").0, Err((2, LineError::NotSan)));
+        // A capture sign is SAN's: a wrong or missing one does not name the move.
+        assert_eq!(play("1. e4 d5 2. ed5").0, Err((4, LineError::NotSan)));
+        assert_eq!(play("1. e4 a6 2. e5 d5 3. exd6").0, Ok(()));
+        assert_eq!(play("1. e4 e5 2. Nxf3").0, Err((4, LineError::Illegal)));
+        // An origin SAN does not need is taken.
+        assert_eq!(play("1. Ngf3").0, Ok(()));
+    }
 
     #[test]
     fn a_tsv_line_that_does_not_replay_says_where_and_why() {

@@ -231,6 +231,26 @@ pub(crate) fn check_lexed(
     checked
 }
 
+/// Replays movetext with nothing around it, `bytes[from..]`, from `start`, telling
+/// `visitor`: the one replay for a line of moves that is not a game, such as a line of an
+/// opening table, which goes on from the position another line reached. There is no report:
+/// what did not play, the visitor is told ([`Visitor::unplayed`]).
+pub(crate) fn replay_movetext(bytes: &[u8], from: usize, start: Chess, visitor: &mut dyn Visitor) {
+    let (opts, lexed) = (CheckOptions::default(), Lexed::default());
+    let (mut findings, mut counts) = (Vec::new(), FindingCounts::default());
+    let needs = visitor.needs();
+    let capped = Capped::new(&mut findings, &mut counts);
+    let mut replay = Replay::new(bytes, &lexed, &opts, visitor, needs, capped, start, None);
+    let at = MovetextStart {
+        offset: from,
+        line: 1,
+        line_start: 0,
+        first_col: 1,
+    };
+    read_movetext(bytes, &lexed, Movetext::Bytes(at), true, &mut replay);
+    replay.finish();
+}
+
 /// [`check_lexed`] after the tag events.
 fn check_movetext(
     bytes: &[u8],

@@ -8,7 +8,6 @@ pub mod game;
 pub mod matcher;
 pub mod outcome;
 mod replay;
-pub use replay::{passed_over, play_slice, SliceError};
 mod start;
 pub(crate) use start::fen_of_a_variant;
 mod tags;

@@ -1,13 +1,11 @@
 //! Replaying a game's movetext through shakmaty: every line of play (variations too) move by
 //! move, what the visitor is told, and where a line breaks. The main line's own bookkeeping
 //! is in [`main_line`], the events of the movetext's lexer loop ([`crate::pgn::movetext`])
-//! in [`events`], and the findings about how moves are written in [`findings`]; a slice of
-//! tokens from a given position, for the lines of a table, in [`slice`].
+//! in [`events`], and the findings about how moves are written in [`findings`].
 
 mod events;
 mod findings;
 mod main_line;
-mod slice;
 
 use shakmaty::{
     zobrist::Zobrist64, Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move,
@@ -26,7 +24,6 @@ use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
-pub use slice::{passed_over, play_slice, SliceError};
 
 /// A line that stopped being replayed: at a move that could not be, or where the game ended
 /// by rule.
