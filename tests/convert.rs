@@ -1989,6 +1989,26 @@ fn where_leaves_out_games_and_says_how_many_were_selected() {
     );
 }
 
+/// A rewrite in place would lose the games `--where` leaves out: refused, the file as it was.
+#[test]
+fn where_refuses_to_rewrite_an_input_in_place() {
+    let dir = tempdir("where-in-place");
+    let file = dir.join("games.pgn");
+    std::fs::copy(SELECT_GAMES, &file).unwrap();
+    let f = file.to_str().unwrap();
+    let o = pgnkit(&["convert", "-w", "WhiteElo >= 2000", "-o", f, f], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the games it leaves out would be lost"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        std::fs::read(SELECT_GAMES).unwrap()
+    );
+}
+
 #[test]
 fn where_that_does_not_parse_stops_the_run_with_where_it_is_wrong() {
     let o = pgnkit(&["convert", "-w", "WhiteElo >=", SELECT_GAMES], None);

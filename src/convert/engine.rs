@@ -156,6 +156,14 @@ impl Convert {
             .is_some_and(|path| crate::input::open::is_an_input(path, inputs.sources()));
         // A rewrite in place leaves only what is written: a game not converted must be kept in
         // the output or go to --rejects.
+        if let (true, Some(path), Some(expr)) = (in_place, &args.output, args.where_expr.as_deref())
+        {
+            bail!(
+                "refusing to rewrite {} in place with --where '{expr}': the games it leaves out \
+                 would be lost; write the games selected to another file",
+                path.display()
+            );
+        }
         let keep_rejected = in_place && args.rejects.is_none();
         if keep_rejected && args.format != Format::Pgn {
             if let Some(path) = &args.output {
