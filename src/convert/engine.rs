@@ -366,13 +366,10 @@ impl Convert {
             offset: 0,
             movetext,
         };
-        let (opts, keep) = (args.check_options(), args.keep());
+        let opts = args.check_options();
         let players = self.players.as_ref();
         let selection = self.selection.as_ref();
-        convert_one(
-            &mut game, name, &opts, keep, players, args, visitor, selection,
-        )
-        .row
+        convert_one(&mut game, name, &opts, players, args, visitor, selection).row
     }
 
     /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
@@ -384,9 +381,9 @@ impl Convert {
         // Select's options are convert's defaults but --to and --format: no --repair, no
         // --add-eco, no Parquet (select refuses it).
         let mut visitor = args.visitor(None);
-        let (opts, keep) = (args.check_options(), args.keep());
+        let opts = args.check_options();
         let players = self.players.as_ref();
-        let done = convert_one(game, name, &opts, keep, players, args, &mut visitor, None);
+        let done = convert_one(game, name, &opts, players, args, &mut visitor, None);
         (done.diagnostics, (!done.rejected).then_some(done.body))
     }
 
@@ -407,7 +404,7 @@ impl Convert {
         mut rows: Option<&mut RowSink<'_>>,
     ) -> anyhow::Result<Totals> {
         let args = &self.options;
-        let (opts, keep): (CheckOptions, _) = (args.check_options(), args.keep());
+        let opts: CheckOptions = args.check_options();
         let mut rejects = staged::rejects_file(staged, args.rejects.as_deref())?;
         let rejects_name = || staged::display_name(args.rejects.as_deref());
         let written = |e| WriteError::new(out_name, e);
@@ -436,16 +433,7 @@ impl Convert {
         let selection = self.selection.as_ref();
         let work = |name: &str, game: &mut Game<'_>| {
             let mut visitor = args.visitor(eco_table);
-            convert_one(
-                game,
-                name,
-                &opts,
-                keep,
-                players,
-                args,
-                &mut visitor,
-                selection,
-            )
+            convert_one(game, name, &opts, players, args, &mut visitor, selection)
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
             if !g.selected {

@@ -97,7 +97,6 @@ pub(super) fn convert_one(
     game: &mut Game<'_>,
     name: &str,
     opts: &CheckOptions,
-    keep: Keep,
     players: Option<&PlayerTags>,
     args: &ConvertOptions,
     visitor: &mut GameVisitor,
@@ -112,6 +111,7 @@ pub(super) fn convert_one(
             None => return Converted::left_out(),
         },
     };
+    let keep = args.keep();
     let mut done = convert_game(game, name, report, keep, render, args, visitor, players);
     if args.output_encoding != OutputEncoding::Utf8 && !done.body.is_empty() {
         encode_body(&mut done, game, name, args.output_encoding);
