@@ -1897,3 +1897,148 @@ fn a_roster_file_that_cannot_be_read_stops_the_run() {
     );
     assert_eq!(stdout(&o), "");
 }
+
+const SELECT_GAMES: &str = "testdata/select/games.pgn";
+
+/// `convert --where EXPR` writes what `select --where EXPR` then `convert` write, for tests
+/// of the tags, of the replay (how the game ended, a position, material, the opening) and of
+/// both.
+#[test]
+fn where_converts_the_games_select_selects() {
+    let mate = "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4";
+    let position = format!("position = \"{mate}\"");
+    let cases: &[(&str, &str)] = &[
+        (SELECT_GAMES, "WhiteElo >= 2000"),
+        (SELECT_GAMES, "termination = checkmate"),
+        (SELECT_GAMES, &position),
+        (SELECT_GAMES, "Event = \"Candidates 2024\" and plies > 7"),
+        (SELECT_GAMES, "not WhiteElo >= 2000"),
+        ("testdata/select/extract.pgn", "balance = \"R R\""),
+        ("testdata/select/extract.pgn", "material_diff <= -1"),
+        ("testdata/select/openings.pgn", "eco = \"C20\""),
+    ];
+    for (file, expr) in cases {
+        let picked = pgnkit(&["select", "-q", "--where", expr, file], None);
+        let then = pgnkit(&["convert", "-q", "--to", "uci"], Some(&picked.stdout));
+        let once = pgnkit(
+            &["convert", "-q", "--to", "uci", "--where", expr, file],
+            None,
+        );
+        assert_eq!(stdout(&once), stdout(&then), "{file}: --where {expr}");
+    }
+}
+
+/// A game left out is neither written nor rejected, and says nothing; a game selected that
+/// does not replay is rejected as without `--where`; the summary counts the games selected.
+#[test]
+fn where_leaves_out_games_and_says_how_many_were_selected() {
+    // Game 5 (Oslo) does not replay; game 6, which does not either, is left out.
+    let dir = tempdir("where-rejects");
+    let rejects = dir.join("rejects.pgn");
+    let r = rejects.to_str().unwrap();
+    let o = pgnkit(
+        &[
+            "convert",
+            "-w",
+            "Site = \"Oslo\"",
+            "--rejects",
+            r,
+            SELECT_GAMES,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("7 games: 2 games selected, 1 written (0 repaired), 1 rejected"),
+        "{err}"
+    );
+    assert!(err.contains("'Bb6' is not a legal move"), "{err}");
+    assert!(!err.contains("'@@'"), "{err}");
+    let out = stdout(&o);
+    assert!(
+        out.contains("[Round \"2\"]") && !out.contains("[Round \"1\"]"),
+        "{out}"
+    );
+    let rejected = std::fs::read_to_string(&rejects).unwrap();
+    assert!(
+        rejected.contains("2. Bb6") && !rejected.contains("@@"),
+        "{rejected}"
+    );
+
+    // Every game that does not replay left out: exit status 0.
+    let o = pgnkit(
+        &["convert", "--where", "WhiteElo >= 2800", SELECT_GAMES],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("7 games: 1 game selected, 1 written (0 repaired), 0 rejected"),
+        "{}",
+        stderr(&o)
+    );
+
+    // No game selected: nothing written.
+    let o = pgnkit(&["convert", "-w", "WhiteElo > 3000", SELECT_GAMES], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("0 games selected, 0 written"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A rewrite in place would lose the games `--where` leaves out: refused, the file as it was.
+#[test]
+fn where_refuses_to_rewrite_an_input_in_place() {
+    let dir = tempdir("where-in-place");
+    let file = dir.join("games.pgn");
+    std::fs::copy(SELECT_GAMES, &file).unwrap();
+    let f = file.to_str().unwrap();
+    let o = pgnkit(&["convert", "-w", "WhiteElo >= 2000", "-o", f, f], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the games it leaves out would be lost"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        std::fs::read(SELECT_GAMES).unwrap()
+    );
+}
+
+#[test]
+fn where_that_does_not_parse_stops_the_run_with_where_it_is_wrong() {
+    let o = pgnkit(&["convert", "-w", "WhiteElo >=", SELECT_GAMES], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty());
+    let err = stderr(&o);
+    assert!(
+        err.contains("--where: expected a value after '>='"),
+        "{err}"
+    );
+    assert!(err.contains("             ^"), "{err}");
+}
+
+/// The Parquet tables (the Python package's) keep the selected games only.
+#[test]
+fn where_selects_the_rows_of_the_parquet_tables() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let out = tempdir("where-rows").join("out");
+    let o = to_parquet(&out, &["-w", "WhiteElo >= 2000"], SELECT_GAMES);
+    // Game 5 is selected, and does not replay.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = |table: &str| {
+        let file = std::fs::File::open(out.join(table)).unwrap();
+        SerializedFileReader::new(file)
+            .unwrap()
+            .metadata()
+            .file_metadata()
+            .num_rows()
+    };
+    // Games 1, 4 and 7: 7 + 8 + 7 plies.
+    assert_eq!(rows("games.parquet"), 3);
+    assert_eq!(rows("moves.parquet"), 22);
+}

@@ -72,19 +72,20 @@ def _columns(columns: Optional[Iterable[str]]) -> Optional[list[str]]:
 
 def _convert(paths, table: str, *, to: str, threads, fen: bool, fix_results: bool, repair: bool,
              encoding, ext, numbers: bool = False, boards: bool = False,
-             columns=None, movetext_column: bool = True) -> pa.RecordBatchReader:
+             columns=None, movetext_column: bool = True,
+             where: Optional[str] = None) -> pa.RecordBatchReader:
     stream = _pgnkit.convert_stream(_paths(paths), table, to=to, fen=fen, fix_results=fix_results,
                                     repair=repair, threads=_threads(threads), encoding=encoding,
                                     ext=None if ext is None else list(ext), numbers=numbers,
                                     boards=boards, columns=_columns(columns),
-                                    movetext=movetext_column)
+                                    movetext=movetext_column, where=where)
     return pa.RecordBatchReader.from_stream(stream)
 
 
 def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream: bool = False,
                fix_results: bool = False, repair: bool = False, encoding: Optional[str] = None,
                ext: Optional[Iterable[str]] = None, numbers: bool = False, boards: bool = False,
-               movetext_column: bool = True):
+               movetext_column: bool = True, where: Optional[str] = None):
     """Read games: one row a game, the columns of ``games.parquet``.
 
     Columns: ``file``, ``game``, the common tags (``Event`` … ``FEN``, ``Termination`` as
@@ -110,7 +111,12 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
         ``start_castling``, ``start_ep_square``, ``start_halfmove_clock``).
     :param movetext_column: ``False`` leaves the ``movetext`` column out: no move is written
         again, which makes the reading faster (``convert --no-movetext``).
-    :raises ValueError: a bad option (the message says which and why).
+    :param where: only the games this expression selects, in the language of
+        ``pgnkit select --where`` (``"WhiteElo >= 2000 and termination = checkmate"``): the
+        others are not read into the table (``convert --where``). Tested on the tags first,
+        and on the replay only when the tags do not decide.
+    :raises ValueError: a bad option (the message says which and why; for ``where``, where the
+        expression is wrong).
     :raises OSError: an input that does not exist or cannot be read, with its name.
 
     The numeric columns are those of ``convert --numbers --boards`` (docs/convert.md, "Moves and
@@ -122,7 +128,7 @@ def read_games(paths, *, to: str = "san", threads: Optional[int] = None, stream:
     """
     reader = _convert(paths, "games", to=to, threads=threads, fen=False, fix_results=fix_results,
                       repair=repair, encoding=encoding, ext=ext, numbers=numbers, boards=boards,
-                      movetext_column=movetext_column)
+                      movetext_column=movetext_column, where=where)
     return reader if stream else reader.read_all()
 
 
@@ -135,7 +141,7 @@ def iter_games(paths, **options) -> pa.RecordBatchReader:
 def read_moves(paths, *, fen: bool = False, threads: Optional[int] = None, stream: bool = False,
                repair: bool = False, encoding: Optional[str] = None,
                ext: Optional[Iterable[str]] = None, numbers: bool = False, boards: bool = False,
-               columns: Optional[Iterable[str]] = None):
+               columns: Optional[Iterable[str]] = None, where: Optional[str] = None):
     """Read the main-line plies: one row a ply, the columns of ``moves.parquet``.
 
     Columns: ``file``, ``game``, ``ply`` (1-based), ``san``, ``uci``, ``fen`` (the position after
@@ -154,12 +160,14 @@ def read_moves(paths, *, fen: bool = False, threads: Optional[int] = None, strea
         (``text``, ``numbers``, ``boards``, ``notes``, ``default``), as ``--moves-columns``
         takes them: ``["numbers", "clock"]`` leaves out the SAN and UCI strings. ``fen``,
         ``numbers`` and ``boards`` add theirs.
+    :param where: the plies of the games this expression selects only, as :func:`read_games`
+        takes it.
 
     Other options and errors as :func:`read_games`.
     """
     reader = _convert(paths, "moves", to="san", threads=threads, fen=fen, fix_results=False,
                       repair=repair, encoding=encoding, ext=ext, numbers=numbers, boards=boards,
-                      columns=columns)
+                      columns=columns, where=where)
     return reader if stream else reader.read_all()
 
 

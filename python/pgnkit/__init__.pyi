@@ -25,6 +25,7 @@ def read_games(
     numbers: bool = False,
     boards: bool = False,
     movetext_column: bool = True,
+    where: Optional[str] = None,
 ) -> pa.Table: ...
 @overload
 def read_games(
@@ -40,6 +41,7 @@ def read_games(
     numbers: bool = False,
     boards: bool = False,
     movetext_column: bool = True,
+    where: Optional[str] = None,
 ) -> pa.RecordBatchReader: ...
 def iter_games(
     paths: _Paths,
@@ -53,6 +55,7 @@ def iter_games(
     numbers: bool = False,
     boards: bool = False,
     movetext_column: bool = True,
+    where: Optional[str] = None,
 ) -> pa.RecordBatchReader: ...
 @overload
 def read_moves(
@@ -67,6 +70,7 @@ def read_moves(
     numbers: bool = False,
     boards: bool = False,
     columns: Optional[Iterable[str]] = None,
+    where: Optional[str] = None,
 ) -> pa.Table: ...
 @overload
 def read_moves(
@@ -81,6 +85,7 @@ def read_moves(
     numbers: bool = False,
     boards: bool = False,
     columns: Optional[Iterable[str]] = None,
+    where: Optional[str] = None,
 ) -> pa.RecordBatchReader: ...
 def iter_moves(
     paths: _Paths,
@@ -93,6 +98,7 @@ def iter_moves(
     numbers: bool = False,
     boards: bool = False,
     columns: Optional[Iterable[str]] = None,
+    where: Optional[str] = None,
 ) -> pa.RecordBatchReader: ...
 def validate(
     paths: _Paths,

@@ -266,8 +266,8 @@ enum Table {
 /// `pgnkit convert --format parquet` reads and replays them: `to` is the notation of the
 /// movetext, `fen` gives the moves table its positions, `numbers`, `boards` and `columns` its
 /// numeric columns and its choice of columns (as `--numbers`, `--boards` and
-/// `--moves-columns`), `movetext=False` leaves the games table's movetext out (`--no-movetext`);
-/// `threads`, `encoding`, `ext`,
+/// `--moves-columns`), `movetext=False` leaves the games table's movetext out (`--no-movetext`),
+/// `where` keeps the games a `select` expression picks (`--where`); `threads`, `encoding`, `ext`,
 /// `range=(start, end)` and `row_groups=(start, end)` are the input options of `--jobs`,
 /// `--encoding`, `--ext`, `--range` and `--row-groups`. The inputs are listed here, so a missing
 /// file raises at once; a file that cannot be read during the run ends the stream with an
@@ -276,7 +276,7 @@ enum Table {
 #[pyo3(signature = (
     paths, table, *, to="san", fen=false, fix_results=false, repair=false, threads=None,
     encoding=None, ext=None, range=None, row_groups=None, numbers=false, boards=false,
-    columns=None, movetext=true
+    columns=None, movetext=true, r#where=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_stream(
@@ -296,6 +296,7 @@ fn convert_stream(
     boards: bool,
     columns: Option<Vec<String>>,
     movetext: bool,
+    r#where: Option<String>,
 ) -> PyResult<Stream> {
     let table = match table {
         "games" => Table::Games,
@@ -303,6 +304,7 @@ fn convert_stream(
         other => return Err(PyValueError::new_err(format!("no table {other:?}"))),
     };
     let mut options = convert_options(to, fix_results, repair)?;
+    options.where_expr = r#where;
     // The positions are written only when the moves table has them.
     options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.

@@ -167,6 +167,12 @@ pub struct Args {
     #[arg(long, value_name = "ENC", default_value = "utf-8")]
     pub output_encoding: OutputEncoding,
 
+    /// Convert only the games this expression selects, in `pgnkit select`'s language (tags,
+    /// ratings, dates, positions, material...): `--where 'WhiteElo >= 2000'`. The others are
+    /// neither written nor rejected; the summary says how many were selected.
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    pub expr: Option<String>,
+
     #[command(flatten)]
     pub rewrite: super::rewrite::RewriteArgs,
 }
@@ -287,6 +293,7 @@ impl Args {
             keep_broken: self.keep_broken,
             output_encoding: self.output_encoding,
             rewrite: self.rewrite.rewrite()?,
+            where_expr: self.expr.clone(),
         })
     }
 }

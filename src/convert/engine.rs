@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-use super::game::{convert_one, Converted};
+use super::game::{convert_one, Converted, Where};
 use super::options::{ConvertOptions, Format, PLIES_RESERVED};
 use super::parquet::ParquetOut;
 use super::players::PlayerTags;
@@ -52,11 +52,39 @@ pub type RowSink<'a> = dyn FnMut(&GameRecord) -> Result<(), WriteError> + 'a;
 /// assert!(refused.to_string().starts_with("--traditional applies to Chinese moves only"));
 /// # Ok::<(), anyhow::Error>(())
 /// ```
+///
+/// With [`ConvertOptions::where_expr`], only the games the expression selects (`--where`, in
+/// `pgnkit select`'s language) are converted:
+///
+/// ```
+/// use pgnkit::convert::{Convert, ConvertOptions, Format};
+/// use pgnkit::pgn::Lexed;
+///
+/// let convert = Convert::new(ConvertOptions {
+///     format: Format::Parquet,
+///     where_expr: Some("WhiteElo >= 2000 and termination = checkmate".into()),
+///     ..ConvertOptions::default()
+/// })?;
+/// let mut lexed = Lexed::default();
+/// let mate = b"[WhiteElo \"2100\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
+/// assert!(convert.game_row(mate, "", 1, &mut lexed).is_some());
+/// let weaker = b"[WhiteElo \"1900\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
+/// assert!(convert.game_row(weaker, "", 2, &mut lexed).is_none());
+/// let no_mate = b"[WhiteElo \"2100\"]\n\n1. e4 e5 *\n";
+/// assert!(convert.game_row(no_mate, "", 3, &mut lexed).is_none());
+///
+/// let bad = ConvertOptions { where_expr: Some("WhiteElo >=".into()), ..ConvertOptions::default() };
+/// let refused = Convert::new(bad).err().expect("refused");
+/// assert!(refused.to_string().starts_with("--where: expected a value after '>='"));
+/// # Ok::<(), anyhow::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Convert {
     options: ConvertOptions,
     /// The tables of players' tags, read once (`--player-tags`).
     players: Option<PlayerTags>,
+    /// The games `--where` selects, its expression parsed once.
+    selection: Option<Where>,
 }
 
 /// Totals over the run: every game read is written or rejected.
@@ -69,6 +97,8 @@ struct Totals {
     kept: u64,
     /// Rejected games written with their error (`--keep-broken`).
     broken: u64,
+    /// Games `--where` selected, written or rejected.
+    selected: u64,
 }
 
 impl Convert {
@@ -78,14 +108,24 @@ impl Convert {
     ///
     /// An option that would change nothing with the others given (`--traditional` with
     /// `--to san`, `--fix-results` with `--format csv`), named as the command line spells it,
-    /// with what to do.
+    /// with what to do; an expression of `where_expr` that does not parse, shown with a caret
+    /// where it is wrong.
     pub fn new(options: ConvertOptions) -> anyhow::Result<Convert> {
         options.refuse_options_that_do_not_apply()?;
         let sources = &options.rewrite.player_tags;
         let players = (!sources.is_empty())
             .then(|| PlayerTags::read(sources))
             .transpose()?;
-        Ok(Convert { options, players })
+        let selection = options
+            .where_expr
+            .as_deref()
+            .map(Where::parse)
+            .transpose()?;
+        Ok(Convert {
+            options,
+            players,
+            selection,
+        })
     }
 
     /// The options the conversion was made with.
@@ -116,6 +156,14 @@ impl Convert {
             .is_some_and(|path| crate::input::open::is_an_input(path, inputs.sources()));
         // A rewrite in place leaves only what is written: a game not converted must be kept in
         // the output or go to --rejects.
+        if let (true, Some(path), Some(expr)) = (in_place, &args.output, args.where_expr.as_deref())
+        {
+            bail!(
+                "refusing to rewrite {} in place with --where '{expr}': the games it leaves out \
+                 would be lost; write the games selected to another file",
+                path.display()
+            );
+        }
         let keep_rejected = in_place && args.rejects.is_none();
         if keep_rejected && args.format != Format::Pgn {
             if let Some(path) = &args.output {
@@ -233,7 +281,8 @@ impl Convert {
     /// [`Format::Parquet`] does and gives its row, numbered `number`: the Python package's
     /// `parse_movetext`, which has games one by one rather than an input to read. With
     /// [`ConvertOptions::every_row`] a rejected game gets its row too; otherwise it gives
-    /// `None`. `lexed` is scratch, kept from game to game.
+    /// `None`, as for a game [`ConvertOptions::where_expr`] leaves out. `lexed` is scratch,
+    /// kept from game to game.
     pub fn game_row(
         &self,
         bytes: &[u8],
@@ -317,9 +366,10 @@ impl Convert {
             offset: 0,
             movetext,
         };
-        let (opts, keep) = (args.check_options(), args.keep());
+        let opts = args.check_options();
         let players = self.players.as_ref();
-        convert_one(&mut game, name, &opts, keep, players, args, visitor).row
+        let selection = self.selection.as_ref();
+        convert_one(&mut game, name, &opts, players, args, visitor, selection).row
     }
 
     /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
@@ -331,9 +381,9 @@ impl Convert {
         // Select's options are convert's defaults but --to and --format: no --repair, no
         // --add-eco, no Parquet (select refuses it).
         let mut visitor = args.visitor(None);
-        let (opts, keep) = (args.check_options(), args.keep());
+        let opts = args.check_options();
         let players = self.players.as_ref();
-        let done = convert_one(game, name, &opts, keep, players, args, &mut visitor);
+        let done = convert_one(game, name, &opts, players, args, &mut visitor, None);
         (done.diagnostics, (!done.rejected).then_some(done.body))
     }
 
@@ -354,7 +404,7 @@ impl Convert {
         mut rows: Option<&mut RowSink<'_>>,
     ) -> anyhow::Result<Totals> {
         let args = &self.options;
-        let (opts, keep): (CheckOptions, _) = (args.check_options(), args.keep());
+        let opts: CheckOptions = args.check_options();
         let mut rejects = staged::rejects_file(staged, args.rejects.as_deref())?;
         let rejects_name = || staged::display_name(args.rejects.as_deref());
         let written = |e| WriteError::new(out_name, e);
@@ -380,11 +430,16 @@ impl Convert {
             .transpose()?;
         let mut totals = Totals::default();
         let players = self.players.as_ref();
+        let selection = self.selection.as_ref();
         let work = |name: &str, game: &mut Game<'_>| {
             let mut visitor = args.visitor(eco_table);
-            convert_one(game, name, &opts, keep, players, args, &mut visitor)
+            convert_one(game, name, &opts, players, args, &mut visitor, selection)
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
+            if !g.selected {
+                return Ok(());
+            }
+            totals.selected += 1;
             io::stderr()
                 .lock()
                 .write_all(&g.diagnostics)
@@ -436,7 +491,11 @@ impl Convert {
         inputs.summary(
             args.quiet,
             format_args!(
-                "{} written ({} repaired), {} rejected{}",
+                "{}{} written ({} repaired), {} rejected{}",
+                selection.map_or_else(String::new, |_| format!(
+                    "{} selected, ",
+                    crate::tree::write::counted(totals.selected, "game", "games")
+                )),
                 totals.written,
                 totals.repaired,
                 totals.rejected,

@@ -15,7 +15,9 @@ use crate::eco::EcoObserver;
 use crate::input::pipeline::Game;
 use crate::pgn::{Lexed, Movetext};
 use crate::report::{self, GameContext, RenderOptions};
-use crate::rules::game::CheckOptions;
+use crate::rules::game::{CheckOptions, GameReport};
+use crate::select::watch::Watch;
+use crate::select::{Facts, Selection};
 
 /// One game converted on a worker: what to print and write, in input order.
 pub(super) struct Converted {
@@ -31,6 +33,53 @@ pub(super) struct Converted {
     pub(super) row: Option<Box<GameRecord<'static>>>,
     /// Rejected, but written with its error (`--keep-broken`): `body` holds it.
     pub(super) kept_broken: bool,
+    /// `--where` selected the game (or none was given); one it leaves out is neither written
+    /// nor rejected.
+    pub(super) selected: bool,
+}
+
+/// The games `--where` selects: the expression, parsed once, and the opening table its `eco`
+/// and `opening` tests classify with.
+#[derive(Debug)]
+pub(super) struct Where {
+    pub(super) selection: Selection,
+    pub(super) eco_table: Option<&'static crate::eco::Table>,
+}
+
+impl Where {
+    /// Parses `src` as `select --where` does.
+    ///
+    /// # Errors
+    ///
+    /// The expression's error, rendered under it with a caret where it is wrong.
+    pub(super) fn parse(src: &str) -> anyhow::Result<Where> {
+        let selection =
+            Selection::parse(src).map_err(|e| anyhow::anyhow!("--where: {}", e.render(src)))?;
+        let eco_table = selection
+            .classifies()
+            .then(|| crate::eco::table_at(None))
+            .transpose()?;
+        Ok(Where {
+            selection,
+            eco_table,
+        })
+    }
+}
+
+impl Converted {
+    /// A game `--where` leaves out: nothing of it is written or said.
+    fn left_out() -> Converted {
+        Converted {
+            diagnostics: Vec::new(),
+            body: Vec::new(),
+            rejected: false,
+            repaired: false,
+            reject: None,
+            row: None,
+            kept_broken: false,
+            selected: false,
+        }
+    }
 }
 
 impl crate::input::Found for Converted {
@@ -48,14 +97,22 @@ pub(super) fn convert_one(
     game: &mut Game<'_>,
     name: &str,
     opts: &CheckOptions,
-    keep: Keep,
     players: Option<&PlayerTags>,
     args: &ConvertOptions,
     visitor: &mut GameVisitor,
+    selection: Option<&Where>,
 ) -> Converted {
     // Plain text: the diagnostics go to standard error beside the output.
     let render = &RenderOptions::default();
-    let mut done = convert_game(game, name, opts, keep, render, args, visitor, players);
+    let report = match selection {
+        None => game.check(opts, visitor),
+        Some(selection) => match replay_selected(game, name, opts, visitor, selection) {
+            Some(report) => report,
+            None => return Converted::left_out(),
+        },
+    };
+    let keep = args.keep();
+    let mut done = convert_game(game, name, report, keep, render, args, visitor, players);
     if args.output_encoding != OutputEncoding::Utf8 && !done.body.is_empty() {
         encode_body(&mut done, game, name, args.output_encoding);
     }
@@ -93,19 +150,68 @@ fn encode_body(done: &mut Converted, game: &Game<'_>, name: &str, encoding: Outp
     }
 }
 
-/// [`convert_one`] before the output encoding.
+/// Tests the game against `--where`, its tags first, and replays it with `visitor` unless
+/// they leave it out: the replay's report, or `None` for a game left out. When the test
+/// depends on the replay, the positions it looks for are watched in the same replay.
+fn replay_selected(
+    game: &mut Game<'_>,
+    name: &str,
+    opts: &CheckOptions,
+    visitor: &mut GameVisitor,
+    selected: &Where,
+) -> Option<GameReport> {
+    let selection = &selected.selection;
+    // A tagless game in the book layout has its header read as tags, as the replay does.
+    crate::pgn::book::extract_header(game.bytes, game.lexed);
+    let by_tags = selection.matches(&Facts {
+        lexed: game.lexed,
+        replay: None,
+        game: game.number,
+        file: name,
+    });
+    match by_tags {
+        Some(false) => {
+            game.close();
+            None
+        }
+        Some(true) => Some(game.check(opts, visitor)),
+        None => {
+            // The pair of visitors is one visitor: the conversion's is lent to it for the
+            // replay (a collector made with `new` allocates nothing) and taken back after.
+            let watch = Watch::new(selection.targets()).move_by_move();
+            let eco = selected.eco_table.map(EcoObserver::new);
+            let lent = std::mem::replace(
+                visitor,
+                (super::Collector::new(visitor.0.notation, false), None),
+            );
+            let mut all = (lent, (watch, eco));
+            let report = game.check(opts, &mut all);
+            let (lent, (mut watch, eco)) = all;
+            *visitor = lent;
+            selection
+                .matches_replayed(
+                    (game.lexed, game.number, name),
+                    &report,
+                    &mut watch,
+                    eco.as_ref(),
+                )
+                .then_some(report)
+        }
+    }
+}
+
+/// [`convert_one`] before the output encoding, the game replayed (`report`).
 #[allow(clippy::too_many_arguments)] // the one call is convert_one's
 fn convert_game(
     game: &mut Game<'_>,
     name: &str,
-    opts: &CheckOptions,
+    mut report: GameReport,
     keep: Keep,
     render: &RenderOptions,
     args: &ConvertOptions,
     visitor: &mut GameVisitor,
     players: Option<&PlayerTags>,
 ) -> Converted {
-    let mut report = game.check(opts, visitor);
     let (collector, eco) = visitor;
     if collector.over_budget() {
         report.findings.push(too_large_to_convert(args));
@@ -121,6 +227,7 @@ fn convert_game(
         reject: None,
         row: None,
         kept_broken: false,
+        selected: true,
     };
     let ctx = GameContext {
         file: name,

@@ -186,6 +186,9 @@ pub struct ConvertOptions {
     /// With [`Format::Pgn`]: the keeper's rewrites (plies cut, tags added or left out, FEN
     /// comments, the layout).
     pub rewrite: Rewrite,
+    /// Only the games this `select` expression matches (`--where`): the others are neither
+    /// written nor counted as rejected.
+    pub where_expr: Option<String>,
 }
 
 impl Default for ConvertOptions {
@@ -224,6 +227,7 @@ impl Default for ConvertOptions {
             keep_broken: false,
             output_encoding: OutputEncoding::Utf8,
             rewrite: Rewrite::default(),
+            where_expr: None,
         }
     }
 }
