@@ -22,7 +22,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Movetext};
+use crate::pgn::{lex_game_mode, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Movetext};
 
 mod pieces;
 
@@ -64,7 +64,7 @@ impl Game<'_> {
             static SCRATCH: std::cell::RefCell<Lexed> = Default::default();
         }
         let end = SCRATCH.with_borrow_mut(|scratch| {
-            crate::pgn::lexer::lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
+            lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
         });
         if let crate::pgn::LexEnd::Complete(len) = end {
             self.cut(len);
@@ -113,23 +113,6 @@ fn interrupted() -> bool {
 /// A batch's buffer larger than this (it grew for a huge game) is not kept for reuse.
 const KEEP_BUFFER: usize = 1 << 20;
 
-/// Reads every game of `reader`, applies `work` to each on `jobs` threads (inline when
-/// `jobs <= 1`), and calls `sink` with the results in input order. Returns the bytes read.
-///
-/// # Errors
-///
-/// A read error of the input (after the games before it were delivered) or the first error
-/// `sink` returns.
-pub fn run<R, T, W, S>(reader: GameReader<R>, jobs: usize, work: W, sink: S) -> io::Result<u64>
-where
-    R: Read + Send,
-    T: Send,
-    W: Fn(&mut Game<'_>) -> T + Sync,
-    S: FnMut(T) -> io::Result<()>,
-{
-    run_with(reader, jobs, Lexing::Full, work, sink)
-}
-
 /// How [`run_with`] shares the work out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Strategy {
@@ -166,12 +149,15 @@ pub enum Lexing {
     Tags,
 }
 
-/// Like [`run`], lexing each game as `lexing` says (with [`Lexing::Tags`] and one job, a
-/// game may come [open](Movetext::Open)).
+/// Reads every game of `reader`, lexed as `lexing` says, applies `work` to each on `jobs`
+/// threads (inline when `jobs <= 1`; with [`Lexing::Tags`] and one job, a game may come
+/// [open](Movetext::Open)), and calls `sink` with the results in input order. Returns the
+/// bytes read.
 ///
 /// # Errors
 ///
-/// As [`run`].
+/// A read error of the input (after the games before it were delivered) or the first error
+/// `sink` returns.
 pub fn run_with<R, T, W, S>(
     mut reader: GameReader<R>,
     jobs: usize,
@@ -318,7 +304,7 @@ where
 pub(crate) fn lex_for(lexing: Lexing, game: &mut Game<'_>) {
     game.movetext = match lexing {
         Lexing::Full => {
-            lex_game_at(game.bytes, true, game.line, game.col, game.lexed);
+            lex_game_mode(game.bytes, true, game.line, game.col, true, game.lexed);
             Movetext::Tokens
         }
         Lexing::Tags => lex_game_tags(game.bytes, game.line, game.col, game.lexed),
@@ -559,9 +545,7 @@ mod tests {
                 opened.fetch_add(1, Ordering::Relaxed);
                 if g.number % 3 != 0 {
                     let mut lexed = Lexed::default();
-                    let end = crate::pgn::lexer::lex_game_mode(
-                        g.bytes, true, g.line, g.col, false, &mut lexed,
-                    );
+                    let end = lex_game_mode(g.bytes, true, g.line, g.col, false, &mut lexed);
                     if let crate::pgn::LexEnd::Complete(len) = end {
                         g.cut(len);
                     }

@@ -556,7 +556,11 @@ mod tests {
         // As numbers (text would put "900" after "2400").
         assert_eq!(selects("WhiteElo > BlackElo"), Some(true));
         assert_eq!(selects("Date = EventDate"), Some(true));
-        assert_eq!(selects("WhiteElo > BlackUSCF"), Some(false), "a missing tag");
+        assert_eq!(
+            selects("WhiteElo > BlackUSCF"),
+            Some(false),
+            "a missing tag"
+        );
         assert_eq!(selects("ECO = C20"), Some(false), "a code stays a value");
         // Any other word is a value, as before tags could be compared.
         assert_eq!(selects("White = Carlsen"), Some(true));

@@ -25,7 +25,7 @@ pub static PIECES_CONFIRMED: std::sync::atomic::AtomicUsize =
 ///
 /// # Errors
 ///
-/// As [`run`].
+/// As [`run_with`](super::run_with).
 #[doc(hidden)]
 pub fn run_with_pieces<R, T, W, S>(
     reader: GameReader<R>,
