@@ -438,23 +438,20 @@ impl Lexer<'_> {
                 Some(()) => {}
                 None => return Some(LexEnd::NeedMore),
             },
-            b';' => {
+            // A `;` comment, or a `%` escape at the start of a line: both run to its end.
+            b';' | b'%' if b == b';' || at_line_start => {
                 let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
                     Some(n) => start + n,
                     None if self.eof => self.data.len(),
                     None => return Some(LexEnd::NeedMore),
                 };
                 self.i = end;
-                self.push(TokenKind::LineComment, start, end);
-            }
-            b'%' if at_line_start => {
-                let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
-                    Some(n) => start + n,
-                    None if self.eof => self.data.len(),
-                    None => return Some(LexEnd::NeedMore),
+                let kind = if b == b';' {
+                    TokenKind::LineComment
+                } else {
+                    TokenKind::Escape
                 };
-                self.i = end;
-                self.push(TokenKind::Escape, start, end);
+                self.push(kind, start, end);
             }
             b'(' => {
                 self.i += 1;
