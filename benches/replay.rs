@@ -1,5 +1,5 @@
 //! Throughput of the path every game of `pgnkit validate`, `convert` and `stats` takes: the
-//! input pipeline on one job, lexing each game to its tags ([`Lexing::Tags`]), then
+//! input pipeline on one job, lexing each game to its tags, then
 //! [`Game::check`](pgnkit::input::pipeline::Game::check), which replays plain movetext straight from the bytes (finding
 //! where the game ends) and anything else through the general lexer and replay. `validate`
 //! replays with no observer, `stats` with one that wants nothing by default (the same path),
@@ -19,7 +19,7 @@ use std::io;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pgnkit::convert::Collector;
-use pgnkit::input::pipeline::{self, Game, Lexing};
+use pgnkit::input::pipeline::{self, Game};
 use pgnkit::notation::write::Notation;
 use pgnkit::pgn::GameReader;
 use pgnkit::rules::game::CheckOptions;
@@ -146,7 +146,7 @@ fn replay_all<O: Visitor>(
         plies += n;
         Ok(())
     };
-    pipeline::run_with(GameReader::new(data), 1, Lexing::Tags, work, sink)
+    pipeline::run_with(GameReader::new(data), 1, work, sink)
         .expect("reading from memory cannot fail");
     plies
 }

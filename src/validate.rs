@@ -8,7 +8,7 @@ use crate::convert::record::GameRecord;
 use crate::diag::Severity;
 use crate::diag::{Code, Finding};
 use crate::eco::{EcoObserver, Table};
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{Found, InputOptions, InputProblem, Inputs};
 use crate::notation::Lang;
 use crate::outcome::Outcome;
@@ -218,7 +218,7 @@ impl Validate {
             let text = render_one(&p.context(), &p.finding, format, &self.render);
             out.borrow_mut().write_all(&text).map_err(written)
         };
-        inputs.run(Lexing::Tags, work, sink, on_problem)?;
+        inputs.run(work, sink, on_problem)?;
         if inputs.totals.broken_pipe {
             return Ok(crate::outcome::found_so_far());
         }

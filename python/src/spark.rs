@@ -21,7 +21,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use pgnkit::convert::record::GameRecord;
 use pgnkit::input::parquet::RowGroups;
-use pgnkit::input::pipeline::{Game, Lexing};
+use pgnkit::input::pipeline::Game;
 use pgnkit::input::range::ByteRange;
 use pgnkit::input::{Found, InputOptions, InputProblem, Inputs};
 use pgnkit::outcome::{Outcome, WriteError};
@@ -238,7 +238,7 @@ pub(crate) fn validate_inputs(
             problems.extend_from_slice(&w.into_inner().unwrap_or_default());
             Ok(())
         };
-        inputs.run(Lexing::Tags, work, sink, on_problem)?;
+        inputs.run(work, sink, on_problem)?;
         text.extend_from_slice(&problems);
         let read = &inputs.totals;
         // As the CLI's summary: problems of inputs as a whole are errors.

@@ -14,7 +14,7 @@ use super::parquet::ParquetOut;
 use super::players::PlayerTags;
 use super::record::GameRecord;
 use super::{records, Collector, GameVisitor};
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::{say, Outcome, WriteError};
 use crate::pgn::Lexed;
@@ -479,7 +479,7 @@ impl Convert {
             out.write_all(&g.body).map_err(written)
         };
         // Tags only: plain movetext is replayed from the bytes (see `convert_one`).
-        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        inputs.run(work, sink, |p| p.to_stderr())?;
         if inputs.totals.broken_pipe {
             return Ok(totals);
         }

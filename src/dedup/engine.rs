@@ -14,7 +14,7 @@ use crate::dedup::observer::DigestObserver;
 use crate::dedup::spill::{Place, Spill};
 use crate::dedup::{completeness, recorded, text_hash, Digest, Finder, Identity, Keep, Kind};
 use crate::diag::Severity;
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{Found, InputOptions, Inputs, ReadFrom, Verbatim};
 use crate::outcome::Outcome;
 use crate::outcome::{say, WriteError};
@@ -242,7 +242,7 @@ impl Dedup {
             };
             spill.place(place).map_err(temp)
         };
-        inputs.run_from(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        inputs.run_from(work, sink, |p| p.to_stderr())?;
         if inputs.totals.broken_pipe || inputs.totals.interrupted {
             inputs.report_no_game()?;
             return Ok(Outcome::Failed);

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use open::Source;
-use pipeline::{Game, Lexing};
+use pipeline::Game;
 use progress::Progress;
 
 use crate::diag::{Code, Finding};
@@ -377,11 +377,12 @@ impl Inputs {
         &self.sources
     }
 
-    /// Reads every game of every input, in order, lexed as `lexing` says: `work` (on the
-    /// pipeline's workers) makes something of each game of the input it names, and `sink`
-    /// takes the results in input order. An input that cannot be opened or read is reported
-    /// and the run goes on with the next; so is an input that is not PGN, a compressed stream
-    /// cut short (after its games before the cut) and bytes that do not decode.
+    /// Reads every game of every input, in order, lexed to its tags
+    /// ([`Game::movetext`](pipeline::Game::movetext)): `work` (on the pipeline's workers)
+    /// makes something of each game of the input it names, and `sink` takes the results in
+    /// input order. An input that cannot be opened or read is reported and the run goes on
+    /// with the next; so is an input that is not PGN, a compressed stream cut short (after
+    /// its games before the cut) and bytes that do not decode.
     ///
     /// A problem of an input as a whole (it breaks off, it is not PGN) goes to `on_problem`
     /// as a finding of game 0 ([`InputProblem`]), in order with the games.
@@ -392,13 +393,7 @@ impl Inputs {
     ///
     /// The first error `sink` or `on_problem` returns (but a broken pipe), or standard error
     /// that cannot be written.
-    pub fn run<T, W, S, P>(
-        &mut self,
-        lexing: Lexing,
-        work: W,
-        mut sink: S,
-        on_problem: P,
-    ) -> Result<(), WriteError>
+    pub fn run<T, W, S, P>(&mut self, work: W, mut sink: S, on_problem: P) -> Result<(), WriteError>
     where
         T: Send + Found,
         W: Fn(&str, &mut Game<'_>) -> T + Sync,
@@ -406,7 +401,6 @@ impl Inputs {
         P: FnMut(&InputProblem<'_>) -> Result<(), WriteError>,
     {
         self.run_from(
-            lexing,
             |from: &ReadFrom<'_>, game: &mut Game<'_>| work(from.name, game),
             |from: &ReadFrom<'_>, done| sink(from.name, done),
             on_problem,
@@ -421,7 +415,6 @@ impl Inputs {
     /// As [`Inputs::run`].
     pub fn run_from<T, W, S, P>(
         &mut self,
-        lexing: Lexing,
         work: W,
         mut sink: S,
         mut on_problem: P,
@@ -445,14 +438,7 @@ impl Inputs {
             if pipeline::INTERRUPTED.load(Ordering::Relaxed) {
                 break;
             }
-            result = self.read_one(
-                source,
-                &source.name(),
-                lexing,
-                &work,
-                &mut sink,
-                &mut on_problem,
-            );
+            result = self.read_one(source, &source.name(), &work, &mut sink, &mut on_problem);
             if result.is_err() {
                 break;
             }
@@ -479,7 +465,6 @@ impl Inputs {
         &mut self,
         source: &Source,
         name: &str,
-        lexing: Lexing,
         work: &W,
         sink: &mut S,
         on_problem: &mut P,
@@ -494,7 +479,7 @@ impl Inputs {
             // By its magic bytes, whatever its name; a FIFO is not opened twice.
             let file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
             if file && parquet::is_parquet(path) {
-                return self.read_parquet(path, name, lexing, work, sink, on_problem);
+                return self.read_parquet(path, name, work, sink, on_problem);
             }
         }
         if self.opts.row_groups.is_some() {
@@ -602,7 +587,7 @@ impl Inputs {
             name,
             verbatim: verbatim.as_ref(),
         };
-        self.read_games(reader, &from, lexing, |game| work(&from, game), sink)?;
+        self.read_games(reader, &from, |game| work(&from, game), sink)?;
         if let Some(at) = cut.take() {
             self.problem();
             let finding = Finding::new(
@@ -673,7 +658,6 @@ impl Inputs {
         &mut self,
         path: &std::path::Path,
         name: &str,
-        lexing: Lexing,
         work: &W,
         sink: &mut S,
         on_problem: &mut P,
@@ -739,7 +723,7 @@ impl Inputs {
                     p.span.line = rows.locate(p.span.line).map_or(p.span.line, |at| at.line);
                 }
             } else {
-                pipeline::lex_for(lexing, game);
+                pipeline::lex_for(game);
                 // A row is one game: what its movetext cell held besides is the game's.
                 let cell = rows.cell_problems(row, game.bytes, game.line, game.col);
                 game.lexed.problems.extend(cell);
@@ -755,7 +739,7 @@ impl Inputs {
             name,
             verbatim: None,
         };
-        self.read_games(reader, &from, lexing, per_row, sink)?;
+        self.read_games(reader, &from, per_row, sink)?;
         for p in rows.take_problems() {
             report(self, p, on_problem)?;
         }
@@ -774,7 +758,6 @@ impl Inputs {
         &mut self,
         reader: GameReader<R>,
         from: &ReadFrom<'_>,
-        lexing: Lexing,
         work: W,
         sink: &mut S,
     ) -> Result<(), WriteError>
@@ -790,7 +773,7 @@ impl Inputs {
         let mut failed_write = None;
         let mut progress = self.progress.as_mut();
         let games = &mut self.totals.games;
-        let read = pipeline::run_with(reader, self.opts.jobs, lexing, work, |done: T| {
+        let read = pipeline::run_with(reader, self.opts.jobs, work, |done: T| {
             *games += 1;
             if let Some(progress) = progress.as_mut() {
                 progress.game(done.errors());

@@ -1,7 +1,7 @@
 //! The game pipeline: the caller receives what the per-game work made of every game, in
 //! input order, so the output of `--jobs N` is byte-identical to `--jobs 1`.
 //!
-//! - One job: games are read in order on the caller's thread. With [`Lexing::Tags`], the
+//! - One job: games are read in order on the caller's thread. The
 //!   work is first asked to find where the next game ends itself ([`Movetext::Open`]), which
 //!   saves a split pass; the results are the same.
 //! - More jobs, when the stream has lines where games start ([`crate::pgn::cut`]): one
@@ -22,7 +22,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_at, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Movetext};
+use crate::pgn::{lex_game_mode, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Movetext};
 
 mod pieces;
 
@@ -44,9 +44,9 @@ pub struct Game<'a> {
     /// Byte offset of the game in the stream.
     pub offset: u64,
     /// Where its movetext is: in `lexed`'s tokens, or in `bytes` after the tags `lexed`
-    /// holds ([`Lexing::Tags`]). [`Movetext::Open`] when the game's end is not known yet:
+    /// holds. [`Movetext::Open`] when the game's end is not known yet:
     /// `bytes` then run on past it, up to where it surely ends (see
-    /// [`crate::pgn::lexer::last_tag_line`]). Only with [`Lexing::Tags`] and one job, which
+    /// [`crate::pgn::lexer::last_tag_line`]). Only with one job, which
     /// then need not split the stream before the work. The work cuts `bytes` to the game: the
     /// replay finds where the game ends ([`Game::check`]), and
     /// [`Game::close`] finds it without one.
@@ -64,7 +64,7 @@ impl Game<'_> {
             static SCRATCH: std::cell::RefCell<Lexed> = Default::default();
         }
         let end = SCRATCH.with_borrow_mut(|scratch| {
-            crate::pgn::lexer::lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
+            lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
         });
         if let crate::pgn::LexEnd::Complete(len) = end {
             self.cut(len);
@@ -113,23 +113,6 @@ fn interrupted() -> bool {
 /// A batch's buffer larger than this (it grew for a huge game) is not kept for reuse.
 const KEEP_BUFFER: usize = 1 << 20;
 
-/// Reads every game of `reader`, applies `work` to each on `jobs` threads (inline when
-/// `jobs <= 1`), and calls `sink` with the results in input order. Returns the bytes read.
-///
-/// # Errors
-///
-/// A read error of the input (after the games before it were delivered) or the first error
-/// `sink` returns.
-pub fn run<R, T, W, S>(reader: GameReader<R>, jobs: usize, work: W, sink: S) -> io::Result<u64>
-where
-    R: Read + Send,
-    T: Send,
-    W: Fn(&mut Game<'_>) -> T + Sync,
-    S: FnMut(T) -> io::Result<()>,
-{
-    run_with(reader, jobs, Lexing::Full, work, sink)
-}
-
 /// How [`run_with`] shares the work out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Strategy {
@@ -156,26 +139,17 @@ fn strategy(jobs: usize, first: &[u8]) -> Strategy {
     }
 }
 
-/// How much of each game is lexed before `work` sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lexing {
-    /// Every token.
-    Full,
-    /// The tags, and where the movetext begins ([`crate::pgn::lex_game_tags`]): for work that
-    /// reads the movetext itself.
-    Tags,
-}
-
-/// Like [`run`], lexing each game as `lexing` says (with [`Lexing::Tags`] and one job, a
-/// game may come [open](Movetext::Open)).
+/// Reads every game of `reader`, lexed to its tags, applies `work` to each on `jobs`
+/// threads (inline when `jobs <= 1`; then a game may come [open](Movetext::Open)), and calls `sink` with the results in input order. Returns the
+/// bytes read.
 ///
 /// # Errors
 ///
-/// As [`run`].
+/// A read error of the input (after the games before it were delivered) or the first error
+/// `sink` returns.
 pub fn run_with<R, T, W, S>(
     mut reader: GameReader<R>,
     jobs: usize,
-    lexing: Lexing,
     work: W,
     mut sink: S,
 ) -> io::Result<u64>
@@ -187,16 +161,16 @@ where
 {
     if strategy(jobs, &[]) == Strategy::Inline {
         let mut scratch = Scratch::default();
-        run_inline(&mut reader, lexing, &work, &mut sink, &mut scratch)?;
+        run_inline(&mut reader, &work, &mut sink, &mut scratch)?;
         return Ok(reader.bytes_read());
     }
     // Pieces are cut where games start, which knows nothing of where the
     // records of a stream of records end: the reader thread splits such a stream.
     if !reader.records() && strategy(jobs, reader.prefetch(PIECE)?) == Strategy::Pieces {
-        return run_pieces(reader, jobs, lexing, PIECE, work, sink);
+        return run_pieces(reader, jobs, PIECE, work, sink);
     }
 
-    let lex = |game: &mut Game<'_>| lex_for(lexing, game);
+    let lex = |game: &mut Game<'_>| lex_for(game);
     thread::scope(|scope| {
         let (job_tx, job_rx) = sync_channel::<(u64, Batch)>(jobs * 2);
         let (out_tx, out_rx) = sync_channel::<(u64, Vec<T>)>(jobs * 2);
@@ -314,15 +288,9 @@ where
     })
 }
 
-/// Lexes a game as `lexing` says, from its first line and column.
-pub(crate) fn lex_for(lexing: Lexing, game: &mut Game<'_>) {
-    game.movetext = match lexing {
-        Lexing::Full => {
-            lex_game_at(game.bytes, true, game.line, game.col, game.lexed);
-            Movetext::Tokens
-        }
-        Lexing::Tags => lex_game_tags(game.bytes, game.line, game.col, game.lexed),
-    };
+/// Lexes a game's tags, from its first line and column.
+pub(crate) fn lex_for(game: &mut Game<'_>) {
+    game.movetext = lex_game_tags(game.bytes, game.line, game.col, game.lexed);
 }
 
 /// Token buffers lent to each game in turn: no allocations per game once they have grown.
@@ -335,7 +303,6 @@ struct Scratch {
 /// Reads every game of `reader` on this thread, giving `sink` what `work` makes of each.
 fn run_inline<R, T, W, S>(
     reader: &mut GameReader<R>,
-    lexing: Lexing,
     work: &W,
     sink: &mut S,
     scratch: &mut Scratch,
@@ -345,13 +312,12 @@ where
     W: Fn(&mut Game<'_>) -> T,
     S: FnMut(T) -> io::Result<()>,
 {
-    run_inline_until(reader, lexing, work, sink, scratch, |_| false)
+    run_inline_until(reader, work, sink, scratch, |_| false)
 }
 
 /// [`run_inline`], stopping before a game when `stop` says so.
 fn run_inline_until<R, T, W, S, P>(
     reader: &mut GameReader<R>,
-    lexing: Lexing,
     work: &W,
     sink: &mut S,
     scratch: &mut Scratch,
@@ -363,55 +329,52 @@ where
     S: FnMut(T) -> io::Result<()>,
     P: FnMut(&mut GameReader<R>) -> bool,
 {
-    // When only the tags are lexed, the reader needs only to split the stream.
-    let split = lexing == Lexing::Tags;
-    reader.set_split_only(split);
+    // Only the tags are lexed: the reader needs only to split the stream.
+    reader.set_split_only(true);
     let Scratch { lexed, tags } = scratch;
     loop {
         if interrupted() || stop(reader) {
             break;
         }
-        if split {
-            // First the work finds where the game ends (the replay ends a game at its
-            // result): the stream is then read once, with no split pass before the work.
-            let Some(peeked) = reader.peek_next()? else {
-                break;
+        // First the work finds where the game ends (the replay ends a game at its
+        // result): the stream is then read once, with no split pass before the work.
+        let Some(peeked) = reader.peek_next()? else {
+            break;
+        };
+        let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
+        // The game is given open only up to where it surely ends (and within what the
+        // reader may take): its end is then found in those bytes, whatever they hold.
+        // Otherwise (no tags, no tag line after it yet) it is read the usual way.
+        let open = lex_game_tags_open(peeked.bytes, eof, line, col, tags).and_then(|at| {
+            peeked
+                .ends_by
+                .filter(|&end| end > at.offset && end <= peeked.max_len)
+                .map(|end| (at, end))
+        });
+        if let Some((at, end)) = open {
+            let mut game = Game {
+                bytes: &peeked.bytes[..end],
+                lexed: tags,
+                number: peeked.number,
+                line,
+                col,
+                offset: peeked.offset,
+                movetext: Movetext::Open(at),
             };
-            let (eof, line, col) = (peeked.eof, peeked.line, peeked.col);
-            // The game is given open only up to where it surely ends (and within what the
-            // reader may take): its end is then found in those bytes, whatever they hold.
-            // Otherwise (no tags, no tag line after it yet) it is read the usual way.
-            let open = lex_game_tags_open(peeked.bytes, eof, line, col, tags).and_then(|at| {
-                peeked
-                    .ends_by
-                    .filter(|&end| end > at.offset && end <= peeked.max_len)
-                    .map(|end| (at, end))
-            });
-            if let Some((at, end)) = open {
-                let mut game = Game {
-                    bytes: &peeked.bytes[..end],
-                    lexed: tags,
-                    number: peeked.number,
-                    line,
-                    col,
-                    offset: peeked.offset,
-                    movetext: Movetext::Open(at),
-                };
-                let done = work(&mut game);
-                game.close();
-                let len = game.bytes.len();
-                let taken = reader.take_peeked(len);
-                debug_assert!(taken, "an open game ends within what the reader may take");
-                sink(done)?;
-                continue;
-            }
+            let done = work(&mut game);
+            game.close();
+            let len = game.bytes.len();
+            let taken = reader.take_peeked(len);
+            debug_assert!(taken, "an open game ends within what the reader may take");
+            sink(done)?;
+            continue;
         }
         let Some(raw) = reader.next_game(lexed)? else {
             break;
         };
         // The game is read where the reader holds it. An oversized game (no bytes) has
         // only the reader's report.
-        let lex_here = split && !raw.bytes.is_empty();
+        let lex_here = !raw.bytes.is_empty();
         let mut game = Game {
             bytes: raw.bytes,
             lexed: if lex_here { &mut *tags } else { &mut *lexed },
@@ -422,7 +385,7 @@ where
             movetext: Movetext::Tokens,
         };
         if lex_here {
-            lex_for(lexing, &mut game);
+            lex_for(&mut game);
         }
         sink(work(&mut game))?;
     }
@@ -511,11 +474,10 @@ mod tests {
     fn collect<R: Read + Send, T: Send>(
         reader: GameReader<R>,
         jobs: usize,
-        lexing: Lexing,
         work: impl Fn(&mut Game<'_>) -> T + Sync,
     ) -> Vec<T> {
         let mut got = Vec::new();
-        run_with(reader, jobs, lexing, work, |x| {
+        run_with(reader, jobs, work, |x| {
             got.push(x);
             Ok(())
         })
@@ -524,8 +486,9 @@ mod tests {
     }
 
     fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
-        collect(GameReader::new(input), jobs, Lexing::Full, |g| {
-            (g.number, g.lexed.tokens.len())
+        collect(GameReader::new(input), jobs, |g| {
+            g.close();
+            (g.number, g.bytes.len())
         })
     }
 
@@ -546,12 +509,12 @@ mod tests {
     /// Every game as the work saw it: number, place and bytes, and its problems.
     type Seen = (u64, u32, u32, u64, Vec<u8>, usize);
 
-    fn seen(input: &[u8], read_size: usize, jobs: usize, lexing: Lexing) -> Vec<Seen> {
+    fn seen(input: &[u8], read_size: usize, jobs: usize) -> Vec<Seen> {
         // Reads of `read_size` bytes make the reader refill (and retire its buffers) often.
         let reader = GameReader::with_limit(Chunked(input, read_size), 1024);
         // Games given open.
         let opened = std::sync::atomic::AtomicUsize::new(0);
-        let seen = collect(reader, jobs, lexing, |g| {
+        let seen = collect(reader, jobs, |g| {
             if g.is_open() {
                 // A game whose end is not known yet: every third is left for the pipeline to
                 // close, the others are closed here as the replay closes them, at the end
@@ -559,9 +522,7 @@ mod tests {
                 opened.fetch_add(1, Ordering::Relaxed);
                 if g.number % 3 != 0 {
                     let mut lexed = Lexed::default();
-                    let end = crate::pgn::lexer::lex_game_mode(
-                        g.bytes, true, g.line, g.col, false, &mut lexed,
-                    );
+                    let end = lex_game_mode(g.bytes, true, g.line, g.col, false, &mut lexed);
                     if let crate::pgn::LexEnd::Complete(len) = end {
                         g.cut(len);
                     }
@@ -579,7 +540,7 @@ mod tests {
                 problems,
             )
         });
-        assert!(jobs > 1 || lexing == Lexing::Full || opened.into_inner() > 0);
+        assert!(jobs > 1 || opened.into_inner() > 0);
         seen
     }
 
@@ -605,6 +566,7 @@ mod tests {
                 if thread::current().id() == here {
                     on_this_thread.fetch_add(1, Ordering::Relaxed);
                 }
+                g.close();
                 Some((g.number, g.line, g.col, g.offset, g.bytes.to_vec()))
             };
             let mut got = Vec::new();
@@ -614,8 +576,8 @@ mod tests {
             };
             let reader = GameReader::new(&input[..]);
             match piece {
-                Some(piece) => run_with_pieces(reader, jobs, Lexing::Full, piece, work, sink),
-                None => run_with(reader, jobs, Lexing::Full, work, sink),
+                Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
+                None => run_with(reader, jobs, work, sink),
             }
             .unwrap();
             got
@@ -644,21 +606,19 @@ mod tests {
             };
             input.extend(format!("[Event \"{i}\"]\n\n1. e4 e5 {moves}*\n\n").bytes());
         }
-        for lexing in [Lexing::Full, Lexing::Tags] {
-            let one = seen(&input, 1 << 20, 1, lexing);
-            assert_eq!(one.len(), 2000);
-            assert!(
-                one[777].4.is_empty() && one[777].5 == 1,
-                "the oversized game"
-            );
-            for read_size in [97, 1000, 4096, 300_000] {
-                for jobs in [2, 3] {
-                    assert_eq!(
-                        seen(&input, read_size, jobs, lexing),
-                        one,
-                        "reads of {read_size} bytes, {jobs} jobs"
-                    );
-                }
+        let one = seen(&input, 1 << 20, 1);
+        assert_eq!(one.len(), 2000);
+        assert!(
+            one[777].4.is_empty() && one[777].5 == 1,
+            "the oversized game"
+        );
+        for read_size in [97, 1000, 4096, 300_000] {
+            for jobs in [2, 3] {
+                assert_eq!(
+                    seen(&input, read_size, jobs),
+                    one,
+                    "reads of {read_size} bytes, {jobs} jobs"
+                );
             }
         }
     }
@@ -687,12 +647,10 @@ mod tests {
         assert_eq!(strategy_for(&small), Strategy::Pieces);
         assert_eq!(strategy_for(&huge_first), Strategy::Batches);
         for input in [&small, &huge_first] {
-            for lexing in [Lexing::Full, Lexing::Tags] {
-                let one = seen(input, 1 << 20, 1, lexing);
-                assert_eq!(one.len(), 2000 + usize::from(input == &huge_first));
-                for read_size in [4096, 300_000] {
-                    assert_eq!(seen(input, read_size, 2, lexing), one, "{read_size}");
-                }
+            let one = seen(input, 1 << 20, 1);
+            assert_eq!(one.len(), 2000 + usize::from(input == &huge_first));
+            for read_size in [4096, 300_000] {
+                assert_eq!(seen(input, read_size, 2), one, "{read_size}");
             }
         }
         // Pieces: a game in the middle larger than a piece may grow to, without a game start;
@@ -709,7 +667,10 @@ mod tests {
         );
         games(&mut grown, 2001);
         let numbered = |jobs: usize, piece: Option<usize>| {
-            let work = |g: &mut Game<'_>| Some((g.number, g.offset, g.bytes.to_vec()));
+            let work = |g: &mut Game<'_>| {
+                g.close();
+                Some((g.number, g.offset, g.bytes.to_vec()))
+            };
             let mut got = Vec::new();
             let sink = |x| {
                 got.push(x);
@@ -717,8 +678,8 @@ mod tests {
             };
             let reader = GameReader::new(&grown[..]);
             match piece {
-                Some(piece) => run_with_pieces(reader, jobs, Lexing::Full, piece, work, sink),
-                None => run_with(reader, jobs, Lexing::Full, work, sink),
+                Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
+                None => run_with(reader, jobs, work, sink),
             }
             .unwrap();
             got

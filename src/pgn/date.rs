@@ -97,12 +97,7 @@ impl GameDate {
     /// Reads a complete date that exists, `YYYY.MM.DD` after trimming (`2023.02.29` is
     /// none): what a `date32` column holds.
     pub fn parse_complete(text: &str) -> Option<GameDate> {
-        let mut parts = text.trim().split('.').map(Part);
-        let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-        if parts.next().is_some() {
-            return None;
-        }
-        let (year, month, day) = (y.digits(4..=4)?, m.digits(2..=2)?, d.digits(2..=2)?);
+        let (year, month, day) = written_fields(text)?;
         let date = GameDate {
             year: year as u16,
             month: Some(u8::try_from(month).ok().filter(|m| (1..=12).contains(m))?),
@@ -125,12 +120,8 @@ impl GameDate {
     /// assert_eq!(GameDate::written_number("2024.??.??"), None);
     /// ```
     pub fn written_number(text: &str) -> Option<u32> {
-        let mut parts = text.trim().split('.').map(Part);
-        let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-        if parts.next().is_some() {
-            return None;
-        }
-        let n = y.digits(4..=4)? * 10_000 + m.digits(2..=2)? * 100 + d.digits(2..=2)?;
+        let (y, m, d) = written_fields(text)?;
+        let n = y * 10_000 + m * 100 + d;
         (n > 0).then_some(n)
     }
 
@@ -186,6 +177,17 @@ impl GameDate {
                 _ => Ordering::Equal,
             })
     }
+}
+
+/// The year, month and day of a date written `YYYY.MM.DD` in digits (after trimming),
+/// whether or not such a day exists.
+fn written_fields(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().split('.').map(Part);
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((y.digits(4..=4)?, m.digits(2..=2)?, d.digits(2..=2)?))
 }
 
 /// One part of a date as written, between separators: the one reading of a part that every

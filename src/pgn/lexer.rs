@@ -116,19 +116,7 @@ struct Between {
 /// assert!(lexed.problems.is_empty());
 /// ```
 pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> LexEnd {
-    lex_game_at(data, eof, first_line, 1, out)
-}
-
-/// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an
-/// earlier game's result on the same line).
-pub(crate) fn lex_game_at(
-    data: &[u8],
-    eof: bool,
-    first_line: u32,
-    first_col: u32,
-    out: &mut Lexed,
-) -> LexEnd {
-    lex_game_mode(data, eof, first_line, first_col, true, out)
+    lex_game_mode(data, eof, first_line, 1, true, out)
 }
 
 /// Lexes the tags of a complete game (`data` is the whole game, as the reader found it) and
@@ -220,7 +208,7 @@ pub(crate) struct Resume {
     pub last_end: usize,
 }
 
-/// The lexer inside a game's movetext, as [`lex_game_at`] goes on there from a
+/// The lexer inside a game's movetext, as [`lex_game_mode`] goes on there from a
 /// [`Resume`]: the same tokens and problems from `resume.at` on, and the same end, which the
 /// end of `data` is at the latest. Stepped a token at a time by the movetext loop's rare
 /// branch ([`crate::pgn::movetext`]), which takes the tokens as they come.
@@ -267,8 +255,10 @@ impl<'a> RestLexer<'a> {
     }
 }
 
-/// Like [`lex_game_at`]; with `record` false only the game's end, its tags and its problems
-/// are found (no tokens): the cheap pass that splits a stream into games for parallel work.
+/// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an
+/// earlier game's result on the same line). With `record` false only the game's end, its
+/// tags and its problems are found (no tokens): the cheap pass that splits a stream into
+/// games for parallel work.
 pub(crate) fn lex_game_mode(
     data: &[u8],
     eof: bool,
@@ -448,23 +438,20 @@ impl Lexer<'_> {
                 Some(()) => {}
                 None => return Some(LexEnd::NeedMore),
             },
-            b';' => {
+            // A `;` comment, or a `%` escape at the start of a line: both run to its end.
+            b';' | b'%' if b == b';' || at_line_start => {
                 let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
                     Some(n) => start + n,
                     None if self.eof => self.data.len(),
                     None => return Some(LexEnd::NeedMore),
                 };
                 self.i = end;
-                self.push(TokenKind::LineComment, start, end);
-            }
-            b'%' if at_line_start => {
-                let end = match memchr2(b'\n', b'\r', &self.data[start..]) {
-                    Some(n) => start + n,
-                    None if self.eof => self.data.len(),
-                    None => return Some(LexEnd::NeedMore),
+                let kind = if b == b';' {
+                    TokenKind::LineComment
+                } else {
+                    TokenKind::Escape
                 };
-                self.i = end;
-                self.push(TokenKind::Escape, start, end);
+                self.push(kind, start, end);
             }
             b'(' => {
                 self.i += 1;

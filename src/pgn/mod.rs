@@ -11,9 +11,9 @@ pub use lexer::{
     lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
     Lexed, Movetext, MovetextStart, Span, Tag, Token, TokenKind,
 };
-pub(crate) use lexer::{lex_game_at, lex_game_tags_open};
+pub(crate) use lexer::{lex_game_mode, lex_game_tags_open};
+pub use reader::GameReader;
 pub(crate) use reader::Origin;
-pub use reader::{GameReader, RawGame};
 
 /// A tag value as PGN quotes it, handed to `out` in pieces: `"` and `\` escaped, a line
 /// break (which a tag cannot hold) as a space, and the stretches between them as they are

@@ -2,8 +2,8 @@
 //! lenient spellings, and, when no move or several fit, finds what the writer most likely meant.
 
 use shakmaty::{
-    attacks, san::San, Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Rank,
-    Role, Square,
+    attacks, san::San, Bitboard, CastlingSide, Chess, Color, Move, MoveList, Position, Rank, Role,
+    Square,
 };
 
 use crate::notation::{CaptureClaim, MovePattern, NormalPattern, ReadMove};
@@ -594,26 +594,13 @@ fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
     }
 }
 
-/// Parses a square name, for tests and tools.
-pub fn square(s: &str) -> Option<Square> {
-    let b = s.as_bytes();
-    if b.len() != 2 {
-        return None;
-    }
-    let f = b[0].checked_sub(b'a').filter(|&f| f < 8)?;
-    let r = b[1].checked_sub(b'1').filter(|&r| r < 8)?;
-    Some(Square::from_coords(
-        File::new(u32::from(f)),
-        Rank::new(u32::from(r)),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::notation::ascii;
     use shakmaty::fen::Fen;
     use shakmaty::CastlingMode;
+    use shakmaty::File;
 
     /// xorshift64*: the same walk on every machine.
     struct Rng(u64);

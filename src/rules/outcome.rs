@@ -25,11 +25,6 @@ impl GameResult {
         }
     }
 
-    /// Whether `token` is one of the four PGN spellings of a result.
-    pub fn is_standard(token: &[u8]) -> bool {
-        matches!(GameResult::parse(token), Some((_, true)))
-    }
-
     /// The result as a number, for the numeric columns: 1 White won, 0 a draw, -1 Black won;
     /// `None` for `*`.
     pub fn code(self) -> Option<i8> {
@@ -225,6 +220,5 @@ mod tests {
                 .map(|t| GameResult::of_tag(t).and_then(GameResult::code)),
             [Some(1), Some(0), Some(-1), None, None, None]
         );
-        assert!(GameResult::is_standard(b"1/2-1/2") && !GameResult::is_standard(b"1/2"));
     }
 }

@@ -15,7 +15,7 @@ use super::{Facts, Selection};
 use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
 use crate::diag::Severity;
 use crate::eco::EcoObserver;
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{Found, InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
 use crate::report::staged::{self, StagedFiles};
@@ -288,7 +288,7 @@ impl Select {
             }
             Ok(())
         };
-        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        inputs.run(work, sink, |p| p.to_stderr())?;
         if inputs.totals.broken_pipe {
             return Ok(crate::outcome::found_so_far());
         }

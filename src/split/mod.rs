@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::bail;
 
 use crate::eco::{EcoObserver, Table};
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{Found, InputOptions, Inputs};
 use crate::outcome::Outcome;
 use crate::outcome::{say, WriteError};
@@ -154,7 +154,7 @@ impl Split {
                 .write(&name, &piece.bytes)
                 .map_err(|e| WriteError::new(format!("{folder}/{name}"), e))
         };
-        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        inputs.run(work, sink, |p| p.to_stderr())?;
         if inputs.totals.broken_pipe || inputs.totals.interrupted {
             return Ok(Outcome::Failed);
         }

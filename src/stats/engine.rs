@@ -12,7 +12,7 @@ use super::facts::{game_facts, GameFacts};
 use super::partial::{PartHeader, PartLine, PartLineOut, PartTotals, PART_FORMAT, PART_VERSION};
 use super::reports::{self, ReportName, ReportOptions, TieTables};
 use crate::convert::record::{GameRecord, TagSet};
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::Outcome;
 use crate::outcome::{say, WriteError};
@@ -257,7 +257,7 @@ impl Stats {
             Ok(())
         };
         // Tags only: the replay reads plain movetext from the bytes.
-        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        inputs.run(work, sink, |p| p.to_stderr())?;
         if inputs.totals.broken_pipe {
             return Ok(crate::outcome::found_so_far());
         }

@@ -27,7 +27,7 @@ use anyhow::{bail, Context};
 
 use crate::diag::Severity;
 use crate::eco::EcoObserver;
-use crate::input::pipeline::{Game, Lexing};
+use crate::input::pipeline::Game;
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
 use crate::pgn::date::GameDate;
@@ -301,7 +301,7 @@ impl Tree {
             order += 1;
             Ok(())
         };
-        inputs.run(Lexing::Tags, work, sink, |p| p.to_stderr())?;
+        inputs.run(work, sink, |p| p.to_stderr())?;
         let games = inputs.totals.games;
         if inputs.totals.broken_pipe {
             return Ok((crate::outcome::found_so_far(), games));

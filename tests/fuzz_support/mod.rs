@@ -11,7 +11,7 @@ use pgnkit::convert::pgn::{write_book_header, write_movetext, write_tags, Layout
 use pgnkit::convert::records::write_epd;
 use pgnkit::convert::{elements, final_result, is_rejected, Collector, Keep};
 use pgnkit::input::decode::decoded;
-use pgnkit::input::pipeline::{self, Lexing};
+use pgnkit::input::pipeline;
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
 use pgnkit::pgn::{
@@ -612,8 +612,8 @@ pub fn pipeline_reports_in(
         )
     };
     match piece {
-        Some(piece) => pipeline::run_with_pieces(reader, jobs, Lexing::Tags, piece, work, sink),
-        None => pipeline::run_with(reader, jobs, Lexing::Tags, work, sink),
+        Some(piece) => pipeline::run_with_pieces(reader, jobs, piece, work, sink),
+        None => pipeline::run_with(reader, jobs, work, sink),
     }
     .expect("reading a slice never fails");
     seen

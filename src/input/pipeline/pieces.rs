@@ -11,7 +11,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use super::{interrupted, joined, run_inline, run_inline_until, work_jobs, Game, Lexing, Scratch};
+use super::{interrupted, joined, run_inline, run_inline_until, work_jobs, Game, Scratch};
 use crate::pgn::{GameReader, Origin};
 
 /// Pieces whose games were delivered as the workers read them (for tests: a property of
@@ -25,12 +25,11 @@ pub static PIECES_CONFIRMED: std::sync::atomic::AtomicUsize =
 ///
 /// # Errors
 ///
-/// As [`run`].
+/// As [`run_with`](super::run_with).
 #[doc(hidden)]
 pub fn run_with_pieces<R, T, W, S>(
     reader: GameReader<R>,
     jobs: usize,
-    lexing: Lexing,
     piece: usize,
     work: W,
     sink: S,
@@ -41,7 +40,7 @@ where
     W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    run_pieces(reader, jobs.max(1), lexing, piece.max(1), work, sink)
+    run_pieces(reader, jobs.max(1), piece.max(1), work, sink)
 }
 
 /// Bytes the reader thread reads for a piece, before cutting it at its last game start.
@@ -91,7 +90,6 @@ struct PieceDone<T> {
 /// Reads the games of `piece` with `work`.
 fn read_piece<T, W>(
     mut piece: Piece,
-    lexing: Lexing,
     work: &W,
     max_game: usize,
     scratch: &mut Scratch,
@@ -106,7 +104,6 @@ where
     let mut results = Vec::new();
     let read = run_inline(
         &mut reader,
-        lexing,
         work,
         &mut |t| {
             results.push(t);
@@ -140,7 +137,6 @@ where
 pub(super) fn run_pieces<R, T, W, S>(
     reader: GameReader<R>,
     jobs: usize,
-    lexing: Lexing,
     piece: usize,
     work: W,
     mut sink: S,
@@ -178,7 +174,7 @@ where
                             confirmed: false,
                         }
                     } else {
-                        read_piece(piece, lexing, work, max_game, &mut scratch)
+                        read_piece(piece, work, max_game, &mut scratch)
                     })
                 });
             });
@@ -205,7 +201,7 @@ where
             redone: 0,
             drift,
         };
-        let delivered = delivery.deliver_pieces(&mut sink, lexing, &work, max_game);
+        let delivered = delivery.deliver_pieces(&mut sink, &work, max_game);
         // On a sink error the receiver is gone: workers and the reader stop at their next
         // send.
         drop(delivery);
@@ -463,13 +459,7 @@ impl<T> Delivery<'_, T> {
     /// confirmed (or whose games were numbered from a count that was off), the stream is
     /// read in order on this thread, up to the start of a later piece where a game starts
     /// and whose games were numbered right: that piece's results are used again.
-    fn deliver_pieces<W, S>(
-        &mut self,
-        sink: &mut S,
-        lexing: Lexing,
-        work: &W,
-        max_game: usize,
-    ) -> io::Result<()>
+    fn deliver_pieces<W, S>(&mut self, sink: &mut S, work: &W, max_game: usize) -> io::Result<()>
     where
         W: Fn(&mut Game<'_>) -> T,
         S: FnMut(T) -> io::Result<()>,
@@ -506,7 +496,7 @@ impl<T> Delivery<'_, T> {
             // them.
             reader.set_read_size(16 << 10);
             let mut resume_at = None;
-            let read = run_inline_until(&mut reader, lexing, work, sink, &mut scratch, |reader| {
+            let read = run_inline_until(&mut reader, work, sink, &mut scratch, |reader| {
                 resume_at = resume_point(reader);
                 resume_at.is_some()
             });

@@ -584,7 +584,7 @@ mod tests {
 
     #[test]
     fn tag_lines_read_as_one_tag_at_a_time() {
-        use crate::pgn::{lex_game_at, lexer::lex_game_mode};
+        use crate::pgn::{lex_game, lexer::lex_game_mode};
         // Tag lines the section reading takes and lines it leaves to the one-tag reading.
         let lines: [&[u8]; 14] = [
             b"[Event \"x\"]\n",
@@ -637,7 +637,7 @@ mod tests {
         }
         // The common section is read at once, with its lines and columns.
         let mut lexed = Lexed::default();
-        lex_game_at(b"[A \"1\"]\r\n[B \"2\"]\n\n*", true, 7, 1, &mut lexed);
+        lex_game(b"[A \"1\"]\r\n[B \"2\"]\n\n*", true, 7, &mut lexed);
         let spans: Vec<_> = lexed.tags().map(|t| (t.span.line, t.span.col)).collect();
         assert_eq!(spans, [(7, 1), (8, 1)]);
     }

@@ -170,22 +170,6 @@ pub enum KnownTag {
 }
 
 impl KnownTag {
-    /// Every known tag, in the order of [`KnownTags`]' slots; the Seven Tag Roster first.
-    pub const ALL: [KnownTag; 12] = [
-        KnownTag::Event,
-        KnownTag::Site,
-        KnownTag::Date,
-        KnownTag::Round,
-        KnownTag::White,
-        KnownTag::Black,
-        KnownTag::Result,
-        KnownTag::Fen,
-        KnownTag::SetUp,
-        KnownTag::PlyCount,
-        KnownTag::Variant,
-        KnownTag::Termination,
-    ];
-
     /// The Seven Tag Roster, in its order.
     pub const ROSTER: [KnownTag; 7] = [
         KnownTag::Event,
@@ -215,12 +199,8 @@ impl KnownTag {
         }
     }
 
-    /// The known tag called `name` (exactly: tag names are case-sensitive). Told apart by
-    /// length and first letter, then one comparison: a game's tags are all looked up once.
-    pub fn of(name: &str) -> Option<KnownTag> {
-        KnownTag::of_bytes(name.as_bytes())
-    }
-
+    /// The known tag called `name` (exactly: tag names are case-sensitive). A game's tags
+    /// are all looked up once.
     fn of_bytes(name: &[u8]) -> Option<KnownTag> {
         // Told apart by length and first letter, then compared with a literal of known length
         // (which the compiler turns into a load or two, where a comparison with a name of
@@ -505,9 +485,17 @@ mod tests {
 
     #[test]
     fn known_tags_by_exact_name() {
-        for k in KnownTag::ALL {
-            assert_eq!(KnownTag::of(k.name()), Some(k));
-            assert_eq!(KnownTag::ALL[k as usize], k, "slot order");
+        // Every known tag, in the order of `KnownTags`' slots: the Seven Tag Roster first.
+        let rest = [
+            KnownTag::Fen,
+            KnownTag::SetUp,
+            KnownTag::PlyCount,
+            KnownTag::Variant,
+            KnownTag::Termination,
+        ];
+        for (slot, k) in KnownTag::ROSTER.into_iter().chain(rest).enumerate() {
+            assert_eq!(KnownTag::of_bytes(k.name().as_bytes()), Some(k));
+            assert_eq!(k as usize, slot, "slot order");
         }
         // Tag names are case-sensitive; same length and first letter is not enough.
         for name in [
@@ -532,7 +520,7 @@ mod tests {
             "WhiteElo",
             "UTCDate",
         ] {
-            assert_eq!(KnownTag::of(name), None, "{name:?}");
+            assert_eq!(KnownTag::of_bytes(name.as_bytes()), None, "{name:?}");
         }
     }
 
