@@ -271,14 +271,7 @@ impl Validate {
         if report.findings.is_empty() && !records {
             return out;
         }
-        let ctx = GameContext {
-            file,
-            number: game.number,
-            line: game.line,
-            white: game.lexed.tag("White").unwrap_or("?"),
-            black: game.lexed.tag("Black").unwrap_or("?"),
-            bytes: game.bytes,
-        };
+        let ctx = game.context(file);
         // Writing into a Vec cannot fail.
         let text = &mut out.text;
         let mut csv = (format == Format::Csv).then(|| csv::Writer::from_writer(Vec::new()));

@@ -185,14 +185,7 @@ pub(crate) fn validate_inputs(
         let opts = CheckOptions::default();
         let work = |name: &str, game: &mut Game<'_>| {
             let report = game.check(&opts, &mut NoVisitor);
-            let ctx = report::GameContext {
-                file: name,
-                number: game.number,
-                line: game.line,
-                white: game.lexed.tag("White").unwrap_or("?"),
-                black: game.lexed.tag("Black").unwrap_or("?"),
-                bytes: game.bytes,
-            };
+            let ctx = game.context(name);
             let mut w = csv::Writer::from_writer(Vec::new());
             let (mut errors, mut warnings, mut notes) = (0, 0, 0);
             for f in &report.findings {

@@ -14,7 +14,7 @@ use crate::diag::{Code, Finding, Severity};
 use crate::eco::EcoObserver;
 use crate::input::pipeline::Game;
 use crate::pgn::{Lexed, Movetext};
-use crate::report::{self, GameContext, RenderOptions};
+use crate::report::{self, RenderOptions};
 use crate::rules::game::{CheckOptions, GameReport};
 use crate::select::watch::Watch;
 use crate::select::{Facts, Selection};
@@ -229,14 +229,7 @@ fn convert_game(
         kept_broken: false,
         selected: true,
     };
-    let ctx = GameContext {
-        file: name,
-        number: game.number,
-        line: game.line,
-        white: lexed.tag("White").unwrap_or("?"),
-        black: lexed.tag("Black").unwrap_or("?"),
-        bytes: game.bytes,
-    };
+    let ctx = game.context(name);
     let every_row = args.every_row && args.format == Format::Parquet;
     for f in &report.findings {
         let shown = if rejected {

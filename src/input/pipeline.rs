@@ -54,6 +54,19 @@ pub struct Game<'a> {
 }
 
 impl Game<'_> {
+    /// Where the game is, as the diagnostics name it: `file` (the input's name), its number,
+    /// line, players and bytes.
+    pub fn context<'a>(&'a self, file: &'a str) -> crate::report::GameContext<'a> {
+        crate::report::GameContext {
+            file,
+            number: self.number,
+            line: self.line,
+            white: self.lexed.tag("White").unwrap_or("?"),
+            black: self.lexed.tag("Black").unwrap_or("?"),
+            bytes: self.bytes,
+        }
+    }
+
     /// Cuts an open game's bytes to the game, where the lexer ends it, for work that does not
     /// replay it. Its lexing (the tags) is the same on the game's bytes.
     pub fn close(&mut self) {

@@ -32,7 +32,7 @@ use crate::input::{InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
 use crate::pgn::date::GameDate;
 use crate::report::staged::{self, StagedFiles, TempDir};
-use crate::report::{self, GameContext, RenderOptions};
+use crate::report::{self, RenderOptions};
 use crate::rules::game::{CheckOptions, GameReport};
 use crate::select::watch::Watch;
 use crate::select::{Facts, Selection};
@@ -471,14 +471,7 @@ fn write_errors(out: &mut Vec<u8>, game: &Game<'_>, name: &str, report: &GameRep
     if report.count(Severity::Error) == 0 {
         return;
     }
-    let ctx = GameContext {
-        file: name,
-        number: game.number,
-        line: game.line,
-        white: game.lexed.tag("White").unwrap_or("?"),
-        black: game.lexed.tag("Black").unwrap_or("?"),
-        bytes: game.bytes,
-    };
+    let ctx = game.context(name);
     let render = RenderOptions::default();
     for f in report
         .findings
