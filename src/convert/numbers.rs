@@ -16,7 +16,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role};
 
 use crate::notation::CheckClaim;
-use crate::rules::game::Termination;
+use crate::rules::outcome::Ending;
 
 /// A main-line ply as numbers: the numeric columns of the moves table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -273,10 +273,10 @@ pub struct FinalFlags {
 impl FinalFlags {
     /// The flags of a game the rules ended as `termination` in `pos`: a checkmate or a
     /// stalemate is the end of the main line, and the replay found it there already.
-    pub fn of(termination: Termination, pos: &Chess) -> FinalFlags {
+    pub fn of(termination: Ending, pos: &Chess) -> FinalFlags {
         FinalFlags {
-            checkmate: termination == Termination::Checkmate,
-            stalemate: termination == Termination::Stalemate,
+            checkmate: termination == Ending::Checkmate,
+            stalemate: termination == Ending::Stalemate,
             insufficient_material: pos.is_insufficient_material(),
         }
     }
@@ -348,7 +348,7 @@ mod tests {
                 .map(|r| GameResult::of_tag(r).and_then(GameResult::code)),
             [Some(1), Some(0), Some(-1), None]
         );
-        assert_eq!(Termination::Checkmate.code(), 1);
-        assert_eq!(Termination::SeventyFive.code(), 5);
+        assert_eq!(Ending::Checkmate.code(), 1);
+        assert_eq!(Ending::SeventyFive.code(), 5);
     }
 }

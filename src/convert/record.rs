@@ -25,7 +25,7 @@ use super::{Collector, Element};
 use crate::diag::Severity;
 use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
-use crate::rules::game::{GameReport, Termination};
+use crate::rules::game::GameReport;
 use crate::rules::outcome::Ending;
 
 /// One converted game: what JSON lines, CSV and the Arrow tables write of it.
@@ -66,7 +66,7 @@ pub struct GameRecord<'a> {
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<&'static str>,
     /// How the rules ended the game.
-    pub termination: Termination,
+    pub termination: Ending,
     /// What holds in the final position; `None` when the game had no position to start from.
     pub final_flags: Option<FinalFlags>,
     /// FEN of the position after the last main-line move.
@@ -274,7 +274,7 @@ impl<'a> GameRecord<'a> {
             tags: Tags::Borrowed(Vec::new()),
             result: "*",
             result_by_rule: None,
-            termination: Termination::None,
+            termination: Ending::None,
             final_flags: None,
             final_fen: None,
             errors: 0,

@@ -211,7 +211,7 @@ impl<'a> GameRow<'a> {
         let ending = Ending::parse(spelled)
             .or_else(|| Ending::parse_old(spelled))
             .unwrap_or(Ending::None);
-        record.termination = ending.termination();
+        record.termination = ending.by_rule();
         record.ply_count = self.plies;
         record.ending = ending;
         record.ending_ply = self.termination_ply;

@@ -6,8 +6,9 @@ use shakmaty::{Chess, Color, Position};
 use crate::diag::{Code, Finding};
 use crate::pgn::{GameResult, KnownTag, KnownTags, Span};
 use crate::rules::adjudicate::{self, Mateable};
-use crate::rules::game::{CheckOptions, GameReport, Termination};
+use crate::rules::game::{CheckOptions, GameReport};
 use crate::rules::matcher;
+use crate::rules::outcome::Ending;
 
 /// The `Result` tag read as a result, after checking it against the result token (R008).
 pub(super) fn result_tag_against_token(
@@ -42,7 +43,7 @@ pub(super) fn result_tag_against_token(
 /// reported, and the result is decided in `pos`.
 pub(super) struct Ended {
     /// The rule that ended it.
-    pub termination: Termination,
+    pub termination: Ending,
     /// Main-line plies played when the game ended (0: before its first move).
     pub ply: u32,
     /// The position the game ended in.
@@ -68,7 +69,7 @@ pub(super) fn start_ended(known: &KnownTags, start: &Chess, opts: &CheckOptions)
         return None;
     }
     Some(Ended {
-        termination: Termination::DeadPosition,
+        termination: Ending::DeadPosition,
         ply: 0,
         pos: start.clone(),
     })
@@ -118,27 +119,27 @@ pub(super) fn adjudicate(
             // step already shows there are moves.
             let no_moves = !matcher::king_can_step(&pos) && pos.legal_moves().is_empty();
             let term = if no_moves && pos.is_check() {
-                Termination::Checkmate
+                Ending::Checkmate
             } else if no_moves {
-                Termination::Stalemate
+                Ending::Stalemate
             } else if adjudicate::is_dead(&pos, opts.insufficient, opts.dead_search) {
-                Termination::DeadPosition
+                Ending::DeadPosition
             } else {
-                Termination::None
+                Ending::None
             };
-            let ply = (term != Termination::None).then_some(report.plies);
+            let ply = (term != Ending::None).then_some(report.plies);
             (term, ply, pos)
         }
     };
     report.termination = termination;
     report.termination_ply = ply;
     report.result_by_rule = match termination {
-        Termination::Checkmate => Some(if pos.turn() == Color::White {
+        Ending::Checkmate => Some(if pos.turn() == Color::White {
             GameResult::BlackWins
         } else {
             GameResult::WhiteWins
         }),
-        Termination::None => None,
+        Ending::None => None,
         _ => Some(GameResult::Draw),
     };
 
@@ -155,14 +156,10 @@ pub(super) fn adjudicate(
     if let (Some(rule), Some(recorded)) = (report.result_by_rule, recorded) {
         if rule != recorded {
             let (code, article, event) = match termination {
-                Termination::Checkmate => (Code::ResultAfterCheckmate, "5.1.1", "checkmate"),
-                Termination::Stalemate => (Code::ResultAfterStalemate, "5.2.1", "stalemate"),
-                Termination::DeadPosition => {
-                    (Code::ResultAfterDeadPosition, "5.2.2", "a dead position")
-                }
-                Termination::Fivefold => {
-                    (Code::ResultAfterFivefold, "9.6.1", "fivefold repetition")
-                }
+                Ending::Checkmate => (Code::ResultAfterCheckmate, "5.1.1", "checkmate"),
+                Ending::Stalemate => (Code::ResultAfterStalemate, "5.2.1", "stalemate"),
+                Ending::DeadPosition => (Code::ResultAfterDeadPosition, "5.2.2", "a dead position"),
+                Ending::Fivefold => (Code::ResultAfterFivefold, "9.6.1", "fivefold repetition"),
                 _ => (
                     Code::ResultAfterSeventyFive,
                     "9.6.2",
@@ -232,7 +229,7 @@ pub(super) fn adjudicate(
             report.findings.push(f);
         }
     }
-    if termination == Termination::None {
+    if termination == Ending::None {
         if let Some(p) = report.threefold_ply {
             let what = if report.perpetual_check {
                 " (perpetual check)"

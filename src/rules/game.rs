@@ -54,37 +54,6 @@ impl Default for CheckOptions {
     }
 }
 
-/// How a game ended by rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Termination {
-    /// The side to move is checkmated.
-    Checkmate,
-    /// The side to move has no legal move and is not in check.
-    Stalemate,
-    /// Neither side can mate by any series of legal moves (FIDE 5.2.2).
-    DeadPosition,
-    /// The same position for the fifth time (FIDE 9.6.1).
-    Fivefold,
-    /// Seventy-five moves by each side without a capture or a pawn move (FIDE 9.6.2).
-    SeventyFive,
-    /// No rule ended the game (resignation, time, agreement, or unfinished).
-    None,
-}
-
-impl Termination {
-    /// How every output names it: `checkmate`, `fivefold repetition`, `none` (the one
-    /// spelling of [`Ending`]).
-    pub fn as_str(self) -> &'static str {
-        Ending::from(self).as_str()
-    }
-
-    /// Its number in the numeric columns: 0 none, 1 checkmate, 2 stalemate, 3 dead position,
-    /// 4 fivefold repetition, 5 seventy-five moves (that of [`Ending`]).
-    pub fn code(self) -> u8 {
-        Ending::from(self).code()
-    }
-}
-
 /// What the check of one game found out.
 #[derive(Clone, Debug)]
 pub struct GameReport {
@@ -105,7 +74,7 @@ pub struct GameReport {
     /// The one result the rules allow, when they decide it.
     pub result_by_rule: Option<GameResult>,
     /// How the main line ended by rule, if it did.
-    pub termination: Termination,
+    pub termination: Ending,
     /// Main-line ply (1-based) at which the terminating event happened.
     pub termination_ply: Option<u32>,
     /// First ply at which a threefold repetition could be claimed.
@@ -139,12 +108,12 @@ impl GameReport {
 /// [`Movetext::Tokens`]) or lexed to its tags ([`crate::pgn::lex_game_tags`], which says
 /// where the movetext is); the movetext is then read from the bytes once, each token as the
 /// replay takes it, in any notation. The report, and what the visitor is told, are the same
-/// either way. A
-/// Chinese book header (header lines instead of tags) is read as the game's tags.
+/// either way. A Chinese book header (header lines instead of tags) is read as the game's tags.
 ///
 /// ```
 /// use pgnkit::pgn::{lex_game, lex_game_tags, Lexed, Movetext};
-/// use pgnkit::rules::game::{check_game, CheckOptions, Termination};
+/// use pgnkit::rules::game::{check_game, CheckOptions};
+/// use pgnkit::rules::outcome::Ending;
 /// use pgnkit::rules::visit::NoVisitor;
 ///
 /// let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
@@ -154,7 +123,7 @@ impl GameReport {
 /// let report = check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut NoVisitor);
 /// assert!(report.legal);
 /// assert_eq!(report.plies, 7);
-/// assert_eq!(report.termination, Termination::Checkmate);
+/// assert_eq!(report.termination, Ending::Checkmate);
 /// // Lexed to its tags only, the game gets the same report.
 /// let movetext = lex_game_tags(pgn, 1, 1, &mut lexed);
 /// assert!(matches!(movetext, Movetext::Bytes(_)));
@@ -197,7 +166,7 @@ fn new_report(known: &KnownTags) -> GameReport {
         result_tag: known.value(KnownTag::Result).map(str::to_owned),
         result_token: None,
         result_by_rule: None,
-        termination: Termination::None,
+        termination: Ending::None,
         termination_ply: None,
         threefold_ply: None,
         fifty_ply: None,
@@ -415,9 +384,9 @@ fn moves_after_end_finding(replayed: &Replayed) -> Option<Finding> {
     let (term, at) = main
         .ended
         .as_ref()
-        .map_or((Termination::None, 0), |e| (e.termination, e.ply));
+        .map_or((Ending::None, 0), |e| (e.termination, e.ply));
     let code = match term {
-        Termination::Checkmate | Termination::Stalemate => Code::MovesAfterEnd,
+        Ending::Checkmate | Ending::Stalemate => Code::MovesAfterEnd,
         _ => Code::MovesAfterAutomaticDraw,
     };
     // A start position that is already over (a FEN) ends the game at ply 0.

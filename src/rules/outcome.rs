@@ -3,7 +3,7 @@
 //! and the one number that every output uses (`docs/rules.md`, "How endings are spelled").
 
 pub use crate::pgn::GameResult;
-use crate::rules::game::{GameReport, Termination};
+use crate::rules::game::GameReport;
 
 // The result type is the lexer's (it reads the result token); what the tags and the outputs
 // need of it lives here, next to the ending.
@@ -45,7 +45,8 @@ impl Default for GameResult {
 }
 
 /// How a game ended as the reports say it: what the rules ended it by
-/// ([`Termination`]) or, when no rule ended it, the first draw that could have been claimed.
+/// (the first five, or [`Ending::None`]: what [`GameReport::termination`] holds) or, when no
+/// rule ended it, the first draw that could have been claimed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ending {
     /// The side to move is checkmated.
@@ -102,8 +103,8 @@ impl Ending {
     /// assert_eq!((ending.as_str(), ply), ("checkmate", Some(4)));
     /// ```
     pub fn of(report: &GameReport) -> (Ending, Option<u32>) {
-        if report.termination != Termination::None {
-            return (Ending::from(report.termination), report.termination_ply);
+        if report.termination != Ending::None {
+            return (report.termination, report.termination_ply);
         }
         let threefold = report.threefold_ply.map(|p| {
             let what = if report.perpetual_check {
@@ -142,19 +143,13 @@ impl Ending {
         )
     }
 
-    /// The ending by rule it is: [`Termination::None`] for a draw that could only have been
+    /// The ending by rule it is: [`Ending::None`] for a draw that could only have been
     /// claimed.
-    pub fn termination(self) -> Termination {
-        match self {
-            Ending::Checkmate => Termination::Checkmate,
-            Ending::Stalemate => Termination::Stalemate,
-            Ending::DeadPosition => Termination::DeadPosition,
-            Ending::Fivefold => Termination::Fivefold,
-            Ending::SeventyFive => Termination::SeventyFive,
-            Ending::ThreefoldClaimable
-            | Ending::PerpetualCheck
-            | Ending::FiftyClaimable
-            | Ending::None => Termination::None,
+    pub fn by_rule(self) -> Ending {
+        if self.is_claimable() {
+            Ending::None
+        } else {
+            self
         }
     }
 
@@ -184,19 +179,6 @@ impl Ending {
             Ending::ThreefoldClaimable => 6,
             Ending::PerpetualCheck => 7,
             Ending::FiftyClaimable => 8,
-        }
-    }
-}
-
-impl From<Termination> for Ending {
-    fn from(t: Termination) -> Ending {
-        match t {
-            Termination::Checkmate => Ending::Checkmate,
-            Termination::Stalemate => Ending::Stalemate,
-            Termination::DeadPosition => Ending::DeadPosition,
-            Termination::Fivefold => Ending::Fivefold,
-            Termination::SeventyFive => Ending::SeventyFive,
-            Termination::None => Ending::None,
         }
     }
 }

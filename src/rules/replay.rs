@@ -18,8 +18,9 @@ use crate::pgn::movetext::span_within;
 use crate::pgn::{GameResult, Lexed, Span};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
-use crate::rules::game::{CheckOptions, Termination};
+use crate::rules::game::CheckOptions;
 use crate::rules::matcher::{self, MatchError};
+use crate::rules::outcome::Ending;
 use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
@@ -722,7 +723,7 @@ impl Replay<'_> {
                 termination: term, ..
             }) = &self.main.ended
             {
-                if matches!(term, Termination::Checkmate | Termination::Stalemate) {
+                if matches!(term, Ending::Checkmate | Ending::Stalemate) {
                     // The game was already over; R007 reports it.
                     self.after_end(span, label);
                     // Break without a finding of its own: R007 sums these up.
@@ -739,9 +740,9 @@ impl Replay<'_> {
                 let pos = self.lines[depth].pos.clone();
                 {
                     let term = if pos.is_check() {
-                        Termination::Checkmate
+                        Ending::Checkmate
                     } else {
-                        Termination::Stalemate
+                        Ending::Stalemate
                     };
                     self.main.ended = Some(Ended {
                         termination: term,

@@ -339,7 +339,7 @@ fn test(t: &Test, facts: &Facts<'_>) -> Option<bool> {
             let r = facts.replay.as_ref()?.report;
             let ended = match ending {
                 EndingTest::Is(e) if e.is_claimable() => Ending::of(r).0 == *e,
-                EndingTest::Is(e) => Ending::from(r.termination) == *e,
+                EndingTest::Is(e) => r.termination == *e,
                 EndingTest::Threefold => r.threefold_ply.is_some(),
                 EndingTest::FiftyMoves => r.fifty_ply.is_some(),
             };

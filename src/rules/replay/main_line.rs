@@ -7,7 +7,7 @@ use shakmaty::{zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, Position};
 use crate::pgn::Span;
 use crate::rules::adjudicate;
 use crate::rules::ending::Ended;
-use crate::rules::game::Termination;
+use crate::rules::outcome::Ending;
 
 use super::{PlyLabel, Replay};
 
@@ -83,7 +83,7 @@ impl Replay<'_> {
         let pos = &self.lines[depth].pos;
         if mate {
             self.main.ended = Some(Ended {
-                termination: Termination::Checkmate,
+                termination: Ending::Checkmate,
                 ply,
                 pos: pos.clone(),
             });
@@ -96,9 +96,9 @@ impl Replay<'_> {
         {
             // Stalemate comes before the dead position in the order of events (5.2.1).
             let term = if pos.legal_moves().is_empty() {
-                Termination::Stalemate
+                Ending::Stalemate
             } else {
-                Termination::DeadPosition
+                Ending::DeadPosition
             };
             self.main.ended = Some(Ended {
                 termination: term,
@@ -129,7 +129,7 @@ impl Replay<'_> {
         if repeats >= 5 {
             self.main.perpetual_check = self.perpetual();
             self.main.ended = Some(Ended {
-                termination: Termination::Fivefold,
+                termination: Ending::Fivefold,
                 ply,
                 pos: pos.clone(),
             });
@@ -140,7 +140,7 @@ impl Replay<'_> {
         }
         if pos.halfmoves() >= 150 {
             self.main.ended = Some(Ended {
-                termination: Termination::SeventyFive,
+                termination: Ending::SeventyFive,
                 ply,
                 pos: pos.clone(),
             });
