@@ -16,8 +16,7 @@ use crate::input::pipeline::Game;
 use crate::pgn::{Lexed, Movetext};
 use crate::report::{self, RenderOptions};
 use crate::rules::game::{CheckOptions, GameReport};
-use crate::select::watch::Watch;
-use crate::select::{Facts, Selection};
+use crate::select::Selection;
 
 /// One game converted on a worker: what to print and write, in input order.
 pub(super) struct Converted {
@@ -106,10 +105,18 @@ pub(super) fn convert_one(
     let render = &RenderOptions::default();
     let report = match selection {
         None => game.check(opts, visitor),
-        Some(selection) => match replay_selected(game, name, opts, visitor, selection) {
-            Some(report) => report,
-            None => return Converted::left_out(),
-        },
+        Some(selected) => {
+            // The tags first; a game that depends on the replay is decided in the one that
+            // converts it.
+            let decided =
+                selected
+                    .selection
+                    .decide_with(game, name, opts, selected.eco_table, visitor);
+            match decided.report.filter(|_| decided.matched) {
+                Some(report) => report,
+                None => return Converted::left_out(),
+            }
+        }
     };
     let keep = args.keep();
     let mut done = convert_game(game, name, report, keep, render, args, visitor, players);
@@ -146,56 +153,6 @@ fn encode_body(done: &mut Converted, game: &Game<'_>, name: &str, encoding: Outp
             done.rejected = true;
             done.kept_broken = false;
             done.reject = Some(game.bytes.to_vec());
-        }
-    }
-}
-
-/// Tests the game against `--where`, its tags first, and replays it with `visitor` unless
-/// they leave it out: the replay's report, or `None` for a game left out. When the test
-/// depends on the replay, the positions it looks for are watched in the same replay.
-fn replay_selected(
-    game: &mut Game<'_>,
-    name: &str,
-    opts: &CheckOptions,
-    visitor: &mut GameVisitor,
-    selected: &Where,
-) -> Option<GameReport> {
-    let selection = &selected.selection;
-    // A tagless game in the book layout has its header read as tags, as the replay does.
-    crate::pgn::book::extract_header(game.bytes, game.lexed);
-    let by_tags = selection.matches(&Facts {
-        lexed: game.lexed,
-        replay: None,
-        game: game.number,
-        file: name,
-    });
-    match by_tags {
-        Some(false) => {
-            game.close();
-            None
-        }
-        Some(true) => Some(game.check(opts, visitor)),
-        None => {
-            // The pair of visitors is one visitor: the conversion's is lent to it for the
-            // replay (a collector made with `new` allocates nothing) and taken back after.
-            let watch = Watch::new(selection.targets()).move_by_move();
-            let eco = selected.eco_table.map(EcoObserver::new);
-            let lent = std::mem::replace(
-                visitor,
-                (super::Collector::new(visitor.0.notation, false), None),
-            );
-            let mut all = (lent, (watch, eco));
-            let report = game.check(opts, &mut all);
-            let (lent, (mut watch, eco)) = all;
-            *visitor = lent;
-            selection
-                .matches_replayed(
-                    (game.lexed, game.number, name),
-                    &report,
-                    &mut watch,
-                    eco.as_ref(),
-                )
-                .then_some(report)
         }
     }
 }

@@ -315,6 +315,23 @@ impl<A: Visitor, B: Visitor> Visitor for (A, B) {
     tell_each!(both);
 }
 
+/// `call` on the visitor borrowed.
+macro_rules! borrowed {
+    ($borrow:ident, $v:ident => $call:expr) => {{
+        let $v = &mut **$borrow;
+        $call;
+    }};
+}
+
+/// A visitor lent to a combination: the caller keeps it, and reads it after the replay.
+impl<V: Visitor + ?Sized> Visitor for &mut V {
+    fn needs(&self) -> Needs {
+        (**self).needs()
+    }
+
+    tell_each!(borrowed);
+}
+
 /// A visitor that may not be there: `None` needs nothing and is told nothing (a classifier
 /// of openings only when one is asked for).
 impl<V: Visitor> Visitor for Option<V> {

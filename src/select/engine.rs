@@ -10,11 +10,9 @@ use anyhow::bail;
 
 use super::criteria::{self, MatchRanges};
 use super::tags::{Nearest, TagWatch};
-use super::watch::Watch;
-use super::{Facts, Selection};
+use super::Selection;
 use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
 use crate::diag::Severity;
-use crate::eco::EcoObserver;
 use crate::input::pipeline::Game;
 use crate::input::{Found, InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
@@ -531,50 +529,20 @@ fn select_one(game: &mut Game<'_>, name: &str, shared: &Shared<'_>) -> Picked {
         eco_table,
         tag_watch,
     } = *shared;
-    // A tagless game in the book layout has its header read as tags, as the replay does.
+    // A tagless game in the book layout has its header read as tags before they are looked at.
     crate::pgn::book::extract_header(game.bytes, game.lexed);
     let nearest = tag_watch.look(game.lexed);
-    let mut first_match = None;
-    let by_tags = selection.matches(&Facts {
-        lexed: game.lexed,
-        replay: None,
-        game: game.number,
-        file: name,
-    });
-    let (matched, errors) = match by_tags {
-        // Decided by the tags: only the game's end is needed.
-        Some(matched) => {
-            game.close();
-            (matched, 0)
-        }
-        None => {
-            let eco = eco_table.map(EcoObserver::new);
-            let mut watch = Watch::new(selection.targets());
-            if eco.is_some() {
-                // The classifier has every position told: the watch looks at them as they
-                // come, not again from the moves.
-                watch = watch.move_by_move();
-            }
-            let mut both = (watch, eco);
-            let mut report = game.check(opts, &mut both);
-            let (mut watch, eco) = both;
-            if watch.desynced(report.plies) {
-                // A null move on the main line: its positions are told move by move.
-                watch = Watch::new(selection.targets()).move_by_move();
-                report = game.check(opts, &mut watch);
-            }
-            let matched = selection.matches_replayed(
-                (game.lexed, game.number, name),
-                &report,
-                &mut watch,
-                eco.as_ref(),
-            );
-            if matched && (args.mark_matches.is_some() || args.add_label_tag) {
-                first_match = selection.first_match(&watch.reached_at, &report);
-            }
-            (matched, report.count(Severity::Error) as u64)
-        }
-    };
+    let decided = selection.decide(game, name, opts, eco_table);
+    let first_match = (args.mark_matches.is_some() || args.add_label_tag)
+        .then(|| decided.first_match(selection))
+        .flatten();
+    let (matched, errors) = (
+        decided.matched,
+        decided
+            .report
+            .as_ref()
+            .map_or(0, |r| r.count(Severity::Error) as u64),
+    );
     let mut picked = Picked {
         selected: matched != args.invert,
         text: Vec::new(),

@@ -9,6 +9,7 @@
 //! The engine, [`Select`], is made from [`SelectOptions`] and runs over inputs.
 
 pub mod criteria;
+mod decide;
 mod engine;
 pub mod expr;
 pub mod mark;
@@ -18,6 +19,7 @@ pub mod round;
 pub mod tags;
 pub mod watch;
 
+pub use decide::Decided;
 pub use engine::{Select, SelectOptions};
 
 use std::cmp::Ordering;

@@ -26,7 +26,6 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 
 use crate::diag::Severity;
-use crate::eco::EcoObserver;
 use crate::input::pipeline::Game;
 use crate::input::{InputOptions, Inputs};
 use crate::outcome::{Outcome, WriteError};
@@ -34,8 +33,7 @@ use crate::pgn::date::GameDate;
 use crate::report::staged::{self, StagedFiles, TempDir};
 use crate::report::{self, RenderOptions};
 use crate::rules::game::{CheckOptions, GameReport};
-use crate::select::watch::Watch;
-use crate::select::{Facts, Selection};
+use crate::select::Selection;
 use crate::sort::{Sorter, Space};
 use hot::{HotRows, Joined};
 use observer::PlyObserver;
@@ -381,39 +379,21 @@ impl Tree {
     fn plies_of(&self, game: &mut Game<'_>, name: &str, opts: &CheckOptions) -> GamePlies {
         let options = &self.options;
         let mut observer = PlyObserver::new(options.max_ply, options.side);
-        let by_tags = self.selection.as_ref().and_then(|s| {
-            crate::pgn::book::extract_header(game.bytes, game.lexed);
-            s.matches(&Facts {
-                lexed: game.lexed,
-                replay: None,
-                game: game.number,
-                file: name,
-            })
-        });
         let mut diagnostics = Vec::new();
-        let (selected, errors) = match (&self.selection, by_tags) {
-            (_, Some(false)) => {
-                game.close();
-                (false, 0)
-            }
-            (Some(selection), None) => {
+        let (selected, errors) = match &self.selection {
+            Some(selection) => {
                 // The positions the expression looks for are watched in the same replay.
-                let watch = Watch::new(selection.targets()).move_by_move();
-                let eco = self.eco_table.map(EcoObserver::new);
-                let mut all = (observer, (watch, eco));
-                let report = game.check(opts, &mut all);
-                let (plies, (mut watch, eco)) = all;
-                observer = plies;
-                let matched = selection.matches_replayed(
-                    (game.lexed, game.number, name),
-                    &report,
-                    &mut watch,
-                    eco.as_ref(),
-                );
-                write_errors(&mut diagnostics, game, name, &report);
-                (matched, report.count(Severity::Error) as u64)
+                let decided =
+                    selection.decide_with(game, name, opts, self.eco_table, &mut observer);
+                match decided.report {
+                    Some(report) => {
+                        write_errors(&mut diagnostics, game, name, &report);
+                        (decided.matched, report.count(Severity::Error) as u64)
+                    }
+                    None => (decided.matched, 0),
+                }
             }
-            _ => {
+            None => {
                 let report = game.check(opts, &mut observer);
                 write_errors(&mut diagnostics, game, name, &report);
                 (true, report.count(Severity::Error) as u64)
