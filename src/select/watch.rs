@@ -43,6 +43,11 @@ pub struct Watch<'a> {
     /// turn between two of them. The game must be watched again move by move
     /// ([`Watch::move_by_move`]).
     desynced: bool,
+    /// The last position looked at held no target that is not reached yet, and each of them
+    /// was within its plies: a position with the same pieces counted then holds none either
+    /// when no target needs the board ([`Watch::board_needed`]), so the counts-only watch
+    /// passes over the moves that neither capture nor promote.
+    quiet: bool,
 }
 
 impl<'a> Watch<'a> {
@@ -73,6 +78,7 @@ impl<'a> Watch<'a> {
                 )
             }),
             desynced: false,
+            quiet: false,
         }
     }
 
@@ -124,12 +130,14 @@ impl<'a> Watch<'a> {
             .map(|p| board_hash(p.board(), p.turn()));
         let targets = self.targets.iter().zip(&mut self.runs);
         let flags = self.reached.iter_mut().zip(self.reached_at.iter_mut());
+        let mut quiet = true;
         for ((watched, runs), (reached, reached_at)) in targets.zip(flags) {
             if *reached {
                 continue;
             }
             if ply < watched.plies.0 || ply > watched.plies.1 {
                 *runs = [0; 2];
+                quiet = false;
                 continue;
             }
             let holds = match (&watched.target, position) {
@@ -177,10 +185,12 @@ impl<'a> Watch<'a> {
                 *run = if holds { *run + 1 } else { 0 };
                 *reached |= *run > watched.lasts;
             }
+            quiet &= *runs == [0; 2];
             if *reached {
                 *reached_at = Some(ply);
             }
         }
+        self.quiet = quiet;
     }
 }
 
@@ -222,10 +232,16 @@ impl Visitor for Watch<'_> {
                 if self.reached.iter().all(|r| *r) {
                     return;
                 }
-                if let Some(counts) = &mut counts {
-                    keep_count(counts, mv, turn);
-                }
                 turn = !turn;
+                if !mv.is_capture() && !mv.is_promotion() {
+                    if self.quiet {
+                        // The same counts as the position before, which held nothing.
+                        self.ply = self.ply.saturating_add(1);
+                        continue;
+                    }
+                } else if let Some(counts) = &mut counts {
+                    keep_count(counts, mv, !turn);
+                }
                 self.look(None, counts.as_ref());
             }
             return;
@@ -286,5 +302,65 @@ fn keep_count(counts: &mut ByColor<ByRole<u8>>, mv: &Move, turn: Color) {
         mine.pawn = mine.pawn.saturating_sub(1);
         let n = mine.get_mut(role);
         *n = n.saturating_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::{GameReader, Lexed, Movetext};
+    use crate::rules::game::{check_game, CheckOptions};
+    use crate::select::Selection;
+
+    /// Each game's targets reached, and where, watched from the main line's moves and move by
+    /// move.
+    fn both_ways(src: &str, pgn: &[u8]) -> Vec<[Vec<Option<u32>>; 2]> {
+        let selection = Selection::parse(src).unwrap();
+        let mut reader = GameReader::new(pgn);
+        let mut lexed = Lexed::default();
+        let mut found = Vec::new();
+        while let Some(game) = reader.next_game(&mut lexed).unwrap() {
+            let ways = [false, true].map(|by_move| {
+                let mut watch = Watch::new(selection.targets());
+                if by_move {
+                    watch = watch.move_by_move();
+                }
+                let opts = CheckOptions::default();
+                let report = check_game(game.bytes, &lexed, Movetext::Tokens, &opts, &mut watch);
+                assert!(!watch.desynced(report.plies), "{src}");
+                watch.finish(report.final_position.as_ref());
+                watch.reached_at
+            });
+            found.push(ways);
+        }
+        found
+    }
+
+    #[test]
+    fn counted_from_the_moves_the_material_is_reached_where_the_positions_reach_it() {
+        let games = [
+            &include_bytes!("../../testdata/select/extract.pgn")[..],
+            include_bytes!("../../testdata/tree/positions.pgn"),
+            include_bytes!("../../testdata/select/games.pgn"),
+        ];
+        let tests = [
+            "material_diff >= 1",
+            "material_diff >= 2 for 3",
+            "material_diff <= -1 at 10..40",
+            "balance = \"Q:R*\"",
+            "white_balance = \"R*:B*\" for 2",
+            "material = \"KQkq\" or material_diff >= 9",
+        ];
+        let mut reached = 0;
+        for pgn in games {
+            for src in tests {
+                for [by_moves, by_move] in both_ways(src, pgn) {
+                    assert_eq!(by_moves, by_move, "{src}");
+                    reached += by_moves.iter().flatten().count();
+                }
+            }
+        }
+        // Not a test of games that reach nothing.
+        assert!(reached >= 10, "{reached}");
     }
 }
