@@ -54,10 +54,7 @@ impl Where {
     pub(super) fn parse(src: &str) -> anyhow::Result<Where> {
         let selection =
             Selection::parse(src).map_err(|e| anyhow::anyhow!("--where: {}", e.render(src)))?;
-        let eco_table = selection
-            .classifies()
-            .then(|| crate::eco::table_at(None))
-            .transpose()?;
+        let eco_table = selection.opening_table(None)?;
         Ok(Where {
             selection,
             eco_table,

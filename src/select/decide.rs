@@ -31,6 +31,22 @@ impl Decided {
 }
 
 impl Selection {
+    /// The opening table its `eco` and `opening` tests classify with (`path`, or the built-in
+    /// one): read once for a run, and only when the expression
+    /// [classifies](Selection::classifies).
+    ///
+    /// # Errors
+    ///
+    /// The table's file cannot be read or is not a table.
+    pub fn opening_table(
+        &self,
+        path: Option<&std::path::Path>,
+    ) -> anyhow::Result<Option<&'static Table>> {
+        self.classifies()
+            .then(|| crate::eco::table_at(path))
+            .transpose()
+    }
+
     /// Decides `game` (from the input named `file`) on its own: the tags first, the replay
     /// only when the expression depends on it. A game the tags decide is only closed.
     /// `eco_table` is the opening table when the expression

@@ -168,10 +168,7 @@ impl Select {
         refuse_options_that_do_not_apply(&options, &selection)?;
         let convert = convert_with(&options)?;
         // Read once for the run; its positions are indexed at the first game replayed.
-        let eco_table = selection
-            .classifies()
-            .then(|| crate::eco::table_at(options.eco_table.as_deref()))
-            .transpose()?;
+        let eco_table = selection.opening_table(options.eco_table.as_deref())?;
         Ok(Select {
             options,
             selection,

@@ -191,11 +191,10 @@ impl Tree {
                 Selection::parse(src).map_err(|e| anyhow::anyhow!("--where: {}", e.render(src)))
             })
             .transpose()?;
-        let eco_table = selection
-            .as_ref()
-            .filter(|s| s.classifies())
-            .map(|_| crate::eco::table_at(None))
-            .transpose()?;
+        let eco_table = match &selection {
+            Some(selection) => selection.opening_table(None)?,
+            None => None,
+        };
         let format = options.resolved_format();
         if format != Format::Polyglot && (options.min_score > 0.0 || options.uniform) {
             bail!(
