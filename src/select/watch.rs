@@ -3,7 +3,7 @@
 //! `balance =`...). (For `eco` and `opening`, the classifier of openings is replayed beside
 //! it.) Kept alone in this file so a change of the observer API touches nothing else.
 
-use shakmaty::{ByColor, ByRole, Chess, Color, Move, Position};
+use shakmaty::{Board, ByColor, ByRole, CastlingSide, Chess, Color, Move, Piece, Position, Square};
 
 use super::expr::{board_hash, full_hash, Target, Watched};
 use super::material;
@@ -116,18 +116,29 @@ impl<'a> Watch<'a> {
 
     /// [`Watch::see`] with the pieces counted already, when a target needs them.
     fn see_counted(&mut self, position: &Chess, counts: Option<&ByColor<ByRole<u8>>>) {
-        self.look(Some(position), counts);
+        self.look(
+            Some((position.board(), position.turn())),
+            Some(position),
+            counts,
+        );
     }
 
-    /// Looks at the next ply's position: `position` is `None` only when no target needs the
-    /// board ([`Watch::board_needed`]), the pieces counted.
-    fn look(&mut self, position: Option<&Chess>, counts: Option<&ByColor<ByRole<u8>>>) {
+    /// Looks at the next ply's position: its board and side to move (`shown`), and the
+    /// whole position when there is one (`position =` compares castling rights). `shown` is
+    /// `None` only when no target needs the board ([`Watch::board_needed`]), the pieces
+    /// counted; `position` only when no target needs the whole position ([`Watch::full`]).
+    fn look(
+        &mut self,
+        shown: Option<(&Board, Color)>,
+        position: Option<&Chess>,
+        counts: Option<&ByColor<ByRole<u8>>>,
+    ) {
         let ply = self.ply;
         self.ply = self.ply.saturating_add(1);
         let full = position.filter(|_| self.full).map(full_hash);
-        let board = position
+        let board = shown
             .filter(|_| self.board)
-            .map(|p| board_hash(p.board(), p.turn()));
+            .map(|(board, turn)| board_hash(board, turn));
         let targets = self.targets.iter().zip(&mut self.runs);
         let flags = self.reached.iter_mut().zip(self.reached_at.iter_mut());
         let mut quiet = true;
@@ -140,12 +151,15 @@ impl<'a> Watch<'a> {
                 quiet = false;
                 continue;
             }
-            let holds = match (&watched.target, position) {
-                (Target::Full { hash, position: p }, Some(position)) => [
+            let holds = match (&watched.target, shown) {
+                (Target::Full { hash, position: p }, _) => [
                     full == Some(*hash)
-                        && p.board() == position.board()
-                        && p.turn() == position.turn()
-                        && p.castles().castling_rights() == position.castles().castling_rights(),
+                        && position.is_some_and(|position| {
+                            p.board() == position.board()
+                                && p.turn() == position.turn()
+                                && p.castles().castling_rights()
+                                    == position.castles().castling_rights()
+                        }),
                     false,
                 ],
                 (
@@ -154,16 +168,14 @@ impl<'a> Watch<'a> {
                         board: b,
                         turn,
                     },
-                    Some(position),
+                    Some((shown, shown_turn)),
                 ) => [
-                    board == Some(*hash) && **b == *position.board() && *turn == position.turn(),
+                    board == Some(*hash) && **b == *shown && *turn == shown_turn,
                     false,
                 ],
-                (Target::Pattern(p), Some(position)) => {
-                    [p.matches(position.board(), position.turn()), false]
-                }
-                (Target::OppositeBishops, Some(position)) => {
-                    [material::opposite_bishops(position.board()), false]
+                (Target::Pattern(p), Some((shown, turn))) => [p.matches(shown, turn), false],
+                (Target::OppositeBishops, Some((shown, _))) => {
+                    [material::opposite_bishops(shown), false]
                 }
                 (Target::Material(m), _) => [counts == Some(m), false],
                 (Target::Balance { balance, either }, _) => {
@@ -216,7 +228,7 @@ impl Visitor for Watch<'_> {
     }
 
     fn main_line(&mut self, moves: &[Move]) {
-        let Some(mut pos) = self.start.take().filter(|_| self.by_moves) else {
+        let Some(pos) = self.start.take().filter(|_| self.by_moves) else {
             return;
         };
         self.told = true;
@@ -227,7 +239,7 @@ impl Visitor for Watch<'_> {
             // The counts alone: no position is played. A null move, which would put the
             // captures on the wrong side, is found by the count of plies.
             let mut turn = pos.turn();
-            self.look(None, counts.as_ref());
+            self.look(None, None, counts.as_ref());
             for mv in moves {
                 if self.reached.iter().all(|r| *r) {
                     return;
@@ -242,28 +254,39 @@ impl Visitor for Watch<'_> {
                 } else if let Some(counts) = &mut counts {
                     keep_count(counts, mv, !turn);
                 }
-                self.look(None, counts.as_ref());
+                self.look(None, None, counts.as_ref());
             }
             return;
         }
-        self.see_counted(&pos, counts.as_ref());
+        // The board alone is played (the pieces moved) unless a target compares whole
+        // positions: castling rights, en passant and the counters cost as much again a ply.
+        let mut turn = pos.turn();
+        let mut board = pos.board().clone();
+        let mut whole = self.full.then_some(pos);
+        self.look(Some((&board, turn)), whole.as_ref(), counts.as_ref());
         for mv in moves {
             if self.reached.iter().all(|r| *r) {
                 return;
             }
+            let before = whole.as_ref().map_or(&board, Chess::board);
             // A null move on the main line is no move here: the next one is then not the
             // side to move's.
-            let turn = pos.turn();
-            if mv.from().and_then(|from| pos.board().color_at(from)) != Some(turn) {
+            if mv.from().and_then(|from| before.color_at(from)) != Some(turn) {
                 self.desynced = true;
                 return;
             }
             if let Some(counts) = &mut counts {
                 keep_count(counts, mv, turn);
             }
-            pos.play_unchecked(*mv);
-            debug_assert!(counts.is_none_or(|c| c == pos.board().material()));
-            self.see_counted(&pos, counts.as_ref());
+            match &mut whole {
+                Some(pos) => pos.play_unchecked(*mv),
+                None => play_on_board(&mut board, mv, turn),
+            }
+            turn = !turn;
+            let after = whole.as_ref().map_or(&board, Chess::board);
+            debug_assert!(counts.is_none_or(|c| c == after.material()));
+            let after = (after, turn);
+            self.look(Some(after), whole.as_ref(), counts.as_ref());
         }
     }
 
@@ -287,6 +310,41 @@ impl Visitor for Watch<'_> {
         if at.depth == 0 {
             self.ply = self.ply.saturating_add(1);
         }
+    }
+}
+
+/// Plays `mv`, a legal move of `turn`'s, on the board alone.
+fn play_on_board(board: &mut Board, mv: &Move, turn: Color) {
+    match *mv {
+        Move::Normal {
+            role,
+            from,
+            to,
+            promotion,
+            ..
+        } => {
+            board.discard_piece_at(from);
+            board.set_piece_at(
+                to,
+                Piece {
+                    color: turn,
+                    role: promotion.unwrap_or(role),
+                },
+            );
+        }
+        Move::EnPassant { from, to } => {
+            board.discard_piece_at(from);
+            board.discard_piece_at(Square::from_coords(to.file(), from.rank()));
+            board.set_piece_at(to, turn.pawn());
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_queen_side(rook < king);
+            board.discard_piece_at(king);
+            board.discard_piece_at(rook);
+            board.set_piece_at(side.king_to(turn), turn.king());
+            board.set_piece_at(side.rook_to(turn), turn.rook());
+        }
+        Move::Put { role, to } => board.set_piece_at(to, Piece { color: turn, role }),
     }
 }
 
@@ -342,6 +400,7 @@ mod tests {
             &include_bytes!("../../testdata/select/extract.pgn")[..],
             include_bytes!("../../testdata/tree/positions.pgn"),
             include_bytes!("../../testdata/select/games.pgn"),
+            b"1. e4 a6 2. e5 d5 3. exd6 Nf6 4. dxc7 e5 5. cxb8=Q Rxb8 6. Nf3 Bd6 7. Bc4 Ke7 8. O-O *\n",
         ];
         let tests = [
             "material_diff >= 1",
@@ -350,6 +409,14 @@ mod tests {
             "balance = \"Q:R*\"",
             "white_balance = \"R*:B*\" for 2",
             "material = \"KQkq\" or material_diff >= 9",
+            // On the board played from the moves: castling, en passant, promotions.
+            "pattern = \"*/*/*/*/*/*/*/??KR????\"",
+            "pattern = \"*/*/*/*/*/*/*/????K??R\" or pattern = \"*/*/*/*/*/*/*/?????RK?\"",
+            "pattern = \"*/*/*/*/*/*/PPP*/*\" for 4",
+            "opposite_bishops for 3",
+            "pattern = \"*/*/*/???p????/*/*/*/*\" for 2",
+            // The whole position: castling rights too.
+            "position = \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\"",
         ];
         let mut reached = 0;
         for pgn in games {
@@ -361,6 +428,6 @@ mod tests {
             }
         }
         // Not a test of games that reach nothing.
-        assert!(reached >= 10, "{reached}");
+        assert!(reached >= 20, "{reached}");
     }
 }
