@@ -13,7 +13,9 @@
 //!   `Move::Castle` is always king → rook.)
 
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role};
+use shakmaty::{
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+};
 
 use crate::notation::CheckClaim;
 use crate::rules::outcome::Ending;
@@ -189,6 +191,18 @@ impl PositionNumbers {
 pub fn board_after(before: &[u8; 64], mv: Move, mover: Color) -> [u8; 64] {
     let mut board = *before;
     let code = |role: Role| role_code(role) + if mover == Color::White { 0 } else { 6 };
+    squares_changed(mv, mover, |square, role| {
+        board[square as usize] = role.map_or(0, code);
+    });
+    board
+}
+
+/// What `mv`, a legal move of `mover`'s, changes on the board: `set(square, role)` for each
+/// square it touches, in order, with the role of `mover`'s piece that then stands there
+/// (`None`: the square is emptied). The one rule for boards kept from the moves (these
+/// columns, `select`'s watch), which need not play the whole position.
+#[inline(always)]
+pub fn squares_changed(mv: Move, mover: Color, mut set: impl FnMut(Square, Option<Role>)) {
     match mv {
         Move::Normal {
             role,
@@ -197,14 +211,14 @@ pub fn board_after(before: &[u8; 64], mv: Move, mover: Color) -> [u8; 64] {
             promotion,
             ..
         } => {
-            board[from as usize] = 0;
-            board[to as usize] = code(promotion.unwrap_or(role));
+            set(from, None);
+            set(to, Some(promotion.unwrap_or(role)));
         }
         Move::EnPassant { from, to } => {
-            board[from as usize] = 0;
-            board[to as usize] = code(Role::Pawn);
+            set(from, None);
+            set(to, Some(Role::Pawn));
             // The pawn taken stands beside the one that took it.
-            board[shakmaty::Square::from_coords(to.file(), from.rank()) as usize] = 0;
+            set(Square::from_coords(to.file(), from.rank()), None);
         }
         Move::Castle { king, rook } => {
             let side = if rook.file() > king.file() {
@@ -213,14 +227,13 @@ pub fn board_after(before: &[u8; 64], mv: Move, mover: Color) -> [u8; 64] {
                 CastlingSide::QueenSide
             };
             // Both first: in Chess960 the king may land where its rook stood.
-            board[king as usize] = 0;
-            board[rook as usize] = 0;
-            board[side.king_to(mover) as usize] = code(Role::King);
-            board[side.rook_to(mover) as usize] = code(Role::Rook);
+            set(king, None);
+            set(rook, None);
+            set(side.king_to(mover), Some(Role::King));
+            set(side.rook_to(mover), Some(Role::Rook));
         }
-        Move::Put { role, to } => board[to as usize] = code(role),
+        Move::Put { role, to } => set(to, Some(role)),
     }
-    board
 }
 
 /// The board of `pos` as 64 piece codes, by square: a role's squares at once from its

@@ -3,10 +3,11 @@
 //! `balance =`...). (For `eco` and `opening`, the classifier of openings is replayed beside
 //! it.) Kept alone in this file so a change of the observer API touches nothing else.
 
-use shakmaty::{Board, ByColor, ByRole, CastlingSide, Chess, Color, Move, Piece, Position, Square};
+use shakmaty::{Board, ByColor, ByRole, Chess, Color, Move, Piece, Position};
 
 use super::expr::{board_hash, full_hash, Target, Watched};
 use super::material;
+use crate::convert::numbers::squares_changed;
 use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
 
 /// Which targets the game reached, as the replay goes.
@@ -314,38 +315,12 @@ impl Visitor for Watch<'_> {
 }
 
 /// Plays `mv`, a legal move of `turn`'s, on the board alone.
+#[inline]
 fn play_on_board(board: &mut Board, mv: &Move, turn: Color) {
-    match *mv {
-        Move::Normal {
-            role,
-            from,
-            to,
-            promotion,
-            ..
-        } => {
-            board.discard_piece_at(from);
-            board.set_piece_at(
-                to,
-                Piece {
-                    color: turn,
-                    role: promotion.unwrap_or(role),
-                },
-            );
-        }
-        Move::EnPassant { from, to } => {
-            board.discard_piece_at(from);
-            board.discard_piece_at(Square::from_coords(to.file(), from.rank()));
-            board.set_piece_at(to, turn.pawn());
-        }
-        Move::Castle { king, rook } => {
-            let side = CastlingSide::from_queen_side(rook < king);
-            board.discard_piece_at(king);
-            board.discard_piece_at(rook);
-            board.set_piece_at(side.king_to(turn), turn.king());
-            board.set_piece_at(side.rook_to(turn), turn.rook());
-        }
-        Move::Put { role, to } => board.set_piece_at(to, Piece { color: turn, role }),
-    }
+    squares_changed(*mv, turn, |square, role| match role {
+        Some(role) => board.set_piece_at(square, Piece { color: turn, role }),
+        None => board.discard_piece_at(square),
+    });
 }
 
 /// The pieces after `mv`, played by `turn`: a capture takes one of the other side's, a
