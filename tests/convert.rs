@@ -2042,3 +2042,28 @@ fn where_selects_the_rows_of_the_parquet_tables() {
     assert_eq!(rows("games.parquet"), 3);
     assert_eq!(rows("moves.parquet"), 22);
 }
+
+#[test]
+fn checks_legal_finds_no_repetition_but_still_checks_legality() {
+    // The start position a fifth time at ply 16, and a result the fivefold contradicts.
+    let game = format!(
+        "[Event \"x\"]\n[Result \"1-0\"]\n\n{}1-0\n",
+        "1. Nf3 Nf6 2. Ng1 Ng8 ".repeat(4)
+    );
+    let run = |checks: &str| {
+        let args = ["convert", "--checks", checks, "--format", "jsonl", "-"];
+        let out = pgnkit(&args, Some(game.as_bytes()));
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            record["termination"].clone(),
+            record["result_by_rule"].clone(),
+        )
+    };
+    let fivefold = ("fivefold repetition".into(), "1/2-1/2".into());
+    assert_eq!(run("all"), fivefold);
+    assert_eq!(run("legal"), ("none".into(), serde_json::Value::Null));
+    // Legality is still checked.
+    let illegal = b"1. e4 e5 2. Ke3 *\n";
+    let out = pgnkit(&["convert", "--checks", "legal", "-"], Some(illegal));
+    assert!(stderr(&out).contains("M001"), "{}", stderr(&out));
+}

@@ -10,6 +10,7 @@ __version__: str
 _Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 _Paths = Union[_Path, Iterable[_Path]]
 _Notation = Literal["san", "lan", "uci", "fan", "zh", "zh-long"]
+_Checks = Literal["all", "legal"]
 
 @overload
 def read_games(
@@ -20,6 +21,7 @@ def read_games(
     stream: Literal[False] = False,
     fix_results: bool = False,
     repair: bool = False,
+    checks: _Checks = "all",
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
@@ -36,6 +38,7 @@ def read_games(
     stream: Literal[True],
     fix_results: bool = False,
     repair: bool = False,
+    checks: _Checks = "all",
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
@@ -50,6 +53,7 @@ def iter_games(
     threads: Optional[int] = None,
     fix_results: bool = False,
     repair: bool = False,
+    checks: _Checks = "all",
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
@@ -65,6 +69,7 @@ def read_moves(
     threads: Optional[int] = None,
     stream: Literal[False] = False,
     repair: bool = False,
+    checks: _Checks = "all",
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
@@ -80,6 +85,7 @@ def read_moves(
     threads: Optional[int] = None,
     stream: Literal[True],
     repair: bool = False,
+    checks: _Checks = "all",
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
@@ -93,6 +99,7 @@ def iter_moves(
     fen: bool = False,
     threads: Optional[int] = None,
     repair: bool = False,
+    checks: _Checks = "all",
     encoding: Optional[str] = None,
     ext: Optional[Iterable[str]] = None,
     numbers: bool = False,
@@ -123,6 +130,7 @@ def parse_movetext(
     threads: Optional[int] = None,
     fix_results: bool = False,
     repair: bool = False,
+    checks: _Checks = "all",
     numbers: bool = False,
     boards: bool = False,
     columns: Optional[Iterable[str]] = None,

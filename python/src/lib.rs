@@ -119,8 +119,12 @@ pub(crate) fn convert_options(
     to: &str,
     fix_results: bool,
     repair: bool,
+    checks: &str,
 ) -> PyResult<ConvertOptions> {
     Ok(ConvertOptions {
+        checks: checks
+            .parse()
+            .map_err(|e| bad_value(&format!("checks='{checks}'"), e))?,
         to: to
             .parse()
             .map_err(|e| bad_value(&format!("to='{to}'"), e))?,
@@ -274,7 +278,8 @@ enum Table {
 /// error naming it.
 #[pyfunction]
 #[pyo3(signature = (
-    paths, table, *, to="san", fen=false, fix_results=false, repair=false, threads=None,
+    paths, table, *, to="san", fen=false, fix_results=false, repair=false, checks="all",
+    threads=None,
     encoding=None, ext=None, range=None, row_groups=None, numbers=false, boards=false,
     columns=None, movetext=true, r#where=None
 ))]
@@ -287,6 +292,7 @@ fn convert_stream(
     fen: bool,
     fix_results: bool,
     repair: bool,
+    checks: &str,
     threads: Option<usize>,
     encoding: Option<&str>,
     ext: Option<Vec<String>>,
@@ -303,7 +309,7 @@ fn convert_stream(
         "moves" => Table::Moves,
         other => return Err(PyValueError::new_err(format!("no table {other:?}"))),
     };
-    let mut options = convert_options(to, fix_results, repair)?;
+    let mut options = convert_options(to, fix_results, repair, checks)?;
     options.where_expr = r#where;
     // The positions are written only when the moves table has them.
     options.fen = table == Table::Moves && fen;

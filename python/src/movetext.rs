@@ -134,14 +134,14 @@ struct Job {
 
 /// Replays the movetext strings of the arrays (`(schema, array)` capsules, in order) and gives
 /// the games table and the moves table as Arrow C streams. `fen` is one start position for
-/// every game, `fens` one a game (null: the standard one); `to`, `fix_results` and `repair`
-/// are `convert`'s options, `positions` gives the moves table its positions; `numbers`,
+/// every game, `fens` one a game (null: the standard one); `to`, `fix_results`, `repair` and
+/// `checks` are `convert`'s options, `positions` gives the moves table its positions; `numbers`,
 /// `boards` and `columns` its numeric columns and its choice of columns (as `--numbers`,
 /// `--boards` and `--moves-columns`), `movetext_column` the games table's movetext column.
 #[pyfunction]
 #[pyo3(signature = (
     movetext, fen=None, fens=None, *, to="san", positions=false, threads=None,
-    fix_results=false, repair=false, numbers=false, boards=false, columns=None,
+    fix_results=false, repair=false, checks="all", numbers=false, boards=false, columns=None,
     movetext_column=true
 ))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -155,12 +155,13 @@ pub fn parse_movetext(
     threads: Option<usize>,
     fix_results: bool,
     repair: bool,
+    checks: &str,
     numbers: bool,
     boards: bool,
     columns: Option<Vec<String>>,
     movetext_column: bool,
 ) -> PyResult<(Stream, Stream)> {
-    let mut options = crate::convert_options(to, fix_results, repair)?;
+    let mut options = crate::convert_options(to, fix_results, repair, checks)?;
     options.fen = positions;
     crate::table_columns(&mut options, numbers, boards, columns, movetext_column)?;
     let (moves_columns, game_columns) = (options.table_moves_columns(), options.game_columns());

@@ -148,3 +148,26 @@ def test_an_empty_array_gives_empty_tables():
     games, moves = pgnkit.parse_movetext(pa.array([], pa.string()))
     assert games.num_rows == 0 and moves.num_rows == 0
     assert "diagnostics" in games.column_names and "uci" in moves.column_names
+
+
+def test_legality_alone_finds_mate_but_no_repetition():
+    # Knights out and back twice: a threefold repetition at ply 8, then fivefold at ply 16.
+    shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 " * 4 + "*"
+    array = pa.array([MATE, shuffle])
+    every, _ = pgnkit.parse_movetext(array)
+    legal, legal_moves = pgnkit.parse_movetext(array, checks="legal", numbers=True)
+    assert every["termination_by_rule"].to_pylist() == ["checkmate", "fivefold repetition"]
+    assert every["result_by_rule"].to_pylist() == ["0-1", "1/2-1/2"]
+    assert legal["termination_by_rule"].to_pylist() == ["checkmate", "none"]
+    assert legal["result_by_rule"].to_pylist() == ["0-1", None]
+    assert legal["plies"].to_pylist() == [4, 16]
+    assert legal_moves.num_rows == 20
+    with pytest.raises(ValueError, match="checks='some'"):
+        pgnkit.parse_movetext(array, checks="some")
+
+
+def test_read_games_and_read_moves_take_checks():
+    every = pgnkit.read_games(GAMES)
+    legal = pgnkit.read_games(GAMES, checks="legal")
+    assert legal["plies"] == every["plies"]
+    assert pgnkit.read_moves(GAMES, checks="legal")["san"] == pgnkit.read_moves(GAMES)["san"]

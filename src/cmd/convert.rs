@@ -77,6 +77,12 @@ pub struct Args {
     #[arg(long)]
     pub repair: bool,
 
+    /// Which rules to follow beyond legality: all (repetitions, the move counters and dead
+    /// positions too) or legal (checkmate and stalemate only, for readers that want the moves
+    /// and the positions sooner).
+    #[arg(long, value_name = "LEVEL", default_value = "all")]
+    pub checks: crate::rules::game::Checks,
+
     /// Rewrite the Result tag and the result where the rules decide it (checkmate, stalemate,
     /// dead position, fivefold repetition, 75 moves).
     #[arg(long)]
@@ -272,6 +278,7 @@ impl Args {
             no_nags: self.no_nags,
             no_variations: self.no_variations,
             repair: self.repair,
+            checks: self.checks,
             fix_results: self.fix_results,
             output: self.output.clone(),
             fen: self.fen,

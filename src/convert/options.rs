@@ -13,7 +13,7 @@ use super::{Collector, GameVisitor, Keep};
 use crate::eco::EcoObserver;
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
-use crate::rules::game::CheckOptions;
+use crate::rules::game::{CheckOptions, Checks};
 
 /// The move notation a conversion writes (`--to`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,6 +131,10 @@ pub struct ConvertOptions {
     pub no_variations: bool,
     /// Replace an illegal move by the one legal move the writer most likely meant.
     pub repair: bool,
+    /// Which rules the replay follows beyond legality ([`Checks::Legal`]: no repetition,
+    /// move counters or dead positions; the outcome columns then know only checkmate and
+    /// stalemate).
+    pub checks: Checks,
     /// Rewrite the result where the rules decide it.
     pub fix_results: bool,
     /// The output file (`None` or `-`: standard output); with [`Format::Parquet`], the folder.
@@ -206,6 +210,7 @@ impl Default for ConvertOptions {
             no_nags: false,
             no_variations: false,
             repair: false,
+            checks: Checks::All,
             fix_results: false,
             output: None,
             fen: false,
@@ -269,6 +274,7 @@ impl ConvertOptions {
         CheckOptions {
             lang: self.input_lang(),
             repair: self.repair,
+            checks: self.checks,
             ..CheckOptions::default()
         }
     }

@@ -6,7 +6,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::diag::{Code, Finding};
 use crate::pgn::{GameResult, KnownTag, KnownTags, Span};
 use crate::rules::adjudicate::{self, Mateable};
-use crate::rules::game::{CheckOptions, GameReport};
+use crate::rules::game::{CheckOptions, Checks, GameReport};
 use crate::rules::matcher;
 use crate::rules::outcome::Ending;
 
@@ -63,7 +63,8 @@ pub(super) fn unreplayed_result(last: Option<(GameResult, Span)>, report: &mut G
 pub(super) fn start_ended(known: &KnownTags, start: &Chess, opts: &CheckOptions) -> Option<Ended> {
     // The standard start is alive: only a FEN start is looked at.
     known.get(KnownTag::Fen)?;
-    if !adjudicate::is_dead(start, opts.insufficient, opts.dead_search)
+    if opts.checks == Checks::Legal
+        || !adjudicate::is_dead(start, opts.insufficient, opts.dead_search)
         || start.legal_moves().is_empty()
     {
         return None;
@@ -122,7 +123,9 @@ pub(super) fn adjudicate(
                 Ending::Checkmate
             } else if no_moves {
                 Ending::Stalemate
-            } else if adjudicate::is_dead(&pos, opts.insufficient, opts.dead_search) {
+            } else if opts.checks == Checks::All
+                && adjudicate::is_dead(&pos, opts.insufficient, opts.dead_search)
+            {
                 Ending::DeadPosition
             } else {
                 Ending::None

@@ -39,6 +39,37 @@ pub struct CheckOptions {
     /// Replace an illegal move by the one legal move the suggestion rules find, when there is
     /// exactly one (reported as M005, a warning).
     pub repair: bool,
+    /// Which rules the replay follows beyond legality.
+    pub checks: Checks,
+}
+
+/// How much of the rules a replay follows: every rule that ends or could end a game, or
+/// legality alone for a caller that asks for less (the machine-learning readers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Checks {
+    /// Legality, and the rules that end a game or allow a claim: checkmate, stalemate, dead
+    /// positions, repetitions, the fifty- and seventy-five-move rules.
+    #[default]
+    All,
+    /// Legality, checkmate and stalemate: no repetition is looked for, no move counter is
+    /// watched and no position is judged dead, so a game ends by rule only in checkmate or
+    /// stalemate, and no claim is found.
+    Legal,
+}
+
+impl std::str::FromStr for Checks {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Checks, String> {
+        match s {
+            "all" => Ok(Checks::All),
+            "legal" => Ok(Checks::Legal),
+            _ => Err(format!(
+                "'{s}' is not a level of checks: write all (every rule) or legal (legality, \
+                 checkmate and stalemate)"
+            )),
+        }
+    }
 }
 
 impl Default for CheckOptions {
@@ -50,6 +81,7 @@ impl Default for CheckOptions {
             max_depth: 256,
             lang: None,
             repair: false,
+            checks: Checks::All,
         }
     }
 }
@@ -684,5 +716,49 @@ mod tests {
             ..CheckOptions::default()
         };
         assert_fast_reports_with(&games, &opts);
+    }
+}
+
+#[cfg(test)]
+mod checks_tests {
+    use super::*;
+    use crate::pgn::lex_game;
+    use crate::rules::visit::NoVisitor;
+
+    fn report(pgn: &[u8], checks: Checks) -> GameReport {
+        let mut lexed = Lexed::default();
+        lex_game(pgn, true, 1, &mut lexed);
+        let opts = CheckOptions {
+            checks,
+            ..CheckOptions::default()
+        };
+        check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut NoVisitor)
+    }
+
+    #[test]
+    fn legality_alone_finds_mate_but_no_repetition_or_dead_position() {
+        // Knights out and back twice: the start position a third time at ply 8.
+        let repeated = b"1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 *\n";
+        assert_eq!(report(repeated, Checks::All).threefold_ply, Some(8));
+        let legal = report(repeated, Checks::Legal);
+        assert_eq!((legal.threefold_ply, legal.plies), (None, 8));
+        assert!(legal.legal);
+
+        // King against king after the last capture: dead under every rule, not when asked
+        // for legality alone.
+        let dead = b"[FEN \"8/8/8/3k4/8/8/3q4/3K4 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. Kxd2 *\n";
+        assert_eq!(report(dead, Checks::All).termination, Ending::DeadPosition);
+        assert_eq!(report(dead, Checks::Legal).termination, Ending::None);
+
+        let mate = b"1. f3 e5 2. g4 Qh4# 0-1\n";
+        for checks in [Checks::All, Checks::Legal] {
+            let r = report(mate, checks);
+            assert_eq!(
+                (r.termination, r.termination_ply),
+                (Ending::Checkmate, Some(4))
+            );
+        }
+        assert_eq!("legal".parse(), Ok(Checks::Legal));
+        assert!("some".parse::<Checks>().unwrap_err().contains("all"));
     }
 }

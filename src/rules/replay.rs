@@ -18,7 +18,7 @@ use crate::pgn::movetext::span_within;
 use crate::pgn::{GameResult, Lexed, Span};
 use crate::rules::ending::Ended;
 use crate::rules::explain::{fen, plural, shown_move};
-use crate::rules::game::CheckOptions;
+use crate::rules::game::{CheckOptions, Checks};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::outcome::Ending;
 use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
@@ -131,6 +131,10 @@ pub(super) struct Replay<'a> {
     /// A variation starts right after the token being replayed.
     variation_follows: bool,
     opts: &'a CheckOptions,
+    /// Every rule is followed ([`Checks::All`]): repetitions are looked for, the move
+    /// counters watched and the positions judged dead. (The hash is kept either way: a branch
+    /// a move to skip it cost the default more than it saved.)
+    all_rules: bool,
     findings: Capped<'a>,
     main: MainState,
     lines: Vec<Line>,
@@ -187,6 +191,7 @@ impl<'a> Replay<'a> {
             token: (0, 0),
             variation_follows: false,
             opts,
+            all_rules: opts.checks == Checks::All,
             findings,
             main: MainState::new(buffers.history, ended),
             lines: buffers.lines,

@@ -73,6 +73,17 @@ impl Replay<'_> {
     ) {
         self.main.plies += 1;
         let ply = self.main.plies;
+        if !self.all_rules {
+            // Legality alone: checkmate still ends the game (stalemate is found at the end).
+            if mate && self.main.ended.is_none() {
+                self.main.ended = Some(Ended {
+                    termination: Ending::Checkmate,
+                    ply,
+                    pos: self.lines[depth].pos.clone(),
+                });
+            }
+            return;
+        }
         if irreversible {
             self.main.history.clear();
         }
