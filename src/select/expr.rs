@@ -4,7 +4,7 @@
 use std::fmt;
 
 use regex::Regex;
-use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, Position};
+use shakmaty::{Board, ByColor, ByRole, CastlingMode, Chess, Color};
 
 use super::round::Round;
 use crate::pgn::date::GameDate;
@@ -280,18 +280,14 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
-/// A position a game may reach, found by its Zobrist hash (then checked exactly).
+/// What a game's positions are looked at for.
 #[derive(Debug)]
 pub enum Target {
     /// A full FEN: board, side to move, castling rights and en passant square (counted
     /// only when a capture is legal, as repetitions count it).
-    Full { hash: u64, position: Box<Chess> },
+    Full(Box<Chess>),
     /// Only the board and the side to move.
-    Board {
-        hash: u64,
-        board: Box<Board>,
-        turn: Color,
-    },
+    Board { board: Box<Board>, turn: Color },
     /// The pieces on the board: `material = "KRPkr"`.
     Material(ByColor<ByRole<u8>>),
     /// A position pattern: `pattern = "*/*/*/*/???PP???/*/*/*"`.
@@ -334,26 +330,6 @@ impl Watched {
             label: None,
         }
     }
-}
-
-/// The hash of a board and the side to move alone.
-pub fn board_hash(board: &Board, turn: Color) -> u64 {
-    use shakmaty::zobrist::{Zobrist64, ZobristValue};
-    let mut hash = Zobrist64::default();
-    for (square, piece) in board {
-        hash ^= Zobrist64::zobrist_for_piece(square, piece);
-    }
-    if turn == Color::White {
-        hash ^= Zobrist64::zobrist_for_white_turn();
-    }
-    hash.0
-}
-
-/// The hash of a whole position (en passant only when a capture is legal).
-pub fn full_hash(position: &Chess) -> u64 {
-    position
-        .zobrist_hash::<shakmaty::zobrist::Zobrist64>(EnPassantMode::Legal)
-        .0
 }
 
 /// One test of a game.
@@ -1302,7 +1278,6 @@ fn position_target(fen: &str) -> Result<Target, String> {
             other => return Err(format!("the side to move is w or b, not '{other}'")),
         };
         return Ok(Target::Board {
-            hash: board_hash(&board, turn),
             board: Box::new(board),
             turn,
         });
@@ -1323,10 +1298,7 @@ fn position_target(fen: &str) -> Result<Target, String> {
     let position: Chess = parsed
         .into_position(CastlingMode::Standard)
         .map_err(|e| bad(&e))?;
-    Ok(Target::Full {
-        hash: full_hash(&position),
-        position: Box::new(position),
-    })
+    Ok(Target::Full(Box::new(position)))
 }
 
 /// `material = "KRPkr"`: white pieces in capitals, black in small letters, any order.

@@ -5,7 +5,7 @@
 
 use shakmaty::{Board, ByColor, ByRole, Chess, Color, Move, Piece, Position};
 
-use super::expr::{board_hash, full_hash, Target, Watched};
+use super::expr::{Target, Watched};
 use super::material;
 use crate::convert::numbers::squares_changed;
 use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
@@ -22,10 +22,9 @@ pub struct Watch<'a> {
     runs: Vec<[u32; 2]>,
     /// The ply of the next position seen (0: the start position).
     ply: u32,
-    /// Whether any target asks for a hash of the whole position, or of the board alone, or
+    /// Whether any target compares whole positions (castling rights, en passant), or asks
     /// for the pieces counted.
     full: bool,
-    board: bool,
     counts: bool,
     /// Whether the positions are made here from the main line's moves, told once at the
     /// end ([`Needs::main_moves`]), rather than told move by move: the replay then keeps to
@@ -60,8 +59,7 @@ impl<'a> Watch<'a> {
             reached_at: vec![None; targets.len()],
             runs: vec![[0; 2]; targets.len()],
             ply: 0,
-            full: any(|t| matches!(t, Target::Full { .. })),
-            board: any(|t| matches!(t, Target::Board { .. })),
+            full: any(|t| matches!(t, Target::Full(_))),
             counts: any(|t| {
                 matches!(
                     t,
@@ -108,8 +106,7 @@ impl<'a> Watch<'a> {
         }
     }
 
-    /// Looks at one position of the main line, the next ply's. Each hash is computed once a
-    /// position, and only when a target needs it; a hash that matches is checked exactly.
+    /// Looks at one position of the main line, the next ply's.
     pub fn see(&mut self, position: &Chess) {
         let counts = self.counts.then(|| position.board().material());
         self.see_counted(position, counts.as_ref());
@@ -136,10 +133,6 @@ impl<'a> Watch<'a> {
     ) {
         let ply = self.ply;
         self.ply = self.ply.saturating_add(1);
-        let full = position.filter(|_| self.full).map(full_hash);
-        let board = shown
-            .filter(|_| self.board)
-            .map(|(board, turn)| board_hash(board, turn));
         let targets = self.targets.iter().zip(&mut self.runs);
         let flags = self.reached.iter_mut().zip(self.reached_at.iter_mut());
         let mut quiet = true;
@@ -153,27 +146,20 @@ impl<'a> Watch<'a> {
                 continue;
             }
             let holds = match (&watched.target, shown) {
-                (Target::Full { hash, position: p }, _) => [
-                    full == Some(*hash)
-                        && position.is_some_and(|position| {
-                            p.board() == position.board()
-                                && p.turn() == position.turn()
-                                && p.castles().castling_rights()
-                                    == position.castles().castling_rights()
-                        }),
+                // The boards first: they differ at nearly every position, and a comparison
+                // costs less than a hash.
+                (Target::Full(p), _) => [
+                    position.is_some_and(|position| {
+                        p.board() == position.board()
+                            && p.turn() == position.turn()
+                            && p.castles().castling_rights() == position.castles().castling_rights()
+                            && p.legal_ep_square() == position.legal_ep_square()
+                    }),
                     false,
                 ],
-                (
-                    Target::Board {
-                        hash,
-                        board: b,
-                        turn,
-                    },
-                    Some((shown, shown_turn)),
-                ) => [
-                    board == Some(*hash) && **b == *shown && *turn == shown_turn,
-                    false,
-                ],
+                (Target::Board { board, turn }, Some((shown, shown_turn))) => {
+                    [**board == *shown && *turn == shown_turn, false]
+                }
                 (Target::Pattern(p), Some((shown, turn))) => [p.matches(shown, turn), false],
                 (Target::OppositeBishops, Some((shown, _))) => {
                     [material::opposite_bishops(shown), false]
@@ -404,5 +390,46 @@ mod tests {
         }
         // Not a test of games that reach nothing.
         assert!(reached >= 20, "{reached}");
+    }
+}
+
+#[cfg(test)]
+mod position_tests {
+    use super::tests_support::reached;
+
+    #[test]
+    fn a_whole_position_counts_en_passant_only_when_a_capture_is_legal() {
+        let game = b"1. e4 a6 2. e5 d5 *\n";
+        let after_d5 = "rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq";
+        assert_eq!(reached(&format!("{after_d5} d6 0 3"), game), Some(4));
+        assert_eq!(reached(&format!("{after_d5} - 0 3"), game), None);
+        // After 1. e4 no capture is legal: the square written or not, the same position.
+        let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq";
+        assert_eq!(reached(&format!("{after_e4} e3 0 1"), game), Some(1));
+        assert_eq!(reached(&format!("{after_e4} - 0 1"), game), Some(1));
+        // Castling rights are part of it; the board and side to move alone are not.
+        let board_and_turn = &after_e4[..after_e4.len() - " KQkq".len()];
+        assert_eq!(reached(&format!("{board_and_turn} - - 0 1"), game), None);
+        assert_eq!(reached(board_and_turn, game), Some(1));
+    }
+}
+
+#[cfg(test)]
+mod tests_support {
+    use super::Watch;
+    use crate::pgn::{lex_game, Lexed, Movetext};
+    use crate::rules::game::{check_game, CheckOptions};
+    use crate::select::Selection;
+
+    /// The ply where the game `pgn` first reaches `position = "fen"`.
+    pub(super) fn reached(fen: &str, pgn: &[u8]) -> Option<u32> {
+        let selection = Selection::parse(&format!("position = \"{fen}\"")).unwrap();
+        let mut lexed = Lexed::default();
+        lex_game(pgn, true, 1, &mut lexed);
+        let mut watch = Watch::new(selection.targets());
+        let opts = CheckOptions::default();
+        let report = check_game(pgn, &lexed, Movetext::Tokens, &opts, &mut watch);
+        watch.finish(report.final_position.as_ref());
+        watch.reached_at[0]
     }
 }
