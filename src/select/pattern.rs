@@ -81,6 +81,11 @@ pub struct Pattern {
     /// For the ranks without `*`: a content and the squares where it is refused; only the
     /// contents refused somewhere.
     refused: Vec<(u8, Bitboard)>,
+    /// What `refused` says of the occupancy alone: squares that must hold a piece (where
+    /// empty is refused) and squares that must be empty (where every piece is). One test of
+    /// the occupied squares settles most positions before the contents are looked at.
+    occupied: Bitboard,
+    empty: Bitboard,
     /// The ranks with `*` that constrain anything: each must fit one of its layouts.
     loose: Vec<LooseRank>,
     turn: Option<Color>,
@@ -139,6 +144,8 @@ impl Pattern {
         }
         let mut pattern = Pattern {
             refused: Vec::new(),
+            occupied: Bitboard::EMPTY,
+            empty: Bitboard::EMPTY,
             loose: Vec::new(),
             turn,
         };
@@ -198,6 +205,10 @@ impl Pattern {
                 layouts,
             });
         }
+        pattern.occupied = refused[0];
+        pattern.empty = refused[1..]
+            .iter()
+            .fold(Bitboard::FULL, |empty, &bb| empty & bb);
         pattern.refused = refused
             .iter()
             .enumerate()
@@ -211,6 +222,10 @@ impl Pattern {
     #[inline]
     pub fn matches(&self, board: &Board, turn: Color) -> bool {
         if self.turn.is_some_and(|t| t != turn) {
+            return false;
+        }
+        let occupied = board.occupied();
+        if !(occupied & self.empty).is_empty() || !self.occupied.is_subset(occupied) {
             return false;
         }
         let of = |c: u8| -> Bitboard {
