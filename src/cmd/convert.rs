@@ -4,11 +4,9 @@
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
-
-use crate::convert::columns::MoveColumns;
+use super::written::{parse_capture_sign, parse_mate_sign, FormatArg, ToArg};
 use crate::convert::encode::OutputEncoding;
-use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
+use crate::convert::{Convert, ConvertOptions};
 use crate::notation::write::{CaptureSign, MateSign};
 use crate::notation::Lang;
 use crate::outcome::Outcome;
@@ -95,50 +93,8 @@ pub struct Args {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// With --format parquet: add the position after each move (`fen`) to moves.parquet, which
-    /// makes it about three times as large and the conversion slower.
-    #[arg(long)]
-    pub fen: bool,
-
-    /// With --format parquet: each move as numbers in moves.parquet (from_square, to_square,
-    /// piece, captured, promotion, is_check, is_capture, is_castling, is_en_passant) and each
-    /// game's outcome as numbers in games.parquet (outcome, termination_code, is_checkmate,
-    /// is_stalemate, is_insufficient_material).
-    #[arg(long)]
-    pub numbers: bool,
-
-    /// With --format parquet: the position after each move as numbers in moves.parquet
-    /// (board: 64 piece codes from a1; turn, castling, ep_square, halfmove_clock) and the
-    /// start position in games.parquet (start_board, start_turn, ...).
-    #[arg(long)]
-    pub boards: bool,
-
-    /// With --format parquet: the columns of moves.parquet besides file, game and ply, as a
-    /// comma-separated list of names and groups (text, numbers, boards, notes, default);
-    /// --fen, --numbers and --boards add theirs. Default: san,uci,clock,eval,eval_mate,
-    /// comment,nags.
-    #[arg(long, value_name = "LIST")]
-    pub moves_columns: Option<MoveColumns>,
-
-    /// With --format parquet: leave the movetext column out of games.parquet; no move is
-    /// written again, which makes the conversion faster.
-    #[arg(long)]
-    pub no_movetext: bool,
-
-    /// What --format parquet does without --fen, which the option asked for before --fen
-    /// existed: still taken, so that scripts written then keep working.
-    #[arg(long, hide = true, conflicts_with = "fen")]
-    pub no_fen: bool,
-
-    /// With --format csv: start the output with a UTF-8 byte order mark, so Excel shows
-    /// non-ASCII names.
-    #[arg(long)]
-    pub excel: bool,
-
-    /// With --format csv: keep text from the input as it is, even cells a spreadsheet would
-    /// run as formulas.
-    #[arg(long)]
-    pub raw_csv: bool,
+    #[command(flatten)]
+    pub tables: super::tables::TableArgs,
 
     /// Write every game that is not converted, byte for byte as read, to this file (`-`:
     /// standard output, with -o FILE).
@@ -183,81 +139,6 @@ pub struct Args {
     pub rewrite: super::rewrite::RewriteArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ToArg {
-    /// Standard algebraic notation: Nf3 exd5 O-O e8=Q.
-    San,
-    /// Long algebraic, as python-chess's lan(): Ng1-f3 e4xd5 O-O e7-e8=Q.
-    Lan,
-    /// UCI: g1f3 e7e8q (e1h1 castling in Chess960).
-    Uci,
-    /// Figurines: ♘f3 ♗xf7+.
-    Fan,
-    /// Chinese short record: 马f3 马×e5 e8=后.
-    Zh,
-    /// Chinese full record: 马g1-f3 马f3×e5 e7-e8=后.
-    ZhLong,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// PGN export layout.
-    Pgn,
-    /// Chinese book layout: a header line and numbered moves.
-    Book,
-    /// One JSON object a game, every move in every notation.
-    Jsonl,
-    /// One row a main-line ply.
-    Csv,
-    /// One position a line.
-    Epd,
-    /// Two Parquet files in the folder given with -o: games.parquet and moves.parquet.
-    Parquet,
-}
-
-fn parse_capture_sign(s: &str) -> Result<CaptureSign, String> {
-    match s {
-        "×" | "times" => Ok(CaptureSign::Times),
-        "x" => Ok(CaptureSign::X),
-        ":" | "colon" => Ok(CaptureSign::Colon),
-        _ => Err("expected ×, x or :".into()),
-    }
-}
-
-fn parse_mate_sign(s: &str) -> Result<MateSign, String> {
-    match s {
-        "≠" | "ne" => Ok(MateSign::NotEqual),
-        "#" | "hash" => Ok(MateSign::Hash),
-        _ => Err("expected ≠ or #".into()),
-    }
-}
-
-impl From<ToArg> for ToNotation {
-    fn from(to: ToArg) -> ToNotation {
-        match to {
-            ToArg::San => ToNotation::San,
-            ToArg::Lan => ToNotation::Lan,
-            ToArg::Uci => ToNotation::Uci,
-            ToArg::Fan => ToNotation::Fan,
-            ToArg::Zh => ToNotation::Zh,
-            ToArg::ZhLong => ToNotation::ZhLong,
-        }
-    }
-}
-
-impl From<FormatArg> for Format {
-    fn from(format: FormatArg) -> Format {
-        match format {
-            FormatArg::Pgn => Format::Pgn,
-            FormatArg::Book => Format::Book,
-            FormatArg::Jsonl => Format::Jsonl,
-            FormatArg::Csv => Format::Csv,
-            FormatArg::Epd => Format::Epd,
-            FormatArg::Parquet => Format::Parquet,
-        }
-    }
-}
-
 impl Args {
     /// The conversion the flags ask for.
     ///
@@ -281,14 +162,14 @@ impl Args {
             checks: self.checks,
             fix_results: self.fix_results,
             output: self.output.clone(),
-            fen: self.fen,
-            no_fen: self.no_fen,
-            numbers: self.numbers,
-            boards: self.boards,
-            moves_columns: self.moves_columns,
-            no_movetext: self.no_movetext,
-            excel: self.excel,
-            raw_csv: self.raw_csv,
+            fen: self.tables.fen,
+            no_fen: self.tables.no_fen,
+            numbers: self.tables.numbers,
+            boards: self.tables.boards,
+            moves_columns: self.tables.moves_columns,
+            no_movetext: self.tables.no_movetext,
+            excel: self.tables.excel,
+            raw_csv: self.tables.raw_csv,
             rejects: self.rejects.clone(),
             add_eco: self.add_eco,
             eco_overwrite: self.eco_overwrite,

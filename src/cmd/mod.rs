@@ -9,8 +9,10 @@ pub mod select;
 
 pub mod split;
 pub mod stats;
+pub mod tables;
 pub mod tree;
 pub mod validate;
+pub mod written;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::convert::{FormatArg, ToArg};
+use super::written::{FormatArg, ToArg};
 use crate::outcome::Outcome;
 use crate::select::criteria::MatchRanges;
 use crate::select::expr::FIELDS;
