@@ -1161,8 +1161,6 @@ enum Values {
     TimeControl,
 }
 
-/// Whether a tag holds a number (a rating, a count, an id): a bound on it that is no number
-/// is a mistake, not a comparison of text.
 /// Whether a bare name on the right of a test is the game's tag of that name rather than a
 /// word: a tag of the PGN standard's roster and supplement (§8.1, §9), lichess's and FIDE's
 /// common ones, or a name ending as a rating, a date or an id does (`BlackElo`, `EventDate`,
@@ -1206,6 +1204,8 @@ fn tag_on_the_right(name: &str) -> bool {
     numeric_tag(name) || name.ends_with("Date") || KNOWN.contains(&name)
 }
 
+/// Whether a tag holds a number (a rating, a count, an id): a bound on it that is no number
+/// is a mistake, not a comparison of text.
 pub(crate) fn numeric_tag(name: &str) -> bool {
     ["Elo", "PlyCount", "FideId", "RatingDiff", "USCF"]
         .iter()
