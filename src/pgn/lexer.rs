@@ -317,7 +317,12 @@ impl<'a> Lexer<'a> {
             col_pos: 0,
             col_at: first_col.max(1),
             first_col: first_col.max(1),
-            token_on_line: first_col > 1,
+            // A game's first token has only spaces before it on its line (the reader skips
+            // them), or starts a new game after the last one's tokens with a `[`: either way
+            // no token precedes it that would keep a `%` from being an escape. Reading
+            // `first_col > 1` as a token before made a game read from where spaces end
+            // differ from the same text read with them.
+            token_on_line: false,
             number_end: None,
             line_search: None,
             record,

@@ -470,7 +470,7 @@ fn rest<E: MovetextEvents>(
         start => (at.line + count_lines(gap), at.line_start + start),
     };
     let before = &bytes[line_start..from];
-    let token_on_line = (line_start == 0 && at.first_col > 1) || !all_spaces(before);
+    let token_on_line = !all_spaces(before);
     let last_end = from
         - bytes[at.offset.min(from)..from]
             .iter()

@@ -558,11 +558,7 @@ impl<R: Read> GameReader<R> {
                         // The limit holds however the bytes arrived. The players are read
                         // again: splitting only keeps no tag values.
                         too_large(lexed, first_line);
-                        Skip::new(first_line, first_col).scan(
-                            &self.buf[start..start + len],
-                            true,
-                            lexed,
-                        );
+                        Skip::new(first_line).scan(&self.buf[start..start + len], true, lexed);
                         lexed.end_line = end_line;
                         return Ok(Some(RawGame {
                             bytes: &[],
@@ -717,7 +713,7 @@ impl<R: Read> GameReader<R> {
         let offset = self.offset;
         // The tags lexed so far may be cut: the skip reads the players again.
         too_large(lexed, first_line);
-        let mut skip = Skip::new(first_line, first_col);
+        let mut skip = Skip::new(first_line);
         loop {
             let (data, eof) = self.window();
             let (mut keep, done) = match skip.scan(data, eof, lexed) {
@@ -1028,6 +1024,30 @@ mod tests {
         assert_eq!(g[0].3, vec![LexProblemKind::GameTooLarge]);
         assert_eq!(g[1].0, b"[Event \"next\"]\n1. d4 *");
         assert_eq!(g[1].1, 5);
+    }
+
+    #[test]
+    fn a_game_after_spaces_is_read_as_with_them() {
+        // The reader starts a game where the spaces before it end; a `%` there is still at
+        // the start of its line (an escape), as when the line is lexed whole. Read otherwise,
+        // a Parquet row's cell and its row's text split into different games.
+        let kinds = |lexed: &Lexed| lexed.tokens.iter().map(|t| t.kind).collect::<Vec<_>>();
+        let mut whole = Lexed::default();
+        crate::pgn::lex_game(
+            b"  %5 1. e4 *\n1. d4 1-0 [Event \"x\"]",
+            true,
+            1,
+            &mut whole,
+        );
+        let mut r = GameReader::with_limit(
+            Chunked(b"\n  %5 1. e4 *\n1. d4 1-0 [Event \"x\"]", 100),
+            1024,
+        );
+        let mut lexed = Lexed::default();
+        let game = r.next_game(&mut lexed).unwrap().unwrap();
+        assert_eq!((game.line, game.col), (2, 3));
+        assert_eq!(lexed.tokens[0].kind, TokenKind::Escape);
+        assert_eq!(kinds(&lexed), kinds(&whole));
     }
 
     #[test]

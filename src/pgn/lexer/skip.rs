@@ -47,10 +47,10 @@ pub(crate) struct Skip {
 }
 
 impl Skip {
-    /// A skip from a game's first byte, which is at `line` and `col`.
-    pub(crate) fn new(line: u32, col: u32) -> Self {
+    /// A skip from a game's first byte, which is on `line` with no token before it there
+    /// (as the lexer starts a game).
+    pub(crate) fn new(line: u32) -> Self {
         Skip {
-            token_on_line: col > 1,
             line,
             ..Skip::default()
         }
