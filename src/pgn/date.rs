@@ -6,8 +6,9 @@
 //! and names what is wrong otherwise; the error still carries what a lenient reader can use
 //! ([`DateProblem::readable`]), so `stats` can place `2024.3.17` in time while `validate`
 //! reports it. [`GameDate::parse_whole`] reads the whole text as a date or nothing, as
-//! `select` compares dates ([`GameDate::compare_known`]); [`GameDate::parse_complete`] and
-//! [`GameDate::days_since_1970`] give a day that exists, as a `date32` column holds it;
+//! `select` compares dates ([`GameDate::compare_known`]); [`GameDate::parse_complete`] (the
+//! strict reading of the trimmed value) and [`GameDate::days_since_1970`] give a day that
+//! exists, as a `date32` column holds it;
 //! [`GameDate::written_number`] the digits as written, as `dedup` compares dates.
 //!
 //! The readings differ on purpose, and each keeps what its command has always done:
@@ -95,15 +96,13 @@ impl GameDate {
     }
 
     /// Reads a complete date that exists, `YYYY.MM.DD` after trimming (`2023.02.29` is
-    /// none): what a `date32` column holds.
+    /// none): what a `date32` column holds. The standard's reading ([`parse`]) of the
+    /// trimmed value, when it knows every part and the day is in its month.
     pub fn parse_complete(text: &str) -> Option<GameDate> {
-        let (year, month, day) = written_fields(text)?;
-        let date = GameDate {
-            year: year as u16,
-            month: Some(u8::try_from(month).ok().filter(|m| (1..=12).contains(m))?),
-            day: Some(u8::try_from(day).ok()?),
-        };
-        date.days_since_1970().map(|_| date)
+        parse(text.trim())
+            .ok()
+            .flatten()
+            .filter(|date| date.days_since_1970().is_some())
     }
 
     /// A date written `YYYY.MM.DD` in digits (after trimming), as the number `yyyymmdd`,
@@ -180,7 +179,7 @@ impl GameDate {
 }
 
 /// The year, month and day of a date written `YYYY.MM.DD` in digits (after trimming),
-/// whether or not such a day exists.
+/// whether or not such a day exists: as `dedup` keys dates ([`GameDate::written_number`]).
 fn written_fields(text: &str) -> Option<(u32, u32, u32)> {
     let mut parts = text.trim().split('.').map(Part);
     let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
@@ -495,6 +494,38 @@ mod tests {
                 date32,
                 "date32 {text:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_complete_date_is_a_written_date_that_exists() {
+        // `parse_complete` is the standard's reading of the trimmed value: the same as
+        // reading the digits as written and keeping the days that exist.
+        let years = ["2024", "0000", "????", "24", "20x4", "+024"];
+        let months = ["03", "3", "13", "00", "??", "+3", "02", "003", ""];
+        let days = ["17", "29", "31", "00", "??", "7", "32", "+7", ""];
+        let mut all = Vec::new();
+        for y in years {
+            for m in months {
+                all.extend(days.map(|d| (y, m, d)));
+            }
+        }
+        for (y, m, d) in all {
+            for text in [
+                format!("{y}.{m}.{d}"),
+                format!(" {y}.{m}.{d}\t"),
+                format!("{y}.{m}"),
+            ] {
+                let written = written_fields(&text).and_then(|(y, m, d)| {
+                    let date = GameDate {
+                        year: y as u16,
+                        month: Some(u8::try_from(m).ok().filter(|m| (1..=12).contains(m))?),
+                        day: Some(u8::try_from(d).ok()?),
+                    };
+                    date.days_since_1970().map(|_| date)
+                });
+                assert_eq!(GameDate::parse_complete(&text), written, "{text:?}");
+            }
         }
     }
 
