@@ -7,9 +7,9 @@
 //! the notation layer's business, so nothing is dropped here.
 
 mod bytes;
-mod skip;
 mod tags;
 mod token;
+mod window;
 
 use std::collections::HashSet;
 
@@ -20,12 +20,14 @@ pub(crate) use bytes::{
     last_line_start, move_number, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
-pub(crate) use skip::{Skip, Skipped};
 pub(crate) use tags::looks_like_tag;
 pub use token::{
     GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind, Lexed, Movetext,
     MovetextStart, Span, Tag, Token, TokenKind,
 };
+#[cfg(test)]
+pub(crate) use window::GIANT;
+pub(crate) use window::{lex_window, Carry, Window};
 
 /// Longest token the lexer keeps as a move; longer runs are reported as unknown.
 pub(crate) const MAX_SYMBOL: usize = 255;
@@ -307,6 +309,12 @@ impl<'a> Lexer<'a> {
     /// cleared.
     fn new(data: &'a [u8], eof: bool, at: (u32, u32), record: bool, out: &'a mut Lexed) -> Self {
         out.clear();
+        Self::resume(data, eof, at, record, out)
+    }
+
+    /// A lexer at the start of `data` that adds to what `out` holds (a window of a game
+    /// whose earlier windows `out` keeps).
+    fn resume(data: &'a [u8], eof: bool, at: (u32, u32), record: bool, out: &'a mut Lexed) -> Self {
         let (first_line, first_col) = at;
         Lexer {
             data,

@@ -9,8 +9,8 @@ use std::io::{self, Read};
 
 use super::cut::column_after;
 use super::lexer::{
-    count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, wide_space, LexEnd,
-    LexProblem, LexProblemKind, Lexed, Skip, Skipped, Span,
+    count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, lex_window, wide_space,
+    Carry, LexEnd, LexProblem, LexProblemKind, Lexed, Span, Window,
 };
 
 /// Bytes read from the source at a time.
@@ -555,10 +555,12 @@ impl<R: Read> GameReader<R> {
                         // Where the stream's reader would have given up on it depends on its
                         // reads: only it can tell.
                         self.oversized |= self.open_end;
-                        // The limit holds however the bytes arrived. The players are read
-                        // again: splitting only keeps no tag values.
+                        // The limit holds however the bytes arrived.
+                        // Splitting kept no tag values: the players are read again.
+                        lexed.clear();
+                        let game = &self.buf[start..start + len];
+                        lex_window(game, true, &mut Carry::default(), lexed);
                         too_large(lexed, first_line);
-                        Skip::new(first_line).scan(&self.buf[start..start + len], true, lexed);
                         lexed.end_line = end_line;
                         return Ok(Some(RawGame {
                             bytes: &[],
@@ -704,34 +706,40 @@ impl<R: Read> GameReader<R> {
         }
     }
 
-    /// Skips a game larger than the limit, to where the lexer would end it ([`Skip`]): one
-    /// pass over its bytes, keeping only a few at a time, so a game of any size costs linear
-    /// time and bounded memory, and the next game is read whole.
+    /// Skips a game larger than the limit, to where the lexer ends it, read a window at a time
+    /// ([`lex_window`]): one pass over its bytes, keeping only a window of them, so a game of
+    /// any size costs linear time and bounded memory, and the next game is read whole.
     fn skip_oversized(&mut self, lexed: &mut Lexed) -> io::Result<RawGame<'_>> {
         let first_line = self.line;
         let first_col = self.col;
         let offset = self.offset;
-        // The tags lexed so far may be cut: the skip reads the players again.
-        too_large(lexed, first_line);
-        let mut skip = Skip::new(first_line);
+        let mut carry = Carry::default();
+        lexed.clear();
         loop {
             let (data, eof) = self.window();
-            let (mut keep, done) = match skip.scan(data, eof, lexed) {
-                Skipped::End(n) => (n, true),
-                Skipped::Upto(n) => (n, false),
+            let buffered = data.len();
+            let (keep, done) = match lex_window(data, eof, &mut carry, lexed) {
+                Window::End(n) => (n, true),
+                Window::Upto(n) => (n, false),
             };
-            // Never between the `\r` and the `\n` of a line break, which would count twice
-            // (the skip reads the `\r` again as the space it is).
-            if !done && keep > 0 && data[keep - 1] == b'\r' {
-                keep -= 1;
-            }
             let line = self.line + count_lines(&data[..keep]);
             self.consume(keep, line);
             if done {
                 break;
             }
-            self.fill()?;
+            if keep > 0 {
+                self.fill()?;
+            } else {
+                // The window decided nothing: read on to twice as much, so that a token
+                // read again from its start costs linear time however small the reads.
+                while self.end - self.start < 2 * buffered.max(1) && self.fill()? {}
+                if self.end - self.start == buffered && !self.eof {
+                    // Nothing more comes (a piece's end): the game ends there.
+                    break;
+                }
+            }
         }
+        too_large(lexed, first_line);
         lexed.end_line = self.line;
         self.count_game();
         Ok(RawGame {
@@ -770,18 +778,27 @@ impl GameReader<io::Empty> {
     }
 }
 
-/// Leaves in `lexed` only the report that the game starting on `line` was too large.
+/// Leaves in `lexed` only the report that the game starting on `line` was too large, and the
+/// game's `White` and `Black` tags when it holds them (read by [`lex_window`]).
 fn too_large(lexed: &mut Lexed, line: u32) {
+    let players: Vec<(String, String)> = ["White", "Black"]
+        .into_iter()
+        .filter_map(|name| Some((name.to_owned(), lexed.tag(name)?.to_owned())))
+        .collect();
     lexed.clear();
+    let span = Span {
+        start: 0,
+        end: 0,
+        line,
+        col: 1,
+    };
     lexed.problems.push(LexProblem {
         kind: LexProblemKind::GameTooLarge,
-        span: Span {
-            start: 0,
-            end: 0,
-            line,
-            col: 1,
-        },
+        span,
     });
+    for (name, value) in players {
+        lexed.push_tag(&name, &value, span, false);
+    }
 }
 
 /// A source that returns at most `n` bytes a read, to force every refill path.
@@ -1010,6 +1027,50 @@ mod tests {
                     assert_eq!(got[1].0, next_line, "{what}");
                     assert_eq!(got[1].3, next, "{what}");
                 }
+            }
+        }
+    }
+
+    /// A token longer than a window (a comment, a `;` comment, a symbol, a comment left open
+    /// up to a tag line) is passed over by the lexer's rule, a window at a time: the game
+    /// ends where the lexer ends it, the next is read whole, and the buffer stays bounded.
+    #[test]
+    fn a_token_larger_than_a_window_is_passed_over_in_bounded_memory() {
+        let next = b"[Event \"next\"]\n\n1. d4 d5 1-0";
+        let n = 3 * super::super::lexer::GIANT;
+        let x = |n: usize| vec![b'x'; n];
+        let cases: [Vec<u8>; 5] = [
+            [&b"[White \"A\"]\n\n1. e4 {"[..], &x(n), b"} 1-0\n\n", next].concat(),
+            [&b"[White \"A\"]\n\n1. e4 {"[..], &x(n), b"\n\n", next].concat(),
+            [&b"[White \"A\"]\n\n1. e4 ;"[..], &x(n), b"\n1-0 ", next].concat(),
+            [&b"[White \"A\"]\n\n1. e4 e"[..], &x(n), b" 1-0 ", next].concat(),
+            [
+                &b"[White \"A\"]\n\n1. e4 {"[..],
+                &b"x\n[x".repeat(n / 4),
+                b"} 0-1\n",
+                next,
+            ]
+            .concat(),
+        ];
+        for (k, input) in cases.iter().enumerate() {
+            for size in [1000, 1 << 16] {
+                let mut r = GameReader::with_limit(Chunked(input, size), 1024);
+                r.set_read_size(size);
+                let mut lexed = Lexed::default();
+                let mut got = Vec::new();
+                let mut most = 0;
+                while let Some(g) = r.next_game(&mut lexed).unwrap() {
+                    got.push((g.bytes.to_vec(), lexed.tag("White").map(str::to_owned)));
+                    most = most.max(r.buf.len());
+                }
+                let what = format!("case {k}, reads of {size}");
+                assert_eq!(got.len(), 2, "{what}");
+                assert_eq!(got[0], (vec![], Some("A".to_owned())), "{what}");
+                assert_eq!(got[1].0, next, "{what}");
+                assert!(
+                    most < 8 * super::super::lexer::GIANT,
+                    "{what}: {most} bytes"
+                );
             }
         }
     }

@@ -15,7 +15,8 @@ use pgnkit::input::pipeline;
 use pgnkit::notation::write::{self, Notation, ZhStyle};
 use pgnkit::notation::{read_token, read_token_with, CheckClaim, Lang, MovePattern};
 use pgnkit::pgn::{
-    book, lex_game, lex_game_tags, GameReader, LexEnd, Lexed, Movetext, Span, TokenKind,
+    book, lex_game, lex_game_tags, GameReader, LexEnd, LexProblemKind, Lexed, Movetext, Span,
+    TokenKind,
 };
 use pgnkit::rules::game::{check_game, CheckOptions, GameReport};
 use pgnkit::rules::matcher::find_move;
@@ -687,11 +688,30 @@ pub fn check_input(input: &[u8], salt: usize) {
         check_lexed(game);
         check_replay(game, salt);
     }
-    // The size limit: oversized games are skipped, never a panic.
+    // The size limit: an oversized game is skipped where the lexer ends it (read a window at
+    // a time), so the games are the same games, the large ones empty and reported.
     if input.len() > 1024 {
-        for game in read_games(input, 97, Some(1024)) {
-            if !game.bytes.is_empty() {
-                check_lexed(&game);
+        let limited = read_games(input, 97, Some(1024));
+        let places = |g: &[Game]| g.iter().map(|g| (g.offset, g.line)).collect::<Vec<_>>();
+        assert_eq!(
+            places(&limited),
+            places(&games),
+            "the games read with a size limit start elsewhere"
+        );
+        for (small, game) in limited.iter().zip(&games) {
+            if small.bytes.is_empty() {
+                assert!(
+                    small
+                        .lexed
+                        .problems
+                        .iter()
+                        .any(|p| p.kind == LexProblemKind::GameTooLarge),
+                    "game {} is empty and not reported as too large",
+                    small.number
+                );
+            } else {
+                assert_eq!(small.bytes, game.bytes, "game {} differs", small.number);
+                check_lexed(small);
             }
         }
     }

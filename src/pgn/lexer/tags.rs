@@ -391,7 +391,7 @@ impl Lexer<'_> {
 }
 
 /// Bytes of a tag name: letters, digits and `_`.
-static TAG_NAME: [bool; 256] = {
+pub(super) static TAG_NAME: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
