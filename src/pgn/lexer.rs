@@ -124,8 +124,9 @@ pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> Lex
 /// Lexes the tags of a complete game (`data` is the whole game, as the reader found it) and
 /// stops where its movetext begins: [`Movetext::Bytes`], with `out` holding the tags (none, for
 /// a game that is movetext alone: the lichess Parquet `movetext` column) and a tagless game's
-/// book header lines. A game without movetext, a tagless game whose first move is not ASCII,
-/// and a game whose tag section may go on after comments are lexed whole:
+/// book header lines. A game without movetext, a tagless game whose first move is not ASCII
+/// or may be a book header's date (`1981年...`), and a game whose tag section may go on after
+/// comments are lexed whole:
 /// [`Movetext::Tokens`]. The movetext's bytes are for a reader that needs no tokens
 /// (the replay's movetext loop); one that needs them lexes the game again with [`lex_game`].
 ///
@@ -148,6 +149,9 @@ pub fn lex_game(data: &[u8], eof: bool, first_line: u32, out: &mut Lexed) -> Lex
 /// let zh = "马f3 马c6 2.e4 *".as_bytes();
 /// assert_eq!(lex_game_tags(zh, 1, 1, &mut lexed), Movetext::Tokens);
 /// assert_eq!(lexed.tokens.len(), 5);
+/// // So is one that may open with a header's date, which only its tokens tell.
+/// let dated = "1981年5月1日于北京\n1. e4 *".as_bytes();
+/// assert_eq!(lex_game_tags(dated, 1, 1, &mut lexed), Movetext::Tokens);
 /// ```
 pub fn lex_game_tags(data: &[u8], first_line: u32, first_col: u32, out: &mut Lexed) -> Movetext {
     match lex_game_tags_open(data, true, first_line, first_col, out) {
@@ -272,6 +276,20 @@ pub(crate) fn lex_game_mode(
     Lexer::new(data, eof, (first_line, first_col), record, out).run()
 }
 
+/// Whether a tagless game's first token may open a book header line that gives the date
+/// (`1981年5月1日于北京`, which [`super::book::extract_header`] reads): digits, then (after
+/// any ASCII spaces) a character that is not ASCII, `年` or a space before it. Such a game is
+/// lexed whole, so that the header is read as it is with its tokens. Looks at the first token
+/// only: a lichess movetext (`1. e4`) costs a byte or two.
+fn may_open_book_date(rest: &[u8]) -> bool {
+    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    let spaces = rest[digits..]
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    digits > 0 && rest.get(digits + spaces).is_none_or(|&c| c >= 0x80)
+}
+
 /// Where a book-layout header line (`白方:` or `黑方:`, any colon) at `start` ends, before
 /// its line break: `Some(None)` when the line is no such header, `None` when the bytes end
 /// before that is known.
@@ -388,10 +406,14 @@ impl Lexer<'_> {
         let b = self.data[start];
         // A game without tags (movetext alone, as in the lichess Parquet files) starts its
         // movetext at its first token but its book header lines (below, at a byte that is not
-        // ASCII) and its leading comments: after any other token it is lexed whole.
+        // ASCII; or a header's date, `1981年5月1日于北京`, whose year is ASCII) and its
+        // leading comments: after any other token it is lexed whole.
         if self.tags_only
             && (!self.out.tags.is_empty()
-                || (b < 0x80 && (at.last_end == at.header_end || self.lead.is_some())))
+                || (b < 0x80
+                    && ((at.last_end == at.header_end
+                        && !may_open_book_date(&self.data[start..]))
+                        || self.lead.is_some())))
         {
             if let Some(end) = self.tags_end(b, at) {
                 return Some(end);
