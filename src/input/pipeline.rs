@@ -22,7 +22,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::pgn::{lex_game_mode, lex_game_tags, lex_game_tags_open, GameReader, Lexed, Movetext};
+use crate::pgn::{lex_game_tags, lex_game_tags_open, movetext_end, GameReader, Lexed, Movetext};
 
 mod pieces;
 
@@ -68,20 +68,18 @@ impl Game<'_> {
     }
 
     /// Cuts an open game's bytes to the game, where the lexer ends it, for work that does not
-    /// replay it. Its lexing (the tags) is the same on the game's bytes.
+    /// replay it: the lexer goes on from the movetext's start, where the reader's lexing of
+    /// the tags stopped (the tags are not read twice). Its lexing (the tags) is the same on the
+    /// game's bytes.
     pub fn close(&mut self) {
-        if !self.is_open() {
+        let Movetext::Open(at) = self.movetext else {
             return;
-        }
+        };
         thread_local! {
             static SCRATCH: std::cell::RefCell<Lexed> = Default::default();
         }
-        let end = SCRATCH.with_borrow_mut(|scratch| {
-            lex_game_mode(self.bytes, true, self.line, self.col, false, scratch)
-        });
-        if let crate::pgn::LexEnd::Complete(len) = end {
-            self.cut(len);
-        }
+        let end = SCRATCH.with_borrow_mut(|scratch| movetext_end(self.bytes, at, scratch));
+        self.cut(end);
     }
 
     /// Checks the game, telling `visitor` its moves: [`crate::rules::game::check_game`] on
@@ -481,6 +479,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pgn::lexer::lex_game_mode;
     use crate::pgn::reader::Chunked;
 
     /// What `work` made of every game, in order.

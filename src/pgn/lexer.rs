@@ -261,6 +261,39 @@ impl<'a> RestLexer<'a> {
     }
 }
 
+/// Where a game ends whose tags [`lex_game_tags_open`] read, found from its movetext's start
+/// `at` on (`data` holds the game from its first byte and may run on past it, to where it
+/// surely ends): as [`lex_game_mode`] finds it from the game's first byte, without reading
+/// the tag section again. For a reader that cuts an open game to its bytes without replaying
+/// it.
+pub(crate) fn movetext_end(data: &[u8], at: MovetextStart, out: &mut Lexed) -> usize {
+    let mut lx = Lexer::new(data, true, (at.line, at.first_col), false, out);
+    lx.i = at.offset;
+    lx.line_start = at.line_start;
+    lx.col_pos = at.line_start;
+    if at.line_start > 0 {
+        lx.col_at = 1;
+    }
+    // (The tags end on this line, or the movetext starts a line of its own.)
+    lx.token_on_line = !all_spaces(&data[at.line_start..at.offset]);
+    // The movetext's first token is no `[` (that would go on with the tags): reading it as
+    // begun changes nothing but lets a move be passed over unclassified, as later ones are.
+    let mut between = Between {
+        movetext: true,
+        last_end: at.offset,
+        header_end: usize::MAX,
+        ..Between::default()
+    };
+    loop {
+        match lx.step(&mut between) {
+            None => {}
+            Some(LexEnd::Complete(end)) => return end,
+            // The end of `data` ends the game: the lexer never asks for more at its end.
+            Some(LexEnd::NeedMore) => return data.len(),
+        }
+    }
+}
+
 /// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an
 /// earlier game's result on the same line). With `record` false only the game's end, its
 /// tags and its problems are found (no tokens): the cheap pass that splits a stream into

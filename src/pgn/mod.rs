@@ -11,7 +11,7 @@ pub use lexer::{
     lex_game, lex_game_tags, GameResult, KnownTag, KnownTags, LexEnd, LexProblem, LexProblemKind,
     Lexed, Movetext, MovetextStart, Span, Tag, Token, TokenKind,
 };
-pub(crate) use lexer::{lex_game_mode, lex_game_tags_open};
+pub(crate) use lexer::{lex_game_tags_open, movetext_end};
 pub use reader::GameReader;
 pub(crate) use reader::Origin;
 

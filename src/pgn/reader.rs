@@ -309,7 +309,7 @@ impl<R: Read> GameReader<R> {
     }
 
     /// Only split the stream into games: `next_game` then fills in tags and problems but no
-    /// tokens (lex each game's bytes afterwards with [`super::lex_game_mode`]). Public for the
+    /// tokens (lex each game's bytes afterwards with [`super::lexer::lex_game_mode`]). Public for the
     /// tests that hold splitting to lexing, as the pipeline's other hooks are.
     #[doc(hidden)]
     pub fn set_split_only(&mut self, split_only: bool) {

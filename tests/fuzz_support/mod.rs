@@ -599,9 +599,24 @@ pub fn pipeline_reports_in(
     };
     let work = |g: &mut pgnkit::input::pipeline::Game<'_>| {
         let was_open = g.is_open();
+        // Closed without a replay (the lexer from the movetext's start), an open game ends
+        // where the replay ends it.
+        let mut tags = g.lexed.clone();
+        let mut closed = pgnkit::input::pipeline::Game {
+            bytes: g.bytes,
+            lexed: &mut tags,
+            number: g.number,
+            line: g.line,
+            col: g.col,
+            offset: g.offset,
+            movetext: g.movetext,
+        };
+        closed.close();
+        let closed = closed.bytes.len();
         let report = g.check(&opts, &mut NoVisitor);
         if was_open {
             OPEN_GAMES.fetch_add(1, Ordering::Relaxed);
+            assert_eq!(closed, g.bytes.len(), "game {} closed elsewhere", g.number);
         }
         (
             g.number,
