@@ -321,6 +321,21 @@ fn mutate(rng: &mut Rng, input: &mut Vec<u8>) {
 }
 
 /// One generated input: a stream of games and commentary between them, sometimes damaged.
+/// What makes a game large: an opening, a body repeated past the size limit, a close.
+const BULK: &[(&str, &str, &str)] = &[
+    ("{", "a long comment\n[x y\n", "} "),
+    ("{", "never closed ", "\n"),
+    ("(", "1. d4 d5 (2. c4 1-0) ", ") "),
+    ("", "Nf3 Nf6 Ng1 Ng8 ", ""),
+    ("", "[Tag \"v\"]\n", "\n"),
+    ("; ", "x", "\n"),
+    ("", "{ [%clk 0:01:00] } ", ""),
+    ("", "$1 ", ""),
+    ("", "% escape\n", ""),
+    ("1. ", "N", " "),
+    ("", "\r\n", ""),
+];
+
 fn generate(seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
@@ -348,6 +363,35 @@ fn generate(seed: u64) -> Vec<u8> {
             out.extend(b"1. ");
             out.extend(std::iter::repeat_n(b'N', 200 + rng.below(200)));
             out.extend(b" *");
+        }
+        // A game over the 1 KiB size limit the checks also read with, made large by one
+        // thing: a comment, a variation, moves, tags, a line comment, ... (the reader then
+        // reads it a window at a time), between ordinary games.
+        3 | 4 => {
+            if rng.percent(50) {
+                game(&mut rng, &mut out);
+                out.extend(b"\n\n");
+            }
+            let mut big = Vec::new();
+            game(&mut rng, &mut big);
+            let (open, body, close) = *rng.pick(BULK);
+            let mut piece = open.as_bytes().to_vec();
+            while piece.len() < 1100 {
+                piece.extend(body.as_bytes());
+            }
+            piece.extend(close.as_bytes());
+            let spaces: Vec<usize> = (0..big.len())
+                .filter(|&i| matches!(big[i], b' ' | b'\n'))
+                .collect();
+            let at = spaces
+                .get(rng.below(spaces.len()))
+                .map_or(big.len(), |&i| i + 1);
+            big.splice(at..at, piece);
+            out.extend(big);
+            if rng.percent(70) {
+                out.extend(b"\n\n");
+                game(&mut rng, &mut out);
+            }
         }
         _ => {
             for _ in 0..rng.below(4) + 1 {
@@ -434,6 +478,12 @@ fn generated_inputs() {
         "no game's end was found by the replay with one job: that property tested nothing"
     );
     eprintln!("{open} games whose end the replay found with one job");
+    let oversized = fuzz_support::OVERSIZED_GAMES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        cases < 20 || oversized > 0,
+        "no game was over the size limit: that property tested nothing"
+    );
+    eprintln!("{oversized} games over a 1 KiB size limit read a window at a time and compared");
 }
 
 /// Replays every file of the corpus directories; returns how many there were.

@@ -567,6 +567,11 @@ pub fn check_split(input: &[u8]) {
     }
 }
 
+/// Games read with a size limit that were too large (read by the lexer a window at a time),
+/// over all inputs checked: the size limit's property is only worth something when this is
+/// not zero.
+pub static OVERSIZED_GAMES: AtomicUsize = AtomicUsize::new(0);
+
 /// Games whose end the replay found with one job (the open fast path), over all inputs
 /// checked: the property below is only worth something when this is not zero.
 pub static OPEN_GAMES: AtomicUsize = AtomicUsize::new(0);
@@ -715,6 +720,7 @@ pub fn check_input(input: &[u8], salt: usize) {
         );
         for (small, game) in limited.iter().zip(&games) {
             if small.bytes.is_empty() {
+                OVERSIZED_GAMES.fetch_add(1, Ordering::Relaxed);
                 assert!(
                     small
                         .lexed
