@@ -224,9 +224,10 @@ pub(crate) struct RestLexer<'a> {
 }
 
 impl<'a> RestLexer<'a> {
-    /// The lexer at `resume`, its tokens and problems going to `out` (cleared).
-    pub(crate) fn new(data: &'a [u8], resume: &Resume, out: &'a mut Lexed) -> Self {
-        let mut lx = Lexer::new(data, true, (resume.line, resume.first_col), true, out);
+    /// The lexer at `resume`, its tokens (when `record`) and problems going to `out`
+    /// (cleared).
+    pub(crate) fn new(data: &'a [u8], resume: &Resume, record: bool, out: &'a mut Lexed) -> Self {
+        let mut lx = Lexer::new(data, true, (resume.line, resume.first_col), record, out);
         lx.i = resume.at;
         lx.line_start = resume.line_start;
         lx.col_pos = resume.line_start;
@@ -254,6 +255,19 @@ impl<'a> RestLexer<'a> {
         }
     }
 
+    /// Reads on to where the game ends, and says where (a loop of its own, so that the
+    /// lexer's step is inlined in it: closing a game is most of what `split` does).
+    pub(crate) fn end(self) -> usize {
+        let RestLexer { mut lx, mut at } = self;
+        loop {
+            match lx.step(&mut at) {
+                None => {}
+                Some(LexEnd::Complete(end)) => return end,
+                Some(LexEnd::NeedMore) => return lx.data.len(),
+            }
+        }
+    }
+
     /// The tokens read and not taken yet. A taker leaves a move number until a token after
     /// it has come (or the game has ended): periods read later may still be its own.
     pub(crate) fn tokens(&mut self) -> &mut Vec<Token> {
@@ -267,31 +281,19 @@ impl<'a> RestLexer<'a> {
 /// the tag section again. For a reader that cuts an open game to its bytes without replaying
 /// it.
 pub(crate) fn movetext_end(data: &[u8], at: MovetextStart, out: &mut Lexed) -> usize {
-    let mut lx = Lexer::new(data, true, (at.line, at.first_col), false, out);
-    lx.i = at.offset;
-    lx.line_start = at.line_start;
-    lx.col_pos = at.line_start;
-    if at.line_start > 0 {
-        lx.col_at = 1;
-    }
-    // (The tags end on this line, or the movetext starts a line of its own.)
-    lx.token_on_line = !all_spaces(&data[at.line_start..at.offset]);
     // The movetext's first token is no `[` (that would go on with the tags): reading it as
-    // begun changes nothing but lets a move be passed over unclassified, as later ones are.
-    let mut between = Between {
-        movetext: true,
+    // begun, as the rest lexer does, changes nothing but lets a move be passed over
+    // unclassified, as later ones are.
+    let resume = Resume {
+        at: at.offset,
+        line: at.line,
+        line_start: at.line_start,
+        first_col: at.first_col,
+        // (The tags end on this line, or the movetext starts a line of its own.)
+        token_on_line: !all_spaces(&data[at.line_start..at.offset]),
         last_end: at.offset,
-        header_end: usize::MAX,
-        ..Between::default()
     };
-    loop {
-        match lx.step(&mut between) {
-            None => {}
-            Some(LexEnd::Complete(end)) => return end,
-            // The end of `data` ends the game: the lexer never asks for more at its end.
-            Some(LexEnd::NeedMore) => return data.len(),
-        }
-    }
+    RestLexer::new(data, &resume, false, out).end()
 }
 
 /// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an

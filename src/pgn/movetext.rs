@@ -486,7 +486,7 @@ fn rest<E: MovetextEvents>(
         last_end,
     };
     let mut lexed = Lexed::default();
-    let mut lexer = RestLexer::new(bytes, &resume, &mut lexed);
+    let mut lexer = RestLexer::new(bytes, &resume, true, &mut lexed);
     lexer.tokens().extend(lead);
     let mut taker = Taker {
         start: Some(RestStart {
