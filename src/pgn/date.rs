@@ -8,8 +8,10 @@
 //! reports it. [`GameDate::parse_whole`] reads the whole text as a date or nothing, as
 //! `select` compares dates ([`GameDate::compare_known`]); [`GameDate::parse_complete`] (the
 //! strict reading of the trimmed value) and [`GameDate::days_since_1970`] give a day that
-//! exists, as a `date32` column holds it;
-//! [`GameDate::written_number`] the digits as written, as `dedup` compares dates.
+//! exists, as a `date32` column holds it; [`GameDate::written_number`] the digits as written
+//! (the standard's form without its ranges), as `dedup` compares dates. Three readings of the
+//! text in all: the standard's form (with its ranges or without), the lenient remainder of a
+//! value it refuses, and `select`'s.
 //!
 //! The readings differ on purpose, and each keeps what its command has always done:
 //!
@@ -119,8 +121,10 @@ impl GameDate {
     /// assert_eq!(GameDate::written_number("2024.??.??"), None);
     /// ```
     pub fn written_number(text: &str) -> Option<u32> {
-        let (y, m, d) = written_fields(text)?;
-        let n = y * 10_000 + m * 100 + d;
+        let [Some(y), Some(m), Some(d)] = written(text.trim(), false).ok()? else {
+            return None;
+        };
+        let n = u32::from(y) * 10_000 + u32::from(m) * 100 + u32::from(d);
         (n > 0).then_some(n)
     }
 
@@ -176,17 +180,6 @@ impl GameDate {
                 _ => Ordering::Equal,
             })
     }
-}
-
-/// The year, month and day of a date written `YYYY.MM.DD` in digits (after trimming),
-/// whether or not such a day exists: as `dedup` keys dates ([`GameDate::written_number`]).
-fn written_fields(text: &str) -> Option<(u32, u32, u32)> {
-    let mut parts = text.trim().split('.').map(Part);
-    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
-        return None;
-    }
-    Some((y.digits(4..=4)?, m.digits(2..=2)?, d.digits(2..=2)?))
 }
 
 /// One part of a date as written, between separators: the one reading of a part that every
@@ -292,15 +285,7 @@ pub fn parse(text: &str) -> Result<Option<GameDate>, DateProblem> {
 }
 
 fn strict(text: &str) -> Result<Option<GameDate>, DateProblemKind> {
-    let mut parts = text.split('.').map(Part);
-    let (Some(year), Some(month), Some(day), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(DateProblemKind::NotYmd);
-    };
-    let year = field(year, 4, 0..=9999)?;
-    let month = field(month, 2, 1..=12)?;
-    let day = field(day, 2, 1..=31)?;
+    let [year, month, day] = written(text, true)?;
     Ok(year.map(|year| {
         let month = month.map(|m| m as u8);
         GameDate {
@@ -309,6 +294,30 @@ fn strict(text: &str) -> Result<Option<GameDate>, DateProblemKind> {
             day: month.and(day.map(|d| d as u8)),
         }
     }))
+}
+
+/// The year, month and day of a value written `YYYY.MM.DD`, each all `?` (`None`) or digits,
+/// with a month 1–12 and a day 1–31 when `in_range`; otherwise the first thing wrong, part by
+/// part from the year. The one reading of the standard's form: `validate`'s check, the
+/// `date32` columns ([`GameDate::parse_complete`]) and `dedup`'s key, which takes a month 13
+/// as written ([`GameDate::written_number`]).
+fn written(text: &str, in_range: bool) -> Result<[Option<u16>; 3], DateProblemKind> {
+    let mut parts = text.split('.').map(Part);
+    let (Some(year), Some(month), Some(day), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(DateProblemKind::NotYmd);
+    };
+    let (months, days) = if in_range {
+        (1..=12, 1..=31)
+    } else {
+        (0..=99, 0..=99)
+    };
+    Ok([
+        field(year, 4, 0..=9999)?,
+        field(month, 2, months)?,
+        field(day, 2, days)?,
+    ])
 }
 
 /// One part of exactly `len` characters: all `?` (unknown), or digits giving a number in
@@ -497,10 +506,23 @@ mod tests {
         }
     }
 
+    /// The digits of a date written `YYYY.MM.DD` (after trimming), whatever their values.
+    fn digits_as_written(text: &str) -> Option<(u32, u32, u32)> {
+        let parts: Vec<&str> = text.trim().split('.').collect();
+        let [y, m, d] = parts[..] else {
+            return None;
+        };
+        let number = |p: &str, len: usize| {
+            (p.len() == len && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().unwrap())
+        };
+        Some((number(y, 4)?, number(m, 2)?, number(d, 2)?))
+    }
+
     #[test]
     fn a_complete_date_is_a_written_date_that_exists() {
         // `parse_complete` is the standard's reading of the trimmed value: the same as
-        // reading the digits as written and keeping the days that exist.
+        // reading the digits as written and keeping the days that exist; `written_number`
+        // keeps them all.
         let years = ["2024", "0000", "????", "24", "20x4", "+024"];
         let months = ["03", "3", "13", "00", "??", "+3", "02", "003", ""];
         let days = ["17", "29", "31", "00", "??", "7", "32", "+7", ""];
@@ -516,7 +538,7 @@ mod tests {
                 format!(" {y}.{m}.{d}\t"),
                 format!("{y}.{m}"),
             ] {
-                let written = written_fields(&text).and_then(|(y, m, d)| {
+                let written = digits_as_written(&text).and_then(|(y, m, d)| {
                     let date = GameDate {
                         year: y as u16,
                         month: Some(u8::try_from(m).ok().filter(|m| (1..=12).contains(m))?),
@@ -525,6 +547,10 @@ mod tests {
                     date.days_since_1970().map(|_| date)
                 });
                 assert_eq!(GameDate::parse_complete(&text), written, "{text:?}");
+                let number = digits_as_written(&text)
+                    .map(|(y, m, d)| y * 10_000 + m * 100 + d)
+                    .filter(|&n| n > 0);
+                assert_eq!(GameDate::written_number(&text), number, "{text:?}");
             }
         }
     }
