@@ -7,9 +7,10 @@
 //! a game of any size costs one pass and bounded memory, and it ends where the lexer ends it.
 //!
 //! Two things differ from lexing the game whole, so that memory stays bounded:
-//! - the tags kept from one window to the next are the game's first, `White` and `Black` (the
-//!   report that the game was skipped names the players), so a repeated tag name after a blank
-//!   line, which starts a new game, is seen within a window only;
+//! - the tags kept from one window to the next are one of each name, up to 4,096 names, with
+//!   the values of the first tag and the players only (the report that the game was skipped
+//!   names the players): past that many names, a repeated one after a blank line, which
+//!   starts a new game, is seen within a window only;
 //! - a token still undecided after [`GIANT`] bytes is one that only its end decides: a comment
 //!   (which ends at `}` or before a line that looks like a tag pair), a `;` comment, a `%`
 //!   escape or a book header line (each to its line's end), or a symbol too long to be a move
@@ -62,11 +63,11 @@ enum Passed {
 }
 
 /// Lexes the next window `data` of a game (its first window starts at the game's first byte
-/// and `carry` is new); `eof`: nothing follows it. `out` keeps the game's first tag and its
-/// players from window to window, and no tokens or problems.
+/// and `carry` is new); `eof`: nothing follows it. `out` keeps the game's tag names from
+/// window to window (the first tag's and the players' values), and no tokens or problems.
 pub(crate) fn lex_window(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Lexed) -> Window {
     let window = lex_window_tokens(data, eof, carry, out);
-    keep_players(out);
+    keep_tags(out);
     window
 }
 
@@ -239,25 +240,33 @@ fn tag_like(s: &[u8], eof: bool) -> Option<bool> {
     (!cut).then_some(false)
 }
 
-/// Leaves in `out` only the game's first tag and its `White` and `Black` tags (the first of
-/// each), which the report of a skipped game names; no tokens or problems.
-fn keep_players(out: &mut Lexed) {
+/// Distinct tag names kept from window to window (see [`keep_tags`]).
+const KEPT_NAMES: usize = 4096;
+
+/// Leaves in `out` one tag of each name (the first), up to [`KEPT_NAMES`] names: the first
+/// tag and the players with their values (the report of a skipped game names them), the
+/// others by name alone (a name repeated after a blank line starts a new game); no tokens or
+/// problems.
+fn keep_tags(out: &mut Lexed) {
     out.tokens.clear();
     out.problems.clear();
     if out.tag_count() <= 1 {
         return;
     }
+    let mut seen = std::collections::HashSet::new();
     let mut kept: Vec<(String, String, super::Span, bool)> = Vec::new();
     for (i, tag) in out.tags().enumerate() {
         let player = matches!(tag.name, "White" | "Black");
-        if (i == 0 || player) && !kept.iter().any(|k| k.0 == tag.name) {
-            kept.push((
-                tag.name.to_owned(),
-                tag.value.to_owned(),
-                tag.span,
-                tag.invalid_utf8,
-            ));
+        if (seen.len() >= KEPT_NAMES && !player) || !seen.insert(tag.name) {
+            continue;
         }
+        let value = if i == 0 || player { tag.value } else { "" };
+        kept.push((
+            tag.name.to_owned(),
+            value.to_owned(),
+            tag.span,
+            tag.invalid_utf8,
+        ));
     }
     let (content, has_result, book) = (out.content, out.has_result, out.book);
     out.clear();
