@@ -26,7 +26,9 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::ProjectionMask;
 
 use crate::diag::Code;
-use crate::pgn::lexer::{lex_game_mode, skip_spaces, LexEnd, LexProblem, LexProblemKind, Span};
+use crate::pgn::lexer::{
+    break_start, lex_game_mode, skip_spaces, LexEnd, LexProblem, LexProblemKind, Span,
+};
 use crate::pgn::reader::RECORD_END;
 use crate::pgn::{GameReader, Lexed};
 
@@ -1307,11 +1309,7 @@ fn line_breaks(text: &[u8]) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
             // Its `\n` is the break.
             return None;
         }
-        let start = if i > 0 && text[i] == b'\n' && text[i - 1] == b'\r' {
-            i - 1
-        } else {
-            i
-        };
+        let start = break_start(text, i);
         // A `\r` that ends the cell would make one break with the row's own `\n` after it.
         if i + 1 == text.len() && text[i] == b'\r' {
             return Some((start, i + 1, false));

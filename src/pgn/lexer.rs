@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use memchr::{memchr, memchr2, memchr2_iter, memchr3, memrchr2_iter};
 
 pub(crate) use bytes::{
-    all_spaces, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
+    all_spaces, break_start, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
     last_line_start, move_number, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
@@ -188,13 +188,7 @@ pub(crate) fn lex_game_tags_open(
 pub(crate) fn last_tag_line(data: &[u8]) -> Option<usize> {
     memrchr2_iter(b'\n', b'\r', data)
         .find(|&p| looks_like_tag(&data[p + 1..]))
-        .map(|p| {
-            if p > 0 && data[p] == b'\n' && data[p - 1] == b'\r' {
-                p - 1
-            } else {
-                p
-            }
-        })
+        .map(|p| break_start(data, p))
 }
 
 /// Where a [`RestLexer`] starts: the first byte of a token inside a movetext that has begun
@@ -817,11 +811,7 @@ impl Lexer<'_> {
         for p in memchr2_iter(b'\n', b'\r', scan) {
             if scan.get(p + 1) == Some(&b'[') && looks_like_tag(&scan[p + 1..]) {
                 // The comment ends before the whole line break (`\r\n` too).
-                tag_line = Some(if p > 0 && scan[p - 1] == b'\r' {
-                    p - 1
-                } else {
-                    p
-                });
+                tag_line = Some(break_start(scan, p));
                 break;
             }
         }

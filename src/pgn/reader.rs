@@ -1112,6 +1112,24 @@ mod tests {
     }
 
     #[test]
+    fn a_comment_left_open_ends_at_the_break_before_a_tag_line() {
+        // `\r\r` is two old-Mac line breaks, not one `\r\n`: the comment ends before the
+        // second, as `last_tag_line` (which finds where the reader may cut) has it. Taken
+        // for `\r\n`, the game ended one byte earlier read whole than read in pieces.
+        for (text, end) in [
+            (&b"1. e4 { open\n\r\r[White \"x\"]\n}"[..], 14),
+            (b"1. e4 { open\r\n[White \"x\"]\n}", 12),
+            (b"1. e4 { open\n[White \"x\"]\n}", 12),
+        ] {
+            let mut lexed = Lexed::default();
+            crate::pgn::lex_game(text, true, 1, &mut lexed);
+            let comment = lexed.tokens.iter().find(|t| t.kind == TokenKind::Comment);
+            assert_eq!(comment.map(|t| t.span.end), Some(end), "{text:?}");
+            assert_eq!(last_tag_line(text), Some(end as usize), "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_game_never_runs_past_the_end_of_its_record() {
         // No result, a comment left open, a variation left open, a game too large: each
         // ends with its record, however the bytes arrive; the same text as PGN is one game.

@@ -20,6 +20,17 @@ pub(crate) fn is_bare_cr(s: &[u8], i: usize) -> bool {
     s[i] == b'\r' && s.get(i + 1) != Some(&b'\n')
 }
 
+/// Where the line break that ends at `s[i]` (a `\n` or a bare `\r`) begins: at the `\r` of
+/// `\r\n`, else at `i`. Two bare `\r`s are two breaks, not one.
+#[inline]
+pub(crate) fn break_start(s: &[u8], i: usize) -> usize {
+    if i > 0 && s[i] == b'\n' && s[i - 1] == b'\r' {
+        i - 1
+    } else {
+        i
+    }
+}
+
 /// Line breaks in `s`.
 pub(crate) fn count_lines(s: &[u8]) -> u32 {
     let lf = memchr_iter(b'\n', s).count();
