@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::written::{parse_capture_sign, parse_mate_sign, FormatArg, ToArg};
+use super::written::{parse_capture_sign, parse_mate_sign};
 use crate::convert::encode::OutputEncoding;
-use crate::convert::{Convert, ConvertOptions};
+use crate::convert::{Convert, ConvertOptions, Format, ToNotation};
 use crate::notation::write::{CaptureSign, MateSign};
 use crate::notation::Lang;
 use crate::outcome::Outcome;
@@ -23,12 +23,12 @@ pub struct Args {
     pub input: super::InputArgs,
 
     /// Move notation to write.
-    #[arg(long, value_enum, default_value_t = ToArg::San)]
-    pub to: ToArg,
+    #[arg(long, value_enum, default_value_t = ToNotation::San)]
+    pub to: ToNotation,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Pgn)]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = Format::Pgn)]
+    pub format: Format,
 
     /// Chinese moves in traditional characters (馬 車) instead of simplified (马 车).
     #[arg(long)]
@@ -147,8 +147,8 @@ impl Args {
     /// A roster file (`--tag-order`) that cannot be read, or pgn-extract's `--startply`.
     pub fn options(&self) -> anyhow::Result<ConvertOptions> {
         Ok(ConvertOptions {
-            to: self.to.into(),
-            format: self.format.into(),
+            to: self.to,
+            format: self.format,
             traditional: self.traditional,
             capture_sign: self.capture_sign,
             mate_sign: self.mate_sign,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::written::{FormatArg, ToArg};
+use crate::convert::{Format, ToNotation};
 use crate::outcome::Outcome;
 use crate::select::criteria::MatchRanges;
 use crate::select::expr::FIELDS;
@@ -99,11 +99,11 @@ pub struct Args {
 
     /// Write the selected games in this move notation, as `pgnkit convert --to` does.
     #[arg(long, value_enum, value_name = "NOTATION")]
-    pub to: Option<ToArg>,
+    pub to: Option<ToNotation>,
 
     /// Write the selected games in this format, as `pgnkit convert --format` does.
     #[arg(long, value_name = "FORMAT", value_parser = formats())]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
 
     /// Classify the openings that `eco` and `opening` test with this table instead of the
     /// built-in one (lichess's TSV with columns eco, name, pgn; or pgn-extract's eco.pgn).
@@ -129,14 +129,14 @@ fn where_help() -> String {
 
 /// `--format`'s values: convert's, with `parquet` hidden, since select refuses it (still
 /// parsed, so that the refusal can say what to do instead).
-fn formats() -> impl clap::builder::TypedValueParser<Value = FormatArg> {
-    let values = FormatArg::value_variants().iter().filter_map(|f| {
+fn formats() -> impl clap::builder::TypedValueParser<Value = Format> {
+    let values = Format::value_variants().iter().filter_map(|f| {
         let value = f.to_possible_value()?;
-        Some(value.hide(*f == FormatArg::Parquet))
+        Some(value.hide(*f == Format::Parquet))
     });
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(values).map(|name: String| {
-        FormatArg::value_variants()
+        Format::value_variants()
             .iter()
             .copied()
             .find(|f| {
@@ -144,7 +144,7 @@ fn formats() -> impl clap::builder::TypedValueParser<Value = FormatArg> {
                     .is_some_and(|v| v.matches(&name, false))
             })
             // The parser accepts only the names of the variants.
-            .unwrap_or(FormatArg::Pgn)
+            .unwrap_or(Format::Pgn)
     })
 }
 
@@ -156,8 +156,8 @@ impl Args {
             invert: self.invert,
             count: self.count,
             output: self.output.clone(),
-            to: self.to.map(Into::into),
-            format: self.format.map(Into::into),
+            to: self.to,
+            format: self.format,
             eco_table: self.eco_table.clone(),
             max_game_size: self.input.max_game_size,
             quiet: self.input.quiet,

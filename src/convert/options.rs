@@ -15,21 +15,15 @@ use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::rules::game::{CheckOptions, Checks};
 
-/// The move notation a conversion writes (`--to`).
+/// The move notation a conversion writes (`--to`); [`ToNotation::help`] shows each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ToNotation {
-    /// Standard algebraic notation: Nf3 exd5 O-O e8=Q.
     #[default]
     San,
-    /// Long algebraic, as python-chess's lan(): Ng1-f3 e4xd5 O-O e7-e8=Q.
     Lan,
-    /// UCI: g1f3 e7e8q (e1h1 castling in Chess960).
     Uci,
-    /// Figurines: ♘f3 ♗xf7+.
     Fan,
-    /// Chinese short record: 马f3 马×e5 e8=后.
     Zh,
-    /// Chinese full record: 马g1-f3 马f3×e5 e7-e8=后.
     ZhLong,
 }
 
@@ -55,6 +49,18 @@ impl ToNotation {
             ToNotation::ZhLong => "zh-long",
         }
     }
+
+    /// What the notation is, with examples (the help of `--to`'s values).
+    pub fn help(self) -> &'static str {
+        match self {
+            ToNotation::San => "Standard algebraic notation: Nf3 exd5 O-O e8=Q.",
+            ToNotation::Lan => "Long algebraic, as python-chess's lan(): Ng1-f3 e4xd5 O-O e7-e8=Q.",
+            ToNotation::Uci => "UCI: g1f3 e7e8q (e1h1 castling in Chess960).",
+            ToNotation::Fan => "Figurines: ♘f3 ♗xf7+.",
+            ToNotation::Zh => "Chinese short record: 马f3 马×e5 e8=后.",
+            ToNotation::ZhLong => "Chinese full record: 马g1-f3 马f3×e5 e7-e8=后.",
+        }
+    }
 }
 
 impl FromStr for ToNotation {
@@ -74,25 +80,29 @@ impl FromStr for ToNotation {
     }
 }
 
-/// The format a conversion writes (`--format`).
+/// The format a conversion writes (`--format`); [`Format::help`] describes each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
-    /// PGN export layout.
     #[default]
     Pgn,
-    /// Chinese book layout: a header line and numbered moves.
     Book,
-    /// One JSON object a game, every move in every notation.
     Jsonl,
-    /// One row a main-line ply.
     Csv,
-    /// One position a line.
     Epd,
-    /// Two Parquet files in the output folder: games.parquet and moves.parquet.
     Parquet,
 }
 
 impl Format {
+    /// Every format, in the order the command line lists them.
+    pub const ALL: [Format; 6] = [
+        Format::Pgn,
+        Format::Book,
+        Format::Jsonl,
+        Format::Csv,
+        Format::Epd,
+        Format::Parquet,
+    ];
+
     /// The name `--format` takes.
     pub fn name(self) -> &'static str {
         match self {
@@ -102,6 +112,20 @@ impl Format {
             Format::Csv => "csv",
             Format::Epd => "epd",
             Format::Parquet => "parquet",
+        }
+    }
+
+    /// What the format is (the help of `--format`'s values).
+    pub fn help(self) -> &'static str {
+        match self {
+            Format::Pgn => "PGN export layout.",
+            Format::Book => "Chinese book layout: a header line and numbered moves.",
+            Format::Jsonl => "One JSON object a game, every move in every notation.",
+            Format::Csv => "One row a main-line ply.",
+            Format::Epd => "One position a line.",
+            Format::Parquet => {
+                "Two Parquet files in the output folder: games.parquet and moves.parquet."
+            }
         }
     }
 }
