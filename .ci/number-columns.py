@@ -11,7 +11,9 @@ this runs
 
     pgnkit convert -q --format parquet --numbers --boards --moves-columns uci -o TMP/N FILE
 
-and reads the two tables with pyarrow; games are paired by their number in the file. A game
+and reads the two tables with pyarrow; then again with `--no-movetext --moves-columns
+numbers,boards`, where no text is asked for and pgnkit keeps the numbers up from the moves
+without playing the main line again, whose moves table must be the first one's without `uci`; games are paired by their number in the file. A game
 pgnkit rejects (its diagnostics name it) has no row and is not compared (conformance.py
 compares those); a game listed in .ci/conformance-known.tsv is reported, not failed.
 
@@ -99,11 +101,20 @@ def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tu
         return 0, 0, [f"{name}: pgnkit exited {run.returncode}: {run.stderr[-300:]!r}"]
     rejected = {int(n) for n in re.findall(rb"\xc2\xb7 game (\d+) ", run.stderr)}
     games = {g["game"]: g for g in pq.read_table(out / "games.parquet").to_pylist()}
+    moves = pq.read_table(out / "moves.parquet")
     plies: dict[int, list[dict]] = defaultdict(list)
-    for row in pq.read_table(out / "moves.parquet").to_pylist():
+    for row in moves.to_pylist():
         plies[row["game"]].append(row)
     compared = skipped = 0
     problems: list[str] = []
+    numbers_only = out.with_name(out.name + "-numbers")
+    subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "--no-movetext",
+                    "--moves-columns", "numbers,boards", "-o", str(numbers_only), str(path)],
+                   capture_output=True)
+    kept = pq.read_table(numbers_only / "moves.parquet")
+    if kept.to_pylist() != moves.drop_columns(["uci"]).to_pylist():
+        problems.append(f"{name}: the numbers kept from the moves (no text asked for) are not "
+                        "those of the positions played")
     for number, read in enumerate(read_games(path), start=1):
         if read is None:
             continue

@@ -206,13 +206,15 @@ fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
             s.spawn(|| {
                 let mut scratch = RowScratch::default();
                 let mut text = Vec::new();
+                // Kept from block to block: their vectors keep the room the last one grew.
+                let mut builders = Builders::new(job);
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= blocks {
                         break;
                     }
                     let rows = b * BLOCK..((b + 1) * BLOCK).min(n);
-                    let out = block(job, rows, &mut scratch, &mut text);
+                    let out = block(job, rows, &mut scratch, &mut text, &mut builders);
                     if let Ok(mut done) = done.lock() {
                         done[b] = Some(out);
                     }
@@ -242,23 +244,45 @@ fn stream(batches: Vec<RecordBatch>, schema: SchemaRef) -> Stream {
 
 /// The schemas of the two tables (those of an empty block).
 fn schemas(job: &Job) -> Result<(SchemaRef, SchemaRef), ArrowError> {
-    let mut games = GamesBuilder::with_columns(job.game_columns);
-    let mut diagnostics = DiagnosticsBuilder::default();
-    let mut moves = MovesBuilder::with_columns(job.moves_columns);
+    let Builders {
+        mut games,
+        mut diagnostics,
+        mut moves,
+    } = Builders::new(job);
     let (g, m) = tables(&mut games, &mut diagnostics, &mut moves)?;
     Ok((g.schema(), m.schema()))
 }
 
-/// Replays games `rows` into a batch of each table.
+/// The builders of a block's batches.
+struct Builders {
+    games: GamesBuilder,
+    diagnostics: DiagnosticsBuilder,
+    moves: MovesBuilder,
+}
+
+impl Builders {
+    fn new(job: &Job) -> Builders {
+        Builders {
+            games: GamesBuilder::with_columns(job.game_columns),
+            diagnostics: DiagnosticsBuilder::default(),
+            moves: MovesBuilder::with_columns(job.moves_columns),
+        }
+    }
+}
+
+/// Replays games `rows` into a batch of each table, with `builders` (left empty).
 fn block(
     job: &Job,
     rows: std::ops::Range<usize>,
     scratch: &mut RowScratch,
     text: &mut Vec<u8>,
+    builders: &mut Builders,
 ) -> Result<(RecordBatch, RecordBatch), ArrowError> {
-    let mut games = GamesBuilder::with_columns(job.game_columns);
-    let mut diagnostics = DiagnosticsBuilder::default();
-    let mut moves = MovesBuilder::with_columns(job.moves_columns);
+    let Builders {
+        games,
+        diagnostics,
+        moves,
+    } = builders;
     for i in rows {
         text.clear();
         let fen = job.fens.as_ref().map_or(job.fen.as_deref(), |f| f.get(i));
@@ -292,7 +316,7 @@ fn block(
         moves.append(&row);
         scratch.recycle(row);
     }
-    tables(&mut games, &mut diagnostics, &mut moves)
+    tables(games, diagnostics, moves)
 }
 
 /// The batches of the builders, with the columns of the two tables of `parse_movetext`.

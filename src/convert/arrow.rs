@@ -25,7 +25,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::columns::{GameColumns, MoveColumn, MoveColumns};
-use super::numbers::{self, MoveNumbers, PositionNumbers};
+use super::numbers::{self, MoveNumbers, PositionFromMoves, PositionNumbers};
 use super::record::{GameRecord, PlyNote};
 use super::records::Eval;
 use crate::notation::fen;
@@ -390,11 +390,7 @@ impl PlyColumns {
         check: CheckClaim,
         san: Option<&str>,
     ) {
-        if self.count == 0 {
-            self.first_white = before.turn().is_white();
-        }
-        self.count += 1;
-        if !self.moves {
+        if !self.count_ply(before.turn().is_white()) {
             return;
         }
         if self.fen {
@@ -434,25 +430,47 @@ impl PlyColumns {
         }
     }
 
-    /// A main-line move of a game that starts at `start`, to `after`, when no text is kept
-    /// (the main line told at once, [`super::Collector::main_line_only`]): the position before
-    /// the move is then read only for what the start gives, the side of the first ply, its
-    /// board and the castling mode.
-    pub fn push_played(&mut self, start: &Chess, after: &Chess, mv: Move, check: CheckClaim) {
+    /// A main-line move of a game that starts at `start`, when no text is kept (the main line
+    /// told at once, [`super::Collector::main_line_only`]): the position after it as the
+    /// numbers kept from the moves, `after`, and the start read only for its castling mode.
+    pub fn push_played(
+        &mut self,
+        start: &Chess,
+        mv: Move,
+        check: CheckClaim,
+        after: &PositionFromMoves,
+    ) {
         debug_assert!(
             !self.text && !self.fen,
             "the text of a move needs its position"
         );
-        self.push_move(start, after, mv, check, None);
+        // The side that made it: `after`'s other one.
+        if !self.count_ply(!after.numbers().white_to_move) {
+            return;
+        }
+        let end = self.end();
+        self.ends.push([end, end, end]);
+        if self.with_numbers {
+            let mode = start.castles().mode();
+            self.numbers.push(MoveNumbers::of(mv, mode, check));
+        }
+        if self.with_positions {
+            self.positions.push(after.numbers().clone());
+        }
+    }
+
+    /// Counts a ply made by White (`white`) or Black; whether its columns are kept.
+    fn count_ply(&mut self, white: bool) -> bool {
+        if self.count == 0 {
+            self.first_white = white;
+        }
+        self.count += 1;
+        self.moves
     }
 
     /// A main-line null move: `--` in SAN, `0000` in UCI, so that the moves still replay.
     pub fn push_null(&mut self, after: &Chess) {
-        if self.count == 0 {
-            self.first_white = after.turn().is_black();
-        }
-        self.count += 1;
-        if !self.moves {
+        if !self.count_ply(after.turn().is_black()) {
             return;
         }
         if self.fen {

@@ -38,7 +38,10 @@ use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
-use crate::rules::visit::{self, MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{self, MainLine, MoveAt, Needs, Positions, Visitor};
+use numbers::PositionFromMoves;
+#[cfg(debug_assertions)]
+use numbers::PositionNumbers;
 
 /// One replayed move, written in the target notation.
 #[derive(Clone, Debug)]
@@ -339,34 +342,49 @@ impl Visitor for Collector {
         }
     }
 
-    fn main_line(&mut self, moves: &[Move]) {
+    fn main_line(&mut self, line: MainLine<'_>) {
         if !self.main_line_only {
             return;
         }
         let (Some(c), Some(start)) = (self.columns.as_deref_mut(), self.start_pos.as_ref()) else {
             return;
         };
-        c.reserve(moves.len() + self.main_nulls.len());
+        c.reserve(line.moves.len() + self.main_nulls.len());
         let mut nulls = self.main_nulls.iter().peekable();
-        let mut moves = moves.iter();
-        // One position, played in place: no copy a ply.
-        let mut pos = start.clone();
+        let mut moves = line.moves.iter().zip(line.checks);
+        // The numbers are kept up from the moves and the checks the replay found: the line is
+        // not played again.
+        let mut pos = PositionFromMoves::new(start);
+        #[cfg(debug_assertions)]
+        let mut played = start.clone();
         for ply in 0.. {
             if let Some((_, after)) = nulls.next_if(|(at, _)| *at == ply) {
                 c.push_null(after);
-                pos = after.clone();
+                pos = PositionFromMoves::new(after);
+                #[cfg(debug_assertions)]
+                {
+                    played = after.clone();
+                }
                 continue;
             }
-            let Some(&mv) = moves.next() else { break };
-            pos.play_unchecked(mv);
+            let Some((&mv, &gives_check)) = moves.next() else {
+                break;
+            };
+            pos.play(mv);
+            #[cfg(debug_assertions)]
+            {
+                played.play_unchecked(mv);
+                debug_assert_eq!(*pos.numbers(), PositionNumbers::of(&played), "{mv:?}");
+                debug_assert_eq!(gives_check, played.is_check(), "{mv:?}");
+            }
             // Check or not is all the numbers say: no text is written from it, so a mate
             // need not be told apart.
-            let check = if pos.checkers().any() {
+            let check = if gives_check {
                 CheckClaim::Check
             } else {
                 CheckClaim::None
             };
-            c.push_played(start, &pos, mv, check);
+            c.push_played(start, mv, check, &pos);
         }
     }
 

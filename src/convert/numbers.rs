@@ -14,7 +14,8 @@
 
 use shakmaty::uci::UciMove;
 use shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+    Castles, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Rank, Role,
+    Square,
 };
 
 use crate::notation::CheckClaim;
@@ -171,6 +172,91 @@ impl PositionNumbers {
     }
 }
 
+/// The numbers of a position kept up from the moves alone, without the position: what a main
+/// line told at once ([`crate::rules::visit::MainLine`]) needs, with the checks the replay
+/// found, so that no one plays the line a second time. Each move changes them as shakmaty's
+/// `play` changes its position (the board by [`board_after`]'s rule, the clock, the en
+/// passant square, the castling rights); debug builds hold them to a position played beside.
+#[derive(Clone, Debug)]
+pub struct PositionFromMoves {
+    numbers: PositionNumbers,
+    castles: Castles,
+}
+
+impl PositionFromMoves {
+    /// The numbers of `start`, to be played on.
+    pub fn new(start: &Chess) -> PositionFromMoves {
+        PositionFromMoves {
+            numbers: PositionNumbers::of(start),
+            castles: start.castles().clone(),
+        }
+    }
+
+    /// The numbers of the position now.
+    pub fn numbers(&self) -> &PositionNumbers {
+        &self.numbers
+    }
+
+    /// Plays `mv`, a legal move of the side to move.
+    pub fn play(&mut self, mv: Move) {
+        let n = &mut self.numbers;
+        let mover = if n.white_to_move {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let code = |role: Role| role_code(role) + if n.white_to_move { 0 } else { 6 };
+        let board = &mut n.board;
+        squares_changed(mv, mover, |square, role| {
+            board[square as usize] = role.map_or(0, code);
+        });
+        n.halfmove_clock = if mv.is_zeroing() {
+            0
+        } else {
+            n.halfmove_clock.saturating_add(1)
+        };
+        n.ep_square = None;
+        match mv {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                ..
+            } => {
+                // A pawn's double step from its own second rank (shakmaty's rule): the square
+                // it passed over, whether or not a capture en passant can follow.
+                let double = role == Role::Pawn
+                    && from.rank() == mover.relative_rank(Rank::Second)
+                    && (to as u8).abs_diff(from as u8) == 16;
+                if double {
+                    n.ep_square = Some((from as u8 + to as u8) / 2);
+                }
+                // Only a king, a rook or a rook taken changes the rights: most moves leave
+                // the bits as they are.
+                let rook_taken = capture == Some(Role::Rook);
+                if n.castling != 0 && (matches!(role, Role::King | Role::Rook) || rook_taken) {
+                    match role {
+                        Role::King => self.castles.discard_color(mover),
+                        Role::Rook => self.castles.discard_rook(from),
+                        _ => {}
+                    }
+                    if rook_taken {
+                        self.castles.discard_rook(to);
+                    }
+                    n.castling = castling_bits(&self.castles);
+                }
+            }
+            Move::Castle { .. } => {
+                self.castles.discard_color(mover);
+                n.castling = castling_bits(&self.castles);
+            }
+            Move::EnPassant { .. } | Move::Put { .. } => {}
+        }
+        n.white_to_move = !n.white_to_move;
+    }
+}
+
 /// The board after `mv`, made by `mover`, from the board before it: the squares the move
 /// touches, not a board written anew (a position's twelve bitboards cost about 180
 /// instructions a ply, this about twenty).
@@ -257,7 +343,11 @@ pub fn board_codes(pos: &Chess) -> [u8; 64] {
 /// king side (`k`), 8 Black's queen side (`q`). A side is the side of the king its rook is on,
 /// in Chess960 too (python-chess's `has_kingside_castling_rights`).
 pub fn castling_mask(pos: &Chess) -> u8 {
-    let castles = pos.castles();
+    castling_bits(pos.castles())
+}
+
+/// [`castling_mask`] of the rights `castles`.
+fn castling_bits(castles: &Castles) -> u8 {
     let mut mask = 0;
     for (bit, color, side) in [
         (1, Color::White, CastlingSide::KingSide),
@@ -331,6 +421,49 @@ mod tests {
         assert_eq!(n.flags, MoveNumbers::CAPTURE | MoveNumbers::EN_PASSANT);
         let n = MoveNumbers::null(false);
         assert_eq!((n.from, n.piece, n.flags), (MoveNumbers::NONE, 0, 0));
+    }
+
+    #[test]
+    fn numbers_kept_from_the_moves_are_the_positions_numbers() {
+        // Each line from its FEN (Chess960 where the rooks are not in the corners): castling
+        // rights lost by a king's move, a rook's move and a rook taken on its square,
+        // castling both ways, double steps, en passant, promotions, the clock.
+        let lines = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                CastlingMode::Standard,
+                "e4 d5 exd5 c5 dxc6 Nf6 cxb7 Bg4 bxa8=Q Qc7 Qxb8+ Kd7 Nf3 e5 Be2 Bd6 O-O Rxb8 \
+                 Re1 Kc8 h4 g5 hxg5 h5 gxh6",
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 5 20",
+                CastlingMode::Standard,
+                "Rxa8+ Ke7 Raxh8 Kd6 O-O Kc5",
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+                CastlingMode::Standard,
+                "O-O-O Ke2 Rh2+ Kf3 Rxh1",
+            ),
+            (
+                "nrkbqrbn/pppppppp/8/8/8/8/PPPPPPPP/NRKBQRBN w FBfb - 0 1",
+                CastlingMode::Chess960,
+                "e4 e5 Be2 Be7 O-O-O O-O-O Kb1 Kb8",
+            ),
+        ];
+        for (fen, mode, sans) in lines {
+            let mut pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            let mut kept = PositionFromMoves::new(&pos);
+            for san in sans.split_whitespace() {
+                let mv = San::from_ascii(san.as_bytes())
+                    .unwrap()
+                    .to_move(&pos)
+                    .unwrap_or_else(|e| panic!("{san} in {fen}: {e}"));
+                pos.play_unchecked(mv);
+                kept.play(mv);
+                assert_eq!(*kept.numbers(), PositionNumbers::of(&pos), "{san} in {fen}");
+            }
+        }
     }
 
     #[test]

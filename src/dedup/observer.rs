@@ -3,10 +3,10 @@
 //! of dedup is here, so a change to that API is a change to this file.
 
 use shakmaty::zobrist::Zobrist128;
-use shakmaty::{Chess, EnPassantMode, Move, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::{move_code, MoveHash};
-use crate::rules::visit::{Needs, Ply, Positions, Visitor};
+use crate::rules::visit::{MainLine, Needs, Ply, Positions, Visitor};
 
 /// Collects what dedup needs of a game's moves: the start position's hash, the moves' codes
 /// (up to the first that could not be replayed) and, when asked, the position at one ply.
@@ -95,7 +95,8 @@ impl Visitor for DigestObserver {
 
     /// Codes and hashes the moves in one pass: the hash's steps each wait for the one before,
     /// and the codes are worked out in their shadow.
-    fn main_line(&mut self, moves: &[Move]) {
+    fn main_line(&mut self, line: MainLine<'_>) {
+        let moves = line.moves;
         let mut h = MoveHash::new(self.start);
         self.moves.extend(moves.iter().map(|m| {
             let code = move_code(m);

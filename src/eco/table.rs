@@ -10,7 +10,7 @@ use crate::notation::{CaptureClaim, MovePattern, ReadMove};
 use crate::pgn::movetext::passed_over;
 use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
 use crate::rules::game::replay_movetext;
-use crate::rules::visit::{Needs, Ply, Visitor};
+use crate::rules::visit::{MainLine, Needs, Ply, Visitor};
 
 /// A table line that does not read or replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,7 +275,8 @@ impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
 
     fn play(&mut self, _: &Ply<'_>) {}
 
-    fn main_line(&mut self, moves: &[Move]) {
+    fn main_line(&mut self, line: MainLine<'_>) {
+        let moves = line.moves;
         let text = |t: &Token| &self.bytes[t.span.start as usize..t.span.end as usize];
         let tokens = self
             .tokens

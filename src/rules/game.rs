@@ -513,7 +513,8 @@ mod tests {
             self.events
                 .push(format!("play {at:?} {fen} {mv:?} {check:?} {san:?}"));
         }
-        fn main_line(&mut self, moves: &[shakmaty::Move]) {
+        fn main_line(&mut self, line: crate::rules::visit::MainLine<'_>) {
+            let moves = line.moves;
             self.events.push(format!("main line {moves:?}"));
         }
         fn unplayed(&mut self, at: crate::rules::visit::MoveAt) {

@@ -21,7 +21,7 @@ use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Checks};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::outcome::Ending;
-use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
+use crate::rules::visit::{MainLine, MoveAt, Needs, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
@@ -61,6 +61,7 @@ struct ReplayBuffers {
     lines: Vec<Line>,
     read_buf: Vec<ReadMove>,
     main_line: Vec<Move>,
+    main_checks: Vec<bool>,
 }
 
 thread_local! {
@@ -85,11 +86,13 @@ impl ReplayBuffers {
         }
         if self.main_line.capacity() > KEEP {
             self.main_line = Vec::new();
+            self.main_checks = Vec::new();
         }
         self.history.clear();
         self.lines.clear();
         self.read_buf.clear();
         self.main_line.clear();
+        self.main_checks.clear();
         SPARE_BUFFERS.set(self);
     }
 }
@@ -120,6 +123,8 @@ pub(super) struct Replay<'a> {
     /// ([`Needs::main_moves`]): they are gathered in `main_line` and told at the end.
     tell_moves: bool,
     main_line: Vec<Move>,
+    /// Whether each move of `main_line` gives check.
+    main_checks: Vec<bool>,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
     /// Main-line moves told to the visitor so far.
@@ -184,6 +189,7 @@ impl<'a> Replay<'a> {
             keep_positions: positions != Positions::None || tell_moves,
             tell_moves,
             main_line: buffers.main_line,
+            main_checks: buffers.main_checks,
             position_plies: positions.plies(),
             main_moves_told: 0,
             record_movetext: needs.movetext,
@@ -223,13 +229,17 @@ impl<'a> Replay<'a> {
     pub(super) fn finish(mut self) -> Replayed {
         self.count_repeated();
         if self.tell_moves {
-            self.visitor.main_line(&self.main_line);
+            self.visitor.main_line(MainLine {
+                moves: &self.main_line,
+                checks: &self.main_checks,
+            });
         }
         let Replay {
             mut main,
             mut lines,
             read_buf,
             main_line,
+            main_checks,
             result_token,
             main_broken,
             chinese_moves,
@@ -241,6 +251,7 @@ impl<'a> Replay<'a> {
             lines,
             read_buf,
             main_line,
+            main_checks,
         }
         .give_back();
         Replayed {
@@ -567,6 +578,7 @@ impl Replay<'_> {
         }
         if depth == 0 && self.tell_moves {
             self.main_line.push(mv);
+            self.main_checks.push(gives_check);
         }
         if is_main {
             self.main_ply(

@@ -152,6 +152,16 @@ pub struct MoveAt {
     pub depth: usize,
 }
 
+/// The main line's moves, told at once after the movetext ([`Visitor::main_line`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MainLine<'a> {
+    /// The moves, in order.
+    pub moves: &'a [Move],
+    /// Whether each move gives check, as the replay found it playing the move: a visitor
+    /// that needs no more of the positions than that need not play them again.
+    pub checks: &'a [bool],
+}
+
 /// Sees a game as it is replayed, so that writers (`convert`), statistics and filters can use
 /// the replay without doing it again. Every event but [`Visitor::play`] does nothing unless
 /// implemented.
@@ -175,7 +185,7 @@ pub trait Visitor {
 
     /// Every main-line move played, in order (null moves are not moves), up to where the main
     /// line broke: told once, after the movetext, when [`Needs::main_moves`].
-    fn main_line(&mut self, _moves: &[Move]) {}
+    fn main_line(&mut self, _line: MainLine<'_>) {}
 
     /// A move token that was not played: it could not be replayed, was skipped after one that
     /// could not, or lies in a variation nested too deep to replay. Told once a token; a
@@ -244,8 +254,8 @@ macro_rules! tell_each {
             $each!(self, v => v.play(ply));
         }
 
-        fn main_line(&mut self, moves: &[Move]) {
-            $each!(self, v => v.main_line(moves));
+        fn main_line(&mut self, line: MainLine<'_>) {
+            $each!(self, v => v.main_line(line));
         }
 
         fn unplayed(&mut self, at: MoveAt) {

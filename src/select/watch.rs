@@ -8,7 +8,7 @@ use shakmaty::{Board, ByColor, ByRole, Chess, Color, Move, Piece, Position};
 use super::expr::{Target, Watched};
 use super::material;
 use crate::convert::numbers::squares_changed;
-use crate::rules::visit::{MoveAt, Needs, Ply, Positions, Visitor};
+use crate::rules::visit::{MainLine, MoveAt, Needs, Ply, Positions, Visitor};
 
 /// Which targets the game reached, as the replay goes.
 pub struct Watch<'a> {
@@ -214,7 +214,8 @@ impl Visitor for Watch<'_> {
         }
     }
 
-    fn main_line(&mut self, moves: &[Move]) {
+    fn main_line(&mut self, line: MainLine<'_>) {
+        let moves = line.moves;
         let Some(pos) = self.start.take().filter(|_| self.by_moves) else {
             return;
         };
