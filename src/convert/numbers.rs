@@ -12,7 +12,6 @@
 //!   it: e1g1 in standard chess, and the king onto its rook (e1h1) in Chess960. (shakmaty's
 //!   `Move::Castle` is always king → rook.)
 
-use shakmaty::uci::UciMove;
 use shakmaty::{
     Castles, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Rank, Role,
     Square,
@@ -75,36 +74,64 @@ impl MoveNumbers {
     /// assert_eq!(n.to, 7, "the king onto its rook");
     /// ```
     pub fn of(mv: Move, mode: CastlingMode, check: CheckClaim) -> MoveNumbers {
-        let (from, to, promotion) = match mv.to_uci(mode) {
-            UciMove::Normal {
+        let check = if check == CheckClaim::None {
+            0
+        } else {
+            Self::CHECK
+        };
+        // One match on the move (a ply's cost counts): the squares as UCI writes them.
+        let (from, to, piece, captured, promotion, flags) = match mv {
+            Move::Normal {
+                role,
                 from,
+                capture,
                 to,
                 promotion,
-            } => (from as u8, to as u8, promotion.map_or(0, role_code)),
+            } => (
+                from as u8,
+                to as u8,
+                role_code(role),
+                capture.map_or(0, role_code),
+                promotion.map_or(0, role_code),
+                if capture.is_some() { Self::CAPTURE } else { 0 },
+            ),
+            Move::EnPassant { from, to } => (
+                from as u8,
+                to as u8,
+                role_code(Role::Pawn),
+                role_code(Role::Pawn),
+                0,
+                Self::CAPTURE | Self::EN_PASSANT,
+            ),
+            Move::Castle { king, rook } => {
+                // Standard chess writes the king's two steps (e1g1), Chess960 the king onto
+                // its rook (e1h1): UCI's rule, as `Move::to_uci` has it.
+                let to = match mode {
+                    CastlingMode::Standard => {
+                        let side = CastlingSide::from_king_side(king < rook);
+                        Square::from_coords(side.king_to_file(), king.rank())
+                    }
+                    CastlingMode::Chess960 => rook,
+                };
+                (
+                    king as u8,
+                    to as u8,
+                    role_code(Role::King),
+                    0,
+                    0,
+                    Self::CASTLING,
+                )
+            }
             // No drops in the games replayed; a drop would have no square it came from.
-            UciMove::Put { to, .. } => (Self::NONE, to as u8, 0),
-            UciMove::Null => (Self::NONE, Self::NONE, 0),
+            Move::Put { role, to } => (Self::NONE, to as u8, role_code(role), 0, 0, 0),
         };
-        let mut flags = 0;
-        if check != CheckClaim::None {
-            flags |= Self::CHECK;
-        }
-        if mv.is_capture() {
-            flags |= Self::CAPTURE;
-        }
-        if mv.is_castle() {
-            flags |= Self::CASTLING;
-        }
-        if mv.is_en_passant() {
-            flags |= Self::EN_PASSANT;
-        }
         MoveNumbers {
             from,
             to,
-            piece: role_code(mv.role()),
-            captured: mv.capture().map_or(0, role_code),
+            piece,
+            captured,
             promotion,
-            flags,
+            flags: flags | check,
         }
     }
 
