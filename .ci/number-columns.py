@@ -9,11 +9,12 @@ flags.
 For every PGN file of ../shared/corpus (python-chess/, chess-library/, lichess/, twic/, eco/)
 this runs
 
-    pgnkit convert -q --format parquet --numbers --boards --moves-columns uci -o TMP/N FILE
+    pgnkit convert -q --format parquet --numbers --boards --moves-columns uci,notes -o TMP/N FILE
 
 and reads the two tables with pyarrow; then again with `--no-movetext --moves-columns
-numbers,boards`, where no text is asked for and pgnkit keeps the numbers up from the moves
-without playing the main line again, whose moves table must be the first one's without `uci`; games are paired by their number in the file. A game
+numbers,boards,notes`, where no text is asked for and pgnkit keeps the numbers up from the
+moves without playing the main line again and takes the notes as the replay tells them, whose
+moves table must be the first one's without `uci`; games are paired by their number in the file. A game
 pgnkit rejects (its diagnostics name it) has no row and is not compared (conformance.py
 compares those); a game listed in .ci/conformance-known.tsv is reported, not failed.
 
@@ -95,7 +96,7 @@ def start_columns(board: chess.Board) -> dict:
 def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tuple[int, int,
                                                                                      list[str]]:
     run = subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "--numbers",
-                          "--boards", "--moves-columns", "uci", "-o", str(out), str(path)],
+                          "--boards", "--moves-columns", "uci,notes", "-o", str(out), str(path)],
                          capture_output=True)
     if run.returncode not in (0, 1):
         return 0, 0, [f"{name}: pgnkit exited {run.returncode}: {run.stderr[-300:]!r}"]
@@ -109,12 +110,13 @@ def check_file(pgnkit: str, name: str, path: Path, out: Path, known: dict) -> tu
     problems: list[str] = []
     numbers_only = out.with_name(out.name + "-numbers")
     subprocess.run([pgnkit, "convert", "-q", "--format", "parquet", "--no-movetext",
-                    "--moves-columns", "numbers,boards", "-o", str(numbers_only), str(path)],
+                    "--moves-columns", "numbers,boards,notes", "-o", str(numbers_only),
+                    str(path)],
                    capture_output=True)
     kept = pq.read_table(numbers_only / "moves.parquet")
     if kept.to_pylist() != moves.drop_columns(["uci"]).to_pylist():
-        problems.append(f"{name}: the numbers kept from the moves (no text asked for) are not "
-                        "those of the positions played")
+        problems.append(f"{name}: the numbers kept from the moves and the notes told with "
+                        "them (no text asked for) are not those of the moves played one by one")
     for number, read in enumerate(read_games(path), start=1):
         if read is None:
             continue

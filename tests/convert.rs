@@ -746,6 +746,17 @@ fn fen_of(pos: &shakmaty::Chess) -> String {
 }
 
 #[test]
+fn castling_after_a_null_move_keeps_standard_uci() {
+    // The position after a null move was made in Chess960's castling mode, so a standard
+    // game's castling after it was written e1h1 (the king onto its rook).
+    let out = convert(
+        &["--to", "uci", "-"],
+        Some(b"1. e4 e5 2. Nf3 Nc6 3. Bc4 -- 4. O-O Nf6 *\n"),
+    );
+    assert!(out.contains("4.e1g1 g8f6"), "{out}");
+}
+
+#[test]
 fn null_moves_are_kept_so_the_moves_still_replay() {
     // CSV: the main line, null moves included, replays to each row's FEN.
     let out = convert(&["--format", "csv", "--to", "uci", NULLS], None);

@@ -213,9 +213,10 @@ fn convert_game(
     let result = super::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
     // The tables read the elements for their movetext column and the plies' notes only.
+    // When the main line was told at once, its notes came apart from the elements.
     let tables_without_them = args.format == Format::Parquet
         && args.no_movetext
-        && !collector.columns.as_ref().is_some_and(|c| c.has_notes());
+        && (collector.main_line_only || !collector.columns.as_ref().is_some_and(|c| c.has_notes()));
     let elements = if tables_without_them {
         Vec::new()
     } else {
@@ -305,7 +306,7 @@ fn convert_game(
                 pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
             }
             let mut row = Box::new(record().into_owned());
-            row.set_plies(&elements, collector);
+            row.set_plies(&elements, collector, game.bytes, keep);
             if collector.needs_nothing {
                 // The replay told no move: its report counts them.
                 row.plies.set_count(report.plies as usize);

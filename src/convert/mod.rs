@@ -38,7 +38,7 @@ use crate::notation::write::{self, Notation};
 use crate::notation::{self, CheckClaim, MovePattern};
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
-use crate::rules::visit::{self, MainLine, MoveAt, Needs, Positions, Visitor};
+use crate::rules::visit::{self, MainLine, MoveAt, Needs, NoteAt, Positions, Visitor};
 use numbers::PositionFromMoves;
 #[cfg(debug_assertions)]
 use numbers::PositionNumbers;
@@ -141,15 +141,20 @@ pub struct Collector {
     /// counted from its report ([`arrow::PlyColumns::set_count`]).
     pub needs_nothing: bool,
     /// The rows keep of the moves only what the main line's moves themselves give (their
-    /// numbers, the boards after them): the replay then keeps to its movetext loop and copies
-    /// no position a ply, and tells the moves at once after the movetext
-    /// ([`Visitor::main_line`]), which the columns play again from the start position.
+    /// numbers, the boards after them) and the main line's notes: the replay then keeps to its
+    /// movetext loop and copies no position a ply, tells the moves at once after the movetext
+    /// ([`Visitor::main_line`]), from which the columns keep the positions' numbers up, and
+    /// the comments and NAGs with the ply they follow ([`Needs::notes`]).
     pub main_line_only: bool,
     /// For `main_line_only`: the position the game starts from, and the main line's null
     /// moves (which [`Visitor::main_line`] leaves out) by the ply they are, with the position
     /// after each.
     start_pos: Option<Chess>,
     main_nulls: Vec<(usize, Chess)>,
+    /// For `main_line_only`: the main line's comments and NAGs (`Recorded::Comment`,
+    /// `Recorded::Nag`), each with the count of main-line plies before it, for the rows'
+    /// notes ([`Needs::notes`]).
+    main_notes: Vec<(u32, Recorded)>,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
     /// (see [`Collector::set_budget`]).
     budget: usize,
@@ -191,6 +196,7 @@ impl Collector {
             main_line_only: false,
             start_pos: None,
             main_nulls: Vec::new(),
+            main_notes: Vec::new(),
             budget: usize::MAX,
             spent: 0,
             over_budget: false,
@@ -245,6 +251,7 @@ impl Collector {
         self.spent = 0;
         self.over_budget = false;
         self.main_nulls.clear();
+        self.main_notes.clear();
         if let Some(c) = &mut self.columns {
             c.clear();
         }
@@ -254,6 +261,16 @@ impl Collector {
     fn element(&mut self, element: Recorded) {
         if self.afford(ELEMENT_COST) {
             self.recorded.push(element);
+        }
+    }
+
+    /// Keeps a comment or a NAG: an element, or (the main line told at once) a note of the
+    /// main line with the ply it follows.
+    fn note(&mut self, at: NoteAt, note: Recorded) {
+        if !self.main_line_only {
+            self.element(note);
+        } else if at.depth == 0 && self.afford(ELEMENT_COST) {
+            self.main_notes.push((at.main_plies, note));
         }
     }
 
@@ -271,6 +288,8 @@ impl Visitor for Collector {
         if self.main_line_only {
             return Needs {
                 main_moves: true,
+                // The plies' clocks, evaluations, comments and NAGs, if the rows have them.
+                notes: self.columns.as_ref().is_some_and(|c| c.has_notes()),
                 ..Needs::NOTHING
             };
         }
@@ -279,6 +298,7 @@ impl Visitor for Collector {
             movetext: true,
             tags: false,
             main_moves: false,
+            notes: false,
         }
     }
 
@@ -432,12 +452,12 @@ impl Visitor for Collector {
         });
     }
 
-    fn comment(&mut self, start: u32, end: u32) {
-        self.element(Recorded::Comment { start, end });
+    fn comment(&mut self, at: NoteAt, start: u32, end: u32) {
+        self.note(at, Recorded::Comment { start, end });
     }
 
-    fn nag(&mut self, nag: u16) {
-        self.element(Recorded::Nag(nag));
+    fn nag(&mut self, at: NoteAt, nag: u16) {
+        self.note(at, Recorded::Nag(nag));
     }
 
     fn begin_variation(&mut self) {
@@ -577,6 +597,41 @@ fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str
     }
 }
 
+/// The comment at bytes `start..end` as an element: its text without its braces (or `;`).
+fn comment_element<'a>(
+    text: &impl Fn(u32, u32) -> Cow<'a, str>,
+    start: u32,
+    end: u32,
+) -> Element<'a> {
+    let s = text(start, end);
+    Element::Comment(if s.starts_with(';') {
+        comment_text(s, ';', None)
+    } else {
+        comment_text(s, '{', Some('}'))
+    })
+}
+
+/// The main line's comments and NAGs as elements, each with the count of main-line plies
+/// before it, when the main line was told at once ([`Collector::main_line_only`]); those
+/// `keep` drops left out.
+pub(crate) fn main_note_elements<'a>(
+    bytes: &'a [u8],
+    collector: &'a Collector,
+    keep: Keep,
+) -> impl Iterator<Item = (u32, Element<'a>)> + 'a {
+    let text = span_text(bytes);
+    collector
+        .main_notes
+        .iter()
+        .filter_map(move |&(plies, ref note)| match *note {
+            Recorded::Comment { start, end } if !keep.no_comments => {
+                Some((plies, comment_element(&text, start, end)))
+            }
+            Recorded::Nag(n) if !keep.no_nags => Some((plies, Element::Nag(n))),
+            _ => None,
+        })
+}
+
 /// The movetext of a replayed game as elements, from what the replay told the collector:
 /// the moves as the collected plies (written anew), move numbers and the result left out
 /// (writers put their own), tokens that were not played kept as written (en passant marks
@@ -627,12 +682,7 @@ pub(crate) fn elements_until<'a>(
         match *piece {
             Recorded::Move(i) => out.push(Element::Move(i)),
             Recorded::Comment { start, end } if !keep.no_comments => {
-                let s = text(start, end);
-                out.push(Element::Comment(if s.starts_with(';') {
-                    comment_text(s, ';', None)
-                } else {
-                    comment_text(s, '{', Some('}'))
-                }));
+                out.push(comment_element(&text, start, end));
             }
             Recorded::Nag(n) if !keep.no_nags => out.push(Element::Nag(n)),
             Recorded::VariationStart if keep.no_variations => skipping = 1,

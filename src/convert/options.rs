@@ -328,15 +328,14 @@ impl ConvertOptions {
     }
 
     /// Whether the Arrow rows need of the moves only what the main line's moves give (see
-    /// [`Collector::main_line_only`]): no movetext column, no SAN, UCI, FEN or notes a ply, no
-    /// repairs to count.
+    /// [`Collector::main_line_only`]), with the notes that come with them: no movetext column,
+    /// no SAN, UCI or FEN a ply, no repairs to count.
     pub(super) fn rows_need_main_line_only(&self) -> bool {
         let columns = self.table_moves_columns();
         !self.games_only
             && self.no_movetext
             && !self.repair
             && !columns.any_of(MoveColumns::TEXT)
-            && !columns.any_of(MoveColumns::NOTES)
             && !columns.has(MoveColumn::Fen)
     }
 

@@ -21,7 +21,7 @@ use std::ops::Range;
 use super::arrow::PlyColumns;
 use super::numbers::FinalFlags;
 use super::records::{self, read_notes, Eval, MoveRecord};
-use super::{Collector, Element};
+use super::{Collector, Element, Keep};
 use crate::diag::Severity;
 use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
@@ -237,7 +237,13 @@ impl<'a> GameRecord<'a> {
     /// Adds the main-line plies the collector [kept](Collector::columns), which it takes, and
     /// (when they are kept move by move) their clocks, evaluations, comments and NAGs from the
     /// game's elements: what the tables hold.
-    pub fn set_plies(&mut self, elements: &[Element], collector: &mut Collector) {
+    pub fn set_plies(
+        &mut self,
+        elements: &[Element],
+        collector: &mut Collector,
+        bytes: &[u8],
+        keep: Keep,
+    ) {
         self.plies = collector
             .columns
             .take()
@@ -247,7 +253,9 @@ impl<'a> GameRecord<'a> {
             })
             .unwrap_or_default();
         // Only the moves table shows them, when it has their columns.
-        if self.plies.has_notes() {
+        if self.plies.has_notes() && collector.main_line_only {
+            self.set_main_notes(bytes, collector, keep);
+        } else if self.plies.has_notes() {
             self.set_notes(elements, collector);
         }
     }
@@ -465,15 +473,9 @@ impl<'a> GameRecord<'a> {
         let mut depth = 0usize;
         let mut current: Option<usize> = None;
         let mut next = 0usize;
-        let first_white = self.plies.first_white();
-        let white = |i: usize| first_white == i.is_multiple_of(2);
         // The comments' text at once, rather than growing with each (a clock a ply).
-        let comments = elements.iter().map(|e| match e {
-            Element::Comment(text) => text.len() + 1,
-            _ => 0,
-        });
-        self.notes_text.reserve(comments.sum());
-        for el in elements {
+        self.notes_text.reserve(comments_len(elements.iter()));
+        let notes = elements.iter().filter_map(|el| {
             match el {
                 Element::VariationStart => depth += 1,
                 Element::VariationEnd => depth = depth.saturating_sub(1),
@@ -486,8 +488,38 @@ impl<'a> GameRecord<'a> {
                     current = (next < plies).then_some(next);
                     next += 1;
                 }
+                Element::Comment(_) | Element::Nag(_) => return current.map(|i| (i, el)),
+                Element::Move(_) | Element::Raw(_) => {}
+            }
+            None
+        });
+        self.add_notes(notes);
+    }
+
+    /// [`GameRecord::set_notes`] of a game whose main line was told at once
+    /// ([`Collector::main_line_only`]): its comments and NAGs came with the count of plies
+    /// before them, so the k-th ply's are those after k plies.
+    fn set_main_notes(&mut self, bytes: &[u8], collector: &Collector, keep: Keep) {
+        let plies = self.plies.len();
+        let notes: Vec<_> = super::main_note_elements(bytes, collector, keep)
+            .filter_map(|(before, el)| {
+                let i = (before as usize).checked_sub(1)?;
+                (i < plies).then_some((i, el))
+            })
+            .collect();
+        self.notes_text
+            .reserve(comments_len(notes.iter().map(|(_, el)| el)));
+        self.add_notes(notes.iter().map(|(i, el)| (*i, el)));
+    }
+
+    /// Adds comments and NAGs (other elements are passed over) to the plies they follow.
+    fn add_notes<'e>(&mut self, notes: impl Iterator<Item = (usize, &'e Element<'e>)>) {
+        let plies = self.plies.len();
+        let first_white = self.plies.first_white();
+        let white = |i: usize| first_white == i.is_multiple_of(2);
+        for (i, el) in notes {
+            match el {
                 Element::Comment(text) => {
-                    let Some(i) = current else { continue };
                     let text = super::trim(text);
                     if self.ply_notes.is_empty() {
                         self.ply_notes.resize(plies, PlyNote::default());
@@ -506,7 +538,6 @@ impl<'a> GameRecord<'a> {
                     note.comment = Some(start..end_of(&self.notes_text));
                 }
                 Element::Nag(n) => {
-                    let Some(i) = current else { continue };
                     if self.ply_notes.is_empty() {
                         self.ply_notes.resize(plies, PlyNote::default());
                     }
@@ -520,10 +551,20 @@ impl<'a> GameRecord<'a> {
                         r.end = at + 1;
                     }
                 }
-                Element::Move(_) | Element::Raw(_) => {}
+                _ => {}
             }
         }
     }
+}
+
+/// Bytes the comments among `elements` take in a row's notes text.
+fn comments_len<'e>(elements: impl Iterator<Item = &'e Element<'e>>) -> usize {
+    elements
+        .map(|e| match e {
+            Element::Comment(text) => text.len() + 1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The game's tags with `extra` (`--add-eco`'s) in place of those of the same name, and

@@ -60,6 +60,7 @@ impl Visitor for DigestObserver {
             movetext: false,
             tags: false,
             main_moves: true,
+            notes: false,
         }
     }
 

@@ -54,6 +54,7 @@ impl Visitor for EcoObserver<'_> {
             movetext: false,
             tags: false,
             main_moves: false,
+            notes: false,
         }
     }
 

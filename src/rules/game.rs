@@ -526,11 +526,14 @@ mod tests {
         fn repaired(&mut self, at: crate::rules::visit::MoveAt, written: &str) {
             self.events.push(format!("repaired {at:?} {written}"));
         }
-        fn comment(&mut self, start: u32, end: u32) {
-            self.events.push(format!("comment {start}..{end}"));
+        fn comment(&mut self, at: crate::rules::visit::NoteAt, start: u32, end: u32) {
+            let (depth, plies) = (at.depth, at.main_plies);
+            self.events
+                .push(format!("comment {start}..{end} at {depth}/{plies}"));
         }
-        fn nag(&mut self, nag: u16) {
-            self.events.push(format!("nag {nag}"));
+        fn nag(&mut self, at: crate::rules::visit::NoteAt, nag: u16) {
+            let (depth, plies) = (at.depth, at.main_plies);
+            self.events.push(format!("nag {nag} at {depth}/{plies}"));
         }
         fn begin_variation(&mut self) {
             self.events.push("(".into());
@@ -562,18 +565,21 @@ mod tests {
                 movetext: true,
                 tags: true,
                 main_moves: false,
+                notes: false,
             },
             Needs {
                 positions: Positions::First(2),
                 movetext: false,
                 tags: false,
                 main_moves: true,
+                notes: false,
             },
             Needs {
                 positions: Positions::None,
                 movetext: true,
                 tags: false,
                 main_moves: false,
+                notes: false,
             },
         ];
         for pgn in games {

@@ -8,8 +8,7 @@ mod findings;
 mod main_line;
 
 use shakmaty::{
-    zobrist::Zobrist64, Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move,
-    Position,
+    zobrist::Zobrist64, Bitboard, Chess, Color, EnPassantMode, FromSetup, Move, Position,
 };
 
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
@@ -21,7 +20,7 @@ use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Checks};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::outcome::Ending;
-use crate::rules::visit::{MainLine, MoveAt, Needs, Ply, Positions, Visitor};
+use crate::rules::visit::{MainLine, MoveAt, Needs, NoteAt, Ply, Positions, Visitor};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
@@ -192,7 +191,7 @@ impl<'a> Replay<'a> {
             main_checks: buffers.main_checks,
             position_plies: positions.plies(),
             main_moves_told: 0,
-            record_movetext: needs.movetext,
+            record_movetext: needs.movetext || needs.notes,
             visitor,
             token: (0, 0),
             variation_follows: false,
@@ -265,6 +264,14 @@ impl<'a> Replay<'a> {
 }
 
 impl Replay<'_> {
+    /// Where a comment or a NAG read now is.
+    fn note_at(&self) -> NoteAt {
+        NoteAt {
+            depth: self.lines.len() - 1 + self.skipped_depth,
+            main_plies: self.main.plies,
+        }
+    }
+
     /// Where the token being replayed is, at `depth`.
     fn at(&self, depth: usize) -> MoveAt {
         MoveAt {
@@ -652,7 +659,9 @@ impl Replay<'_> {
             setup.fullmoves = setup.fullmoves.saturating_add(1);
         }
         setup.turn = !before.turn();
-        match Chess::from_setup(setup, CastlingMode::Chess960) {
+        // In the game's own castling mode: a standard game's castling after a null move is
+        // still written e1g1 in UCI, not e1h1.
+        match Chess::from_setup(setup, before.castles().mode()) {
             Ok(p) => {
                 line.pos = p;
                 line.checkers = None;

@@ -47,6 +47,10 @@ pub struct Needs {
     /// [`Visitor::play`] was told of it or not): the moves past [`Needs::positions`] cost no
     /// copy of their position and no call, and the replay keeps to its movetext loop.
     pub main_moves: bool,
+    /// The movetext's comments and NAGs ([`Visitor::comment`], [`Visitor::nag`]) with where
+    /// they are ([`NoteAt`]), without the moves' positions: with [`Needs::main_moves`], what
+    /// a table of the main line's plies and their notes needs.
+    pub notes: bool,
 }
 
 impl Needs {
@@ -56,6 +60,7 @@ impl Needs {
         movetext: false,
         tags: false,
         main_moves: false,
+        notes: false,
     };
 
     /// What two visitors need together: the more positions of the two, and each thing
@@ -77,6 +82,7 @@ impl Needs {
             movetext: self.movetext || other.movetext,
             tags: self.tags || other.tags,
             main_moves: self.main_moves || other.main_moves,
+            notes: self.notes || other.notes,
         }
     }
 }
@@ -152,6 +158,14 @@ pub struct MoveAt {
     pub depth: usize,
 }
 
+/// Where a comment or a NAG is: its depth (0 on the main line) and the main line's plies
+/// played before it (null moves too), so that a visitor told no move knows the ply it follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoteAt {
+    pub depth: usize,
+    pub main_plies: u32,
+}
+
 /// The main line's moves, told at once after the movetext ([`Visitor::main_line`]).
 #[derive(Clone, Copy, Debug)]
 pub struct MainLine<'a> {
@@ -201,11 +215,12 @@ pub trait Visitor {
     fn repaired(&mut self, _at: MoveAt, _written: &str) {}
 
     /// A comment, bytes `start..end` of the game: a brace comment with its braces, or a `;`
-    /// comment to the end of its line (told when [`Needs::movetext`]).
-    fn comment(&mut self, _start: u32, _end: u32) {}
+    /// comment to the end of its line (told when [`Needs::movetext`] or [`Needs::notes`]).
+    fn comment(&mut self, _at: NoteAt, _start: u32, _end: u32) {}
 
-    /// A NAG (`$n`, or a glyph glued to the move before), told when [`Needs::movetext`].
-    fn nag(&mut self, _nag: u16) {}
+    /// A NAG (`$n`, or a glyph glued to the move before), told when [`Needs::movetext`] or
+    /// [`Needs::notes`].
+    fn nag(&mut self, _at: NoteAt, _nag: u16) {}
 
     /// A variation starts (a `(`), replacing the last move of the line it is in; told for a
     /// variation nested too deep to replay too (its moves are [`Visitor::unplayed`]).
@@ -270,12 +285,12 @@ macro_rules! tell_each {
             $each!(self, v => v.repaired(at, written));
         }
 
-        fn comment(&mut self, start: u32, end: u32) {
-            $each!(self, v => v.comment(start, end));
+        fn comment(&mut self, at: NoteAt, start: u32, end: u32) {
+            $each!(self, v => v.comment(at, start, end));
         }
 
-        fn nag(&mut self, nag: u16) {
-            $each!(self, v => v.nag(nag));
+        fn nag(&mut self, at: NoteAt, nag: u16) {
+            $each!(self, v => v.nag(at, nag));
         }
 
         fn begin_variation(&mut self) {

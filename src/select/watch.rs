@@ -205,6 +205,7 @@ impl Visitor for Watch<'_> {
             movetext: false,
             tags: false,
             main_moves: self.by_moves,
+            notes: false,
         }
     }
 

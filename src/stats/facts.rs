@@ -30,6 +30,7 @@ impl Visitor for OpeningMoves {
             movetext: false,
             tags: false,
             main_moves: false,
+            notes: false,
         }
     }
 

@@ -71,6 +71,7 @@ impl Visitor for PlyObserver {
             movetext: false,
             tags: false,
             main_moves: false,
+            notes: false,
         }
     }
 

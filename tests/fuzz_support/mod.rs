@@ -281,6 +281,7 @@ impl Visitor for Observer<'_> {
             movetext: false,
             tags: false,
             main_moves: false,
+            notes: false,
         }
     }
 
@@ -391,6 +392,7 @@ impl Visitor for MainLine {
             movetext: false,
             tags: false,
             main_moves: false,
+            notes: false,
         }
     }
 

@@ -21,12 +21,14 @@ impl MovetextEvents for Replay<'_> {
 
     #[inline(always)]
     fn comment(&mut self, start: u32, end: u32) {
-        self.visitor.comment(start, end);
+        let at = self.note_at();
+        self.visitor.comment(at, start, end);
     }
 
     #[inline(always)]
     fn nag(&mut self, nag: u16) {
-        self.visitor.nag(nag);
+        let at = self.note_at();
+        self.visitor.nag(at, nag);
     }
 
     #[inline(always)]
