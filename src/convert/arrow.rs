@@ -256,6 +256,8 @@ pub struct PlyColumns {
     text: bool,
     /// Keep each ply's clock, evaluation, comment and NAGs.
     notes: bool,
+    /// Keep each ply's comment text (a column of the notes).
+    comments: bool,
     /// Keep each move as numbers, in `numbers`.
     with_numbers: bool,
     /// Keep the position after each ply as numbers, in `positions`.
@@ -292,6 +294,7 @@ impl PlyColumns {
             moves: true,
             text: columns.any_of(MoveColumns::TEXT),
             notes: columns.any_of(MoveColumns::NOTES),
+            comments: columns.has(MoveColumn::Comment),
             with_numbers: columns.any_of(MoveColumns::NUMBERS),
             with_positions: columns.any_of(MoveColumns::POSITION),
             with_start: games.boards,
@@ -336,6 +339,11 @@ impl PlyColumns {
     /// Whether each ply's SAN, UCI and notes are kept (for the moves table).
     pub fn has_moves(&self) -> bool {
         self.moves
+    }
+
+    /// Whether each ply's comment text is kept.
+    pub fn keeps_comments(&self) -> bool {
+        self.comments
     }
 
     /// Whether each ply's clock, evaluation, comment and NAGs are kept.

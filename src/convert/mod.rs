@@ -632,6 +632,16 @@ pub(crate) fn main_note_elements<'a>(
         })
 }
 
+/// Bytes the main line's comments take at most in a row's notes text
+/// ([`Collector::main_line_only`]).
+pub(crate) fn main_comments_len(collector: &Collector) -> usize {
+    let len = |note: &Recorded| match *note {
+        Recorded::Comment { start, end } => (end - start) as usize + 1,
+        _ => 0,
+    };
+    collector.main_notes.iter().map(|(_, n)| len(n)).sum()
+}
+
 /// The movetext of a replayed game as elements, from what the replay told the collector:
 /// the moves as the collected plies (written anew), move numbers and the result left out
 /// (writers put their own), tokens that were not played kept as written (en passant marks

@@ -493,7 +493,9 @@ impl<'a> GameRecord<'a> {
             }
             None
         });
-        self.add_notes(notes);
+        for (i, el) in notes {
+            self.add_note(i, el);
+        }
     }
 
     /// [`GameRecord::set_notes`] of a game whose main line was told at once
@@ -501,58 +503,53 @@ impl<'a> GameRecord<'a> {
     /// before them, so the k-th ply's are those after k plies.
     fn set_main_notes(&mut self, bytes: &[u8], collector: &Collector, keep: Keep) {
         let plies = self.plies.len();
-        let notes: Vec<_> = super::main_note_elements(bytes, collector, keep)
-            .filter_map(|(before, el)| {
-                let i = (before as usize).checked_sub(1)?;
-                (i < plies).then_some((i, el))
-            })
-            .collect();
-        self.notes_text
-            .reserve(comments_len(notes.iter().map(|(_, el)| el)));
-        self.add_notes(notes.iter().map(|(i, el)| (*i, el)));
-    }
-
-    /// Adds comments and NAGs (other elements are passed over) to the plies they follow.
-    fn add_notes<'e>(&mut self, notes: impl Iterator<Item = (usize, &'e Element<'e>)>) {
-        let plies = self.plies.len();
-        let first_white = self.plies.first_white();
-        let white = |i: usize| first_white == i.is_multiple_of(2);
-        for (i, el) in notes {
-            match el {
-                Element::Comment(text) => {
-                    let text = super::trim(text);
-                    if self.ply_notes.is_empty() {
-                        self.ply_notes.resize(plies, PlyNote::default());
-                    }
-                    let mover_white = white(i);
-                    let note = &mut self.ply_notes[i];
-                    read_notes(text, mover_white, &mut note.clock, &mut note.eval);
-                    let start = match note.comment.take() {
-                        Some(r) => {
-                            self.notes_text.push(' ');
-                            r.start
-                        }
-                        None => end_of(&self.notes_text),
-                    };
-                    self.notes_text.push_str(text);
-                    note.comment = Some(start..end_of(&self.notes_text));
-                }
-                Element::Nag(n) => {
-                    if self.ply_notes.is_empty() {
-                        self.ply_notes.resize(plies, PlyNote::default());
-                    }
-                    // A ply's NAGs are consecutive: they follow it before the next ply.
-                    let at = end_of_nags(&self.nags);
-                    self.nags.push(*n);
-                    let r = &mut self.ply_notes[i].nags;
-                    if r.start == r.end {
-                        *r = at..at + 1;
-                    } else {
-                        r.end = at + 1;
-                    }
-                }
+        self.notes_text.reserve(super::main_comments_len(collector));
+        for (before, el) in super::main_note_elements(bytes, collector, keep) {
+            match (before as usize).checked_sub(1) {
+                Some(i) if i < plies => self.add_note(i, &el),
                 _ => {}
             }
+        }
+    }
+
+    /// Adds a comment or a NAG (other elements are passed over) to ply `i`, which it follows:
+    /// a comment's clock and evaluation, and its text when the comment column is kept.
+    fn add_note(&mut self, i: usize, el: &Element) {
+        let plies = self.plies.len();
+        if self.ply_notes.is_empty() {
+            self.ply_notes.resize(plies, PlyNote::default());
+        }
+        match el {
+            Element::Comment(text) => {
+                let text = super::trim(text);
+                let mover_white = self.plies.first_white() == i.is_multiple_of(2);
+                let note = &mut self.ply_notes[i];
+                read_notes(text, mover_white, &mut note.clock, &mut note.eval);
+                if !self.plies.keeps_comments() {
+                    return;
+                }
+                let start = match note.comment.take() {
+                    Some(r) => {
+                        self.notes_text.push(' ');
+                        r.start
+                    }
+                    None => end_of(&self.notes_text),
+                };
+                self.notes_text.push_str(text);
+                note.comment = Some(start..end_of(&self.notes_text));
+            }
+            Element::Nag(n) => {
+                // A ply's NAGs are consecutive: they follow it before the next ply.
+                let at = end_of_nags(&self.nags);
+                self.nags.push(*n);
+                let r = &mut self.ply_notes[i].nags;
+                if r.start == r.end {
+                    *r = at..at + 1;
+                } else {
+                    r.end = at + 1;
+                }
+            }
+            _ => {}
         }
     }
 }

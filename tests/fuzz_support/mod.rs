@@ -435,7 +435,51 @@ fn assert_fast_report(
 
 /// Replays every game (book header too) under a few option sets and checks the observer's
 /// view; reads every move token on its own.
+/// The moves table of numbers, boards and notes is the same whether the main line is told at
+/// once (no text asked for: the numbers kept up from the moves, the notes told with where
+/// they are) or move by move with its positions (UCI asked for too).
+pub fn check_table_paths(bytes: &[u8]) {
+    use pgnkit::convert::arrow::MovesBuilder;
+    use pgnkit::convert::columns::{MoveColumn, MoveColumns};
+    use pgnkit::convert::{Convert, ConvertOptions, Format, RowScratch};
+    thread_local! {
+        static CONVERTS: [(Convert, MoveColumns); 2] = {
+            let numbers = MoveColumns::NUMBERS
+                .union(MoveColumns::POSITION)
+                .union(MoveColumns::NOTES);
+            [numbers, numbers.with(MoveColumn::Uci)].map(|columns| {
+                let options = ConvertOptions {
+                    format: Format::Parquet,
+                    no_movetext: true,
+                    moves_columns: Some(columns),
+                    ..ConvertOptions::default()
+                };
+                (Convert::new(options).unwrap(), columns)
+            })
+        };
+    }
+    CONVERTS.with(|converts| {
+        let tables = converts.each_ref().map(|(convert, columns)| {
+            let mut scratch = RowScratch::default();
+            let row = convert.game_row_in(bytes, "", 1, &mut scratch)?;
+            let mut moves = MovesBuilder::with_columns(*columns);
+            moves.append(&row);
+            let batch = moves.finish().unwrap();
+            let uci = batch.schema().index_of("uci").ok();
+            let kept: Vec<usize> = (0..batch.num_columns())
+                .filter(|&i| Some(i) != uci)
+                .collect();
+            Some(batch.project(&kept).unwrap())
+        });
+        assert_eq!(
+            tables[0], tables[1],
+            "moves table told at once, and move by move"
+        );
+    });
+}
+
 pub fn check_replay(game: &Game, salt: usize) {
+    check_table_paths(&game.bytes);
     // The replay's fast path (tags lexed, movetext read from the bytes) gives the report the
     // general path gives.
     let mut tags = Lexed::default();
