@@ -266,6 +266,7 @@ impl Collector {
 
     /// Keeps a comment or a NAG: an element, or (the main line told at once) a note of the
     /// main line with the ply it follows.
+    #[inline(always)]
     fn note(&mut self, at: NoteAt, note: Recorded) {
         if !self.main_line_only {
             self.element(note);
@@ -452,6 +453,8 @@ impl Visitor for Collector {
         });
     }
 
+    // Inline, as `play`: a lichess game has a comment (a clock) a ply.
+    #[inline(always)]
     fn comment(&mut self, at: NoteAt, start: u32, end: u32) {
         self.note(at, Recorded::Comment { start, end });
     }
@@ -574,6 +577,7 @@ fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(u32, u32) -> Cow<'a, str> {
 }
 
 /// A comment's text without its braces (or its `;`: `open`).
+#[inline(always)]
 fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str> {
     let strip = |t: &str| -> (usize, usize) {
         let inner = t.strip_prefix(open).unwrap_or(t);
@@ -598,6 +602,8 @@ fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str
 }
 
 /// The comment at bytes `start..end` as an element: its text without its braces (or `;`).
+/// Inlined: a ply's comment (a clock) passes here on every ply of a lichess game.
+#[inline(always)]
 fn comment_element<'a>(
     text: &impl Fn(u32, u32) -> Cow<'a, str>,
     start: u32,
