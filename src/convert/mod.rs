@@ -578,16 +578,13 @@ fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(u32, u32) -> Cow<'a, str> {
 
 /// A comment's text without its braces (or its `;`: `open`).
 #[inline(always)]
-fn comment_text(s: Cow<'_, str>, open: char, close: Option<char>) -> Cow<'_, str> {
+fn comment_text(s: Cow<'_, str>, open: u8, close: Option<u8>) -> Cow<'_, str> {
+    // ASCII delimiters: bytes compared, and the text cut at character boundaries.
     let strip = |t: &str| -> (usize, usize) {
-        let inner = t.strip_prefix(open).unwrap_or(t);
-        let inner = close.and_then(|c| inner.strip_suffix(c)).unwrap_or(inner);
-        let start = if t.starts_with(open) {
-            open.len_utf8()
-        } else {
-            0
-        };
-        (start, start + inner.len())
+        let bytes = t.as_bytes();
+        let start = usize::from(bytes.first() == Some(&open));
+        let closed = close.is_some() && bytes.len() > start && bytes.last() == close.as_ref();
+        (start, bytes.len() - usize::from(closed))
     };
     match s {
         Cow::Borrowed(t) => {
@@ -611,9 +608,9 @@ fn comment_element<'a>(
 ) -> Element<'a> {
     let s = text(start, end);
     Element::Comment(if s.starts_with(';') {
-        comment_text(s, ';', None)
+        comment_text(s, b';', None)
     } else {
-        comment_text(s, '{', Some('}'))
+        comment_text(s, b'{', Some(b'}'))
     })
 }
 
