@@ -338,10 +338,7 @@ impl Convert {
     fn row_collector(&self) -> Collector {
         let args = &self.options;
         let mut collector = Collector::new(args.notation(), false);
-        collector.columns = Some(Box::new(args.ply_columns()));
-        collector.write_moves = !args.no_movetext;
-        collector.needs_nothing = args.rows_need_no_moves();
-        collector.main_line_only = args.rows_need_main_line_only();
+        args.set_up_for_rows(&mut collector);
         collector.reserve(PLIES_RESERVED);
         collector
     }

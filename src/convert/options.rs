@@ -378,15 +378,21 @@ impl ConvertOptions {
         let positions = records || self.rewrite.needs_positions();
         let mut collector = Collector::new(self.notation(), positions);
         if self.format == Format::Parquet {
-            collector.columns = Some(Box::new(self.ply_columns()));
-            collector.write_moves = !self.no_movetext;
-            collector.needs_nothing = self.rows_need_no_moves();
-            collector.main_line_only = self.rows_need_main_line_only();
+            self.set_up_for_rows(&mut collector);
         }
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
         collector.set_budget(self.game_budget());
         collector
+    }
+
+    /// Sets `collector` up for the tables' rows: the columns a ply keeps, and how much of the
+    /// moves the rows need told ([`Collector::needs_nothing`], [`Collector::main_line_only`]).
+    pub(super) fn set_up_for_rows(&self, collector: &mut Collector) {
+        collector.columns = Some(Box::new(self.ply_columns()));
+        collector.write_moves = !self.no_movetext;
+        collector.needs_nothing = self.rows_need_no_moves();
+        collector.main_line_only = self.rows_need_main_line_only();
     }
 
     /// Bytes a game's moves and elements may take while it is converted: a few times
