@@ -124,6 +124,11 @@ fn interrupted() -> bool {
 /// A batch's buffer larger than this (it grew for a huge game) is not kept for reuse.
 const KEEP_BUFFER: usize = 1 << 20;
 
+/// A batch goes to a worker once its games hold this many bytes, or are this many: enough
+/// for the channel's cost not to count, small enough for the workers to share the work.
+const BATCH_BYTES: usize = 256 << 10;
+const BATCH_GAMES: usize = 1024;
+
 /// How [`run_with`] shares the work out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Strategy {
@@ -132,9 +137,9 @@ enum Strategy {
     /// Pieces of the stream go to the workers, each cut where a game starts
     /// ([`run_pieces`]).
     Pieces,
-    /// The reader thread splits the stream into games and lends its buffers to the workers,
-    /// each as one batch: for a stream whose first piece holds no game start (a first game
-    /// of a huge comment), where cutting pieces would find nothing to cut at.
+    /// The reader thread splits the stream into games and hands them to the workers in
+    /// batches: for a stream of records, and for one whose first piece holds no game start
+    /// (a first game of a huge comment), where cutting pieces would find nothing to cut at.
     Batches,
 }
 
@@ -239,55 +244,49 @@ where
         drop(spare_tx);
         let producer = scope.spawn(move || -> io::Result<u64> {
             reader.set_split_only(true);
-            // Games stay in the buffer they were read into; each buffer the reader retires
-            // goes to a worker whole, as one batch.
-            reader.lend_buffers();
             let mut lexed = Lexed::default();
             let mut seq = 0;
-            let mut games = Vec::new();
-            let mut send =
-                |bytes: Vec<u8>, games: &mut Vec<GamePlace>, reader: &mut GameReader<R>| {
-                    if games.is_empty() {
-                        reader.give_spare(bytes);
-                        return true;
-                    }
-                    let batch = Batch {
-                        bytes,
-                        games: std::mem::take(games),
-                    };
-                    let sent = job_tx.send((seq, batch)).is_ok();
-                    seq += 1;
-                    sent
-                };
+            let mut batch = Batch::default();
+            let mut send = |batch: &mut Batch, spare: Vec<u8>| {
+                let full = std::mem::replace(
+                    batch,
+                    Batch {
+                        bytes: spare,
+                        games: Vec::new(),
+                    },
+                );
+                let sent = job_tx.send((seq, full)).is_ok();
+                seq += 1;
+                sent
+            };
             while let Some(raw) = reader.next_game(&mut lexed)? {
                 if interrupted() {
                     break;
                 }
                 let oversized = raw.bytes.is_empty() && !lexed.problems.is_empty();
-                let place = GamePlace {
-                    range: raw.at..raw.at + raw.bytes.len(),
+                // Copied into the batch: a memcpy costs a few thousandths of what lexing
+                // and replaying the game cost the worker.
+                let at = batch.bytes.len();
+                batch.bytes.extend_from_slice(raw.bytes);
+                batch.games.push(GamePlace {
+                    range: at..batch.bytes.len(),
                     number: raw.number,
                     line: raw.line,
                     col: raw.col,
                     offset: raw.offset,
                     oversized: oversized.then(|| Box::new(std::mem::take(&mut lexed))),
-                };
-                // A refill during this call retired the buffer of the games before this one.
-                if let Some(bytes) = reader.take_retired() {
-                    if !send(bytes, &mut games, &mut reader) {
+                });
+                if batch.bytes.len() >= BATCH_BYTES || batch.games.len() >= BATCH_GAMES {
+                    let mut spare = spare_rx.try_recv().unwrap_or_default();
+                    spare.clear();
+                    if !send(&mut batch, spare) {
                         return Ok(reader.bytes_read());
                     }
                 }
-                games.push(place);
-                while let Ok(spare) = spare_rx.try_recv() {
-                    reader.give_spare(spare);
-                }
             }
-            if let Some(bytes) = reader.take_retired() {
-                send(bytes, &mut games, &mut reader);
+            if !batch.games.is_empty() {
+                send(&mut batch, Vec::new());
             }
-            let rest = reader.take_buffer();
-            send(rest, &mut games, &mut reader);
             Ok(reader.bytes_read())
         });
         let delivered = deliver(out_rx, &mut sink);
@@ -437,9 +436,8 @@ fn joined(reader: thread::ScopedJoinHandle<'_, io::Result<u64>>) -> io::Result<u
         .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))
 }
 
-/// Games handed to a worker at once: a buffer the reader retired, and where each game lies
-/// in it.
-#[derive(Debug)]
+/// Games handed to a worker at once: their bytes one after the other, and where each lies.
+#[derive(Debug, Default)]
 struct Batch {
     bytes: Vec<u8>,
     games: Vec<GamePlace>,
@@ -606,9 +604,9 @@ mod tests {
     }
 
     #[test]
-    fn games_handed_to_workers_in_place_are_the_games_read() {
+    fn games_handed_to_workers_in_batches_are_the_games_read() {
         // Games of many sizes, one too large to keep, and refills of every size: the
-        // workers see each game's bytes where the reader put them, in buffers it retired.
+        // workers see each game's bytes as the reader read them, copied into batches.
         let mut input = Vec::new();
         for i in 0..2000 {
             let moves = if i == 777 {

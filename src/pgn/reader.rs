@@ -16,10 +16,6 @@ use super::lexer::{
 /// Bytes read from the source at a time.
 const CHUNK: usize = 1 << 20;
 
-/// Bytes read at a time in lending mode: each retired buffer is one batch of games for a
-/// worker, so it is kept small.
-const LEND_CHUNK: usize = 256 << 10;
-
 /// Default limit on the size of one game.
 pub const DEFAULT_MAX_GAME: usize = 32 << 20;
 
@@ -40,8 +36,6 @@ pub struct RawGame<'a> {
     pub col: u32,
     /// Game number in the stream (1-based).
     pub number: u64,
-    /// Where `bytes` start in the reader's buffer (see [`GameReader::lend_buffers`]).
-    pub(crate) at: usize,
 }
 
 /// What [`GameReader::peek_next`] shows: the next game's bytes and more.
@@ -71,7 +65,7 @@ pub(crate) struct Peeked<'a> {
 /// Splits a byte stream into games. Its public face is small: made with [`GameReader::new`]
 /// (or [`GameReader::with_limit`]), it gives the next game ([`GameReader::next_game`]) and
 /// says how far it got ([`GameReader::games`], [`GameReader::bytes_read`]); the rest serves
-/// the crate's pipeline (pieces, lent buffers, records, open games).
+/// the crate's pipeline (pieces, records, open games).
 ///
 /// ```
 /// use pgnkit::pgn::{GameReader, Lexed};
@@ -102,14 +96,6 @@ pub struct GameReader<R> {
     col: u32,
     /// Only split games (tags and problems are found, tokens are not recorded).
     split_only: bool,
-    /// Games' bytes stay where they were read until the buffer is retired (lending mode).
-    lend: bool,
-    /// A game of the current buffer was handed out since the buffer was last retired.
-    lent: bool,
-    /// The buffer given up by the last refill in lending mode, for the caller.
-    retired: Option<Vec<u8>>,
-    /// Buffers to read into next, in lending mode.
-    spares: Vec<Vec<u8>>,
     /// The stream does not end where the source does ([`GameReader::from_piece`]): a game
     /// still open there is left unread, not ended.
     open_end: bool,
@@ -178,10 +164,6 @@ impl<R: Read> GameReader<R> {
             at_stream_start: true,
             col: 1,
             split_only: false,
-            lend: false,
-            lent: false,
-            retired: None,
-            spares: Vec::new(),
             open_end: false,
             exhausted: false,
             unfinished: false,
@@ -316,41 +298,15 @@ impl<R: Read> GameReader<R> {
         self.split_only = split_only;
     }
 
-    /// Lending mode, for a caller that hands games to other threads without copying them:
-    /// the bytes of the games `next_game` returns stay where they are (at
-    /// [`RawGame::at`] in the buffer) until a refill retires the buffer whole. The caller
-    /// then takes it with [`GameReader::take_retired`]: it holds every game returned before
-    /// the call that retired it. Buffers given back with [`GameReader::give_spare`] are
-    /// read into again, so memory stays flat.
-    pub(crate) fn lend_buffers(&mut self) {
-        self.lend = true;
-    }
-
-    /// The buffer the last `next_game` call retired, if it did (lending mode).
-    pub(crate) fn take_retired(&mut self) -> Option<Vec<u8>> {
-        self.retired.take()
-    }
-
-    /// The buffer holding the games returned since the last retired one, at the end of the
-    /// stream (lending mode).
+    /// The buffer, given back to the caller of [`GameReader::from_piece`] (which handed it
+    /// over) once the piece is read.
     pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
     }
 
-    /// A buffer to read into again (lending mode). Its contents do not matter.
-    pub(crate) fn give_spare(&mut self, buf: Vec<u8>) {
-        self.spares.push(buf);
-    }
-
     /// Bytes read from the source at a time.
     fn chunk(&self) -> usize {
-        if let Some(n) = self.read_size {
-            n
-        } else if self.lend {
-            LEND_CHUNK
-        } else {
-            CHUNK
-        }
+        self.read_size.unwrap_or(CHUNK)
     }
 
     /// Reads about `n` bytes from the source at a time (instead of a MiB): for a source
@@ -380,25 +336,7 @@ impl<R: Read> GameReader<R> {
             }
             return Ok(false);
         }
-        if self.lend && self.lent {
-            debug_assert!(
-                self.retired.is_none(),
-                "the caller takes each retired buffer"
-            );
-            // Games handed out live in this buffer: retire it whole and go on in another,
-            // with only the bytes not yet consumed. A spare keeps its length, so it is not
-            // cleared again before each read.
-            let mut fresh = self.spares.pop().unwrap_or_default();
-            let tail = self.end - self.start;
-            if fresh.len() < tail {
-                fresh.resize(tail, 0);
-            }
-            fresh[..tail].copy_from_slice(&self.buf[self.start..self.end]);
-            self.retired = Some(std::mem::replace(&mut self.buf, fresh));
-            self.start = 0;
-            self.end = tail;
-            self.lent = false;
-        } else if self.start > 0 {
+        if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
@@ -568,17 +506,14 @@ impl<R: Read> GameReader<R> {
                             line: first_line,
                             col: first_col,
                             number: self.games,
-                            at: start,
                         }));
                     }
-                    self.lent = true;
                     return Ok(Some(RawGame {
                         bytes: &self.buf[start..start + len],
                         offset,
                         line: first_line,
                         col: first_col,
                         number: self.games,
-                        at: start,
                     }));
                 }
                 LexEnd::NeedMore => {
@@ -668,7 +603,6 @@ impl<R: Read> GameReader<R> {
             };
         self.consume(len, end_line);
         self.count_game();
-        self.lent = true;
         true
     }
 
@@ -681,7 +615,7 @@ impl<R: Read> GameReader<R> {
     /// A record that holds no game, its first `len` bytes only space or comments, read as a
     /// game of no bytes with the reader's problem ([`LexProblemKind::EmptyRecord`]).
     fn empty_record(&mut self, len: usize, lexed: &mut Lexed) -> RawGame<'_> {
-        let (line, col, offset, at) = (self.line, self.col, self.offset, self.start);
+        let (line, col, offset) = (self.line, self.col, self.offset);
         let end_line = lexed.end_line.max(line);
         self.consume(len, end_line);
         self.count_game();
@@ -702,7 +636,6 @@ impl<R: Read> GameReader<R> {
             line,
             col,
             number: self.games,
-            at,
         }
     }
 
@@ -748,7 +681,6 @@ impl<R: Read> GameReader<R> {
             line: first_line,
             col: first_col,
             number: self.games,
-            at: self.start,
         })
     }
 }
