@@ -32,6 +32,7 @@ use crate::notation::fen;
 use crate::notation::write::{self, Notation};
 use crate::notation::CheckClaim;
 use crate::rules::outcome::GameResult;
+use crate::rules::visit::WrittenSan;
 
 /// Bytes of a board: a piece code a square.
 const BOARD_BYTES: i32 = 64;
@@ -396,7 +397,7 @@ impl PlyColumns {
         after: &Chess,
         mv: Move,
         check: CheckClaim,
-        san: Option<&str>,
+        san: Option<WrittenSan<'_>>,
     ) {
         if !self.count_ply(before.turn().is_white()) {
             return;
@@ -406,7 +407,7 @@ impl PlyColumns {
         }
         if self.text {
             match san {
-                Some(san) => self.text_buf.push_str(san),
+                Some(san) => san.push_to(&mut self.text_buf),
                 None => write::write(before, mv, check, Notation::San, &mut self.text_buf),
             }
         }
@@ -1227,7 +1228,7 @@ mod tests {
             assert_eq!(cols.ply(i)[2], *fen, "ply {}", i + 1);
         }
         let mut lean = PlyColumns::new(false);
-        lean.push_move(&start, &after, e4, CheckClaim::None, Some("e4"));
+        lean.push_move(&start, &after, e4, CheckClaim::None, WrittenSan::new(b"e4"));
         assert_eq!(lean.ply(0), ["e4", "e2e4", ""]);
     }
 }

@@ -330,7 +330,7 @@ impl Visitor for Collector {
         match (notation, san) {
             _ if !self.write_moves => {}
             // The token was canonical SAN already: copy it.
-            (Notation::San, Some(san)) => self.text.push_str(san),
+            (Notation::San, Some(san)) => san.push_to(&mut self.text),
             _ => write::write(before, mv, check, notation, &mut self.text),
         }
         if let (0, Some(c)) = (at.depth, &mut self.columns) {

@@ -20,7 +20,7 @@ use crate::rules::explain::{fen, plural, shown_move};
 use crate::rules::game::{CheckOptions, Checks};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::outcome::Ending;
-use crate::rules::visit::{MainLine, MoveAt, Needs, NoteAt, Ply, Positions, Visitor};
+use crate::rules::visit::{MainLine, MoveAt, Needs, NoteAt, Ply, Positions, Visitor, WrittenSan};
 
 pub(super) use main_line::MainState;
 use main_line::{changes_for_good, reversible_hash_step};
@@ -820,7 +820,7 @@ fn written_san<'t>(
     m: &ReadMove,
     mnotes: &matcher::MatchNotes,
     actual: CheckClaim,
-) -> Option<&'t str> {
+) -> Option<WrittenSan<'t>> {
     let full_origin = match m.pattern {
         MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
         _ => false,
@@ -829,11 +829,8 @@ fn written_san<'t>(
         && *mnotes == matcher::MatchNotes::default()
         && m.check == actual
         && !full_origin
-        && text.first() != Some(&b'P')
-        && text.iter().all(|&b| {
-            matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-')
-        });
-    canonical.then(|| std::str::from_utf8(text).ok()).flatten()
+        && text.first() != Some(&b'P');
+    canonical.then(|| WrittenSan::new(text)).flatten()
 }
 
 /// The text of a token, shown in a finding.

@@ -144,7 +144,49 @@ pub struct Ply<'a> {
     pub check: CheckClaim,
     /// The move's SAN (check sign included) when the token was written exactly so: a writer
     /// can copy it instead of computing it again.
-    pub san: Option<&'a str>,
+    pub san: Option<WrittenSan<'a>>,
+}
+
+/// A move's token that is its canonical SAN, as [`Ply::san`] gives it: ASCII letters, digits
+/// and signs only, so it is copied into text byte by byte, without the UTF-8 check a `&str`
+/// of the game's bytes would cost on every ply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WrittenSan<'a>(&'a [u8]);
+
+impl<'a> WrittenSan<'a> {
+    /// `token` as a written SAN, if it holds only the bytes SAN is written with (whether
+    /// it is the canonical SAN of a move is the replay's to say).
+    ///
+    /// ```
+    /// use pgnkit::rules::visit::WrittenSan;
+    ///
+    /// let san = WrittenSan::new(b"exd8=Q+").unwrap();
+    /// let mut out = String::from("1.");
+    /// san.push_to(&mut out);
+    /// assert_eq!((out.as_str(), san.as_str()), ("1.exd8=Q+", "exd8=Q+"));
+    /// assert_eq!(WrittenSan::new("Сf3".as_bytes()), None);
+    /// ```
+    #[must_use]
+    pub fn new(token: &'a [u8]) -> Option<Self> {
+        token
+            .iter()
+            .all(|&b| {
+                matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-')
+            })
+            .then_some(WrittenSan(token))
+    }
+
+    /// Appends it to `out`.
+    #[inline]
+    pub fn push_to(self, out: &mut String) {
+        out.extend(self.0.iter().map(|&b| char::from(b)));
+    }
+
+    /// The text, for a caller that needs a `&str` (it is ASCII).
+    #[must_use]
+    pub fn as_str(self) -> &'a str {
+        std::str::from_utf8(self.0).unwrap_or_default()
+    }
 }
 
 /// Where a move was written.
