@@ -315,6 +315,8 @@ fn convert_stream(
     options.fen = table == Table::Moves && fen;
     // The games table shows no ply's SAN, UCI or clock: none is made.
     options.games_only = table == Table::Games;
+    // Nor does the moves table show a game's tags or final position.
+    options.moves_only = table == Table::Moves;
     // The moves table is streamed alone: the games table's movetext, which nobody reads, is
     // not written (a sixth of `read_moves`'s time), and a moves table of numbers and boards
     // alone is made from the main line told at once.

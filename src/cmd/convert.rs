@@ -178,6 +178,7 @@ impl Args {
             quiet: self.input.quiet,
             every_row: false,
             games_only: false,
+            moves_only: false,
             keep_broken: self.keep_broken,
             output_encoding: self.output_encoding,
             rewrite: self.rewrite.rewrite()?,

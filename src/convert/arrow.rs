@@ -1315,10 +1315,15 @@ mod main_line_only {
     use crate::convert::{Convert, ConvertOptions, Format, RowScratch};
 
     fn moves(no_movetext: bool) -> arrow_array::RecordBatch {
+        moves_with(no_movetext, false)
+    }
+
+    fn moves_with(no_movetext: bool, moves_only: bool) -> arrow_array::RecordBatch {
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
             no_movetext,
+            moves_only,
             numbers: true,
             boards: true,
             moves_columns: Some(MoveColumns::NUMBERS.union(MoveColumns::POSITION)),
@@ -1344,5 +1349,12 @@ mod main_line_only {
         // Null moves count as plies; game 3 stops before its illegal move.
         assert_eq!(all.num_rows(), 9 + 5 + 2 + 5);
         assert_eq!(moves(true), all);
+    }
+
+    #[test]
+    fn rows_for_the_moves_table_alone_give_the_same_moves_table() {
+        let all = moves(false);
+        assert_eq!(moves_with(false, true), all);
+        assert_eq!(moves_with(true, true), all);
     }
 }

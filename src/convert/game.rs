@@ -305,7 +305,12 @@ fn convert_game(
                 movetext.reserve(game.bytes.len());
                 pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
             }
-            let mut row = Box::new(record().into_owned());
+            let mut row = Box::new(if args.moves_only {
+                GameRecord::blank(std::borrow::Cow::Borrowed(name), game.number, game.line)
+                    .into_owned()
+            } else {
+                record().into_owned()
+            });
             row.set_plies(&elements, collector, game.bytes, keep);
             if collector.needs_nothing {
                 // The replay told no move: its report counts them.

@@ -205,6 +205,9 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: the rows feed the games table only, so no ply's SAN, UCI,
     /// clock or comment is kept for a moves table.
     pub games_only: bool,
+    /// With [`Format::Parquet`]: the rows feed the moves table only, so a game's tags and
+    /// final position, which only the games table shows, are not made.
+    pub moves_only: bool,
     /// With [`Format::Pgn`]: a game that does not replay is written as far as it does, its
     /// error and the rest of its movetext in comments, instead of being rejected.
     pub keep_broken: bool,
@@ -253,6 +256,7 @@ impl Default for ConvertOptions {
             quiet: false,
             every_row: false,
             games_only: false,
+            moves_only: false,
             keep_broken: false,
             output_encoding: OutputEncoding::Utf8,
             rewrite: Rewrite::default(),

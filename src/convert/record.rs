@@ -274,7 +274,7 @@ impl<'a> GameRecord<'a> {
     }
 
     /// A record of nothing but its file name, number and line.
-    fn blank(file: Cow<'a, str>, game: u64, line: u32) -> GameRecord<'a> {
+    pub(crate) fn blank(file: Cow<'a, str>, game: u64, line: u32) -> GameRecord<'a> {
         GameRecord {
             file,
             game,
