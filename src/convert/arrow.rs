@@ -367,6 +367,17 @@ impl PlyColumns {
         self.count
     }
 
+    /// The plies there is room for without growing.
+    pub fn capacity(&self) -> usize {
+        let vectors = [
+            self.ends.capacity(),
+            self.numbers.capacity(),
+            self.positions.capacity(),
+            self.text_buf.capacity() / 16,
+        ];
+        vectors.into_iter().fold(0, usize::max)
+    }
+
     /// The count of plies, from the replay's report, when it told not all of them (see
     /// [`super::Collector::needs_nothing`]); only for a games table alone.
     pub fn set_count(&mut self, plies: usize) {

@@ -428,9 +428,13 @@ impl Convert {
         let mut totals = Totals::default();
         let players = self.players.as_ref();
         let selection = self.selection.as_ref();
+        let spares = Spares::default();
         let work = |name: &str, game: &mut Game<'_>| {
-            let mut visitor = args.visitor(eco_table);
-            convert_one(game, name, &opts, players, args, &mut visitor, selection)
+            let collector = spares.collector(args);
+            let mut visitor = (collector, eco_table.map(crate::eco::EcoObserver::new));
+            let done = convert_one(game, name, &opts, players, args, &mut visitor, selection);
+            spares.keep_collector(visitor.0);
+            done
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
             if !g.selected {
@@ -464,14 +468,20 @@ impl Convert {
                 }
                 // `every_row`: the rejected game is a row too.
                 return match (rows.as_deref_mut(), g.row) {
-                    (Some(push), Some(row)) => push(&row),
+                    (Some(push), Some(row)) => {
+                        push(&row)?;
+                        spares.keep_columns(row);
+                        Ok(())
+                    }
                     _ => Ok(()),
                 };
             }
             totals.written += 1;
             totals.repaired += u64::from(g.repaired);
             if let (Some(push), Some(row)) = (rows.as_deref_mut(), g.row) {
-                return push(&row);
+                push(&row)?;
+                spares.keep_columns(row);
+                return Ok(());
             }
             out.write_all(&g.body).map_err(written)
         };
@@ -506,6 +516,71 @@ impl Convert {
             ),
         )?;
         Ok(totals)
+    }
+}
+
+/// The collectors of games converted, and the ply columns of rows read, kept for the games
+/// after them: made anew for each game, a collector and its vectors cost about a tenth of a
+/// row, and with the boards, whose vectors grow ply by ply, a third of `read_moves`' time.
+/// Shared by the pipeline's threads (a lock a game, never waited for long); at most
+/// [`Spares::KEPT`] of each are kept, and none that grew for a huge game, so memory stays
+/// what the games in flight take.
+#[derive(Default)]
+struct Spares {
+    collectors: std::sync::Mutex<Vec<Collector>>,
+    columns: std::sync::Mutex<Vec<super::arrow::PlyColumns>>,
+}
+
+impl Spares {
+    const KEPT: usize = 64;
+
+    /// A collector for the next game: a kept one cleared (its ply columns back from a row
+    /// if the last row took them), or a new one.
+    fn collector(&self, args: &ConvertOptions) -> Collector {
+        let kept = lock(&self.collectors).pop();
+        let Some(mut collector) = kept else {
+            return args.collector();
+        };
+        collector.clear();
+        if args.format == Format::Parquet && collector.columns.is_none() {
+            let columns = lock(&self.columns).pop();
+            collector.columns = Some(Box::new(columns.map_or_else(
+                || args.ply_columns(),
+                |mut c| {
+                    c.clear();
+                    c
+                },
+            )));
+        }
+        collector
+    }
+
+    fn keep_collector(&self, collector: Collector) {
+        if collector.room() <= Self::LARGEST_KEPT {
+            keep(&self.collectors, collector);
+        }
+    }
+
+    /// Takes back the ply columns of a row that was read.
+    fn keep_columns(&self, row: Box<GameRecord<'_>>) {
+        let GameRecord { plies, .. } = *row;
+        if plies.capacity() <= Self::LARGEST_KEPT {
+            keep(&self.columns, plies);
+        }
+    }
+
+    /// The most plies a kept collector or row has room for.
+    const LARGEST_KEPT: usize = 4 * PLIES_RESERVED;
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn keep<T>(kept: &std::sync::Mutex<Vec<T>>, spare: T) {
+    let mut kept = lock(kept);
+    if kept.len() < Spares::KEPT {
+        kept.push(spare);
     }
 }
 

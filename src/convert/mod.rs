@@ -252,9 +252,25 @@ impl Collector {
         self.over_budget = false;
         self.main_nulls.clear();
         self.main_notes.clear();
+        self.start_pos = None;
         if let Some(c) = &mut self.columns {
             c.clear();
         }
+    }
+
+    /// The most plies or elements one of its vectors has room for: how large a game it grew
+    /// for.
+    pub(crate) fn room(&self) -> usize {
+        let vectors = [
+            self.plies.capacity(),
+            self.nulls.capacity(),
+            self.recorded.capacity(),
+            self.main_nulls.capacity(),
+            self.main_notes.capacity(),
+            self.text.capacity() / 8,
+        ];
+        let columns = self.columns.as_ref().map_or(0, |c| c.capacity());
+        vectors.into_iter().fold(columns, usize::max)
     }
 
     /// Keeps an element other than a move, within the budget.

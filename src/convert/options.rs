@@ -377,7 +377,8 @@ impl ConvertOptions {
         (self.collector(), eco_table.map(EcoObserver::new))
     }
 
-    fn collector(&self) -> Collector {
+    /// A collector for a game of these options, with room for its moves.
+    pub(super) fn collector(&self) -> Collector {
         let records = matches!(self.format, Format::Jsonl | Format::Csv | Format::Epd);
         let positions = records || self.rewrite.needs_positions();
         let mut collector = Collector::new(self.notation(), positions);
