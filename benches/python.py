@@ -6,7 +6,10 @@ PGN files, in one run, at the same thread count, and prints the throughputs and 
 
 pgnkit reads the file itself (`read_games(path)`: lexing, replay, checks, the Arrow table).
 rust_pgn_reader_python_binding is handed the games as a list of strings, split beforehand and
-not timed (its `parse_games_from_strings`; it reads no files), which flatters it. Then both are
+not timed (its `parse_games_from_strings`; it reads no files), which flatters it; beside it,
+`read_moves(path)` asked for what that call gives (the moves as numbers, and with the boards,
+clocks and evaluations), where `read_games` and `read_moves`' defaults also write text the
+binding does not (SAN, UCI, the movetext column, every tag). Then both are
 handed the same games' movetext alone as a pyarrow array of strings, the lichess Parquet case:
 `pgnkit.parse_movetext(array)` beside rust_pgn_reader_python_binding's `parse_games(array)`. python-chess
 (`chess.pgn.read_game`, replaying every move) is timed on the first --chess-games games and
@@ -41,6 +44,12 @@ import pgnkit  # noqa: E402 (after the thread setting, which must come before Nu
 # `parse_movetext` asked for what the binding's `parse_games` gives: the moves as numbers
 # (`numbers`), and with the boards, clocks and evaluations too (`boards`); the games table
 # without its movetext column, which the binding does not write.
+# `read_moves(path)` asked for what the binding's `parse_games_from_strings` gives from the
+# same games' text: each move as numbers, and with the boards, clocks and evaluations too.
+READ_MOVES_CALLS = {
+    "read_moves numbers": {"columns": ["numbers"]},
+    "read_moves boards": {"columns": ["numbers", "boards", "clock", "eval"]},
+}
 NUMBERS_CALLS = {
     "parse_movetext numbers": {"columns": ["numbers"]},
     "parse_movetext numbers, no movetext": {"columns": ["numbers"], "movetext_column": False},
@@ -144,12 +153,15 @@ def main() -> int:
             # The binding's parse_games gives each move as numbers and the board after it: the
             # same asked of pgnkit, with the full checks and with `checks="legal"` (legality
             # only, as the binding checks) where the package has it.
-            for label, options in NUMBERS_CALLS.items():
-                for checks in CHECKS:
-                    extra = {"checks": checks} if checks != "full" else {}
-                    contenders[f"{label} {checks}"] = (
-                        lambda o=options, e=extra: pgnkit.parse_movetext(
-                            array, threads=args.threads, **o, **e))
+            calls = [(READ_MOVES_CALLS, pgnkit.read_moves, path),
+                     (NUMBERS_CALLS, pgnkit.parse_movetext, array)]
+            for table, call, source in calls:
+                for label, options in table.items():
+                    for checks in CHECKS:
+                        extra = {"checks": checks} if checks != "full" else {}
+                        contenders[f"{label} {checks}"] = (
+                            lambda c=call, s=source, o=options, e=extra: c(
+                                s, threads=args.threads, **o, **e))
         t = interleaved(contenders, args.repeat)
         for name, secs in t.items():
             print(f"  {name:32} {secs:8.3f} s  {mib / secs:8.1f} MiB/s")
@@ -160,6 +172,10 @@ def main() -> int:
                   f"{t['rust_pgn_reader parse_games'] / t['pgnkit.parse_movetext']:.2f}x")
             print(f"  read_moves / parse_games_from_strings: pgnkit is "
                   f"{t['rust_pgn_reader strings'] / t['pgnkit.read_moves']:.2f}x")
+            for name in t:
+                if name.startswith(tuple(READ_MOVES_CALLS)):
+                    print(f"  {name} / parse_games_from_strings: pgnkit is "
+                          f"{t['rust_pgn_reader strings'] / t[name]:.2f}x")
             for name in t:
                 if name.startswith(tuple(NUMBERS_CALLS)):
                     print(f"  {name} / parse_games: pgnkit is "
