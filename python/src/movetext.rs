@@ -314,7 +314,7 @@ fn block(
             (line > shift).then(|| (line - shift, column))
         });
         moves.append(&row);
-        scratch.recycle(row);
+        job.convert.recycle(row);
     }
     tables(games, diagnostics, moves)
 }

@@ -1349,7 +1349,7 @@ mod main_line_only {
                 .game_row_in(game.as_bytes(), "t.pgn", i as u64 + 1, &mut scratch)
                 .unwrap();
             moves.append(&row);
-            scratch.recycle(row);
+            convert.recycle(row);
         }
         moves.finish().unwrap()
     }

@@ -85,6 +85,8 @@ pub struct Convert {
     players: Option<PlayerTags>,
     /// The games `--where` selects, its expression parsed once.
     selection: Option<Where>,
+    /// Collectors and ply columns kept from game to game.
+    spares: Spares,
 }
 
 /// Totals over the run: every game read is written or rejected.
@@ -125,6 +127,7 @@ impl Convert {
             options,
             players,
             selection,
+            spares: Spares::default(),
         })
     }
 
@@ -294,10 +297,10 @@ impl Convert {
         self.row_with(bytes, name, number, lexed, &mut visitor)
     }
 
-    /// [`Convert::game_row`] for a caller that converts game after game on a thread (the
-    /// Python package's `parse_movetext`): `scratch` keeps the lexed tags and the collector
-    /// with its vectors from one game to the next; hand it each row back once read
-    /// ([`RowScratch::recycle`]) and the next game allocates nothing for its plies.
+    /// [`Convert::game_row`] for a caller that converts game after game (the Python
+    /// package's `parse_movetext`): `scratch` keeps the lexed tags from one game to the next,
+    /// and the conversion its collectors; hand each row back once read
+    /// ([`Convert::recycle`]) and the next game allocates nothing for its plies.
     ///
     /// ```
     /// use pgnkit::convert::{Convert, ConvertOptions, Format, RowScratch};
@@ -312,7 +315,7 @@ impl Convert {
     /// for (i, game) in [&b"1. e4 e5 2. Qh5 Nc6 *"[..], b"1. d4 -- 2. c4 e5 *"].iter().enumerate() {
     ///     let row = convert.game_row_in(game, "", i as u64, &mut scratch).expect("it replays");
     ///     assert_eq!(row.plies.len(), 4);
-    ///     scratch.recycle(row);
+    ///     convert.recycle(row);
     /// }
     /// # Ok::<(), anyhow::Error>(())
     /// ```
@@ -323,15 +326,19 @@ impl Convert {
         number: u64,
         scratch: &mut RowScratch,
     ) -> Option<Box<GameRecord<'static>>> {
-        let visitor = scratch
-            .visitor
-            .get_or_insert_with(|| (self.row_collector(), None));
-        let collector = &mut visitor.0;
-        collector.clear();
-        if collector.columns.is_none() {
-            collector.columns = Some(Box::new(self.options.ply_columns()));
-        }
-        self.row_with(bytes, name, number, &mut scratch.lexed, visitor)
+        let collector = self
+            .spares
+            .collector(Made::ForRows, &self.options, || self.row_collector());
+        let mut visitor = (collector, None);
+        let row = self.row_with(bytes, name, number, &mut scratch.lexed, &mut visitor);
+        self.spares.keep_collector(Made::ForRows, visitor.0);
+        row
+    }
+
+    /// Takes back a row of [`Convert::game_row_in`] once it was read: the next game's plies
+    /// go where its plies were.
+    pub fn recycle(&self, row: Box<GameRecord<'_>>) {
+        self.spares.keep_columns(row);
     }
 
     /// The collector of a game's row ([`Convert::game_row`]).
@@ -428,12 +435,12 @@ impl Convert {
         let mut totals = Totals::default();
         let players = self.players.as_ref();
         let selection = self.selection.as_ref();
-        let spares = Spares::default();
+        let spares = &self.spares;
         let work = |name: &str, game: &mut Game<'_>| {
-            let collector = spares.collector(args);
+            let collector = spares.collector(Made::ForRun, args, || args.collector());
             let mut visitor = (collector, eco_table.map(crate::eco::EcoObserver::new));
             let done = convert_one(game, name, &opts, players, args, &mut visitor, selection);
-            spares.keep_collector(visitor.0);
+            spares.keep_collector(Made::ForRun, visitor.0);
             done
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
@@ -527,22 +534,47 @@ impl Convert {
 /// what the games in flight take.
 #[derive(Default)]
 struct Spares {
-    collectors: std::sync::Mutex<Vec<Collector>>,
+    /// By [`Made`]: the two are set up apart.
+    collectors: [std::sync::Mutex<Vec<Collector>>; 2],
     columns: std::sync::Mutex<Vec<super::arrow::PlyColumns>>,
+}
+
+/// What a kept collector was made for: a run over inputs ([`ConvertOptions::collector`], in
+/// the output's format) or one game's row ([`Convert::row_collector`]).
+#[derive(Clone, Copy)]
+enum Made {
+    ForRun,
+    ForRows,
+}
+
+impl std::fmt::Debug for Spares {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spares")
+            .field("run", &lock(&self.collectors[0]).len())
+            .field("rows", &lock(&self.collectors[1]).len())
+            .field("columns", &lock(&self.columns).len())
+            .finish()
+    }
 }
 
 impl Spares {
     const KEPT: usize = 64;
 
-    /// A collector for the next game: a kept one cleared (its ply columns back from a row
-    /// if the last row took them), or a new one.
-    fn collector(&self, args: &ConvertOptions) -> Collector {
-        let kept = lock(&self.collectors).pop();
+    /// A collector for the next game: a kept one cleared (for rows, with ply columns, a
+    /// row's back or new, if the last row took its own), or a new one (`make`).
+    fn collector(
+        &self,
+        made: Made,
+        args: &ConvertOptions,
+        make: impl FnOnce() -> Collector,
+    ) -> Collector {
+        let kept = lock(&self.collectors[made as usize]).pop();
         let Some(mut collector) = kept else {
-            return args.collector();
+            return make();
         };
         collector.clear();
-        if args.format == Format::Parquet && collector.columns.is_none() {
+        let rows = matches!(made, Made::ForRows) || args.format == Format::Parquet;
+        if rows && collector.columns.is_none() {
             let columns = lock(&self.columns).pop();
             collector.columns = Some(Box::new(columns.map_or_else(
                 || args.ply_columns(),
@@ -555,9 +587,9 @@ impl Spares {
         collector
     }
 
-    fn keep_collector(&self, collector: Collector) {
+    fn keep_collector(&self, made: Made, collector: Collector) {
         if collector.room() <= Self::LARGEST_KEPT {
-            keep(&self.collectors, collector);
+            keep(&self.collectors[made as usize], collector);
         }
     }
 
@@ -585,26 +617,10 @@ fn keep<T>(kept: &std::sync::Mutex<Vec<T>>, spare: T) {
 }
 
 /// What [`Convert::game_row_in`] keeps from one game to the next on a thread: the game's
-/// lexed tags, and the collector with its vectors. Made anew for each game, the collector and
-/// its vectors cost about a tenth of a row (benches/NOTES.md, issue 43).
+/// lexed tags (the collectors are the conversion's own, kept for every thread).
 #[derive(Default)]
 pub struct RowScratch {
     lexed: Lexed,
-    visitor: Option<GameVisitor>,
-}
-
-impl RowScratch {
-    /// Hands the collector back the vectors of the plies of `row` (one of
-    /// [`Convert::game_row_in`]'s), once the row was read.
-    pub fn recycle(&mut self, row: Box<GameRecord<'_>>) {
-        let Some((collector, _)) = &mut self.visitor else {
-            return;
-        };
-        if collector.columns.is_none() {
-            let GameRecord { plies, .. } = *row;
-            collector.columns = Some(Box::new(plies));
-        }
-    }
 }
 
 /// Puts the output files in place as [`staged::commit_after`] does, unless `left` names an
