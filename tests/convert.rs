@@ -2078,3 +2078,61 @@ fn checks_legal_finds_no_repetition_but_still_checks_legality() {
     let out = pgnkit(&["convert", "--checks", "legal", "-"], Some(illegal));
     assert!(stderr(&out).contains("M001"), "{}", stderr(&out));
 }
+
+/// A game is written as it is when converted alone, whatever games came before it, on one
+/// thread or two: a conversion keeps its collectors (and the rows' ply columns) from game to
+/// game, and nothing of one game may reach the next (a start position of its own, variations,
+/// a rejected game, a null move, a mate, clocks).
+#[test]
+fn a_game_converts_as_it_does_alone_whatever_came_before() {
+    let path = "testdata/convert/one-after-another.pgn";
+    let text = std::fs::read_to_string(path).unwrap();
+    let games: Vec<String> = text
+        .split("\n\n[Event")
+        .enumerate()
+        .map(|(i, g)| {
+            if i == 0 {
+                g.to_owned()
+            } else {
+                format!("[Event{g}")
+            }
+        })
+        .collect();
+    assert_eq!(games.len(), 6);
+    // A JSON line without the input's name and the game's number, which differ alone.
+    let records = |out: &str| -> Vec<serde_json::Value> {
+        out.lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let record = v.as_object_mut().unwrap();
+                record.remove("file");
+                record.remove("game");
+                v
+            })
+            .collect()
+    };
+    for format in ["pgn", "jsonl"] {
+        let alone: Vec<String> = games
+            .iter()
+            .map(|g| {
+                stdout(&pgnkit(
+                    &["convert", "-q", "--format", format, "-"],
+                    Some(g.as_bytes()),
+                ))
+            })
+            .collect();
+        // The illegal move's game is rejected, alone or not.
+        assert!(alone[2].is_empty(), "{format}: {}", alone[2]);
+        for jobs in ["1", "2"] {
+            let all = stdout(&pgnkit(
+                &["convert", "-q", "-j", jobs, "--format", format, path],
+                None,
+            ));
+            if format == "pgn" {
+                assert_eq!(all, alone.concat(), "-j {jobs}");
+            } else {
+                assert_eq!(records(&all), records(&alone.concat()), "-j {jobs}");
+            }
+        }
+    }
+}
