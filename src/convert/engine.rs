@@ -384,11 +384,29 @@ impl Convert {
         let args = &self.options;
         // Select's options are convert's defaults but --to and --format: no --repair, no
         // --add-eco, no Parquet (select refuses it).
-        let mut visitor = args.visitor(None);
         let opts = args.check_options();
         let players = self.players.as_ref();
-        let done = convert_one(game, name, &opts, players, args, &mut visitor, None);
+        let done = self.with_visitor(None, |visitor| {
+            convert_one(game, name, &opts, players, args, visitor, None)
+        });
         (done.diagnostics, (!done.rejected).then_some(done.body))
+    }
+
+    /// Runs `f` with a visitor for a game of a run: a kept collector (or a new one) beside
+    /// the classifier of openings of `eco_table`; the collector is kept again afterwards.
+    fn with_visitor<T>(
+        &self,
+        eco_table: Option<&'static crate::eco::Table>,
+        f: impl FnOnce(&mut GameVisitor) -> T,
+    ) -> T {
+        let args = &self.options;
+        let collector = self
+            .spares
+            .collector(Made::ForRun, args, || args.collector());
+        let mut visitor = (collector, eco_table.map(crate::eco::EcoObserver::new));
+        let out = f(&mut visitor);
+        self.spares.keep_collector(Made::ForRun, visitor.0);
+        out
     }
 
     /// The CSV header [`Format::Csv`] starts with.
@@ -437,11 +455,9 @@ impl Convert {
         let selection = self.selection.as_ref();
         let spares = &self.spares;
         let work = |name: &str, game: &mut Game<'_>| {
-            let collector = spares.collector(Made::ForRun, args, || args.collector());
-            let mut visitor = (collector, eco_table.map(crate::eco::EcoObserver::new));
-            let done = convert_one(game, name, &opts, players, args, &mut visitor, selection);
-            spares.keep_collector(Made::ForRun, visitor.0);
-            done
+            self.with_visitor(eco_table, |visitor| {
+                convert_one(game, name, &opts, players, args, visitor, selection)
+            })
         };
         let sink = |_: &str, g: Converted| -> Result<(), WriteError> {
             if !g.selected {

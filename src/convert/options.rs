@@ -9,8 +9,7 @@ use super::arrow::PlyColumns;
 use super::columns::{GameColumns, MoveColumn, MoveColumns};
 use super::encode::OutputEncoding;
 use super::rewrite::Rewrite;
-use super::{Collector, GameVisitor, Keep};
-use crate::eco::EcoObserver;
+use super::{Collector, Keep};
 use crate::notation::write::{CaptureSign, MateSign, Notation, ZhStyle};
 use crate::notation::Lang;
 use crate::rules::game::{CheckOptions, Checks};
@@ -373,10 +372,6 @@ impl ConvertOptions {
     /// and position a move for the JSON and CSV records and EPD; the Parquet tables take SAN,
     /// UCI and FEN only, as the replay plays the moves) beside the classifier of openings
     /// (`--add-eco`, with `eco_table`).
-    pub(super) fn visitor(&self, eco_table: Option<&'static crate::eco::Table>) -> GameVisitor {
-        (self.collector(), eco_table.map(EcoObserver::new))
-    }
-
     /// A collector for a game of these options, with room for its moves.
     pub(super) fn collector(&self) -> Collector {
         let records = matches!(self.format, Format::Jsonl | Format::Csv | Format::Epd);
