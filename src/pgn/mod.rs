@@ -13,7 +13,7 @@ pub use lexer::{
 };
 pub(crate) use lexer::{lex_game_tags_open, movetext_end};
 pub use reader::GameReader;
-pub(crate) use reader::Origin;
+pub(crate) use reader::{Origin, PieceEnd, Unread};
 
 /// A tag value as PGN quotes it, handed to `out` in pieces: `"` and `\` escaped, a line
 /// break (which a tag cannot hold) as a space, and the stretches between them as they are

@@ -104,6 +104,8 @@ pub struct GameReader<R> {
     /// An open-ended reader stopped before a game it could not finish: what follows the
     /// source decides that game.
     unfinished: bool,
+    /// The piece ends where reading the stream failed ([`PieceEnd::Error`]).
+    cut_by_error: bool,
     /// The buffer holds all there is ([`GameReader::from_piece`]).
     piece_only: bool,
     /// An open-ended reader met a game too large to keep.
@@ -167,6 +169,7 @@ impl<R: Read> GameReader<R> {
             open_end: false,
             exhausted: false,
             unfinished: false,
+            cut_by_error: false,
             piece_only: false,
             oversized: false,
             read_size: None,
@@ -209,8 +212,17 @@ impl<R: Read> GameReader<R> {
         (data, self.eof)
     }
 
+    /// A reader of the stream `inner`, which starts at `origin` of a larger one, that reads
+    /// no further ahead than it must (16 KiB at a time): the pipeline's reading in order of
+    /// pieces its workers read, which keeps those pieces until the reading passes them.
+    pub(crate) fn following(inner: R, max_game: usize, origin: Origin) -> Self {
+        let mut reader = Self::at_origin(inner, max_game, origin);
+        reader.set_read_size(16 << 10);
+        reader
+    }
+
     /// A reader of the stream `inner`, which starts at `origin` of a larger one.
-    pub(crate) fn with_origin(inner: R, max_game: usize, origin: Origin) -> Self {
+    fn at_origin(inner: R, max_game: usize, origin: Origin) -> Self {
         let mut reader = Self::with_limit(inner, max_game);
         reader.offset = origin.offset;
         reader.line = origin.line;
@@ -218,24 +230,6 @@ impl<R: Read> GameReader<R> {
         reader.games = origin.games;
         reader.at_stream_start = origin.stream_start;
         reader
-    }
-
-    /// Whether an open-ended reader ([`GameReader::from_piece`]) stopped before a game its
-    /// source could not finish: the games after the last one it returned must be read with
-    /// more of the stream.
-    pub(crate) fn unfinished(&self) -> bool {
-        self.unfinished
-    }
-
-    /// Whether an open-ended reader met a game too large to keep: where the stream's own
-    /// reader gives up on such a game depends on how its bytes arrive, so only it can say.
-    pub(crate) fn met_oversized(&self) -> bool {
-        self.oversized
-    }
-
-    /// The limit on one game's size.
-    pub(crate) fn max_game(&self) -> usize {
-        self.max_game
     }
 
     /// Reads until `n` bytes are buffered or the stream ends, before any game is read;
@@ -250,13 +244,18 @@ impl<R: Read> GameReader<R> {
         Ok(&self.buf[self.start..self.end])
     }
 
-    /// The source, what was read from it and not consumed, and whether that is all: for a
-    /// caller that reads the rest of the stream itself, before any game is read.
-    pub(crate) fn into_parts(mut self) -> (R, Vec<u8>, bool) {
+    /// The stream as it stands, for a caller that reads the rest of it itself, before any
+    /// game is read.
+    pub(crate) fn into_unread(mut self) -> Unread<R> {
         debug_assert_eq!(self.offset, 0, "only before the first game");
         self.buf.truncate(self.end);
         self.buf.drain(..self.start);
-        (self.inner, self.buf, self.eof)
+        Unread {
+            source: self.inner,
+            buffered: self.buf,
+            eof: self.eof,
+            max_game: self.max_game,
+        }
     }
 
     /// Whether the next game would start at or past the limit of a piece (only spaces were
@@ -265,24 +264,15 @@ impl<R: Read> GameReader<R> {
         self.start >= self.limit
     }
 
-    /// The source.
-    pub(crate) fn inner(&self) -> &R {
-        &self.inner
-    }
-
-    /// The source, to change.
-    pub(crate) fn inner_mut(&mut self) -> &mut R {
-        &mut self.inner
+    /// The source, to change, and what is read from it and not consumed yet (from
+    /// [`GameReader::bytes_read`] on).
+    pub(crate) fn source_mut(&mut self) -> (&mut R, &[u8]) {
+        (&mut self.inner, &self.buf[self.start..self.end])
     }
 
     /// The source, giving up what is buffered.
     pub(crate) fn into_inner(self) -> R {
         self.inner
-    }
-
-    /// What is read from the source and not consumed yet (from [`GameReader::bytes_read`]).
-    pub(crate) fn buffered(&self) -> &[u8] {
-        &self.buf[self.start..self.end]
     }
 
     /// Games read so far, those before the origin included.
@@ -298,12 +288,6 @@ impl<R: Read> GameReader<R> {
         self.split_only = split_only;
     }
 
-    /// The buffer, given back to the caller of [`GameReader::from_piece`] (which handed it
-    /// over) once the piece is read.
-    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.buf)
-    }
-
     /// Bytes read from the source at a time.
     fn chunk(&self) -> usize {
         self.read_size.unwrap_or(CHUNK)
@@ -311,7 +295,7 @@ impl<R: Read> GameReader<R> {
 
     /// Reads about `n` bytes from the source at a time (instead of a MiB): for a source
     /// whose bytes the caller wants read no further ahead than needed.
-    pub(crate) fn set_read_size(&mut self, n: usize) {
+    fn set_read_size(&mut self, n: usize) {
         self.read_size = Some(n.max(1));
     }
 
@@ -687,27 +671,61 @@ impl<R: Read> GameReader<R> {
 
 impl GameReader<io::Empty> {
     /// A reader of the games that start in `piece[..len]`, a piece of a stream that starts
-    /// at `origin`; `piece[len..valid]` is what follows it in the stream, read only to see
-    /// where the piece's last game ends. With `open_end`, the stream goes on after `valid`:
-    /// a game the end of what is there would decide is not read ([`GameReader::unfinished`]
-    /// says so, as it does for a game that runs past `len`). The piece is read where it
-    /// is; [`GameReader::take_buffer`] gives it back.
+    /// at `origin` and ends as `end` says; `piece[len..valid]` is what follows it in the
+    /// stream, read only to see where the piece's last game ends. Unless the stream ends at
+    /// `valid`, a game the end of what is there would decide is not read, nor one that runs
+    /// past `len`: [`GameReader::into_piece`] tells. The piece is read where it is, and
+    /// given back by [`GameReader::into_piece`].
     pub(crate) fn from_piece(
         piece: Vec<u8>,
         (len, valid): (usize, usize),
         origin: Origin,
         max_game: usize,
-        open_end: bool,
+        end: PieceEnd,
     ) -> Self {
-        let mut reader = Self::with_origin(io::empty(), max_game, origin);
+        let mut reader = Self::at_origin(io::empty(), max_game, origin);
         reader.end = valid.min(piece.len());
         reader.limit = len.min(reader.end);
         reader.cr_seen = memchr::memchr(b'\r', &piece[..reader.end]).is_some();
         reader.buf = piece;
-        reader.open_end = open_end;
+        reader.open_end = end != PieceEnd::Eof;
+        reader.cut_by_error = end == PieceEnd::Error;
         reader.piece_only = true;
         reader
     }
+
+    /// The piece back ([`GameReader::from_piece`]), and whether the games read from it are
+    /// the stream's as far as the reader can tell: none ran on past what the piece holds
+    /// (unless a read error ends the stream there: its reader stops at the same place) and
+    /// none was too large to keep (where the stream's own reader gives up on such a game
+    /// depends on how its bytes arrive, so only it can say).
+    pub(crate) fn into_piece(self) -> (Vec<u8>, bool) {
+        let whole = !self.oversized && (!self.unfinished || self.cut_by_error);
+        (self.buf, whole)
+    }
+}
+
+/// How a piece of a stream ends ([`GameReader::from_piece`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PieceEnd {
+    /// Where a game starts: the stream goes on.
+    Cut,
+    /// Where the stream ends.
+    Eof,
+    /// Where reading the stream failed.
+    Error,
+}
+
+/// A stream taken from a reader before any game is read ([`GameReader::into_unread`]).
+pub(crate) struct Unread<R> {
+    /// What is left to read.
+    pub source: R,
+    /// What was read from it and not consumed.
+    pub buffered: Vec<u8>,
+    /// Whether `buffered` is all there is.
+    pub eof: bool,
+    /// The reader's limit on one game's size.
+    pub max_game: usize,
 }
 
 /// Leaves in `lexed` only the report that the game starting on `line` was too large, and the

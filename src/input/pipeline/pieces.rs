@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use super::{interrupted, joined, run_inline, run_inline_until, work_jobs, Game, Scratch};
-use crate::pgn::{GameReader, Origin};
+use crate::pgn::{GameReader, Origin, PieceEnd, Unread};
 
 /// Pieces whose games were delivered as the workers read them (for tests: a property of
 /// pieces is only worth something when some are).
@@ -49,17 +49,6 @@ pub(super) const PIECE: usize = 256 << 10;
 /// A piece grows to this size at most while no game start is found in it; then the rest of
 /// the stream is read in order, on one thread.
 const MAX_PIECE: usize = 8 << 20;
-
-/// How a piece of the stream ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PieceEnd {
-    /// Where a game starts: the stream goes on.
-    Cut,
-    /// Where the stream ends.
-    Eof,
-    /// Where reading the stream failed.
-    Error,
-}
 
 /// A piece of the stream for a worker: `bytes[..len]`, starting at `origin`, and the games
 /// that start in it ([`crate::pgn::cut::scan_piece`]), by which its games are numbered.
@@ -98,9 +87,8 @@ where
     W: Fn(&mut Game<'_>) -> T,
 {
     let bytes = std::mem::take(&mut piece.bytes);
-    let open_end = piece.end != PieceEnd::Eof;
     let span = (piece.len, piece.valid);
-    let mut reader = GameReader::from_piece(bytes, span, piece.origin, max_game, open_end);
+    let mut reader = GameReader::from_piece(bytes, span, piece.origin, max_game, piece.end);
     let mut results = Vec::new();
     let read = run_inline(
         &mut reader,
@@ -111,13 +99,10 @@ where
         },
         scratch,
     );
-    // A piece cut by a read error ends where the stream's reader stops anyway.
-    let confirmed = read.is_ok()
-        && !interrupted()
-        && !reader.met_oversized()
-        && (!reader.unfinished() || piece.end == PieceEnd::Error)
-        && reader.games() - piece.origin.games == piece.likely;
-    piece.bytes = reader.take_buffer();
+    let games = reader.games() - piece.origin.games;
+    let (bytes, whole) = reader.into_piece();
+    let confirmed = read.is_ok() && !interrupted() && whole && games == piece.likely;
+    piece.bytes = bytes;
     PieceDone {
         piece,
         results,
@@ -147,8 +132,8 @@ where
     W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    let max_game = reader.max_game();
-    let (inner, first, eof) = reader.into_parts();
+    let unread = reader.into_unread();
+    let max_game = unread.max_game;
     let drift = AtomicI64::new(0);
     thread::scope(|scope| {
         // Unbounded, so that the delivering end can give a piece back to the workers without
@@ -183,9 +168,8 @@ where
         let drift = &drift;
         let sizes = (piece, piece.saturating_mul(MAX_PIECE / PIECE), 2 * jobs + 8);
         let producer = scope.spawn(move || {
-            let stream = (inner, first, eof);
             let mut seq = 0;
-            let read = cut_pieces(stream, sizes, &job_tx, &spare_rx, drift, &mut seq);
+            let read = cut_pieces(unread, sizes, &job_tx, &spare_rx, drift, &mut seq);
             // The workers stay for pieces given back; the delivery learns here that no
             // more come.
             let _ = end_tx.send((seq, None));
@@ -212,12 +196,17 @@ where
     })
 }
 
-/// The reader thread of [`run_pieces`]: reads the stream (after `first`, already read, and
-/// `eof` if that is all) in pieces cut where games start, and sends them to
+/// The reader thread of [`run_pieces`]: reads the stream (what is buffered first) in pieces
+/// cut where games start, and sends them to
 /// the workers, numbered from the likely counts plus the delivering end's correction
 /// (`drift`). Returns the bytes read.
 fn cut_pieces<R: Read>(
-    (mut inner, first, mut eof): (R, Vec<u8>, bool),
+    Unread {
+        source: mut inner,
+        buffered: first,
+        mut eof,
+        ..
+    }: Unread<R>,
     (piece, max_piece, max_out): (usize, usize, usize),
     job_tx: &std::sync::mpsc::Sender<(u64, Piece)>,
     spare_rx: &Receiver<Vec<u8>>,
@@ -491,10 +480,7 @@ impl<T> Delivery<'_, T> {
                 at: 0,
                 taken: VecDeque::new(),
             };
-            let mut reader = GameReader::with_origin(feed, max_game, origin);
-            // No further ahead than needed: the pieces read stay until the reading passes
-            // them.
-            reader.set_read_size(16 << 10);
+            let mut reader = GameReader::following(feed, max_game, origin);
             let mut resume_at = None;
             let read = run_inline_until(&mut reader, work, sink, &mut scratch, |reader| {
                 resume_at = resume_point(reader);
@@ -527,11 +513,12 @@ fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
     let at = reader.bytes_read();
     // Pieces start at a game's tag line: the reader may have read a game to its end with only
     // the line breaks before the next piece left, and not that piece yet.
-    if reader.buffered().iter().all(|b| b.is_ascii_whitespace()) {
-        reader.inner_mut().read_on();
+    let (feed, buffered) = reader.source_mut();
+    if buffered.iter().all(|b| b.is_ascii_whitespace()) {
+        feed.read_on();
     }
     // Pieces wholly read are not needed again.
-    let feed = reader.inner_mut();
+    let (feed, buffered) = reader.source_mut();
     while let Some(old) = feed.taken.front() {
         if old.piece.origin.offset + old.piece.len as u64 > at {
             break;
@@ -540,8 +527,6 @@ fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
             let _ = feed.delivery.spare_tx.send(old.piece.bytes);
         }
     }
-    let buffered = reader.buffered();
-    let feed = reader.inner();
     for done in feed.taken.iter().chain(feed.current.iter()) {
         let start = done.piece.origin.offset;
         if start < at {
