@@ -2136,3 +2136,86 @@ fn a_game_converts_as_it_does_alone_whatever_came_before() {
         }
     }
 }
+
+/// The codec of every column chunk of a Parquet file (without zstd's level, which the file
+/// does not record).
+fn codecs(path: &Path) -> std::collections::BTreeSet<String> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let meta = reader.metadata();
+    (0..meta.num_row_groups())
+        .flat_map(|g| {
+            let group = meta.row_group(g);
+            (0..group.num_columns())
+                .map(|c| match group.column(c).compression() {
+                    parquet::basic::Compression::ZSTD(_) => "ZSTD".to_owned(),
+                    other => format!("{other:?}"),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn each_parquet_compression_gives_the_same_rows_in_its_codec() {
+    // Games of every kind, one of them rejected (exit status 1).
+    let input = "testdata/convert/parquet-games.pgn";
+    let folder = |name: &str, extra: &[&str]| {
+        let out = tempdir(name).join("out");
+        let o = to_parquet(&out, extra, input);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        out
+    };
+    let default = folder("codec-default", &[]);
+    let rows = |dir: &Path| ["games.parquet", "moves.parquet"].map(|f| read_parquet(&dir.join(f)));
+    let expected = rows(&default);
+    assert!(!expected[1].0.is_empty());
+    for (codec, written) in [
+        ("", "ZSTD"),
+        ("zstd", "ZSTD"),
+        ("zstd:9", "ZSTD"),
+        ("snappy", "SNAPPY"),
+        ("lz4", "LZ4_RAW"),
+        ("none", "UNCOMPRESSED"),
+    ] {
+        let dir = if codec.is_empty() {
+            default.clone()
+        } else {
+            let name = format!("codec-{}", codec.replace(':', "-"));
+            folder(&name, &["--parquet-compression", codec])
+        };
+        for file in ["games.parquet", "moves.parquet"] {
+            let got = codecs(&dir.join(file));
+            assert_eq!(
+                got.into_iter().collect::<Vec<_>>(),
+                [written],
+                "{codec} {file}"
+            );
+        }
+        assert_eq!(rows(&dir), expected, "{codec}");
+    }
+    // Refused: a codec pgnkit does not write, a level out of range, another format.
+    for (args, says) in [
+        (
+            &["--format", "parquet", "--parquet-compression", "gzip"][..],
+            "`gzip` is no Parquet compression pgnkit writes; give zstd, zstd:LEVEL",
+        ),
+        (
+            &["--format", "parquet", "--parquet-compression", "zstd:23"],
+            "`23` is no zstd level",
+        ),
+        (
+            &["--parquet-compression", "snappy"],
+            "--parquet-compression applies to --format parquet only",
+        ),
+    ] {
+        let out = tempdir("codec-refused").join("out");
+        let mut all = vec!["convert", "-o", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        all.push(input);
+        let o = pgnkit(&all, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(!out.exists(), "{args:?}: nothing is written");
+    }
+}

@@ -168,6 +168,7 @@ impl Args {
             boards: self.tables.boards,
             moves_columns: self.tables.moves_columns,
             no_movetext: self.tables.no_movetext,
+            parquet_compression: self.tables.parquet_compression,
             excel: self.tables.excel,
             raw_csv: self.tables.raw_csv,
             rejects: self.rejects.clone(),

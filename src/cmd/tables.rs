@@ -2,6 +2,7 @@
 //! safety, a group of their own so that the command's file stays its arguments and a call.
 
 use crate::convert::columns::MoveColumns;
+use crate::convert::parquet::PageCompression;
 
 /// The columns of the Parquet and CSV outputs.
 #[derive(Debug, clap::Args)]
@@ -35,6 +36,12 @@ pub struct TableArgs {
     /// written again, which makes the conversion faster.
     #[arg(long)]
     pub no_movetext: bool,
+
+    /// With --format parquet: how the pages are compressed: zstd (the default, level 1),
+    /// zstd:LEVEL (1 to 22: smaller files, slower), snappy (pyarrow's, DuckDB's and Spark's
+    /// default), lz4 or none.
+    #[arg(long, value_name = "CODEC")]
+    pub parquet_compression: Option<PageCompression>,
 
     /// What --format parquet does without --fen, which the option asked for before --fen
     /// existed: still taken, so that scripts written then keep working.

@@ -249,13 +249,10 @@ impl Convert {
         let failed = |e: parquet::errors::ParquetError| {
             WriteError::new(out_name.as_str(), io::Error::other(e))
         };
-        let mut pq = ParquetOut::with_columns(
-            games,
-            moves,
-            args.table_moves_columns(),
-            args.game_columns(),
-        )
-        .map_err(failed)?;
+        let columns = (args.table_moves_columns(), args.game_columns());
+        let compression = args.parquet_compression.unwrap_or_default();
+        let mut pq =
+            ParquetOut::with_columns(games, moves, columns, compression).map_err(failed)?;
         let mut push = |row: &GameRecord| pq.push(row).map_err(failed);
         let outcome = self.run_rows(&mut inputs, &mut push)?;
         // The commit below flushes the files to disk.

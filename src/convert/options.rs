@@ -176,6 +176,8 @@ pub struct ConvertOptions {
     /// With [`Format::Parquet`]: no `movetext` column in games.parquet, so no move is written
     /// again (`--no-movetext`).
     pub no_movetext: bool,
+    /// With [`Format::Parquet`]: how the pages are compressed; zstd at level 1 when not given.
+    pub parquet_compression: Option<super::parquet::PageCompression>,
     /// With [`Format::Parquet`]: the optional columns of moves.parquet, instead of the
     /// default ones (`--moves-columns`); `fen`, `numbers` and `boards` add theirs.
     pub moves_columns: Option<MoveColumns>,
@@ -245,6 +247,7 @@ impl Default for ConvertOptions {
             boards: false,
             moves_columns: None,
             no_movetext: false,
+            parquet_compression: None,
             excel: false,
             raw_csv: false,
             rejects: None,
@@ -442,17 +445,23 @@ impl ConvertOptions {
             );
         }
         self.refuse_rewrites_that_do_not_apply()?;
+        let columns = "it chooses the columns of its tables";
         let table_options = [
-            ("--numbers", self.numbers),
-            ("--boards", self.boards),
-            ("--moves-columns", self.moves_columns.is_some()),
-            ("--no-movetext", self.no_movetext),
+            ("--numbers", self.numbers, columns),
+            ("--boards", self.boards, columns),
+            ("--moves-columns", self.moves_columns.is_some(), columns),
+            ("--no-movetext", self.no_movetext, columns),
+            (
+                "--parquet-compression",
+                self.parquet_compression.is_some(),
+                "it compresses the Parquet pages; the other formats are written as plain text",
+            ),
         ];
-        for (option, given) in table_options {
+        for (option, given, why) in table_options {
             if given && self.format != Format::Parquet {
                 anyhow::bail!(
-                    "{option} applies to --format parquet only (it chooses the columns of its \
-                     tables); drop it, or add --format parquet"
+                    "{option} applies to --format parquet only ({why}); drop it, or add \
+                     --format parquet"
                 );
             }
         }

@@ -34,10 +34,10 @@ pub const ROW_GROUP_BYTES: usize = 16 << 20;
 /// tens of MiB).
 pub const BATCH_BYTES: usize = 8 << 20;
 
-/// Text columns whose values are nearly all different (a position a ply, a game's movetext):
-/// no dictionary, which overflows after hashing every value into it, and no minimum and
-/// maximum, which no query prunes by. Both cost instructions for nothing (benches/NOTES.md,
-/// branch arrow2). The boards (64 bytes a position) are so too.
+/// Text columns whose values are nearly all different (a position a ply, a game's movetext),
+/// and the boards (64 bytes a position): written without dictionary, minimum and maximum
+/// ([`properties`]), which cost instructions for nothing there (benches/NOTES.md, branch
+/// arrow2).
 const UNIQUE_TEXT: [&str; 6] = [
     "fen",
     "comment",
@@ -46,6 +46,91 @@ const UNIQUE_TEXT: [&str; 6] = [
     "board",
     "start_board",
 ];
+
+/// How the pages of the Parquet files are compressed (`--parquet-compression`): zstd at level
+/// 1 by default (the parquet crate's default level: about a fifth of a lichess conversion's
+/// instructions, docs/performance.md), a stronger zstd level, or what other writers use by
+/// default (snappy: pyarrow, DuckDB, Spark), LZ4, or none. Every Parquet reader reads all
+/// four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageCompression {
+    /// zstd at this level (1 to 22).
+    Zstd(u8),
+    /// Snappy.
+    Snappy,
+    /// LZ4 (the `LZ4_RAW` codec: blocks without a frame, which readers agree on).
+    Lz4,
+    /// No compression.
+    None,
+}
+
+impl Default for PageCompression {
+    fn default() -> Self {
+        PageCompression::Zstd(1)
+    }
+}
+
+impl PageCompression {
+    /// The parquet crate's codec.
+    fn codec(self) -> Compression {
+        match self {
+            PageCompression::Zstd(level) => Compression::ZSTD(
+                // Levels outside 1..=22 are refused when read: this cannot fail.
+                ZstdLevel::try_new(i32::from(level)).unwrap_or_default(),
+            ),
+            PageCompression::Snappy => Compression::SNAPPY,
+            PageCompression::Lz4 => Compression::LZ4_RAW,
+            PageCompression::None => Compression::UNCOMPRESSED,
+        }
+    }
+}
+
+impl std::str::FromStr for PageCompression {
+    type Err = String;
+
+    /// `zstd`, `zstd:LEVEL` (1 to 22), `snappy`, `lz4` or `none`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let teach = "give zstd, zstd:LEVEL (1 to 22; zstd is zstd:1), snappy, lz4 or none";
+        match s.to_ascii_lowercase().as_str() {
+            "zstd" => Ok(PageCompression::Zstd(1)),
+            "snappy" => Ok(PageCompression::Snappy),
+            "lz4" => Ok(PageCompression::Lz4),
+            "none" => Ok(PageCompression::None),
+            other => {
+                let level = other.strip_prefix("zstd:").ok_or_else(|| {
+                    format!("`{s}` is no Parquet compression pgnkit writes; {teach}")
+                })?;
+                match level.parse::<u8>() {
+                    Ok(n @ 1..=22) => Ok(PageCompression::Zstd(n)),
+                    _ => Err(format!("`{level}` is no zstd level; {teach}")),
+                }
+            }
+        }
+    }
+}
+
+/// The writer's settings for pgnkit's Parquet files: pages compressed with `compression`, row
+/// groups of `rows` at most, and a minimum and maximum per column chunk (what readers prune
+/// row groups by; statistics per page cost more to write), except for the `unique` columns,
+/// whose values are nearly all different: those have neither dictionary (which overflows
+/// after hashing every value into it) nor minimum and maximum (which no query prunes by).
+pub(crate) fn properties(
+    compression: PageCompression,
+    rows: usize,
+    unique: &[&str],
+) -> WriterProperties {
+    let mut props = WriterProperties::builder()
+        .set_compression(compression.codec())
+        .set_max_row_group_row_count(Some(rows))
+        .set_statistics_enabled(EnabledStatistics::Chunk);
+    for &column in unique {
+        let path = ColumnPath::from(column);
+        props = props
+            .set_column_dictionary_enabled(path.clone(), false)
+            .set_column_statistics_enabled(path, EnabledStatistics::None);
+    }
+    props.build()
+}
 
 /// Writes the two Parquet files, a batch of games at a time.
 pub struct ParquetOut<W: Write + Send> {
@@ -65,11 +150,12 @@ impl<W: Write + Send> ParquetOut<W> {
     /// Errors of the writers.
     pub fn new(games: W, moves: W, fen: bool) -> Result<Self, ParquetError> {
         let moves_columns = super::arrow::moves_columns(fen);
-        Self::with_columns(games, moves, moves_columns, GameColumns::default())
+        let columns = (moves_columns, GameColumns::default());
+        Self::with_columns(games, moves, columns, PageCompression::default())
     }
 
     /// Starts both files, with the optional columns `moves_columns` in `moves.parquet` and
-    /// `game_columns` in `games.parquet`.
+    /// `game_columns` in `games.parquet`, their pages compressed with `compression`.
     ///
     /// # Errors
     ///
@@ -77,24 +163,10 @@ impl<W: Write + Send> ParquetOut<W> {
     pub fn with_columns(
         games: W,
         moves: W,
-        moves_columns: MoveColumns,
-        game_columns: GameColumns,
+        (moves_columns, game_columns): (MoveColumns, GameColumns),
+        compression: PageCompression,
     ) -> Result<Self, ParquetError> {
-        let props = |rows| {
-            let mut props = WriterProperties::builder()
-                .set_compression(Compression::ZSTD(ZstdLevel::default()))
-                .set_max_row_group_row_count(Some(rows))
-                // Minimum and maximum per column chunk, what readers prune row groups by;
-                // statistics per page cost more to write.
-                .set_statistics_enabled(EnabledStatistics::Chunk);
-            for column in UNIQUE_TEXT {
-                let path = ColumnPath::from(column);
-                props = props
-                    .set_column_dictionary_enabled(path.clone(), false)
-                    .set_column_statistics_enabled(path, EnabledStatistics::None);
-            }
-            props.build()
-        };
+        let props = |rows| properties(compression, rows, &UNIQUE_TEXT);
         let games_rows = GamesBuilder::with_columns(game_columns);
         let moves_rows = MovesBuilder::with_columns(moves_columns);
         Ok(ParquetOut {
@@ -160,6 +232,22 @@ mod tests {
     use parquet::file::reader::{FileReader, SerializedFileReader};
 
     use super::*;
+
+    #[test]
+    fn compressions_are_read_as_the_option_writes_them() {
+        let read = |s: &str| s.parse::<PageCompression>().map(PageCompression::codec);
+        let zstd = |n| Ok(Compression::ZSTD(ZstdLevel::try_new(n).unwrap()));
+        assert_eq!(read("zstd"), zstd(1));
+        assert_eq!(PageCompression::default().codec(), zstd(1).unwrap());
+        assert_eq!(read("ZSTD:9"), zstd(9));
+        assert_eq!(read("zstd:22"), zstd(22));
+        assert_eq!(read("snappy"), Ok(Compression::SNAPPY));
+        assert_eq!(read("lz4"), Ok(Compression::LZ4_RAW));
+        assert_eq!(read("none"), Ok(Compression::UNCOMPRESSED));
+        for bad in ["zstd:0", "zstd:23", "zstd:", "zstd:x", "gzip", "brotli", ""] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+    }
     use crate::convert::{Convert, ConvertOptions, Format};
     use crate::pgn::Lexed;
 

@@ -13,12 +13,10 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::schema::types::ColumnPath;
 
 use super::rows::{RowOut, COLUMNS};
+use crate::convert::parquet::{properties, PageCompression};
 
 /// Rows built before they are handed to the writer as one batch.
 const BATCH_ROWS: usize = 8_192;
@@ -142,18 +140,11 @@ impl<W: Write + Send> TreeParquet<W> {
     ///
     /// Errors of the writer.
     pub fn new(out: W) -> Result<TreeParquet<W>, ParquetError> {
-        let mut props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .set_max_row_group_row_count(Some(GROUP_ROWS))
-            .set_statistics_enabled(EnabledStatistics::Chunk);
-        // Nearly every position is another: a dictionary would overflow for nothing.
-        let path = ColumnPath::from("epd");
-        props = props
-            .set_column_dictionary_enabled(path.clone(), false)
-            .set_column_statistics_enabled(path, EnabledStatistics::None);
+        // Nearly every position is another.
+        let props = properties(PageCompression::default(), GROUP_ROWS, &["epd"]);
         let schema = schema();
         Ok(TreeParquet {
-            writer: ArrowWriter::try_new(out, Arc::clone(&schema), Some(props.build()))?,
+            writer: ArrowWriter::try_new(out, Arc::clone(&schema), Some(props))?,
             schema,
             columns: Columns::default(),
         })
