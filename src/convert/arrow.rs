@@ -450,26 +450,40 @@ impl PlyColumns {
         }
     }
 
-    /// A main-line move of a game that starts at `start`, when no text is kept (the main line
-    /// told at once, [`super::Collector::main_line_only`]): the position after it as the
-    /// numbers kept from the moves, `after`, and the start read only for its castling mode.
+    /// A main-line move of a game that starts at `start`, told with the main line at once
+    /// ([`super::Collector::main_line_only`]): the position after it as the numbers kept from
+    /// the moves, `after`, the start read only for its castling mode, and its SAN when the
+    /// text is kept (as written, or made from the position before it: `check` is then the
+    /// move's whole claim, mate told apart).
     pub fn push_played(
         &mut self,
         start: &Chess,
         mv: Move,
         check: CheckClaim,
         after: &PositionFromMoves,
+        san: Option<MainSan<'_>>,
     ) {
-        debug_assert!(
-            !self.text && !self.fen,
-            "the text of a move needs its position"
-        );
+        debug_assert!(!self.fen, "a move's FEN needs its position");
         // The side that made it: `after`'s other one.
         if !self.count_ply(!after.numbers().white_to_move) {
             return;
         }
-        let end = self.end();
-        self.ends.push([end, end, end]);
+        if self.text {
+            match san {
+                Some(MainSan::Written(san)) => san.push_to(&mut self.text_buf),
+                Some(MainSan::Before(before)) => {
+                    write::write(before, mv, check, Notation::San, &mut self.text_buf);
+                }
+                None => debug_assert!(false, "SAN kept, none given"),
+            }
+        }
+        let san_end = self.end();
+        if self.text {
+            mv.to_uci(start.castles().mode())
+                .append_to_string(&mut self.text_buf);
+        }
+        let uci_end = self.end();
+        self.ends.push([san_end, uci_end, uci_end]);
         if self.with_numbers {
             let mode = start.castles().mode();
             self.numbers.push(MoveNumbers::of(mv, mode, check));
@@ -477,6 +491,11 @@ impl PlyColumns {
         if self.with_positions {
             self.positions.push(after.numbers().clone());
         }
+    }
+
+    /// Whether each ply's SAN and UCI are kept.
+    pub fn keeps_text(&self) -> bool {
+        self.moves && self.text
     }
 
     /// Counts a ply made by White (`white`) or Black; whether its columns are kept.
@@ -548,6 +567,15 @@ impl PlyColumns {
         let at = |a: u32, b: u32| &self.text_buf[a as usize..b as usize];
         [at(start, san), at(san, uci), at(uci, fen)]
     }
+}
+
+/// The SAN of a move told with the main line at once ([`PlyColumns::push_played`]).
+#[derive(Clone, Copy, Debug)]
+pub enum MainSan<'a> {
+    /// Its token, which is its canonical SAN.
+    Written(WrittenSan<'a>),
+    /// Made from the position before it.
+    Before(&'a Chess),
 }
 
 /// What the two table builders share: the schema, the count of rows since the last batch, and

@@ -39,6 +39,7 @@ use crate::notation::{self, CheckClaim, MovePattern};
 use crate::pgn::{GameResult, Lexed};
 use crate::rules::game::GameReport;
 use crate::rules::visit::{self, MainLine, MoveAt, Needs, NoteAt, Positions, Visitor};
+use arrow::MainSan;
 use numbers::PositionFromMoves;
 #[cfg(debug_assertions)]
 use numbers::PositionNumbers;
@@ -307,6 +308,8 @@ impl Visitor for Collector {
                 main_moves: true,
                 // The plies' clocks, evaluations, comments and NAGs, if the rows have them.
                 notes: self.columns.as_ref().is_some_and(|c| c.has_notes()),
+                // The tokens written as canonical SAN, copied into the SAN column.
+                main_san: self.columns.as_ref().is_some_and(|c| c.keeps_text()),
                 ..Needs::NOTHING
             };
         }
@@ -316,6 +319,7 @@ impl Visitor for Collector {
             tags: false,
             main_moves: false,
             notes: false,
+            main_san: false,
         }
     }
 
@@ -387,24 +391,32 @@ impl Visitor for Collector {
             return;
         };
         c.reserve(line.moves.len() + self.main_nulls.len());
+        let text = c.keeps_text();
         let mut nulls = self.main_nulls.iter().peekable();
-        let mut moves = line.moves.iter().zip(line.checks);
+        let mut moves = line.moves.iter().zip(line.checks).enumerate();
         // The numbers are kept up from the moves and the checks the replay found: the line is
-        // not played again.
+        // not played again, unless a move's token is not its canonical SAN (rare: lichess and
+        // TWIC write SAN so), whose SAN is then made from the position before it.
         let mut pos = PositionFromMoves::new(start);
+        let all_written =
+            line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some);
+        let mut line_pos = (text && !all_written).then(|| start.clone());
         #[cfg(debug_assertions)]
         let mut played = start.clone();
         for ply in 0.. {
             if let Some((_, after)) = nulls.next_if(|(at, _)| *at == ply) {
                 c.push_null(after);
                 pos = PositionFromMoves::new(after);
+                if let Some(p) = line_pos.as_mut() {
+                    p.clone_from(after);
+                }
                 #[cfg(debug_assertions)]
                 {
                     played = after.clone();
                 }
                 continue;
             }
-            let Some((&mv, &gives_check)) = moves.next() else {
+            let Some((i, (&mv, &gives_check))) = moves.next() else {
                 break;
             };
             pos.play(mv);
@@ -414,14 +426,34 @@ impl Visitor for Collector {
                 debug_assert_eq!(*pos.numbers(), PositionNumbers::of(&played), "{mv:?}");
                 debug_assert_eq!(gives_check, played.is_check(), "{mv:?}");
             }
-            // Check or not is all the numbers say: no text is written from it, so a mate
-            // need not be told apart.
-            let check = if gives_check {
+            let mut check = if gives_check {
                 CheckClaim::Check
             } else {
                 CheckClaim::None
             };
-            c.push_played(start, mv, check, &pos);
+            let written = if text { line.written_san(i) } else { None };
+            let before = match (line_pos.as_mut(), written) {
+                (Some(p), None) => {
+                    let before = p.clone();
+                    p.play_unchecked(mv);
+                    // The SAN made says mate apart from check.
+                    if gives_check && p.is_checkmate() {
+                        check = CheckClaim::Mate;
+                    }
+                    Some(before)
+                }
+                (Some(p), Some(_)) => {
+                    p.play_unchecked(mv);
+                    None
+                }
+                (None, _) => None,
+            };
+            let san = match (written, &before) {
+                (Some(w), _) => Some(MainSan::Written(w)),
+                (None, Some(b)) => Some(MainSan::Before(b)),
+                (None, None) => None,
+            };
+            c.push_played(start, mv, check, &pos, san);
         }
     }
 

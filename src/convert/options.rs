@@ -334,15 +334,11 @@ impl ConvertOptions {
     }
 
     /// Whether the Arrow rows need of the moves only what the main line's moves give (see
-    /// [`Collector::main_line_only`]), with the notes that come with them: no movetext column,
-    /// no SAN, UCI or FEN a ply, no repairs to count.
+    /// [`Collector::main_line_only`]), with the notes that come with them and the tokens
+    /// written as canonical SAN: no movetext column, no FEN a ply, no repairs to count.
     pub(super) fn rows_need_main_line_only(&self) -> bool {
         let columns = self.table_moves_columns();
-        !self.games_only
-            && self.no_movetext
-            && !self.repair
-            && !columns.any_of(MoveColumns::TEXT)
-            && !columns.has(MoveColumn::Fen)
+        !self.games_only && self.no_movetext && !self.repair && !columns.has(MoveColumn::Fen)
     }
 
     /// The optional columns of the moves table: `moves_columns` (or the default ones), with

@@ -61,6 +61,7 @@ impl Visitor for DigestObserver {
             tags: false,
             main_moves: true,
             notes: false,
+            main_san: false,
         }
     }
 

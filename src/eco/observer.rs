@@ -55,6 +55,7 @@ impl Visitor for EcoObserver<'_> {
             tags: false,
             main_moves: false,
             notes: false,
+            main_san: false,
         }
     }
 

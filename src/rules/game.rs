@@ -514,8 +514,8 @@ mod tests {
                 .push(format!("play {at:?} {fen} {mv:?} {check:?} {san:?}"));
         }
         fn main_line(&mut self, line: crate::rules::visit::MainLine<'_>) {
-            let moves = line.moves;
-            self.events.push(format!("main line {moves:?}"));
+            let (moves, san) = (line.moves, line.san);
+            self.events.push(format!("main line {moves:?} san {san:?}"));
         }
         fn unplayed(&mut self, at: crate::rules::visit::MoveAt) {
             self.events.push(format!("unplayed {at:?}"));
@@ -566,6 +566,7 @@ mod tests {
                 tags: true,
                 main_moves: false,
                 notes: false,
+                main_san: false,
             },
             Needs {
                 positions: Positions::First(2),
@@ -573,6 +574,7 @@ mod tests {
                 tags: false,
                 main_moves: true,
                 notes: false,
+                main_san: true,
             },
             Needs {
                 positions: Positions::None,
@@ -580,6 +582,7 @@ mod tests {
                 tags: false,
                 main_moves: false,
                 notes: false,
+                main_san: false,
             },
         ];
         for pgn in games {

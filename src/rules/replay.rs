@@ -61,6 +61,7 @@ struct ReplayBuffers {
     read_buf: Vec<ReadMove>,
     main_line: Vec<Move>,
     main_checks: Vec<bool>,
+    main_san: Vec<Option<(u32, u32)>>,
 }
 
 thread_local! {
@@ -86,12 +87,14 @@ impl ReplayBuffers {
         if self.main_line.capacity() > KEEP {
             self.main_line = Vec::new();
             self.main_checks = Vec::new();
+            self.main_san = Vec::new();
         }
         self.history.clear();
         self.lines.clear();
         self.read_buf.clear();
         self.main_line.clear();
         self.main_checks.clear();
+        self.main_san.clear();
         SPARE_BUFFERS.set(self);
     }
 }
@@ -124,6 +127,11 @@ pub(super) struct Replay<'a> {
     main_line: Vec<Move>,
     /// Whether each move of `main_line` gives check.
     main_checks: Vec<bool>,
+    /// The token of each move of `main_line` when it is the move's canonical SAN
+    /// ([`Needs::main_san`]; empty otherwise).
+    main_san: Vec<Option<(u32, u32)>>,
+    /// The visitor wants `main_san`.
+    tell_san: bool,
     /// Main-line moves before which it wants the position ([`Positions::First`]).
     position_plies: u32,
     /// Main-line moves told to the visitor so far.
@@ -189,6 +197,8 @@ impl<'a> Replay<'a> {
             tell_moves,
             main_line: buffers.main_line,
             main_checks: buffers.main_checks,
+            main_san: buffers.main_san,
+            tell_san: tell_moves && needs.main_san,
             position_plies: positions.plies(),
             main_moves_told: 0,
             record_movetext: needs.movetext || needs.notes,
@@ -231,6 +241,8 @@ impl<'a> Replay<'a> {
             self.visitor.main_line(MainLine {
                 moves: &self.main_line,
                 checks: &self.main_checks,
+                san: &self.main_san,
+                bytes: self.bytes,
             });
         }
         let Replay {
@@ -239,6 +251,7 @@ impl<'a> Replay<'a> {
             read_buf,
             main_line,
             main_checks,
+            main_san,
             result_token,
             main_broken,
             chinese_moves,
@@ -251,6 +264,7 @@ impl<'a> Replay<'a> {
             read_buf,
             main_line,
             main_checks,
+            main_san,
         }
         .give_back();
         Replayed {
@@ -586,6 +600,12 @@ impl Replay<'_> {
         if depth == 0 && self.tell_moves {
             self.main_line.push(mv);
             self.main_checks.push(gives_check);
+            if self.tell_san {
+                let text = &self.bytes[span.start as usize..span.end as usize];
+                let canonical = written_san(text, m, &mnotes, actual).is_some();
+                self.main_san
+                    .push(canonical.then_some((span.start, span.end)));
+            }
         }
         if is_main {
             self.main_ply(

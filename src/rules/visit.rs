@@ -51,6 +51,9 @@ pub struct Needs {
     /// they are ([`NoteAt`]), without the moves' positions: with [`Needs::main_moves`], what
     /// a table of the main line's plies and their notes needs.
     pub notes: bool,
+    /// With [`Needs::main_moves`]: each main-line move's token when it is written as the
+    /// move's canonical SAN ([`MainLine::san`]), which a writer of SAN can then copy.
+    pub main_san: bool,
 }
 
 impl Needs {
@@ -61,6 +64,7 @@ impl Needs {
         tags: false,
         main_moves: false,
         notes: false,
+        main_san: false,
     };
 
     /// What two visitors need together: the more positions of the two, and each thing
@@ -83,6 +87,7 @@ impl Needs {
             tags: self.tags || other.tags,
             main_moves: self.main_moves || other.main_moves,
             notes: self.notes || other.notes,
+            main_san: self.main_san || other.main_san,
         }
     }
 }
@@ -216,6 +221,20 @@ pub struct MainLine<'a> {
     /// Whether each move gives check, as the replay found it playing the move: a visitor
     /// that needs no more of the positions than that need not play them again.
     pub checks: &'a [bool],
+    /// With [`Needs::main_san`]: for each move, its token (bytes `start..end` of the game)
+    /// when that is the move's canonical SAN, as [`Ply::san`] tells it; empty otherwise.
+    pub san: &'a [Option<(u32, u32)>],
+    /// The game's bytes, which `san` points into.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> MainLine<'a> {
+    /// The canonical SAN of move `i` as written, when it was written so
+    /// ([`MainLine::san`]); `None` otherwise (the writer makes it from the position).
+    pub fn written_san(&self, i: usize) -> Option<WrittenSan<'a>> {
+        let (start, end) = (*self.san.get(i)?)?;
+        WrittenSan::new(self.bytes.get(start as usize..end as usize)?)
+    }
 }
 
 /// Sees a game as it is replayed, so that writers (`convert`), statistics and filters can use

@@ -206,6 +206,7 @@ impl Visitor for Watch<'_> {
             tags: false,
             main_moves: self.by_moves,
             notes: false,
+            main_san: false,
         }
     }
 

@@ -31,6 +31,7 @@ impl Visitor for OpeningMoves {
             tags: false,
             main_moves: false,
             notes: false,
+            main_san: false,
         }
     }
 

@@ -72,6 +72,7 @@ impl Visitor for PlyObserver {
             tags: false,
             main_moves: false,
             notes: false,
+            main_san: false,
         }
     }
 

@@ -282,6 +282,7 @@ impl Visitor for Observer<'_> {
             tags: false,
             main_moves: false,
             notes: false,
+            main_san: false,
         }
     }
 
@@ -379,9 +380,12 @@ pub fn check_round_trip(pos: &Chess, m: Move, k: usize) {
 }
 
 /// An observer of the main line, as `stats` has one: what it saw of each main-line move.
+/// It asks for the main line told at once too, which must be the moves it was told one by
+/// one, with the same tokens as their canonical SAN.
 #[derive(Default)]
 struct MainLine {
     moves: Vec<(Move, CheckClaim, bool)>,
+    san: Vec<Option<String>>,
     unplayed: bool,
 }
 
@@ -391,8 +395,9 @@ impl Visitor for MainLine {
             positions: Positions::All,
             movetext: false,
             tags: false,
-            main_moves: false,
+            main_moves: true,
             notes: false,
+            main_san: true,
         }
     }
 
@@ -400,7 +405,17 @@ impl Visitor for MainLine {
         if ply.at.depth == 0 {
             self.moves
                 .push((ply.mv, ply.check, ply.before.is_legal(ply.mv)));
+            self.san.push(ply.san.map(|s| s.as_str().to_owned()));
         }
+    }
+
+    fn main_line(&mut self, line: pgnkit::rules::visit::MainLine<'_>) {
+        let moves: Vec<Move> = self.moves.iter().map(|m| m.0).collect();
+        assert_eq!(line.moves, moves, "the main line told at once");
+        let san: Vec<Option<String>> = (0..line.moves.len())
+            .map(|i| line.written_san(i).map(|s| s.as_str().to_owned()))
+            .collect();
+        assert_eq!(san, self.san, "the tokens told as canonical SAN");
     }
 
     fn unplayed(&mut self, at: MoveAt) {
