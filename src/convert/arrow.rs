@@ -423,18 +423,16 @@ impl PlyColumns {
             }
         }
         let san_end = self.end();
+        let numbers = MoveNumbers::of(mv, before.castles().mode(), check);
         if self.text {
-            // As `write::write` writes UCI, without the formatting machinery (a ply's cost
-            // counts).
-            mv.to_uci(before.castles().mode())
-                .append_to_string(&mut self.text_buf);
+            // UCI from the numbers' squares (a ply's cost counts: no formatting machinery).
+            numbers.push_uci(&mut self.text_buf);
         }
         let uci_end = self.end();
         // Its FEN is counted in with the next ply, or with `settle`.
         self.ends.push([san_end, uci_end, uci_end]);
         if self.with_numbers {
-            let mode = before.castles().mode();
-            self.numbers.push(MoveNumbers::of(mv, mode, check));
+            self.numbers.push(numbers);
         }
         if self.with_positions {
             // From the last ply's board: the main line's plies follow one another.
@@ -478,15 +476,14 @@ impl PlyColumns {
             }
         }
         let san_end = self.end();
+        let numbers = MoveNumbers::of(mv, start.castles().mode(), check);
         if self.text {
-            mv.to_uci(start.castles().mode())
-                .append_to_string(&mut self.text_buf);
+            numbers.push_uci(&mut self.text_buf);
         }
         let uci_end = self.end();
         self.ends.push([san_end, uci_end, uci_end]);
         if self.with_numbers {
-            let mode = start.castles().mode();
-            self.numbers.push(MoveNumbers::of(mv, mode, check));
+            self.numbers.push(numbers);
         }
         if self.with_positions {
             self.positions.push(after.numbers().clone());

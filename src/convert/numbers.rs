@@ -58,6 +58,49 @@ impl MoveNumbers {
         }
     }
 
+    /// Appends the move in UCI (`e2e4`, `e7e8q`, `e1g1`; `0000` for a null move): the squares
+    /// are the ones these numbers hold, castling by the same rule (see the module's note).
+    ///
+    /// ```
+    /// use pgnkit::convert::numbers::MoveNumbers;
+    /// use pgnkit::notation::CheckClaim;
+    /// use shakmaty::{CastlingMode, Move, Role, Square};
+    ///
+    /// let promote = Move::Normal {
+    ///     role: Role::Pawn,
+    ///     from: Square::E7,
+    ///     capture: Some(Role::Rook),
+    ///     to: Square::D8,
+    ///     promotion: Some(Role::Queen),
+    /// };
+    /// let mut uci = String::new();
+    /// MoveNumbers::of(promote, CastlingMode::Standard, CheckClaim::Check).push_uci(&mut uci);
+    /// assert_eq!(uci, "e7d8q");
+    /// ```
+    pub fn push_uci(&self, out: &mut String) {
+        const ROLE: [char; 7] = ['?', 'p', 'n', 'b', 'r', 'q', 'k'];
+        let square = |s: u8, out: &mut String| {
+            out.push(char::from(b'a' + s % 8));
+            out.push(char::from(b'1' + s / 8));
+        };
+        match (self.from, self.to) {
+            (Self::NONE, Self::NONE) => out.push_str("0000"),
+            // A drop (none in a replayed game), as shakmaty writes one: `Q@e4`.
+            (Self::NONE, to) => {
+                out.push(ROLE[usize::from(self.piece)].to_ascii_uppercase());
+                out.push('@');
+                square(to, out);
+            }
+            (from, to) => {
+                square(from, out);
+                square(to, out);
+                if self.promotion != 0 {
+                    out.push(ROLE[usize::from(self.promotion)]);
+                }
+            }
+        }
+    }
+
     /// `mv`, played in a game of castling `mode`, which leaves the other side as `check` says.
     ///
     /// ```
@@ -448,6 +491,46 @@ mod tests {
         assert_eq!(n.flags, MoveNumbers::CAPTURE | MoveNumbers::EN_PASSANT);
         let n = MoveNumbers::null(false);
         assert_eq!((n.from, n.piece, n.flags), (MoveNumbers::NONE, 0, 0));
+    }
+
+    #[test]
+    fn uci_from_the_numbers_is_shakmatys() {
+        // Every legal move of positions with promotions (and under-promotions), en passant,
+        // castling both ways in standard chess and in Chess960 (king and rooks off e1, a1, h1).
+        let positions = [
+            ("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1", CastlingMode::Standard),
+            ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", CastlingMode::Standard),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 5 20",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 5 20",
+                CastlingMode::Standard,
+            ),
+            (
+                "1rk2r2/8/8/8/8/8/8/1RK2R2 w BFbf - 0 1",
+                CastlingMode::Chess960,
+            ),
+            (
+                "1r4kr/8/8/8/8/8/8/1R4KR b BHbh - 0 1",
+                CastlingMode::Chess960,
+            ),
+        ];
+        let mut moves = 0;
+        for (fen, mode) in positions {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for mv in pos.legal_moves() {
+                let mut ours = String::new();
+                MoveNumbers::of(mv, mode, CheckClaim::None).push_uci(&mut ours);
+                assert_eq!(ours, mv.to_uci(mode).to_string(), "{fen}: {mv:?}");
+                moves += 1;
+            }
+        }
+        assert!(moves > 100, "{moves} moves");
+        let mut null = String::new();
+        MoveNumbers::null(false).push_uci(&mut null);
+        assert_eq!(null, "0000");
     }
 
     #[test]
