@@ -22,7 +22,7 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use super::columns::{GameColumns, MoveColumn, MoveColumns};
 use super::numbers::{self, MoveNumbers, PositionFromMoves, PositionNumbers};
@@ -416,24 +416,8 @@ impl PlyColumns {
         if self.fen {
             self.settle();
         }
-        if self.text {
-            match san {
-                Some(san) => san.push_to(&mut self.text_buf),
-                None => write::write(before, mv, check, Notation::San, &mut self.text_buf),
-            }
-        }
-        let san_end = self.end();
-        let numbers = MoveNumbers::of(mv, before.castles().mode(), check);
-        if self.text {
-            // UCI from the numbers' squares (a ply's cost counts: no formatting machinery).
-            numbers.push_uci(&mut self.text_buf);
-        }
-        let uci_end = self.end();
-        // Its FEN is counted in with the next ply, or with `settle`.
-        self.ends.push([san_end, uci_end, uci_end]);
-        if self.with_numbers {
-            self.numbers.push(numbers);
-        }
+        let san = san.map_or(MainSan::Before(before), MainSan::Written);
+        self.push_text_and_numbers(mv, before.castles().mode(), check, Some(san));
         if self.with_positions {
             // From the last ply's board: the main line's plies follow one another.
             let numbers = match self.positions.last() {
@@ -466,6 +450,22 @@ impl PlyColumns {
         if !self.count_ply(!after.numbers().white_to_move) {
             return;
         }
+        self.push_text_and_numbers(mv, start.castles().mode(), check, san);
+        if self.with_positions {
+            self.positions.push(after.numbers().clone());
+        }
+    }
+
+    /// A move's SAN (when the text is kept) and UCI, and its numbers: the columns every ply
+    /// has, whatever its positions came from. A ply's cost counts: UCI is written from the
+    /// numbers' squares, without formatting machinery.
+    fn push_text_and_numbers(
+        &mut self,
+        mv: Move,
+        mode: CastlingMode,
+        check: CheckClaim,
+        san: Option<MainSan<'_>>,
+    ) {
         if self.text {
             match san {
                 Some(MainSan::Written(san)) => san.push_to(&mut self.text_buf),
@@ -476,17 +476,15 @@ impl PlyColumns {
             }
         }
         let san_end = self.end();
-        let numbers = MoveNumbers::of(mv, start.castles().mode(), check);
+        let numbers = MoveNumbers::of(mv, mode, check);
         if self.text {
             numbers.push_uci(&mut self.text_buf);
         }
         let uci_end = self.end();
+        // A FEN is counted in with the next ply, or with `settle`.
         self.ends.push([san_end, uci_end, uci_end]);
         if self.with_numbers {
             self.numbers.push(numbers);
-        }
-        if self.with_positions {
-            self.positions.push(after.numbers().clone());
         }
     }
 
