@@ -60,6 +60,14 @@ fn clock_value(arg: &str) -> Option<f64> {
 /// for anything else (an empty part, a fraction), which [`parse_clock`] reads part by part.
 /// The value is the same: parts of up to nine digits are exact as f64.
 fn whole_clock(arg: &str) -> Option<f64> {
+    // `H:MM:SS`, lichess's every clock, without the loop: a ply's cost counts.
+    if let &[h, b':', m1, m0, b':', s1, s0] = arg.as_bytes() {
+        let digits = [h, m1, m0, s1, s0];
+        if digits.iter().all(u8::is_ascii_digit) {
+            let [h, m1, m0, s1, s0] = digits.map(|d| u32::from(d - b'0'));
+            return Some(f64::from(h * 3600 + (m1 * 10 + m0) * 60 + s1 * 10 + s0));
+        }
+    }
     let (mut secs, mut part, mut digits) = (0.0f64, 0u32, 0usize);
     for &b in arg.as_bytes() {
         match b {
@@ -747,13 +755,28 @@ mod tests {
         for (text, want) in [
             ("0:03:00", 180.0),
             ("1:02:03", 3723.0),
+            ("9:59:59", 35999.0),
+            // Minutes and seconds past 59 are counted as written, by either path.
+            ("0:99:99", 6039.0),
+            ("10:02:03", 36123.0),
             ("59", 59.0),
             ("2:00", 120.0),
         ] {
             assert_eq!(whole_clock(text), Some(want), "{text}");
             assert_eq!(parse_clock(&format!("[%clk {text}]")), Some(want), "{text}");
         }
-        for text in ["", "1::2", ":5", "1:2:", "0:00:09.5", "1234567890:00"] {
+        for text in [
+            "",
+            "1::2",
+            ":5",
+            "1:2:",
+            "0:00:09.5",
+            "1234567890:00",
+            "0:0a:00",
+            "0:00:0 ",
+            "x:00:00",
+            "0:00-00",
+        ] {
             assert_eq!(whole_clock(text), None, "{text}");
         }
         assert_eq!(parse_clock("[%clk 1::2]"), None);
