@@ -342,6 +342,15 @@ impl IndexMut<usize> for Capped<'_> {
     }
 }
 
+/// The plural ending of a count's noun in a message: "1 move", "2 moves".
+pub(crate) fn plural(n: impl Into<u64>) -> &'static str {
+    if n.into() == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// Bytes of a token or a value quoted at most, in a message or in a JSON or CSV `token`.
 pub const QUOTE_MAX: usize = 60;
 

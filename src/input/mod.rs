@@ -22,7 +22,7 @@ use open::Source;
 use pipeline::Game;
 use progress::Progress;
 
-use crate::diag::{Code, Finding};
+use crate::diag::{plural, Code, Finding};
 use crate::outcome::{say, Outcome, WriteError};
 use crate::pgn::GameReader;
 
@@ -937,14 +937,6 @@ impl Inputs {
         } else {
             Outcome::Clean
         }
-    }
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 

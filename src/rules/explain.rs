@@ -161,12 +161,3 @@ pub(super) fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
         }
     }
 }
-
-/// The plural ending of a count's noun: "1 move", "2 moves".
-pub(super) fn plural(n: u32) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}

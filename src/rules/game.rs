@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use shakmaty::Chess;
 
+use crate::diag::plural;
 use crate::diag::{Capped, Code, Finding, FindingCounts, Severity};
 use crate::notation;
 use crate::pgn::book;
@@ -16,7 +17,7 @@ use crate::pgn::{
 };
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
 use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
-use crate::rules::explain::{fen, plural};
+use crate::rules::explain::fen;
 use crate::rules::outcome::Ending;
 use crate::rules::replay::{Replay, Replayed};
 use crate::rules::start::start_position;

@@ -11,12 +11,13 @@ use shakmaty::{
     zobrist::Zobrist64, Bitboard, Chess, Color, EnPassantMode, FromSetup, Move, Position,
 };
 
+use crate::diag::plural;
 use crate::diag::{quote_bytes, Capped, Code, Finding, PlyLabel};
 use crate::notation::{self, CheckClaim, MovePattern, ReadMove};
 use crate::pgn::movetext::span_within;
 use crate::pgn::{GameResult, Lexed, Span};
 use crate::rules::ending::Ended;
-use crate::rules::explain::{fen, plural, shown_move};
+use crate::rules::explain::{fen, shown_move};
 use crate::rules::game::{CheckOptions, Checks};
 use crate::rules::matcher::{self, MatchError};
 use crate::rules::outcome::Ending;

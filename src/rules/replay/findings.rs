@@ -3,7 +3,7 @@
 
 use shakmaty::{Chess, Move};
 
-use crate::diag::{quote_bytes, Code, Finding, Severity};
+use crate::diag::{plural, quote_bytes, Code, Finding, Severity};
 use crate::notation::{CheckClaim, Notes, ReadMove};
 use crate::pgn::Span;
 use crate::rules::explain::{explain_illegal, fen, san, shown_move, suffix};
@@ -370,13 +370,5 @@ fn wrong_capture(token: &str, captures: bool) -> String {
         format!("'{token}' is marked as a quiet move but captures")
     } else {
         format!("'{token}' is marked as a capture but takes nothing")
-    }
-}
-
-fn plural(n: u32) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
