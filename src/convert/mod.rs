@@ -432,27 +432,21 @@ impl Visitor for Collector {
                 CheckClaim::None
             };
             let written = if text { line.written_san(i) } else { None };
-            let before = match (line_pos.as_mut(), written) {
-                (Some(p), None) => {
-                    let before = p.clone();
-                    p.play_unchecked(mv);
-                    // The SAN made says mate apart from check.
-                    if gives_check && p.is_checkmate() {
-                        check = CheckClaim::Mate;
-                    }
-                    Some(before)
+            // The position before a move whose SAN is made, not copied.
+            let mut before = None;
+            if let Some(p) = line_pos.as_mut() {
+                if written.is_none() {
+                    before = Some(p.clone());
                 }
-                (Some(p), Some(_)) => {
-                    p.play_unchecked(mv);
-                    None
+                p.play_unchecked(mv);
+                // The SAN made says mate apart from check.
+                if before.is_some() && gives_check && p.is_checkmate() {
+                    check = CheckClaim::Mate;
                 }
-                (None, _) => None,
-            };
-            let san = match (written, &before) {
-                (Some(w), _) => Some(MainSan::Written(w)),
-                (None, Some(b)) => Some(MainSan::Before(b)),
-                (None, None) => None,
-            };
+            }
+            let san = written
+                .map(MainSan::Written)
+                .or(before.as_ref().map(MainSan::Before));
             c.push_played(start, mv, check, &pos, san);
         }
     }

@@ -367,11 +367,9 @@ impl ConvertOptions {
         }
     }
 
-    /// A game's visitor, made on the worker that converts it: the collector (every notation
-    /// and position a move for the JSON and CSV records and EPD; the Parquet tables take SAN,
-    /// UCI and FEN only, as the replay plays the moves) beside the classifier of openings
-    /// (`--add-eco`, with `eco_table`).
-    /// A collector for a game of these options, with room for its moves.
+    /// A collector for a game of these options, with room for its moves: every notation and
+    /// position a move for the JSON and CSV records and EPD; the Parquet tables take what
+    /// their columns show.
     pub(super) fn collector(&self) -> Collector {
         let records = matches!(self.format, Format::Jsonl | Format::Csv | Format::Epd);
         let positions = records || self.rewrite.needs_positions();

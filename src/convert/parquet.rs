@@ -232,6 +232,8 @@ mod tests {
     use parquet::file::reader::{FileReader, SerializedFileReader};
 
     use super::*;
+    use crate::convert::{Convert, ConvertOptions, Format};
+    use crate::pgn::Lexed;
 
     #[test]
     fn compressions_are_read_as_the_option_writes_them() {
@@ -248,8 +250,6 @@ mod tests {
             assert!(read(bad).is_err(), "{bad}");
         }
     }
-    use crate::convert::{Convert, ConvertOptions, Format};
-    use crate::pgn::Lexed;
 
     /// Row groups of the two files written from `copies` times the games of a test file, with
     /// row groups closed past `bytes`.
