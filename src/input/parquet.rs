@@ -511,7 +511,7 @@ impl RowText {
     /// The reader of the games the rows hold, one a row at most ([`GameReader::with_records`]),
     /// skipping (and reporting) a game larger than `max_game` bytes.
     pub fn games(self, max_game: usize) -> GameReader<RowText> {
-        GameReader::with_limit(self, max_game).with_records()
+        GameReader::with_limit(self, max_game).with_records(true)
     }
 
     /// Refuses movetext pages that say they decompress to more than `bytes` and this

@@ -4,22 +4,19 @@
 //! - One job: games are read in order on the caller's thread. The
 //!   work is first asked to find where the next game ends itself ([`Movetext::Open`]), which
 //!   saves a split pass; the results are the same.
-//! - More jobs, when the stream has lines where games start ([`crate::pgn::cut`]): one
-//!   thread cuts the stream into pieces there without reading its games, workers read each
-//!   piece's games as one job does, and a piece's results are used only when the piece is
-//!   confirmed (`run_pieces`).
-//! - More jobs otherwise: one thread splits the stream into games, workers lex them and do
-//!   the work.
+//! - More jobs: one thread cuts the stream into pieces where games start
+//!   ([`crate::pgn::cut`]; in a stream of records, where records end) without reading its
+//!   games, workers read each piece's games as one job does, and a piece's results are used
+//!   only when the piece is confirmed (`run_pieces`); from a piece that is not, the games are
+//!   read in order.
 //!
 //! Memory stays flat: channels are bounded, or pieces out are counted.
 
-use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::Mutex;
 use std::thread;
 
 use crate::pgn::{lex_game_tags, lex_game_tags_open, movetext_end, GameReader, Lexed, Movetext};
@@ -121,43 +118,9 @@ fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
-/// A batch's buffer larger than this (it grew for a huge game) is not kept for reuse.
-const KEEP_BUFFER: usize = 1 << 20;
-
-/// A batch goes to a worker once its games hold this many bytes, or are this many: enough
-/// for the channel's cost not to count, small enough for the workers to share the work.
-const BATCH_BYTES: usize = 256 << 10;
-const BATCH_GAMES: usize = 1024;
-
-/// How [`run_with`] shares the work out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Strategy {
-    /// One job: every game read and worked on this thread.
-    Inline,
-    /// Pieces of the stream go to the workers, each cut where a game starts
-    /// ([`run_pieces`]).
-    Pieces,
-    /// The reader thread splits the stream into games and hands them to the workers in
-    /// batches: for a stream of records, and for one whose first piece holds no game start
-    /// (a first game of a huge comment), where cutting pieces would find nothing to cut at.
-    Batches,
-}
-
-/// The strategy for `jobs` threads, given the first [`PIECE`] bytes of the stream (or all of
-/// it, when shorter); with one job, `first` is not looked at.
-fn strategy(jobs: usize, first: &[u8]) -> Strategy {
-    if jobs <= 1 {
-        Strategy::Inline
-    } else if first.len() < PIECE || crate::pgn::cut::last_game_start(first).is_some() {
-        Strategy::Pieces
-    } else {
-        Strategy::Batches
-    }
-}
-
 /// Reads every game of `reader`, lexed to its tags, applies `work` to each on `jobs`
-/// threads (inline when `jobs <= 1`; then a game may come [open](Movetext::Open)), and calls `sink` with the results in input order. Returns the
-/// bytes read.
+/// threads (inline when `jobs <= 1`; then a game may come [open](Movetext::Open)), and calls
+/// `sink` with the results in input order. Returns the bytes read.
 ///
 /// # Errors
 ///
@@ -175,127 +138,11 @@ where
     W: Fn(&mut Game<'_>) -> T + Sync,
     S: FnMut(T) -> io::Result<()>,
 {
-    if strategy(jobs, &[]) == Strategy::Inline {
-        let mut scratch = Scratch::default();
-        run_inline(&mut reader, &work, &mut sink, &mut scratch)?;
+    if jobs <= 1 {
+        run_inline(&mut reader, &work, &mut sink, &mut Scratch::default())?;
         return Ok(reader.bytes_read());
     }
-    // Pieces are cut where games start, which knows nothing of where the
-    // records of a stream of records end: the reader thread splits such a stream.
-    if !reader.records() && strategy(jobs, reader.prefetch(PIECE)?) == Strategy::Pieces {
-        return run_pieces(reader, jobs, PIECE, work, sink);
-    }
-
-    let lex = |game: &mut Game<'_>| lex_for(game);
-    thread::scope(|scope| {
-        let (job_tx, job_rx) = sync_channel::<(u64, Batch)>(jobs * 2);
-        let (out_tx, out_rx) = sync_channel::<(u64, Vec<T>)>(jobs * 2);
-        // Byte buffers of finished batches go back to the reader: no allocation per game or
-        // batch once the pipeline runs, and no memory freed on another thread than took it.
-        let (spare_tx, spare_rx) = channel::<Vec<u8>>();
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        for _ in 0..jobs {
-            let job_rx = Arc::clone(&job_rx);
-            let out_tx = out_tx.clone();
-            let spare_tx = spare_tx.clone();
-            let work = &work;
-            scope.spawn(move || {
-                // One token buffer per worker, lent to each game in turn: no allocations per
-                // game once it has grown.
-                let mut lexed = Lexed::default();
-                work_jobs(&job_rx, &out_tx, |mut batch: Batch| {
-                    // Each game is read where it lies in the batch's buffer.
-                    let bytes = &batch.bytes;
-                    let results: Vec<T> = batch
-                        .games
-                        .iter_mut()
-                        .map(|place| {
-                            // Only an oversized game's report travels from the reader.
-                            let mut oversized = place.oversized.take().map(|l| *l);
-                            let oversized_game = oversized.is_some();
-                            let lex_here = !oversized_game && !place.range.is_empty();
-                            let mut game = Game {
-                                bytes: &bytes[place.range.clone()],
-                                lexed: oversized.as_mut().unwrap_or(&mut lexed),
-                                number: place.number,
-                                line: place.line,
-                                col: place.col,
-                                offset: place.offset,
-                                movetext: Movetext::Tokens,
-                            };
-                            if lex_here {
-                                // The reader only split the stream; lexing is the workers' job.
-                                lex(&mut game);
-                            } else if !oversized_game {
-                                game.lexed.clear();
-                            }
-                            work(&mut game)
-                        })
-                        .collect();
-                    // A buffer that grew for a huge game is not kept.
-                    if batch.bytes.capacity() <= KEEP_BUFFER {
-                        let _ = spare_tx.send(std::mem::take(&mut batch.bytes));
-                    }
-                    results
-                });
-            });
-        }
-        drop(out_tx);
-        drop(spare_tx);
-        let producer = scope.spawn(move || -> io::Result<u64> {
-            reader.set_split_only(true);
-            let mut lexed = Lexed::default();
-            let mut seq = 0;
-            let mut batch = Batch::default();
-            let mut send = |batch: &mut Batch, spare: Vec<u8>| {
-                let full = std::mem::replace(
-                    batch,
-                    Batch {
-                        bytes: spare,
-                        games: Vec::new(),
-                    },
-                );
-                let sent = job_tx.send((seq, full)).is_ok();
-                seq += 1;
-                sent
-            };
-            while let Some(raw) = reader.next_game(&mut lexed)? {
-                if interrupted() {
-                    break;
-                }
-                let oversized = raw.bytes.is_empty() && !lexed.problems.is_empty();
-                // Copied into the batch: a memcpy costs a few thousandths of what lexing
-                // and replaying the game cost the worker.
-                let at = batch.bytes.len();
-                batch.bytes.extend_from_slice(raw.bytes);
-                batch.games.push(GamePlace {
-                    range: at..batch.bytes.len(),
-                    number: raw.number,
-                    line: raw.line,
-                    col: raw.col,
-                    offset: raw.offset,
-                    oversized: oversized.then(|| Box::new(std::mem::take(&mut lexed))),
-                });
-                if batch.bytes.len() >= BATCH_BYTES || batch.games.len() >= BATCH_GAMES {
-                    let mut spare = spare_rx.try_recv().unwrap_or_default();
-                    spare.clear();
-                    if !send(&mut batch, spare) {
-                        return Ok(reader.bytes_read());
-                    }
-                }
-            }
-            if !batch.games.is_empty() {
-                send(&mut batch, Vec::new());
-            }
-            Ok(reader.bytes_read())
-        });
-        let delivered = deliver(out_rx, &mut sink);
-        // On a sink error the receiver is gone: workers and the producer stop at their next
-        // send.
-        let read = joined(producer);
-        delivered?;
-        read
-    })
+    run_pieces(reader, jobs, PIECE, work, sink)
 }
 
 /// Lexes a game's tags, from its first line and column.
@@ -436,49 +283,11 @@ fn joined(reader: thread::ScopedJoinHandle<'_, io::Result<u64>>) -> io::Result<u
         .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))
 }
 
-/// Games handed to a worker at once: their bytes one after the other, and where each lies.
-#[derive(Debug, Default)]
-struct Batch {
-    bytes: Vec<u8>,
-    games: Vec<GamePlace>,
-}
-
-/// One game of a [`Batch`].
-#[derive(Debug)]
-struct GamePlace {
-    range: Range<usize>,
-    number: u64,
-    line: u32,
-    col: u32,
-    offset: u64,
-    /// The reader's report of a game too large to keep (its bytes are empty).
-    oversized: Option<Box<Lexed>>,
-}
-
-/// Hands results to `sink` in sequence order.
-fn deliver<T, S>(out_rx: Receiver<(u64, Vec<T>)>, sink: &mut S) -> io::Result<()>
-where
-    S: FnMut(T) -> io::Result<()>,
-{
-    let mut pending: BTreeMap<u64, Vec<T>> = BTreeMap::new();
-    let mut next = 0;
-    for (seq, results) in out_rx {
-        pending.insert(seq, results);
-        while let Some(results) = pending.remove(&next) {
-            for r in results {
-                sink(r)?;
-            }
-            next += 1;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pgn::lexer::lex_game_mode;
-    use crate::pgn::reader::Chunked;
+    use crate::pgn::reader::{Chunked, RECORD_END};
 
     /// What `work` made of every game, in order.
     fn collect<R: Read + Send, T: Send>(
@@ -604,9 +413,9 @@ mod tests {
     }
 
     #[test]
-    fn games_handed_to_workers_in_batches_are_the_games_read() {
+    fn games_read_from_pieces_are_the_games_read_in_order() {
         // Games of many sizes, one too large to keep, and refills of every size: the
-        // workers see each game's bytes as the reader read them, copied into batches.
+        // workers see each game's bytes as the reader read them.
         let mut input = Vec::new();
         for i in 0..2000 {
             let moves = if i == 777 {
@@ -633,13 +442,8 @@ mod tests {
         }
     }
 
-    /// The strategy `run_with` takes for `input` with two jobs.
-    fn strategy_for(input: &[u8]) -> Strategy {
-        strategy(2, GameReader::new(input).prefetch(PIECE).unwrap())
-    }
-
     #[test]
-    fn each_strategy_gives_what_one_job_gives() {
+    fn pieces_of_any_stream_give_what_one_job_gives() {
         let games = |input: &mut Vec<u8>, from: usize| {
             for i in from..from + 2000 {
                 let moves = "Nf3 Nf6 Ng1 Ng8 ".repeat(i % 9);
@@ -649,13 +453,10 @@ mod tests {
         let mut small = Vec::new();
         games(&mut small, 0);
         // A first game of a comment longer than a piece and than the reader's first read,
-        // on one line: nothing in the first piece to cut after.
+        // on one line: nothing in the first piece to cut after, which grows.
         let mut huge_first =
             format!("[Event \"big\"]\n\n1. e4 {{{}}} *\n\n", "x".repeat(2 << 20)).into_bytes();
         games(&mut huge_first, 1);
-        assert_eq!(strategy(1, &[]), Strategy::Inline);
-        assert_eq!(strategy_for(&small), Strategy::Pieces);
-        assert_eq!(strategy_for(&huge_first), Strategy::Batches);
         for input in [&small, &huge_first] {
             let one = seen(input, 1 << 20, 1);
             assert_eq!(one.len(), 2000 + usize::from(input == &huge_first));
@@ -697,5 +498,57 @@ mod tests {
         let one = numbered(1, None);
         assert_eq!(one.len(), 4001);
         assert_eq!(numbered(2, Some(piece)), one);
+    }
+    #[test]
+    fn a_stream_of_records_is_cut_where_records_end() {
+        // Records as a Parquet file's rows make them: no tags, games left open, an empty
+        // record, one too large to keep. Pieces of a few hundred bytes cut it between almost
+        // every two records; every piece holds the records it counts, so none is read again
+        // in order but the one with the oversized game.
+        let mut input = Vec::new();
+        for i in 0..3000 {
+            let game = match i % 500 {
+                7 => String::new(),
+                8 => "1. e4 { left open".to_owned(),
+                9 => "1. e4 (1. d4".to_owned(),
+                _ if i == 1234 => format!("1. e4 e5 {}*", "Nf3 Nf6 Ng1 Ng8 ".repeat(100)),
+                _ => format!("[Event \"{i}\"]\n1. e4 e5 {}*", "Nf3 ".repeat(i % 7)),
+            };
+            input.extend(game.bytes());
+            input.push(RECORD_END);
+        }
+        let records = |jobs: usize, piece: Option<usize>| {
+            let work = |g: &mut Game<'_>| {
+                g.close();
+                let problems = g.lexed.problems.len();
+                (
+                    g.number,
+                    g.line,
+                    g.col,
+                    g.offset,
+                    g.bytes.to_vec(),
+                    problems,
+                )
+            };
+            let mut got = Vec::new();
+            let sink = |x| {
+                got.push(x);
+                Ok(())
+            };
+            let reader = GameReader::with_limit(Chunked(&input, 4096), 1024).with_records(true);
+            match piece {
+                Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
+                None => run_with(reader, jobs, work, sink),
+            }
+            .unwrap();
+            got
+        };
+        let one = records(1, None);
+        assert_eq!(one.len(), 3000);
+        assert!(one[1234].4.is_empty(), "the oversized game");
+        assert_eq!(records(2, None), one);
+        let confirmed = PIECES_CONFIRMED.load(Ordering::Relaxed);
+        assert_eq!(records(3, Some(300)), one);
+        assert!(PIECES_CONFIRMED.load(Ordering::Relaxed) > confirmed + 100);
     }
 }

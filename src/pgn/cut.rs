@@ -25,6 +25,7 @@
 use memchr::{memchr2_iter, memrchr2_iter};
 
 use super::lexer::{count_chars, is_bare_cr, last_line_start, looks_like_tag};
+use super::reader::RECORD_END;
 
 /// Bytes before a line that [`starts_game`] looks at, at most.
 pub const LOOKBACK: usize = 256;
@@ -84,10 +85,21 @@ pub(crate) fn last_game_start(data: &[u8]) -> Option<usize> {
         .find(|&p| may_start(data, p) && starts_game(data, p))
 }
 
+/// Where the last record of a stream of records that `data` holds ends, past its
+/// [`RECORD_END`]: where such a stream is cut into pieces, exactly.
+pub(crate) fn last_record_end(data: &[u8]) -> Option<usize> {
+    memchr::memrchr(RECORD_END, data).map(|p| p + 1)
+}
+
 /// The line breaks in a piece of the stream (cut where games start, or the stream's start),
 /// and the games it likely holds: one when it starts with a tag line (after spaces, at the
-/// stream's start), and one at each line where a game starts ([`starts_game`]). One pass.
-pub(crate) fn scan_piece(data: &[u8]) -> (u64, u64) {
+/// stream's start), and one at each line where a game starts ([`starts_game`]). In a stream
+/// of `records`, the games are its records, one each, and their count is exact. One pass.
+pub(crate) fn scan_piece(data: &[u8], records: bool) -> (u64, u64) {
+    if records {
+        let games = memchr::memchr_iter(RECORD_END, data).count() as u64;
+        return (breaks(data).count() as u64, games);
+    }
     let first = data
         .iter()
         .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
@@ -95,15 +107,17 @@ pub(crate) fn scan_piece(data: &[u8]) -> (u64, u64) {
     let head = &data[first..];
     let mut games = u64::from(looks_like_tag(head.strip_prefix(BOM).unwrap_or(head)));
     let mut lines = 0;
-    for p in memchr2_iter(b'\n', b'\r', data) {
-        if data[p] == b'\r' && !is_bare_cr(data, p) {
-            // The `\r` of `\r\n`: a space at the end of its line.
-            continue;
-        }
+    for p in breaks(data) {
         lines += 1;
         games += u64::from(may_start(data, p + 1) && starts_game(data, p + 1));
     }
     (lines, games)
+}
+
+/// Where each line of `data` breaks: at a `\n`, or at a `\r` standing alone (the `\r` of
+/// `\r\n` is a space at the end of its line).
+fn breaks(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr2_iter(b'\n', b'\r', data).filter(|&p| data[p] != b'\r' || is_bare_cr(data, p))
 }
 
 /// The column (in characters, 1-based) after `data`, which starts at column `col`.
@@ -174,13 +188,13 @@ mod tests {
         // A `\r` is a line break (old Mac files).
         let cr = b"[Event \"a\"]\r\r1. e4 e5 1-0\r\r[Event \"b\"]\r\r1. d4 *";
         assert_eq!(last_game_start(cr), Some(27));
-        assert_eq!(scan_piece(cr), (6, 2));
+        assert_eq!(scan_piece(cr, false), (6, 2));
         assert_eq!(column_after(&cr[..25], 1), 13);
         let lines = THREE.iter().filter(|&&b| b == b'\n').count() as u64;
-        assert_eq!(scan_piece(THREE), (lines, 3));
-        assert_eq!(scan_piece(&THREE[..starts[1]]), (8, 2));
-        assert_eq!(scan_piece(&THREE[starts[0]..]).1, 2);
-        assert_eq!(scan_piece(b" \n\n"), (2, 0));
+        assert_eq!(scan_piece(THREE, false), (lines, 3));
+        assert_eq!(scan_piece(&THREE[..starts[1]], false), (8, 2));
+        assert_eq!(scan_piece(&THREE[starts[0]..], false).1, 2);
+        assert_eq!(scan_piece(b" \n\n", false), (2, 0));
         // Commentary after the result, as some engine tournaments write it.
         let trailer = b"1. e4 1-0 ; { Game Nr. 1 }\n\n[Event \"b\"]\n";
         assert_eq!(game_starts(trailer), [28]);
@@ -224,7 +238,7 @@ mod tests {
             (b"1. e4 {\n[%clk 0:01] }\n[ x\n", 0),
         ] {
             assert_eq!(
-                scan_piece(text).1,
+                scan_piece(text, false).1,
                 games,
                 "{:?}",
                 String::from_utf8_lossy(text)

@@ -187,16 +187,12 @@ impl<R: Read> GameReader<R> {
     /// space. A record with no game in it (nothing, or only space or comments) is a game of
     /// no bytes with the problem [`LexProblemKind::EmptyRecord`], so the games are the
     /// records one for one. For a source whose games come one a record, as a Parquet file's
-    /// rows do, and must not run into each other as PGN text would.
+    /// rows do, and must not run into each other as PGN text would. (`false` leaves the
+    /// reader as it is: for a caller that passes on what another reader was.)
     #[must_use]
-    pub(crate) fn with_records(mut self) -> Self {
-        self.records = true;
+    pub(crate) fn with_records(mut self, records: bool) -> Self {
+        self.records |= records;
         self
-    }
-
-    /// Whether the stream is records ([`GameReader::with_records`]).
-    pub(crate) fn records(&self) -> bool {
-        self.records
     }
 
     /// The bytes the next game may take, and whether nothing after them can be its: what is
@@ -255,6 +251,7 @@ impl<R: Read> GameReader<R> {
             buffered: self.buf,
             eof: self.eof,
             max_game: self.max_game,
+            records: self.records,
         }
     }
 
@@ -726,6 +723,8 @@ pub(crate) struct Unread<R> {
     pub eof: bool,
     /// The reader's limit on one game's size.
     pub max_game: usize,
+    /// Whether the stream is records ([`GameReader::with_records`]).
+    pub records: bool,
 }
 
 /// Leaves in `lexed` only the report that the game starting on `line` was too large, and the
@@ -1089,7 +1088,7 @@ mod tests {
         input.extend(b"\xff\n\n1. Nf3 *\xff");
         let mut lexed = Lexed::default();
         for size in [1, 7, 100, 1 << 20] {
-            let mut r = GameReader::with_limit(Chunked(&input, size), 1024).with_records();
+            let mut r = GameReader::with_limit(Chunked(&input, size), 1024).with_records(true);
             let mut out = Vec::new();
             while let Some(g) = r.next_game(&mut lexed).unwrap() {
                 out.push((g.bytes.to_vec(), g.line));
@@ -1112,7 +1111,7 @@ mod tests {
         let input = b"\xff1. e4 *\xff\n\xff  \xff{ a note }\xff1. d4 * { after }\xff\xff";
         let mut lexed = Lexed::default();
         for size in [1, 3, 100] {
-            let mut r = GameReader::with_limit(Chunked(input, size), 1024).with_records();
+            let mut r = GameReader::with_limit(Chunked(input, size), 1024).with_records(true);
             let mut out = Vec::new();
             while let Some(g) = r.next_game(&mut lexed).unwrap() {
                 let empty = lexed

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use super::{interrupted, joined, run_inline, run_inline_until, work_jobs, Game, Scratch};
+use crate::pgn::reader::RECORD_END;
 use crate::pgn::{GameReader, Origin, PieceEnd, Unread};
 
 /// Pieces whose games were delivered as the workers read them (for tests: a property of
@@ -76,11 +77,18 @@ struct PieceDone<T> {
     confirmed: bool,
 }
 
+/// How every reader of a stream's pieces reads: as the stream's own reader would.
+#[derive(Clone, Copy)]
+struct Stream {
+    max_game: usize,
+    records: bool,
+}
+
 /// Reads the games of `piece` with `work`.
 fn read_piece<T, W>(
     mut piece: Piece,
     work: &W,
-    max_game: usize,
+    stream: Stream,
     scratch: &mut Scratch,
 ) -> PieceDone<T>
 where
@@ -88,7 +96,8 @@ where
 {
     let bytes = std::mem::take(&mut piece.bytes);
     let span = (piece.len, piece.valid);
-    let mut reader = GameReader::from_piece(bytes, span, piece.origin, max_game, piece.end);
+    let mut reader = GameReader::from_piece(bytes, span, piece.origin, stream.max_game, piece.end)
+        .with_records(stream.records);
     let mut results = Vec::new();
     let read = run_inline(
         &mut reader,
@@ -133,7 +142,10 @@ where
     S: FnMut(T) -> io::Result<()>,
 {
     let unread = reader.into_unread();
-    let max_game = unread.max_game;
+    let stream = Stream {
+        max_game: unread.max_game,
+        records: unread.records,
+    };
     let drift = AtomicI64::new(0);
     thread::scope(|scope| {
         // Unbounded, so that the delivering end can give a piece back to the workers without
@@ -159,7 +171,7 @@ where
                             confirmed: false,
                         }
                     } else {
-                        read_piece(piece, work, max_game, &mut scratch)
+                        read_piece(piece, work, stream, &mut scratch)
                     })
                 });
             });
@@ -185,7 +197,7 @@ where
             redone: 0,
             drift,
         };
-        let delivered = delivery.deliver_pieces(&mut sink, &work, max_game);
+        let delivered = delivery.deliver_pieces(&mut sink, &work, stream);
         // On a sink error the receiver is gone: workers and the reader stop at their next
         // send.
         drop(delivery);
@@ -205,6 +217,7 @@ fn cut_pieces<R: Read>(
         source: mut inner,
         buffered: first,
         mut eof,
+        records,
         ..
     }: Unread<R>,
     (piece, max_piece, max_out): (usize, usize, usize),
@@ -228,7 +241,7 @@ fn cut_pieces<R: Read>(
     let mut in_order = false;
     let mut send = |bytes: Vec<u8>, (len, valid), end: PieceEnd, in_order, origin: &mut Origin| {
         let piece_bytes = &bytes[..len];
-        let (lines, likely) = crate::pgn::cut::scan_piece(piece_bytes);
+        let (lines, likely) = crate::pgn::cut::scan_piece(piece_bytes, records);
         let col = crate::pgn::cut::column_after(piece_bytes, origin.col);
         // The games before, as the delivering end last found the likely counts off by.
         let games = origin
@@ -306,6 +319,8 @@ fn cut_pieces<R: Read>(
         }
         let cut = if in_order {
             Some(filled)
+        } else if records {
+            crate::pgn::cut::last_record_end(&buf[..filled])
         } else {
             crate::pgn::cut::last_game_start(&buf[..filled])
         };
@@ -448,7 +463,7 @@ impl<T> Delivery<'_, T> {
     /// confirmed (or whose games were numbered from a count that was off), the stream is
     /// read in order on this thread, up to the start of a later piece where a game starts
     /// and whose games were numbered right: that piece's results are used again.
-    fn deliver_pieces<W, S>(&mut self, sink: &mut S, work: &W, max_game: usize) -> io::Result<()>
+    fn deliver_pieces<W, S>(&mut self, sink: &mut S, work: &W, stream: Stream) -> io::Result<()>
     where
         W: Fn(&mut Game<'_>) -> T,
         S: FnMut(T) -> io::Result<()>,
@@ -480,10 +495,11 @@ impl<T> Delivery<'_, T> {
                 at: 0,
                 taken: VecDeque::new(),
             };
-            let mut reader = GameReader::following(feed, max_game, origin);
+            let mut reader =
+                GameReader::following(feed, stream.max_game, origin).with_records(stream.records);
             let mut resume_at = None;
             let read = run_inline_until(&mut reader, work, sink, &mut scratch, |reader| {
-                resume_at = resume_point(reader);
+                resume_at = resume_point(reader, stream.records);
                 resume_at.is_some()
             });
             games = reader.games();
@@ -507,14 +523,18 @@ impl<T> Delivery<'_, T> {
 }
 
 /// Where reading in order can stop for the pieces' own results: the start of a confirmed
-/// piece the reader has come to (only spaces between). Its games may have been numbered
-/// from a count that was off; the delivery then has them read again.
-fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
+/// piece the reader has come to (only spaces between, and in a stream of `records` the end
+/// of the last record read). Its games may have been numbered from a count that was off; the
+/// delivery then has them read again.
+fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>, records: bool) -> Option<u64> {
     let at = reader.bytes_read();
-    // Pieces start at a game's tag line: the reader may have read a game to its end with only
-    // the line breaks before the next piece left, and not that piece yet.
+    let space = |b: &u8| {
+        matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) || (records && *b == RECORD_END)
+    };
+    // Pieces start at a game's tag line (or a record): the reader may have read a game to
+    // its end with only the line breaks before the next piece left, and not that piece yet.
     let (feed, buffered) = reader.source_mut();
-    if buffered.iter().all(|b| b.is_ascii_whitespace()) {
+    if buffered.iter().all(space) {
         feed.read_on();
     }
     // Pieces wholly read are not needed again.
@@ -533,10 +553,7 @@ fn resume_point<T>(reader: &mut GameReader<Feed<'_, '_, T>>) -> Option<u64> {
             continue;
         }
         let gap = usize::try_from(start - at).ok()?;
-        let spaces = buffered
-            .get(..gap)?
-            .iter()
-            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+        let spaces = buffered.get(..gap)?.iter().all(space);
         return (spaces && done.confirmed).then_some(start);
     }
     None
