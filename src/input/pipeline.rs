@@ -289,23 +289,29 @@ mod tests {
     use crate::pgn::lexer::lex_game_mode;
     use crate::pgn::reader::{Chunked, RECORD_END};
 
-    /// What `work` made of every game, in order.
+    /// What `work` made of every game, in order, on `jobs` threads (in pieces of about
+    /// `piece` bytes when given).
     fn collect<R: Read + Send, T: Send>(
         reader: GameReader<R>,
         jobs: usize,
+        piece: Option<usize>,
         work: impl Fn(&mut Game<'_>) -> T + Sync,
     ) -> Vec<T> {
         let mut got = Vec::new();
-        run_with(reader, jobs, work, |x| {
+        let sink = |x| {
             got.push(x);
             Ok(())
-        })
+        };
+        match piece {
+            Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
+            None => run_with(reader, jobs, work, sink),
+        }
         .unwrap();
         got
     }
 
     fn numbers(input: &[u8], jobs: usize) -> Vec<(u64, usize)> {
-        collect(GameReader::new(input), jobs, |g| {
+        collect(GameReader::new(input), jobs, None, |g| {
             g.close();
             (g.number, g.bytes.len())
         })
@@ -328,12 +334,27 @@ mod tests {
     /// Every game as the work saw it: number, place and bytes, and its problems.
     type Seen = (u64, u32, u32, u64, Vec<u8>, usize);
 
+    /// A game as the work saw it, closed.
+    fn seen_game(g: &mut Game<'_>) -> Seen {
+        // What the work sees of the game's lexing is its tags, the same open or not.
+        let problems = g.lexed.problems.len();
+        g.close();
+        (
+            g.number,
+            g.line,
+            g.col,
+            g.offset,
+            g.bytes.to_vec(),
+            problems,
+        )
+    }
+
     fn seen(input: &[u8], read_size: usize, jobs: usize) -> Vec<Seen> {
         // Reads of `read_size` bytes make the reader refill (and retire its buffers) often.
         let reader = GameReader::with_limit(Chunked(input, read_size), 1024);
         // Games given open.
         let opened = std::sync::atomic::AtomicUsize::new(0);
-        let seen = collect(reader, jobs, |g| {
+        let seen = collect(reader, jobs, None, |g| {
             if g.is_open() {
                 // A game whose end is not known yet: every third is left for the pipeline to
                 // close, the others are closed here as the replay closes them, at the end
@@ -347,17 +368,7 @@ mod tests {
                     }
                 }
             }
-            // What the work sees of the game's lexing is its tags, the same either way.
-            let problems = g.lexed.problems.len();
-            g.close();
-            (
-                g.number,
-                g.line,
-                g.col,
-                g.offset,
-                g.bytes.to_vec(),
-                problems,
-            )
+            seen_game(g)
         });
         assert!(jobs > 1 || opened.into_inner() > 0);
         seen
@@ -388,18 +399,7 @@ mod tests {
                 g.close();
                 Some((g.number, g.line, g.col, g.offset, g.bytes.to_vec()))
             };
-            let mut got = Vec::new();
-            let sink = |x| {
-                got.push(x);
-                Ok(())
-            };
-            let reader = GameReader::new(&input[..]);
-            match piece {
-                Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
-                None => run_with(reader, jobs, work, sink),
-            }
-            .unwrap();
-            got
+            collect(GameReader::new(&input[..]), jobs, piece, work)
         };
         let one = seen(1, None);
         assert_eq!(one.len(), 100_000);
@@ -482,18 +482,7 @@ mod tests {
                 g.close();
                 Some((g.number, g.offset, g.bytes.to_vec()))
             };
-            let mut got = Vec::new();
-            let sink = |x| {
-                got.push(x);
-                Ok(())
-            };
-            let reader = GameReader::new(&grown[..]);
-            match piece {
-                Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
-                None => run_with(reader, jobs, work, sink),
-            }
-            .unwrap();
-            got
+            collect(GameReader::new(&grown[..]), jobs, piece, work)
         };
         let one = numbered(1, None);
         assert_eq!(one.len(), 4001);
@@ -518,30 +507,8 @@ mod tests {
             input.push(RECORD_END);
         }
         let records = |jobs: usize, piece: Option<usize>| {
-            let work = |g: &mut Game<'_>| {
-                g.close();
-                let problems = g.lexed.problems.len();
-                (
-                    g.number,
-                    g.line,
-                    g.col,
-                    g.offset,
-                    g.bytes.to_vec(),
-                    problems,
-                )
-            };
-            let mut got = Vec::new();
-            let sink = |x| {
-                got.push(x);
-                Ok(())
-            };
             let reader = GameReader::with_limit(Chunked(&input, 4096), 1024).with_records(true);
-            match piece {
-                Some(piece) => run_with_pieces(reader, jobs, piece, work, sink),
-                None => run_with(reader, jobs, work, sink),
-            }
-            .unwrap();
-            got
+            collect(reader, jobs, piece, seen_game)
         };
         let one = records(1, None);
         assert_eq!(one.len(), 3000);
