@@ -11,15 +11,16 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    ArrayBuilder, BooleanBuilder, Date32Builder, FixedSizeBinaryBuilder, Float64Builder,
-    Int32Builder, Int8Builder, ListBuilder, MapBuilder, PrimitiveBuilder, StringBuilder,
-    UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
+    ArrayBuilder, BooleanBuilder, Date32Builder, FixedSizeBinaryBuilder, Int32Builder, Int8Builder,
+    ListBuilder, MapBuilder, PrimitiveBuilder, StringBuilder, UInt16Builder, UInt32Builder,
+    UInt64Builder, UInt8Builder,
 };
-use arrow_array::types::ArrowPrimitiveType;
+use arrow_array::types::{ArrowPrimitiveType, Float64Type, Int32Type};
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, RecordBatch, UInt32Array, UInt8Array,
+    Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, PrimitiveArray, RecordBatch, StringArray,
+    UInt32Array, UInt8Array,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
@@ -243,7 +244,8 @@ fn int_written_as(n: i32, text: &str, signed: bool) -> bool {
 }
 
 /// What the moves table keeps of each main-line ply, as the replay plays it: SAN, UCI and
-/// (when asked) FEN in one text buffer a game, so a ply costs no allocation; the move and the
+/// (when asked) FEN each in a text buffer a game, so a ply costs no allocation and a table
+/// takes a game's text of a column at once; the move and the
 /// position after it as numbers ([`MoveNumbers`], [`PositionNumbers`]) when asked. What is not
 /// asked for is not made.
 #[derive(Debug, Default)]
@@ -267,8 +269,10 @@ pub struct PlyColumns {
     with_start: bool,
     /// Plies counted (the length of `ends` when `moves`).
     count: usize,
-    text_buf: String,
-    /// Where each ply's SAN, UCI and FEN end in `text_buf`.
+    /// The plies' SAN, UCI and FEN, one after the other in a buffer of each ([`SAN`], [`UCI`],
+    /// [`FEN`]).
+    texts: [String; 3],
+    /// Where each ply's SAN, UCI and FEN end in `texts`.
     ends: Vec<[u32; 3]>,
     numbers: Vec<MoveNumbers>,
     positions: Vec<PositionNumbers>,
@@ -300,7 +304,7 @@ impl PlyColumns {
             with_positions: columns.any_of(MoveColumns::POSITION),
             with_start: games.boards,
             count: 0,
-            text_buf: String::new(),
+            texts: Default::default(),
             ends: Vec::new(),
             numbers: Vec::new(),
             positions: Vec::new(),
@@ -326,8 +330,13 @@ impl PlyColumns {
     pub fn reserve(&mut self, plies: usize) {
         if self.moves {
             self.ends.reserve(plies);
-            let bytes = if self.text { 12 } else { 0 } + if self.fen { 72 } else { 0 };
-            self.text_buf.reserve(plies * bytes);
+            if self.text {
+                self.texts[SAN].reserve(plies * 6);
+                self.texts[UCI].reserve(plies * 5);
+            }
+            if self.fen {
+                self.texts[FEN].reserve(plies * 60);
+            }
             if self.with_numbers {
                 self.numbers.reserve(plies);
             }
@@ -355,7 +364,7 @@ impl PlyColumns {
     pub fn clear(&mut self) {
         self.unsettled = false;
         self.count = 0;
-        self.text_buf.clear();
+        self.texts.iter_mut().for_each(String::clear);
         self.ends.clear();
         self.numbers.clear();
         self.positions.clear();
@@ -373,7 +382,7 @@ impl PlyColumns {
             self.ends.capacity(),
             self.numbers.capacity(),
             self.positions.capacity(),
-            self.text_buf.capacity() / 16,
+            self.texts[UCI].capacity() / 5,
         ];
         vectors.into_iter().fold(0, usize::max)
     }
@@ -467,22 +476,22 @@ impl PlyColumns {
         san: Option<MainSan<'_>>,
     ) {
         if self.text {
+            let san_text = &mut self.texts[SAN];
             match san {
-                Some(MainSan::Written(san)) => san.push_to(&mut self.text_buf),
+                Some(MainSan::Written(san)) => san.push_to(san_text),
                 Some(MainSan::Before(before)) => {
-                    write::write(before, mv, check, Notation::San, &mut self.text_buf);
+                    write::write(before, mv, check, Notation::San, san_text);
                 }
                 None => debug_assert!(false, "SAN kept, none given"),
             }
         }
-        let san_end = self.end();
         let numbers = MoveNumbers::of(mv, mode, check);
         if self.text {
-            numbers.push_uci(&mut self.text_buf);
+            numbers.push_uci(&mut self.texts[UCI]);
         }
-        let uci_end = self.end();
         // A FEN is counted in with the next ply, or with `settle`.
-        self.ends.push([san_end, uci_end, uci_end]);
+        self.ends
+            .push([self.end(SAN), self.end(UCI), self.end(FEN)]);
         if self.with_numbers {
             self.numbers.push(numbers);
         }
@@ -511,13 +520,9 @@ impl PlyColumns {
             self.settle();
         }
         if self.text {
-            self.text_buf.push_str("--");
+            self.texts[SAN].push_str("--");
+            self.texts[UCI].push_str("0000");
         }
-        let san_end = self.end();
-        if self.text {
-            self.text_buf.push_str("0000");
-        }
-        let uci_end = self.end();
         if self.fen {
             self.push_fen(after);
         }
@@ -527,7 +532,8 @@ impl PlyColumns {
         if self.with_positions {
             self.positions.push(PositionNumbers::of(after));
         }
-        self.ends.push([san_end, uci_end, self.end()]);
+        self.ends
+            .push([self.end(SAN), self.end(UCI), self.end(FEN)]);
     }
 
     /// Counts in the FEN of the last ply if it is not yet. Called before a game's plies are
@@ -536,32 +542,94 @@ impl PlyColumns {
         if !std::mem::take(&mut self.unsettled) {
             return;
         }
-        let end = self.end();
+        let end = self.end(FEN);
         if let Some(last) = self.ends.last_mut() {
-            last[2] = end;
+            last[FEN] = end;
         }
     }
 
     fn push_fen(&mut self, after: &Chess) {
-        let start = self.text_buf.len();
-        fen::push_fen(after, &mut self.text_buf);
+        let text = &mut self.texts[FEN];
+        let start = text.len();
+        fen::push_fen(after, text);
         debug_assert_eq!(
-            self.text_buf[start..],
+            text[start..],
             Fen::from_position(after, EnPassantMode::Legal).to_string(),
         );
     }
 
-    fn end(&self) -> u32 {
-        u32::try_from(self.text_buf.len()).unwrap_or(u32::MAX)
+    /// The end of what is written of `column` ([`SAN`], [`UCI`] or [`FEN`]).
+    fn end(&self, column: usize) -> u32 {
+        u32::try_from(self.texts[column].len()).unwrap_or(u32::MAX)
+    }
+
+    /// The text of `column` ([`SAN`], [`UCI`] or [`FEN`]; empty when not kept) of the plies
+    /// counted in, and where each ply's ends in it.
+    fn column_text(&self, column: usize) -> (&str, impl ExactSizeIterator<Item = u32> + '_) {
+        let counted = self.ends.last().map_or(0, |e| e[column]) as usize;
+        let ends = self.ends.iter().map(move |e| e[column]);
+        (&self.texts[column][..counted], ends)
     }
 
     /// SAN, UCI and FEN (empty when not kept) of ply `i`.
+    #[cfg(test)]
     fn ply(&self, i: usize) -> [&str; 3] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1][2] };
-        let [san, uci, fen] = self.ends[i];
-        let at = |a: u32, b: u32| &self.text_buf[a as usize..b as usize];
-        [at(start, san), at(san, uci), at(uci, fen)]
+        [SAN, UCI, FEN].map(|k| {
+            let start = if i == 0 { 0 } else { self.ends[i - 1][k] };
+            &self.texts[k][start as usize..self.ends[i][k] as usize]
+        })
     }
+}
+
+/// The text columns of [`PlyColumns`] and [`MovesBuilder`], by index.
+const SAN: usize = 0;
+const UCI: usize = 1;
+const FEN: usize = 2;
+
+/// A column of text made whole: its values one after the other and where each ends, taken
+/// a game's at once ([`PlyColumns::column_text`]); a builder's call a value cost more than
+/// the copy.
+#[derive(Debug)]
+struct TextColumn {
+    values: Vec<u8>,
+    /// Where each value ends, after the 0 the first starts at.
+    offsets: Vec<i32>,
+}
+
+impl Default for TextColumn {
+    fn default() -> TextColumn {
+        TextColumn {
+            values: Vec::new(),
+            offsets: vec![0],
+        }
+    }
+}
+
+impl TextColumn {
+    /// Appends the values of `text` that end at `ends`.
+    fn extend(&mut self, text: &str, ends: impl Iterator<Item = u32>) {
+        let base = self.values.len();
+        self.values.extend_from_slice(text.as_bytes());
+        // Arrow's own builder fails the same way past 2 GiB of text in one batch.
+        let offset = |end: u32| i32::try_from(base + end as usize).expect("text offset overflow");
+        self.offsets.extend(ends.map(offset));
+    }
+
+    /// The column of the values appended; it starts again empty, with as much room.
+    fn refill(&mut self) -> ArrayRef {
+        let values = taken(&mut self.values);
+        let offsets = taken(&mut self.offsets);
+        self.offsets.push(0);
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+        Arc::new(StringArray::new(offsets, values.into(), None))
+    }
+}
+
+/// The values of `v`, which is left empty with as much room as they took: the next batch
+/// is about as large.
+fn taken<T>(v: &mut Vec<T>) -> Vec<T> {
+    let room = v.len();
+    std::mem::replace(v, Vec::with_capacity(room))
 }
 
 /// The SAN of a move told with the main line at once ([`PlyColumns::push_played`]).
@@ -903,17 +971,16 @@ pub struct MovesBuilder {
     file: StringBuilder,
     game: UInt64Builder,
     ply: UInt32Builder,
-    san: StringBuilder,
-    uci: StringBuilder,
-    fen: StringBuilder,
+    /// SAN, UCI and FEN ([`SAN`], [`UCI`], [`FEN`]).
+    texts: [TextColumn; 3],
     /// The plies as numbers, and the positions after them, as the games give them: a game's
     /// are copied at once, and the columns made of them at the batch's end (a builder's call
     /// for each value of nine columns cost more than the rest of a ply's row).
     numbers: Vec<MoveNumbers>,
     positions: Vec<PositionNumbers>,
-    clock: Float64Builder,
-    eval: Float64Builder,
-    mate: Int32Builder,
+    /// Each ply's clock and evaluation, for their three columns (made at the batch's end, as
+    /// the numbers are).
+    clocks_evals: Vec<(Option<f64>, Option<Eval>)>,
     comment: StringBuilder,
     nags: ListBuilder<UInt16Builder>,
     /// 1, 2, 3…: the `ply` column of a game, copied at once.
@@ -935,14 +1002,10 @@ impl MovesBuilder {
             file: StringBuilder::new(),
             game: UInt64Builder::new(),
             ply: UInt32Builder::new(),
-            san: StringBuilder::new(),
-            uci: StringBuilder::new(),
-            fen: StringBuilder::new(),
+            texts: Default::default(),
             numbers: Vec::new(),
             positions: Vec::new(),
-            clock: Float64Builder::new(),
-            eval: Float64Builder::new(),
-            mate: Int32Builder::new(),
+            clocks_evals: Vec::new(),
             comment: StringBuilder::new(),
             nags: ListBuilder::new(UInt16Builder::new()),
             ply_numbers: Vec::new(),
@@ -976,16 +1039,11 @@ impl MovesBuilder {
         }
         self.ply.append_slice(&self.ply_numbers[..plies]);
         if text {
-            for i in 0..plies {
-                let [san, uci, fen] = row.plies.ply(i);
-                if cols.has(C::San) {
-                    self.san.append_value(san);
-                }
-                if cols.has(C::Uci) {
-                    self.uci.append_value(uci);
-                }
-                if cols.has(C::Fen) {
-                    self.fen.append_value(fen);
+            for (k, column) in [(SAN, C::San), (UCI, C::Uci), (FEN, C::Fen)] {
+                if cols.has(column) {
+                    let (text, ends) = row.plies.column_text(k);
+                    debug_assert_eq!(ends.len(), plies);
+                    self.texts[k].extend(text, ends);
                 }
             }
         }
@@ -1012,14 +1070,10 @@ impl MovesBuilder {
     fn append_no_notes(&mut self, plies: usize) {
         use MoveColumn as C;
         let cols = self.columns;
-        if cols.has(C::Clock) {
-            self.clock.append_nulls(plies);
-        }
-        if cols.has(C::Eval) {
-            self.eval.append_nulls(plies);
-        }
-        if cols.has(C::EvalMate) {
-            self.mate.append_nulls(plies);
+        if cols.any_of(MoveColumns::CLOCK_EVAL) {
+            let none = (None, None);
+            self.clocks_evals
+                .resize(self.clocks_evals.len() + plies, none);
         }
         if cols.has(C::Comment) {
             self.comment.append_nulls(plies);
@@ -1034,19 +1088,8 @@ impl MovesBuilder {
     fn append_note(&mut self, row: &GameRecord, note: &PlyNote) {
         use MoveColumn as C;
         let cols = self.columns;
-        if cols.has(C::Clock) {
-            self.clock.append_option(note.clock);
-        }
-        let (pawns, mate) = match note.eval {
-            Some(Eval::Pawns(p)) => (Some(p), None),
-            Some(Eval::Mate(n)) => (None, Some(n)),
-            None => (None, None),
-        };
-        if cols.has(C::Eval) {
-            self.eval.append_option(pawns);
-        }
-        if cols.has(C::EvalMate) {
-            self.mate.append_option(mate);
+        if cols.any_of(MoveColumns::CLOCK_EVAL) {
+            self.clocks_evals.push((note.clock, note.eval));
         }
         if cols.has(C::Comment) {
             self.comment.append_option(
@@ -1078,6 +1121,7 @@ impl MovesBuilder {
         // Emptied, their room kept for the next batch.
         self.numbers.clear();
         self.positions.clear();
+        self.clocks_evals.clear();
         self.batch(columns)
     }
 
@@ -1085,9 +1129,9 @@ impl MovesBuilder {
     fn column(&mut self, column: MoveColumn) -> ArrayRef {
         use MoveColumn as C;
         match column {
-            C::San => self.san.refill(),
-            C::Uci => self.uci.refill(),
-            C::Fen => self.fen.refill(),
+            C::San => self.texts[SAN].refill(),
+            C::Uci => self.texts[UCI].refill(),
+            C::Fen => self.texts[FEN].refill(),
             C::FromSquare => bytes(&self.numbers, |n| n.from, MoveNumbers::NONE.into()),
             C::ToSquare => bytes(&self.numbers, |n| n.to, MoveNumbers::NONE.into()),
             C::Piece => bytes(&self.numbers, |n| n.piece, 0u16),
@@ -1112,9 +1156,15 @@ impl MovesBuilder {
             C::HalfmoveClock => Arc::new(UInt32Array::from_iter_values(
                 self.positions.iter().map(|p| p.halfmove_clock),
             )),
-            C::Clock => self.clock.refill(),
-            C::Eval => self.eval.refill(),
-            C::EvalMate => self.mate.refill(),
+            C::Clock => optional::<Float64Type, _>(&self.clocks_evals, |n| n.0),
+            C::Eval => optional::<Float64Type, _>(&self.clocks_evals, |n| match n.1 {
+                Some(Eval::Pawns(p)) => Some(p),
+                _ => None,
+            }),
+            C::EvalMate => optional::<Int32Type, _>(&self.clocks_evals, |n| match n.1 {
+                Some(Eval::Mate(m)) => Some(m),
+                _ => None,
+            }),
             C::Comment => self.comment.refill(),
             C::Nags => self.nags.refill(),
         }
@@ -1135,6 +1185,23 @@ fn bytes<T>(items: &[T], value: impl Fn(&T) -> u8, none: u16) -> ArrayRef {
         .any(|&v| u16::from(v) == none)
         .then(|| BooleanBuffer::collect_bool(values.len(), |i| u16::from(values[i]) != none));
     Arc::new(UInt8Array::new(
+        ScalarBuffer::from(values),
+        nulls.map(NullBuffer::new),
+    ))
+}
+
+/// A column of numbers, `value` of each of `items`, null where it is `None`: made whole, as
+/// [`bytes`] is.
+fn optional<T: ArrowPrimitiveType, I>(
+    items: &[I],
+    value: impl Fn(&I) -> Option<T::Native>,
+) -> ArrayRef {
+    let values: Vec<T::Native> = items.iter().map(|i| value(i).unwrap_or_default()).collect();
+    let nulls = items
+        .iter()
+        .any(|i| value(i).is_none())
+        .then(|| BooleanBuffer::collect_bool(items.len(), |i| value(&items[i]).is_some()));
+    Arc::new(PrimitiveArray::<T>::new(
         ScalarBuffer::from(values),
         nulls.map(NullBuffer::new),
     ))

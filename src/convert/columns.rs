@@ -120,6 +120,8 @@ impl MoveColumns {
         MoveColumns::span(MoveColumn::Board, MoveColumn::HalfmoveClock);
     /// What the comments and glyphs say: `clock`, `eval`, `eval_mate`, `comment`, `nags`.
     pub const NOTES: MoveColumns = MoveColumns::span(MoveColumn::Clock, MoveColumn::Nags);
+    /// The notes read as numbers: `clock`, `eval`, `eval_mate`.
+    pub const CLOCK_EVAL: MoveColumns = MoveColumns::span(MoveColumn::Clock, MoveColumn::EvalMate);
     /// The table's columns when none are asked for (as before there was a choice).
     pub const DEFAULT: MoveColumns = MoveColumns(MoveColumns::TEXT.0 | MoveColumns::NOTES.0);
 
