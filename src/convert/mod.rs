@@ -608,7 +608,11 @@ pub fn final_result(lexed: &Lexed, report: &GameReport, fix_results: bool) -> Ga
 /// token, and a token that is not UTF-8 reads with U+FFFD for each bad sequence: an empty
 /// comment in its place would change the game without a word.
 fn span_text<'a>(bytes: &'a [u8]) -> impl Fn(u32, u32) -> Cow<'a, str> {
-    let whole = std::str::from_utf8(bytes).ok();
+    span_text_of(bytes, std::str::from_utf8(bytes).ok())
+}
+
+/// [`span_text`] of `bytes`, which are `whole` when they are UTF-8.
+fn span_text_of<'a>(bytes: &'a [u8], whole: Option<&'a str>) -> impl Fn(u32, u32) -> Cow<'a, str> {
     move |start, end| {
         let range = start as usize..end as usize;
         match whole.and_then(|w| w.get(range.clone())) {
@@ -656,25 +660,52 @@ fn comment_element<'a>(
     })
 }
 
-/// The main line's comments and NAGs as elements, each with the count of main-line plies
+/// A note of the main line told at once ([`main_note_elements`]).
+pub(crate) enum MainNote<'a> {
+    /// A brace comment that is a clock alone (`{ [%clk 0:04:58] }`, lichess's every ply): its
+    /// text trimmed and the clock, read from its bytes at once.
+    Clock(&'a str, f64),
+    /// Any other comment, or a NAG.
+    Element(Element<'a>),
+}
+
+/// The main line's comments and NAGs as notes, each with the count of main-line plies
 /// before it, when the main line was told at once ([`Collector::main_line_only`]); those
 /// `keep` drops left out.
 pub(crate) fn main_note_elements<'a>(
     bytes: &'a [u8],
     collector: &'a Collector,
     keep: Keep,
-) -> impl Iterator<Item = (u32, Element<'a>)> + 'a {
-    let text = span_text(bytes);
+) -> impl Iterator<Item = (u32, MainNote<'a>)> + 'a {
+    let whole = std::str::from_utf8(bytes).ok();
+    let text = span_text_of(bytes, whole);
     collector
         .main_notes
         .iter()
         .filter_map(move |&(plies, ref note)| match *note {
             Recorded::Comment { start, end } if !keep.no_comments => {
-                Some((plies, comment_element(&text, start, end)))
+                let raw = whole.and_then(|w| w.get(start as usize..end as usize));
+                if let Some((clock, secs)) = raw.and_then(clock_comment) {
+                    return Some((plies, MainNote::Clock(clock, secs)));
+                }
+                Some((plies, MainNote::Element(comment_element(&text, start, end))))
             }
-            Recorded::Nag(n) if !keep.no_nags => Some((plies, Element::Nag(n))),
+            Recorded::Nag(n) if !keep.no_nags => Some((plies, MainNote::Element(Element::Nag(n)))),
             _ => None,
         })
+}
+
+/// A brace comment's text, trimmed, and its clock, when it is a clock alone: what
+/// [`comment_element`], [`trim`] and [`records::read_notes`] would make of it, read at once.
+fn clock_comment(raw: &str) -> Option<(&str, f64)> {
+    // Bytes compared: the generic patterns cost more than the rest of the note.
+    let b = raw.as_bytes();
+    if b.len() < 2 || b[0] != b'{' || b[b.len() - 1] != b'}' {
+        return None;
+    }
+    // A clock alone starts and ends with brackets, which no other trim passes.
+    let inner = raw[1..raw.len() - 1].trim_ascii();
+    Some((inner, records::clock_alone(inner)?))
 }
 
 /// Bytes the main line's comments take at most in a row's notes text
@@ -800,6 +831,42 @@ pub fn number_prefix(ply: &Ply, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clock_alone_is_read_at_once_as_any_comment_is() {
+        // (comment, read at once)
+        let comments = [
+            ("{ [%clk 0:04:58] }", true),
+            ("{[%clk 1:02:03]}", true),
+            ("{ [%clk 0:04:58]\n}", true),
+            ("{ [%clk 0:04:58.5] }", false),
+            ("{ [%clk 0:04:58] [%eval 0.31] }", false),
+            ("{\u{b}[%clk 0:00:01]}", false),
+            ("{ [%clk  0:00:01] }", false),
+            ("{ [%clk 0:00:01] é }", false),
+            ("{}", false),
+            ("; [%clk 0:00:01]", false),
+        ];
+        for (raw, at_once) in comments {
+            let bytes = raw.as_bytes();
+            let Element::Comment(text) = comment_element(&span_text(bytes), 0, raw.len() as u32)
+            else {
+                panic!("{raw:?} is a comment");
+            };
+            let text = trim(&text);
+            let (mut clock, mut eval) = (None, None);
+            records::read_notes(text, true, &mut clock, &mut eval);
+            let fast = clock_comment(raw);
+            assert_eq!(fast.is_some(), at_once, "{raw:?}");
+            if let Some((fast_text, secs)) = fast {
+                assert_eq!(
+                    (fast_text, Some(secs), eval),
+                    (text, clock, None),
+                    "{raw:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn trim_is_str_trim() {

@@ -21,7 +21,7 @@ use std::ops::Range;
 use super::arrow::PlyColumns;
 use super::numbers::FinalFlags;
 use super::records::{self, read_notes, Eval, MoveRecord};
-use super::{Collector, Element, Keep};
+use super::{Collector, Element, Keep, MainNote};
 use crate::diag::Severity;
 use crate::notation::fen;
 use crate::pgn::{GameResult, Lexed};
@@ -506,7 +506,10 @@ impl<'a> GameRecord<'a> {
         self.notes_text.reserve(super::main_comments_len(collector));
         for (before, el) in super::main_note_elements(bytes, collector, keep) {
             match (before as usize).checked_sub(1) {
-                Some(i) if i < plies => self.add_note(i, &el),
+                Some(i) if i < plies => match el {
+                    MainNote::Clock(text, secs) => self.add_comment(i, text, Some(secs)),
+                    MainNote::Element(el) => self.add_note(i, &el),
+                },
                 _ => {}
             }
         }
@@ -515,30 +518,10 @@ impl<'a> GameRecord<'a> {
     /// Adds a comment or a NAG (other elements are passed over) to ply `i`, which it follows:
     /// a comment's clock and evaluation, and its text when the comment column is kept.
     fn add_note(&mut self, i: usize, el: &Element) {
-        let plies = self.plies.len();
-        if self.ply_notes.is_empty() {
-            self.ply_notes.resize(plies, PlyNote::default());
-        }
         match el {
-            Element::Comment(text) => {
-                let text = super::trim(text);
-                let mover_white = self.plies.first_white() == i.is_multiple_of(2);
-                let note = &mut self.ply_notes[i];
-                read_notes(text, mover_white, &mut note.clock, &mut note.eval);
-                if !self.plies.keeps_comments() {
-                    return;
-                }
-                let start = match note.comment.take() {
-                    Some(r) => {
-                        self.notes_text.push(' ');
-                        r.start
-                    }
-                    None => end_of(&self.notes_text),
-                };
-                self.notes_text.push_str(text);
-                note.comment = Some(start..end_of(&self.notes_text));
-            }
+            Element::Comment(text) => self.add_comment(i, super::trim(text), None),
             Element::Nag(n) => {
+                self.size_notes();
                 // A ply's NAGs are consecutive: they follow it before the next ply.
                 let at = end_of_nags(&self.nags);
                 self.nags.push(*n);
@@ -551,6 +534,39 @@ impl<'a> GameRecord<'a> {
             }
             _ => {}
         }
+    }
+
+    /// A note a ply each, once the game has one.
+    fn size_notes(&mut self) {
+        if self.ply_notes.is_empty() {
+            self.ply_notes.resize(self.plies.len(), PlyNote::default());
+        }
+    }
+
+    /// Adds comment `text` (trimmed) to ply `i`: its clock and evaluation, and its text when
+    /// the comment column is kept. `clock`: the comment is that clock alone, read already
+    /// ([`super::records::clock_alone`]).
+    fn add_comment(&mut self, i: usize, text: &str, clock: Option<f64>) {
+        self.size_notes();
+        let mover_white = self.plies.first_white() == i.is_multiple_of(2);
+        let note = &mut self.ply_notes[i];
+        match clock {
+            // What `read_notes` finds in it first.
+            Some(secs) if note.clock.is_none() => note.clock = Some(secs),
+            _ => read_notes(text, mover_white, &mut note.clock, &mut note.eval),
+        }
+        if !self.plies.keeps_comments() {
+            return;
+        }
+        let start = match note.comment.take() {
+            Some(r) => {
+                self.notes_text.push(' ');
+                r.start
+            }
+            None => end_of(&self.notes_text),
+        };
+        self.notes_text.push_str(text);
+        note.comment = Some(start..end_of(&self.notes_text));
     }
 }
 

@@ -176,10 +176,7 @@ pub fn read_notes(
     // at once. Nothing else in it can be a clock or an evaluation (no second `[`, no `=`, a
     // `[` first), so the passes below would find the same.
     if clock.is_none() {
-        let alone = comment
-            .strip_prefix("[%clk ")
-            .and_then(|c| c.strip_suffix(']'));
-        if let Some(secs) = alone.and_then(whole_clock) {
+        if let Some(secs) = clock_alone(comment) {
             *clock = Some(secs);
             return;
         }
@@ -194,6 +191,14 @@ pub fn read_notes(
             .or_else(|| cutechess_eval(comment, white_moved))
             .or_else(|| tcec_eval(comment));
     }
+}
+
+/// The clock of a comment that is a clock alone (`[%clk 0:04:58]`, as lichess gives every
+/// ply), read at once; `None` for any other comment. Nothing else in such a comment can be a
+/// clock or an evaluation, so [`read_notes`] finds the same in it.
+pub(crate) fn clock_alone(comment: &str) -> Option<f64> {
+    let arg = comment.strip_prefix("[%clk ")?.strip_suffix(']')?;
+    whole_clock(arg)
 }
 
 /// A score as engine matches write it: pawns (`+0.35`, `-1.20`, with a decimal point) or a
