@@ -245,9 +245,8 @@ fn int_written_as(n: i32, text: &str, signed: bool) -> bool {
 
 /// What the moves table keeps of each main-line ply, as the replay plays it: SAN, UCI and
 /// (when asked) FEN each in a text buffer a game, so a ply costs no allocation and a table
-/// takes a game's text of a column at once; the move and the
-/// position after it as numbers ([`MoveNumbers`], [`PositionNumbers`]) when asked. What is not
-/// asked for is not made.
+/// takes a game's text of a column at once; the move and the position after it as numbers
+/// ([`MoveNumbers`], [`PositionNumbers`]) when asked. What is not asked for is not made.
 #[derive(Debug, Default)]
 pub struct PlyColumns {
     /// Keep the position after each ply.
