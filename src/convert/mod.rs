@@ -662,9 +662,10 @@ fn comment_element<'a>(
 
 /// A note of the main line told at once ([`main_note_elements`]).
 pub(crate) enum MainNote<'a> {
-    /// A brace comment that is a clock alone (`{ [%clk 0:04:58] }`, lichess's every ply): its
-    /// text trimmed and the clock, read from its bytes at once.
-    Clock(&'a str, f64),
+    /// A brace comment that holds a clock alone, or an evaluation and a clock, as lichess
+    /// writes them (`{ [%clk 0:04:58] }`, `{ [%eval 0.17] [%clk 0:04:58] }`): its text trimmed,
+    /// read at once ([`records::lichess_notes`]).
+    Read(&'a str, f64, Option<records::Eval>),
     /// Any other comment, or a NAG.
     Element(Element<'a>),
 }
@@ -685,8 +686,8 @@ pub(crate) fn main_note_elements<'a>(
         .filter_map(move |&(plies, ref note)| match *note {
             Recorded::Comment { start, end } if !keep.no_comments => {
                 let raw = whole.and_then(|w| w.get(start as usize..end as usize));
-                if let Some((clock, secs)) = raw.and_then(clock_comment) {
-                    return Some((plies, MainNote::Clock(clock, secs)));
+                if let Some((text, secs, eval)) = raw.and_then(lichess_comment) {
+                    return Some((plies, MainNote::Read(text, secs, eval)));
                 }
                 Some((plies, MainNote::Element(comment_element(&text, start, end))))
             }
@@ -695,17 +696,19 @@ pub(crate) fn main_note_elements<'a>(
         })
 }
 
-/// A brace comment's text, trimmed, and its clock, when it is a clock alone: what
-/// [`comment_element`], [`trim`] and [`records::read_notes`] would make of it, read at once.
-fn clock_comment(raw: &str) -> Option<(&str, f64)> {
+/// A brace comment's text, trimmed, its clock and its evaluation, when it holds them alone as
+/// lichess writes them: what [`comment_element`], [`trim`] and [`records::read_notes`] would
+/// make of it, read at once.
+fn lichess_comment(raw: &str) -> Option<(&str, f64, Option<records::Eval>)> {
     // Bytes compared: the generic patterns cost more than the rest of the note.
     let b = raw.as_bytes();
     if b.len() < 2 || b[0] != b'{' || b[b.len() - 1] != b'}' {
         return None;
     }
-    // A clock alone starts and ends with brackets, which no other trim passes.
+    // Such notes start and end with brackets, which no other trim passes.
     let inner = raw[1..raw.len() - 1].trim_ascii();
-    Some((inner, records::clock_alone(inner)?))
+    let (secs, eval) = records::lichess_notes(inner)?;
+    Some((inner, secs, eval))
 }
 
 /// Bytes the main line's comments take at most in a row's notes text
@@ -833,14 +836,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_clock_alone_is_read_at_once_as_any_comment_is() {
+    fn lichess_notes_are_read_at_once_as_any_comment_is() {
         // (comment, read at once)
         let comments = [
             ("{ [%clk 0:04:58] }", true),
+            ("{ [%eval 0.17] [%clk 0:04:58] }", true),
+            ("{ [%eval 0.17] [%clk 0:04:58] } ", false),
             ("{[%clk 1:02:03]}", true),
             ("{ [%clk 0:04:58]\n}", true),
             ("{ [%clk 0:04:58.5] }", false),
             ("{ [%clk 0:04:58] [%eval 0.31] }", false),
+            ("{\t[%eval #4]\n[%clk 0:04:58] }", false),
             ("{\u{b}[%clk 0:00:01]}", false),
             ("{ [%clk  0:00:01] }", false),
             ("{ [%clk 0:00:01] é }", false),
@@ -856,12 +862,12 @@ mod tests {
             let text = trim(&text);
             let (mut clock, mut eval) = (None, None);
             records::read_notes(text, true, &mut clock, &mut eval);
-            let fast = clock_comment(raw);
+            let fast = lichess_comment(raw);
             assert_eq!(fast.is_some(), at_once, "{raw:?}");
-            if let Some((fast_text, secs)) = fast {
+            if let Some((fast_text, secs, fast_eval)) = fast {
                 assert_eq!(
-                    (fast_text, Some(secs), eval),
-                    (text, clock, None),
+                    (fast_text, Some(secs), fast_eval),
+                    (text, clock, eval),
                     "{raw:?}"
                 );
             }

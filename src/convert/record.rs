@@ -507,7 +507,9 @@ impl<'a> GameRecord<'a> {
         for (before, el) in super::main_note_elements(bytes, collector, keep) {
             match (before as usize).checked_sub(1) {
                 Some(i) if i < plies => match el {
-                    MainNote::Clock(text, secs) => self.add_comment(i, text, Some(secs)),
+                    MainNote::Read(text, secs, eval) => {
+                        self.add_comment(i, text, Some((secs, eval)));
+                    }
                     MainNote::Element(el) => self.add_note(i, &el),
                 },
                 _ => {}
@@ -544,15 +546,18 @@ impl<'a> GameRecord<'a> {
     }
 
     /// Adds comment `text` (trimmed) to ply `i`: its clock and evaluation, and its text when
-    /// the comment column is kept. `clock`: the comment is that clock alone, read already
-    /// ([`super::records::clock_alone`]).
-    fn add_comment(&mut self, i: usize, text: &str, clock: Option<f64>) {
+    /// the comment column is kept. `read`: the comment's clock and evaluation, read already
+    /// ([`super::records::lichess_notes`]).
+    fn add_comment(&mut self, i: usize, text: &str, read: Option<(f64, Option<Eval>)>) {
         self.size_notes();
         let mover_white = self.plies.first_white() == i.is_multiple_of(2);
         let note = &mut self.ply_notes[i];
-        match clock {
-            // What `read_notes` finds in it first.
-            Some(secs) if note.clock.is_none() => note.clock = Some(secs),
+        match read {
+            // What `read_notes` finds in it for a ply without a clock.
+            Some((secs, eval)) if note.clock.is_none() => {
+                note.clock = Some(secs);
+                note.eval = note.eval.or(eval);
+            }
             _ => read_notes(text, mover_white, &mut note.clock, &mut note.eval),
         }
         if !self.plies.keeps_comments() {

@@ -201,6 +201,25 @@ pub(crate) fn clock_alone(comment: &str) -> Option<f64> {
     whole_clock(arg)
 }
 
+/// The clock, and the evaluation before it, of a comment that holds them alone as lichess
+/// writes them (`[%clk 0:04:58]`, `[%eval 0.17] [%clk 0:04:58]`), read at once; `None` for
+/// any other comment. For a ply with no clock yet, [`read_notes`] finds the same in it: the
+/// evaluation where the ply has none, and nothing else.
+pub(crate) fn lichess_notes(comment: &str) -> Option<(f64, Option<Eval>)> {
+    if let Some(secs) = clock_alone(comment) {
+        return Some((secs, None));
+    }
+    let rest = comment.strip_prefix("[%eval ")?;
+    let end = find_byte(rest.as_bytes(), b']')?;
+    let arg = &rest[..end];
+    // An argument the passes over the commands would take as it is, and no second command in it.
+    if !arg.bytes().all(|b| b.is_ascii_graphic() && b != b'[') {
+        return None;
+    }
+    let secs = clock_alone(rest[end + 1..].strip_prefix(' ')?)?;
+    Some((secs, Some(eval_value(arg)?)))
+}
+
 /// A score as engine matches write it: pawns (`+0.35`, `-1.20`, with a decimal point) or a
 /// mate in plies (`+M5`, `-M2`), positive for the side the score is for.
 fn engine_score(text: &str) -> Option<Eval> {
@@ -826,6 +845,35 @@ mod tests {
             }
         }
         assert_eq!(read("[%clk 0:04:58]", None, None), (Some(298.0), None));
+    }
+
+    #[test]
+    fn lichess_notes_read_at_once_as_the_passes_over_its_commands_read_them() {
+        // (comment, read at once)
+        let comments = [
+            ("[%clk 0:04:58]", true),
+            ("[%eval 0.17] [%clk 0:04:58]", true),
+            ("[%eval -1.5] [%clk 1:02:03]", true),
+            ("[%eval #-3] [%clk 0:00:09]", true),
+            ("[%eval 0.17,24] [%clk 0:04:58]", true),
+            ("[%eval 0.17]", false),
+            ("[%eval 0.17]  [%clk 0:04:58]", false),
+            ("[%eval  0.17] [%clk 0:04:58]", false),
+            ("[%eval x] [%clk 0:04:58]", false),
+            ("[%eval 0.17] [%clk 0:04:58.5]", false),
+            ("[%eval 0.17] [%clk 0:04:58] ok", false),
+            ("[%eval [%clk 0:00:01]] [%clk 0:04:58]", false),
+            ("[%clk 0:04:58] [%eval 0.17]", false),
+        ];
+        for (text, at_once) in comments {
+            let fast = lichess_notes(text);
+            assert_eq!(fast.is_some(), at_once, "{text}");
+            let Some((secs, eval)) = fast else { continue };
+            // A ply with no clock yet: with no evaluation, and with one.
+            assert_eq!(read(text, None, None), (Some(secs), eval), "{text}");
+            let mate = Some(Eval::Mate(2));
+            assert_eq!(read(text, None, mate), (Some(secs), mate), "{text}");
+        }
     }
 
     #[test]
