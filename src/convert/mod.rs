@@ -660,7 +660,7 @@ fn comment_element<'a>(
     })
 }
 
-/// A note of the main line told at once ([`main_note_elements`]).
+/// A note of the main line told at once ([`read_main_notes`]).
 pub(crate) enum MainNote<'a> {
     /// A brace comment that holds a clock alone, or an evaluation and a clock, as lichess
     /// writes them (`{ [%clk 0:04:58] }`, `{ [%eval 0.17] [%clk 0:04:58] }`): its text trimmed,
@@ -673,7 +673,7 @@ pub(crate) enum MainNote<'a> {
 /// The main line's comments and NAGs as notes, each with the count of main-line plies
 /// before it, when the main line was told at once ([`Collector::main_line_only`]); those
 /// `keep` drops left out.
-pub(crate) fn main_note_elements<'a>(
+pub(crate) fn read_main_notes<'a>(
     bytes: &'a [u8],
     collector: &'a Collector,
     keep: Keep,

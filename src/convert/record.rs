@@ -504,7 +504,7 @@ impl<'a> GameRecord<'a> {
     fn set_main_notes(&mut self, bytes: &[u8], collector: &Collector, keep: Keep) {
         let plies = self.plies.len();
         self.notes_text.reserve(super::main_comments_len(collector));
-        for (before, el) in super::main_note_elements(bytes, collector, keep) {
+        for (before, el) in super::read_main_notes(bytes, collector, keep) {
             match (before as usize).checked_sub(1) {
                 Some(i) if i < plies => match el {
                     MainNote::Read(text, secs, eval) => {

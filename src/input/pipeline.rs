@@ -13,11 +13,7 @@
 //! Memory stays flat: channels are bounded, or pieces out are counted.
 
 use std::io::{self, Read};
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender};
-use std::sync::Mutex;
-use std::thread;
 
 use crate::pgn::{lex_game_tags, lex_game_tags_open, movetext_end, GameReader, Lexed, Movetext};
 
@@ -249,45 +245,12 @@ where
     Ok(())
 }
 
-/// A worker of a pipeline: takes the next numbered job no other worker took, and sends what
-/// `handle` makes of it under the same number, until the jobs end or nobody listens.
-fn work_jobs<J, O>(
-    jobs: &Mutex<Receiver<(u64, J)>>,
-    out: &SyncSender<(u64, O)>,
-    mut handle: impl FnMut(J) -> O,
-) {
-    loop {
-        let next = jobs.lock().map(|rx| rx.recv());
-        let Ok(Ok((seq, job))) = next else {
-            break;
-        };
-        let Ok(done) = std::panic::catch_unwind(AssertUnwindSafe(|| handle(job))) else {
-            // A bug in pgnkit (its message is out already). The other threads would wait
-            // for this one's result for ever: the run ends here, as failed.
-            eprintln!(
-                "pgnkit: internal error: a worker thread panicked on a game of this input; \
-                 please report it with the input"
-            );
-            std::process::exit(2);
-        };
-        if out.send((seq, done)).is_err() {
-            break;
-        }
-    }
-}
-
-/// What a pipeline's reader thread read, or the error it met (a panic among them).
-fn joined(reader: thread::ScopedJoinHandle<'_, io::Result<u64>>) -> io::Result<u64> {
-    reader
-        .join()
-        .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pgn::lexer::lex_game_mode;
     use crate::pgn::reader::{Chunked, RECORD_END};
+    use std::thread;
 
     /// What `work` made of every game, in order, on `jobs` threads (in pieces of about
     /// `piece` bytes when given).

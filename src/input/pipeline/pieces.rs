@@ -6,12 +6,13 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use super::{interrupted, joined, run_inline, run_inline_until, work_jobs, Game, Scratch};
+use super::{interrupted, run_inline, run_inline_until, Game, Scratch};
 use crate::pgn::reader::RECORD_END;
 use crate::pgn::{GameReader, Origin, PieceEnd, Unread};
 
@@ -623,4 +624,38 @@ impl<T> Read for Feed<'_, '_, T> {
             }
         }
     }
+}
+
+/// A worker of a pipeline: takes the next numbered job no other worker took, and sends what
+/// `handle` makes of it under the same number, until the jobs end or nobody listens.
+fn work_jobs<J, O>(
+    jobs: &Mutex<Receiver<(u64, J)>>,
+    out: &SyncSender<(u64, O)>,
+    mut handle: impl FnMut(J) -> O,
+) {
+    loop {
+        let next = jobs.lock().map(|rx| rx.recv());
+        let Ok(Ok((seq, job))) = next else {
+            break;
+        };
+        let Ok(done) = std::panic::catch_unwind(AssertUnwindSafe(|| handle(job))) else {
+            // A bug in pgnkit (its message is out already). The other threads would wait
+            // for this one's result for ever: the run ends here, as failed.
+            eprintln!(
+                "pgnkit: internal error: a worker thread panicked on a game of this input; \
+                 please report it with the input"
+            );
+            std::process::exit(2);
+        };
+        if out.send((seq, done)).is_err() {
+            break;
+        }
+    }
+}
+
+/// What a pipeline's reader thread read, or the error it met (a panic among them).
+fn joined(reader: thread::ScopedJoinHandle<'_, io::Result<u64>>) -> io::Result<u64> {
+    reader
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))
 }
