@@ -173,11 +173,19 @@ impl<'a> WrittenSan<'a> {
     /// ```
     #[must_use]
     pub fn new(token: &'a [u8]) -> Option<Self> {
+        // A table: the bytes matched against each range in turn cost more than the copy.
+        static SAN_BYTES: [bool; 256] = {
+            let mut table = [false; 256];
+            let mut b = 0;
+            while b < 256 {
+                table[b] = matches!(b as u8, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-');
+                b += 1;
+            }
+            table
+        };
         token
             .iter()
-            .all(|&b| {
-                matches!(b, b'a'..=b'h' | b'1'..=b'8' | b'K' | b'Q' | b'R' | b'B' | b'N' | b'O' | b'x' | b'=' | b'+' | b'#' | b'-')
-            })
+            .all(|&b| SAN_BYTES[usize::from(b)])
             .then_some(WrittenSan(token))
     }
 
@@ -426,4 +434,22 @@ impl<V: Visitor> Visitor for Option<V> {
     }
 
     tell_each!(if_some);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WrittenSan;
+
+    #[test]
+    fn a_written_san_holds_the_bytes_san_is_written_with_and_no_other() {
+        let alphabet = b"abcdefgh12345678KQRBNOx=+#-";
+        for b in 0..=255u8 {
+            let token = [b'e', b];
+            assert_eq!(
+                WrittenSan::new(&token).is_some(),
+                alphabet.contains(&b),
+                "byte {b:#04x}"
+            );
+        }
+    }
 }
