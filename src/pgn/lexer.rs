@@ -191,47 +191,33 @@ pub(crate) fn last_tag_line(data: &[u8]) -> Option<usize> {
         .map(|p| break_start(data, p))
 }
 
-/// Where a [`RestLexer`] starts: the first byte of a token inside a movetext that has begun
-/// (no variation open, no result read), and what the lexer knows there.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Resume {
-    /// The token's offset.
-    pub at: usize,
-    /// Its line, and where that line starts.
-    pub line: u32,
-    pub line_start: usize,
-    /// The column of the game's first byte (when the game starts in the middle of a line).
-    pub first_col: u32,
-    /// A token started on the line before this one.
-    pub token_on_line: bool,
-    /// Where the token before this one ended.
-    pub last_end: usize,
-}
-
-/// The lexer inside a game's movetext, as [`lex_game_mode`] goes on there from a
-/// [`Resume`]: the same tokens and problems from `resume.at` on, and the same end, which the
-/// end of `data` is at the latest. Stepped a token at a time by the movetext loop's rare
-/// branch ([`crate::pgn::movetext`]), which takes the tokens as they come.
+/// The lexer inside a game's movetext, as [`lex_game_mode`] goes on there from where the
+/// movetext starts: the same tokens and problems, and the same end, which the end of `data`
+/// is at the latest. Stepped a token at a time by the movetext loop's rare branch
+/// ([`crate::pgn::movetext`]), which takes the tokens as they come.
 pub(crate) struct RestLexer<'a> {
     lx: Lexer<'a>,
     at: Between,
 }
 
 impl<'a> RestLexer<'a> {
-    /// The lexer at `resume`, its tokens (when `record`) and problems going to `out`
-    /// (cleared).
-    pub(crate) fn new(data: &'a [u8], resume: &Resume, record: bool, out: &'a mut Lexed) -> Self {
-        let mut lx = Lexer::new(data, true, (resume.line, resume.first_col), record, out);
-        lx.i = resume.at;
-        lx.line_start = resume.line_start;
-        lx.col_pos = resume.line_start;
-        if resume.line_start > 0 {
+    /// The lexer at the movetext's start `at`, its tokens (when `record`) and problems going
+    /// to `out` (cleared). The movetext's first token is no `[` (that would go on with the
+    /// tags): reading it as begun changes nothing but lets a move be passed over unclassified
+    /// when only the end is looked for, as later ones are.
+    pub(crate) fn new(data: &'a [u8], at: MovetextStart, record: bool, out: &'a mut Lexed) -> Self {
+        let mut lx = Lexer::new(data, true, (at.line, at.first_col), record, out);
+        lx.i = at.offset;
+        lx.line_start = at.line_start;
+        lx.col_pos = at.line_start;
+        if at.line_start > 0 {
             lx.col_at = 1;
         }
-        lx.token_on_line = resume.token_on_line;
+        // (The tags end on this line, or the movetext starts a line of its own.)
+        lx.token_on_line = !all_spaces(&data[at.line_start..at.offset]);
         let at = Between {
             movetext: true,
-            last_end: resume.last_end,
+            last_end: at.offset,
             // No book header inside a movetext.
             header_end: usize::MAX,
             ..Between::default()
@@ -267,6 +253,11 @@ impl<'a> RestLexer<'a> {
     pub(crate) fn tokens(&mut self) -> &mut Vec<Token> {
         &mut self.lx.out.tokens
     }
+
+    /// The problems found so far.
+    pub(crate) fn problems(&mut self) -> &mut Vec<LexProblem> {
+        &mut self.lx.out.problems
+    }
 }
 
 /// Where a game ends whose tags [`lex_game_tags_open`] read, found from its movetext's start
@@ -275,19 +266,7 @@ impl<'a> RestLexer<'a> {
 /// the tag section again. For a reader that cuts an open game to its bytes without replaying
 /// it.
 pub(crate) fn movetext_end(data: &[u8], at: MovetextStart, out: &mut Lexed) -> usize {
-    // The movetext's first token is no `[` (that would go on with the tags): reading it as
-    // begun, as the rest lexer does, changes nothing but lets a move be passed over
-    // unclassified, as later ones are.
-    let resume = Resume {
-        at: at.offset,
-        line: at.line,
-        line_start: at.line_start,
-        first_col: at.first_col,
-        // (The tags end on this line, or the movetext starts a line of its own.)
-        token_on_line: !all_spaces(&data[at.line_start..at.offset]),
-        last_end: at.offset,
-    };
-    RestLexer::new(data, &resume, false, out).end()
+    RestLexer::new(data, at, false, out).end()
 }
 
 /// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an

@@ -7,9 +7,11 @@
 //! moves on the main line (parsed to a [`ReadMove`] in the same pass), move numbers, brace
 //! comments, NAGs and glyphs, a standard result. Whatever else comes (a variation, a line
 //! comment, a sign standing apart, a move the visitor could not play, a problem the lexer
-//! reports) is the loop's rare branch: from there on the lexer steps a token at a time, as it
-//! goes on there, and each token is pushed as it comes, as an event of the same kind
-//! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). Moves in other
+//! reports) is the loop's rare branch: from there on the lexer steps a token at a time, and
+//! each token is pushed as it comes, as an event of the same kind
+//! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). The lexer reads
+//! the movetext from its start, as it reads any, and passes over the tokens the fast cases
+//! pushed: no state of the lexer is made up in the middle of a game. Moves in other
 //! letters (`--lang`), a movetext after tokens that are no tags (a book header no header was
 //! read from) and a game with no replay take the rare branch from the movetext's start; a game
 //! lexed whole ([`Movetext::Tokens`]) is pushed the same way. The visitor never sees a token,
@@ -20,9 +22,8 @@
 
 use crate::notation::{self, ReadMove, TrailingSign};
 use crate::pgn::lexer::{
-    all_spaces, comment, count_chars, count_lines, ends_symbol, is_space, last_line_start,
-    move_number, nag_glyph, skip_spaces, wide_space, Comment, RestLexer, Resume, DELIMITER,
-    MAX_SYMBOL,
+    comment, count_chars, count_lines, ends_symbol, last_line_start, move_number, nag_glyph,
+    skip_spaces, wide_space, Comment, RestLexer, DELIMITER, MAX_SYMBOL,
 };
 use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
 
@@ -430,9 +431,11 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
     }
 }
 
-/// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on,
-/// read by the lexer as it would have gone on there, each token pushed as it comes, after
-/// the tokens `lead` (those before the movetext that are no tags: a book header's lines).
+/// The rare branch of [`read_bytes`]: the rest of the game from the token at `from` on, each
+/// token pushed as it comes, after the tokens `lead` (those before the movetext that are no
+/// tags: a book header's lines). The lexer reads the movetext from its start, as it reads
+/// any: the tokens before `from`, which the fast cases pushed, are passed over, and so are
+/// problems there, which the fast cases read none of.
 #[cold]
 #[inline(never)]
 fn rest<E: MovetextEvents>(
@@ -444,49 +447,8 @@ fn rest<E: MovetextEvents>(
     lead: &[Token],
     events: &mut E,
 ) -> MovetextFacts {
-    let mut from = from;
-    // Periods after a move number with only spaces between are the number's (`1. ...
-    // e5`): the lexer reads them from the number on (and the number again).
-    let token = from + bytes[from..].iter().take_while(|&&b| is_space(b)).count();
-    // (With only spaces between, no move came after the number.) The loop keeps no note of
-    // its last move number, a cost on every token: it reads its tokens again to find it.
-    if bytes.get(token) == Some(&b'.') {
-        let mut last = LastNumber(None);
-        read_bytes::<_, false>(&bytes[..from], at, &mut last);
-        if let Some(number) = last.0 {
-            if bytes[number.end as usize..token]
-                .iter()
-                .all(|&b| is_space(b))
-            {
-                from = number.start as usize;
-            }
-        }
-    }
-    // Where the lexer would be: the line of `from` and whether a token started on it, and
-    // the end of the token before (tokens are apart by spaces, or touch).
-    let gap = &bytes[at.line_start..from];
-    let (line, line_start) = match last_line_start(gap) {
-        0 => (at.line, at.line_start),
-        start => (at.line + count_lines(gap), at.line_start + start),
-    };
-    let before = &bytes[line_start..from];
-    let token_on_line = !all_spaces(before);
-    let last_end = from
-        - bytes[at.offset.min(from)..from]
-            .iter()
-            .rev()
-            .take_while(|&&b| is_space(b) || b == b'\n' || b == b'\r')
-            .count();
-    let resume = Resume {
-        at: from,
-        line,
-        line_start,
-        first_col: at.first_col,
-        token_on_line,
-        last_end,
-    };
     let mut lexed = Lexed::default();
-    let mut lexer = RestLexer::new(bytes, &resume, true, &mut lexed);
+    let mut lexer = RestLexer::new(bytes, at, true, &mut lexed);
     lexer.tokens().extend(lead);
     let mut taker = Taker {
         start: Some(RestStart {
@@ -496,8 +458,28 @@ fn rest<E: MovetextEvents>(
         }),
         ..Taker::default()
     };
+    // Whether tokens that end by `from` may come still: the first that ends after it ends the
+    // passing over. (The last token read may grow yet: periods after a move number join it,
+    // `1. ...`, and it is then the fast cases' number no longer.) The problems found before
+    // the step that ends it are the passed tokens'.
+    let mut passing = from > at.offset;
     let end = loop {
+        let problems = lexer.problems().len();
         let end = lexer.step();
+        let tokens = lexer.tokens();
+        if passing {
+            let settled = tokens.len() - usize::from(end.is_none() && !tokens.is_empty());
+            let before = tokens[..settled]
+                .iter()
+                .take_while(|t| t.span.end as usize <= from)
+                .count();
+            tokens.drain(..before);
+            passing = end.is_none() && tokens.iter().all(|t| t.span.end as usize <= from);
+            if passing {
+                continue;
+            }
+            lexer.problems().drain(..problems);
+        }
         let tokens = lexer.tokens();
         let taken = taker.take(bytes, tokens, end.is_some(), events);
         tokens.drain(..taken);
@@ -513,21 +495,6 @@ fn rest<E: MovetextEvents>(
     }
     facts.rest_problems = lexed.problems;
     facts
-}
-
-/// The last move number of the loop's fast cases ([`rest`]).
-struct LastNumber(Option<Span>);
-
-impl MovetextEvents for LastNumber {
-    fn wants_movetext(&self) -> bool {
-        false
-    }
-    fn main_move_number(&mut self, _: u32, _: u8, span: Span) {
-        self.0 = Some(span);
-    }
-    fn san(&mut self, _: &ReadMove, _: Span) -> bool {
-        true
-    }
 }
 
 /// Reads a game's movetext, pushing its tokens to `events`: from its tokens (a game lexed
