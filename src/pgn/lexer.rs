@@ -195,12 +195,12 @@ pub(crate) fn last_tag_line(data: &[u8]) -> Option<usize> {
 /// movetext starts: the same tokens and problems, and the same end, which the end of `data`
 /// is at the latest. Stepped a token at a time by the movetext loop's rare branch
 /// ([`crate::pgn::movetext`]), which takes the tokens as they come.
-pub(crate) struct RestLexer<'a> {
+pub(crate) struct MovetextLexer<'a> {
     lx: Lexer<'a>,
     at: Between,
 }
 
-impl<'a> RestLexer<'a> {
+impl<'a> MovetextLexer<'a> {
     /// The lexer at the movetext's start `at`, its tokens (when `record`) and problems going
     /// to `out` (cleared). The movetext's first token is no `[` (that would go on with the
     /// tags): reading it as begun changes nothing but lets a move be passed over unclassified
@@ -222,7 +222,7 @@ impl<'a> RestLexer<'a> {
             header_end: usize::MAX,
             ..Between::default()
         };
-        RestLexer { lx, at }
+        MovetextLexer { lx, at }
     }
 
     /// Reads the next token (or none: spaces, periods that join the move number before):
@@ -238,7 +238,7 @@ impl<'a> RestLexer<'a> {
     /// Reads on to where the game ends, and says where (a loop of its own, so that the
     /// lexer's step is inlined in it: closing a game is most of what `split` does).
     pub(crate) fn end(self) -> usize {
-        let RestLexer { mut lx, mut at } = self;
+        let MovetextLexer { mut lx, mut at } = self;
         loop {
             match lx.step(&mut at) {
                 None => {}
@@ -266,7 +266,7 @@ impl<'a> RestLexer<'a> {
 /// the tag section again. For a reader that cuts an open game to its bytes without replaying
 /// it.
 pub(crate) fn movetext_end(data: &[u8], at: MovetextStart, out: &mut Lexed) -> usize {
-    RestLexer::new(data, at, false, out).end()
+    MovetextLexer::new(data, at, false, out).end()
 }
 
 /// Like [`lex_game`] for a game that starts at column `first_col` of its line (after an

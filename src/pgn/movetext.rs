@@ -23,7 +23,7 @@
 use crate::notation::{self, ReadMove, TrailingSign};
 use crate::pgn::lexer::{
     comment, count_chars, count_lines, ends_symbol, last_line_start, move_number, nag_glyph,
-    skip_spaces, wide_space, Comment, RestLexer, DELIMITER, MAX_SYMBOL,
+    skip_spaces, wide_space, Comment, MovetextLexer, DELIMITER, MAX_SYMBOL,
 };
 use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
 
@@ -448,7 +448,7 @@ fn rest<E: MovetextEvents>(
     events: &mut E,
 ) -> MovetextFacts {
     let mut lexed = Lexed::default();
-    let mut lexer = RestLexer::new(bytes, at, true, &mut lexed);
+    let mut lexer = MovetextLexer::new(bytes, at, true, &mut lexed);
     lexer.tokens().extend(lead);
     let mut taker = Taker {
         start: Some(RestStart {
