@@ -828,7 +828,12 @@ pub(crate) fn trim(text: &str) -> &str {
 /// so without `fmt`.
 pub fn number_prefix(ply: &Ply, out: &mut String) {
     out.push_str(itoa::Buffer::new().format(ply.number));
-    out.push_str(if ply.white { "." } else { "..." });
+    // A character at a time: a copy of one to three bytes is a call.
+    out.push('.');
+    if !ply.white {
+        out.push('.');
+        out.push('.');
+    }
 }
 
 #[cfg(test)]
