@@ -9,7 +9,7 @@ use crate::notation::ascii::plain_san;
 use crate::notation::{CaptureClaim, MovePattern, ReadMove};
 use crate::pgn::movetext::passed_over;
 use crate::pgn::{lex_game, GameReader, LexProblemKind, Lexed, Token, TokenKind};
-use crate::rules::game::replay_movetext;
+use crate::rules::game::{replay_movetext, CheckOptions};
 use crate::rules::visit::{MainLine, Needs, Ply, Visitor};
 
 /// A table line that does not read or replay.
@@ -247,7 +247,8 @@ pub(super) fn play_tokens(
         outcome: Ok(()),
         played,
     };
-    replay_movetext(bytes, first.span.start as usize, start, &mut strict);
+    let opts = CheckOptions::default();
+    replay_movetext(bytes, first.span.start as usize, start, &opts, &mut strict);
     strict.outcome
 }
 

@@ -237,12 +237,18 @@ pub(crate) fn check_lexed(
 /// `visitor`: the one replay for a line of moves that is not a game, such as a line of an
 /// opening table, which goes on from the position another line reached. There is no report:
 /// what did not play, the visitor is told ([`Visitor::unplayed`]).
-pub(crate) fn replay_movetext(bytes: &[u8], from: usize, start: Chess, visitor: &mut dyn Visitor) {
-    let (opts, lexed) = (CheckOptions::default(), Lexed::default());
+pub(crate) fn replay_movetext(
+    bytes: &[u8],
+    from: usize,
+    start: Chess,
+    opts: &CheckOptions,
+    visitor: &mut dyn Visitor,
+) {
+    let lexed = Lexed::default();
     let (mut findings, mut counts) = (Vec::new(), FindingCounts::default());
     let needs = visitor.needs();
     let capped = Capped::new(&mut findings, &mut counts);
-    let mut replay = Replay::new(bytes, &lexed, &opts, visitor, needs, capped, start, None);
+    let mut replay = Replay::new(bytes, &lexed, opts, visitor, needs, capped, start, None);
     let at = MovetextStart {
         offset: from,
         line: 1,

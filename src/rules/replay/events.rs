@@ -5,11 +5,11 @@
 use shakmaty::{Chess, Move, Position};
 
 use crate::diag::{quote_bytes, Code, Finding};
-use crate::notation::{self, ReadMove, TrailingSign};
-use crate::pgn::movetext::{read_bytes, MovetextEvents, RestStart};
+use crate::notation::{ReadMove, TrailingSign};
+use crate::pgn::movetext::{MovetextEvents, RestStart};
 use crate::pgn::{GameResult, MovetextStart, Span};
-use crate::rules::matcher;
-use crate::rules::visit::Ply;
+use crate::rules::game::replay_movetext;
+use crate::rules::visit::{Needs, Ply, Positions, Visitor, WrittenSan};
 
 use super::Replay;
 
@@ -134,15 +134,15 @@ impl Replay<'_> {
     #[cold]
     #[inline(never)]
     fn keep_before_last(&mut self, at: MovetextStart) {
-        let Some((before, last, mnotes)) = self.replay_to_last(at) else {
+        let Some((before, last, written)) = self.replay_to_last(at) else {
             return;
         };
         let (start, end) = (self.token.0 as usize, self.token.1 as usize);
-        let text = &self.bytes[start..end];
+        let san = written
+            .then(|| WrittenSan::new(&self.bytes[start..end]))
+            .flatten();
         let pos = &self.lines[0].pos;
         let actual = super::check_claim(pos, pos.checkers());
-        let san = notation::ascii::plain_san(text)
-            .and_then(|m| super::written_san(text, &m, &mnotes, actual));
         self.visitor.play(&Ply {
             at: self.at(0),
             before: &before,
@@ -155,23 +155,21 @@ impl Replay<'_> {
         self.lines[0].before_last = Some(before);
     }
 
-    /// The fast cases' moves played again from the start position, up to the last one: the
-    /// position before that move, the move, and what matching it noted (nothing for a
-    /// repaired move). The movetext loop reads them again from the bytes up to that move.
-    fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, matcher::MatchNotes)> {
+    /// The position before the movetext loop's last move (a main-line move, the token being
+    /// replayed), the move, and whether its token is its SAN: the movetext up to that move
+    /// replayed again from the start position, by the one replay. `None` when that move does
+    /// not play again (it played the first time, so never but by a defect).
+    fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, bool)> {
         let bytes = self.bytes.get(..self.token.1 as usize)?;
         if bytes.len() <= at.offset {
             return None;
         }
-        let mut again = PlayedAgain {
-            bytes,
-            repair: self.opts.repair,
-            pos: self.start.clone(),
-            last: None,
-            failed: false,
+        let mut last = LastMove {
+            end: self.token.1,
+            found: None,
         };
-        read_bytes::<_, false>(bytes, at, &mut again);
-        again.last.filter(|_| !again.failed)
+        replay_movetext(bytes, at.offset, self.start.clone(), self.opts, &mut last);
+        last.found
     }
 
     /// Plays a main-line move of the movetext loop: without anything only other moves need, unless
@@ -195,42 +193,25 @@ impl Replay<'_> {
     }
 }
 
-/// The fast cases' moves of a movetext played again from its start position
-/// ([`Replay::replay_to_last`]): they were all played (or repaired) the first time.
-struct PlayedAgain<'a> {
-    bytes: &'a [u8],
-    repair: bool,
-    pos: Chess,
-    /// The position before the last move played, the move, and what matching it noted.
-    last: Option<(Chess, Move, matcher::MatchNotes)>,
-    /// A move did not play after all.
-    failed: bool,
+/// A visitor of a movetext replayed again up to a main-line move that ends at byte `end`
+/// ([`Replay::replay_to_last`]): that move, the position before it, and whether its token is
+/// its SAN.
+struct LastMove {
+    end: u32,
+    found: Option<(Chess, Move, bool)>,
 }
 
-impl MovetextEvents for PlayedAgain<'_> {
-    fn wants_movetext(&self) -> bool {
-        false
+impl Visitor for LastMove {
+    fn needs(&self) -> Needs {
+        Needs {
+            positions: Positions::All,
+            ..Needs::NOTHING
+        }
     }
 
-    fn san(&mut self, m: &ReadMove, span: Span) -> bool {
-        let pos = &self.pos;
-        let found = match matcher::find_move_noting(pos, m, pos.checkers()) {
-            Ok(found) => Some(found),
-            Err(_) => {
-                let text = &self.bytes[span.start as usize..span.end as usize];
-                match matcher::suggest(pos, m, &String::from_utf8_lossy(text))[..] {
-                    [only] if self.repair => Some((only, matcher::MatchNotes::default())),
-                    _ => None,
-                }
-            }
-        };
-        let Some((mv, notes)) = found.filter(|_| !self.failed) else {
-            self.failed = true;
-            return false;
-        };
-        let before = self.pos.clone();
-        self.pos.play_unchecked(mv);
-        self.last = Some((before, mv, notes));
-        true
+    fn play(&mut self, ply: &Ply<'_>) {
+        if ply.at.depth == 0 && ply.at.end == self.end {
+            self.found = Some((ply.before.clone(), ply.mv, ply.san.is_some()));
+        }
     }
 }
