@@ -330,6 +330,62 @@ fn book_header_line(data: &[u8], start: usize, eof: bool) -> Option<Option<usize
     Some(header.filter(|&end| end > start))
 }
 
+/// The first part of a symbol (the bytes of a movetext up to a delimiter, at most
+/// [`MAX_SYMBOL`]), as [`symbol_part`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SymbolPart {
+    /// A move of so many bytes; after it, to the symbol's end, the glyph glued to it
+    /// (`e4!?`): its NAG, or `Some(None)` for `!` and `?` that make no glyph (`e4!!!`).
+    Move(usize, Option<Option<u16>>),
+    /// A move number, `len` bytes (`12.`, and `12.` of `12.e4`).
+    MoveNumber { number: u32, dots: u8, len: usize },
+    /// Periods, `len` of them.
+    Periods(usize),
+    /// A result, the whole symbol; standard (not `1:0`) or not.
+    Result(GameResult, bool),
+    /// A glyph or an evaluation sign standing alone, the whole symbol.
+    Nag(u16),
+    /// Bytes that are no token (a control character first), the whole symbol.
+    Unknown,
+}
+
+/// What the symbol `s` (not empty) starts with: the one reading of a symbol, for the lexer's
+/// tokens and the movetext loop's fast cases alike, so that the two never read a symbol
+/// apart.
+#[inline(always)]
+pub(crate) fn symbol_part(s: &[u8]) -> SymbolPart {
+    // Most symbols are SAN moves: a letter first and no glyph glued on. No result, NAG or
+    // evaluation sign has that shape (`N` alone is the novelty sign).
+    let glyph = |b: u8| matches!(b, b'!' | b'?');
+    if s.len() >= 2 && s[0].is_ascii_alphabetic() && !glyph(s[s.len() - 1]) {
+        return SymbolPart::Move(s.len(), None);
+    }
+    // Move numbers next: they are the most common symbol after moves.
+    if let Some((number, dots, len)) = move_number(s) {
+        return SymbolPart::MoveNumber { number, dots, len };
+    }
+    if s[0] == b'.' {
+        return SymbolPart::Periods(s.iter().take_while(|&&c| c == b'.').count());
+    }
+    if let Some((result, standard)) = GameResult::parse(s) {
+        return SymbolPart::Result(result, standard);
+    }
+    if let Some(nag) = nag_glyph(s).or_else(|| evaluation_glyph(s)) {
+        return SymbolPart::Nag(nag);
+    }
+    // Suffix glyphs glued to a move: `e4!?`.
+    let glyphs = s.iter().rev().take_while(|&&c| glyph(c)).count();
+    if glyphs > 0 && glyphs < s.len() {
+        let len = s.len() - glyphs;
+        return SymbolPart::Move(len, Some(nag_glyph(&s[len..])));
+    }
+    if s[0] < 0x20 || s[0] == 0x7f {
+        SymbolPart::Unknown
+    } else {
+        SymbolPart::Move(s.len(), None)
+    }
+}
+
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `data`, whose first byte is at (line, column) `at`; `out` is
     /// cleared.
@@ -852,77 +908,58 @@ impl Lexer<'_> {
     /// Classifies the symbol `data[start..end]`, splitting move numbers and suffix glyphs off.
     /// Returns true when it is a result that ends the game.
     fn symbol(&mut self, mut start: usize, end: usize, depth: u32) -> bool {
-        loop {
+        while start < end {
             let s = &self.data[start..end];
-            if s.is_empty() {
-                return false;
-            }
             if s.len() > MAX_SYMBOL {
                 self.push(TokenKind::Unknown, start, end);
                 return false;
             }
-            // Most symbols are SAN moves: a letter first and no glyph glued on. No result,
-            // NAG or evaluation sign has that shape (`N` alone is the novelty sign).
-            if s.len() >= 2 && s[0].is_ascii_alphabetic() && !matches!(s[s.len() - 1], b'!' | b'?')
-            {
-                self.push(TokenKind::Move, start, end);
-                return false;
-            }
-            // Move numbers next: they are the most common symbol after moves.
-            if let Some((number, dots, len)) = move_number(s) {
-                let next = start + len;
-                self.push(TokenKind::MoveNumber { number, dots }, start, next);
-                start = next;
-                continue;
-            }
-            if s[0] == b'.' {
-                let next = start + s.iter().take_while(|&&c| c == b'.').count();
-                self.periods(start, next);
-                start = next;
-                continue;
-            }
-            if let Some((result, standard)) = GameResult::parse(s) {
-                self.push(TokenKind::Result { result, standard }, start, end);
-                if !standard {
-                    self.problem(LexProblemKind::NonStandardResult, start, end);
-                }
-                if depth > 0 {
-                    self.problem(LexProblemKind::ResultInVariation, start, end);
+            match symbol_part(s) {
+                SymbolPart::Move(len, glyph) => {
+                    let split = start + len;
+                    self.push(TokenKind::Move, start, split);
+                    match glyph {
+                        None => {}
+                        Some(Some(nag)) => self.push(TokenKind::Nag(nag), split, end),
+                        Some(None) => {
+                            self.problem(LexProblemKind::BadNag, split, end);
+                            self.push(TokenKind::Unknown, split, end);
+                        }
+                    }
                     return false;
                 }
-                return true;
-            }
-            if let Some(nag) = nag_glyph(s).or_else(|| evaluation_glyph(s)) {
-                if matches!(s, b"+--" | b"--+") {
-                    self.problem(LexProblemKind::DashedEvaluation, start, end);
+                SymbolPart::MoveNumber { number, dots, len } => {
+                    self.push(TokenKind::MoveNumber { number, dots }, start, start + len);
+                    start += len;
                 }
-                self.push(TokenKind::Nag(nag), start, end);
-                return false;
-            }
-            // Suffix glyphs glued to a move: `e4!?`.
-            let glyphs = s
-                .iter()
-                .rev()
-                .take_while(|&&c| c == b'!' || c == b'?')
-                .count();
-            if glyphs > 0 && glyphs < s.len() {
-                let split = end - glyphs;
-                self.push(TokenKind::Move, start, split);
-                match nag_glyph(&self.data[split..end]) {
-                    Some(nag) => self.push(TokenKind::Nag(nag), split, end),
-                    None => {
-                        self.problem(LexProblemKind::BadNag, split, end);
-                        self.push(TokenKind::Unknown, split, end);
+                SymbolPart::Periods(len) => {
+                    self.periods(start, start + len);
+                    start += len;
+                }
+                SymbolPart::Result(result, standard) => {
+                    self.push(TokenKind::Result { result, standard }, start, end);
+                    if !standard {
+                        self.problem(LexProblemKind::NonStandardResult, start, end);
                     }
+                    if depth > 0 {
+                        self.problem(LexProblemKind::ResultInVariation, start, end);
+                        return false;
+                    }
+                    return true;
                 }
-                return false;
+                SymbolPart::Nag(nag) => {
+                    if matches!(s, b"+--" | b"--+") {
+                        self.problem(LexProblemKind::DashedEvaluation, start, end);
+                    }
+                    self.push(TokenKind::Nag(nag), start, end);
+                    return false;
+                }
+                SymbolPart::Unknown => {
+                    self.push(TokenKind::Unknown, start, end);
+                    return false;
+                }
             }
-            if s[0] < 0x20 || s[0] == 0x7f {
-                self.push(TokenKind::Unknown, start, end);
-            } else {
-                self.push(TokenKind::Move, start, end);
-            }
-            return false;
         }
+        false
     }
 }

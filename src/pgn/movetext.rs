@@ -22,8 +22,8 @@
 
 use crate::notation::{self, ReadMove, TrailingSign};
 use crate::pgn::lexer::{
-    comment, count_chars, count_lines, ends_symbol, last_line_start, move_number, nag_glyph,
-    skip_spaces, wide_space, Comment, MovetextLexer, DELIMITER, MAX_SYMBOL,
+    comment, count_chars, count_lines, ends_symbol, last_line_start, move_number, skip_spaces,
+    symbol_part, wide_space, Comment, MovetextLexer, SymbolPart, DELIMITER, MAX_SYMBOL,
 };
 use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
 
@@ -355,71 +355,54 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
                 i = end;
                 while start < end {
                     let s = &bytes[start..end];
-                    if s[0].is_ascii_alphabetic() {
-                        // A move, perhaps with a glyph glued to it (`e4!?`).
-                        let mut mv_end = end;
-                        while matches!(bytes[mv_end - 1], b'!' | b'?') {
-                            mv_end -= 1;
-                        }
-                        let mv = &bytes[start..mv_end];
-                        if mv.len() < 2
-                            || (mv_end != end
-                                && !matches!(
-                                    &bytes[mv_end..end],
-                                    b"!" | b"?" | b"!!" | b"??" | b"!?" | b"?!"
-                                ))
+                    match symbol_part(s) {
+                        // A move in strict SAN, perhaps with a glyph glued to it (`e4!?`).
+                        SymbolPart::Move(len, glyph)
+                            if len >= 2 && s[0].is_ascii_alphabetic() && glyph != Some(None) =>
                         {
-                            rest!(token)
-                        }
-                        let Some(m) = notation::ascii::plain_san(mv) else {
-                            rest!(token)
-                        };
-                        if sign_may_follow(bytes, end) {
-                            rest!(token)
-                        }
-                        if let Some((value, dots, nspan)) = glued {
-                            events.main_move_number(value, dots, nspan);
-                        }
-                        facts.has_move = true;
-                        let played = events.san(&m, span(start, mv_end));
-                        if events.wants_movetext() {
-                            if let Some(nag) = nag_glyph(&bytes[mv_end..end]) {
+                            let mv_end = start + len;
+                            let Some(m) = notation::ascii::plain_san(&s[..len]) else {
+                                rest!(token)
+                            };
+                            if sign_may_follow(bytes, end) {
+                                rest!(token)
+                            }
+                            if let Some((value, dots, nspan)) = glued {
+                                events.main_move_number(value, dots, nspan);
+                            }
+                            facts.has_move = true;
+                            let played = events.san(&m, span(start, mv_end));
+                            if let Some(nag) = glyph.flatten().filter(|_| events.wants_movetext()) {
                                 events.nag(nag);
                             }
+                            if !played {
+                                rest!(end)
+                            }
+                            glued = None;
+                            break;
                         }
-                        if !played {
-                            rest!(end)
+                        SymbolPart::MoveNumber { number, dots, len } => {
+                            glued = Some((number, dots, span(start, start + len)));
+                            start += len;
                         }
-                        glued = None;
-                        break;
-                    }
-                    if let Some((value, dots, len)) = move_number(s) {
-                        let next = start + len;
-                        glued = Some((value, dots, span(start, next)));
-                        start = next;
-                        continue;
-                    }
-                    let result = match s {
-                        b"1-0" => GameResult::WhiteWins,
-                        b"0-1" => GameResult::BlackWins,
-                        b"1/2-1/2" => GameResult::Draw,
-                        b"*" => GameResult::Unknown,
+                        SymbolPart::Result(result, true) => {
+                            if OPEN {
+                                facts.end = end;
+                            } else if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+                                // The result ends the game: nothing may follow it.
+                                rest!(token)
+                            }
+                            if let Some((value, dots, nspan)) = glued {
+                                events.main_move_number(value, dots, nspan);
+                            }
+                            let result_span = span(start, end);
+                            events.result(result, result_span);
+                            events.end();
+                            facts.result_span = Some(result_span);
+                            return facts;
+                        }
                         _ => rest!(token),
-                    };
-                    if OPEN {
-                        facts.end = end;
-                    } else if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-                        // The result ends the game: nothing may follow it.
-                        rest!(token)
                     }
-                    if let Some((value, dots, nspan)) = glued {
-                        events.main_move_number(value, dots, nspan);
-                    }
-                    let result_span = span(start, end);
-                    events.result(result, result_span);
-                    events.end();
-                    facts.result_span = Some(result_span);
-                    return facts;
                 }
                 // A symbol of move numbers only.
                 if let Some((value, dots, nspan)) = glued {
