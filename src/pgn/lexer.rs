@@ -13,7 +13,7 @@ mod window;
 
 use std::collections::HashSet;
 
-use memchr::{memchr, memchr2, memchr2_iter, memchr3, memrchr2_iter};
+use memchr::{memchr, memchr2, memchr2_iter, memrchr2_iter};
 
 pub(crate) use bytes::{
     all_spaces, break_start, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
@@ -828,36 +828,32 @@ impl Lexer<'_> {
     fn comment(&mut self) -> Option<()> {
         let start = self.i;
         let body = &self.data[start + 1..];
-        // Most comments are on one line (`{ [%clk 0:03:00] }`): one search finds their end.
-        if let Some(p) = memchr3(b'}', b'\n', b'\r', body) {
-            if body[p] == b'}' {
-                let end = start + 1 + p + 1;
-                if self.record {
-                    self.comment_token(start, end, true);
+        // The movetext loop's reading of a comment, which most comments end with.
+        let (end, terminated, breaks) = match comment(body) {
+            Comment::Closed { close, breaks } => (start + 1 + close + 1, true, breaks),
+            Comment::Open if self.eof => (self.data.len(), false, true),
+            Comment::Open => return None,
+            // A line inside starts with `[`: the comment ends there if it looks like a tag.
+            Comment::TagLine => {
+                let close = memchr(b'}', body);
+                let scan = &body[..close.unwrap_or(body.len())];
+                let tag_line = memchr2_iter(b'\n', b'\r', scan)
+                    .find(|&p| scan.get(p + 1) == Some(&b'[') && looks_like_tag(&scan[p + 1..]));
+                match (tag_line, close) {
+                    // The comment ends before the whole line break (`\r\n` too).
+                    (Some(p), _) => (start + 1 + break_start(scan, p), false, true),
+                    (None, Some(c)) => (start + 1 + c + 1, true, true),
+                    (None, None) if self.eof => (self.data.len(), false, true),
+                    (None, None) => return None,
                 }
-                self.i = end;
-                return Some(());
             }
-        }
-        let close = memchr(b'}', body);
-        let scan = &body[..close.unwrap_or(body.len())];
-        let mut tag_line = None;
-        // Most comments have no newline at all: look for one before anything else.
-        for p in memchr2_iter(b'\n', b'\r', scan) {
-            if scan.get(p + 1) == Some(&b'[') && looks_like_tag(&scan[p + 1..]) {
-                // The comment ends before the whole line break (`\r\n` too).
-                tag_line = Some(break_start(scan, p));
-                break;
-            }
-        }
-        let (end, terminated) = match (tag_line, close) {
-            (Some(p), _) => (start + 1 + p, false),
-            (None, Some(c)) => (start + 1 + c + 1, true),
-            (None, None) if self.eof => (self.data.len(), false),
-            (None, None) => return None,
         };
         if self.record || !terminated {
             self.comment_token(start, end, terminated);
+        }
+        self.i = end;
+        if !breaks {
+            return Some(());
         }
         let mut last_nl = None;
         let text = &self.data[start..end];
@@ -874,7 +870,6 @@ impl Lexer<'_> {
             self.col_pos = p + 1;
             self.col_at = 1;
         }
-        self.i = end;
         Some(())
     }
 
