@@ -17,7 +17,7 @@ use memchr::{memchr, memchr2, memchr2_iter, memrchr2_iter};
 
 pub(crate) use bytes::{
     all_spaces, break_start, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
-    last_line_start, move_number, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
+    last_line_start, move_number, nag_at, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
 pub(crate) use tags::looks_like_tag;
@@ -569,23 +569,17 @@ impl Lexer<'_> {
                 }
             }
             b'$' => {
-                let mut j = start + 1;
-                while j < self.data.len() && self.data[j].is_ascii_digit() && j - start < 8 {
-                    j += 1;
-                }
-                if j == self.data.len() && !self.eof {
+                let (nag, end) = nag_at(self.data, start);
+                if end == self.data.len() && !self.eof {
                     return Some(LexEnd::NeedMore);
                 }
-                let digits = &self.data[start + 1..j];
-                let value = digits
-                    .iter()
-                    .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-                self.i = j;
-                if digits.is_empty() || value > 255 {
-                    self.problem(LexProblemKind::BadNag, start, j);
-                    self.push(TokenKind::Unknown, start, j);
-                } else {
-                    self.push(TokenKind::Nag(value as u16), start, j);
+                self.i = end;
+                match nag {
+                    Some(nag) => self.push(TokenKind::Nag(nag), start, end),
+                    None => {
+                        self.problem(LexProblemKind::BadNag, start, end);
+                        self.push(TokenKind::Unknown, start, end);
+                    }
                 }
                 at.movetext = true;
             }

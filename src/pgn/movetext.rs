@@ -22,8 +22,9 @@
 
 use crate::notation::{self, ReadMove, TrailingSign};
 use crate::pgn::lexer::{
-    comment, count_chars, count_lines, ends_symbol, last_line_start, move_number, skip_spaces,
-    symbol_part, wide_space, Comment, MovetextLexer, SymbolPart, DELIMITER, MAX_SYMBOL,
+    comment, count_chars, count_lines, ends_symbol, last_line_start, move_number, nag_at,
+    skip_spaces, symbol_part, wide_space, Comment, MovetextLexer, SymbolPart, DELIMITER,
+    MAX_SYMBOL,
 };
 use crate::pgn::{GameResult, LexProblem, Lexed, Movetext, MovetextStart, Span, Token, TokenKind};
 
@@ -303,20 +304,13 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
                 i += close + 2;
             }
             b'$' => {
-                let mut j = i + 1;
-                while j < n && bytes[j].is_ascii_digit() && j - i < 8 {
-                    j += 1;
-                }
-                let value = bytes[i + 1..j]
-                    .iter()
-                    .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-                if j == i + 1 || value > 255 {
+                let (Some(nag), end) = nag_at(bytes, i) else {
                     rest!(i)
-                }
+                };
                 if events.wants_movetext() {
-                    events.nag(value as u16);
+                    events.nag(nag);
                 }
-                i = j;
+                i = end;
             }
             // The common move number, `12.` or `12...` before a space: read here (the
             // general reading below gives the same, and handles every other case).

@@ -135,6 +135,20 @@ pub(crate) fn all_spaces(s: &[u8]) -> bool {
     skip_spaces(s, 0) >= s.len()
 }
 
+/// The NAG at `bytes[i]`, a `$`: its value (`None` for a `$` without digits or above 255)
+/// and where it ends (after seven digits at most).
+#[inline]
+pub(crate) fn nag_at(bytes: &[u8], i: usize) -> (Option<u16>, usize) {
+    let mut j = i + 1;
+    while j < bytes.len() && bytes[j].is_ascii_digit() && j - i < 8 {
+        j += 1;
+    }
+    let value = bytes[i + 1..j]
+        .iter()
+        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+    ((j > i + 1 && value <= 255).then_some(value as u16), j)
+}
+
 /// The NAG a suffix glyph stands for (`!` is `$1`, `?!` is `$6`).
 #[inline]
 pub(crate) fn nag_glyph(s: &[u8]) -> Option<u16> {
