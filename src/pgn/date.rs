@@ -302,11 +302,23 @@ fn strict(text: &str) -> Result<Option<GameDate>, DateProblemKind> {
 /// `date32` columns ([`GameDate::parse_complete`]) and `dedup`'s key, which takes a month 13
 /// as written ([`GameDate::written_number`]).
 fn written(text: &str, in_range: bool) -> Result<[Option<u16>; 3], DateProblemKind> {
-    let mut parts = text.split('.').map(Part);
-    let (Some(year), Some(month), Some(day), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(DateProblemKind::NotYmd);
+    let b = text.as_bytes();
+    // Nearly every value has its two periods where the form puts them and no other: its
+    // parts are then where they stand, found without a search.
+    let (year, month, day) = if b.len() == 10
+        && b[4] == b'.'
+        && b[7] == b'.'
+        && b.iter().filter(|&&c| c == b'.').count() == 2
+    {
+        (Part(&text[..4]), Part(&text[5..7]), Part(&text[8..]))
+    } else {
+        let mut parts = text.split('.').map(Part);
+        let (Some(year), Some(month), Some(day), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(DateProblemKind::NotYmd);
+        };
+        (year, month, day)
     };
     let (months, days) = if in_range {
         (1..=12, 1..=31)
