@@ -290,21 +290,24 @@ fn span_at(
 
 /// `1981年5月1日于北京市…` → ("1981.05.01", "北京市…").
 fn date_and_place(s: &str) -> Option<(String, String)> {
+    // Digits alone: Rust's reading of a number takes a `+` before them, which no year has,
+    // and the lexer, which lexes a game whose first token may open a date whole, reads a
+    // year as digits (`+1年` opened no header there and must open none here).
+    let number = |t: &str| {
+        let t = t.trim();
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u32>().ok())
+            .flatten()
+    };
     let year_end = s.find('年')?;
-    let year: u32 = s[..year_end].trim().parse().ok()?;
+    let year = number(&s[..year_end])?;
     let rest = &s[year_end + '年'.len_utf8()..];
     let (month, rest) = match rest.find('月') {
-        Some(p) => (
-            rest[..p].trim().parse::<u32>().ok(),
-            &rest[p + '月'.len_utf8()..],
-        ),
+        Some(p) => (number(&rest[..p]), &rest[p + '月'.len_utf8()..]),
         None => (None, rest),
     };
     let (day, rest) = match rest.find('日') {
-        Some(p) => (
-            rest[..p].trim().parse::<u32>().ok(),
-            &rest[p + '日'.len_utf8()..],
-        ),
+        Some(p) => (number(&rest[..p]), &rest[p + '日'.len_utf8()..]),
         None => (None, rest),
     };
     let two = |v: Option<u32>| {
@@ -385,6 +388,16 @@ mod tests {
         let lexed = header("白方:甲 乙　黑方:丙\n1.e4 *");
         let black = lexed.tags().find(|t| t.name == "Black").unwrap();
         assert_eq!((black.span.line, black.span.col), (1, 8));
+    }
+
+    #[test]
+    fn a_date_is_written_in_digits() {
+        let date = |s| date_and_place(s).map(|(d, _)| d);
+        assert_eq!(date("1981年5月1日"), Some("1981.05.01".to_string()));
+        assert_eq!(date(" 1981 年 5 月"), Some("1981.05.??".to_string()));
+        // A sign is no part of a year (the lexer opens no header there), nor of a month.
+        assert_eq!(date("+1年5本"), None);
+        assert_eq!(date("1981年+5月"), Some("1981.??.??".to_string()));
     }
 
     #[test]
