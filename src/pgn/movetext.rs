@@ -7,9 +7,9 @@
 //! moves on the main line (parsed to a [`ReadMove`] in the same pass), move numbers, brace
 //! comments, NAGs and glyphs, a standard result. They are read as the lexer reads them, by
 //! the same functions (a symbol's parts by `symbol_part`, a comment by `comment`, a NAG by
-//! `nag_at`), so that the two cannot read a token apart. Whatever else comes (a variation, a line
-//! comment, a sign standing apart, a move the visitor could not play, a problem the lexer
-//! reports) is the loop's rare branch: from there on the lexer steps a token at a time, and
+//! `nag_at`), so that the two cannot read a token apart. Whatever else comes (a variation,
+//! a line comment, a sign standing apart, a move the visitor could not play, a problem the
+//! lexer reports) is the loop's rare branch: from there on the lexer steps a token at a time, and
 //! each token is pushed as it comes, as an event of the same kind
 //! ([`MovetextEvents::move_token`], [`MovetextEvents::begin_variation`], ...). The lexer reads
 //! the movetext from its start, as it reads any, and passes over the tokens the fast cases

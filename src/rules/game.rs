@@ -234,8 +234,9 @@ pub(crate) fn check_lexed(
 }
 
 /// Replays movetext with nothing around it, `bytes[from..]`, from `start`, telling
-/// `visitor`: the one replay for a line of moves that is not a game, such as a line of an
-/// opening table, which goes on from the position another line reached. There is no report:
+/// `visitor`, with `opts`: the one replay for a line of moves that is not a game (a line of
+/// an opening table, which goes on from the position another line reached) or that is a
+/// game's read again (its moves up to one whose position was not kept). There is no report:
 /// what did not play, the visitor is told ([`Visitor::unplayed`]).
 pub(crate) fn replay_movetext(
     bytes: &[u8],
