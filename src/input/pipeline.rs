@@ -135,7 +135,13 @@ where
     S: FnMut(T) -> io::Result<()>,
 {
     if jobs <= 1 {
-        run_inline(&mut reader, &work, &mut sink, &mut Scratch::default())?;
+        run_inline(
+            &mut reader,
+            &work,
+            &mut sink,
+            &mut Scratch::default(),
+            |_| false,
+        )?;
         return Ok(reader.bytes_read());
     }
     run_pieces(reader, jobs, PIECE, work, sink)
@@ -153,23 +159,9 @@ struct Scratch {
     tags: Lexed,
 }
 
-/// Reads every game of `reader` on this thread, giving `sink` what `work` makes of each.
-fn run_inline<R, T, W, S>(
-    reader: &mut GameReader<R>,
-    work: &W,
-    sink: &mut S,
-    scratch: &mut Scratch,
-) -> io::Result<()>
-where
-    R: Read,
-    W: Fn(&mut Game<'_>) -> T,
-    S: FnMut(T) -> io::Result<()>,
-{
-    run_inline_until(reader, work, sink, scratch, |_| false)
-}
-
-/// [`run_inline`], stopping before a game when `stop` says so.
-fn run_inline_until<R, T, W, S, P>(
+/// Reads every game of `reader` on this thread, giving `sink` what `work` makes of each, and
+/// stops before a game when `stop` says so.
+fn run_inline<R, T, W, S, P>(
     reader: &mut GameReader<R>,
     work: &W,
     sink: &mut S,

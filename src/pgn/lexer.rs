@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use memchr::{memchr, memchr2, memchr2_iter, memrchr2_iter};
 
 pub(crate) use bytes::{
-    all_spaces, break_start, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
+    break_start, comment, count_chars, count_lines, ends_symbol, is_bare_cr, is_space,
     last_line_start, move_number, nag_at, nag_glyph, skip_spaces, wide_space, Comment, DELIMITER,
 };
 use bytes::{evaluation_glyph, SKIPPED_WHEN_SPLITTING};
@@ -214,7 +214,7 @@ impl<'a> MovetextLexer<'a> {
             lx.col_at = 1;
         }
         // (The tags end on this line, or the movetext starts a line of its own.)
-        lx.token_on_line = !all_spaces(&data[at.line_start..at.offset]);
+        lx.token_on_line = skip_spaces(&data[..at.offset], at.line_start) < at.offset;
         let at = Between {
             movetext: true,
             last_end: at.offset,
@@ -514,13 +514,8 @@ impl Lexer<'_> {
                     false
                 };
                 if at.movetext || repeated {
-                    // A new game begins on this line.
-                    if at.depth > 0 {
-                        self.problem_at(LexProblemKind::UnterminatedVariation, at.last_end);
-                    }
-                    self.missing_result(at.last_end);
-                    self.out.end_line = self.line_of(at.last_end);
-                    return Some(LexEnd::Complete(at.last_end));
+                    // A new game begins on this line. (A repeated tag is one of some.)
+                    return Some(self.finish(at.last_end, at.depth, true));
                 }
                 match self.forum_wrapper(start) {
                     Some(true) => {}
@@ -574,13 +569,7 @@ impl Lexer<'_> {
                     return Some(LexEnd::NeedMore);
                 }
                 self.i = end;
-                match nag {
-                    Some(nag) => self.push(TokenKind::Nag(nag), start, end),
-                    None => {
-                        self.problem(LexProblemKind::BadNag, start, end);
-                        self.push(TokenKind::Unknown, start, end);
-                    }
-                }
+                self.nag(nag, start, end);
                 at.movetext = true;
             }
             b'[' => {
@@ -704,17 +693,11 @@ impl Lexer<'_> {
         if depth > 0 {
             self.problem_at(LexProblemKind::UnterminatedVariation, last_end);
         }
-        if movetext || !self.out.tags.is_empty() {
-            self.missing_result(last_end);
+        if (movetext || !self.out.tags.is_empty()) && !self.out.has_result {
+            self.problem_at(LexProblemKind::MissingResult, last_end);
         }
         self.out.end_line = self.line_of(last_end);
         LexEnd::Complete(last_end)
-    }
-
-    fn missing_result(&mut self, at: usize) {
-        if !self.out.has_result {
-            self.problem_at(LexProblemKind::MissingResult, at);
-        }
     }
 
     /// The line of a byte offset at or before the current position.
@@ -797,23 +780,14 @@ impl Lexer<'_> {
         });
     }
 
-    /// Records a comment's token (and its problem when unterminated).
-    fn comment_token(&mut self, start: usize, end: usize, terminated: bool) {
-        let span = self.span(start, end);
-        if self.record {
-            self.out.tokens.push(Token {
-                kind: TokenKind::Comment,
-                span,
-            });
-        }
-        if !terminated {
-            self.out.problems.push(LexProblem {
-                kind: LexProblemKind::UnterminatedComment,
-                span: Span {
-                    end: span.start + 1,
-                    ..span
-                },
-            });
+    /// A NAG or glyph at `start..end`, or bytes reported as no NAG (`None`).
+    fn nag(&mut self, nag: Option<u16>, start: usize, end: usize) {
+        match nag {
+            Some(nag) => self.push(TokenKind::Nag(nag), start, end),
+            None => {
+                self.problem(LexProblemKind::BadNag, start, end);
+                self.push(TokenKind::Unknown, start, end);
+            }
         }
     }
 
@@ -843,7 +817,21 @@ impl Lexer<'_> {
             }
         };
         if self.record || !terminated {
-            self.comment_token(start, end, terminated);
+            let span = self.span(start, end);
+            if self.record {
+                self.out.tokens.push(Token {
+                    kind: TokenKind::Comment,
+                    span,
+                });
+            }
+            if !terminated {
+                let span = Span {
+                    end: span.start + 1,
+                    ..span
+                };
+                let kind = LexProblemKind::UnterminatedComment;
+                self.out.problems.push(LexProblem { kind, span });
+            }
         }
         self.i = end;
         if !breaks {
@@ -907,13 +895,8 @@ impl Lexer<'_> {
                 SymbolPart::Move(len, glyph) => {
                     let split = start + len;
                     self.push(TokenKind::Move, start, split);
-                    match glyph {
-                        None => {}
-                        Some(Some(nag)) => self.push(TokenKind::Nag(nag), split, end),
-                        Some(None) => {
-                            self.problem(LexProblemKind::BadNag, split, end);
-                            self.push(TokenKind::Unknown, split, end);
-                        }
+                    if let Some(nag) = glyph {
+                        self.nag(nag, split, end);
                     }
                     return false;
                 }

@@ -12,7 +12,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use super::{interrupted, run_inline, run_inline_until, Game, Scratch};
+use super::{interrupted, run_inline, Game, Scratch};
 use crate::pgn::reader::RECORD_END;
 use crate::pgn::{GameReader, Origin, PieceEnd, Unread};
 
@@ -108,6 +108,7 @@ where
             Ok(())
         },
         scratch,
+        |_| false,
     );
     let games = reader.games() - piece.origin.games;
     let (bytes, whole) = reader.into_piece();
@@ -202,9 +203,10 @@ where
         // On a sink error the receiver is gone: workers and the reader stop at their next
         // send.
         drop(delivery);
-        let read = joined(producer);
-        // A read error comes first: the delivery stops at it too.
-        let read = read?;
+        // A read error (a panic among them) comes first: the delivery stops at it too.
+        let read = producer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))?;
         delivered.map(|()| read)
     })
 }
@@ -290,7 +292,8 @@ fn cut_pieces<R: Read>(
         }
         // Read up to the size wanted, or the end. Buffers keep their length when reused:
         // only new bytes are cleared before a read.
-        while filled < want && !eof {
+        let mut error = None;
+        while filled < want && !eof && error.is_none() {
             if buf.len() < want {
                 buf.resize(want, 0);
             }
@@ -298,25 +301,19 @@ fn cut_pieces<R: Read>(
                 Ok(0) => eof = true,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    if filled > 0 {
-                        send(
-                            buf,
-                            (filled, filled),
-                            PieceEnd::Error,
-                            in_order,
-                            &mut origin,
-                        );
-                    }
-                    return Err(e);
-                }
+                Err(e) => error = Some(e),
             }
         }
-        if eof {
+        if eof || error.is_some() {
             if filled > 0 {
-                send(buf, (filled, filled), PieceEnd::Eof, in_order, &mut origin);
+                let end = if error.is_some() {
+                    PieceEnd::Error
+                } else {
+                    PieceEnd::Eof
+                };
+                send(buf, (filled, filled), end, in_order, &mut origin);
             }
-            return Ok(origin.offset);
+            return error.map_or(Ok(origin.offset), Err);
         }
         let cut = if in_order {
             Some(filled)
@@ -442,22 +439,14 @@ impl<T> Delivery<'_, T> {
         if let Some(done) = self.front.pop_front() {
             return Some(done);
         }
-        loop {
-            match self.pending.remove(&self.next) {
-                Some(Some(done)) => {
-                    self.next += 1;
-                    return Some(done);
-                }
-                Some(None) => {
-                    // The end: it stays, for a later look.
-                    self.pending.insert(self.next, None);
-                    return None;
-                }
-                None => {}
-            }
-            let (seq, done) = self.out_rx.recv().ok()?;
-            self.pending.insert(seq, done);
+        let done = self.take(self.next);
+        if done.is_some() {
+            self.next += 1;
+        } else {
+            // The end: it stays, for a later look.
+            self.pending.insert(self.next, None);
         }
+        done
     }
 
     /// Hands the results of confirmed pieces to `sink`, in order. From a piece that is not
@@ -499,7 +488,7 @@ impl<T> Delivery<'_, T> {
             let mut reader =
                 GameReader::following(feed, stream.max_game, origin).with_records(stream.records);
             let mut resume_at = None;
-            let read = run_inline_until(&mut reader, work, sink, &mut scratch, |reader| {
+            let read = run_inline(&mut reader, work, sink, &mut scratch, |reader| {
                 resume_at = resume_point(reader, stream.records);
                 resume_at.is_some()
             });
@@ -651,11 +640,4 @@ fn work_jobs<J, O>(
             break;
         }
     }
-}
-
-/// What a pipeline's reader thread read, or the error it met (a panic among them).
-fn joined(reader: thread::ScopedJoinHandle<'_, io::Result<u64>>) -> io::Result<u64> {
-    reader
-        .join()
-        .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")))
 }

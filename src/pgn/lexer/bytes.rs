@@ -130,11 +130,6 @@ pub(crate) fn skip_spaces(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Whether `s` holds only what the lexer reads as spaces.
-pub(crate) fn all_spaces(s: &[u8]) -> bool {
-    skip_spaces(s, 0) >= s.len()
-}
-
 /// The NAG at `bytes[i]`, a `$`: its value (`None` for a `$` without digits or above 255)
 /// and where it ends (after seven digits at most).
 #[inline]
