@@ -55,10 +55,7 @@ impl Key {
     }
 
     fn matches(&self, pos: &Chess) -> bool {
-        self.turn == pos.turn()
-            && self.board == *pos.board()
-            && self.castling == pos.castles().castling_rights()
-            && self.ep == pos.ep_square(EnPassantMode::Legal)
+        Key::of(pos) == *self
     }
 }
 
@@ -222,10 +219,7 @@ impl Table {
 
     /// The opening named at `pos`, if any.
     pub fn lookup(&self, pos: &Chess) -> Option<&Opening> {
-        self.find(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0, pos)
-    }
-
-    fn find(&self, hash: u64, pos: &Chess) -> Option<&Opening> {
+        let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         let entries = &self.index().entries;
         let from = entries.partition_point(|e| e.hash < hash);
         entries[from..]
@@ -421,9 +415,6 @@ impl<'t> Classifier<'t> {
     /// message when it reaches a named position. Costs nothing once [`Classifier::done`].
     pub fn play(&mut self, before: &Chess, mv: Move, after: &Chess) {
         self.ply += 1;
-        if self.done {
-            return;
-        }
         self.look(after, Some((before, mv)));
     }
 

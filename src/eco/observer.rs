@@ -51,11 +51,7 @@ impl Visitor for EcoObserver<'_> {
         // Every main-line position: a named position may be reached late by transposition.
         Needs {
             positions: Positions::All,
-            movetext: false,
-            tags: false,
-            main_moves: false,
-            notes: false,
-            main_san: false,
+            ..Needs::NOTHING
         }
     }
 

@@ -163,18 +163,13 @@ pub(crate) fn read_header_line(line: &str) -> Option<(Vec<HeaderField>, usize)> 
             }
         } else if fields.is_empty() {
             return None;
-        } else if let Some(place) = segment.strip_prefix(['于', '於']) {
-            fields.push(HeaderField {
-                tag: "Site",
-                value: place.trim().to_string(),
-                range,
-            });
         } else {
-            fields.push(HeaderField {
-                tag: "Event",
-                value: segment.to_string(),
-                range,
-            });
+            let (tag, value) = match segment.strip_prefix(['于', '於']) {
+                Some(place) => ("Site", place.trim()),
+                None => ("Event", segment),
+            };
+            let value = value.to_string();
+            fields.push(HeaderField { tag, value, range });
         }
         i += end;
     }
@@ -299,17 +294,14 @@ fn date_and_place(s: &str) -> Option<(String, String)> {
             .then(|| t.parse::<u32>().ok())
             .flatten()
     };
-    let year_end = s.find('年')?;
-    let year = number(&s[..year_end])?;
-    let rest = &s[year_end + '年'.len_utf8()..];
-    let (month, rest) = match rest.find('月') {
-        Some(p) => (number(&rest[..p]), &rest[p + '月'.len_utf8()..]),
-        None => (None, rest),
-    };
-    let (day, rest) = match rest.find('日') {
-        Some(p) => (number(&rest[..p]), &rest[p + '日'.len_utf8()..]),
-        None => (None, rest),
-    };
+    let (year, rest) = s.split_once('年')?;
+    let year = number(year)?;
+    let (month, rest) = rest
+        .split_once('月')
+        .map_or((None, rest), |(n, r)| (number(n), r));
+    let (day, rest) = rest
+        .split_once('日')
+        .map_or((None, rest), |(n, r)| (number(n), r));
     let two = |v: Option<u32>| {
         v.filter(|&v| (1..=31).contains(&v))
             .map_or("??".into(), |v| format!("{v:02}"))

@@ -9,8 +9,8 @@ use std::io::{self, Read};
 
 use super::cut::column_after;
 use super::lexer::{
-    count_chars, count_lines, is_bare_cr, last_tag_line, lex_game_mode, lex_window, wide_space,
-    Carry, LexEnd, LexProblem, LexProblemKind, Lexed, Span, Window,
+    count_chars, count_lines, is_bare_cr, is_space, last_tag_line, lex_game_mode, lex_window,
+    wide_space, Carry, LexEnd, LexProblem, LexProblemKind, Lexed, Span, Window,
 };
 
 /// Bytes read from the source at a time.
@@ -110,8 +110,8 @@ pub struct GameReader<R> {
     piece_only: bool,
     /// An open-ended reader met a game too large to keep.
     oversized: bool,
-    /// Bytes to read at a time, when not the default.
-    read_size: Option<usize>,
+    /// Bytes read from the source at a time.
+    read_size: usize,
     /// No game starting at or after this index of `buf` is read: the bytes from here on
     /// only show where the games before end ([`GameReader::from_piece`]).
     limit: usize,
@@ -172,7 +172,7 @@ impl<R: Read> GameReader<R> {
             cut_by_error: false,
             piece_only: false,
             oversized: false,
-            read_size: None,
+            read_size: CHUNK,
             limit: usize::MAX,
             cr_seen: false,
             last_tag_line: None,
@@ -285,15 +285,10 @@ impl<R: Read> GameReader<R> {
         self.split_only = split_only;
     }
 
-    /// Bytes read from the source at a time.
-    fn chunk(&self) -> usize {
-        self.read_size.unwrap_or(CHUNK)
-    }
-
     /// Reads about `n` bytes from the source at a time (instead of a MiB): for a source
     /// whose bytes the caller wants read no further ahead than needed.
     fn set_read_size(&mut self, n: usize) {
-        self.read_size = Some(n.max(1));
+        self.read_size = n.max(1);
     }
 
     /// Bytes consumed so far.
@@ -322,7 +317,7 @@ impl<R: Read> GameReader<R> {
             self.end -= self.start;
             self.start = 0;
         }
-        let chunk = self.chunk();
+        let chunk = self.read_size;
         if self.buf.len() < self.end + chunk {
             self.buf.resize(self.end + chunk, 0);
         }
@@ -374,29 +369,27 @@ impl<R: Read> GameReader<R> {
             // A `\r` at the end of what is buffered may be the first half of `\r\n`: it is
             // left for after the next read.
             let mut cut_cr = false;
-            loop {
-                if n < data.len() && self.records && data[n] == RECORD_END {
+            while n < data.len() {
+                let b = data[n];
+                if self.records && b == RECORD_END {
                     if !self.record_open {
                         // A record that holds no game: it is read as one.
                         break;
                     }
                     self.record_open = false;
                     n += 1;
-                } else if n < data.len()
-                    && matches!(data[n], b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
-                {
-                    if data[n] == b'\r' && n + 1 == data.len() && !self.eof {
+                } else if is_space(b) {
+                    if b == b'\r' && n + 1 == data.len() && !self.eof {
                         cut_cr = true;
                         break;
                     }
-                    if data[n] == b'\n' || is_bare_cr(data, n) {
-                        lines += 1;
-                    }
+                    lines += u32::from(b == b'\n' || is_bare_cr(data, n));
                     n += 1;
-                } else if n < data.len() && wide_space(&data[n..]) > 0 {
-                    n += wide_space(&data[n..]);
                 } else {
-                    break;
+                    match wide_space(&data[n..]) {
+                        0 => break,
+                        w => n += w,
+                    }
                 }
             }
             // A wide space may be cut at the end of the buffer: read more before deciding.
@@ -423,80 +416,15 @@ impl<R: Read> GameReader<R> {
     /// Only errors of the underlying reader; any bytes at all make games (possibly with
     /// problems in `lexed.problems`).
     pub fn next_game(&mut self, lexed: &mut Lexed) -> io::Result<Option<RawGame<'_>>> {
-        self.skip_space()?;
-        if (self.start == self.end && !self.fill()?) || self.at_limit() {
-            lexed.clear();
-            return Ok(None);
-        }
         loop {
+            if !self.game_ahead()? {
+                lexed.clear();
+                return Ok(None);
+            }
             let (data, eof) = self.window();
             // Splitting only needs where the game ends: no tokens.
-            let end = lex_game_mode(data, eof, self.line, self.col, !self.split_only, lexed);
-            match end {
-                LexEnd::Complete(len) => {
-                    let len = len.max(1).min(data.len());
-                    if !lexed.content && lexed.problems.is_empty() {
-                        // Only commentary between games (`; { Game Nr. 30 ... }` after a
-                        // result): not a game. Skip it and read on.
-                        if self.start + len > self.limit {
-                            // The commentary runs on past the piece.
-                            self.unfinished = true;
-                            lexed.clear();
-                            return Ok(None);
-                        }
-                        if self.records && !self.record_open {
-                            // All the record holds: it is a game, which has none.
-                            return Ok(Some(self.empty_record(len, lexed)));
-                        }
-                        let end_line = lexed.end_line.max(self.line);
-                        self.consume(len, end_line);
-                        self.skip_space()?;
-                        if (self.start == self.end && !self.fill()?) || self.at_limit() {
-                            lexed.clear();
-                            return Ok(None);
-                        }
-                        continue;
-                    }
-                    if self.start + len > self.limit {
-                        // The game runs on past the piece.
-                        self.unfinished = true;
-                        lexed.clear();
-                        return Ok(None);
-                    }
-                    let first_line = self.line;
-                    let first_col = self.col;
-                    let offset = self.offset;
-                    let end_line = lexed.end_line.max(first_line);
-                    let start = self.start;
-                    self.consume(len, end_line);
-                    self.count_game();
-                    if len > self.max_game {
-                        // Where the stream's reader would have given up on it depends on its
-                        // reads: only it can tell.
-                        self.oversized |= self.open_end;
-                        // The limit holds however the bytes arrived.
-                        // Splitting kept no tag values: the players are read again.
-                        lexed.clear();
-                        let game = &self.buf[start..start + len];
-                        lex_window(game, true, &mut Carry::default(), lexed);
-                        too_large(lexed, first_line);
-                        lexed.end_line = end_line;
-                        return Ok(Some(RawGame {
-                            bytes: &[],
-                            offset,
-                            line: first_line,
-                            col: first_col,
-                            number: self.games,
-                        }));
-                    }
-                    return Ok(Some(RawGame {
-                        bytes: &self.buf[start..start + len],
-                        offset,
-                        line: first_line,
-                        col: first_col,
-                        number: self.games,
-                    }));
-                }
+            let len = match lex_game_mode(data, eof, self.line, self.col, !self.split_only, lexed) {
+                LexEnd::Complete(len) => len.max(1).min(data.len()),
                 LexEnd::NeedMore => {
                     if self.exhausted {
                         self.unfinished = true;
@@ -514,12 +442,67 @@ impl<R: Read> GameReader<R> {
                     // Lexing starts again from the game's first byte, so grow what is buffered
                     // geometrically: a long game costs linear time however small the reads.
                     let target = (2 * (self.end - self.start))
-                        .max(self.chunk())
+                        .max(self.read_size)
                         .min(self.max_game);
                     while self.end - self.start < target && self.fill()? {}
+                    continue;
                 }
+            };
+            if self.start + len > self.limit {
+                // The game (or commentary) runs on past the piece.
+                self.unfinished = true;
+                lexed.clear();
+                return Ok(None);
             }
+            if !lexed.content && lexed.problems.is_empty() {
+                if self.records && !self.record_open {
+                    // All the record holds: it is a game, which has none.
+                    return Ok(Some(self.empty_record(len, lexed)));
+                }
+                // Only commentary between games (`; { Game Nr. 30 ... }` after a result):
+                // not a game. Skip it and read on.
+                let end_line = lexed.end_line.max(self.line);
+                self.consume(len, end_line);
+                continue;
+            }
+            let (line, col, offset, start) = (self.line, self.col, self.offset, self.start);
+            let end_line = lexed.end_line.max(line);
+            self.consume(len, end_line);
+            self.count_game();
+            let bytes = if len > self.max_game {
+                // Where the stream's reader would have given up on it depends on its reads:
+                // only it can tell.
+                self.oversized |= self.open_end;
+                // The limit holds however the bytes arrived.
+                // Splitting kept no tag values: the players are read again.
+                lexed.clear();
+                lex_window(
+                    &self.buf[start..start + len],
+                    true,
+                    &mut Carry::default(),
+                    lexed,
+                );
+                too_large(lexed, line);
+                lexed.end_line = end_line;
+                &[][..]
+            } else {
+                &self.buf[start..start + len]
+            };
+            return Ok(Some(RawGame {
+                bytes,
+                offset,
+                line,
+                col,
+                number: self.games,
+            }));
         }
+    }
+
+    /// Skips the space before the next game: whether one follows (not at the end of the
+    /// stream, nor at the limit of a piece).
+    fn game_ahead(&mut self) -> io::Result<bool> {
+        self.skip_space()?;
+        Ok(!(self.start == self.end && !self.fill()?) && !self.at_limit())
     }
 
     /// The bytes from the next game's first byte to the end of what is buffered, for a caller
@@ -531,8 +514,7 @@ impl<R: Read> GameReader<R> {
     ///
     /// Only errors of the underlying reader.
     pub(crate) fn peek_next(&mut self) -> io::Result<Option<Peeked<'_>>> {
-        self.skip_space()?;
-        if (self.start == self.end && !self.fill()?) || self.at_limit() {
+        if !self.game_ahead()? {
             return Ok(None);
         }
         let start = self.start;

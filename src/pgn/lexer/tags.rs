@@ -46,12 +46,8 @@ impl Lexer<'_> {
         let mut end = first;
         while data.get(end) == Some(&b'[') {
             let rest = &data[end..];
-            let tag = match common_tag_line(rest) {
-                Some(t) => t,
-                None => match spaced_tag_line(rest) {
-                    Some(t) => t,
-                    None => break,
-                },
+            let Some(tag) = common_tag_line(rest).or_else(|| spaced_tag_line(rest)) else {
+                break;
             };
             // A line cut by the end of the bytes is for the one-tag reading.
             if rest.get(tag.line_end) != Some(&b'\n') {
@@ -401,29 +397,27 @@ pub(super) static TAG_NAME: [bool; 256] = {
     table
 };
 
-/// White space within a line: [`is_space`] but the line break.
+/// Where the white space within a line (what [`is_space`] is but a line break) ends in
+/// `line`, from `j`.
 #[inline]
-fn is_line_space(b: u8) -> bool {
-    b != b'\n' && is_space(b)
+fn line_spaces(line: &[u8], mut j: usize) -> usize {
+    while j < line.len() && line[j] != b'\n' && is_space(line[j]) && !is_bare_cr(line, j) {
+        j += 1;
+    }
+    j
 }
 
 /// The head of a tag pair line (from its `[`): the range of the tag's name and where its value
 /// begins, after the opening quote. `None` when the line is no tag pair. Reads no further
 /// than the line: `line` may run on past its line break.
 pub(crate) fn tag_head(line: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
-    let space = |j: usize| is_line_space(line[j]) && !is_bare_cr(line, j);
-    let mut j = 1;
-    while j < line.len() && space(j) {
-        j += 1;
-    }
+    let mut j = line_spaces(line, 1);
     let name_start = j;
     while j < line.len() && TAG_NAME[usize::from(line[j])] {
         j += 1;
     }
     let name = name_start..j;
-    while j < line.len() && space(j) {
-        j += 1;
-    }
+    j = line_spaces(line, j);
     if name.is_empty() || j >= line.len() || line[j] != b'"' {
         return None;
     }
@@ -441,10 +435,7 @@ pub(crate) fn simple_tag_end(line: &[u8], value: usize) -> Option<(usize, usize)
     if line[quote] != b'"' || memchr(b'\r', &line[value..quote]).is_some() {
         return None;
     }
-    let mut k = quote + 1;
-    while k < line.len() && is_line_space(line[k]) && !is_bare_cr(line, k) {
-        k += 1;
-    }
+    let k = line_spaces(line, quote + 1);
     if k >= line.len() || line[k] != b']' {
         return None;
     }
@@ -512,10 +503,7 @@ fn common_tag_line(line: &[u8]) -> Option<SimpleTag> {
 fn spaced_tag_line(line: &[u8]) -> Option<SimpleTag> {
     let (name, value) = tag_head(line)?;
     let (quote, end) = simple_tag_end(line, value)?;
-    let mut line_end = end;
-    while line_end < line.len() && is_line_space(line[line_end]) && !is_bare_cr(line, line_end) {
-        line_end += 1;
-    }
+    let line_end = line_spaces(line, end);
     if line_end < line.len() && line[line_end] != b'\n' {
         return None;
     }
