@@ -761,57 +761,44 @@ impl Replay<'_> {
         span: Span,
         label: PlyLabel,
         err: MatchError,
-    ) -> bool {
+    ) {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
-        let is_main = self.lines[depth].main;
-        if is_main {
-            if let Some(Ended {
-                termination: term, ..
-            }) = &self.main.ended
-            {
-                if matches!(term, Ending::Checkmate | Ending::Stalemate) {
-                    // The game was already over; R007 reports it.
-                    self.after_end(span, label);
-                    // Break without a finding of its own: R007 sums these up.
-                    let before = self.lines[depth].pos.clone();
-                    self.lines[depth].broken = Some(Broken {
-                        finding: None,
-                        skipped: 0,
-                    });
-                    self.lines[depth].before_last = Some(before);
-                    return false;
-                }
+        if self.lines[depth].main {
+            let pos = &self.lines[depth].pos;
+            if self.main.ended.is_none() && pos.legal_moves().is_empty() {
+                let termination = if pos.is_check() {
+                    Ending::Checkmate
+                } else {
+                    Ending::Stalemate
+                };
+                self.main.ended = Some(Ended {
+                    termination,
+                    ply: self.main.plies,
+                    pos: pos.clone(),
+                });
             }
-            if self.main.ended.is_none() && self.lines[depth].pos.legal_moves().is_empty() {
-                let pos = self.lines[depth].pos.clone();
-                {
-                    let term = if pos.is_check() {
-                        Ending::Checkmate
-                    } else {
-                        Ending::Stalemate
-                    };
-                    self.main.ended = Some(Ended {
-                        termination: term,
-                        ply: self.main.plies,
-                        pos: pos.clone(),
-                    });
-                    self.after_end(span, label);
-                    let before = pos;
-                    self.lines[depth].broken = Some(Broken {
-                        finding: None,
-                        skipped: 0,
-                    });
-                    self.lines[depth].before_last = Some(before);
-                    return false;
-                }
+            if let Some(Ended {
+                termination: Ending::Checkmate | Ending::Stalemate,
+                ..
+            }) = self.main.ended
+            {
+                // The game was already over; R007 reports it.
+                self.after_end(span, label);
+                // Break without a finding of its own: R007 sums these up.
+                let line = &mut self.lines[depth];
+                line.broken = Some(Broken {
+                    finding: None,
+                    skipped: 0,
+                });
+                line.before_last = Some(line.pos.clone());
+                return;
             }
         }
         let pos = &self.lines[depth].pos;
         let f = self.match_failure(pos, m, &token_text(), span, label, err);
         let before = pos.clone();
         self.break_line(depth, f, Some(before));
-        false
     }
 
     fn after_end(&mut self, span: Span, label: PlyLabel) {
