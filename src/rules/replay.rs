@@ -209,7 +209,11 @@ impl<'a> Replay<'a> {
             opts,
             all_rules: opts.checks == Checks::All,
             findings,
-            main: MainState::new(buffers.history, ended),
+            main: MainState {
+                history: buffers.history,
+                ended,
+                ..Default::default()
+            },
             lines: buffers.lines,
             skipped_depth: 0,
             read_buf: buffers.read_buf,

@@ -11,7 +11,10 @@ use crate::rules::outcome::Ending;
 
 use super::{PlyLabel, Replay};
 
-/// State kept for the main line only: repetition and the events that end a game.
+/// State kept for the main line only: repetition and the events that end a game. It starts
+/// from the defaults, with `history` an empty buffer to reuse and `ended` saying whether the
+/// start position is over already.
+#[derive(Default)]
 pub(in crate::rules) struct MainState {
     /// Zobrist hash of the current main-line position relative to the first position since
     /// the last irreversible move: that position's full hash XORed out (see
@@ -33,23 +36,6 @@ pub(in crate::rules) struct MainState {
 }
 
 impl MainState {
-    /// The state at the start of the main line: `history` is an empty buffer to reuse, and
-    /// `ended` says whether the start position is over already.
-    pub(super) fn new(history: Vec<(Zobrist64, bool)>, ended: Option<Ended>) -> Self {
-        MainState {
-            hash: Zobrist64::default(),
-            run_start: Zobrist64::default(),
-            history,
-            plies: 0,
-            ended,
-            moves_after_end: 0,
-            first_after_end: None,
-            threefold_ply: None,
-            fifty_ply: None,
-            perpetual_check: false,
-        }
-    }
-
     /// Starts the relative hash again at `pos`, after which no earlier position can come back.
     #[inline]
     pub(super) fn restart_hash(&mut self, pos: &Chess) {
