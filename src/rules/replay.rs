@@ -500,7 +500,7 @@ impl Replay<'_> {
         }
         let line = &mut self.lines[depth];
         if ANY && m.pattern == MovePattern::Null {
-            return self.play_null(depth, span, label);
+            return self.play_null(depth, m, span, label);
         }
         let checkers = line.checkers.unwrap_or_else(|| line.pos.checkers());
         // The two ways to the move each go on to `played` (inline for the movetext loop): merged
@@ -658,24 +658,17 @@ impl Replay<'_> {
 
     /// A null move (`--`, `Z0`): the turn passes.
     #[cold]
-    fn play_null(&mut self, depth: usize, span: Span, label: PlyLabel) -> bool {
+    fn play_null(&mut self, depth: usize, m: &ReadMove, span: Span, label: PlyLabel) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
         let is_main = self.lines[depth].main;
-        let line = &mut self.lines[depth];
-        if line.pos.is_check() {
-            let mut f = Finding::new(
-                Code::IllegalMove,
-                Some(span),
-                "a null move is impossible while in check",
-            );
-            f.ply = Some(label);
-            f.fen = Some(fen(&line.pos));
-            let before = line.pos.clone();
+        let before = self.lines[depth].pos.clone();
+        if before.is_check() {
+            let err = MatchError::NullInCheck;
+            let f = self.match_failure(&before, m, &token_text(), span, label, err);
             self.break_line(depth, f, Some(before));
             return false;
         }
-        let before = line.pos.clone();
         // Pass the turn and count the move as played, so move numbers stay right.
         let mut setup = before.to_setup(EnPassantMode::Legal);
         setup.ep_square = None;
@@ -686,25 +679,17 @@ impl Replay<'_> {
         setup.turn = !before.turn();
         // In the game's own castling mode: a standard game's castling after a null move is
         // still written e1g1 in UCI, not e1h1.
-        match Chess::from_setup(setup, before.castles().mode()) {
-            Ok(p) => {
-                line.pos = p;
-                line.checkers = None;
-            }
-            Err(_) => return false,
-        }
-        line.before_last = Some(before);
+        let Ok(after) = Chess::from_setup(setup, before.castles().mode()) else {
+            return false;
+        };
         if self.keep_positions {
-            let line = &self.lines[depth];
-            if let Some(before) = &line.before_last {
-                let at = MoveAt {
-                    start: self.token.0,
-                    end: self.token.1,
-                    depth,
-                };
-                self.visitor.null_move(at, before, &line.pos);
-            }
+            let at = self.at(depth);
+            self.visitor.null_move(at, &before, &after);
         }
+        let line = &mut self.lines[depth];
+        line.pos = after;
+        line.checkers = None;
+        line.before_last = Some(before);
         let mut f = Finding::new(
             Code::NullMove,
             Some(span),
