@@ -48,7 +48,6 @@ struct Line {
     before_last: Option<Chess>,
     /// Set once the line is no longer replayed.
     broken: Option<Broken>,
-    main: bool,
     /// Move number written before the next move, checked against the position.
     pending_number: Option<(u32, u8, Span)>,
 }
@@ -150,6 +149,7 @@ pub(super) struct Replay<'a> {
     all_rules: bool,
     findings: Capped<'a>,
     main: MainState,
+    /// The lines being replayed, innermost last: line 0 is the main line.
     lines: Vec<Line>,
     /// Variations opened beyond the depth limit and not yet closed.
     skipped_depth: usize,
@@ -233,7 +233,6 @@ impl<'a> Replay<'a> {
             checkers: None,
             before_last: None,
             broken: None,
-            main: true,
             pending_number: None,
         });
         replay
@@ -358,7 +357,6 @@ impl Replay<'_> {
             checkers: None,
             before_last: None,
             broken,
-            main: false,
             pending_number: None,
         });
         self.visitor.begin_variation();
@@ -384,7 +382,7 @@ impl Replay<'_> {
         }) = self.lines[line].broken
         {
             if skipped > 0 && index < self.findings.len() {
-                let what = if self.lines[line].main {
+                let what = if line == 0 {
                     "the main line"
                 } else {
                     "this variation"
@@ -469,7 +467,7 @@ impl Replay<'_> {
         });
         // A variation after the failed move replaces it, so it starts where that move would.
         line.before_last = before;
-        if line.main {
+        if depth == 0 {
             self.main_broken = true;
         }
     }
@@ -541,7 +539,8 @@ impl Replay<'_> {
     ) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
-        let is_main = !ANY || self.lines[depth].main;
+        // Line 0 is the main line; the movetext loop plays nothing else (`!ANY`).
+        let is_main = !ANY || depth == 0;
         if is_main && self.main.ended.is_some() {
             self.after_end(span, label);
         }
@@ -636,12 +635,10 @@ impl Replay<'_> {
         label: PlyLabel,
         checkers: Bitboard,
     ) -> Option<(Move, matcher::MatchNotes)> {
-        let line = &self.lines[depth];
-        let is_main = line.main;
-        let mut found = matcher::find_move_noting(&line.pos, m, checkers);
+        let mut found = matcher::find_move_noting(&self.lines[depth].pos, m, checkers);
         if self.opts.repair
             && found == Err(MatchError::Illegal)
-            && !(is_main && self.main.ended.is_some())
+            && !(depth == 0 && self.main.ended.is_some())
         {
             if let Some(repaired) = self.repair(depth, m, span, label) {
                 found = Ok(repaired);
@@ -661,7 +658,6 @@ impl Replay<'_> {
     fn play_null(&mut self, depth: usize, m: &ReadMove, span: Span, label: PlyLabel) -> bool {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
-        let is_main = self.lines[depth].main;
         let before = self.lines[depth].pos.clone();
         if before.is_check() {
             let err = MatchError::NullInCheck;
@@ -701,7 +697,7 @@ impl Replay<'_> {
         .note("null moves are used in analysis; they are not legal chess moves");
         f.ply = Some(label);
         self.findings.push(f);
-        if is_main {
+        if depth == 0 {
             self.main.plies += 1;
             self.main.restart_hash(&self.lines[depth].pos);
             self.main.history.clear();
@@ -753,7 +749,7 @@ impl Replay<'_> {
     ) {
         let bytes = self.bytes;
         let token_text = || span_text(bytes, span);
-        if self.lines[depth].main {
+        if depth == 0 {
             let pos = &self.lines[depth].pos;
             if self.main.ended.is_none() && pos.legal_moves().is_empty() {
                 let termination = if pos.is_check() {
