@@ -46,27 +46,28 @@ impl Default for GameResult {
 
 /// How a game ended as the reports say it: what the rules ended it by
 /// (the first five, or [`Ending::None`]: what [`GameReport::termination`] holds) or, when no
-/// rule ended it, the first draw that could have been claimed.
+/// rule ended it, the first draw that could have been claimed. Each is numbered by its
+/// place in [`ENDINGS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ending {
     /// The side to move is checkmated.
-    Checkmate,
+    Checkmate = 1,
     /// The side to move has no legal move and is not in check.
-    Stalemate,
+    Stalemate = 2,
     /// Neither side can mate by any series of legal moves (FIDE 5.2.2).
-    DeadPosition,
+    DeadPosition = 3,
     /// The same position for the fifth time (FIDE 9.6.1).
-    Fivefold,
+    Fivefold = 4,
     /// Seventy-five moves by each side without a capture or a pawn move (FIDE 9.6.2).
-    SeventyFive,
+    SeventyFive = 5,
     /// No rule ended the game; a threefold repetition could have been claimed first.
-    ThreefoldClaimable,
+    ThreefoldClaimable = 6,
     /// As [`Ending::ThreefoldClaimable`], the repetition coming from perpetual check.
-    PerpetualCheck,
+    PerpetualCheck = 7,
     /// No rule ended the game; a fifty-move draw could have been claimed first.
-    FiftyClaimable,
+    FiftyClaimable = 8,
     /// No rule ended the game and no draw could be claimed.
-    None,
+    None = 0,
 }
 
 /// Every ending with its one spelling and its number: the table `docs/rules.md` shows.
@@ -126,13 +127,13 @@ impl Ending {
 
     /// The one spelling: `checkmate`, `fivefold repetition`, `threefold claimable`, `none`.
     pub fn as_str(self) -> &'static str {
-        ENDINGS[self.index()].1
+        ENDINGS[self as usize].1
     }
 
     /// The number of the numeric columns: 0 none, 1 checkmate … 5 seventy-five moves, then
     /// the claimable draws 6–8 (see [`ENDINGS`]).
     pub fn code(self) -> u8 {
-        ENDINGS[self.index()].2
+        self as u8
     }
 
     /// A draw that could have been claimed, not an ending by rule.
@@ -166,21 +167,6 @@ impl Ending {
     pub fn parse_old(spelling: &str) -> Option<Ending> {
         (spelling == "fivefold").then_some(Ending::Fivefold)
     }
-
-    /// Where it stands in [`ENDINGS`].
-    fn index(self) -> usize {
-        match self {
-            Ending::None => 0,
-            Ending::Checkmate => 1,
-            Ending::Stalemate => 2,
-            Ending::DeadPosition => 3,
-            Ending::Fivefold => 4,
-            Ending::SeventyFive => 5,
-            Ending::ThreefoldClaimable => 6,
-            Ending::PerpetualCheck => 7,
-            Ending::FiftyClaimable => 8,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -190,7 +176,7 @@ mod tests {
     #[test]
     fn the_table_is_in_the_order_of_its_numbers() {
         for (i, &(ending, spelling, code)) in ENDINGS.iter().enumerate() {
-            assert_eq!((ending.index(), usize::from(code)), (i, i));
+            assert_eq!((ending as usize, usize::from(code)), (i, i));
             assert_eq!(Ending::parse(spelling), Some(ending));
         }
     }
