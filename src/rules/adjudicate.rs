@@ -28,15 +28,6 @@ pub enum DeadSearch {
     Full,
 }
 
-/// What the rules say about a side's chances to mate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mateable {
-    /// Proven: no sequence of legal moves lets this side mate.
-    Never,
-    /// A mate exists or could not be ruled out.
-    Possible,
-}
-
 /// Material-only test: true when `color` cannot mate with its material, in the chosen meaning.
 pub(crate) fn insufficient_material(pos: &Chess, color: Color, meaning: Insufficient) -> bool {
     match meaning {
@@ -56,23 +47,16 @@ pub(crate) fn insufficient_material(pos: &Chess, color: Color, meaning: Insuffic
     }
 }
 
-/// Whether `color` could still mate in `pos` by any series of legal moves.
-pub(crate) fn can_mate(
+/// Whether it is proven that `color` cannot mate in `pos` by any series of legal moves;
+/// false when a mate exists or could not be ruled out.
+pub(crate) fn cannot_mate(
     pos: &Chess,
     color: Color,
     meaning: Insufficient,
     search: DeadSearch,
-) -> Mateable {
-    if insufficient_material(pos, color, meaning) {
-        return Mateable::Never;
-    }
-    if obviously_can_mate(pos, color) {
-        return Mateable::Possible;
-    }
-    match solver_unwinnable(pos, color, search) {
-        Some(true) => Mateable::Never,
-        _ => Mateable::Possible,
-    }
+) -> bool {
+    insufficient_material(pos, color, meaning)
+        || (!obviously_can_mate(pos, color) && solver_unwinnable(pos, color, search))
 }
 
 /// Whether neither side can mate (FIDE 5.2.2).
@@ -95,8 +79,8 @@ fn is_dead_without_heavy_pieces(pos: &Chess, meaning: Insufficient, search: Dead
     if white && black {
         return true;
     }
-    (white || solver_unwinnable(pos, Color::White, search) == Some(true))
-        && (black || solver_unwinnable(pos, Color::Black, search) == Some(true))
+    (white || solver_unwinnable(pos, Color::White, search))
+        && (black || solver_unwinnable(pos, Color::Black, search))
 }
 
 /// A cheap screen before the solver: a side with a rook or queen, or with a pawn that can
@@ -131,9 +115,9 @@ fn obviously_can_mate(pos: &Chess, color: Color) -> bool {
     push | take != 0
 }
 
-/// Asks chasolver whether `color` is proven unable to mate. `None` when undecided or when the
+/// Asks chasolver whether `color` is proven unable to mate. False when undecided or when the
 /// position cannot be handed over.
-fn solver_unwinnable(pos: &Chess, color: Color, search: DeadSearch) -> Option<bool> {
+fn solver_unwinnable(pos: &Chess, color: Color, search: DeadSearch) -> bool {
     // chasolver speaks the `chess` crate; castling rights do not matter for unwinnability
     // questions once they reach the solver's screen (no rooks move), but a Chess960 right could
     // not be expressed, so hand over the position without them.
@@ -143,7 +127,10 @@ fn solver_unwinnable(pos: &Chess, color: Color, search: DeadSearch) -> Option<bo
     // comes back later in the game is answered from the memo too.
     setup.halfmoves = 0;
     setup.fullmoves = std::num::NonZeroU32::MIN;
-    let fen = Fen::try_from_setup(setup).ok()?.to_string();
+    let Ok(fen) = Fen::try_from_setup(setup) else {
+        return false;
+    };
+    let fen = fen.to_string();
     SOLVER_MEMO.with_borrow_mut(|memo| {
         if let Some(m) = memo
             .iter()
@@ -169,7 +156,7 @@ struct SolverAnswer {
     fen: String,
     color: Color,
     search: DeadSearch,
-    answer: Option<bool>,
+    answer: bool,
 }
 
 impl Default for SolverAnswer {
@@ -178,7 +165,7 @@ impl Default for SolverAnswer {
             fen: String::new(),
             color: Color::White,
             search: DeadSearch::Fast,
-            answer: None,
+            answer: false,
         }
     }
 }
@@ -192,23 +179,23 @@ thread_local! {
     static SOLVER_MEMO: std::cell::RefCell<[SolverAnswer; 4]> = Default::default();
 }
 
-/// Asks chasolver about a position given as a FEN.
-fn ask_solver(fen: &str, color: Color, search: DeadSearch) -> Option<bool> {
-    let board = chess::Board::from_str(fen).ok()?;
+/// Asks chasolver whether `color` is proven unable to mate in a position given as a FEN.
+fn ask_solver(fen: &str, color: Color, search: DeadSearch) -> bool {
+    let Ok(board) = chess::Board::from_str(fen) else {
+        return false;
+    };
     let winner = match color {
         Color::White => chess::Color::White,
         Color::Black => chess::Color::Black,
     };
     catch_unwind(AssertUnwindSafe(|| match search {
-        DeadSearch::Fast => chasolver::is_unwinnable_fast(&board, winner).then_some(true),
-        DeadSearch::Full => match chasolver::winnability(&board, winner) {
-            Some(chasolver::Winnability::Unwinnable) => Some(true),
-            Some(chasolver::Winnability::Winnable { .. }) => Some(false),
-            None => None,
-        },
+        DeadSearch::Fast => chasolver::is_unwinnable_fast(&board, winner),
+        DeadSearch::Full => matches!(
+            chasolver::winnability(&board, winner),
+            Some(chasolver::Winnability::Unwinnable)
+        ),
     }))
-    .ok()
-    .flatten()
+    .unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -301,8 +288,8 @@ mod tests {
             (Color::Black, DeadSearch::Fast),
             (Color::White, DeadSearch::Fast),
         ];
-        assert_eq!(ask_solver(fen, Color::Black, DeadSearch::Full), Some(true));
-        assert_eq!(ask_solver(fen, Color::White, DeadSearch::Full), Some(false));
+        assert!(ask_solver(fen, Color::Black, DeadSearch::Full));
+        assert!(!ask_solver(fen, Color::White, DeadSearch::Full));
         for round in 0..2 {
             for (color, search) in questions {
                 assert_eq!(
@@ -318,13 +305,8 @@ mod tests {
     fn chasolver_readme_position() {
         // lichess ijyj0mHa: Black cannot mate, White can.
         let p = pos("5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1");
-        assert_eq!(
-            can_mate(&p, Color::Black, Insufficient::Helpmate, DeadSearch::Full),
-            Mateable::Never
-        );
-        assert_eq!(
-            can_mate(&p, Color::White, Insufficient::Helpmate, DeadSearch::Full),
-            Mateable::Possible
-        );
+        let cannot = |color| cannot_mate(&p, color, Insufficient::Helpmate, DeadSearch::Full);
+        assert!(cannot(Color::Black));
+        assert!(!cannot(Color::White));
     }
 }

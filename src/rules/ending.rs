@@ -5,7 +5,7 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::diag::{Code, Finding};
 use crate::pgn::{GameResult, KnownTag, KnownTags, Span};
-use crate::rules::adjudicate::{self, Mateable};
+use crate::rules::adjudicate;
 use crate::rules::game::{CheckOptions, Checks, GameReport};
 use crate::rules::matcher;
 use crate::rules::outcome::Ending;
@@ -196,8 +196,7 @@ pub(super) fn adjudicate(
             Color::Black
         };
         if report.legal
-            && adjudicate::can_mate(&pos, winner, opts.insufficient, opts.dead_search)
-                == Mateable::Never
+            && adjudicate::cannot_mate(&pos, winner, opts.insufficient, opts.dead_search)
         {
             let name = if winner == Color::White {
                 "White"
