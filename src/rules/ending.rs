@@ -50,13 +50,6 @@ pub(super) struct Ended {
     pub pos: Chess,
 }
 
-/// For a game that cannot be replayed (no start position): the result token of the main line
-/// still has to agree with the `Result` tag, though no rule can be applied.
-pub(super) fn unreplayed_result(last: Option<(GameResult, Span)>, report: &mut GameReport) {
-    report.result_token = last.map(|(r, _)| r);
-    result_tag_against_token(last.map(|(_, s)| s), report);
-}
-
 /// A game set up in a position that is already over: a dead position (5.2.2) ends it before
 /// its first move, so the moves recorded after it are reported (R013). (Checkmate and
 /// stalemate need no look here: their first move cannot be played.)

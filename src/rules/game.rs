@@ -16,7 +16,7 @@ use crate::pgn::{
     Span, TokenKind,
 };
 use crate::rules::adjudicate::{DeadSearch, Insufficient};
-use crate::rules::ending::{adjudicate, start_ended, unreplayed_result};
+use crate::rules::ending::{adjudicate, result_tag_against_token, start_ended};
 use crate::rules::explain::fen;
 use crate::rules::outcome::Ending;
 use crate::rules::replay::{Replay, Replayed};
@@ -179,16 +179,6 @@ pub fn check_game(
     check_lexed(bytes, lexed, movetext, opts, visitor).0
 }
 
-/// Whether the movetext loop may replay this game: the moves are in English SAN, and whatever
-/// comes before the movetext is tags.
-fn fast_path_fits(lexed: &Lexed, opts: &CheckOptions) -> bool {
-    opts.lang.is_none_or(|l| l == notation::Lang::En)
-        && lexed
-            .tokens
-            .iter()
-            .all(|t| matches!(t.kind, TokenKind::Tag(_)))
-}
-
 /// A report with nothing found yet.
 fn new_report(known: &KnownTags) -> GameReport {
     GameReport {
@@ -303,7 +293,10 @@ fn check_movetext(
         let facts = read_movetext(bytes, lexed, movetext, false, &mut unreplayed);
         insert_lex_findings(&mut report, lex_end, &facts.rest_problems, &mut counts);
         report.legal = !facts.has_move;
-        unreplayed_result(unreplayed.result, &mut report);
+        // No rule can be applied, but the main line's result token must agree with the tag.
+        let last = unreplayed.result;
+        report.result_token = last.map(|(r, _)| r);
+        result_tag_against_token(last.map(|(_, s)| s), &mut report);
         if let Some(at) = movetext.start() {
             place_report_spans(&mut report, &bytes[..facts.end], at);
         }
@@ -314,20 +307,31 @@ fn check_movetext(
     visitor.start(&start);
     let findings = Capped::new(&mut report.findings, &mut counts);
     let mut replay = Replay::new(bytes, lexed, opts, visitor, needs, findings, start, ended);
-    let fast = fast_path_fits(lexed, opts);
-    let mut facts = read_movetext(bytes, lexed, movetext, fast, &mut replay);
+    // The movetext loop may replay the game when its moves are in English SAN and whatever
+    // comes before the movetext is tags.
+    let fast = opts.lang.is_none_or(|l| l == notation::Lang::En)
+        && lexed
+            .tokens
+            .iter()
+            .all(|t| matches!(t.kind, TokenKind::Tag(_)));
+    let facts = read_movetext(bytes, lexed, movetext, fast, &mut replay);
     let replayed = replay.finish();
-    if !facts.rest_problems.is_empty() {
-        let problems = std::mem::take(&mut facts.rest_problems);
-        insert_lex_findings(&mut report, lex_end, &problems, &mut counts);
-    }
+    insert_lex_findings(&mut report, lex_end, &facts.rest_problems, &mut counts);
     // In the book layout Chinese notation is the layout's own, not a departure from SAN.
     if replayed.chinese_moves > 0 && !lexed.book {
         report
             .findings
             .push(other_notation_finding(replayed.chinese_moves));
     }
-    take_replayed(&mut report, &replayed);
+    // What the replay found out about the main line.
+    let main = &replayed.main;
+    report.legal = !replayed.main_broken;
+    report.plies = main.plies;
+    report.result_token = replayed.result_token;
+    report.threefold_ply = main.threefold_ply;
+    report.fifty_ply = main.fifty_ply;
+    report.perpetual_check = main.perpetual_check;
+    report.final_position = Some(replayed.pos.clone());
     if let Some(f) = no_moves_finding(lexed, &replayed, &facts) {
         report.findings.push(f);
     }
@@ -377,18 +381,6 @@ fn other_notation_finding(moves: u32) -> Finding {
         ),
     )
     .help("pgnkit convert --to san writes the game in standard PGN")
-}
-
-/// What the replay found out about the main line, into the report.
-fn take_replayed(report: &mut GameReport, replayed: &Replayed) {
-    let main = &replayed.main;
-    report.legal = !replayed.main_broken;
-    report.plies = main.plies;
-    report.result_token = replayed.result_token;
-    report.threefold_ply = main.threefold_ply;
-    report.fifty_ply = main.fifty_ply;
-    report.perpetual_check = main.perpetual_check;
-    report.final_position = Some(replayed.pos.clone());
 }
 
 /// A game with tags and not one move.
