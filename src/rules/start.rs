@@ -43,19 +43,15 @@ pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Opti
             return None;
         }
     };
-    if chess960 {
-        report.variant = Cow::Borrowed("chess960");
-    }
     let mode = if chess960 {
+        report.variant = Cow::Borrowed("chess960");
         CastlingMode::Chess960
     } else {
         CastlingMode::Standard
     };
     let Some(tag) = known.get(KnownTag::Fen) else {
-        if known.value(KnownTag::SetUp) == Some("1") {
-            return None;
-        }
-        return Some(Chess::default());
+        // The standard start, unless SetUp says the game starts from a FEN it lacks.
+        return (known.value(KnownTag::SetUp) != Some("1")).then(Chess::default);
     };
     let fen = match Fen::from_ascii(tag.value.trim().as_bytes()) {
         Ok(f) => f,
@@ -110,27 +106,19 @@ pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Opti
         );
         return None;
     }
-    let attempt = fen.clone().into_position::<Chess>(mode);
-    match attempt {
-        Ok(pos) => Some(pos),
-        Err(e) if !chess960 && e.kinds() == PositionErrorKinds::INVALID_CASTLING_RIGHTS => {
-            // Shredder or X-FEN castling of a Chess960 start without the Variant tag.
-            match fen.into_position::<Chess>(CastlingMode::Chess960) {
-                Ok(pos) => {
-                    report.variant = Cow::Borrowed("chess960");
-                    Some(pos)
-                }
-                Err(_) => {
-                    invalid_position(report, tag.span, tag.value, e.kinds());
-                    None
-                }
-            }
-        }
-        Err(e) => {
-            invalid_position(report, tag.span, tag.value, e.kinds());
-            None
+    let kinds = match fen.clone().into_position::<Chess>(mode) {
+        Ok(pos) => return Some(pos),
+        Err(e) => e.kinds(),
+    };
+    // Shredder or X-FEN castling of a Chess960 start without the Variant tag.
+    if !chess960 && kinds == PositionErrorKinds::INVALID_CASTLING_RIGHTS {
+        if let Ok(pos) = fen.into_position::<Chess>(CastlingMode::Chess960) {
+            report.variant = Cow::Borrowed("chess960");
+            return Some(pos);
         }
     }
+    invalid_position(report, tag.span, tag.value, kinds);
+    None
 }
 
 /// A variant a FEN says its position is of, by fields standard chess has not.
