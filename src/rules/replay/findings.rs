@@ -224,58 +224,52 @@ impl Replay<'_> {
             // Chinese records are written in full (long) form with 0-0 castling by convention;
             // one game-level warning says the notation was read, not one per move.
             self.chinese_moves += 1;
-            if mnotes.wrong_capture {
-                push(
-                    Code::WrongCaptureSign,
-                    wrong_capture(token, mv.is_capture()),
-                );
-            }
-            return;
-        }
-        self.san_noted += 1;
-        if n.has(Notes::CASTLING_SPELLING) {
-            push(
-                Code::CastlingSpelling,
-                format!("castling written '{token}'"),
-            );
-        }
-        if n.has(Notes::LOWERCASE_PIECE) {
-            push(
-                Code::LowercasePiece,
-                format!("'{token}' uses a lower-case piece letter"),
-            );
-        }
-        if n.has(Notes::PROMOTION_WITHOUT_EQUALS) {
-            push(
-                Code::PromotionWithoutEquals,
-                format!("'{token}' promotes without '='"),
-            );
-        }
-        if n.has(Notes::UCI) {
-            match &mut self.repeated.uci {
-                Some((_, more)) => *more += 1,
-                None => {
-                    self.repeated.uci = Some((span, 0));
-                    push(Code::UciNotation, format!("'{token}' is UCI notation"));
-                }
-            }
-        } else if n.has(Notes::LONG_ALGEBRAIC) {
-            push(
-                Code::LongAlgebraic,
-                format!("'{token}' is long algebraic notation"),
-            );
         } else {
-            if mnotes.missing_capture && !n.has(Notes::CHINESE) {
+            self.san_noted += 1;
+            if n.has(Notes::CASTLING_SPELLING) {
                 push(
-                    Code::MissingCaptureSign,
-                    format!("'{token}' captures but has no 'x'"),
+                    Code::CastlingSpelling,
+                    format!("castling written '{token}'"),
                 );
             }
-            if mnotes.over_disambiguated {
+            if n.has(Notes::LOWERCASE_PIECE) {
                 push(
-                    Code::OverDisambiguated,
-                    format!("'{token}' names more of the origin than needed"),
+                    Code::LowercasePiece,
+                    format!("'{token}' uses a lower-case piece letter"),
                 );
+            }
+            if n.has(Notes::PROMOTION_WITHOUT_EQUALS) {
+                push(
+                    Code::PromotionWithoutEquals,
+                    format!("'{token}' promotes without '='"),
+                );
+            }
+            if n.has(Notes::UCI) {
+                match &mut self.repeated.uci {
+                    Some((_, more)) => *more += 1,
+                    None => {
+                        self.repeated.uci = Some((span, 0));
+                        push(Code::UciNotation, format!("'{token}' is UCI notation"));
+                    }
+                }
+            } else if n.has(Notes::LONG_ALGEBRAIC) {
+                push(
+                    Code::LongAlgebraic,
+                    format!("'{token}' is long algebraic notation"),
+                );
+            } else {
+                if mnotes.missing_capture && !n.has(Notes::CHINESE) {
+                    push(
+                        Code::MissingCaptureSign,
+                        format!("'{token}' captures but has no 'x'"),
+                    );
+                }
+                if mnotes.over_disambiguated {
+                    push(
+                        Code::OverDisambiguated,
+                        format!("'{token}' names more of the origin than needed"),
+                    );
+                }
             }
         }
         if mnotes.wrong_capture {
@@ -284,7 +278,9 @@ impl Replay<'_> {
                 wrong_capture(token, mv.is_capture()),
             );
         }
-        if n.has(Notes::CHINESE) || n.has(Notes::FIGURINE) || n.has(Notes::FOREIGN_LETTERS) {
+        if !self.chinese_game
+            && (n.has(Notes::CHINESE) || n.has(Notes::FIGURINE) || n.has(Notes::FOREIGN_LETTERS))
+        {
             push(
                 Code::OtherNotation,
                 format!("'{token}' read as {canonical}"),
