@@ -24,6 +24,16 @@ pub(super) struct Repeated {
     uci: Option<(Span, u32)>,
 }
 
+/// The note on a finding that stands for `more` like it: "2 more moves of this game are in UCI
+/// notation; this finding stands for all of them".
+fn stands_for(more: u32, what: &str, how: &str) -> String {
+    let verb = if more == 1 { "is" } else { "are" };
+    format!(
+        "{more} more {what}{} of this game {verb} {how}; this finding stands for all of them",
+        plural(more)
+    )
+}
+
 impl Replay<'_> {
     /// Notes on each repeated finding how many more of its kind it stands for. Called once,
     /// when the game's replay ends.
@@ -31,16 +41,8 @@ impl Replay<'_> {
         self.count_repeated_numbers();
         if let Some((span, more)) = self.repeated.uci.take() {
             if more > 0 {
-                self.findings.note_on(
-                    Code::UciNotation,
-                    span,
-                    format!(
-                        "{more} more move{} of this game {} in UCI notation; this finding stands \
-                         for all of them",
-                        plural(more),
-                        if more == 1 { "is" } else { "are" }
-                    ),
-                );
+                let note = stands_for(more, "move", "in UCI notation");
+                self.findings.note_on(Code::UciNotation, span, note);
             }
         }
     }
@@ -54,16 +56,8 @@ impl Replay<'_> {
                     d if d > 0 => format!("{d} too high"),
                     d => format!("{} too low", -d),
                 };
-                self.findings.note_on(
-                    Code::MoveNumberMismatch,
-                    span,
-                    format!(
-                        "{more} more move number{} of this game {} off the same way ({how}); \
-                         this finding stands for all of them",
-                        plural(more),
-                        if more == 1 { "is" } else { "are" }
-                    ),
-                );
+                let note = stands_for(more, "move number", &format!("off the same way ({how})"));
+                self.findings.note_on(Code::MoveNumberMismatch, span, note);
             }
         }
     }
