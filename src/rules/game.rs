@@ -216,7 +216,6 @@ pub(crate) fn check_lexed(
             visitor.tag(tag);
         }
     }
-    visitor.tags_done();
     let checked = check_movetext(bytes, lexed, opts, visitor, needs, movetext);
     visitor.result(checked.0.result_token);
     visitor.end_game();

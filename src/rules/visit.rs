@@ -8,8 +8,8 @@
 //!   NAGs, tags, or every main-line move. The replay does no work for what is not needed: a
 //!   position copy a ply is the largest cost of a replay. A plain movetext is read straight
 //!   from its bytes, with no tokens stored, whatever the visitor.
-//! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::tags_done`],
-//!   [`Visitor::start`], then the movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
+//! - Events come in the order of the game: [`Visitor::tag`]s, [`Visitor::start`], then the
+//!   movetext ([`Visitor::play`], [`Visitor::null_move`], [`Visitor::unplayed`],
 //!   [`Visitor::repaired`], [`Visitor::comment`], [`Visitor::nag`],
 //!   [`Visitor::begin_variation`], [`Visitor::end_variation`]), then [`Visitor::main_line`],
 //!   [`Visitor::result`] and [`Visitor::end_game`].
@@ -255,9 +255,6 @@ pub trait Visitor {
     /// A tag pair, in the order written (told when [`Needs::tags`]).
     fn tag(&mut self, _tag: Tag<'_>) {}
 
-    /// The tag section is over.
-    fn tags_done(&mut self) {}
-
     /// The position the movetext starts from (the standard one, or the `FEN` tag's): told
     /// once, after the tags, unless the game has no position to start from.
     fn start(&mut self, _start: &Chess) {}
@@ -323,10 +320,6 @@ macro_rules! tell_each {
     ($each:ident) => {
         fn tag(&mut self, tag: Tag<'_>) {
             $each!(self, v => v.tag(tag));
-        }
-
-        fn tags_done(&mut self) {
-            $each!(self, v => v.tags_done());
         }
 
         fn start(&mut self, start: &Chess) {
