@@ -183,19 +183,11 @@ pub(super) fn adjudicate(
         }
     } else if let Some(recorded @ (GameResult::WhiteWins | GameResult::BlackWins)) = recorded {
         // 6.9 / 5.1.2: a win needs a winner who could still mate.
-        let winner = if recorded == GameResult::WhiteWins {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let winner = Color::from_white(recorded == GameResult::WhiteWins);
         if report.legal
             && adjudicate::cannot_mate(&pos, winner, opts.insufficient, opts.dead_search)
         {
-            let name = if winner == Color::White {
-                "White"
-            } else {
-                "Black"
-            };
+            let name = winner.fold_wb("White", "Black");
             let termination = known.value(KnownTag::Termination);
             let f = match termination.filter(|t| decided_off_the_board(t)) {
                 // 6.9 and 5.1.2 draw a flag fall or a resignation; a forfeit or the

@@ -1,7 +1,7 @@
 //! Explanations shown in findings: a move as its writer would have written it, why no
 //! legal move fits a pattern, and the FEN of the position a finding is about.
 
-use shakmaty::{san::San, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{san::San, Chess, EnPassantMode, Move, Position};
 
 use crate::notation::write::Notation;
 use crate::notation::{self, CaptureClaim, CheckClaim, MovePattern, Notes, ReadMove};
@@ -27,7 +27,8 @@ pub(super) fn shown_move(
         MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
         _ => false,
     };
-    let s = san(pos, mv) + suffix(pos, mv);
+    let sign = suffix(pos, mv);
+    let s = san(pos, mv) + sign;
     let written = if m.notes.has(Notes::CHINESE) {
         let style = notation::write::ZhStyle {
             traditional: ["馬", "車"].iter().any(|c| token.contains(c)),
@@ -45,25 +46,21 @@ pub(super) fn shown_move(
     let shown = match written {
         Some(written) => {
             let mut out = String::new();
-            notation::write::write(pos, *mv, check_after(pos, mv), written, &mut out);
+            let check = match sign {
+                "#" => CheckClaim::Mate,
+                "+" => CheckClaim::Check,
+                _ => CheckClaim::None,
+            };
+            notation::write::write(pos, *mv, check, written, &mut out);
             out
         }
-        None if long => long_form(mv) + suffix(pos, mv),
+        None if long => long_form(mv) + sign,
         None => s.clone(),
     };
     if shown == s {
         s
     } else {
         format!("{shown} ({s})")
-    }
-}
-
-/// Check or mate after the move played in `pos`.
-pub(super) fn check_after(pos: &Chess, mv: &Move) -> CheckClaim {
-    match suffix(pos, mv) {
-        "#" => CheckClaim::Mate,
-        "+" => CheckClaim::Check,
-        _ => CheckClaim::None,
     }
 }
 
@@ -128,15 +125,8 @@ pub(super) fn explain_illegal(pos: &Chess, m: &ReadMove) -> String {
             }
             let role = n.role.unwrap_or(Role::Pawn);
             if n.role.is_some() && (pos.board().by_piece(role.of(pos.turn()))).is_empty() {
-                return format!(
-                    "{} has no {}",
-                    if pos.turn() == Color::White {
-                        "White"
-                    } else {
-                        "Black"
-                    },
-                    role_name(role)
-                );
+                let side = pos.turn().fold_wb("White", "Black");
+                return format!("{side} has no {}", role_name(role));
             }
             if let Some(rank) = n.to_rank {
                 let to = Square::from_coords(n.to_file, rank);

@@ -507,7 +507,7 @@ pub(crate) fn suggest(pos: &Chess, m: &ReadMove, token: &str) -> Vec<Move> {
     }
     let same_piece = out.len();
     // One-character slips of the written token against each legal move's SAN and long forms.
-    let written = strip_suffix(token);
+    let written = token.trim_end_matches(['+', '#', '!', '?']);
     for mv in legal.iter() {
         let san = San::from_move(pos, *mv).to_string();
         let lan = long_form(mv);
@@ -532,10 +532,6 @@ pub(crate) fn suggest(pos: &Chess, m: &ReadMove, token: &str) -> Vec<Move> {
     }
     out.truncate(4);
     out
-}
-
-fn strip_suffix(token: &str) -> &str {
-    token.trim_end_matches(['+', '#', '!', '?'])
 }
 
 /// Long algebraic without check sign: `Ng1-f3`, `e2-e4`, `Nf3xe5`, `O-O`.

@@ -585,11 +585,7 @@ impl Replay<'_> {
         if let Some(before) = line.before_last.as_ref().filter(|_| ANY) {
             let text = &self.bytes[span.start as usize..span.end as usize];
             let san = written_san(text, m, &mnotes, actual);
-            let at = MoveAt {
-                start: self.token.0,
-                end: self.token.1,
-                depth,
-            };
+            let at = self.at(depth);
             // The move was played in place: the line's position is the one after it.
             self.visitor.play(&Ply {
                 at,
@@ -656,12 +652,11 @@ impl Replay<'_> {
     /// A null move (`--`, `Z0`): the turn passes.
     #[cold]
     fn play_null(&mut self, depth: usize, m: &ReadMove, span: Span, label: PlyLabel) -> bool {
-        let bytes = self.bytes;
-        let token_text = || span_text(bytes, span);
         let before = self.lines[depth].pos.clone();
+        let token = span_text(self.bytes, span);
         if before.is_check() {
             let err = MatchError::NullInCheck;
-            let f = self.match_failure(&before, m, &token_text(), span, label, err);
+            let f = self.match_failure(&before, m, &token, span, label, err);
             self.break_line(depth, f, Some(before));
             return false;
         }
@@ -689,10 +684,7 @@ impl Replay<'_> {
         let mut f = Finding::new(
             Code::NullMove,
             Some(span),
-            format!(
-                "'{}' is a null move: the turn passes without a move",
-                token_text()
-            ),
+            format!("'{token}' is a null move: the turn passes without a move"),
         )
         .note("null moves are used in analysis; they are not legal chess moves");
         f.ply = Some(label);
@@ -715,10 +707,8 @@ impl Replay<'_> {
         span: Span,
         label: PlyLabel,
     ) -> Option<(Move, matcher::MatchNotes)> {
-        let bytes = self.bytes;
-        let token_text = || span_text(bytes, span);
         let pos = &self.lines[depth].pos;
-        let token = token_text();
+        let token = span_text(self.bytes, span);
         let suggestions = matcher::suggest(pos, m, &token);
         if let [only] = suggestions[..] {
             let shown = shown_move(pos, m, &token, &only, self.opts.lang);
@@ -747,8 +737,6 @@ impl Replay<'_> {
         label: PlyLabel,
         err: MatchError,
     ) {
-        let bytes = self.bytes;
-        let token_text = || span_text(bytes, span);
         if depth == 0 {
             let pos = &self.lines[depth].pos;
             if self.main.ended.is_none() && pos.legal_moves().is_empty() {
@@ -781,7 +769,7 @@ impl Replay<'_> {
             }
         }
         let pos = &self.lines[depth].pos;
-        let f = self.match_failure(pos, m, &token_text(), span, label, err);
+        let f = self.match_failure(pos, m, &span_text(self.bytes, span), span, label, err);
         let before = pos.clone();
         self.break_line(depth, f, Some(before));
     }

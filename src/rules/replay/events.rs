@@ -134,7 +134,20 @@ impl Replay<'_> {
     #[cold]
     #[inline(never)]
     fn keep_before_last(&mut self, at: MovetextStart) {
-        let Some((before, last, written)) = self.replay_to_last(at) else {
+        // The movetext up to that move (the token being replayed), replayed again from the
+        // start position by the one replay. Nothing when the move does not play again (it
+        // played the first time, so never but by a defect).
+        let end = self.token.1;
+        let Some(bytes) = self
+            .bytes
+            .get(..end as usize)
+            .filter(|b| b.len() > at.offset)
+        else {
+            return;
+        };
+        let mut last = LastMove { end, found: None };
+        replay_movetext(bytes, at.offset, self.start.clone(), self.opts, &mut last);
+        let Some((before, last, written)) = last.found else {
             return;
         };
         let (start, end) = (self.token.0 as usize, self.token.1 as usize);
@@ -153,23 +166,6 @@ impl Replay<'_> {
         });
         self.main_moves_told += 1;
         self.lines[0].before_last = Some(before);
-    }
-
-    /// The position before the movetext loop's last move (a main-line move, the token being
-    /// replayed), the move, and whether its token is its SAN: the movetext up to that move
-    /// replayed again from the start position, by the one replay. `None` when that move does
-    /// not play again (it played the first time, so never but by a defect).
-    fn replay_to_last(&self, at: MovetextStart) -> Option<(Chess, Move, bool)> {
-        let bytes = self.bytes.get(..self.token.1 as usize)?;
-        if bytes.len() <= at.offset {
-            return None;
-        }
-        let mut last = LastMove {
-            end: self.token.1,
-            found: None,
-        };
-        replay_movetext(bytes, at.offset, self.start.clone(), self.opts, &mut last);
-        last.found
     }
 
     /// Plays a main-line move of the movetext loop: without anything only other moves need, unless
@@ -194,7 +190,7 @@ impl Replay<'_> {
 }
 
 /// A visitor of a movetext replayed again up to a main-line move that ends at byte `end`
-/// ([`Replay::replay_to_last`]): that move, the position before it, and whether its token is
+/// ([`Replay::keep_before_last`]): that move, the position before it, and whether its token is
 /// its SAN.
 struct LastMove {
     end: u32,

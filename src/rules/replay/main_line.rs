@@ -88,7 +88,7 @@ impl Replay<'_> {
         }
         // A position can only become dead after a capture or a pawn move (material or the pawn
         // structure changed); the solver is consulted only past a cheap screen.
-        if irreversible_material(&mv)
+        if (mv.is_capture() || mv.is_promotion() || mv.role() == shakmaty::Role::Pawn)
             && adjudicate::is_dead(pos, self.opts.insufficient, self.opts.dead_search)
         {
             // Stalemate comes before the dead position in the order of events (5.2.1).
@@ -155,12 +155,14 @@ impl Replay<'_> {
             _ => return false,
         };
         // Moves into positions first+1..=last; the mover alternates, starting with the side
-        // that made the last move when counted backwards.
-        let moves: Vec<bool> = history[first + 1..=last].iter().map(|(_, c)| *c).collect();
-        let by_last_mover: Vec<bool> = moves.iter().rev().step_by(2).copied().collect();
-        let by_other: Vec<bool> = moves.iter().rev().skip(1).step_by(2).copied().collect();
-        (by_last_mover.len() >= 2 && by_last_mover.iter().all(|&c| c))
-            || (by_other.len() >= 2 && by_other.iter().all(|&c| c))
+        // that made the last move when counted backwards. A side gave perpetual check when it
+        // made at least two of them, each a check.
+        let moves = &history[first + 1..=last];
+        let all_checks = |skip| {
+            let mut by_side = moves.iter().rev().skip(skip).step_by(2);
+            by_side.clone().count() >= 2 && by_side.all(|&(_, check)| check)
+        };
+        all_checks(0) || all_checks(1)
     }
 }
 
@@ -205,9 +207,4 @@ pub(super) fn reversible_hash_step(turn: Color, mv: Move, hash: Zobrist64) -> Zo
         // Irreversible moves: the caller starts the hash again after them.
         _ => hash,
     }
-}
-
-/// Captures, promotions and pawn moves: the moves after which a position can become dead.
-fn irreversible_material(mv: &Move) -> bool {
-    mv.is_capture() || mv.is_promotion() || mv.role() == shakmaty::Role::Pawn
 }
