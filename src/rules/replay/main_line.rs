@@ -58,51 +58,47 @@ impl Replay<'_> {
         mate: bool,
     ) {
         self.main.plies += 1;
-        let ply = self.main.plies;
-        if !self.all_rules {
-            // Legality alone: checkmate still ends the game (stalemate is found at the end).
-            if mate && self.main.ended.is_none() {
-                self.main.ended = Some(Ended {
-                    termination: Ending::Checkmate,
-                    ply,
-                    pos: self.lines[depth].pos.clone(),
-                });
+        let termination = if self.all_rules {
+            if irreversible {
+                self.main.history.clear();
             }
-            return;
+            self.main.history.push((self.main.hash, check));
+            if self.main.ended.is_some() {
+                return;
+            }
+            self.ending_by_rule(depth, mv, mate)
+        } else {
+            // Legality alone: checkmate still ends the game (stalemate is found at the end).
+            mate.then_some(Ending::Checkmate)
+        };
+        if let Some(termination) = termination.filter(|_| self.main.ended.is_none()) {
+            self.main.ended = Some(Ended {
+                termination,
+                ply: self.main.plies,
+                pos: self.lines[depth].pos.clone(),
+            });
         }
-        if irreversible {
-            self.main.history.clear();
-        }
-        self.main.history.push((self.main.hash, check));
-        if self.main.ended.is_some() {
-            return;
+    }
+
+    /// The rule that ends the game at this main-line ply, if one does, in the order of events;
+    /// on the way, notes the first draw that could be claimed.
+    #[inline(always)]
+    fn ending_by_rule(&mut self, depth: usize, mv: Move, mate: bool) -> Option<Ending> {
+        if mate {
+            return Some(Ending::Checkmate);
         }
         let pos = &self.lines[depth].pos;
-        if mate {
-            self.main.ended = Some(Ended {
-                termination: Ending::Checkmate,
-                ply,
-                pos: pos.clone(),
-            });
-            return;
-        }
         // A position can only become dead after a capture or a pawn move (material or the pawn
         // structure changed); the solver is consulted only past a cheap screen.
         if (mv.is_capture() || mv.is_promotion() || mv.role() == shakmaty::Role::Pawn)
             && adjudicate::is_dead(pos, self.opts.insufficient, self.opts.dead_search)
         {
             // Stalemate comes before the dead position in the order of events (5.2.1).
-            let term = if pos.legal_moves().is_empty() {
+            return Some(if pos.legal_moves().is_empty() {
                 Ending::Stalemate
             } else {
                 Ending::DeadPosition
-            };
-            self.main.ended = Some(Ended {
-                termination: term,
-                ply,
-                pos: pos.clone(),
             });
-            return;
         }
         let hash = self.main.hash;
         // The history alternates the side to move (a null move or an irreversible move starts
@@ -119,29 +115,19 @@ impl Replay<'_> {
                 k = k.saturating_sub(2);
             }
         }
+        let ply = self.main.plies;
         if repeats >= 3 && self.main.threefold_ply.is_none() {
             self.main.threefold_ply = Some(ply);
             self.main.perpetual_check = self.perpetual();
         }
         if repeats >= 5 {
             self.main.perpetual_check = self.perpetual();
-            self.main.ended = Some(Ended {
-                termination: Ending::Fivefold,
-                ply,
-                pos: pos.clone(),
-            });
-            return;
+            return Some(Ending::Fivefold);
         }
         if pos.halfmoves() >= 100 && self.main.fifty_ply.is_none() {
             self.main.fifty_ply = Some(ply);
         }
-        if pos.halfmoves() >= 150 {
-            self.main.ended = Some(Ended {
-                termination: Ending::SeventyFive,
-                ply,
-                pos: pos.clone(),
-            });
-        }
+        (pos.halfmoves() >= 150).then_some(Ending::SeventyFive)
     }
 
     /// Whether every move of one side gave check over the cycle back to the first occurrence
