@@ -502,7 +502,7 @@ impl<R: Read> GameReader<R> {
     /// stream, nor at the limit of a piece).
     fn game_ahead(&mut self) -> io::Result<bool> {
         self.skip_space()?;
-        Ok(!(self.start == self.end && !self.fill()?) && !self.at_limit())
+        Ok((self.start != self.end || self.fill()?) && !self.at_limit())
     }
 
     /// The bytes from the next game's first byte to the end of what is buffered, for a caller
