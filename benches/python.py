@@ -47,6 +47,8 @@ import pgnkit  # noqa: E402 (after the thread setting, which must come before Nu
 # `read_moves(path)` asked for what the binding's `parse_games_from_strings` gives from the
 # same games' text: each move as numbers, and with the boards, clocks and evaluations too.
 READ_MOVES_CALLS = {
+    # `read_games` without the movetext it writes again, which the binding does not write.
+    "read_games no movetext": {"movetext_column": False},
     "read_moves numbers": {"columns": ["numbers"]},
     "read_moves boards": {"columns": ["numbers", "boards", "clock", "eval"]},
 }
@@ -153,7 +155,11 @@ def main() -> int:
             # The binding's parse_games gives each move as numbers and the board after it: the
             # same asked of pgnkit, with the full checks and with `checks="legal"` (legality
             # only, as the binding checks) where the package has it.
-            calls = [(READ_MOVES_CALLS, pgnkit.read_moves, path),
+            def read(source, **options):
+                games = "movetext_column" in options
+                return (pgnkit.read_games if games else pgnkit.read_moves)(source, **options)
+
+            calls = [(READ_MOVES_CALLS, read, path),
                      (NUMBERS_CALLS, pgnkit.parse_movetext, array)]
             for table, call, source in calls:
                 for label, options in table.items():
@@ -195,6 +201,9 @@ def main() -> int:
             c = interleaved({"chess": read_all}, 1)["chess"] * n / k
             print(f"  python-chess (from {k} games)    {c:8.3f} s  {mib / c:8.1f} MiB/s"
                   f"   pgnkit.read_games is {c / t['pgnkit.read_games']:.0f}x")
+            for name in t:
+                if name.startswith("read_games no movetext"):
+                    print(f"  python-chess / {name}: {c / t[name]:.0f}x")
     return 0
 
 
