@@ -52,6 +52,19 @@ struct Line {
     pending_number: Option<(u32, u8, Span)>,
 }
 
+impl Line {
+    /// A line starting at `pos`, broken already or not.
+    fn new(pos: Chess, broken: Option<Broken>) -> Self {
+        Line {
+            pos,
+            checkers: None,
+            before_last: None,
+            broken,
+            pending_number: None,
+        }
+    }
+}
+
 /// The growable buffers of one game's replay, kept for the next game on the same thread: a
 /// game then allocates nothing to be replayed.
 #[derive(Default)]
@@ -228,13 +241,7 @@ impl<'a> Replay<'a> {
         };
         replay.main.restart_hash(&start);
         replay.main.history.push((replay.main.hash, false));
-        replay.lines.push(Line {
-            pos: start,
-            checkers: None,
-            before_last: None,
-            broken: None,
-            pending_number: None,
-        });
+        replay.lines.push(Line::new(start, None));
         replay
     }
 
@@ -249,34 +256,22 @@ impl<'a> Replay<'a> {
                 bytes: self.bytes,
             });
         }
-        let Replay {
-            mut main,
-            mut lines,
-            read_buf,
-            main_line,
-            main_checks,
-            main_san,
-            result_token,
-            main_broken,
-            chinese_moves,
-            ..
-        } = self;
-        let main_pos = lines.swap_remove(0).pos;
+        let pos = self.lines.swap_remove(0).pos;
         ReplayBuffers {
-            history: std::mem::take(&mut main.history),
-            lines,
-            read_buf,
-            main_line,
-            main_checks,
-            main_san,
+            history: std::mem::take(&mut self.main.history),
+            lines: self.lines,
+            read_buf: self.read_buf,
+            main_line: self.main_line,
+            main_checks: self.main_checks,
+            main_san: self.main_san,
         }
         .give_back();
         Replayed {
-            main,
-            pos: main_pos,
-            result_token,
-            main_broken,
-            chinese_moves,
+            main: self.main,
+            pos,
+            result_token: self.result_token,
+            main_broken: self.main_broken,
+            chinese_moves: self.chinese_moves,
         }
     }
 }
@@ -329,7 +324,7 @@ impl Replay<'_> {
         }
         let parent = self.lines.last().expect("the main line is always there");
         let start = parent.before_last.clone();
-        let broken = if start.is_none() {
+        let broken = start.is_none().then(|| {
             let f = if parent.broken.is_some() {
                 Finding::new(
                     Code::VariationWithoutMove,
@@ -344,21 +339,13 @@ impl Replay<'_> {
                 )
                 .help("move the variation after the move it is an alternative to")
             };
-            Some(Broken {
+            Broken {
                 finding: self.findings.push_index(f),
                 skipped: 0,
-            })
-        } else {
-            None
-        };
-        let pos = start.unwrap_or_else(|| parent.pos.clone());
-        self.lines.push(Line {
-            pos,
-            checkers: None,
-            before_last: None,
-            broken,
-            pending_number: None,
+            }
         });
+        let pos = start.unwrap_or_else(|| parent.pos.clone());
+        self.lines.push(Line::new(pos, broken));
         self.visitor.begin_variation();
     }
 
@@ -409,10 +396,7 @@ impl Replay<'_> {
                     Err(_) => 1,
                 }
             };
-            if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
-                *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
-            }
-            self.visitor.unplayed(self.at(depth));
+            self.skip(depth, moves);
             return;
         }
         if is_en_passant_mark(token) {
@@ -432,11 +416,7 @@ impl Replay<'_> {
                     let sub = span_within(span, token, u32::from(m.start), u32::from(m.end));
                     if !self.play::<true>(depth, m, sub) {
                         // The moves glued after it in the token are not replayed either.
-                        let rest = u32::try_from(moves.len() - i - 1).unwrap_or(u32::MAX);
-                        if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
-                            *skipped = skipped.saturating_add(rest);
-                        }
-                        self.visitor.unplayed(self.at(depth));
+                        self.skip(depth, moves.len() - i - 1);
                         break;
                     }
                 }
@@ -456,6 +436,15 @@ impl Replay<'_> {
             }
         }
         self.read_buf = moves;
+    }
+
+    /// Counts `moves` more moves skipped on the broken line `depth`, and tells the visitor
+    /// the token was not played.
+    fn skip(&mut self, depth: usize, moves: usize) {
+        if let Some(Broken { skipped, .. }) = self.lines[depth].broken.as_mut() {
+            *skipped = skipped.saturating_add(u32::try_from(moves).unwrap_or(u32::MAX));
+        }
+        self.visitor.unplayed(self.at(depth));
     }
 
     fn break_line(&mut self, depth: usize, finding: Finding, before: Option<Chess>) {
