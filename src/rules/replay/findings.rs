@@ -196,16 +196,11 @@ impl Replay<'_> {
         label: PlyLabel,
         depth: usize,
     ) {
+        // The caller comes here only when `m.notes` or `mnotes` has something to say.
         let n = m.notes;
-        if n.0 == 0
-            && !mnotes.missing_capture
-            && !mnotes.wrong_capture
-            && !mnotes.over_disambiguated
-        {
-            return;
-        }
         let pos = &self.lines[depth].pos;
         let canonical = san(pos, mv) + suffix(pos, mv);
+        let said = |what: &str| format!("'{token}' {what}");
         let mut push = |code: Code, what: String| {
             let mut f = Finding::new(code, Some(span), what).help(format!("write {canonical}"));
             f.ply = Some(label);
@@ -227,58 +222,45 @@ impl Replay<'_> {
                 );
             }
             if n.has(Notes::LOWERCASE_PIECE) {
-                push(
-                    Code::LowercasePiece,
-                    format!("'{token}' uses a lower-case piece letter"),
-                );
+                push(Code::LowercasePiece, said("uses a lower-case piece letter"));
             }
             if n.has(Notes::PROMOTION_WITHOUT_EQUALS) {
-                push(
-                    Code::PromotionWithoutEquals,
-                    format!("'{token}' promotes without '='"),
-                );
+                push(Code::PromotionWithoutEquals, said("promotes without '='"));
             }
             if n.has(Notes::UCI) {
                 match &mut self.repeated.uci {
                     Some((_, more)) => *more += 1,
                     None => {
                         self.repeated.uci = Some((span, 0));
-                        push(Code::UciNotation, format!("'{token}' is UCI notation"));
+                        push(Code::UciNotation, said("is UCI notation"));
                     }
                 }
             } else if n.has(Notes::LONG_ALGEBRAIC) {
-                push(
-                    Code::LongAlgebraic,
-                    format!("'{token}' is long algebraic notation"),
-                );
+                push(Code::LongAlgebraic, said("is long algebraic notation"));
             } else {
                 if mnotes.missing_capture && !n.has(Notes::CHINESE) {
-                    push(
-                        Code::MissingCaptureSign,
-                        format!("'{token}' captures but has no 'x'"),
-                    );
+                    push(Code::MissingCaptureSign, said("captures but has no 'x'"));
                 }
                 if mnotes.over_disambiguated {
                     push(
                         Code::OverDisambiguated,
-                        format!("'{token}' names more of the origin than needed"),
+                        said("names more of the origin than needed"),
                     );
                 }
             }
         }
         if mnotes.wrong_capture {
-            push(
-                Code::WrongCaptureSign,
-                wrong_capture(token, mv.is_capture()),
-            );
+            let what = if mv.is_capture() {
+                "is marked as a quiet move but captures"
+            } else {
+                "is marked as a capture but takes nothing"
+            };
+            push(Code::WrongCaptureSign, said(what));
         }
         if !self.chinese_game
             && (n.has(Notes::CHINESE) || n.has(Notes::FIGURINE) || n.has(Notes::FOREIGN_LETTERS))
         {
-            push(
-                Code::OtherNotation,
-                format!("'{token}' read as {canonical}"),
-            );
+            push(Code::OtherNotation, said(&format!("read as {canonical}")));
         }
     }
 
@@ -351,14 +333,5 @@ impl Replay<'_> {
             f.severity = Severity::Error;
         }
         self.findings.push(f);
-    }
-}
-
-/// What a capture sign that does not fit the move says: Chinese records and SAN alike.
-fn wrong_capture(token: &str, captures: bool) -> String {
-    if captures {
-        format!("'{token}' is marked as a quiet move but captures")
-    } else {
-        format!("'{token}' is marked as a capture but takes nothing")
     }
 }
