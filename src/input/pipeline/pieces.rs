@@ -411,27 +411,20 @@ impl<T> Delivery<'_, T> {
                 None => {}
             }
         }
-        let mut redone = Vec::new();
-        for seq in seqs {
-            redone.extend(self.take(seq));
-        }
-        for done in redone.into_iter().rev() {
-            self.front.push_front(done);
+        for seq in seqs.into_iter().rev() {
+            if let Some(done) = self.take(seq) {
+                self.front.push_front(done);
+            }
         }
     }
 
     /// The next piece in stream order if it is back already.
     fn ready_piece(&mut self) -> Option<PieceDone<T>> {
-        if let Some(done) = self.front.pop_front() {
-            return Some(done);
-        }
         while let Ok((seq, done)) = self.out_rx.try_recv() {
             self.pending.insert(seq, done);
         }
-        match self.pending.get(&self.next) {
-            Some(Some(_)) => self.next_piece(),
-            _ => None,
-        }
+        let ready = !self.front.is_empty() || matches!(self.pending.get(&self.next), Some(Some(_)));
+        ready.then(|| self.next_piece()).flatten()
     }
 
     /// The next piece in stream order; `None` when there are no more.
