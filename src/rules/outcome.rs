@@ -37,13 +37,6 @@ impl GameResult {
     }
 }
 
-impl Default for GameResult {
-    /// `*`: nothing is known.
-    fn default() -> Self {
-        GameResult::Unknown
-    }
-}
-
 /// How a game ended as the reports say it: what the rules ended it by
 /// (the first five, or [`Ending::None`]: what [`GameReport::termination`] holds) or, when no
 /// rule ended it, the first draw that could have been claimed. Each is numbered by its

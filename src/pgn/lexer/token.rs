@@ -16,7 +16,7 @@ pub struct Span {
 }
 
 /// A game result as written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GameResult {
     /// `1-0`.
     WhiteWins,
@@ -24,7 +24,8 @@ pub enum GameResult {
     BlackWins,
     /// `1/2-1/2`.
     Draw,
-    /// `*`: unfinished or unknown.
+    /// `*`: unfinished or unknown (the default: nothing is known).
+    #[default]
     Unknown,
 }
 
