@@ -414,7 +414,7 @@ impl Replay<'_> {
                 }
                 for (i, m) in moves.iter().enumerate() {
                     let sub = span_within(span, token, u32::from(m.start), u32::from(m.end));
-                    if !self.play::<true>(depth, m, sub) {
+                    if !self.play(depth, m, sub) {
                         // The moves glued after it in the token are not replayed either.
                         self.skip(depth, moves.len() - i - 1);
                         break;
@@ -461,17 +461,19 @@ impl Replay<'_> {
         }
     }
 
-    /// Plays one read move on line `depth`. Returns false when the line breaks.
+    /// Plays one read move on line `depth`, out of the movetext loop's line: any move of any
+    /// line. Returns false when the line breaks.
+    #[inline(never)]
+    fn play(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
+        self.play_inline::<true>(depth, m, span)
+    }
+
+    /// [`Self::play`], inline: in the movetext loop only.
     ///
     /// `ANY` is false for the movetext loop's fast cases
     /// ([`crate::pgn::movetext::read_bytes`]): the main line, a move of
     /// strict SAN, no visitor and no variation. The compiler then leaves out what only other
     /// moves need.
-    fn play<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
-        self.play_inline::<ANY>(depth, m, span)
-    }
-
-    /// [`Self::play`], inline: in the movetext loop only.
     #[inline(always)]
     fn play_inline<const ANY: bool>(&mut self, depth: usize, m: &ReadMove, span: Span) -> bool {
         debug_assert!(

@@ -176,16 +176,11 @@ impl Replay<'_> {
         // The move is its token: the movetext loop reads one move a token.
         self.token = (span.start, span.end);
         if self.wants_positions() {
-            self.play_main_keeping(m, span)
+            // For a visitor that wants positions: out of the movetext loop's line.
+            self.play(0, m, span)
         } else {
             self.play_inline::<false>(0, m, span)
         }
-    }
-
-    /// [`Self::play_main`] for a visitor that wants positions: out of the movetext loop's line.
-    #[inline(never)]
-    fn play_main_keeping(&mut self, m: &ReadMove, span: Span) -> bool {
-        self.play::<true>(0, m, span)
     }
 }
 
