@@ -90,24 +90,20 @@ impl ReplayBuffers {
     /// Gives the buffers back for the next replay.
     fn give_back(mut self) {
         // What one huge game grew is not kept for all the games after it.
+        fn reuse<T>(buffer: &mut Vec<T>, keep: usize) {
+            if buffer.capacity() > keep {
+                *buffer = Vec::new();
+            } else {
+                buffer.clear();
+            }
+        }
         const KEEP: usize = 1 << 12;
-        if self.history.capacity() > KEEP {
-            self.history = Vec::new();
-        }
-        if self.lines.capacity() > KEEP / 64 {
-            self.lines = Vec::new();
-        }
-        if self.main_line.capacity() > KEEP {
-            self.main_line = Vec::new();
-            self.main_checks = Vec::new();
-            self.main_san = Vec::new();
-        }
-        self.history.clear();
-        self.lines.clear();
+        reuse(&mut self.history, KEEP);
+        reuse(&mut self.lines, KEEP / 64);
+        reuse(&mut self.main_line, KEEP);
+        reuse(&mut self.main_checks, KEEP);
+        reuse(&mut self.main_san, KEEP);
         self.read_buf.clear();
-        self.main_line.clear();
-        self.main_checks.clear();
-        self.main_san.clear();
         SPARE_BUFFERS.set(self);
     }
 }
@@ -761,8 +757,7 @@ impl Replay<'_> {
         }
         let pos = &self.lines[depth].pos;
         let f = self.match_failure(pos, m, &span_text(self.bytes, span), span, label, err);
-        let before = pos.clone();
-        self.break_line(depth, f, Some(before));
+        self.break_line(depth, f, Some(pos.clone()));
     }
 
     fn after_end(&mut self, span: Span, label: PlyLabel) {
