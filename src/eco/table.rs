@@ -277,14 +277,13 @@ impl<F: FnMut(usize, Move, &Chess)> Visitor for StrictLine<'_, F> {
     fn play(&mut self, _: &Ply<'_>) {}
 
     fn main_line(&mut self, line: MainLine<'_>) {
-        let moves = line.moves;
         let text = |t: &Token| &self.bytes[t.span.start as usize..t.span.end as usize];
         let tokens = self
             .tokens
             .iter()
             .enumerate()
             .filter(|(_, t)| !passed_over(t.kind));
-        let mut moves = moves.iter();
+        let mut moves = line.moves.iter();
         // The moves the replay played are the tokens' in order, until a token that is not a
         // move in strict SAN (a glued pair, a null move, a variation, stray bytes).
         for (i, token) in tokens {
