@@ -29,6 +29,7 @@ pub(crate) const GIANT: usize = 64 << 10;
 
 /// What a window of a large game gives: where the game ends, or how far it surely goes on
 /// (the bytes before that offset can be let go; lexing goes on from it with more bytes).
+/// Likewise of a token passed over ([`pass_over`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Window {
     End(usize),
@@ -44,22 +45,14 @@ pub(crate) struct Carry {
     /// Some token other than a book header line has been read.
     begun: bool,
     /// A token too long to decide, passed over to its end.
-    partial: Partial,
+    partial: Option<Partial>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 enum Partial {
-    #[default]
-    None,
     Comment,
     RestOfLine,
     Symbol,
-}
-
-/// Where a token passed over ends: at an offset, or not within the bytes (so far).
-enum Passed {
-    To(usize),
-    Upto(usize),
 }
 
 /// Lexes the next window `data` of a game (its first window starts at the game's first byte
@@ -74,15 +67,15 @@ pub(crate) fn lex_window(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Le
 fn lex_window_tokens(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Lexed) -> Window {
     let mut pos = 0;
     loop {
-        if carry.partial != Partial::None {
-            match pass_over(carry.partial, &data[pos..], eof) {
-                Passed::To(n) => {
+        if let Some(partial) = carry.partial {
+            match pass_over(partial, &data[pos..], eof) {
+                Window::End(n) => {
                     pos += n;
-                    carry.partial = Partial::None;
+                    carry.partial = None;
                     carry.token_on_line = true;
                     carry.begun = true;
                 }
-                Passed::Upto(n) => return Window::Upto(pos + n),
+                Window::Upto(n) => return Window::Upto(pos + n),
             }
         }
         // Tokens are recorded in the tag section only, for the players' values; the
@@ -131,7 +124,7 @@ fn lex_window_tokens(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Lexed)
             return Window::Upto(stop);
         }
         // A token the lexer cannot decide in GIANT bytes: only its end can.
-        carry.partial = match data[pos] {
+        carry.partial = Some(match data[pos] {
             b'{' => Partial::Comment,
             b';' => Partial::RestOfLine,
             b'%' if !token_on_line => Partial::RestOfLine,
@@ -146,24 +139,24 @@ fn lex_window_tokens(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Lexed)
                 out.content = true;
                 Partial::Symbol
             }
-        };
+        });
         pos += 1;
     }
 }
 
-/// Passes over the rest of a token too long to decide, by the lexer's rule for it.
-fn pass_over(partial: Partial, data: &[u8], eof: bool) -> Passed {
+/// Passes over the rest of a token too long to decide, by the lexer's rule for it: where
+/// the token ends ([`Window::End`]), or how far it surely goes on.
+fn pass_over(partial: Partial, data: &[u8], eof: bool) -> Window {
     let more = |n: usize| {
         if eof {
-            Passed::To(data.len())
+            Window::End(data.len())
         } else {
-            Passed::Upto(n)
+            Window::Upto(n)
         }
     };
     match partial {
-        Partial::None => Passed::To(0),
         Partial::RestOfLine => match memchr2(b'\n', b'\r', data) {
-            Some(p) => Passed::To(p),
+            Some(p) => Window::End(p),
             None => more(data.len()),
         },
         Partial::Symbol => {
@@ -171,7 +164,7 @@ fn pass_over(partial: Partial, data: &[u8], eof: bool) -> Passed {
             while j < data.len() {
                 let c = data[j];
                 if (c < 0x80 && ends_symbol(c)) || (c >= 0x80 && wide_space(&data[j..]) > 0) {
-                    return Passed::To(j);
+                    return Window::End(j);
                 }
                 j += 1;
             }
@@ -191,10 +184,10 @@ fn pass_over(partial: Partial, data: &[u8], eof: bool) -> Passed {
                     return more(data.len());
                 };
                 if data[p] == b'}' {
-                    return Passed::To(p + 1);
+                    return Window::End(p + 1);
                 }
                 if data[p] == b'\r' && p + 1 == data.len() && !eof {
-                    return Passed::Upto(p);
+                    return Window::Upto(p);
                 }
                 let next = if data[p] == b'\r' && data.get(p + 1) == Some(&b'\n') {
                     p + 2
@@ -204,9 +197,9 @@ fn pass_over(partial: Partial, data: &[u8], eof: bool) -> Passed {
                 // The lexer ends a comment left open before a line that looks like a tag
                 // pair, the whole line break left out.
                 match tag_like(&data[next..], eof) {
-                    Some(true) => return Passed::To(p),
+                    Some(true) => return Window::End(p),
                     Some(false) => i = next,
-                    None => return Passed::Upto(p),
+                    None => return Window::Upto(p),
                 }
             }
         }
