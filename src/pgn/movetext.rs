@@ -508,11 +508,8 @@ pub(crate) fn read_movetext<E: MovetextEvents>(
         Movetext::Open(at) if fast => read_bytes::<E, true>(bytes, at, events),
         Movetext::Bytes(at) | Movetext::Open(at) => {
             let open = matches!(movetext, Movetext::Open(_));
-            let tags = |t: &&Token| matches!(t.kind, TokenKind::Tag(_));
-            let lead = match lexed.tokens.iter().position(|t| !tags(&t)) {
-                Some(first) => &lexed.tokens[first..],
-                None => &[],
-            };
+            let tag = |t: &&Token| matches!(t.kind, TokenKind::Tag(_));
+            let lead = &lexed.tokens[lexed.tokens.iter().take_while(tag).count()..];
             rest(bytes, at, open, at.offset, facts, lead, events)
         }
     }
