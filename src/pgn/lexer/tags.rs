@@ -53,15 +53,15 @@ impl Lexer<'_> {
             if rest.get(tag.line_end) != Some(&b'\n') {
                 break;
             }
-            let at = |x: usize| (end + x) as u32;
-            parts.push([
-                at(0),
-                at(tag.name.start),
-                at(tag.name.end),
-                at(tag.value),
-                at(tag.quote),
-                at(tag.end),
-            ]);
+            let offsets = [
+                0,
+                tag.name.start,
+                tag.name.end,
+                tag.value,
+                tag.quote,
+                tag.end,
+            ];
+            parts.push(offsets.map(|x| (end + x) as u32));
             end += tag.line_end + 1;
         }
         // Only the lines before an invalid UTF-8 byte: the one-tag reading reports it.
