@@ -816,22 +816,9 @@ impl Lexer<'_> {
                 }
             }
         };
-        if self.record || !terminated {
-            let span = self.span(start, end);
-            if self.record {
-                self.out.tokens.push(Token {
-                    kind: TokenKind::Comment,
-                    span,
-                });
-            }
-            if !terminated {
-                let span = Span {
-                    end: span.start + 1,
-                    ..span
-                };
-                let kind = LexProblemKind::UnterminatedComment;
-                self.out.problems.push(LexProblem { kind, span });
-            }
+        self.push(TokenKind::Comment, start, end);
+        if !terminated {
+            self.problem(LexProblemKind::UnterminatedComment, start, start + 1);
         }
         self.i = end;
         if !breaks {
