@@ -96,30 +96,22 @@ fn lex_window_tokens(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Lexed)
                 Some(LexEnd::NeedMore) => break lx.i,
             }
         };
-        let mut newlines = at.newlines_since_tag;
         if stop == data.len() && data.last() == Some(&b'\r') {
             // Never between the `\r` and the `\n` of a line break: the lexer counted the `\r`
             // as a break, and reads it again in the next window.
             stop -= 1;
-            newlines = newlines.saturating_sub(1);
+            at.newlines_since_tag = at.newlines_since_tag.saturating_sub(1);
         }
         // Whether a token started on the line before `stop`: the last one did, unless a
         // line break came after it.
         let since = at.last_end.min(stop);
-        let token_on_line = if memchr2(b'\n', b'\r', &data[since..stop]).is_some() {
-            false
+        if memchr2(b'\n', b'\r', &data[since..stop]).is_some() {
+            carry.token_on_line = false;
         } else if at.last_end > pos {
-            true
-        } else {
-            carry.token_on_line
-        };
-        let begun = carry.begun || at.last_end != at.header_end;
-        carry.at = Between {
-            newlines_since_tag: newlines,
-            ..at
-        };
-        carry.token_on_line = token_on_line;
-        carry.begun = begun;
+            carry.token_on_line = true;
+        }
+        carry.begun |= at.last_end != at.header_end;
+        carry.at = at;
         if stop > pos || (data.len() - pos < GIANT && !eof) {
             return Window::Upto(stop);
         }
@@ -127,9 +119,9 @@ fn lex_window_tokens(data: &[u8], eof: bool, carry: &mut Carry, out: &mut Lexed)
         carry.partial = Some(match data[pos] {
             b'{' => Partial::Comment,
             b';' => Partial::RestOfLine,
-            b'%' if !token_on_line => Partial::RestOfLine,
+            b'%' if !carry.token_on_line => Partial::RestOfLine,
             // A book header line (`白方:` ...), before any other token: one unknown token.
-            0x80.. if !begun && !token_on_line && out.tag_count() == 0 => {
+            0x80.. if !carry.begun && !carry.token_on_line && out.tag_count() == 0 => {
                 out.content = true;
                 Partial::RestOfLine
             }
