@@ -213,7 +213,7 @@ impl<R: Read> GameReader<R> {
     /// pieces its workers read, which keeps those pieces until the reading passes them.
     pub(crate) fn following(inner: R, max_game: usize, origin: Origin) -> Self {
         let mut reader = Self::at_origin(inner, max_game, origin);
-        reader.set_read_size(16 << 10);
+        reader.read_size = 16 << 10;
         reader
     }
 
@@ -255,12 +255,6 @@ impl<R: Read> GameReader<R> {
         }
     }
 
-    /// Whether the next game would start at or past the limit of a piece (only spaces were
-    /// passed over to get there): it is not read.
-    fn at_limit(&self) -> bool {
-        self.start >= self.limit
-    }
-
     /// The source, to change, and what is read from it and not consumed yet (from
     /// [`GameReader::bytes_read`] on).
     pub(crate) fn source_mut(&mut self) -> (&mut R, &[u8]) {
@@ -283,12 +277,6 @@ impl<R: Read> GameReader<R> {
     #[doc(hidden)]
     pub fn set_split_only(&mut self, split_only: bool) {
         self.split_only = split_only;
-    }
-
-    /// Reads about `n` bytes from the source at a time (instead of a MiB): for a source
-    /// whose bytes the caller wants read no further ahead than needed.
-    fn set_read_size(&mut self, n: usize) {
-        self.read_size = n.max(1);
     }
 
     /// Bytes consumed so far.
@@ -502,7 +490,7 @@ impl<R: Read> GameReader<R> {
     /// stream, nor at the limit of a piece).
     fn game_ahead(&mut self) -> io::Result<bool> {
         self.skip_space()?;
-        Ok((self.start != self.end || self.fill()?) && !self.at_limit())
+        Ok((self.start != self.end || self.fill()?) && self.start < self.limit)
     }
 
     /// The bytes from the next game's first byte to the end of what is buffered, for a caller
@@ -817,7 +805,7 @@ mod tests {
         for split in [false, true] {
             for size in 1..64 {
                 let mut r = GameReader::new(Chunked(&input, size));
-                r.set_read_size(size);
+                r.read_size = size;
                 r.set_split_only(split);
                 let mut lexed = Lexed::default();
                 let mut n = 0;
@@ -887,7 +875,7 @@ mod tests {
         split: bool,
     ) -> Vec<(u32, String, Vec<LexProblemKind>, Vec<u8>)> {
         let mut r = GameReader::with_limit(Chunked(input, size), 1024);
-        r.set_read_size(size);
+        r.read_size = size;
         r.set_split_only(split);
         let mut lexed = Lexed::default();
         let mut out = Vec::new();
@@ -986,7 +974,7 @@ mod tests {
         for (k, input) in cases.iter().enumerate() {
             for size in [1000, 1 << 16] {
                 let mut r = GameReader::with_limit(Chunked(input, size), 1024);
-                r.set_read_size(size);
+                r.read_size = size;
                 let mut lexed = Lexed::default();
                 let mut got = Vec::new();
                 let mut most = 0;
