@@ -264,10 +264,8 @@ pub(crate) fn read_bytes<E: MovetextEvents, const OPEN: bool>(
 ) -> MovetextFacts {
     let n = bytes.len();
     let mut facts = MovetextFacts {
-        has_move: false,
-        result_span: None,
         end: n,
-        rest_problems: Vec::new(),
+        ..MovetextFacts::default()
     };
     let span = |start: usize, end: usize| Span {
         start: start as u32,
