@@ -373,7 +373,7 @@ impl Convert {
         convert_one(&mut game, name, &opts, players, args, visitor, selection).row
     }
 
-    /// One game (whole, not [open](Game::open)) written as the options say: `pgnkit select
+    /// One game (whole, not [open](Game::is_open)) written as the options say: `pgnkit select
     /// --to/--format`, through the same writer as the command. Returns the diagnostics for
     /// standard error and the written game, `None` when the game is rejected (it does not
     /// replay).

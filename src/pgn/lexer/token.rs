@@ -440,8 +440,8 @@ impl Lexed {
 pub enum Movetext {
     /// The game was lexed whole: the movetext, if any, is in [`Lexed::tokens`].
     Tokens,
-    /// The game was lexed to its tags ([`lex_game_tags`]): the movetext is the game's bytes
-    /// from this place to their end.
+    /// The game was lexed to its tags ([`lex_game_tags`](crate::pgn::lex_game_tags)): the
+    /// movetext is the game's bytes from this place to their end.
     Bytes(MovetextStart),
     /// Like `Bytes`, on bytes that run on past the game, up to where it surely ends (a
     /// reader's buffer): the game ends where its movetext is found to end.
@@ -458,7 +458,8 @@ impl Movetext {
     }
 }
 
-/// Where a game's movetext begins, for reading it without tokens (see [`lex_game_tags`]).
+/// Where a game's movetext begins, for reading it without tokens (see
+/// [`lex_game_tags`](crate::pgn::lex_game_tags)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MovetextStart {
     /// Byte offset of the movetext's first token in the game.
