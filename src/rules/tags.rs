@@ -104,9 +104,7 @@ pub(super) fn tag_findings(lexed: &Lexed, known: &KnownTags, out: &mut Capped) {
             out.push(f);
         }
     }
-    let fen = known.get(KnownTag::Fen);
-    let setup = known.get(KnownTag::SetUp);
-    match (fen, setup) {
+    match (known.get(KnownTag::Fen), known.get(KnownTag::SetUp)) {
         (Some(f), None) => out.push(
             Finding::new(
                 Code::FenWithoutSetUp,
