@@ -141,8 +141,7 @@ pub(super) fn adjudicate(
 
     let tag_span = known.get(KnownTag::Result).map(|t| t.span);
     let tag = result_tag_against_token(token_span, report);
-    let token = report.result_token;
-    let recorded = tag.or(token);
+    let recorded = tag.or(report.result_token);
     let span = if tag.is_some() { tag_span } else { token_span };
     let at = match ply {
         Some(0) => " before its first move".to_string(),
