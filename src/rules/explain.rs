@@ -23,10 +23,8 @@ pub(super) fn shown_move(
     mv: &Move,
     lang: Option<notation::Lang>,
 ) -> String {
-    let long = match m.pattern {
-        MovePattern::Normal(n) => n.from_file.is_some() && n.from_rank.is_some(),
-        _ => false,
-    };
+    let long = matches!(m.pattern,
+        MovePattern::Normal(n) if n.from_file.is_some() && n.from_rank.is_some());
     let sign = suffix(pos, mv);
     let s = san(pos, mv) + sign;
     let written = if m.notes.has(Notes::CHINESE) {
