@@ -14,11 +14,8 @@ use crate::rules::game::GameReport;
 
 /// The position the game starts from, per its `Variant`, `SetUp` and `FEN` tags.
 pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Option<Chess> {
-    let variant = known
-        .value(KnownTag::Variant)
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let written = known.value(KnownTag::Variant).unwrap_or("");
+    let variant = written.trim().to_ascii_lowercase();
     let chess960 = match variant.as_str() {
         "" | "standard" | "from position" | "from_position" | "normal" | "chess" => false,
         "chess960"
@@ -36,7 +33,7 @@ pub(super) fn start_position(known: &KnownTags, report: &mut GameReport) -> Opti
                 Finding::new(
                     Code::UnsupportedVariant,
                     span,
-                    format!("variant \"{}\" is not standard chess or Chess960; the game is not replayed", known.value(KnownTag::Variant).unwrap_or("")),
+                    format!("variant \"{written}\" is not standard chess or Chess960; the game is not replayed"),
                 )
                 .help("pgnkit checks standard chess and Chess960 only"),
             );
@@ -182,8 +179,7 @@ pub(super) fn invalid_position(
     fen: &str,
     kinds: PositionErrorKinds,
 ) {
-    let mut why = Vec::new();
-    for (kind, text) in [
+    let why: Vec<&str> = [
         (PositionErrorKinds::EMPTY_BOARD, "the board is empty"),
         (PositionErrorKinds::MISSING_KING, "a king is missing"),
         (
@@ -218,11 +214,10 @@ pub(super) fn invalid_position(
             PositionErrorKinds::VARIANT,
             "the position breaks a variant rule",
         ),
-    ] {
-        if kinds.contains(kind) {
-            why.push(text);
-        }
-    }
+    ]
+    .into_iter()
+    .filter_map(|(kind, text)| kinds.contains(kind).then_some(text))
+    .collect();
     report.findings.push(
         Finding::new(
             Code::InvalidFen,
