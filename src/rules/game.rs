@@ -296,9 +296,7 @@ fn check_movetext(
         let last = unreplayed.result;
         report.result_token = last.map(|(r, _)| r);
         result_tag_against_token(last.map(|(_, s)| s), &mut report);
-        if let Some(at) = movetext.start() {
-            place_report_spans(&mut report, &bytes[..facts.end], at);
-        }
+        place_report_spans(&mut report, &bytes[..facts.end], movetext);
         counts.note_left_out(&mut report.findings);
         return (report, facts.end);
     };
@@ -348,9 +346,7 @@ fn check_movetext(
         opts,
         &mut report,
     );
-    if let Some(at) = movetext.start() {
-        place_report_spans(&mut report, &bytes[..facts.end], at);
-    }
+    place_report_spans(&mut report, &bytes[..facts.end], movetext);
     counts.note_left_out(&mut report.findings);
     (report, facts.end)
 }
@@ -472,8 +468,10 @@ impl MovetextEvents for Unreplayed {
     }
 }
 
-/// Gives the spans the movetext loop left unplaced in the report their lines and columns.
-fn place_report_spans(report: &mut GameReport, bytes: &[u8], at: MovetextStart) {
+/// Gives the spans the movetext loop left unplaced in the report their lines and columns
+/// (none are left unplaced when the movetext was lexed whole).
+fn place_report_spans(report: &mut GameReport, bytes: &[u8], movetext: Movetext) {
+    let Some(at) = movetext.start() else { return };
     let mut spans: Vec<&mut Span> = report
         .findings
         .iter_mut()
