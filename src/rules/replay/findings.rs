@@ -39,26 +39,22 @@ impl Replay<'_> {
     /// when the game's replay ends.
     pub(super) fn count_repeated(&mut self) {
         self.count_repeated_numbers();
-        if let Some((span, more)) = self.repeated.uci.take() {
-            if more > 0 {
-                let note = stands_for(more, "move", "in UCI notation");
-                self.findings.note_on(Code::UciNotation, span, note);
-            }
+        if let Some((span, more @ 1..)) = self.repeated.uci.take() {
+            let note = stands_for(more, "move", "in UCI notation");
+            self.findings.note_on(Code::UciNotation, span, note);
         }
     }
 
     /// [`Self::count_repeated`] for the move numbers alone: also when a new pattern starts.
     fn count_repeated_numbers(&mut self) {
-        if let Some(((offset, white_dots), span, more)) = self.repeated.numbers.take() {
-            if more > 0 {
-                let how = match offset {
-                    0 if white_dots => "with '...' before White's move".to_owned(),
-                    d if d > 0 => format!("{d} too high"),
-                    d => format!("{} too low", -d),
-                };
-                let note = stands_for(more, "move number", &format!("off the same way ({how})"));
-                self.findings.note_on(Code::MoveNumberMismatch, span, note);
-            }
+        if let Some(((offset, white_dots), span, more @ 1..)) = self.repeated.numbers.take() {
+            let how = match offset {
+                0 if white_dots => "with '...' before White's move".to_owned(),
+                d if d > 0 => format!("{d} too high"),
+                d => format!("{} too low", -d),
+            };
+            let note = stands_for(more, "move number", &format!("off the same way ({how})"));
+            self.findings.note_on(Code::MoveNumberMismatch, span, note);
         }
     }
 
@@ -106,11 +102,7 @@ impl Replay<'_> {
         nspan: Span,
         label: PlyLabel,
     ) {
-        let expected = if label.white {
-            format!("{}.", label.number)
-        } else {
-            format!("{}...", label.number)
-        };
+        let expected = format!("{}{}", label.number, if label.white { "." } else { "..." });
         let mut f = Finding::new(
             Code::MoveNumberMismatch,
             Some(nspan),
