@@ -130,10 +130,8 @@ pub(crate) fn read_header_line(line: &str) -> Option<(Vec<HeaderField>, usize)> 
         let rest = &line[i..];
         if let Some((tag, marker)) = side_marker(rest) {
             let after = &rest[marker..];
-            let mut end = name_end(after);
-            if let Some(date) = date_after_name(&after[..end]) {
-                end = date;
-            }
+            let end = name_end(after);
+            let end = date_after_name(&after[..end]).unwrap_or(end);
             let raw = &after[..end];
             let name = raw.trim();
             let at = i + marker + (raw.len() - raw.trim_start().len());
@@ -260,10 +258,8 @@ fn span_at(
         .partition_point(|t| t.span.start as usize <= range.start);
     let base = lexed.tokens[k.saturating_sub(1)].span;
     let (mut at, mut line, mut col) = (base.start as usize, base.line, base.col);
-    if let Some(c) = *cursor {
-        if (at..=range.start).contains(&c.0) {
-            (at, line, col) = c;
-        }
+    if let Some(c) = cursor.filter(|c| (at..=range.start).contains(&c.0)) {
+        (at, line, col) = c;
     }
     let at = at.min(range.start);
     let between = &bytes[at..range.start];
