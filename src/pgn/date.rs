@@ -77,12 +77,11 @@ impl GameDate {
         let year = parts.next()?.digits(4..=4)?;
         let mut next = |max: u32| -> Option<Option<u8>> {
             match parts.next() {
-                None => Some(None),
-                Some(p) if p.unknown() => Some(None),
-                Some(p) => {
+                Some(p) if !p.unknown() => {
                     let n = p.digits(1..=2)?;
                     (1..=max).contains(&n).then_some(Some(n as u8))
                 }
+                _ => Some(None),
             }
         };
         let month = next(12)?;
