@@ -375,10 +375,7 @@ pub(super) fn replay_lines(lines: &[&str]) -> Result<Vec<Chess>, (usize, String)
             out[i] = pos.clone();
         }
     }
-    match first_error {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    first_error.map_or(Ok(out), Err)
 }
 
 /// The moves of `moves` before `token`, for a message.
