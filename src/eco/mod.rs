@@ -263,9 +263,7 @@ impl Table {
             tokens.of(0),
             Chess::default(),
             &mut Vec::new(),
-            |_, mv, _| {
-                moves.push(mv);
-            },
+            |_, mv, _| moves.push(mv),
         );
         classify(self, &Chess::default(), moves)
     }
@@ -420,11 +418,8 @@ impl<'t> Classifier<'t> {
         if let Some(opening) = self.table.lookup(pos) {
             let after = played.map(|(before, mv)| {
                 let san = shakmaty::san::SanPlus::from_move(before.clone(), mv);
-                let n = before.fullmoves();
-                match before.turn() {
-                    Color::White => format!("{n}.{san}"),
-                    Color::Black => format!("{n}...{san}"),
-                }
+                let dots = before.turn().fold_wb(".", "...");
+                format!("{}{dots}{san}", before.fullmoves())
             });
             self.best = Some(Classification {
                 opening,
