@@ -26,7 +26,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use super::columns::{GameColumns, MoveColumn, MoveColumns};
-use super::numbers::{self, MoveNumbers, PositionFromMoves, PositionNumbers};
+use super::numbers::{self, MoveNumbers, PositionColumns, PositionNumbers};
 use super::record::{GameRecord, PlyNote};
 use super::records::Eval;
 use crate::notation::fen;
@@ -266,12 +266,12 @@ pub struct PlyColumns {
     with_positions: bool,
     /// Keep the start position as numbers, in `start`.
     with_start: bool,
-    /// Plies counted (the length of `ends` when `moves`).
+    /// Plies counted (the length of `ends` when `moves` and texts are kept).
     count: usize,
     /// The plies' SAN, UCI and FEN, one after the other in a buffer of each ([`SAN`], [`UCI`],
     /// [`FEN`]).
     texts: [String; 3],
-    /// Where each ply's SAN, UCI and FEN end in `texts`.
+    /// Where each ply's SAN, UCI and FEN end in `texts` (when any is kept).
     ends: Vec<[u32; 3]>,
     numbers: Vec<MoveNumbers>,
     positions: Vec<PositionNumbers>,
@@ -328,7 +328,9 @@ impl PlyColumns {
     /// more in copies than writing them.
     pub fn reserve(&mut self, plies: usize) {
         if self.moves {
-            self.ends.reserve(plies);
+            if self.text || self.fen {
+                self.ends.reserve(plies);
+            }
             if self.text {
                 self.texts[SAN].reserve(plies * 6);
                 self.texts[UCI].reserve(plies * 5);
@@ -440,28 +442,37 @@ impl PlyColumns {
         }
     }
 
-    /// A main-line move of a game that starts at `start`, told with the main line at once
-    /// ([`super::Collector::main_line_only`]): the position after it as the numbers kept from
-    /// the moves, `after`, the start read only for its castling mode, and its SAN when the
-    /// text is kept (as written, or made from the position before it: `check` is then the
-    /// move's whole claim, mate told apart).
+    /// A main-line move by White (`white`) or Black of a game that starts at `start`, told
+    /// with the main line at once ([`super::Collector::main_line_only`]): the position after
+    /// it as the numbers kept from the moves, `after` (when [`Self::keeps_positions`]), the
+    /// start read only for its castling mode, and its SAN when the text is kept (as written,
+    /// or made from the position before it: `check` is then the move's whole claim, mate
+    /// told apart).
     pub fn push_played(
         &mut self,
         start: &Chess,
         mv: Move,
         check: CheckClaim,
-        after: &PositionFromMoves,
+        white: bool,
+        after: Option<&PositionNumbers>,
         san: Option<MainSan<'_>>,
     ) {
         debug_assert!(!self.fen, "a move's FEN needs its position");
-        // The side that made it: `after`'s other one.
-        if !self.count_ply(!after.numbers().white_to_move) {
+        if !self.count_ply(white) {
             return;
         }
         self.push_text_and_numbers(mv, start.castles().mode(), check, san);
         if self.with_positions {
-            self.positions.push(after.numbers().clone());
+            debug_assert!(after.is_some(), "positions kept, none given");
+            if let Some(after) = after {
+                self.positions.push(after.clone());
+            }
         }
+    }
+
+    /// Whether the position after each ply is kept as numbers.
+    pub fn keeps_positions(&self) -> bool {
+        self.moves && self.with_positions
     }
 
     /// A move's SAN (when the text is kept) and UCI, and its numbers: the columns every ply
@@ -489,8 +500,7 @@ impl PlyColumns {
             numbers.push_uci(&mut self.texts[UCI]);
         }
         // A FEN is counted in with the next ply, or with `settle`.
-        self.ends
-            .push([self.end(SAN), self.end(UCI), self.end(FEN)]);
+        self.push_ends();
         if self.with_numbers {
             self.numbers.push(numbers);
         }
@@ -531,8 +541,16 @@ impl PlyColumns {
         if self.with_positions {
             self.positions.push(PositionNumbers::of(after));
         }
-        self.ends
-            .push([self.end(SAN), self.end(UCI), self.end(FEN)]);
+        self.push_ends();
+    }
+
+    /// Where the last ply's texts end, when there are texts: a table of numbers alone does
+    /// without.
+    fn push_ends(&mut self) {
+        if self.text || self.fen {
+            self.ends
+                .push([self.end(SAN), self.end(UCI), self.end(FEN)]);
+        }
     }
 
     /// Counts in the FEN of the last ply if it is not yet. Called before a game's plies are
@@ -976,7 +994,7 @@ pub struct MovesBuilder {
     /// are copied at once, and the columns made of them at the batch's end (a builder's call
     /// for each value of nine columns cost more than the rest of a ply's row).
     numbers: Vec<MoveNumbers>,
-    positions: Vec<PositionNumbers>,
+    positions: PositionColumns,
     /// Each ply's clock and evaluation, for their three columns (made at the batch's end, as
     /// the numbers are).
     clocks_evals: Vec<(Option<f64>, Option<Eval>)>,
@@ -1003,7 +1021,7 @@ impl MovesBuilder {
             ply: UInt32Builder::new(),
             texts: Default::default(),
             numbers: Vec::new(),
-            positions: Vec::new(),
+            positions: PositionColumns::default(),
             clocks_evals: Vec::new(),
             comment: StringBuilder::new(),
             nags: ListBuilder::new(UInt16Builder::new()),
@@ -1025,7 +1043,7 @@ impl MovesBuilder {
         let numbers = cols.any_of(MoveColumns::NUMBERS);
         let position = cols.any_of(MoveColumns::POSITION);
         let notes = cols.any_of(MoveColumns::NOTES);
-        let plies = row.plies.ends.len();
+        let plies = row.plies.len();
         // A game's plies share its file and number and count from 1, and a game without
         // notes has none a ply: whole runs, not a builder's call a value (which cost more
         // than the rest of a ply's row).
@@ -1060,7 +1078,7 @@ impl MovesBuilder {
         }
         if position {
             debug_assert_eq!(row.plies.positions.len(), plies);
-            self.positions.extend_from_slice(&row.plies.positions);
+            self.positions.extend(&row.plies.positions);
         }
         self.rows += plies;
     }
@@ -1140,21 +1158,27 @@ impl MovesBuilder {
             C::IsCapture => flags(&self.numbers, MoveNumbers::CAPTURE),
             C::IsCastling => flags(&self.numbers, MoveNumbers::CASTLING),
             C::IsEnPassant => flags(&self.numbers, MoveNumbers::EN_PASSANT),
-            C::Board => boards(self.positions.iter().map(|p| &p.board)),
-            C::Turn => {
-                let p = &self.positions;
-                let bits = BooleanBuffer::collect_bool(p.len(), |i| p[i].white_to_move);
-                Arc::new(BooleanArray::new(bits, None))
+            // The positions' vectors are handed over whole (room made for a batch as long).
+            C::Board => {
+                let room = Vec::with_capacity(self.positions.boards.len());
+                let boards = std::mem::replace(&mut self.positions.boards, room);
+                let bytes = boards.into_flattened().into();
+                Arc::new(FixedSizeBinaryArray::new(BOARD_BYTES, bytes, None))
             }
-            C::Castling => bytes(&self.positions, |p| p.castling, NO_NULL),
-            C::EpSquare => bytes(
-                &self.positions,
-                |p| p.ep_square.unwrap_or(MoveNumbers::NONE),
-                MoveNumbers::NONE.into(),
-            ),
-            C::HalfmoveClock => Arc::new(UInt32Array::from_iter_values(
-                self.positions.iter().map(|p| p.halfmove_clock),
-            )),
+            C::Turn => {
+                let p = &self.positions.white_to_move;
+                Arc::new(BooleanArray::new(
+                    BooleanBuffer::collect_bool(p.len(), |i| p[i]),
+                    None,
+                ))
+            }
+            C::Castling => bytes(&self.positions.castling, |&c| c, NO_NULL),
+            C::EpSquare => bytes(&self.positions.ep_square, |&s| s, MoveNumbers::NONE.into()),
+            C::HalfmoveClock => {
+                let room = Vec::with_capacity(self.positions.halfmove_clock.len());
+                let clocks = std::mem::replace(&mut self.positions.halfmove_clock, room);
+                Arc::new(UInt32Array::new(clocks.into(), None))
+            }
             C::Clock => optional::<Float64Type, _>(&self.clocks_evals, |n| n.0),
             C::Eval => optional::<Float64Type, _>(&self.clocks_evals, |n| match n.1 {
                 Some(Eval::Pawns(p)) => Some(p),
@@ -1210,15 +1234,6 @@ fn optional<T: ArrowPrimitiveType, I>(
 fn flags(numbers: &[MoveNumbers], flag: u8) -> ArrayRef {
     let bits = BooleanBuffer::collect_bool(numbers.len(), |i| numbers[i].has(flag));
     Arc::new(BooleanArray::new(bits, None))
-}
-
-/// A column of boards, 64 bytes each.
-fn boards<'a>(items: impl ExactSizeIterator<Item = &'a [u8; 64]>) -> ArrayRef {
-    let mut bytes = Vec::with_capacity(items.len() * 64);
-    for b in items {
-        bytes.extend_from_slice(b);
-    }
-    Arc::new(FixedSizeBinaryArray::new(BOARD_BYTES, bytes.into(), None))
 }
 
 /// The moves table's default columns, with `fen` when asked.

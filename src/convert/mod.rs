@@ -397,7 +397,9 @@ impl Visitor for Collector {
         // The numbers are kept up from the moves and the checks the replay found: the line is
         // not played again, unless a move's token is not its canonical SAN (rare: lichess and
         // TWIC write SAN so), whose SAN is then made from the position before it.
-        let mut pos = PositionFromMoves::new(start);
+        let mut pos = c.keeps_positions().then(|| PositionFromMoves::new(start));
+        // The side to move: what a ply's row needs when no position is kept.
+        let mut white = start.turn().is_white();
         let all_written =
             line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some);
         let mut line_pos = (text && !all_written).then(|| start.clone());
@@ -406,7 +408,10 @@ impl Visitor for Collector {
         for ply in 0.. {
             if let Some((_, after)) = nulls.next_if(|(at, _)| *at == ply) {
                 c.push_null(after);
-                pos = PositionFromMoves::new(after);
+                white = after.turn().is_white();
+                if let Some(pos) = pos.as_mut() {
+                    *pos = PositionFromMoves::new(after);
+                }
                 if let Some(p) = line_pos.as_mut() {
                     p.clone_from(after);
                 }
@@ -419,11 +424,15 @@ impl Visitor for Collector {
             let Some((i, (&mv, &gives_check))) = moves.next() else {
                 break;
             };
-            pos.play(mv);
+            if let Some(pos) = pos.as_mut() {
+                pos.play(mv);
+            }
             #[cfg(debug_assertions)]
             {
                 played.play_unchecked(mv);
-                debug_assert_eq!(*pos.numbers(), PositionNumbers::of(&played), "{mv:?}");
+                if let Some(pos) = &pos {
+                    debug_assert_eq!(*pos.numbers(), PositionNumbers::of(&played), "{mv:?}");
+                }
                 debug_assert_eq!(gives_check, played.is_check(), "{mv:?}");
             }
             let mut check = if gives_check {
@@ -447,7 +456,9 @@ impl Visitor for Collector {
             let san = written
                 .map(MainSan::Written)
                 .or(before.as_ref().map(MainSan::Before));
-            c.push_played(start, mv, check, &pos, san);
+            let after = pos.as_ref().map(PositionFromMoves::numbers);
+            c.push_played(start, mv, check, white, after, san);
+            white = !white;
         }
     }
 

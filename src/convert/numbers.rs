@@ -242,6 +242,42 @@ impl PositionNumbers {
     }
 }
 
+/// Positions as numbers, one a ply, a vector a column: the moves table's position columns are
+/// these vectors handed over, not values gathered from rows of [`PositionNumbers`] at the
+/// batch's end (the boards' bytes were copied a third time so).
+#[derive(Clone, Debug, Default)]
+pub struct PositionColumns {
+    pub boards: Vec<[u8; 64]>,
+    pub white_to_move: Vec<bool>,
+    pub castling: Vec<u8>,
+    /// [`MoveNumbers::NONE`] where there is none.
+    pub ep_square: Vec<u8>,
+    pub halfmove_clock: Vec<u32>,
+}
+
+impl PositionColumns {
+    /// Appends `positions`, one pass over them.
+    pub fn extend(&mut self, positions: &[PositionNumbers]) {
+        self.boards.extend(positions.iter().map(|p| p.board));
+        self.white_to_move
+            .extend(positions.iter().map(|p| p.white_to_move));
+        self.castling.extend(positions.iter().map(|p| p.castling));
+        let none = MoveNumbers::NONE;
+        self.ep_square
+            .extend(positions.iter().map(|p| p.ep_square.unwrap_or(none)));
+        self.halfmove_clock
+            .extend(positions.iter().map(|p| p.halfmove_clock));
+    }
+
+    pub fn clear(&mut self) {
+        self.boards.clear();
+        self.white_to_move.clear();
+        self.castling.clear();
+        self.ep_square.clear();
+        self.halfmove_clock.clear();
+    }
+}
+
 /// The numbers of a position kept up from the moves alone, without the position: what a main
 /// line told at once ([`crate::rules::visit::MainLine`]) needs, with the checks the replay
 /// found, so that no one plays the line a second time. Each move changes them as shakmaty's
