@@ -23,8 +23,19 @@ use pgnkit::convert::{Convert, RowScratch};
 use crate::diagnostics::DiagnosticsBuilder;
 use crate::Stream;
 
-/// Games a thread takes at a time, and a batch of the tables holds.
+/// Games a thread takes at a time, and a batch of the tables holds, at most.
 const BLOCK: usize = 1024;
+
+/// Blocks hold fewer games when the array is short for several threads: at least four a
+/// thread, so that the last does not leave one thread working alone (five blocks of 1,024 on
+/// two threads kept one waiting for the fifth). Each holds 64 games or more; one thread takes
+/// blocks of [`BLOCK`].
+fn block_len(games: usize, jobs: usize) -> usize {
+    if jobs <= 1 {
+        return BLOCK;
+    }
+    games.div_ceil(jobs * 4).clamp(64, BLOCK)
+}
 
 /// The columns of the games table: (column of the converted batch, its name here).
 const GAME_COLUMNS: [(&str, &str); 9] = [
@@ -198,7 +209,8 @@ type Block = Result<(RecordBatch, RecordBatch), ArrowError>;
 /// The games of `job` on `jobs` threads, as two streams of batches in input order.
 fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
     let n = job.movetext.len;
-    let blocks = n.div_ceil(BLOCK);
+    let block_len = block_len(n, jobs);
+    let blocks = n.div_ceil(block_len);
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<Block>>> = Mutex::new((0..blocks).map(|_| None).collect());
     thread::scope(|s| {
@@ -213,7 +225,7 @@ fn run(job: &Job, jobs: usize) -> Result<(Stream, Stream), ArrowError> {
                     if b >= blocks {
                         break;
                     }
-                    let rows = b * BLOCK..((b + 1) * BLOCK).min(n);
+                    let rows = b * block_len..((b + 1) * block_len).min(n);
                     let out = block(job, rows, &mut scratch, &mut text, &mut builders);
                     if let Ok(mut done) = done.lock() {
                         done[b] = Some(out);

@@ -122,6 +122,14 @@ def test_the_tables_are_the_same_whatever_the_thread_count():
     assert one.moves.equals(two.moves) and one.moves.equals(four.moves)
 
 
+def test_several_threads_share_a_short_array_in_blocks_of_a_quarter_of_their_share():
+    # 6,000 games on two threads: eight blocks of 750, not six of 1,024 whose last two would
+    # leave one thread alone; one thread takes blocks of 1,024.
+    values = pa.array([MATE, CLOCKS, ILLEGAL, None] * 1500)
+    assert pgnkit.parse_movetext(values, threads=2).games["index"].num_chunks == 8
+    assert pgnkit.parse_movetext(values, threads=1).games["index"].num_chunks == 6
+
+
 def test_the_lichess_case_a_parquet_movetext_column(tmp_path):
     import pyarrow.parquet as pq
 
