@@ -328,7 +328,7 @@ impl PlyColumns {
     /// more in copies than writing them.
     pub fn reserve(&mut self, plies: usize) {
         if self.moves {
-            if self.text || self.fen {
+            if self.keeps_ends() {
                 self.ends.reserve(plies);
             }
             if self.text {
@@ -544,13 +544,17 @@ impl PlyColumns {
         self.push_ends();
     }
 
-    /// Where the last ply's texts end, when there are texts: a table of numbers alone does
-    /// without.
+    /// Where the last ply's texts end, when there are texts.
     fn push_ends(&mut self) {
-        if self.text || self.fen {
+        if self.keeps_ends() {
             self.ends
                 .push([self.end(SAN), self.end(UCI), self.end(FEN)]);
         }
+    }
+
+    /// Whether `ends` is kept: a table of numbers alone does without.
+    fn keeps_ends(&self) -> bool {
+        self.text || self.fen
     }
 
     /// Counts in the FEN of the last ply if it is not yet. Called before a game's plies are
@@ -1149,34 +1153,31 @@ impl MovesBuilder {
             C::San => self.texts[SAN].refill(),
             C::Uci => self.texts[UCI].refill(),
             C::Fen => self.texts[FEN].refill(),
-            C::FromSquare => bytes(&self.numbers, |n| n.from, MoveNumbers::NONE.into()),
-            C::ToSquare => bytes(&self.numbers, |n| n.to, MoveNumbers::NONE.into()),
-            C::Piece => bytes(&self.numbers, |n| n.piece, 0u16),
-            C::Captured => bytes(&self.numbers, |n| n.captured, 0u16),
-            C::Promotion => bytes(&self.numbers, |n| n.promotion, 0u16),
+            C::FromSquare => bytes(&self.numbers, |n| n.from, MoveNumbers::NONE),
+            C::ToSquare => bytes(&self.numbers, |n| n.to, MoveNumbers::NONE),
+            C::Piece => bytes(&self.numbers, |n| n.piece, 0),
+            C::Captured => bytes(&self.numbers, |n| n.captured, 0),
+            C::Promotion => bytes(&self.numbers, |n| n.promotion, 0),
             C::IsCheck => flags(&self.numbers, MoveNumbers::CHECK),
             C::IsCapture => flags(&self.numbers, MoveNumbers::CAPTURE),
             C::IsCastling => flags(&self.numbers, MoveNumbers::CASTLING),
             C::IsEnPassant => flags(&self.numbers, MoveNumbers::EN_PASSANT),
-            // The positions' vectors are handed over whole (room made for a batch as long).
+            // The positions' vectors without nulls are handed over whole.
             C::Board => {
-                let room = Vec::with_capacity(self.positions.boards.len());
-                let boards = std::mem::replace(&mut self.positions.boards, room);
-                let bytes = boards.into_flattened().into();
-                Arc::new(FixedSizeBinaryArray::new(BOARD_BYTES, bytes, None))
+                let bytes = hand_over(&mut self.positions.boards).into_flattened();
+                Arc::new(FixedSizeBinaryArray::new(BOARD_BYTES, bytes.into(), None))
             }
             C::Turn => {
-                let p = &self.positions.white_to_move;
-                Arc::new(BooleanArray::new(
-                    BooleanBuffer::collect_bool(p.len(), |i| p[i]),
-                    None,
-                ))
+                let bits = BooleanBuffer::from(&self.positions.white_to_move[..]);
+                Arc::new(BooleanArray::new(bits, None))
             }
-            C::Castling => bytes(&self.positions.castling, |&c| c, NO_NULL),
-            C::EpSquare => bytes(&self.positions.ep_square, |&s| s, MoveNumbers::NONE.into()),
+            C::Castling => {
+                let castling = hand_over(&mut self.positions.castling);
+                Arc::new(UInt8Array::new(castling.into(), None))
+            }
+            C::EpSquare => bytes(&self.positions.ep_square, |&s| s, MoveNumbers::NONE),
             C::HalfmoveClock => {
-                let room = Vec::with_capacity(self.positions.halfmove_clock.len());
-                let clocks = std::mem::replace(&mut self.positions.halfmove_clock, room);
+                let clocks = hand_over(&mut self.positions.halfmove_clock);
                 Arc::new(UInt32Array::new(clocks.into(), None))
             }
             C::Clock => optional::<Float64Type, _>(&self.clocks_evals, |n| n.0),
@@ -1194,19 +1195,14 @@ impl MovesBuilder {
     }
 }
 
-/// No value of a column of bytes is null (see [`bytes`]): not one a byte can be. (A `u16` so
-/// that no `u8` equals it.)
-const NO_NULL: u16 = u16::MAX;
-
 /// A column of bytes, `value` of each of `items`, null where it is `none`. The buffers are
 /// made whole (the validity packed 64 values a word): an Arrow builder's call a value cost more
 /// than the rest of the ply's row.
-fn bytes<T>(items: &[T], value: impl Fn(&T) -> u8, none: u16) -> ArrayRef {
+fn bytes<T>(items: &[T], value: impl Fn(&T) -> u8, none: u8) -> ArrayRef {
     let values: Vec<u8> = items.iter().map(&value).collect();
     let nulls = values
-        .iter()
-        .any(|&v| u16::from(v) == none)
-        .then(|| BooleanBuffer::collect_bool(values.len(), |i| u16::from(values[i]) != none));
+        .contains(&none)
+        .then(|| BooleanBuffer::collect_bool(values.len(), |i| values[i] != none));
     Arc::new(UInt8Array::new(
         ScalarBuffer::from(values),
         nulls.map(NullBuffer::new),
@@ -1228,6 +1224,12 @@ fn optional<T: ArrowPrimitiveType, I>(
         ScalarBuffer::from(values),
         nulls.map(NullBuffer::new),
     ))
+}
+
+/// The values of `vector`, which is left empty with room for as many.
+fn hand_over<T>(vector: &mut Vec<T>) -> Vec<T> {
+    let room = Vec::with_capacity(vector.len());
+    std::mem::replace(vector, room)
 }
 
 /// A column of one of [`MoveNumbers`]'s flags, packed 64 a word.

@@ -256,7 +256,7 @@ pub struct PositionColumns {
 }
 
 impl PositionColumns {
-    /// Appends `positions`, one pass over them.
+    /// Appends `positions`, a pass over them a column.
     pub fn extend(&mut self, positions: &[PositionNumbers]) {
         self.boards.extend(positions.iter().map(|p| p.board));
         self.white_to_move
