@@ -1364,6 +1364,17 @@ mod games_only {
 
     /// The games table of the test file's games, and each row's plies.
     fn rows_with(games_only: bool, no_movetext: bool) -> (arrow_array::RecordBatch, Vec<usize>) {
+        rows_of(&test_games(), games_only, no_movetext, false)
+    }
+
+    /// The games table of `games`, and each row's plies; with `every_move`, made from every
+    /// move told.
+    fn rows_of(
+        games: &[String],
+        games_only: bool,
+        no_movetext: bool,
+        every_move: bool,
+    ) -> (arrow_array::RecordBatch, Vec<usize>) {
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
@@ -1372,23 +1383,35 @@ mod games_only {
             ..ConvertOptions::default()
         })
         .unwrap();
-        let mut games = GamesBuilder::with_columns(convert.options().game_columns());
+        let mut table = GamesBuilder::with_columns(convert.options().game_columns());
         let mut plies = Vec::new();
         let mut lexed = Lexed::default();
-        for (i, game) in test_games().iter().enumerate() {
-            let row = convert
-                .game_row(game.as_bytes(), "t.pgn", i as u64 + 1, &mut lexed)
-                .unwrap_or_else(|| panic!("game {} gave no row", i + 1));
+        // A movetext in SAN is written from the main line told at once (the test below); a
+        // games table alone without it needs no move told.
+        let at_once = !(games_only && no_movetext);
+        assert_eq!(convert.options().rows_need_main_line_only(), at_once);
+        for (i, game) in games.iter().enumerate() {
+            let (bytes, number) = (game.as_bytes(), i as u64 + 1);
+            let row = if every_move {
+                convert.game_row_every_move(bytes, number, &mut lexed)
+            } else {
+                convert.game_row(bytes, "t.pgn", number, &mut lexed)
+            };
+            let row = row.unwrap_or_else(|| panic!("game {} gave no row", i + 1));
             assert_eq!(row.plies.has_moves(), !games_only);
             plies.push(row.plies.len());
-            games.append(&row).unwrap();
+            table.append(&row).unwrap();
         }
-        (games.finish().unwrap(), plies)
+        (table.finish().unwrap(), plies)
     }
 
     /// The games of the test file, each whole.
     pub(super) fn test_games() -> Vec<String> {
-        let text = include_str!("../../testdata/parquet/games-only.pgn");
+        games_of(include_str!("../../testdata/parquet/games-only.pgn"))
+    }
+
+    /// The games of `text`, each whole.
+    fn games_of(text: &str) -> Vec<String> {
         let games = text.split("\n\n[Event").enumerate();
         let whole = |(i, game): (usize, &str)| {
             if i == 0 {
@@ -1420,26 +1443,62 @@ mod games_only {
         assert_eq!(full_plies, [9, 5, 2, 5]);
         assert_eq!(lean_plies, full_plies);
         assert_eq!(lean, full);
+        assert_eq!(rows_of(&test_games(), false, false, true).0, full);
+    }
+
+    #[test]
+    fn a_movetext_written_from_the_main_line_at_once_is_the_one_written_from_every_move() {
+        // Comments before the first move and after the last, NAGs, a `;` comment, a token that
+        // is not its move's SAN, a move that mates without its sign, a start position, no
+        // moves; and what the main line cannot write (a variation, a null move, an en passant
+        // mark, glued moves), replayed again with every move told.
+        let games = games_of(include_str!("../../testdata/parquet/movetext-at-once.pgn"));
+        for games_only in [false, true] {
+            let (every, every_plies) = rows_of(&games, games_only, false, true);
+            let (lean, lean_plies) = rows_of(&games, games_only, false, false);
+            assert_eq!(every.num_rows(), 9);
+            assert_eq!(lean_plies, every_plies);
+            assert_eq!(lean, every);
+        }
+        let (lean, _) = rows_of(&games, true, false, false);
+        let movetext = lean
+            .column_by_name("movetext")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
+        assert_eq!(
+            movetext.value(0),
+            "{Before the first move.} 1.e4 $1 $14 {[%clk 0:05:00]} 1...e5 ; a line comment } with \
+             a brace\n2.Nf3 Nc6 3.Bb5 a6 4.Ba4 Nf6 5.O-O Be7 6.Re1 b5 7.Bb3 d6 8.c3 O-O 9.h3 Nb8 \
+             10.d4 Nbd7 {After the last move.} $2 1-0"
+        );
+        assert_eq!(movetext.value(1), "1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7# 1-0");
     }
 }
 
 /// A moves table of numbers and boards made from the main line told at once (no movetext
-/// column) is the table made from every move told with its positions.
+/// column, or one in SAN) is the table made from every move told with its positions (a
+/// movetext in LAN, which the main line told at once does not write).
 #[cfg(test)]
 mod main_line_only {
     use super::MovesBuilder;
     use crate::convert::columns::MoveColumns;
-    use crate::convert::{Convert, ConvertOptions, Format, RowScratch};
+    use crate::convert::{Convert, ConvertOptions, Format, RowScratch, ToNotation};
 
-    fn moves(no_movetext: bool) -> arrow_array::RecordBatch {
-        moves_with(no_movetext, false)
+    fn moves(at_once: bool) -> arrow_array::RecordBatch {
+        moves_with(at_once, false)
     }
 
-    fn moves_with(no_movetext: bool, moves_only: bool) -> arrow_array::RecordBatch {
+    fn moves_with(at_once: bool, moves_only: bool) -> arrow_array::RecordBatch {
         let convert = Convert::new(ConvertOptions {
             format: Format::Parquet,
             every_row: true,
-            no_movetext,
+            to: if at_once {
+                ToNotation::San
+            } else {
+                ToNotation::Lan
+            },
             moves_only,
             numbers: true,
             boards: true,
@@ -1447,7 +1506,7 @@ mod main_line_only {
             ..ConvertOptions::default()
         })
         .unwrap();
-        assert_eq!(convert.options().rows_need_main_line_only(), no_movetext);
+        assert_eq!(convert.options().rows_need_main_line_only(), at_once);
         let mut moves = MovesBuilder::with_columns(convert.options().table_moves_columns());
         let mut scratch = RowScratch::default();
         for (i, game) in super::games_only::test_games().iter().enumerate() {

@@ -339,6 +339,20 @@ impl Convert {
     }
 
     /// The collector of a game's row ([`Convert::game_row`]).
+    /// [`Convert::game_row`] with every move told, even where the main line told at once
+    /// would do ([`Collector::main_line_only`]): what the tests compare that with.
+    #[cfg(test)]
+    pub(crate) fn game_row_every_move(
+        &self,
+        bytes: &[u8],
+        number: u64,
+        lexed: &mut Lexed,
+    ) -> Option<Box<GameRecord<'static>>> {
+        let mut collector = self.row_collector();
+        collector.main_line_only = false;
+        self.row_with(bytes, "t.pgn", number, lexed, &mut (collector, None))
+    }
+
     fn row_collector(&self) -> Collector {
         let args = &self.options;
         let mut collector = Collector::new(args.notation(), false);

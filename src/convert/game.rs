@@ -100,7 +100,7 @@ pub(super) fn convert_one(
 ) -> Converted {
     // Plain text: the diagnostics go to standard error beside the output.
     let render = &RenderOptions::default();
-    let report = match selection {
+    let mut report = match selection {
         None => game.check(opts, visitor),
         Some(selected) => {
             // The tags first; a game that depends on the replay is decided in the one that
@@ -115,6 +115,16 @@ pub(super) fn convert_one(
             }
         }
     };
+    // The main line told at once could not write the game's movetext (a variation, a null
+    // move), or the game is broken: it is replayed again with every move told. Such games are
+    // few in the databases that are many games; the rest are written without a position
+    // copied a ply.
+    if visitor.0.replay_every_move(super::is_rejected(&report)) {
+        if let Some(eco) = visitor.1.as_mut() {
+            eco.clear();
+        }
+        report = game.check(opts, visitor);
+    }
     let keep = args.keep();
     let mut done = convert_game(game, name, report, keep, render, args, visitor, players);
     if args.output_encoding != OutputEncoding::Utf8 && !done.body.is_empty() {
@@ -212,24 +222,27 @@ fn convert_game(
     }
     let result = super::final_result(lexed, &report, args.fix_results);
     let fixed = args.fix_results && report.result_by_rule.is_some();
-    // The tables read the elements for their movetext column and the plies' notes only.
-    // When the main line was told at once, its notes came apart from the elements.
-    let tables_without_them = args.format == Format::Parquet
-        && args.no_movetext
-        && (collector.main_line_only || !collector.columns.as_ref().is_some_and(|c| c.has_notes()));
-    let elements = if tables_without_them {
+    // When the main line was told at once, the movetext is written from it and the rows'
+    // notes came apart: there are no elements. The tables read the elements for their
+    // movetext column and the plies' notes only.
+    let without_them = collector.at_once()
+        || args.format == Format::Parquet
+            && args.no_movetext
+            && !collector.columns.as_ref().is_some_and(|c| c.has_notes());
+    let elements = if without_them {
         Vec::new()
     } else {
         super::elements(game.bytes, collector, keep)
     };
-    if super::has_replacement(&elements) {
-        let _ = writeln!(
-            done.diagnostics,
-            "warning: {name}:{}: game {}: movetext bytes that are not UTF-8 were written as \
-             U+FFFD; read the input with its --encoding to keep them",
-            game.line, game.number
-        );
-    }
+    let mut replaced = super::has_replacement(&elements);
+    // The movetext in `layout`, from the main line told at once or from the elements.
+    let mut write_moves = |layout: Layout, out: &mut String| {
+        if collector.at_once() {
+            replaced |= pgn_out::write_main_line(game.bytes, collector, keep, result, layout, out);
+        } else {
+            pgn_out::write_movetext(&elements, collector, result, layout, out);
+        }
+    };
     let out = &mut done.body;
     let eco = eco_tags(lexed, eco.as_ref(), args.eco_overwrite);
     // The record the JSON, CSV and Parquet writers share.
@@ -260,7 +273,7 @@ fn convert_game(
             let mut text = String::with_capacity(game.bytes.len() + 256);
             pgn_out::write_tags_with(lexed, result, fixed, &eco, &mut text);
             text.push('\n');
-            pgn_out::write_movetext(&elements, collector, result, Layout::Pgn, &mut text);
+            write_moves(Layout::Pgn, &mut text);
             text.push('\n');
             *out = text.into_bytes();
             Ok(())
@@ -268,7 +281,7 @@ fn convert_game(
         Format::Book => {
             let mut text = String::with_capacity(game.bytes.len() + 256);
             pgn_out::write_book_header(lexed, &mut text);
-            pgn_out::write_movetext(&elements, collector, result, Layout::Book, &mut text);
+            write_moves(Layout::Book, &mut text);
             text.push('\n');
             *out = text.into_bytes();
             Ok(())
@@ -303,7 +316,7 @@ fn convert_game(
                 )));
             } else {
                 movetext.reserve(game.bytes.len());
-                pgn_out::write_movetext(&elements, collector, result, Layout::Line, &mut movetext);
+                write_moves(Layout::Line, &mut movetext);
             }
             let mut row = Box::new(if args.moves_only {
                 GameRecord::blank(std::borrow::Cow::Borrowed(name), game.number, game.line)
@@ -336,6 +349,14 @@ fn convert_game(
         )
         .map_err(Into::into),
     };
+    if replaced {
+        let _ = writeln!(
+            done.diagnostics,
+            "warning: {name}:{}: game {}: movetext bytes that are not UTF-8 were written as \
+             U+FFFD; read the input with its --encoding to keep them",
+            game.line, game.number
+        );
+    }
     done
 }
 

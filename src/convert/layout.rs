@@ -200,7 +200,7 @@ pub(super) fn write_movetext(
                     MoveNumbers::Every => true,
                 };
                 if numbered {
-                    number_prefix(ply, &mut word);
+                    number_prefix(ply.number, ply.white, &mut word);
                     if export {
                         lines.word(&word);
                         word.clear();
@@ -216,7 +216,7 @@ pub(super) fn write_movetext(
                 need_number = false;
                 if let Some(from) = &ply.repaired_from {
                     word.clear();
-                    number_prefix(ply, &mut word);
+                    number_prefix(ply.number, ply.white, &mut word);
                     let _ = write!(word, "{from} read as {}", collector.written(ply));
                     lines.comment(&word, style.layout);
                     need_number = true;

@@ -142,11 +142,21 @@ pub struct Collector {
     /// counted from its report ([`arrow::PlyColumns::set_count`]).
     pub needs_nothing: bool,
     /// The rows keep of the moves only what the main line's moves themselves give (their
-    /// numbers, the boards after them) and the main line's notes: the replay then keeps to its
-    /// movetext loop and copies no position a ply, tells the moves at once after the movetext
-    /// ([`Visitor::main_line`]), from which the columns keep the positions' numbers up, and
-    /// the comments and NAGs with the ply they follow ([`Needs::notes`]).
+    /// numbers, the boards after them) and the main line's notes, and the movetext is written
+    /// in SAN, if at all: the replay then keeps to its movetext loop and copies no position a
+    /// ply, tells the moves at once after the movetext ([`Visitor::main_line`]), from which
+    /// the columns keep the positions' numbers up and the movetext is written
+    /// ([`pgn::write_main_line`]), and the comments and NAGs with the ply they follow
+    /// ([`Needs::notes`]). A game with more than the main line to write is replayed again
+    /// with every move told ([`Collector::replay_every_move`]).
     pub main_line_only: bool,
+    /// With `main_line_only` and the movetext written: the game has what the main line told
+    /// at once cannot write (a variation, a null move, a token not played), so it is replayed
+    /// again with every move told ([`Collector::replay_every_move`]).
+    cannot_write_at_once: bool,
+    /// This replay tells every move, as without `main_line_only`: the game's second
+    /// ([`Collector::replay_every_move`]).
+    every_move: bool,
     /// For `main_line_only`: the position the game starts from, and the main line's null
     /// moves (which [`Visitor::main_line`] leaves out) by the ply they are, with the position
     /// after each.
@@ -156,6 +166,10 @@ pub struct Collector {
     /// `Recorded::Nag`), each with the count of main-line plies before it, for the rows'
     /// notes ([`Needs::notes`]).
     main_notes: Vec<(u32, Recorded)>,
+    /// For `main_line_only` with the movetext written: the main line's moves in SAN, one
+    /// after another, and where each ends ([`Collector::keep_main_san`]).
+    main_san: Vec<u8>,
+    main_san_ends: Vec<usize>,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
     /// (see [`Collector::set_budget`]).
     budget: usize,
@@ -195,9 +209,13 @@ impl Collector {
             write_moves: true,
             needs_nothing: false,
             main_line_only: false,
+            cannot_write_at_once: false,
+            every_move: false,
             start_pos: None,
             main_nulls: Vec::new(),
             main_notes: Vec::new(),
+            main_san: Vec::new(),
+            main_san_ends: Vec::new(),
             budget: usize::MAX,
             spent: 0,
             over_budget: false,
@@ -253,10 +271,83 @@ impl Collector {
         self.over_budget = false;
         self.main_nulls.clear();
         self.main_notes.clear();
+        self.main_san.clear();
+        self.main_san_ends.clear();
         self.start_pos = None;
+        self.cannot_write_at_once = false;
+        self.every_move = false;
         if let Some(c) = &mut self.columns {
             c.clear();
         }
+    }
+
+    /// Whether the main line is told at once in this replay ([`Collector::main_line_only`]).
+    #[inline(always)]
+    pub(crate) fn at_once(&self) -> bool {
+        self.main_line_only && !self.every_move
+    }
+
+    /// Whether the game must be replayed again with every move told, because the main line
+    /// told at once cannot write its movetext, or the game is `rejected` (what is written of
+    /// a broken game is made from its elements); if so, the collector is emptied and set for
+    /// that replay.
+    pub(crate) fn replay_every_move(&mut self, rejected: bool) -> bool {
+        // A game too large to keep is rejected too, once the caller knows.
+        let rejected = rejected || self.over_budget;
+        let broken_at_once = rejected && self.at_once() && self.write_moves;
+        if !(self.cannot_write_at_once || broken_at_once) {
+            return false;
+        }
+        self.clear();
+        self.every_move = true;
+        true
+    }
+
+    /// Keeps the main line's moves in SAN for the movetext written from it
+    /// ([`pgn::write_main_line`]): a token that is its move's SAN copied, another made from
+    /// the position before it. The game has no variation, null move or token not played
+    /// (`cannot_write_at_once`).
+    fn keep_main_san(&mut self, line: &MainLine<'_>) {
+        let Some(start) = self.start_pos.as_ref() else {
+            return;
+        };
+        // The positions are played only when some move's SAN is made (rare: lichess and TWIC
+        // write SAN so).
+        let all_written =
+            line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some);
+        let mut pos = (!all_written).then(|| start.clone());
+        for (i, &mv) in line.moves.iter().enumerate() {
+            match (line.written_san(i), pos.as_mut()) {
+                (Some(san), pos) => {
+                    self.main_san.extend_from_slice(san.as_bytes());
+                    if let Some(p) = pos {
+                        p.play_unchecked(mv);
+                    }
+                }
+                (None, Some(p)) => {
+                    let before = p.clone();
+                    p.play_unchecked(mv);
+                    let check = match (p.is_check(), p.is_checkmate()) {
+                        (false, _) => CheckClaim::None,
+                        (true, false) => CheckClaim::Check,
+                        (true, true) => CheckClaim::Mate,
+                    };
+                    // The collector's text is free: the plies are not kept.
+                    self.text.clear();
+                    write::write(&before, mv, check, Notation::San, &mut self.text);
+                    self.main_san.extend_from_slice(self.text.as_bytes());
+                }
+                (None, None) => debug_assert!(false, "a move's SAN, neither written nor made"),
+            }
+            self.main_san_ends.push(self.main_san.len());
+        }
+        self.afford(line.moves.len().saturating_mul(PLY_COST));
+    }
+
+    /// Notes, when the main line is told at once and the movetext written from it, that this
+    /// game holds what it cannot write.
+    fn not_at_once(&mut self) {
+        self.cannot_write_at_once |= self.at_once() && self.write_moves;
     }
 
     /// The most plies or elements one of its vectors has room for: how large a game it grew
@@ -268,6 +359,7 @@ impl Collector {
             self.recorded.capacity(),
             self.main_nulls.capacity(),
             self.main_notes.capacity(),
+            self.main_san_ends.capacity(),
             self.text.capacity() / 8,
         ];
         let columns = self.columns.as_ref().map_or(0, |c| c.capacity());
@@ -285,7 +377,7 @@ impl Collector {
     /// main line with the ply it follows.
     #[inline(always)]
     fn note(&mut self, at: NoteAt, note: Recorded) {
-        if !self.main_line_only {
+        if !self.at_once() {
             self.element(note);
         } else if at.depth == 0 && self.afford(ELEMENT_COST) {
             self.main_notes.push((at.main_plies, note));
@@ -303,13 +395,16 @@ impl Visitor for Collector {
         if self.needs_nothing {
             return Needs::NOTHING;
         }
-        if self.main_line_only {
+        if self.at_once() {
+            let text = self.write_moves;
             return Needs {
                 main_moves: true,
-                // The plies' clocks, evaluations, comments and NAGs, if the rows have them.
-                notes: self.columns.as_ref().is_some_and(|c| c.has_notes()),
-                // The tokens written as canonical SAN, copied into the SAN column.
-                main_san: self.columns.as_ref().is_some_and(|c| c.keeps_text()),
+                // The plies' clocks, evaluations, comments and NAGs, if the rows have them,
+                // and the comments and NAGs of the movetext written.
+                notes: text || self.columns.as_ref().is_some_and(|c| c.has_notes()),
+                // The tokens written as canonical SAN, copied into the SAN column and the
+                // movetext.
+                main_san: text || self.columns.as_ref().is_some_and(|c| c.keeps_text()),
                 ..Needs::NOTHING
             };
         }
@@ -329,7 +424,7 @@ impl Visitor for Collector {
     fn play(&mut self, ply: &visit::Ply<'_>) {
         // The main line comes at once (`main_line`); a move told here is one a variation
         // follows, which the rows do not keep.
-        if self.main_line_only || !self.afford(self.ply_cost()) {
+        if self.at_once() || !self.afford(self.ply_cost()) {
             return;
         }
         let visit::Ply {
@@ -378,18 +473,26 @@ impl Visitor for Collector {
         if let Some(c) = &mut self.columns {
             c.set_start(start);
         }
-        if self.main_line_only {
+        if self.at_once() {
             self.start_pos = Some(start.clone());
         }
     }
 
     fn main_line(&mut self, line: MainLine<'_>) {
-        if !self.main_line_only {
+        if !self.at_once() || self.cannot_write_at_once {
             return;
+        }
+        if self.write_moves {
+            self.keep_main_san(&line);
         }
         let (Some(c), Some(start)) = (self.columns.as_deref_mut(), self.start_pos.as_ref()) else {
             return;
         };
+        if !c.has_moves() {
+            // A games table alone: its rows keep the count of plies.
+            c.set_count(line.moves.len() + self.main_nulls.len());
+            return;
+        }
         c.reserve(line.moves.len() + self.main_nulls.len());
         let text = c.keeps_text();
         let mut nulls = self.main_nulls.iter().peekable();
@@ -463,7 +566,8 @@ impl Visitor for Collector {
     }
 
     fn null_move(&mut self, at: MoveAt, before: &Chess, after: &Chess) {
-        if self.main_line_only {
+        self.not_at_once();
+        if self.at_once() {
             if let (0, Some(start)) = (at.depth, &self.start_pos) {
                 // The plies before it, from the move numbers (null moves count them too).
                 let half = |p: &Chess| 2 * p.fullmoves().get() + u32::from(p.turn().is_black());
@@ -500,6 +604,7 @@ impl Visitor for Collector {
     }
 
     fn unplayed(&mut self, at: MoveAt) {
+        self.not_at_once();
         self.element(Recorded::Unplayed {
             start: at.start,
             end: at.end,
@@ -517,6 +622,7 @@ impl Visitor for Collector {
     }
 
     fn begin_variation(&mut self) {
+        self.not_at_once();
         self.element(Recorded::VariationStart);
     }
 
@@ -837,11 +943,11 @@ pub(crate) fn trim(text: &str) -> &str {
 
 /// The move number prefix of a ply: `7.` for White, `7...` for Black. Once per move written,
 /// so without `fmt`.
-pub fn number_prefix(ply: &Ply, out: &mut String) {
-    out.push_str(itoa::Buffer::new().format(ply.number));
+pub fn number_prefix(number: u32, white: bool, out: &mut String) {
+    out.push_str(itoa::Buffer::new().format(number));
     // A character at a time: a copy of one to three bytes is a call.
     out.push('.');
-    if !ply.white {
+    if !white {
         out.push('.');
         out.push('.');
     }

@@ -335,10 +335,18 @@ impl ConvertOptions {
 
     /// Whether the Arrow rows need of the moves only what the main line's moves give (see
     /// [`Collector::main_line_only`]), with the notes that come with them and the tokens
-    /// written as canonical SAN: no movetext column, no FEN a ply, no repairs to count.
+    /// written as canonical SAN, and no repairs to count: no FEN a ply in a moves table, and
+    /// the movetext, if any, in SAN (written from the main line and its notes, or from every
+    /// move told when the game has more).
     pub(super) fn rows_need_main_line_only(&self) -> bool {
-        let columns = self.table_moves_columns();
-        !self.games_only && self.no_movetext && !self.repair && !columns.has(MoveColumn::Fen)
+        let fen = !self.games_only && self.table_moves_columns().has(MoveColumn::Fen);
+        !self.rows_need_no_moves() && !fen && self.movetext_at_once()
+    }
+
+    /// Whether the movetext, if written, can be written from the main line told at once: in
+    /// SAN, with no repairs to tell of.
+    fn movetext_at_once(&self) -> bool {
+        !self.repair && (self.no_movetext || self.notation() == Notation::San)
     }
 
     /// The optional columns of the moves table: `moves_columns` (or the default ones), with
@@ -377,6 +385,9 @@ impl ConvertOptions {
         if self.format == Format::Parquet {
             self.set_up_for_rows(&mut collector);
         }
+        // PGN and the book layout are their tags and their movetext.
+        let text = matches!(self.format, Format::Pgn | Format::Book);
+        collector.main_line_only |= text && !self.rewrite.is_active() && self.movetext_at_once();
         // Room for a game's moves at once: growing a ply at a time costs more.
         collector.reserve(PLIES_RESERVED);
         collector.set_budget(self.game_budget());

@@ -3,7 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::{number_prefix, Collector, Element};
+use shakmaty::Position;
+
+use super::{
+    comment_element, has_replacement, number_prefix, span_text, Collector, Element, Keep, Recorded,
+};
 use crate::pgn::{book, lex_game, GameResult, LexProblemKind, Lexed};
 
 /// The Seven Tag Roster, in its order, with the value written when the tag is missing.
@@ -398,75 +402,164 @@ pub fn write_movetext(
     layout: Layout,
     out: &mut String,
 ) {
-    let mut lines = Lines::new(out, layout != Layout::Line);
-    let mut word = String::new();
-    // A Black move needs its number at the start of a line of play and after a comment,
-    // a variation or a note.
-    let mut need_number = true;
+    let mut movetext = MovetextWriter::new(out, layout);
     for el in elements {
+        movetext.element(el, collector);
+    }
+    movetext.finish(result);
+}
+
+/// Appends the movetext of a game whose main line was told at once
+/// ([`Collector::main_line_only`]): its moves in SAN as the collector kept them, with the main
+/// line's comments and NAGs, as [`write_movetext`] writes the same game's elements (a game with
+/// more than that is replayed with every move told). Returns whether some comment's bytes were
+/// not UTF-8 and were written with U+FFFD in their place.
+pub(crate) fn write_main_line(
+    bytes: &[u8],
+    collector: &Collector,
+    keep: Keep,
+    result: GameResult,
+    layout: Layout,
+    out: &mut String,
+) -> bool {
+    let Some(start) = collector.start_pos.as_ref() else {
+        debug_assert!(collector.main_san_ends.is_empty(), "moves without a start");
+        return false;
+    };
+    let text = span_text(bytes);
+    // ASCII: read as UTF-8 once.
+    let san = std::str::from_utf8(&collector.main_san).unwrap_or_default();
+    let mut replaced = false;
+    let mut movetext = MovetextWriter::new(out, layout);
+    let mut note = |movetext: &mut MovetextWriter<'_>, note: &Recorded| match *note {
+        Recorded::Comment { start, end } if !keep.no_comments => {
+            let comment = comment_element(&text, start, end);
+            replaced |= has_replacement(std::slice::from_ref(&comment));
+            movetext.element(&comment, collector);
+        }
+        Recorded::Nag(n) if !keep.no_nags => movetext.element(&Element::Nag(n), collector),
+        _ => {}
+    };
+    let mut notes = collector.main_notes.iter().peekable();
+    let (mut number, mut white) = (start.fullmoves().get(), start.turn().is_white());
+    let mut from = 0;
+    for (i, &end) in collector.main_san_ends.iter().enumerate() {
+        // The notes after the moves before this one.
+        while let Some((_, n)) = notes.next_if(|(plies, _)| *plies as usize <= i) {
+            note(&mut movetext, n);
+        }
+        movetext.ply(number, white, san.get(from..end).unwrap_or_default());
+        from = end;
+        number += u32::from(!white);
+        white = !white;
+    }
+    for (_, n) in notes {
+        note(&mut movetext, n);
+    }
+    movetext.finish(result);
+    replaced
+}
+
+/// The one writer of movetext, told its pieces in order: by [`write_movetext`] from the
+/// elements of a game whose every move was told, by [`write_main_line`] from a main line told
+/// at once.
+struct MovetextWriter<'a> {
+    lines: Lines<'a>,
+    layout: Layout,
+    /// A Black move needs its number at the start of a line of play and after a comment,
+    /// a variation or a note.
+    need_number: bool,
+    word: String,
+}
+
+impl<'a> MovetextWriter<'a> {
+    fn new(out: &'a mut String, layout: Layout) -> Self {
+        MovetextWriter {
+            lines: Lines::new(out, layout != Layout::Line),
+            layout,
+            need_number: true,
+            word: String::new(),
+        }
+    }
+
+    /// A move, its number and its text in the notation written.
+    #[inline]
+    fn ply(&mut self, number: u32, white: bool, text: &str) {
+        self.lines.begin();
+        if white || self.need_number {
+            number_prefix(number, white, self.lines.out);
+        }
+        self.lines.out.push_str(text);
+        self.need_number = false;
+    }
+
+    fn element(&mut self, el: &Element, collector: &Collector) {
+        let lines = &mut self.lines;
         match el {
             Element::Move(i) => {
                 let ply = &collector.plies[*i];
-                lines.begin();
-                if ply.white || need_number {
-                    number_prefix(ply, lines.out);
-                }
-                lines.out.push_str(collector.written(ply));
-                need_number = false;
+                self.ply(ply.number, ply.white, collector.written(ply));
                 if let Some(from) = &ply.repaired_from {
+                    let word = &mut self.word;
                     word.clear();
                     word.push('{');
-                    number_prefix(ply, &mut word);
+                    number_prefix(ply.number, ply.white, word);
                     let _ = write!(word, "{from} read as {}}}", collector.written(ply));
                     for w in word.split(' ') {
-                        lines.word(w);
+                        self.lines.word(w);
                     }
-                    need_number = true;
+                    self.need_number = true;
                 }
             }
             Element::Null(_) => {
                 // `--` in every notation: UCI's `0000` would be lexed as a move number.
                 let null = "--";
                 lines.word(null);
-                need_number = true;
+                self.need_number = true;
             }
             // memchr's search: `str::contains` costs more than the search on a comment of a
             // few bytes (a clock), and every ply of a lichess game has one.
             Element::Comment(text) if memchr::memchr(b'}', text.as_bytes()).is_some() => {
-                lines.line_comment(text)
+                lines.line_comment(text);
             }
             Element::Comment(text) => {
-                brace_comment(text, &mut lines);
-                need_number = true;
+                brace_comment(text, lines);
+                self.need_number = true;
             }
             Element::Nag(n) => {
+                let word = &mut self.word;
                 word.clear();
-                match (layout, glyph(*n)) {
+                match (self.layout, glyph(*n)) {
                     (Layout::Book, Some(g)) => word.push_str(g),
                     _ => {
                         let _ = write!(word, "${n}");
                     }
                 }
-                lines.word(&word);
+                lines.word(word);
             }
             Element::VariationStart => {
                 lines.open();
-                need_number = true;
+                self.need_number = true;
             }
             Element::VariationEnd => {
                 lines.close();
-                need_number = true;
+                self.need_number = true;
             }
             Element::Raw(text) => {
                 lines.word(text);
-                need_number = true;
+                self.need_number = true;
             }
         }
     }
-    lines.word(result.as_str());
-    if lines.wrapped {
-        lines.wrap();
-        lines.out.push('\n');
+
+    /// The result, and the line break after it when lines are wrapped.
+    fn finish(mut self, result: GameResult) {
+        let lines = &mut self.lines;
+        lines.word(result.as_str());
+        if lines.wrapped {
+            lines.wrap();
+            lines.out.push('\n');
+        }
     }
 }
 

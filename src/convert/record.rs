@@ -253,7 +253,7 @@ impl<'a> GameRecord<'a> {
             })
             .unwrap_or_default();
         // Only the moves table shows them, when it has their columns.
-        if self.plies.has_notes() && collector.main_line_only {
+        if self.plies.has_notes() && collector.at_once() {
             self.set_main_notes(bytes, collector, keep);
         } else if self.plies.has_notes() {
             self.set_notes(elements, collector);

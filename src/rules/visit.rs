@@ -195,6 +195,12 @@ impl<'a> WrittenSan<'a> {
         out.extend(self.0.iter().map(|&b| char::from(b)));
     }
 
+    /// Its bytes (ASCII).
+    #[must_use]
+    pub fn as_bytes(self) -> &'a [u8] {
+        self.0
+    }
+
     /// The text, for a caller that needs a `&str` (it is ASCII).
     #[must_use]
     pub fn as_str(self) -> &'a str {
@@ -241,7 +247,8 @@ impl<'a> MainLine<'a> {
     /// ([`MainLine::san`]); `None` otherwise (the writer makes it from the position).
     pub fn written_san(&self, i: usize) -> Option<WrittenSan<'a>> {
         let (start, end) = (*self.san.get(i)?)?;
-        WrittenSan::new(self.bytes.get(start as usize..end as usize)?)
+        // The replay keeps the span of a token it read as a `WrittenSan`: not read again.
+        Some(WrittenSan(self.bytes.get(start as usize..end as usize)?))
     }
 }
 
