@@ -166,10 +166,12 @@ pub struct Collector {
     /// `Recorded::Nag`), each with the count of main-line plies before it, for the rows'
     /// notes ([`Needs::notes`]).
     main_notes: Vec<(u32, Recorded)>,
-    /// For `main_line_only` with the movetext written: the main line's moves in SAN, one
-    /// after another, and where each ends ([`Collector::keep_main_san`]).
-    main_san: Vec<u8>,
-    main_san_ends: Vec<usize>,
+    /// For `main_line_only` with the movetext written ([`Collector::keep_main_san`]): the
+    /// main line's moves in SAN, each the span of its token in the game's bytes when that is
+    /// its SAN, or else `None` and its SAN made in `text`, where `made_ends` says where each
+    /// such ends.
+    main_san: Vec<Option<(u32, u32)>>,
+    made_ends: Vec<usize>,
     /// Bytes the game's moves and elements may take, as [`Collector::spent`] counts them
     /// (see [`Collector::set_budget`]).
     budget: usize,
@@ -215,7 +217,7 @@ impl Collector {
             main_nulls: Vec::new(),
             main_notes: Vec::new(),
             main_san: Vec::new(),
-            main_san_ends: Vec::new(),
+            made_ends: Vec::new(),
             budget: usize::MAX,
             spent: 0,
             over_budget: false,
@@ -272,7 +274,7 @@ impl Collector {
         self.main_nulls.clear();
         self.main_notes.clear();
         self.main_san.clear();
-        self.main_san_ends.clear();
+        self.made_ends.clear();
         self.start_pos = None;
         self.cannot_write_at_once = false;
         self.every_move = false;
@@ -304,44 +306,41 @@ impl Collector {
     }
 
     /// Keeps the main line's moves in SAN for the movetext written from it
-    /// ([`pgn::write_main_line`]): a token that is its move's SAN copied, another made from
-    /// the position before it. The game has no variation, null move or token not played
-    /// (`cannot_write_at_once`).
+    /// ([`pgn::write_main_line`]): the spans of the tokens that are their moves' SAN, and the
+    /// SAN of the others made from the position before them. The game has no variation, null
+    /// move or token not played (`cannot_write_at_once`).
     fn keep_main_san(&mut self, line: &MainLine<'_>) {
+        self.afford(line.moves.len().saturating_mul(PLY_COST));
+        if line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some) {
+            // Every token is its SAN (lichess and TWIC write SAN so): nothing is played again.
+            self.main_san.extend_from_slice(line.san);
+            return;
+        }
         let Some(start) = self.start_pos.as_ref() else {
             return;
         };
-        // The positions are played only when some move's SAN is made (rare: lichess and TWIC
-        // write SAN so).
-        let all_written =
-            line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some);
-        let mut pos = (!all_written).then(|| start.clone());
+        let mut pos = start.clone();
+        self.text.clear();
         for (i, &mv) in line.moves.iter().enumerate() {
-            match (line.written_san(i), pos.as_mut()) {
-                (Some(san), pos) => {
-                    self.main_san.extend_from_slice(san.as_bytes());
-                    if let Some(p) = pos {
-                        p.play_unchecked(mv);
-                    }
-                }
-                (None, Some(p)) => {
-                    let before = p.clone();
-                    p.play_unchecked(mv);
-                    let check = match (p.is_check(), p.is_checkmate()) {
-                        (false, _) => CheckClaim::None,
-                        (true, false) => CheckClaim::Check,
-                        (true, true) => CheckClaim::Mate,
-                    };
-                    // The collector's text is free: the plies are not kept.
-                    self.text.clear();
-                    write::write(&before, mv, check, Notation::San, &mut self.text);
-                    self.main_san.extend_from_slice(self.text.as_bytes());
-                }
-                (None, None) => debug_assert!(false, "a move's SAN, neither written nor made"),
+            let written = line.san.get(i).copied().flatten();
+            self.main_san.push(written);
+            if written.is_some() {
+                pos.play_unchecked(mv);
+                continue;
             }
-            self.main_san_ends.push(self.main_san.len());
+            let before = pos.clone();
+            pos.play_unchecked(mv);
+            let check = if !pos.is_check() {
+                CheckClaim::None
+            } else if pos.is_checkmate() {
+                CheckClaim::Mate
+            } else {
+                CheckClaim::Check
+            };
+            // The collector's text is free: the plies are not kept.
+            write::write(&before, mv, check, Notation::San, &mut self.text);
+            self.made_ends.push(self.text.len());
         }
-        self.afford(line.moves.len().saturating_mul(PLY_COST));
     }
 
     /// Notes, when the main line is told at once and the movetext written from it, that this
@@ -359,7 +358,7 @@ impl Collector {
             self.recorded.capacity(),
             self.main_nulls.capacity(),
             self.main_notes.capacity(),
-            self.main_san_ends.capacity(),
+            self.main_san.capacity(),
             self.text.capacity() / 8,
         ];
         let columns = self.columns.as_ref().map_or(0, |c| c.capacity());
@@ -944,8 +943,22 @@ pub(crate) fn trim(text: &str) -> &str {
 /// The move number prefix of a ply: `7.` for White, `7...` for Black. Once per move written,
 /// so without `fmt`.
 pub fn number_prefix(number: u32, white: bool, out: &mut String) {
-    out.push_str(itoa::Buffer::new().format(number));
-    // A character at a time: a copy of one to three bytes is a call.
+    // Digits a character at a time below 1000 (every game but a few): a copy of one to three
+    // bytes is a call, and formatting costs more than the rest of the move.
+    let digit = |d: u32| char::from(b'0' + d as u8);
+    match number {
+        0..=9 => out.push(digit(number)),
+        10..=99 => {
+            out.push(digit(number / 10));
+            out.push(digit(number % 10));
+        }
+        100..=999 => {
+            out.push(digit(number / 100));
+            out.push(digit(number / 10 % 10));
+            out.push(digit(number % 10));
+        }
+        _ => out.push_str(itoa::Buffer::new().format(number)),
+    }
     out.push('.');
     if !white {
         out.push('.');

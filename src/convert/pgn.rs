@@ -423,12 +423,10 @@ pub(crate) fn write_main_line(
     out: &mut String,
 ) -> bool {
     let Some(start) = collector.start_pos.as_ref() else {
-        debug_assert!(collector.main_san_ends.is_empty(), "moves without a start");
+        debug_assert!(collector.main_san.is_empty(), "moves without a start");
         return false;
     };
     let text = span_text(bytes);
-    // ASCII: read as UTF-8 once.
-    let san = std::str::from_utf8(&collector.main_san).unwrap_or_default();
     let mut replaced = false;
     let mut movetext = MovetextWriter::new(out, layout);
     let mut note = |movetext: &mut MovetextWriter<'_>, note: &Recorded| match *note {
@@ -442,14 +440,26 @@ pub(crate) fn write_main_line(
     };
     let mut notes = collector.main_notes.iter().peekable();
     let (mut number, mut white) = (start.fullmoves().get(), start.turn().is_white());
+    let mut made = collector.made_ends.iter();
     let mut from = 0;
-    for (i, &end) in collector.main_san_ends.iter().enumerate() {
+    for (i, &written) in collector.main_san.iter().enumerate() {
         // The notes after the moves before this one.
         while let Some((_, n)) = notes.next_if(|(plies, _)| *plies as usize <= i) {
             note(&mut movetext, n);
         }
-        movetext.ply(number, white, san.get(from..end).unwrap_or_default());
-        from = end;
+        match written {
+            // ASCII, as its own SAN.
+            Some((start, end)) => movetext.ply(number, white, &text(start, end)),
+            None => {
+                let end = made.next().copied().unwrap_or(from);
+                movetext.ply(
+                    number,
+                    white,
+                    collector.text.get(from..end).unwrap_or_default(),
+                );
+                from = end;
+            }
+        }
         number += u32::from(!white);
         white = !white;
     }
