@@ -1,13 +1,12 @@
 //! Writing converted games as text: PGN in export layout (Seven Tag Roster first, movetext in
 //! lines of at most 80 columns) and the Chinese book layout (header line, numbered moves).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use shakmaty::Position;
 
-use super::{
-    comment_element, has_replacement, number_prefix, span_text, Collector, Element, Keep, Recorded,
-};
+use super::{comment_element, number_prefix, span_text, Collector, Element, Keep, Recorded};
 use crate::pgn::{book, lex_game, GameResult, LexProblemKind, Lexed};
 
 /// The Seven Tag Roster, in its order, with the value written when the tag is missing.
@@ -431,9 +430,10 @@ pub(crate) fn write_main_line(
     let mut movetext = MovetextWriter::new(out, layout);
     let mut note = |movetext: &mut MovetextWriter<'_>, note: &Recorded| match *note {
         Recorded::Comment { start, end } if !keep.no_comments => {
-            let comment = comment_element(&text, start, end);
-            replaced |= has_replacement(std::slice::from_ref(&comment));
-            movetext.element(&comment, collector);
+            if let Element::Comment(comment) = comment_element(&text, start, end) {
+                replaced |= matches!(comment, Cow::Owned(_));
+                movetext.comment(&comment);
+            }
         }
         Recorded::Nag(n) if !keep.no_nags => movetext.element(&Element::Nag(n), collector),
         _ => {}
@@ -492,8 +492,9 @@ impl<'a> MovetextWriter<'a> {
         }
     }
 
-    /// A move, its number and its text in the notation written.
-    #[inline]
+    /// A move, its number and its text in the notation written. Inline: a call of its own
+    /// cost a move as much as its number.
+    #[inline(always)]
     fn ply(&mut self, number: u32, white: bool, text: &str) {
         self.lines.begin();
         if white || self.need_number {
@@ -527,15 +528,7 @@ impl<'a> MovetextWriter<'a> {
                 lines.word(null);
                 self.need_number = true;
             }
-            // memchr's search: `str::contains` costs more than the search on a comment of a
-            // few bytes (a clock), and every ply of a lichess game has one.
-            Element::Comment(text) if memchr::memchr(b'}', text.as_bytes()).is_some() => {
-                lines.line_comment(text);
-            }
-            Element::Comment(text) => {
-                brace_comment(text, lines);
-                self.need_number = true;
-            }
+            Element::Comment(text) => self.comment(text),
             Element::Nag(n) => {
                 let word = &mut self.word;
                 word.clear();
@@ -559,6 +552,20 @@ impl<'a> MovetextWriter<'a> {
                 lines.word(text);
                 self.need_number = true;
             }
+        }
+    }
+
+    /// A comment's text, without its braces (or `;`): a brace comment, or a `;` comment when
+    /// it holds a `}`, which only a `;` comment can. Inline: a lichess game has one a ply.
+    #[inline(always)]
+    fn comment(&mut self, text: &str) {
+        // memchr's search: `str::contains` costs more than the search on a comment of a few
+        // bytes (a clock), and every ply of a lichess game has one.
+        if memchr::memchr(b'}', text.as_bytes()).is_some() {
+            self.lines.line_comment(text);
+        } else {
+            brace_comment(text, &mut self.lines);
+            self.need_number = true;
         }
     }
 
