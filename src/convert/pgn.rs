@@ -421,10 +421,6 @@ pub(crate) fn write_main_line(
     layout: Layout,
     out: &mut String,
 ) -> bool {
-    let Some(start) = collector.start_pos.as_ref() else {
-        debug_assert!(collector.main_san.is_empty(), "moves without a start");
-        return false;
-    };
     let text = span_text(bytes);
     let mut replaced = false;
     let mut movetext = MovetextWriter::new(out, layout);
@@ -439,7 +435,10 @@ pub(crate) fn write_main_line(
         _ => {}
     };
     let mut notes = collector.main_notes.iter().peekable();
-    let (mut number, mut white) = (start.fullmoves().get(), start.turn().is_white());
+    // (A game told no start has no moves: its start position was not read.)
+    let start = collector.start_pos.as_ref();
+    let mut number = start.map_or(1, |p| p.fullmoves().get());
+    let mut white = start.is_none_or(|p| p.turn().is_white());
     let mut made = collector.made_ends.iter();
     let mut from = 0;
     for (i, &written) in collector.main_san.iter().enumerate() {
@@ -448,7 +447,7 @@ pub(crate) fn write_main_line(
             note(&mut movetext, n);
         }
         match written {
-            // ASCII, as its own SAN.
+            // The move's token, which is its SAN.
             Some((start, end)) => movetext.ply(number, white, &text(start, end)),
             None => {
                 let end = made.next().copied().unwrap_or(from);
