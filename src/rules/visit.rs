@@ -195,12 +195,6 @@ impl<'a> WrittenSan<'a> {
         out.extend(self.0.iter().map(|&b| char::from(b)));
     }
 
-    /// Its bytes (ASCII).
-    #[must_use]
-    pub fn as_bytes(self) -> &'a [u8] {
-        self.0
-    }
-
     /// The text, for a caller that needs a `&str` (it is ASCII).
     #[must_use]
     pub fn as_str(self) -> &'a str {
