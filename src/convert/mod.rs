@@ -311,7 +311,7 @@ impl Collector {
     /// move or token not played (`cannot_write_at_once`).
     fn keep_main_san(&mut self, line: &MainLine<'_>) {
         self.afford(line.moves.len().saturating_mul(PLY_COST));
-        if line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some) {
+        if line.all_written() {
             // Every token is its SAN (lichess and TWIC write SAN so): nothing is played again.
             self.main_san.extend_from_slice(line.san);
             return;
@@ -321,7 +321,7 @@ impl Collector {
         };
         let mut pos = start.clone();
         self.text.clear();
-        for (i, &mv) in line.moves.iter().enumerate() {
+        for (i, (&mv, &gives_check)) in line.moves.iter().zip(line.checks).enumerate() {
             let written = line.san.get(i).copied().flatten();
             self.main_san.push(written);
             if written.is_some() {
@@ -330,13 +330,7 @@ impl Collector {
             }
             let before = pos.clone();
             pos.play_unchecked(mv);
-            let check = if !pos.is_check() {
-                CheckClaim::None
-            } else if pos.is_checkmate() {
-                CheckClaim::Mate
-            } else {
-                CheckClaim::Check
-            };
+            let check = made_check(&pos, gives_check);
             // The collector's text is free: the plies are not kept.
             write::write(&before, mv, check, Notation::San, &mut self.text);
             self.made_ends.push(self.text.len());
@@ -502,9 +496,7 @@ impl Visitor for Collector {
         let mut pos = c.keeps_positions().then(|| PositionFromMoves::new(start));
         // The side to move: what a ply's row needs when no position is kept.
         let mut white = start.turn().is_white();
-        let all_written =
-            line.san.len() == line.moves.len() && line.san.iter().all(Option::is_some);
-        let mut line_pos = (text && !all_written).then(|| start.clone());
+        let mut line_pos = (text && !line.all_written()).then(|| start.clone());
         #[cfg(debug_assertions)]
         let mut played = start.clone();
         for ply in 0.. {
@@ -550,9 +542,8 @@ impl Visitor for Collector {
                     before = Some(p.clone());
                 }
                 p.play_unchecked(mv);
-                // The SAN made says mate apart from check.
-                if before.is_some() && gives_check && p.is_checkmate() {
-                    check = CheckClaim::Mate;
+                if before.is_some() {
+                    check = made_check(p, gives_check);
                 }
             }
             let san = written
@@ -937,6 +928,17 @@ pub(crate) fn trim(text: &str) -> &str {
         t.trim()
     } else {
         t
+    }
+}
+
+/// The check sign of a move whose SAN is made from the position before it, in the position
+/// `after` it: the replay found whether it gives check; mate is told apart here, for the moves
+/// that give check only.
+fn made_check(after: &Chess, gives_check: bool) -> CheckClaim {
+    match (gives_check, gives_check && after.is_checkmate()) {
+        (false, _) => CheckClaim::None,
+        (true, false) => CheckClaim::Check,
+        (true, true) => CheckClaim::Mate,
     }
 }
 

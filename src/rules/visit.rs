@@ -237,6 +237,12 @@ pub struct MainLine<'a> {
 }
 
 impl<'a> MainLine<'a> {
+    /// Whether every move's token is its canonical SAN ([`MainLine::san`]): a writer then
+    /// plays no position to make one.
+    pub fn all_written(&self) -> bool {
+        self.san.len() == self.moves.len() && self.san.iter().all(Option::is_some)
+    }
+
     /// The canonical SAN of move `i` as written, when it was written so
     /// ([`MainLine::san`]); `None` otherwise (the writer makes it from the position).
     pub fn written_san(&self, i: usize) -> Option<WrittenSan<'a>> {
